@@ -1,0 +1,51 @@
+// What one HTTP answer means for the batch: the output of the pure classifier.
+import type { Lookup } from "../spec/fields.js";
+
+/** One broadband address; `speeds` follows SPEED_FIELDS order, null where the API gave no value. */
+export interface BroadbandAddress {
+  uprn: number;
+  address: string;
+  speeds: (number | null)[];
+}
+
+/** One mobile address; `ratings` follows mobileFields(providers) order. */
+export interface MobileAddress {
+  uprn: number;
+  address: string;
+  ratings: number[];
+}
+
+export type Answer =
+  | { lookup: "broadband"; addresses: BroadbandAddress[]; dataset: string | null }
+  | { lookup: "mobile"; addresses: MobileAddress[]; dataset: string | null };
+
+export type Outcome =
+  /** 200 with a valid body. */
+  | { kind: "ok"; answer: Answer }
+  /** 404 with a postcode-not-found body: final, never retried. */
+  | { kind: "not_found"; message: string }
+  /** 401, or a 403 that is not about quota: the key was rejected; stop the whole run. */
+  | { kind: "auth"; message: string }
+  /** 403 quota exhausted: stop scheduling this lookup. */
+  | { kind: "quota"; message: string }
+  /** 429: wait (Retry-After in ms when given), slow down, retry without using up retries. */
+  | { kind: "throttled"; retryAfterMs: number | null; message: string }
+  /** 5xx, a malformed or out-of-spec body: retry with backoff. */
+  | { kind: "retryable"; message: string }
+  /** another 4xx: retrying cannot help; the postcode fails at once. */
+  | { kind: "final_error"; message: string }
+  /** a 404 that is not the API's not-found body: the base URL is wrong; stop the whole run. */
+  | { kind: "misconfigured"; message: string };
+
+export interface ClassifyInput {
+  lookup: Lookup;
+  /** the compact upper-case postcode that was asked for */
+  requested: string;
+  /** mobile provider prefixes; ratings are validated and ordered by mobileFields(providers) */
+  providers: readonly string[];
+  status: number;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  body: string;
+  /** ms since epoch, for an HTTP-date Retry-After */
+  now: number;
+}
