@@ -1,0 +1,168 @@
+// Fetches one lookup for a list of postcodes: a bounded pool, the pacer, classification of each
+// answer, retry with backoff, and the final record handed to the store.
+import pLimit from "p-limit";
+import type { Lookup } from "../spec/fields.js";
+import { API_KEY_HEADER, lookupPath } from "../spec/types.js";
+import type { FinalRecord } from "../store/answers.js";
+import { backoffDelay, type BackoffPolicy } from "./backoff.js";
+import type { RequestBudget } from "./budget.js";
+import { classify } from "./classify.js";
+import type { Clock } from "./clock.js";
+import { NetworkError, type HttpClient } from "./http-client.js";
+import type { Outcome } from "./outcome.js";
+import type { Pacer } from "./pacer.js";
+import type { StopControl } from "./stop.js";
+
+export interface FetchStats {
+  requests: number;
+  retries: number;
+  throttled: number;
+  ok: number;
+  notFound: number;
+  failed: number;
+  /** postcodes left without a final answer (stopped early) */
+  unfinished: number;
+}
+
+export function emptyStats(): FetchStats {
+  return { requests: 0, retries: 0, throttled: 0, ok: 0, notFound: 0, failed: 0, unfinished: 0 };
+}
+
+export interface LookupFetchOptions {
+  lookup: Lookup;
+  baseUrl: URL;
+  key: string;
+  providers: readonly string[];
+  concurrency: number;
+  retries: number;
+  backoff: BackoffPolicy;
+  runId: number;
+  http: HttpClient;
+  pacer: Pacer;
+  clock: Clock;
+  random: () => number;
+  budget: RequestBudget;
+  stop: StopControl;
+  stats: FetchStats;
+  onFinal: (record: FinalRecord) => void;
+  /** a note for the log: retries and waits, never keys */
+  onEvent?: (event: { level: "info" | "warn"; message: string }) => void;
+}
+
+/** A postcode answered 429 this many times in a row fails, so a stuck limiter cannot spin forever. */
+const MAX_THROTTLES_PER_POSTCODE = 50;
+
+export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOptions): Promise<void> {
+  const limit = pLimit(o.concurrency);
+  const schedule = o.stop.signalFor(o.lookup);
+  const headers = { [API_KEY_HEADER]: o.key };
+  const base = o.baseUrl.href.replace(/\/+$/, "");
+
+  async function one(postcode: string): Promise<void> {
+    let attempts = 0;
+    let retriesUsed = 0;
+    let throttles = 0;
+    let lastStatus: number | null = null;
+    let lastError: string | null = null;
+    const url = new URL(base + lookupPath(o.lookup, postcode));
+    const final = (status: FinalRecord["status"], extra: Partial<FinalRecord> = {}) =>
+      o.onFinal({
+        postcode,
+        lookup: o.lookup,
+        status,
+        httpStatus: lastStatus,
+        attempts,
+        lastError,
+        fetchedAt: new Date(o.clock.now()).toISOString(),
+        runId: o.runId,
+        ...extra,
+      });
+
+    for (;;) {
+      if (schedule.aborted || !(await o.pacer.acquire(schedule))) break;
+      if (!o.budget.take()) {
+        o.stop.stopAll({ kind: "max_requests", limit: o.budget.limit ?? 0 });
+        break;
+      }
+      attempts++;
+      o.stats.requests++;
+      let outcome: Outcome;
+      try {
+        const res = await o.http.get(url, headers, o.stop.inFlightSignal);
+        lastStatus = res.status;
+        outcome = classify({
+          lookup: o.lookup,
+          requested: postcode,
+          providers: o.providers,
+          status: res.status,
+          headers: res.headers,
+          body: res.body,
+          now: o.clock.now(),
+        });
+      } catch (err) {
+        if (!(err instanceof NetworkError)) throw err;
+        if (o.stop.inFlightSignal.aborted) break;
+        lastStatus = null;
+        outcome = { kind: "retryable", message: err.message };
+      }
+
+      switch (outcome.kind) {
+        case "ok":
+          lastError = null;
+          o.pacer.succeeded();
+          o.stats.ok++;
+          final("ok", { answer: outcome.answer });
+          return;
+        case "not_found":
+          lastError = null;
+          o.stats.notFound++;
+          final("not_found");
+          return;
+        case "auth":
+        case "misconfigured":
+          o.stop.stopAll({ kind: outcome.kind, lookup: o.lookup, message: outcome.message });
+          break;
+        case "quota":
+          o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: outcome.message });
+          break;
+        case "throttled": {
+          o.stats.throttled++;
+          throttles++;
+          lastError = outcome.message;
+          if (throttles >= MAX_THROTTLES_PER_POSTCODE) {
+            o.stats.failed++;
+            final("failed", { lastError: `answered 429 ${throttles} times: ${outcome.message}` });
+            return;
+          }
+          const wait = outcome.retryAfterMs ?? backoffDelay(throttles - 1, o.backoff, o.random);
+          o.pacer.throttled(o.clock.now() + wait);
+          o.onEvent?.({ level: "info", message: `${o.lookup}: 429 from the server, pausing ${Math.ceil(wait / 1000)} s` });
+          continue;
+        }
+        case "final_error":
+          lastError = outcome.message;
+          o.stats.failed++;
+          final("failed");
+          return;
+        case "retryable": {
+          lastError = outcome.message;
+          if (retriesUsed >= o.retries) {
+            o.stats.failed++;
+            final("failed");
+            return;
+          }
+          const delay = backoffDelay(retriesUsed, o.backoff, o.random);
+          retriesUsed++;
+          o.stats.retries++;
+          o.onEvent?.({ level: "info", message: `${o.lookup} ${postcode}: ${outcome.message}; retry ${retriesUsed} in ${delay} ms` });
+          await o.clock.sleep(delay, schedule);
+          continue;
+        }
+      }
+      break;
+    }
+    o.stats.unfinished++;
+  }
+
+  await Promise.all(postcodes.map((p) => limit(() => one(p))));
+}

@@ -1,0 +1,96 @@
+// A small GET client over node:http(s): keep-alive connections, one timeout that covers
+// connecting, waiting and reading (so a server that never answers is caught), and a body cap.
+import http from "node:http";
+import https from "node:https";
+
+export interface HttpResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A request that got no complete answer: refused, reset, timed out, too large. Retryable. */
+export class NetworkError extends Error {}
+
+export interface HttpClientOptions {
+  maxSockets: number;
+  timeoutMs: number;
+  maxBodyBytes: number;
+}
+
+export interface HttpClient {
+  get(url: URL, headers: Record<string, string>, signal?: AbortSignal): Promise<HttpResponse>;
+  close(): void;
+}
+
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, maxFreeSockets: options.maxSockets };
+  const httpAgent = new http.Agent(agentOptions);
+  const httpsAgent = new https.Agent(agentOptions);
+
+  function get(url: URL, headers: Record<string, string>, signal?: AbortSignal): Promise<HttpResponse> {
+    const isHttps = url.protocol === "https:";
+    const where = `${url.pathname}`;
+    return new Promise<HttpResponse>((resolve, reject) => {
+      let settled = false;
+      const onAbort = () => fail(`aborted ${where}`);
+      const finish = () => {
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      const fail = (message: string) => {
+        if (settled) return;
+        finish();
+        req.destroy();
+        reject(new NetworkError(message));
+      };
+      const req = (isHttps ? https : http).request(
+        url,
+        { method: "GET", headers: { accept: "application/json", ...headers }, agent: isHttps ? httpsAgent : httpAgent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on("data", (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > options.maxBodyBytes) {
+              fail(`response body larger than ${options.maxBodyBytes} bytes for ${where}`);
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on("end", () => {
+            if (settled) return;
+            // 'end' can follow an aborted socket; only a complete message counts.
+            if (!res.complete) return fail(`connection closed mid-body for ${where}`);
+            finish();
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") });
+          });
+          res.on("aborted", () => fail(`connection closed mid-body for ${where}`));
+          res.on("error", (err) => fail(`${describe(err)} while reading ${where}`));
+        },
+      );
+      const timer = setTimeout(() => fail(`no complete answer within ${options.timeoutMs} ms for ${where}`), options.timeoutMs);
+      req.on("error", (err) => fail(`${describe(err)} for ${where}`));
+      if (signal?.aborted) fail(`aborted ${where}`);
+      else signal?.addEventListener("abort", onAbort, { once: true });
+      req.end();
+    });
+  }
+
+  return {
+    get,
+    close() {
+      httpAgent.destroy();
+      httpsAgent.destroy();
+    },
+  };
+}
+
+function describe(err: Error): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "ECONNRESET") return "connection reset";
+  if (code === "ECONNREFUSED") return "connection refused";
+  if (code === "EPIPE") return "connection broken";
+  return code ? `${code} ${err.message}` : err.message;
+}

@@ -1,0 +1,72 @@
+// Client-side pacing: request starts are spaced evenly so a lookup never exceeds its rate,
+// and a server enforcing the same per-window limit never needs to send 429.
+import type { Clock } from "./clock.js";
+
+export interface PacerOptions {
+  /** requests per window */
+  rate: number;
+  /** window length; the API's limits are per minute */
+  windowMs: number;
+  /** how far a 429 slows the pace (multiplied into the interval), and the slowest it may get */
+  slowdown?: number;
+  maxSlowdown?: number;
+}
+
+export class Pacer {
+  private readonly baseInterval: number;
+  private interval: number;
+  private nextSlot = 0;
+  private pausedUntil = 0;
+  private readonly starts: number[] = [];
+  private readonly rate: number;
+  private readonly windowMs: number;
+  private readonly slowdown: number;
+  private readonly maxInterval: number;
+
+  constructor(
+    options: PacerOptions,
+    private readonly clock: Clock,
+  ) {
+    if (!(options.rate > 0)) throw new Error("pacer rate must be positive");
+    this.rate = options.rate;
+    this.windowMs = options.windowMs;
+    this.baseInterval = options.windowMs / options.rate;
+    this.interval = this.baseInterval;
+    this.slowdown = options.slowdown ?? 1.25;
+    this.maxInterval = this.baseInterval * (options.maxSlowdown ?? 8);
+  }
+
+  /** Current requests per window after any slowdown. */
+  get currentRate(): number {
+    return this.windowMs / this.interval;
+  }
+
+  /** Waits for this request's slot; returns false if the signal aborted first. */
+  async acquire(signal?: AbortSignal): Promise<boolean> {
+    for (;;) {
+      if (signal?.aborted) return false;
+      const now = this.clock.now();
+      // Never more than `rate` starts in any window, even after a pause lets slots bunch up.
+      while (this.starts.length > 0 && this.starts[0]! <= now - this.windowMs) this.starts.shift();
+      const windowFreeAt = this.starts.length >= this.rate ? this.starts[0]! + this.windowMs : 0;
+      const at = Math.max(this.nextSlot, this.pausedUntil, windowFreeAt);
+      if (at <= now) {
+        this.nextSlot = now + this.interval;
+        this.starts.push(now);
+        return true;
+      }
+      await this.clock.sleep(at - now, signal);
+    }
+  }
+
+  /** The server said 429: nobody starts before `until`, and the pace slows down. */
+  throttled(until: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, until);
+    this.interval = Math.min(this.maxInterval, this.interval * this.slowdown);
+  }
+
+  /** Each success wins back a little of the pace lost to 429s. */
+  succeeded(): void {
+    if (this.interval > this.baseInterval) this.interval = Math.max(this.baseInterval, this.interval * 0.99);
+  }
+}

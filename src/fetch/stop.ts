@@ -1,0 +1,55 @@
+// Why fetching stops early. The first fatal reason wins; scheduling stops for everything
+// (or, for quota, just the lookup whose product ran out).
+import type { Lookup } from "../spec/fields.js";
+
+export type StopReason =
+  | { kind: "auth"; lookup: Lookup; message: string }
+  | { kind: "misconfigured"; lookup: Lookup; message: string }
+  | { kind: "quota"; lookup: Lookup; message: string }
+  | { kind: "max_requests"; limit: number }
+  | { kind: "signal"; signal: "SIGINT" | "SIGTERM" };
+
+export class StopControl {
+  private readonly all = new AbortController();
+  private readonly perLookup = new Map<Lookup, AbortController>();
+  /** Aborts requests already in flight: only for a second signal or a rejected key. */
+  private readonly hard = new AbortController();
+  readonly reasons: StopReason[] = [];
+
+  signalFor(lookup: Lookup): AbortSignal {
+    let c = this.perLookup.get(lookup);
+    if (!c) {
+      c = new AbortController();
+      this.perLookup.set(lookup, c);
+      if (this.all.signal.aborted) c.abort();
+    }
+    return c.signal;
+  }
+
+  get inFlightSignal(): AbortSignal {
+    return this.hard.signal;
+  }
+
+  get stopped(): boolean {
+    return this.all.signal.aborted;
+  }
+
+  stopLookup(reason: StopReason & { kind: "quota" }): void {
+    this.reasons.push(reason);
+    this.signalFor(reason.lookup);
+    this.perLookup.get(reason.lookup)!.abort();
+  }
+
+  stopAll(reason: StopReason): void {
+    this.reasons.push(reason);
+    this.all.abort();
+    for (const c of this.perLookup.values()) c.abort();
+    // A rejected key will be rejected again: in-flight answers are worthless.
+    if (reason.kind === "auth" || reason.kind === "misconfigured") this.hard.abort();
+  }
+
+  /** A second Ctrl-C: stop waiting for in-flight requests. */
+  abortInFlight(): void {
+    this.hard.abort();
+  }
+}

@@ -1,0 +1,301 @@
+// The batch: input → plan → fetch → store → report. Everything the CLI does, minus flag parsing.
+import { createReadStream } from "node:fs";
+import type { Readable } from "node:stream";
+import { randomBytes } from "node:crypto";
+import type { Lookup } from "../spec/fields.js";
+import { openInput, InputError } from "../input/read-input.js";
+import { planFetches } from "../plan/plan.js";
+import { DEFAULT_BACKOFF, type BackoffPolicy } from "../fetch/backoff.js";
+import { RequestBudget } from "../fetch/budget.js";
+import { systemClock, type Clock } from "../fetch/clock.js";
+import { emptyStats, fetchLookup, type FetchStats } from "../fetch/fetch-lookup.js";
+import { createHttpClient } from "../fetch/http-client.js";
+import { Pacer } from "../fetch/pacer.js";
+import { StopControl } from "../fetch/stop.js";
+import { answerWriter } from "../store/answers.js";
+import { ensureProviderColumns, openDatabase, type Db } from "../store/db.js";
+import { acquireLock, releaseLock, setLockRun, LockedError } from "../store/lock.js";
+import { rowWriter } from "../store/run-rows.js";
+import { abandonStaleRuns, createRun, finishRun, setRunInput, type RunCounts } from "../store/runs.js";
+import { finalCounts } from "../store/counts.js";
+import { writeReports, headlineLines } from "../report/index.js";
+import { startSimulator, type SimulatorOptions } from "../simulator/index.js";
+import type { Logger } from "../log/logger.js";
+import { startProgress } from "../log/progress.js";
+import type { BatchConfig } from "./config.js";
+import { decideExit, describeStop, EXIT } from "./exit-code.js";
+
+export interface BatchDeps {
+  logger: Logger;
+  clock?: Clock;
+  random?: () => number;
+  backoff?: BackoffPolicy;
+  /** the API's limits are per minute; tests shorten the window */
+  rateWindowMs?: number;
+  stdin?: Readable;
+  /** install SIGINT/SIGTERM handlers for the run's duration */
+  handleSignals?: boolean;
+  /** options for the in-process simulator of --simulate */
+  simulator?: Partial<SimulatorOptions>;
+  isTTY?: boolean;
+  maxBodyBytes?: number;
+}
+
+export interface BatchResult {
+  exitCode: number;
+  runId: number | null;
+  counts: RunCounts | null;
+  stats: Record<Lookup, FetchStats> | null;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<BatchResult> {
+  const log = deps.logger;
+  const clock = deps.clock ?? systemClock;
+  const nowIso = () => new Date(clock.now()).toISOString();
+  for (const key of Object.values(config.keys)) if (key) log.addSecret(key);
+
+  let db: Db;
+  try {
+    db = openDatabase(config.dbPath);
+    ensureProviderColumns(db, config.providers);
+  } catch (err) {
+    log.error((err as Error).message);
+    return { exitCode: EXIT.error, runId: null, counts: null, stats: null };
+  }
+  try {
+    acquireLock(db, nowIso());
+  } catch (err) {
+    db.close();
+    if (err instanceof LockedError) {
+      log.error(err.message);
+      return { exitCode: EXIT.error, runId: null, counts: null, stats: null };
+    }
+    throw err;
+  }
+
+  const stop = new StopControl();
+  const removeSignals = deps.handleSignals ? installSignals(stop, log) : () => {};
+  let simulator: Awaited<ReturnType<typeof startSimulator>> | null = null;
+  let runId: number | null = null;
+  try {
+    const abandoned = abandonStaleRuns(db, null, nowIso());
+    if (abandoned > 0) log.warn(`${abandoned} earlier run(s) had been killed; their finished answers are kept and this run resumes`);
+    runId = createRun(db, {
+      startedAt: nowIso(),
+      simulated: config.simulate,
+      inputName: config.input,
+      args: config.recordedArgs,
+      lookups: config.lookups,
+      providers: config.providers,
+    });
+    setLockRun(db, runId);
+
+    // 1. input
+    const read = await readInputIntoRun(db, runId, config, deps);
+    if (!read.ok) {
+      log.error(read.message);
+      finishRun(db, runId, { endedAt: nowIso(), state: "failed", exitCode: EXIT.error, message: read.message, counts: zeroCounts() });
+      return { exitCode: EXIT.error, runId, counts: null, stats: null };
+    }
+    const { inputRows, rejects } = read;
+
+    // 2. plan
+    const freshSince = new Date(clock.now() - config.maxAgeMs).toISOString();
+    const plan = planFetches(db, { runId, lookups: config.lookups, freshSince, refresh: config.refresh });
+    log.info(
+      `run ${runId}: ${inputRows} input rows, ${plan.postcodes} unique postcodes, ${rejects} rejected; ` +
+        config.lookups.map((l) => `${l}: ${plan.toFetch.get(l)!.length} to fetch, ${plan.reused.get(l)} fresh`).join("; "),
+      { event: "plan", runId, inputRows, postcodes: plan.postcodes, rejects },
+    );
+
+    // 3. fetch and store
+    let baseUrl = config.baseUrl;
+    const keys = { ...config.keys };
+    const total = config.lookups.reduce((n, l) => n + plan.toFetch.get(l)!.length, 0);
+    if (config.simulate && total > 0) {
+      const key = randomBytes(16).toString("hex");
+      log.addSecret(key);
+      simulator = await startSimulator({ port: 0, providers: config.providers, ...deps.simulator, key, mobileKey: undefined });
+      baseUrl = new URL(simulator.url);
+      for (const l of config.lookups) keys[l] = key;
+      log.info(`simulated run: using the bundled simulator at ${simulator.url}`);
+    }
+    const stats = { broadband: emptyStats(), mobile: emptyStats() } satisfies Record<Lookup, FetchStats>;
+    if (total > 0 && baseUrl) {
+      const http = createHttpClient({
+        maxSockets: config.concurrency,
+        timeoutMs: config.timeoutMs,
+        maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      });
+      const writer = answerWriter(db, config.providers);
+      const budget = new RequestBudget(config.maxRequests);
+      const progress = startProgress({
+        mode: config.progress === false || config.quiet ? "off" : (config.progress ?? deps.isTTY) ? "bar" : "log",
+        total,
+        logger: log,
+        snapshot: () => {
+          let done = 0;
+          let requests = 0;
+          for (const s of Object.values(stats)) {
+            done += s.ok + s.notFound + s.failed;
+            requests += s.requests;
+          }
+          return { done, total, requests };
+        },
+      });
+      try {
+        await Promise.all(
+          config.lookups.map((lookup) =>
+            fetchLookup(plan.toFetch.get(lookup)!, {
+              lookup,
+              baseUrl: baseUrl!,
+              key: keys[lookup]!,
+              providers: config.providers,
+              concurrency: config.concurrency,
+              retries: config.retries,
+              backoff: deps.backoff ?? DEFAULT_BACKOFF,
+              runId: runId!,
+              http,
+              pacer: new Pacer({ rate: config.rate, windowMs: deps.rateWindowMs ?? 60_000 }, clock),
+              clock,
+              random: deps.random ?? Math.random,
+              budget,
+              stop,
+              stats: stats[lookup],
+              onFinal: (record) => writer.write(record),
+              onEvent: (e) => log.debug(e.message),
+            }),
+          ),
+        );
+      } finally {
+        progress.stop();
+        http.close();
+      }
+    }
+    for (const reason of stop.reasons) {
+      const text = describeStop(reason);
+      if (reason.kind === "auth" || reason.kind === "misconfigured") log.error(text);
+      else log.warn(text);
+    }
+
+    // 4. final state of this run's postcodes
+    const final = finalCounts(db, runId, config.lookups);
+    const counts: RunCounts = {
+      inputRows,
+      postcodes: plan.postcodes,
+      rejects,
+      ...final,
+      requests: stats.broadband.requests + stats.mobile.requests,
+      retries: stats.broadband.retries + stats.mobile.retries,
+      throttled: stats.broadband.throttled + stats.mobile.throttled,
+    };
+    const { code, state } = decideExit(stop.reasons, final.failed, final.pending);
+    const message = stop.reasons.length > 0 ? describeStop(stop.reasons[0]!) : null;
+    finishRun(db, runId, { endedAt: nowIso(), state, exitCode: code, message, counts });
+
+    // 5. reports, for this run's input
+    if (config.reports) {
+      try {
+        const report = await writeReports(db, { outDir: config.outDir, runId, onWarning: (m) => log.warn(m) });
+        log.info(`reports written to ${config.outDir}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
+        for (const line of headlineLines(report.summary)) log.result(line);
+      } catch (err) {
+        log.error(`writing reports failed: ${(err as Error).message}; the database is complete, run \`npm run report\` to retry`);
+      }
+    }
+    printSummary(log, runId, counts, code, config.lookups, stats);
+    return { exitCode: code, runId, counts, stats };
+  } finally {
+    removeSignals();
+    if (simulator) await simulator.close();
+    releaseLock(db);
+    db.close();
+  }
+}
+
+type ReadResult = { ok: true; inputRows: number; rejects: number } | { ok: false; message: string };
+
+async function readInputIntoRun(db: Db, runId: number, config: BatchConfig, deps: BatchDeps): Promise<ReadResult> {
+  const source = config.input === "-" ? "standard input" : config.input;
+  let stream: Readable;
+  if (config.input === "-") stream = deps.stdin ?? process.stdin;
+  else {
+    stream = createReadStream(config.input);
+    // Surface "no such file" as an input error instead of an unhandled stream error.
+    const opened = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+      stream.once("open", () => resolve(null));
+      stream.once("error", (err) => resolve(err as NodeJS.ErrnoException));
+    });
+    if (opened) return { ok: false, message: `cannot read ${source}: ${opened.code === "ENOENT" ? "no such file" : opened.message}` };
+  }
+  const rows = rowWriter(db, runId);
+  let inputRows = 0;
+  let rejects = 0;
+  try {
+    const input = await openInput(stream, { source, column: config.column });
+    for (const w of input.warnings) deps.logger.warn(w);
+    setRunInput(db, runId, input.header.columns, input.header.postcodeColumn);
+    for await (const row of input.rows) {
+      inputRows++;
+      if (!row.postcode.ok) rejects++;
+      rows.add({
+        line: row.line,
+        value: row.value,
+        postcode: row.postcode.ok ? row.postcode.compact : null,
+        reason: row.postcode.ok ? null : row.postcode.reason,
+        cells: row.cells,
+      });
+    }
+    rows.flush();
+  } catch (err) {
+    if (err instanceof InputError) return { ok: false, message: err.message };
+    throw err;
+  } finally {
+    stream.destroy();
+  }
+  return { ok: true, inputRows, rejects };
+}
+
+function installSignals(stop: StopControl, log: Logger): () => void {
+  const handler = (signal: "SIGINT" | "SIGTERM") => {
+    if (stop.stopped && stop.reasons.some((r) => r.kind === "signal")) {
+      log.warn(`${signal} again: abandoning requests in flight`);
+      stop.abortInFlight();
+      return;
+    }
+    log.warn(`${signal}: finishing requests in flight, then stopping (again to stop at once)`);
+    stop.stopAll({ kind: "signal", signal });
+  };
+  const onInt = () => handler("SIGINT");
+  const onTerm = () => handler("SIGTERM");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  return () => {
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onTerm);
+  };
+}
+
+function zeroCounts(): RunCounts {
+  return { inputRows: 0, postcodes: 0, rejects: 0, ok: 0, notFound: 0, failed: 0, pending: 0, requests: 0, retries: 0, throttled: 0 };
+}
+
+function printSummary(
+  log: Logger,
+  runId: number,
+  c: RunCounts,
+  exitCode: number,
+  lookups: readonly Lookup[],
+  stats: Record<Lookup, FetchStats>,
+): void {
+  const perLookup = lookups
+    .map((l) => `${l} ${stats[l].requests} requests (${stats[l].retries} retries, ${stats[l].throttled} 429s)`)
+    .join("; ");
+  log.result(
+    `run ${runId} finished, exit ${exitCode}: ${c.postcodes} postcodes (${c.rejects} rejected rows); ` +
+      `lookups ok ${c.ok}, not found ${c.notFound}, failed ${c.failed}, pending ${c.pending}; ${perLookup}`,
+    { event: "summary", runId, exitCode, ...c },
+  );
+}

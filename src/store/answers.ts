@@ -1,0 +1,82 @@
+// Writing final answers: each answer in one transaction with its status row, replacing that
+// postcode's earlier addresses (an address that disappears upstream disappears here).
+import { SPEED_FIELDS, mobileFields, type Lookup } from "../spec/fields.js";
+import type { Answer } from "../fetch/outcome.js";
+import type { Db } from "./db.js";
+
+export type LookupStatus = "ok" | "not_found" | "failed";
+
+export interface FinalRecord {
+  postcode: string;
+  lookup: Lookup;
+  status: LookupStatus;
+  httpStatus: number | null;
+  attempts: number;
+  lastError: string | null;
+  fetchedAt: string;
+  runId: number;
+  /** present when status is ok */
+  answer?: Answer;
+}
+
+export interface AnswerWriter {
+  write(record: FinalRecord): void;
+}
+
+export function answerWriter(db: Db, providers: readonly string[]): AnswerWriter {
+  const upsertLookup = db.prepare(
+    `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count)
+     VALUES (@postcode, @lookup, @status, @httpStatus, @attempts, @lastError, @fetchedAt, @runId, @dataset, @addressCount)
+     ON CONFLICT (postcode, lookup) DO UPDATE SET
+       status = excluded.status, http_status = excluded.http_status, attempts = excluded.attempts,
+       last_error = excluded.last_error, fetched_at = excluded.fetched_at, run_id = excluded.run_id,
+       dataset = excluded.dataset, address_count = excluded.address_count`,
+  );
+  // A failure keeps the last good answer's addresses and its dataset: a flaky night must not
+  // wipe out data fetched before. Only the status row records the failure.
+  const recordFailure = db.prepare(
+    `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count)
+     VALUES (@postcode, @lookup, 'failed', @httpStatus, @attempts, @lastError, @fetchedAt, @runId, NULL, 0)
+     ON CONFLICT (postcode, lookup) DO UPDATE SET
+       status = 'failed', http_status = excluded.http_status, attempts = excluded.attempts,
+       last_error = excluded.last_error, fetched_at = excluded.fetched_at, run_id = excluded.run_id`,
+  );
+  const deleteBroadband = db.prepare("DELETE FROM broadband_addresses WHERE postcode = ?");
+  const deleteMobile = db.prepare("DELETE FROM mobile_addresses WHERE postcode = ?");
+  const insertBroadband = db.prepare(
+    `INSERT INTO broadband_addresses (postcode, uprn, address, ${SPEED_FIELDS.join(", ")})
+     VALUES (?, ?, ?, ${SPEED_FIELDS.map(() => "?").join(", ")})`,
+  );
+  const ratingColumns = mobileFields(providers);
+  const insertMobile = db.prepare(
+    `INSERT INTO mobile_addresses (postcode, uprn, address, ${ratingColumns.join(", ")})
+     VALUES (?, ?, ?, ${ratingColumns.map(() => "?").join(", ")})`,
+  );
+
+  const writeTx = db.transaction((r: FinalRecord) => {
+    if (r.status === "failed") {
+      recordFailure.run(r);
+      return;
+    }
+    const answer = r.answer;
+    if (r.lookup === "broadband") deleteBroadband.run(r.postcode);
+    else deleteMobile.run(r.postcode);
+    if (answer?.lookup === "broadband")
+      for (const a of answer.addresses) insertBroadband.run(r.postcode, a.uprn, a.address, ...a.speeds);
+    else if (answer?.lookup === "mobile")
+      for (const a of answer.addresses) insertMobile.run(r.postcode, a.uprn, a.address, ...a.ratings);
+    upsertLookup.run({
+      ...r,
+      dataset: answer?.dataset ?? null,
+      addressCount: answer?.addresses.length ?? 0,
+    });
+  });
+
+  return {
+    write(record) {
+      if (record.status === "ok" && (!record.answer || record.answer.lookup !== record.lookup))
+        throw new Error(`internal: ok record for ${record.postcode} ${record.lookup} without its answer`);
+      writeTx.immediate(record);
+    },
+  };
+}

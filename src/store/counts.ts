@@ -1,0 +1,29 @@
+// Final state of a run's postcodes, per (postcode, lookup) pair.
+import type { Lookup } from "../spec/fields.js";
+import type { Db } from "./db.js";
+
+export interface FinalCounts {
+  ok: number;
+  notFound: number;
+  failed: number;
+  /** no final answer yet (stopped early) */
+  pending: number;
+}
+
+export function finalCounts(db: Db, runId: number, lookups: readonly Lookup[]): FinalCounts {
+  const counts: FinalCounts = { ok: 0, notFound: 0, failed: 0, pending: 0 };
+  const stmt = db.prepare(
+    `SELECT COALESCE(l.status, 'pending') AS status, COUNT(*) AS n
+       FROM (SELECT DISTINCT postcode FROM run_rows WHERE run_id = ? AND postcode IS NOT NULL) r
+       LEFT JOIN lookups l ON l.postcode = r.postcode AND l.lookup = ?
+      GROUP BY 1`,
+  );
+  for (const lookup of lookups)
+    for (const row of stmt.all(runId, lookup) as { status: string; n: number }[]) {
+      if (row.status === "ok") counts.ok += row.n;
+      else if (row.status === "not_found") counts.notFound += row.n;
+      else if (row.status === "failed") counts.failed += row.n;
+      else counts.pending += row.n;
+    }
+  return counts;
+}

@@ -1,0 +1,86 @@
+// The runs table: one row per batch, with its arguments (never keys), counts and exit code.
+import type { Db } from "./db.js";
+
+export type RunState = "running" | "completed" | "failed" | "stopped" | "interrupted" | "abandoned";
+
+export interface NewRun {
+  startedAt: string;
+  simulated: boolean;
+  inputName: string;
+  args: Record<string, unknown>;
+  lookups: readonly string[];
+  providers: readonly string[];
+}
+
+export interface RunCounts {
+  inputRows: number;
+  postcodes: number;
+  rejects: number;
+  ok: number;
+  notFound: number;
+  failed: number;
+  pending: number;
+  requests: number;
+  retries: number;
+  throttled: number;
+}
+
+export function createRun(db: Db, run: NewRun): number {
+  const info = db
+    .prepare(
+      `INSERT INTO runs (started_at, state, simulated, input_name, input_columns, postcode_column, args, lookups, providers)
+       VALUES (?, 'running', ?, ?, '[]', '', ?, ?, ?)`,
+    )
+    .run(
+      run.startedAt,
+      run.simulated ? 1 : 0,
+      run.inputName,
+      JSON.stringify(run.args),
+      JSON.stringify(run.lookups),
+      JSON.stringify(run.providers),
+    );
+  return Number(info.lastInsertRowid);
+}
+
+export function setRunInput(db: Db, runId: number, columns: readonly string[], postcodeColumn: string): void {
+  db.prepare("UPDATE runs SET input_columns = ?, postcode_column = ? WHERE id = ?").run(
+    JSON.stringify(columns),
+    postcodeColumn,
+    runId,
+  );
+}
+
+export function finishRun(
+  db: Db,
+  runId: number,
+  end: { endedAt: string; state: RunState; exitCode: number; message: string | null; counts: RunCounts },
+): void {
+  const c = end.counts;
+  db.prepare(
+    `UPDATE runs SET ended_at = ?, state = ?, exit_code = ?, message = ?, input_rows = ?, postcodes = ?, rejects = ?,
+       ok = ?, not_found = ?, failed = ?, pending = ?, requests = ?, retries = ?, throttled = ? WHERE id = ?`,
+  ).run(
+    end.endedAt,
+    end.state,
+    end.exitCode,
+    end.message,
+    c.inputRows,
+    c.postcodes,
+    c.rejects,
+    c.ok,
+    c.notFound,
+    c.failed,
+    c.pending,
+    c.requests,
+    c.retries,
+    c.throttled,
+    runId,
+  );
+}
+
+/** A run left 'running' by a killed process is marked abandoned when the next batch takes the lock. */
+export function abandonStaleRuns(db: Db, exceptRunId: number | null, at: string): number {
+  return db
+    .prepare("UPDATE runs SET state = 'abandoned', ended_at = ? WHERE state = 'running' AND id IS NOT ?")
+    .run(at, exceptRunId).changes;
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import { buildConfig, ConfigError, parseBaseUrl, parseKeyFile, parseLookups, type BatchFlags } from "../src/pipeline/config.js";
+import { parseDuration } from "../src/pipeline/duration.js";
+import { decideExit } from "../src/pipeline/exit-code.js";
+import { parseProviders, mobileFields, SPEED_FIELDS } from "../src/spec/fields.js";
+
+const flags = (over: Partial<BatchFlags> = {}): BatchFlags => ({
+  in: "x.csv",
+  db: "db",
+  out: "out",
+  lookups: "broadband,mobile",
+  providers: "ProvA,ProvB,ProvC,ProvD",
+  concurrency: 4,
+  rate: 100,
+  retries: 5,
+  timeout: 30,
+  maxAge: "30d",
+  refresh: false,
+  simulate: false,
+  logFormat: "text",
+  quiet: false,
+  reports: true,
+  ...over,
+});
+
+describe("spec field lists", () => {
+  it("has 8 speed fields and 32 mobile fields in spec order", () => {
+    expect(SPEED_FIELDS).toHaveLength(8);
+    const m = mobileFields();
+    expect(m).toHaveLength(32);
+    expect(m.slice(0, 4)).toEqual(["ProvAVoiceOutdoor", "ProvAVoiceOutdoorNo4g", "ProvAVoiceIndoor", "ProvAVoiceIndoorNo4g"]);
+    expect(m[31]).toBe("ProvDDataIndoorNo4g");
+    expect(mobileFields(["EE"])).toHaveLength(8);
+  });
+  it("validates provider codes", () => {
+    expect(parseProviders("EE, VO")).toEqual(["EE", "VO"]);
+    expect(() => parseProviders("Prov A")).toThrow(/not a provider code/);
+    expect(() => parseProviders("ProvA,provA")).toThrow(/twice/);
+    expect(() => parseProviders("")).toThrow(/at least one/);
+  });
+});
+
+describe("config", () => {
+  it("parses durations", () => {
+    expect(parseDuration("30d")).toBe(30 * 86_400_000);
+    expect(parseDuration("90m")).toBe(5_400_000);
+    expect(parseDuration("45")).toBe(45_000);
+    expect(() => parseDuration("soon")).toThrow(/not a duration/);
+  });
+
+  it("parses lookups in canonical order", () => {
+    expect(parseLookups("mobile, broadband")).toEqual(["broadband", "mobile"]);
+    expect(() => parseLookups("tv")).toThrow(ConfigError);
+  });
+
+  it("refuses plain http to anything but loopback", () => {
+    expect(parseBaseUrl("http://127.0.0.1:8787").hostname).toBe("127.0.0.1");
+    expect(parseBaseUrl("http://localhost:1/api").pathname).toBe("/api");
+    expect(() => parseBaseUrl("http://api.example.com")).toThrow(/in clear/);
+    expect(parseBaseUrl("https://api.example.com/v1").protocol).toBe("https:");
+    expect(() => parseBaseUrl("https://api.example.com/?subscription-key=x")).toThrow(/without \?query/);
+  });
+
+  it("takes keys from the environment, per lookup overriding the shared one", () => {
+    const c = buildConfig(flags({ baseUrl: "https://api.example.com" }), {
+      COVERAGE_API_KEY: "shared",
+      COVERAGE_MOBILE_KEY: "mob",
+    });
+    expect(c.keys).toEqual({ broadband: "shared", mobile: "mob" });
+    expect(JSON.stringify(c.recordedArgs)).not.toMatch(/shared|mob"/);
+  });
+
+  it("needs a key per requested lookup and a base URL unless simulated", () => {
+    expect(() => buildConfig(flags({ baseUrl: "https://a.example" }), {})).toThrow(/no key for the broadband lookup/);
+    expect(() => buildConfig(flags(), { COVERAGE_API_KEY: "k" })).toThrow(/no API address/);
+    expect(buildConfig(flags({ simulate: true }), {}).baseUrl).toBeNull();
+    expect(buildConfig(flags({ lookups: "mobile", baseUrl: "https://a.example" }), { COVERAGE_MOBILE_KEY: "m" }).lookups).toEqual([
+      "mobile",
+    ]);
+  });
+
+  it("reads key files in both forms", () => {
+    expect(parseKeyFile("abc123\n", "f")).toEqual({ broadband: "abc123", mobile: "abc123" });
+    expect(parseKeyFile("# keys\nbroadband=aa\nmobile: bb\n", "f")).toEqual({ broadband: "aa", mobile: "bb" });
+    expect(() => parseKeyFile("a b c\nd", "f")).toThrow(/line 1/);
+  });
+
+  it("rejects nonsense numbers", () => {
+    expect(() => buildConfig(flags({ simulate: true, concurrency: 0 }), {})).toThrow(/--concurrency/);
+    expect(() => buildConfig(flags({ simulate: true, rate: -1 }), {})).toThrow(/--rate/);
+    expect(() => buildConfig(flags({ simulate: true, maxAge: "x" }), {})).toThrow(/--max-age/);
+  });
+});
+
+describe("exit codes", () => {
+  it("ranks causes: key error, then signal, then quota, then failures", () => {
+    expect(decideExit([], 0, 0)).toEqual({ code: 0, state: "completed" });
+    expect(decideExit([], 3, 0).code).toBe(2);
+    expect(decideExit([{ kind: "quota", lookup: "mobile", message: "" }], 3, 10).code).toBe(3);
+    expect(decideExit([{ kind: "max_requests", limit: 5 }], 0, 10).code).toBe(3);
+    expect(decideExit([{ kind: "signal", signal: "SIGTERM" }, { kind: "quota", lookup: "mobile", message: "" }], 0, 1).code).toBe(143);
+    expect(decideExit([{ kind: "signal", signal: "SIGINT" }], 0, 1).code).toBe(130);
+    expect(decideExit([{ kind: "quota", lookup: "mobile", message: "" }, { kind: "auth", lookup: "broadband", message: "" }], 0, 1)).toEqual({
+      code: 1,
+      state: "failed",
+    });
+  });
+});

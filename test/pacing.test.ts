@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { Pacer } from "../src/fetch/pacer.js";
+import { backoffDelay, DEFAULT_BACKOFF } from "../src/fetch/backoff.js";
+import { FakeClock } from "./helpers/fake-clock.js";
+
+describe("Pacer", () => {
+  it("spaces starts evenly at the configured rate", async () => {
+    const clock = new FakeClock();
+    const pacer = new Pacer({ rate: 100, windowMs: 60_000 }, clock);
+    const starts: number[] = [];
+    for (let i = 0; i < 250; i++) {
+      expect(await pacer.acquire()).toBe(true);
+      starts.push(clock.now());
+    }
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(600);
+    // never more than `rate` starts in any 60 s sliding window
+    for (let i = 0; i < starts.length; i++) {
+      const inWindow = starts.filter((t) => t > starts[i]! - 60_000 && t <= starts[i]!).length;
+      expect(inWindow).toBeLessThanOrEqual(100);
+    }
+  });
+
+  it("waits out a 429 pause and slows down, then recovers with successes", async () => {
+    const clock = new FakeClock();
+    const pacer = new Pacer({ rate: 60, windowMs: 60_000 }, clock);
+    await pacer.acquire();
+    const t0 = clock.now();
+    pacer.throttled(t0 + 5_000);
+    expect(pacer.currentRate).toBeLessThan(60);
+    await pacer.acquire();
+    expect(clock.now()).toBeGreaterThanOrEqual(t0 + 5_000);
+    for (let i = 0; i < 200; i++) pacer.succeeded();
+    expect(pacer.currentRate).toBeCloseTo(60, 5);
+  });
+
+  it("returns false when aborted while waiting", async () => {
+    const clock = new FakeClock();
+    const pacer = new Pacer({ rate: 1, windowMs: 60_000 }, clock);
+    await pacer.acquire();
+    const ac = new AbortController();
+    ac.abort();
+    expect(await pacer.acquire(ac.signal)).toBe(false);
+  });
+
+  it("rejects a non-positive rate", () => {
+    expect(() => new Pacer({ rate: 0, windowMs: 60_000 }, new FakeClock())).toThrow(/positive/);
+  });
+});
+
+describe("backoffDelay (full jitter)", () => {
+  it("grows exponentially up to the cap and scales with the random draw", () => {
+    expect(backoffDelay(0, DEFAULT_BACKOFF, () => 0.999999)).toBe(499);
+    expect(backoffDelay(3, DEFAULT_BACKOFF, () => 0.5)).toBe(2000);
+    expect(backoffDelay(20, DEFAULT_BACKOFF, () => 0.999999)).toBe(29_999);
+    expect(backoffDelay(5, DEFAULT_BACKOFF, () => 0)).toBe(0);
+  });
+});

@@ -1,0 +1,125 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { answerWriter, type FinalRecord } from "../src/store/answers.js";
+import { ensureProviderColumns, openDatabase, type Db } from "../src/store/db.js";
+import { acquireLock, LockedError, releaseLock } from "../src/store/lock.js";
+import { rowWriter } from "../src/store/run-rows.js";
+import { abandonStaleRuns, createRun } from "../src/store/runs.js";
+import { SCHEMA_VERSION } from "../src/store/schema.js";
+import { planFetches } from "../src/plan/plan.js";
+import { finalCounts } from "../src/store/counts.js";
+import { mobileFields, DEFAULT_PROVIDERS } from "../src/spec/fields.js";
+
+let dir: string;
+let db: Db;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "pcc-store-"));
+  db = openDatabase(join(dir, "t.sqlite"));
+  ensureProviderColumns(db, DEFAULT_PROVIDERS);
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const newRun = () =>
+  createRun(db, { startedAt: "2026-01-01T00:00:00.000Z", simulated: false, inputName: "x", args: {}, lookups: ["broadband", "mobile"], providers: [...DEFAULT_PROVIDERS] });
+
+const ok = (postcode: string, uprns: number[], fetchedAt = "2026-01-01T00:00:00.000Z"): FinalRecord => ({
+  postcode,
+  lookup: "broadband",
+  status: "ok",
+  httpStatus: 200,
+  attempts: 1,
+  lastError: null,
+  fetchedAt,
+  runId: 1,
+  answer: { lookup: "broadband", dataset: null, addresses: uprns.map((u) => ({ uprn: u, address: `A ${u}`, speeds: [1, 2, 3, 4, -1, -1, 3, 4] })) },
+});
+
+describe("store", () => {
+  it("migrates to the current schema version, WAL mode", () => {
+    expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    // idempotent reopen
+    db.close();
+    db = openDatabase(join(dir, "t.sqlite"));
+    expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+  });
+
+  it("adds rating columns for new providers", () => {
+    ensureProviderColumns(db, ["EE"]);
+    const cols = (db.prepare("SELECT name FROM pragma_table_info('mobile_addresses')").all() as { name: string }[]).map((r) => r.name);
+    for (const f of [...mobileFields(DEFAULT_PROVIDERS), ...mobileFields(["EE"])]) expect(cols).toContain(f);
+  });
+
+  it("replaces a postcode's addresses with each answer and keeps 12-digit UPRNs exact", () => {
+    const w = answerWriter(db, DEFAULT_PROVIDERS);
+    w.write(ok("AB11AA", [100020416747, 999999999999, 5]));
+    w.write(ok("AB11AA", [100020416747, 7]));
+    const rows = db.prepare("SELECT uprn FROM broadband_addresses WHERE postcode = 'AB11AA' ORDER BY uprn").pluck().all();
+    expect(rows).toEqual([7, 100020416747]);
+    const l = db.prepare("SELECT status, address_count FROM lookups").get();
+    expect(l).toEqual({ status: "ok", address_count: 2 });
+  });
+
+  it("a later failure keeps the last good addresses and records the error", () => {
+    const w = answerWriter(db, DEFAULT_PROVIDERS);
+    w.write(ok("AB11AA", [1, 2]));
+    w.write({ postcode: "AB11AA", lookup: "broadband", status: "failed", httpStatus: 500, attempts: 6, lastError: "HTTP 500: boom", fetchedAt: "2026-01-02T00:00:00.000Z", runId: 2 });
+    expect(db.prepare("SELECT COUNT(*) FROM broadband_addresses").pluck().get()).toBe(2);
+    expect(db.prepare("SELECT status, attempts, last_error, address_count FROM lookups").get()).toEqual({
+      status: "failed",
+      attempts: 6,
+      last_error: "HTTP 500: boom",
+      address_count: 2,
+    });
+  });
+
+  it("refuses an ok record without its answer", () => {
+    const w = answerWriter(db, DEFAULT_PROVIDERS);
+    expect(() => w.write({ ...ok("AB11AA", [1]), answer: undefined })).toThrow(/without its answer/);
+  });
+
+  it("plans only what is missing, failed or stale, in input order; --refresh plans everything", () => {
+    const runId = newRun();
+    const rows = rowWriter(db, runId);
+    const input = ["CC11CC", "AA11AA", "BB11BB", "AA11AA", "DD11DD"];
+    input.forEach((p, i) => rows.add({ line: i + 2, value: p, postcode: p, reason: null, cells: [p] }));
+    rows.add({ line: 9, value: "junk", postcode: null, reason: "not a valid UK postcode", cells: ["junk"] });
+    rows.flush();
+    const w = answerWriter(db, DEFAULT_PROVIDERS);
+    w.write(ok("AA11AA", [1], "2026-03-01T00:00:00.000Z")); // fresh
+    w.write(ok("BB11BB", [2], "2025-01-01T00:00:00.000Z")); // stale
+    w.write({ ...ok("DD11DD", []), status: "failed", answer: undefined, fetchedAt: "2026-03-01T00:00:00.000Z" });
+    const plan = planFetches(db, { runId, lookups: ["broadband", "mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false });
+    expect(plan.postcodes).toBe(4);
+    expect(plan.toFetch.get("broadband")).toEqual(["CC11CC", "BB11BB", "DD11DD"]);
+    expect(plan.toFetch.get("mobile")).toEqual(["CC11CC", "AA11AA", "BB11BB", "DD11DD"]);
+    expect(plan.reused.get("broadband")).toBe(1);
+    const all = planFetches(db, { runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: true });
+    expect(all.toFetch.get("broadband")).toHaveLength(4);
+    expect(finalCounts(db, runId, ["broadband", "mobile"])).toEqual({ ok: 2, notFound: 0, failed: 1, pending: 5 });
+  });
+
+  it("locks: a live holder is refused, a dead holder's lock is taken over", () => {
+    acquireLock(db, "t0");
+    // another process (simulated by a different pid in the row) that is still alive
+    db.prepare("UPDATE batch_lock SET pid = 999999").run();
+    expect(() => acquireLock(db, "t1", () => true)).toThrow(LockedError);
+    expect(() => acquireLock(db, "t1", () => true)).toThrow(/another batch \(pid 999999/);
+    expect(acquireLock(db, "t2", () => false)).toEqual({ tookOver: true });
+    releaseLock(db);
+    expect(db.prepare("SELECT COUNT(*) FROM batch_lock").pluck().get()).toBe(0);
+  });
+
+  it("marks runs left running by a killed process as abandoned", () => {
+    const a = newRun();
+    const b = newRun();
+    expect(abandonStaleRuns(db, b, "later")).toBe(1);
+    expect(db.prepare("SELECT state FROM runs WHERE id = ?").pluck().get(a)).toBe("abandoned");
+    expect(db.prepare("SELECT state FROM runs WHERE id = ?").pluck().get(b)).toBe("running");
+  });
+});
