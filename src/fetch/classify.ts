@@ -1,0 +1,106 @@
+// What one HTTP answer means for the batch. Pure: status, headers and body in, an Outcome out.
+// Covers the documented API (../shared/spec/coverage-api.md) and the live service and its gateway
+// (../shared/spec/live-service-notes.md), whose error bodies differ.
+import type { ClassifyInput, Outcome } from "./outcome.js";
+import { parseRetryAfter } from "./retry-after.js";
+import { cut, isObject, quote, redactKeys, validateBody } from "./validate-body.js";
+
+/** Error texts from the service are sentences, not snippets; still bounded for the log. */
+const MAX_TEXT = 200;
+/** Spec error bodies use ErrorMessage, the live service Error, the gateway message. */
+const MESSAGE_FIELDS = ["ErrorMessage", "Error", "message", "Message", "error"] as const;
+const QUOTA = /quota|call volume/i;
+const TRY_AGAIN = /try again in (\d+(?:\.\d+)?) seconds?/i;
+
+export function classify(input: ClassifyInput): Outcome {
+  const { status } = input;
+  if (status === 200) {
+    const check = validateBody(input.lookup, input.body, input.requested, input.providers);
+    return check.ok ? { kind: "ok", answer: check.answer } : { kind: "retryable", message: check.message };
+  }
+
+  const error = readErrorBody(input.body);
+  const http = error.message === null ? `HTTP ${status} ${error.summary}` : `HTTP ${status}: ${error.message}`;
+
+  if (status === 404) {
+    // Only the service's own not-found body proves the postcode is unknown; the gateway's 404 (or an
+    // HTML page) means the URL points somewhere else, and every postcode would "not exist".
+    const notFound = error.json && typeof error.json.PostCode === "string" ? notFoundText(error.json) : null;
+    if (notFound !== null) return { kind: "not_found", message: notFound };
+    return { kind: "misconfigured", message: `the API answered 404 without a postcode-not-found body: check the base URL (${http})` };
+  }
+  if (status === 401) return { kind: "auth", message: error.message ?? http };
+  if (status === 403) {
+    // The gateway answers 403 both for an exhausted quota (wait for next month) and for a refused key.
+    const text = error.message ?? error.summary;
+    return QUOTA.test(text) ? { kind: "quota", message: error.message ?? http } : { kind: "auth", message: http };
+  }
+  if (status === 429) {
+    const retryAfterMs = parseRetryAfter(header(input.headers, "retry-after"), input.now) ?? retryAfterFromText(error.message, input.now);
+    return { kind: "throttled", retryAfterMs, message: http };
+  }
+  if (status === 408 || (status >= 500 && status <= 599)) return { kind: "retryable", message: http };
+  return { kind: "final_error", message: http };
+}
+
+interface ErrorBody {
+  /** the body when it is a JSON object */
+  json: Record<string, unknown> | null;
+  /** the human-readable text the body carries, cleaned; null when none */
+  message: string | null;
+  /** what the body looks like when it carries no text, e.g. `(empty body)` */
+  summary: string;
+}
+
+function readErrorBody(body: string): ErrorBody {
+  const trimmed = body.trim();
+  if (trimmed === "") return { json: null, message: null, summary: "(empty body)" };
+  let json: Record<string, unknown> | null = null;
+  // Only try JSON where it can be JSON: error paths see HTML pages and plain text too.
+  if (trimmed.startsWith("{")) {
+    try {
+      const parsed: unknown = JSON.parse(trimmed);
+      if (isObject(parsed)) json = parsed;
+    } catch {
+      // not JSON after all: described by its start below
+    }
+  }
+  let message: string | null = null;
+  if (json)
+    for (const field of MESSAGE_FIELDS) {
+      const v = json[field];
+      if (typeof v === "string" && v.trim() !== "") {
+        message = clean(v);
+        break;
+      }
+    }
+  return { json, message, summary: `(body starts with ${redactKeys(quote(trimmed))})` };
+}
+
+/** The not-found text of a 404 body (spec: ErrorMessage, live: Error), or null if it has none. */
+function notFoundText(json: Record<string, unknown>): string | null {
+  for (const field of ["ErrorMessage", "Error"] as const) {
+    const v = json[field];
+    if (typeof v === "string") return clean(v) || "postcode not found";
+  }
+  return null;
+}
+
+/** The gateway's 429 body says "Rate limit is exceeded. Try again in N seconds." */
+function retryAfterFromText(message: string | null, now: number): number | null {
+  const m = message === null ? null : TRY_AGAIN.exec(message);
+  return m?.[1] === undefined ? null : parseRetryAfter(m[1], now);
+}
+
+/** node gives lower-case header names; other callers may not. */
+function header(headers: ClassifyInput["headers"], name: string): string | string[] | undefined {
+  const direct = headers[name];
+  if (direct !== undefined) return direct;
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === name) return headers[key];
+  return undefined;
+}
+
+/** One line, bounded, with anything key-like blanked: these texts end up in logs and the store. */
+function clean(text: string): string {
+  return cut(redactKeys(text.replace(/\s+/g, " ").trim()), MAX_TEXT);
+}

@@ -1,0 +1,293 @@
+// Turns the body of a 200 answer into an Answer, or says exactly what is wrong with it and where.
+// Runs on every answer, so the checks are plain loops over the field lists of ../spec/fields.ts
+// (no schema library, no per-call compilation); messages and paths are only built on a fault.
+import { RATING_MAX, RATING_MIN, SPEED_FIELDS, SPEED_MIN, mobileFields, type Lookup } from "../spec/fields.js";
+import type { Answer, BroadbandAddress, MobileAddress } from "./outcome.js";
+
+/** Real UPRNs have up to 12 digits (live-service-notes.md), beyond int32 but exact in a double. */
+export const MAX_UPRN = 999_999_999_999;
+const UPRN_DIGITS = /^\d{1,12}$/;
+/** Quoted snippets of the body are cut to this many characters to keep log lines short. */
+const SNIPPET = 40;
+
+export type BodyCheck = { ok: true; answer: Answer } | { ok: false; message: string };
+
+/** The first fault found; thrown to leave the loops at once, caught only in validateBody. */
+class Fault {
+  constructor(
+    /** where in the body, e.g. `Availability[3].UPRN`; "" for the body as a whole */
+    readonly path: string,
+    readonly text: string,
+  ) {}
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Validates a 200 body for `lookup`. `requested` is the postcode asked for: an answer for another
+ * postcode is refused. Mobile ratings are checked and ordered by mobileFields(providers).
+ */
+export function validateBody(lookup: Lookup, body: string, requested: string, providers: readonly string[]): BodyCheck {
+  try {
+    const answer = lookup === "broadband" ? broadband(parseBody(body), requested) : mobile(parseBody(body), requested, providers);
+    return { ok: true, answer };
+  } catch (e) {
+    if (!(e instanceof Fault)) throw e;
+    const where = e.path === "" ? `${lookup} 200 body ${e.text}` : `${lookup} 200 body: ${e.path} ${e.text}`;
+    return { ok: false, message: redactKeys(where) };
+  }
+}
+
+function broadband(value: unknown, requested: string): Answer {
+  if (!isObject(value)) throw new Fault("", `is ${describe(value)}, expected an object`);
+  const want = compact(requested);
+  checkPostCode(value, "", want);
+  const c = collector<BroadbandAddress>();
+  broadbandItems(value.Availability, "", c);
+  return { lookup: "broadband", addresses: c.out, dataset: datasetOf(value) };
+}
+
+function mobile(value: unknown, requested: string, providers: readonly string[]): Answer {
+  const want = compact(requested);
+  const fields = fieldsFor(providers);
+  const c = collector<MobileAddress>();
+  // Documented form: an array of MobileAvailability; live form: one such object carrying DBName.
+  if (Array.isArray(value)) {
+    let dataset: string | null = null;
+    for (let e = 0; e < value.length; e++) {
+      const element: unknown = value[e];
+      if (!isObject(element)) throw new Fault(`[${e}]`, `is ${describe(element)}, expected an object`);
+      const base = `[${e}].`;
+      checkPostCode(element, base, want);
+      mobileItems(element.Availability, base, fields, c);
+      dataset ??= datasetOf(element);
+    }
+    return { lookup: "mobile", addresses: c.out, dataset };
+  }
+  if (!isObject(value)) throw new Fault("", `is ${describe(value)}, expected an object or an array`);
+  checkPostCode(value, "", want);
+  mobileItems(value.Availability, "", fields, c);
+  return { lookup: "mobile", addresses: c.out, dataset: datasetOf(value) };
+}
+
+function broadbandItems(list: unknown, base: string, c: Collector<BroadbandAddress>): void {
+  if (!Array.isArray(list)) throw typeFault(`${base}Availability`, list, "an array");
+  for (let i = 0; i < list.length; i++) {
+    const item = itemAt(list, i, base);
+    const uprn = readUprn(item, base, i);
+    const address = readString(item, "AddressShortDescription", base, i);
+    readString(item, "PostCode", base, i);
+    const speeds: (number | null)[] = [];
+    for (const name of SPEED_FIELDS) {
+      const v = item[name];
+      // Speeds are optional (§2.2): absent and null both mean "not given".
+      if (v === undefined || v === null) speeds.push(null);
+      // JSON.parse never yields NaN, but 1e999 becomes Infinity.
+      else if (typeof v === "number" && v >= SPEED_MIN && v !== Infinity) speeds.push(v);
+      else if (typeof v !== "number") throw typeFault(itemPath(base, i, name), v, "a number");
+      else if (v === Infinity) throw typeFault(itemPath(base, i, name), v, "a finite number");
+      else throw new Fault(itemPath(base, i, name), `is ${v}, below ${SPEED_MIN}`);
+    }
+    add(c, { uprn, address, speeds }, speeds, base, i);
+  }
+}
+
+function mobileItems(list: unknown, base: string, fields: readonly string[], c: Collector<MobileAddress>): void {
+  if (!Array.isArray(list)) throw typeFault(`${base}Availability`, list, "an array");
+  for (let i = 0; i < list.length; i++) {
+    const item = itemAt(list, i, base);
+    const uprn = readUprn(item, base, i);
+    const address = readString(item, "AddressShortDescription", base, i);
+    readString(item, "PostCode", base, i);
+    const ratings: number[] = [];
+    for (const name of fields) {
+      const v = item[name];
+      // Every rating is required (§2.4): a gap would be stored as a false "no signal".
+      if (typeof v === "number" && Number.isInteger(v) && v >= RATING_MIN && v <= RATING_MAX) ratings.push(v);
+      else if (v === undefined) throw new Fault(itemPath(base, i, name), "missing");
+      else if (typeof v !== "number" || !Number.isInteger(v))
+        throw typeFault(itemPath(base, i, name), v, `an integer ${RATING_MIN}–${RATING_MAX}`);
+      else throw new Fault(itemPath(base, i, name), `is ${v}, outside ${RATING_MIN}–${RATING_MAX}`);
+    }
+    add(c, { uprn, address, ratings }, ratings, base, i);
+  }
+}
+
+// ---- addresses and duplicates ----
+
+interface Collector<A> {
+  out: A[];
+  values: (readonly (number | null)[])[];
+  /** UPRN -> index in `out` */
+  seen: Map<number, number>;
+  /** where each kept address came from, for the duplicate message */
+  bases: string[];
+  indexes: number[];
+}
+
+function collector<A>(): Collector<A> {
+  return { out: [], values: [], seen: new Map(), bases: [], indexes: [] };
+}
+
+/** The store keys addresses by (postcode, UPRN): an exact repeat is kept once, a conflicting one
+ *  means the answer cannot be trusted. */
+function add<A extends { uprn: number; address: string }>(
+  c: Collector<A>,
+  address: A,
+  values: readonly (number | null)[],
+  base: string,
+  i: number,
+): void {
+  const earlier = c.seen.get(address.uprn);
+  if (earlier === undefined) {
+    c.seen.set(address.uprn, c.out.length);
+    c.out.push(address);
+    c.values.push(values);
+    c.bases.push(base);
+    c.indexes.push(i);
+    return;
+  }
+  const kept = c.out[earlier];
+  if (kept !== undefined && kept.address === address.address && sameValues(c.values[earlier], values)) return;
+  const first = `${c.bases[earlier] ?? ""}Availability[${c.indexes[earlier] ?? "?"}]`;
+  throw new Fault(itemPath(base, i, "UPRN"), `${address.uprn} repeats ${first} with different values`);
+}
+
+function sameValues(a: readonly (number | null)[] | undefined, b: readonly (number | null)[]): boolean {
+  if (a === undefined || a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+// ---- fields ----
+
+function itemAt(list: unknown[], i: number, base: string): Json {
+  const item: unknown = list[i];
+  if (!isObject(item)) throw new Fault(`${base}Availability[${i}]`, `is ${describe(item)}, expected an object`);
+  return item;
+}
+
+/** UPRN: lenient on representation (a JSON string of digits is accepted), strict on value. */
+function readUprn(item: Json, base: string, i: number): number {
+  const v = item.UPRN;
+  let n: number;
+  if (typeof v === "number") n = v;
+  else if (typeof v === "string" && UPRN_DIGITS.test(v)) n = Number(v);
+  else if (v === undefined) throw new Fault(itemPath(base, i, "UPRN"), "missing");
+  else throw typeFault(itemPath(base, i, "UPRN"), v, "an integer");
+  if (!Number.isInteger(n)) throw typeFault(itemPath(base, i, "UPRN"), v, "an integer");
+  if (n < 1 || n > MAX_UPRN) throw new Fault(itemPath(base, i, "UPRN"), `is ${describe(v)}, outside 1–${MAX_UPRN}`);
+  return n;
+}
+
+function readString(item: Json, name: string, base: string, i: number): string {
+  const v = item[name];
+  if (typeof v === "string") return v;
+  if (v === undefined) throw new Fault(itemPath(base, i, name), "missing");
+  throw typeFault(itemPath(base, i, name), v, "a string");
+}
+
+/** The answer must be for the postcode asked for; the API may echo it with other spacing or case. */
+function checkPostCode(value: Json, base: string, want: string): void {
+  const v = value.PostCode;
+  if (v === undefined) throw new Fault(`${base}PostCode`, "missing");
+  if (typeof v !== "string") throw typeFault(`${base}PostCode`, v, "a string");
+  if (compact(v) !== want) throw new Fault(`${base}PostCode`, `is ${describe(v)}, not the requested ${describe(want)}`);
+}
+
+/** DBName (live mobile form) names the dataset release; anything but a non-empty string is no name. */
+function datasetOf(value: Json): string | null {
+  const v = value.DBName;
+  return typeof v === "string" && v !== "" ? v : null;
+}
+
+// mobileFields() builds 32 strings; a run uses one provider list, so build it once per list.
+const fieldCache = new Map<string, readonly string[]>();
+function fieldsFor(providers: readonly string[]): readonly string[] {
+  const key = providers.join(",");
+  let fields = fieldCache.get(key);
+  if (fields === undefined) {
+    if (fieldCache.size >= 16) fieldCache.clear();
+    fields = mobileFields(providers);
+    fieldCache.set(key, fields);
+  }
+  return fields;
+}
+
+// ---- JSON ----
+
+const JSON_START = /^(?:[{["\-\d]|true|false|null)/;
+// JSON has no NaN or Infinity, but some serialisers write them anyway; name the field if we can.
+const NON_JSON_NUMBER_FIELD = /"((?:[^"\\]|\\.){1,60})"\s*:\s*(-?(?:NaN|Infinity))(?!\w)/;
+const NON_JSON_NUMBER = /[[,:]\s*(-?(?:NaN|Infinity))(?!\w)/;
+const AT_POSITION = /at position (\d+)/;
+
+function parseBody(body: string): unknown {
+  // A UTF-8 byte order mark is harmless but JSON.parse refuses it.
+  const text = body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw notJson(text, e instanceof Error ? e.message : String(e));
+  }
+}
+
+function notJson(text: string, error: string): Fault {
+  const trimmed = text.trim();
+  if (trimmed === "") return new Fault("", "is empty");
+  if (!JSON_START.test(trimmed)) return new Fault("", `is not JSON (starts with ${quote(trimmed)})`);
+  const field = NON_JSON_NUMBER_FIELD.exec(trimmed);
+  if (field) return new Fault("", `is not valid JSON: ${cut(field[1] ?? "", SNIPPET)} is ${field[2]}, which JSON does not allow`);
+  const value = NON_JSON_NUMBER.exec(trimmed);
+  if (value) return new Fault("", `is not valid JSON: it holds ${value[1]}, which JSON does not allow`);
+  // A body cut short (a dropped connection behind a proxy) fails at its very end.
+  const at = AT_POSITION.exec(error);
+  const end = text.trimEnd().length;
+  if (/end of JSON input/.test(error) || (at && Number(at[1]) >= end))
+    return new Fault("", `is not valid JSON: it ends early, after ${end} characters`);
+  return new Fault("", `is not valid JSON (${cut(error, 2 * SNIPPET)})`);
+}
+
+// ---- helpers, shared with classify.ts ----
+
+export function isObject(v: unknown): v is Json {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Postcodes compared ignoring case and whitespace. */
+export function compact(postcode: string): string {
+  return postcode.replace(/\s+/g, "").toUpperCase();
+}
+
+/** A value as a message shows it: strings quoted and cut, containers by kind only. */
+export function describe(v: unknown): string {
+  if (typeof v === "string") return quote(v);
+  if (Array.isArray(v)) return "an array";
+  if (v === null) return "null";
+  if (typeof v === "object") return "an object";
+  return String(v);
+}
+
+/** A quoted snippet on one line, at most SNIPPET characters of the original. */
+export function quote(s: string): string {
+  return JSON.stringify(cut(s.replace(/\s+/g, " "), SNIPPET));
+}
+
+export function cut(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
+// Subscription keys are 32 hex characters; nothing legitimate in an answer looks like that, so any
+// such run copied from a body into a message (and so into logs and the store) is blanked.
+const KEY_LIKE = /[0-9a-f]{32,}/gi;
+export function redactKeys(s: string): string {
+  return s.replace(KEY_LIKE, "[redacted]");
+}
+
+function typeFault(path: string, v: unknown, expected: string): Fault {
+  return new Fault(path, `is ${describe(v)}, expected ${expected}`);
+}
+
+function itemPath(base: string, i: number, field: string): string {
+  return `${base}Availability[${i}].${field}`;
+}

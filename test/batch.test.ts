@@ -1,0 +1,245 @@
+// The batch end to end, in-process, against the simulator over real HTTP.
+import { readFileSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startSimulator, type SimulatorOptions } from "../src/simulator/index.js";
+import { generatePostcode, generatePostcodes } from "../src/simulator/index.js";
+import { openDatabase } from "../src/store/db.js";
+import { systemClock } from "../src/fetch/clock.js";
+import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { snapshot } from "./helpers/db-snapshot.js";
+
+const KEY = "test-key-Zx81-do-not-leak";
+const SEED = 7;
+const env = { COVERAGE_API_KEY: KEY };
+const dirs: string[] = [];
+const sims: { close(): Promise<void> }[] = [];
+
+async function sim(options: Partial<SimulatorOptions> = {}) {
+  const s = await startSimulator({ port: 0, seed: SEED, key: KEY, ...options });
+  sims.push(s);
+  return s;
+}
+function dir() {
+  const d = tempDir();
+  dirs.push(d);
+  return d;
+}
+afterEach(async () => {
+  await Promise.all(sims.splice(0).map((s) => s.close()));
+});
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const postcodes = generatePostcodes(SEED, 60);
+const known = postcodes.filter((p) => generatePostcode(SEED, p) !== null);
+const unknown = postcodes.filter((p) => generatePostcode(SEED, p) === null);
+let inputLines: string[];
+beforeAll(() => {
+  // lower case, odd spacing, a duplicate and two invalid values, as analysts' files have
+  inputLines = ["id,Postcode,notes", ...postcodes.map((p, i) => `${i},${i % 3 === 0 ? p.toLowerCase() : p.replace(" ", "")},n${i}`)];
+  inputLines.push(`dup,${postcodes[0]},again`, "bad1,NOT A POSTCODE,x", "bad2,,empty");
+});
+
+function totalRequests(s: Awaited<ReturnType<typeof sim>>): number {
+  return s.counters.total;
+}
+
+describe("batch against the simulator", () => {
+  it("stores every answer, rejects invalid rows, and a fresh re-run sends zero requests", async () => {
+    expect(unknown.length + known.length).toBe(60);
+    const s = await sim();
+    const d = dir();
+    const input = writeCsv(d, "in.csv", inputLines);
+    const first = await runIn(d, { in: input, baseUrl: s.url }, env);
+    expect(first.exitCode).toBe(0);
+    expect(first.counts).toMatchObject({ inputRows: 63, postcodes: 60, rejects: 2, failed: 0, pending: 0 });
+    expect(first.counts!.ok + first.counts!.notFound).toBe(120);
+    expect(first.counts!.requests).toBe(120);
+    expect(totalRequests(s)).toBe(120);
+
+    const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
+    const notFound = db.prepare("SELECT DISTINCT postcode FROM lookups WHERE status = 'not_found'").pluck().all();
+    expect(new Set(notFound)).toEqual(new Set(unknown.map((p) => p.replace(" ", ""))));
+    // exact addresses and values for one postcode, both lookups
+    const p = known[0]!;
+    const expected = generatePostcode(SEED, p)!;
+    const bb = db.prepare("SELECT * FROM broadband_addresses WHERE postcode = ? ORDER BY uprn").all(expected.PostCode) as Record<string, unknown>[];
+    const exp = [...expected.addresses].sort((a, b) => a.UPRN - b.UPRN);
+    expect(bb.map((r) => r.uprn)).toEqual(exp.map((a) => a.UPRN));
+    expect(bb.map((r) => r.address)).toEqual(exp.map((a) => a.AddressShortDescription));
+    expect(bb.map((r) => r.MaxPredictedDown)).toEqual(exp.map((a) => a.speeds.MaxPredictedDown));
+    const mob = db.prepare("SELECT * FROM mobile_addresses WHERE postcode = ? ORDER BY uprn").all(expected.PostCode) as Record<string, unknown>[];
+    expect(mob.map((r) => r.ProvCDataIndoorNo4g)).toEqual(exp.map((a) => a.ratings.ProvCDataIndoorNo4g));
+    const rejects = db.prepare("SELECT line, value, reason FROM run_rows WHERE reason IS NOT NULL ORDER BY line").all();
+    expect(rejects).toEqual([
+      { line: 63, value: "NOT A POSTCODE", reason: "not a valid UK postcode" },
+      { line: 64, value: "", reason: "empty postcode" },
+    ]);
+    db.close();
+
+    const again = await runIn(d, { in: input, baseUrl: s.url }, env);
+    expect(again.exitCode).toBe(0);
+    expect(again.counts!.requests).toBe(0);
+    expect(totalRequests(s)).toBe(120);
+    // --refresh fetches everything again, and the data is the same
+    const before = snapshot(join(d, "coverage.sqlite"));
+    const refreshed = await runIn(d, { in: input, baseUrl: s.url, refresh: true }, env);
+    expect(refreshed.counts!.requests).toBe(120);
+    expect(snapshot(join(d, "coverage.sqlite"))).toEqual(before);
+  });
+
+  it("stores the same data from the documented and the live dialect", async () => {
+    const input = writeCsv(dir(), "in.csv", inputLines);
+    const snaps = [];
+    for (const dialect of ["spec", "live"] as const) {
+      const s = await sim({ dialect });
+      const d = dir();
+      const r = await runIn(d, { in: input, baseUrl: s.url }, env);
+      expect(r.exitCode).toBe(0);
+      snaps.push(snapshot(join(d, "coverage.sqlite"), { dropDataset: true }));
+    }
+    expect(snaps[0]).toEqual(snaps[1]);
+    expect(snaps[0]!.broadband.length).toBeGreaterThan(100);
+  });
+
+  it("retries 5xx, resets, stalls and malformed bodies until every postcode is final", async () => {
+    const s = await sim({ failRate: 0.15, unavailableRate: 0.1, resetRate: 0.1, stallRate: 0.05, malformedRate: 0.1 });
+    const d = dir();
+    const input = writeCsv(d, "in.csv", inputLines);
+    const r = await runIn(d, { in: input, baseUrl: s.url, retries: 12, timeout: 0.3 }, env);
+    expect(r.exitCode).toBe(0);
+    expect(r.counts!.retries).toBeGreaterThan(5);
+    // the same data a fault-free run stores
+    const clean = await sim();
+    const d2 = dir();
+    await runIn(d2, { in: input, baseUrl: clean.url }, env);
+    expect(snapshot(join(d, "coverage.sqlite"))).toEqual(snapshot(join(d2, "coverage.sqlite")));
+  });
+
+  it.each([
+    ["failRate", /HTTP 500/],
+    ["unavailableRate", /HTTP 503/],
+    ["resetRate", /closed mid-body|reset/],
+    ["malformedRate", /body/],
+  ] as const)("a postcode that always gets %s fails after --retries with the last error kept (exit 2)", async (fault, error) => {
+    const s = await sim({ [fault]: 1 });
+    const d = dir();
+    const input = writeCsv(d, "in.csv", ["postcode", known[0]!, known[1]!]);
+    const r = await runIn(d, { in: input, baseUrl: s.url, retries: 2, lookups: "broadband" }, env);
+    expect(r.exitCode).toBe(2);
+    const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
+    const rows = db.prepare("SELECT status, attempts, last_error FROM lookups").all() as { status: string; attempts: number; last_error: string }[];
+    db.close();
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(row.status).toBe("failed");
+      expect(row.attempts).toBe(3);
+      expect(row.last_error).toMatch(error);
+    }
+    expect(readFileSync(join(d, "out", "failures.csv"), "utf8")).toContain("broadband");
+  });
+
+  it("a server that never answers is caught by the timeout", async () => {
+    const s = await sim({ stallRate: 1 });
+    const d = dir();
+    const input = writeCsv(d, "in.csv", ["postcode", known[0]!]);
+    const r = await runIn(d, { in: input, baseUrl: s.url, retries: 1, timeout: 0.2, lookups: "mobile" }, env);
+    expect(r.exitCode).toBe(2);
+    const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
+    expect(db.prepare("SELECT last_error FROM lookups").pluck().get()).toMatch(/no complete answer within 200 ms/);
+    db.close();
+  });
+
+  it("a wrong key stops the run within a handful of requests, exit 1, naming the lookup but never the key", async () => {
+    const s = await sim({ key: "the-right-key-9f3a" });
+    const d = dir();
+    const input = writeCsv(d, "in.csv", inputLines);
+    const r = await runIn(d, { in: input, baseUrl: s.url }, env);
+    expect(r.exitCode).toBe(1);
+    expect(totalRequests(s)).toBeLessThanOrEqual(8);
+    const errors = r.logs.filter((l) => l.includes('"error"'));
+    expect(errors.join("\n")).toMatch(/key was rejected/);
+    expect(r.logs.join("\n")).not.toContain(KEY);
+  });
+
+  it("a separate mobile key is used for the mobile lookup", async () => {
+    const s = await sim({ key: "bb-key-1234", mobileKey: "mob-key-5678" });
+    const d = dir();
+    const input = writeCsv(d, "in.csv", ["postcode", known[0]!, known[1]!]);
+    const r = await runIn(d, { in: input, baseUrl: s.url }, { COVERAGE_BROADBAND_KEY: "bb-key-1234", COVERAGE_MOBILE_KEY: "mob-key-5678" });
+    expect(r.exitCode).toBe(0);
+    expect(r.counts!.ok).toBe(4);
+  });
+
+  it("a base URL that answers 404 without the API's body stops at once (exit 1)", async () => {
+    const s = await sim();
+    const d = dir();
+    const input = writeCsv(d, "in.csv", inputLines);
+    const r = await runIn(d, { in: input, baseUrl: `${s.url}/wrong-prefix` }, env);
+    expect(r.exitCode).toBe(1);
+    expect(totalRequests(s)).toBeLessThanOrEqual(8);
+    expect(r.logs.join("\n")).toMatch(/base URL/);
+  });
+
+  it("stops on quota with exit 3, keeps what was done, and a re-run resumes without refetching", async () => {
+    const s = await sim({ quota: 20 });
+    const d = dir();
+    const input = writeCsv(d, "in.csv", inputLines);
+    const r = await runIn(d, { in: input, baseUrl: s.url, concurrency: 1 }, env);
+    expect(r.exitCode).toBe(3);
+    expect(r.logs.join("\n")).toMatch(/quota exhausted, re-run resumes/);
+    const done = r.counts!.ok + r.counts!.notFound;
+    expect(done).toBe(40);
+    expect(r.counts!.pending).toBe(80);
+    // next month: the quota is replenished
+    const fresh = await sim();
+    const again = await runIn(d, { in: input, baseUrl: fresh.url }, env);
+    expect(again.exitCode).toBe(0);
+    expect(again.counts!.requests).toBe(80);
+  });
+
+  it("--max-requests stops cleanly after exactly N requests (exit 3)", async () => {
+    const s = await sim();
+    const d = dir();
+    const input = writeCsv(d, "in.csv", inputLines);
+    const r = await runIn(d, { in: input, baseUrl: s.url, maxRequests: 25 }, env);
+    expect(r.exitCode).toBe(3);
+    expect(totalRequests(s)).toBe(25);
+    expect(r.counts!.ok + r.counts!.notFound).toBe(25);
+  });
+
+  it("429s are waited out and do not use up retries", async () => {
+    const s = await sim({ rateLimit: 10, rateWindowMs: 1000 });
+    const d = dir();
+    const input = writeCsv(d, "in.csv", ["postcode", ...known.slice(0, 15)]);
+    const r = await runIn(d, { in: input, baseUrl: s.url, retries: 0, lookups: "broadband" }, env, { clock: systemClock });
+    expect(r.exitCode).toBe(0);
+    expect(r.counts!.throttled).toBeGreaterThan(0);
+    expect(r.counts!.ok).toBe(15);
+    expect(s.counters.tooManyRequests).toBe(r.counts!.throttled);
+  });
+
+  it("pacing at the server's own limit draws no 429", async () => {
+    const s = await sim({ rateLimit: 20, rateWindowMs: 1000 });
+    const d = dir();
+    const input = writeCsv(d, "in.csv", ["postcode", ...known.slice(0, 50)]);
+    const r = await runIn(d, { in: input, baseUrl: s.url, rate: 20, concurrency: 8 }, env, { clock: systemClock, rateWindowMs: 1000 });
+    expect(r.exitCode).toBe(0);
+    expect(r.counts!.requests).toBe(100);
+    expect(s.counters.tooManyRequests).toBe(0);
+  });
+
+  it("never writes the key to a log line, report file or the database", async () => {
+    const s = await sim({ failRate: 0.2 });
+    const d = dir();
+    const input = writeCsv(d, "in.csv", inputLines);
+    const r = await runIn(d, { in: input, baseUrl: s.url, retries: 8 }, env);
+    expect(r.exitCode).toBe(0);
+    expect(r.logs.join("\n")).not.toContain(KEY);
+    for (const f of readdirSync(join(d, "out"))) expect(readFileSync(join(d, "out", f), "latin1")).not.toContain(KEY);
+    for (const f of readdirSync(d).filter((f) => f.startsWith("coverage.sqlite")))
+      expect(readFileSync(join(d, f), "latin1")).not.toContain(KEY);
+  });
+});

@@ -1,0 +1,55 @@
+// Runs the batch in-process against a simulator over real HTTP, capturing log lines.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildConfig, type BatchFlags } from "../../src/pipeline/config.js";
+import { runBatch, type BatchDeps, type BatchResult } from "../../src/pipeline/batch.js";
+import { createLogger } from "../../src/log/logger.js";
+import { instantSleepClock } from "./fake-clock.js";
+
+export function tempDir(prefix = "pcc-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function writeCsv(dir: string, name: string, lines: string[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, lines.join("\n") + "\n");
+  return path;
+}
+
+export interface HarnessRun extends BatchResult {
+  logs: string[];
+}
+
+export async function runIn(
+  dir: string,
+  flags: Partial<BatchFlags> & { in: string },
+  env: NodeJS.ProcessEnv,
+  deps: Partial<BatchDeps> = {},
+): Promise<HarnessRun> {
+  const logs: string[] = [];
+  const logger = createLogger({ format: "json", quiet: false, verbose: true, write: (l) => logs.push(l) });
+  const config = buildConfig(
+    {
+      db: join(dir, "coverage.sqlite"),
+      out: join(dir, "out"),
+      lookups: "broadband,mobile",
+      providers: "ProvA,ProvB,ProvC,ProvD",
+      concurrency: 4,
+      rate: 100_000,
+      retries: 5,
+      timeout: 5,
+      maxAge: "30d",
+      refresh: false,
+      simulate: false,
+      logFormat: "json",
+      quiet: false,
+      reports: true,
+      progress: false,
+      ...flags,
+    },
+    env,
+  );
+  const result = await runBatch(config, { logger, clock: instantSleepClock, ...deps });
+  return { ...result, logs };
+}
