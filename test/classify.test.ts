@@ -1,9 +1,31 @@
-// The response corpus: every documented and live body, and the malformed ones, through classify().
+// The response corpus (issue 6): every documented and live body, and the broken ones, through
+// classify(). Where each case of the issue lives:
+//   documented and live bodies  "200 broadband", "200 mobile", "404", "500 ...", "gateway ...", and
+//                               "bodies the simulator sends" (the simulator's own, both dialects)
+//   empty body, HTML with 200, JSON null, an array for an object, a rating of 5, a speed of -2,
+//   NaN, Infinity               "200 malformed"
+//   a UPRN given as a string    "200 broadband" (stored as the number)
+//   duplicate UPRNs             "200 broadband" / "200 mobile" (identical: stored once) and
+//                               "200 malformed" (conflicting: refused, naming the UPRN)
+//   a 10 MB body                test/http-client.test.ts (refused by the client's size cap)
 import { describe, expect, it } from "vitest";
 import { classify } from "../src/fetch/classify.js";
 import type { ClassifyInput, Outcome } from "../src/fetch/outcome.js";
 import { MAX_RETRY_AFTER_MS, parseRetryAfter } from "../src/fetch/retry-after.js";
-import { DEFAULT_PROVIDERS, RATING_MAX, SPEED_FIELDS, SPEED_MIN, mobileFields, type Lookup } from "../src/spec/fields.js";
+import {
+  LIVE_DB_NAME,
+  MALFORMED_KINDS,
+  generalErrorBody,
+  generatePostcode,
+  generatePostcodes,
+  notFoundBody,
+  okBodyBytes,
+  type SimPostcode,
+} from "../src/simulator/index.js";
+import { invalidKey, missingKey, quotaExceeded, rateLimited, resourceNotFound } from "../src/simulator/gateway.js";
+import { rngFor } from "../src/simulator/hash.js";
+import { malformBody } from "../src/simulator/malformed.js";
+import { DEFAULT_PROVIDERS, LOOKUPS, RATING_MAX, SPEED_FIELDS, SPEED_MIN, mobileFields, type Lookup } from "../src/spec/fields.js";
 
 const REQUESTED = "BR12WJ";
 const NOW = Date.UTC(2024, 5, 1, 12, 0, 0);
@@ -33,8 +55,9 @@ const bbSpecBody = (items: Obj[], postCode = REQUESTED) => JSON.stringify({ Post
 const bbLiveBody = (items: Obj[]) =>
   JSON.stringify({ PostCode: REQUESTED, Count: items.length, Availability: items, Generated: "2024-06-01" });
 const mobSpecBody = (...groups: Obj[][]) => JSON.stringify(groups.map((items) => ({ PostCode: REQUESTED, Availability: items })));
-const mobLiveBody = (items: Obj[], dbName: unknown = "MobileAvailability-202406041254") =>
-  JSON.stringify({ PostCode: REQUESTED, DBName: dbName, Availability: items });
+/** The live mobile body; `dbName: undefined` leaves DBName out. */
+const mobLiveBody = (items: Obj[], options: { dbName?: unknown } = { dbName: "MobileAvailability-202406041254" }) =>
+  JSON.stringify({ PostCode: REQUESTED, DBName: options.dbName, Availability: items });
 
 function run(lookup: Lookup, status: number, body: string, more: Partial<ClassifyInput> = {}): Outcome {
   return classify({ lookup, requested: REQUESTED, providers: DEFAULT_PROVIDERS, status, headers: {}, body, now: NOW, ...more });
@@ -149,8 +172,11 @@ describe("200 mobile", () => {
   });
 
   it("gives a null dataset when DBName is absent or not a string", () => {
-    expect(ok(run("mobile", 200, mobLiveBody([mobItem(1)], undefined))).dataset).toBeNull();
-    expect(ok(run("mobile", 200, mobLiveBody([mobItem(1)], 42))).dataset).toBeNull();
+    const withoutDbName = mobLiveBody([mobItem(1)], { dbName: undefined });
+    expect(withoutDbName).not.toContain("DBName");
+    expect(ok(run("mobile", 200, withoutDbName)).dataset).toBeNull();
+    expect(ok(run("mobile", 200, mobLiveBody([mobItem(1)], { dbName: 42 }))).dataset).toBeNull();
+    expect(ok(run("mobile", 200, mobLiveBody([mobItem(1)], { dbName: "" }))).dataset).toBeNull();
   });
 
   it("takes DBName from an element of the array form", () => {
@@ -286,12 +312,14 @@ describe("200 malformed", () => {
     malformed(run("mobile", 200, mobLiveBody([mobItem(1, DEFAULT_PROVIDERS, { PostCode: 12 })])), "Availability[0].PostCode is 12, expected a string");
   });
 
-  it("an address that is not an object", () => {
+  it("an address that is not an object: a string, an array, null", () => {
     malformed(run("broadband", 200, bbSpecBody([bbItem(1), "x" as unknown as Obj])), 'Availability[1] is "x", expected an object');
+    malformed(run("broadband", 200, bbSpecBody([[bbItem(1)] as unknown as Obj])), "Availability[0] is an array, expected an object");
+    malformed(run("mobile", 200, mobLiveBody([mobItem(1), null as unknown as Obj])), "Availability[1] is null, expected an object");
   });
 
   it("a missing or mistyped Availability", () => {
-    malformed(run("broadband", 200, JSON.stringify({ PostCode: REQUESTED, Count: 0 })), "Availability is missing, expected an array");
+    malformed(run("broadband", 200, JSON.stringify({ PostCode: REQUESTED, Count: 0 })), "broadband 200 body: Availability missing, expected an array");
     malformed(run("mobile", 200, JSON.stringify({ PostCode: REQUESTED, Availability: {} })), "Availability is an object, expected an array");
   });
 
@@ -319,6 +347,74 @@ describe("200 malformed", () => {
   });
 });
 
+// ---- what the simulator sends ----
+
+describe("bodies the simulator sends", () => {
+  const data = generatePostcodes(3, 40)
+    .map((p) => generatePostcode(3, p))
+    .filter((d): d is SimPostcode => d !== null);
+  const input = (lookup: Lookup, requested: string, status: number, body: string | Buffer, headers: ClassifyInput["headers"] = {}) =>
+    classify({ lookup, requested, providers: DEFAULT_PROVIDERS, status, headers, body: body.toString(), now: NOW });
+
+  it.each(["spec", "live"] as const)("200 bodies (%s dialect) are stored with exactly the dataset's values", (dialect) => {
+    for (const d of data) {
+      const bb = ok(input("broadband", d.PostCode, 200, okBodyBytes("broadband", dialect, d, DEFAULT_PROVIDERS)));
+      expect(bb).toEqual({
+        lookup: "broadband",
+        dataset: null,
+        addresses: d.addresses.map((a) => ({ uprn: a.UPRN, address: a.AddressShortDescription, speeds: SPEED_FIELDS.map((f) => a.speeds[f]) })),
+      });
+      const mob = ok(input("mobile", d.PostCode, 200, okBodyBytes("mobile", dialect, d, DEFAULT_PROVIDERS)));
+      expect(mob).toEqual({
+        lookup: "mobile",
+        dataset: dialect === "live" ? LIVE_DB_NAME : null,
+        addresses: d.addresses.map((a) => ({ uprn: a.UPRN, address: a.AddressShortDescription, ratings: a.ratings })),
+      });
+    }
+  });
+
+  it("404 bodies of both dialects are not found, whatever spacing the live one echoes", () => {
+    for (const dialect of ["spec", "live"] as const)
+      for (const sent of ["BR1 2WJ", "br12wj", "BR12WJ"])
+        expectKind(input("mobile", REQUESTED, 404, JSON.stringify(notFoundBody(dialect, sent))), "not_found");
+  });
+
+  it("500 bodies of both dialects and the empty 503 are retried", () => {
+    for (const dialect of ["spec", "live"] as const)
+      expect(expectKind(input("broadband", REQUESTED, 500, JSON.stringify(generalErrorBody(dialect))), "retryable").message).toBe("HTTP 500: An error has occurred.");
+    expectKind(input("broadband", REQUESTED, 503, ""), "retryable");
+  });
+
+  it("the gateway's bodies: keys, quota, rate limit, unknown path", () => {
+    expectKind(input("broadband", REQUESTED, 401, JSON.stringify(missingKey())), "auth");
+    expectKind(input("broadband", REQUESTED, 401, JSON.stringify(invalidKey())), "auth");
+    expectKind(input("mobile", REQUESTED, 403, JSON.stringify(quotaExceeded(3_723_000))), "quota");
+    const throttled = expectKind(input("mobile", REQUESTED, 429, JSON.stringify(rateLimited(17)), { "retry-after": "17" }), "throttled");
+    expect(throttled.retryAfterMs).toBe(17_000);
+    expectKind(input("mobile", REQUESTED, 404, JSON.stringify(resourceNotFound())), "misconfigured");
+  });
+
+  it("every broken body of --malformed-rate is refused, naming the field when a field is wrong", () => {
+    const seen = new Set<string>();
+    for (const [i, d] of data.slice(0, 12).entries())
+      for (const lookup of LOOKUPS)
+        for (const kind of MALFORMED_KINDS) {
+          const intact = okBodyBytes(lookup, "live", d, DEFAULT_PROVIDERS);
+          const broken = malformBody(kind, intact, () => JSON.parse(intact.toString()), lookup, DEFAULT_PROVIDERS, rngFor("corpus", i, lookup, kind));
+          const { message } = expectKind(input(lookup, d.PostCode, 200, broken), "retryable");
+          if (kind === "truncated" || kind === "invalid-json") expect(message).toMatch(/body is not valid JSON/);
+          else {
+            const fields = lookup === "mobile" ? ["UPRN", "AddressShortDescription", "PostCode", ...mobileFields()] : ["UPRN", "AddressShortDescription", "PostCode", ...SPEED_FIELDS];
+            const m = /Availability\[\d+\]\.(\w+) (missing|is 5, outside 0–4|is -2, below -1)/.exec(message);
+            expect(m, message).not.toBeNull();
+            expect(fields).toContain(m![1]);
+          }
+          seen.add(kind);
+        }
+    expect([...seen].sort()).toEqual([...MALFORMED_KINDS].sort());
+  });
+});
+
 // ---- error statuses ----
 
 describe("404", () => {
@@ -337,14 +433,19 @@ describe("404", () => {
       JSON.stringify({ statusCode: 404, message: "Resource not found" }),
       "<html><body><h1>404 Not Found</h1></body></html>",
       "",
-      JSON.stringify({ Error: "Post code not found" }),
-      JSON.stringify({ PostCode: REQUESTED }),
+      "Not Found",
     ];
     for (const body of bodies) {
       const o = expectKind(run("broadband", 404, body), "misconfigured");
       expect(o.message).toContain("the API answered 404 without a postcode-not-found body: check the base URL");
     }
     expect(expectKind(run("broadband", 404, bodies[0] ?? ""), "misconfigured").message).toContain("Resource not found");
+  });
+
+  it("the service's not-found body, cut, invalid or missing a required field, is retried", () => {
+    const whole = JSON.stringify({ PostCode: REQUESTED, Error: "Post code not found" });
+    const bodies = [whole.slice(0, 5), whole.replace('"', "'"), JSON.stringify({ Error: "Post code not found" }), JSON.stringify({ PostCode: REQUESTED })];
+    for (const body of bodies) expect(expectKind(run("mobile", 404, body), "retryable").message).toMatch(/^HTTP 404 with a not-found body that breaks the spec/);
   });
 });
 

@@ -1,3 +1,6 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildConfig, ConfigError, parseBaseUrl, parseKeyFile, parseLookups, type BatchFlags } from "../src/pipeline/config.js";
 import { parseDuration } from "../src/pipeline/duration.js";
@@ -77,6 +80,26 @@ describe("config", () => {
     expect(buildConfig(flags({ lookups: "mobile", baseUrl: "https://a.example" }), { COVERAGE_MOBILE_KEY: "m" }).lookups).toEqual([
       "mobile",
     ]);
+  });
+
+  it("takes keys from --key-file instead of the environment, and never records them", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pcc-keyfile-"));
+    try {
+      const file = join(dir, "keys");
+      writeFileSync(file, "broadband=bb-secret-1\nmobile=mob-secret-2\n", { mode: 0o600 });
+      const warnings: string[] = [];
+      const c = buildConfig(flags({ baseUrl: "https://api.example.com", keyFile: file }), { COVERAGE_API_KEY: "env-key" }, (m) => warnings.push(m));
+      expect(c.keys).toEqual({ broadband: "bb-secret-1", mobile: "mob-secret-2" });
+      expect(JSON.stringify(c.recordedArgs)).not.toMatch(/secret|env-key/);
+      expect(c.recordedArgs.keySource).toBe("key-file");
+      expect(warnings).toEqual([]);
+      chmodSync(file, 0o644);
+      buildConfig(flags({ baseUrl: "https://api.example.com", keyFile: file }), {}, (m) => warnings.push(m));
+      expect(warnings).toEqual([`--key-file ${file} is readable by other users; chmod 600 it`]);
+      expect(() => buildConfig(flags({ baseUrl: "https://api.example.com", keyFile: join(dir, "none") }), {})).toThrow(/--key-file .*ENOENT/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("reads key files in both forms", () => {

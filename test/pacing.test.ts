@@ -21,6 +21,23 @@ describe("Pacer", () => {
     }
   });
 
+  it("keeps a 2% margin so arrival jitter cannot put rate+1 requests in one server window, even after a pause", async () => {
+    const clock = new FakeClock();
+    const pacer = new Pacer({ rate: 10, windowMs: 1_000 }, clock);
+    const starts: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      await pacer.acquire();
+      starts.push(clock.now());
+    }
+    // a 429 pause lets slots bunch up; the sliding window still holds
+    pacer.throttled(clock.now() + 5_000);
+    for (let i = 0; i < 30; i++) {
+      await pacer.acquire();
+      starts.push(clock.now());
+    }
+    for (let i = 0; i + 10 < starts.length; i++) expect(starts[i + 10]! - starts[i]!).toBeGreaterThanOrEqual(1_020);
+  });
+
   it("waits out a 429 pause and slows down, then recovers with successes", async () => {
     const clock = new FakeClock();
     const pacer = new Pacer({ rate: 60, windowMs: 60_000 }, clock);
@@ -31,7 +48,8 @@ describe("Pacer", () => {
     await pacer.acquire();
     expect(clock.now()).toBeGreaterThanOrEqual(t0 + 5_000);
     for (let i = 0; i < 200; i++) pacer.succeeded();
-    expect(pacer.currentRate).toBeCloseTo(60, 5);
+    // back to the configured rate, less the 2% margin kept for arrival jitter
+    expect(pacer.currentRate).toBeCloseTo(60 / 1.02, 5);
   });
 
   it("returns false when aborted while waiting", async () => {

@@ -3,14 +3,19 @@ import { describe, expect, it } from "vitest";
 import { isValid } from "postcode";
 import { CHANNELS, DEFAULT_PROVIDERS, NO_PREDICTION, SPEED_CATEGORIES, SPEED_FIELDS, mobileField, mobileFields } from "../src/spec/fields.js";
 import {
+  LIVE_BODY_EXTRAS,
+  LIVE_DB_NAME,
   MAX_UPRN,
-  broadbandItems,
   compactPostcode,
   generatePostcode,
   generatePostcodes,
-  mobileItems,
+  okBody,
+  okBodyBytes,
+  okBodyText,
   type SimAddress,
+  type SimPostcode,
 } from "../src/simulator/index.js";
+import type { Dialect } from "../src/spec/types.js";
 
 const postcodes = generatePostcodes(1, 2000);
 const known = postcodes.map((p) => generatePostcode(1, p)).filter((d) => d !== null);
@@ -108,18 +113,24 @@ describe("generatePostcode", () => {
   });
 
   it("has ratings 0-4 with No4g <= with-4G and Indoor <= Outdoor", () => {
-    const fields = mobileFields().sort().join();
+    const fields = mobileFields();
+    // For each provider and channel, where its four ratings sit in the field list.
+    const groups = DEFAULT_PROVIDERS.flatMap((p) =>
+      CHANNELS.map((c) => {
+        const at = (l: "Outdoor" | "Indoor", v: "" | "No4g") => fields.indexOf(mobileField(p, c, l, v));
+        return { out: at("Outdoor", ""), outNo4g: at("Outdoor", "No4g"), ind: at("Indoor", ""), indNo4g: at("Indoor", "No4g") };
+      }),
+    );
     const bad: string[] = [];
     const seen = new Set<number>();
     for (const a of addresses) {
-      if (Object.keys(a.ratings).sort().join() !== fields) bad.push(`${a.UPRN}: fields`);
-      for (const v of Object.values(a.ratings)) seen.add(v);
-      for (const p of DEFAULT_PROVIDERS)
-        for (const c of CHANNELS) {
-          const r = (l: "Outdoor" | "Indoor", v: "" | "No4g") => a.ratings[mobileField(p, c, l, v)]!;
-          for (const v of ["", "No4g"] as const) if (r("Indoor", v) > r("Outdoor", v)) bad.push(`${a.UPRN}: indoor > outdoor`);
-          for (const l of ["Outdoor", "Indoor"] as const) if (r(l, "No4g") > r(l, "")) bad.push(`${a.UPRN}: No4g > 4G`);
-        }
+      const r = a.ratings;
+      if (r.length !== fields.length) bad.push(`${a.UPRN}: fields`);
+      for (const v of r) seen.add(v);
+      for (const g of groups) {
+        if (r[g.ind]! > r[g.out]! || r[g.indNo4g]! > r[g.outNo4g]!) bad.push(`${a.UPRN}: indoor > outdoor`);
+        if (r[g.outNo4g]! > r[g.out]! || r[g.indNo4g]! > r[g.ind]!) bad.push(`${a.UPRN}: No4g > 4G`);
+      }
     }
     expect(bad.slice(0, 5)).toEqual([]);
     expect([...seen].sort()).toEqual([0, 1, 2, 3, 4]);
@@ -127,11 +138,64 @@ describe("generatePostcode", () => {
 
   it("lists the same addresses for both lookups, and follows the providers given", () => {
     const d = known[0]!;
-    const b = broadbandItems(d);
-    const m = mobileItems(d, DEFAULT_PROVIDERS);
-    expect(m.map((i) => [i.UPRN, i.AddressShortDescription])).toEqual(b.map((i) => [i.UPRN, i.AddressShortDescription]));
+    for (const dialect of ["spec", "live"] as const) {
+      const b = itemsOf(okBody("broadband", dialect, d, DEFAULT_PROVIDERS));
+      const m = itemsOf(okBody("mobile", dialect, d, DEFAULT_PROVIDERS));
+      expect(m.map((i) => [i.UPRN, i.AddressShortDescription])).toEqual(b.map((i) => [i.UPRN, i.AddressShortDescription]));
+    }
     const custom = generatePostcode(1, d.PostCode, ["Vod", "EE"])!;
     expect(custom.addresses.map((a) => a.UPRN)).toEqual(d.addresses.map((a) => a.UPRN));
-    expect(Object.keys(custom.addresses[0]!.ratings).sort()).toEqual(mobileFields(["Vod", "EE"]).sort());
+    expect(custom.addresses[0]!.ratings).toHaveLength(mobileFields(["Vod", "EE"]).length);
+    const item = itemsOf(okBody("mobile", "spec", custom, ["Vod", "EE"]))[0]!;
+    expect(Object.keys(item)).toEqual(["UPRN", "AddressShortDescription", "PostCode", ...mobileFields(["Vod", "EE"])]);
+  });
+});
+
+/** The address items of a 200 body in either dialect. */
+function itemsOf(body: unknown): Record<string, unknown>[] {
+  const top = (Array.isArray(body) ? body[0] : body) as { Availability: Record<string, unknown>[] };
+  return top.Availability;
+}
+
+/** The 200 body built the plain way (objects in field-list order, then JSON.stringify), to hold the fast writer to. */
+function expectedBody(lookup: "broadband" | "mobile", dialect: Dialect, d: SimPostcode, providers: readonly string[]): string {
+  const live = dialect === "live";
+  const fields = mobileFields(providers);
+  const items = d.addresses.map((a) => {
+    const item: Record<string, unknown> = { UPRN: a.UPRN, AddressShortDescription: a.AddressShortDescription, PostCode: d.PostCode };
+    if (lookup === "broadband") for (const f of SPEED_FIELDS) item[f] = a.speeds[f];
+    else fields.forEach((f, k) => (item[f] = a.ratings[k]));
+    if (live) Object.assign(item, { Udprn: (a.UPRN % 99_999_989) + 1, Note: null });
+    return item;
+  });
+  if (!live) return JSON.stringify(lookup === "broadband" ? { PostCode: d.PostCode, Availability: items } : [{ PostCode: d.PostCode, Availability: items }]);
+  const head = lookup === "broadband" ? { PostCode: d.PostCode, Count: items.length } : { PostCode: d.PostCode, DBName: LIVE_DB_NAME };
+  return JSON.stringify({ ...head, Availability: items, ...LIVE_BODY_EXTRAS });
+}
+
+describe("okBodyBytes", () => {
+  it("writes exactly what JSON.stringify gives, for every lookup, dialect and provider list", () => {
+    const sample = known.filter((_, i) => i % 7 === 0);
+    // Also a large postcode, Welsh letters and quotes, and awkward numbers.
+    sample.push(known.find((d) => d.addresses.length > 60)!);
+    sample.push(known.find((d) => d.addresses.some((a) => /[ŵŷ"]/.test(a.AddressShortDescription)))!);
+    const odd = structuredClone(sample[0]!);
+    odd.addresses[0]!.UPRN = 999_999_999_999;
+    odd.addresses[0]!.speeds.MaxBbPredictedDown = 0.1 + 0.2; // not one decimal
+    odd.addresses[0]!.speeds.MaxBbPredictedUp = 1e9 + 0.5;
+    odd.addresses[0]!.speeds.MaxSfbbPredictedDown = 1_000_000_000;
+    odd.addresses[0]!.speeds.MaxSfbbPredictedUp = 0;
+    sample.push(odd);
+    for (const providers of [DEFAULT_PROVIDERS, ["EE", "Vod", "Three"]])
+      for (const d of sample) {
+        const data = providers === DEFAULT_PROVIDERS ? d : generatePostcode(1, d.PostCode, providers) ?? d;
+        for (const lookup of ["broadband", "mobile"] as const)
+          for (const dialect of ["spec", "live"] as const) {
+            if (lookup === "mobile" && data.addresses[0]!.ratings.length !== mobileFields(providers).length) continue;
+            const want = expectedBody(lookup, dialect, data, providers);
+            expect(okBodyText(lookup, dialect, data, providers)).toBe(want);
+            expect(okBodyBytes(lookup, dialect, data, providers).equals(Buffer.from(want, "utf8"))).toBe(true);
+          }
+      }
   });
 });

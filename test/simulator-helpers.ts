@@ -1,4 +1,5 @@
 // Shared by the simulator tests: a small GET helper and JSON schemas built from the spec field lists.
+import http from "node:http";
 import { Ajv, type ValidateFunction } from "ajv";
 import { RATING_MAX, RATING_MIN, SPEED_FIELDS, SPEED_MIN, mobileFields } from "../src/spec/fields.js";
 import { API_KEY_HEADER, API_KEY_QUERY, type Dialect } from "../src/spec/types.js";
@@ -32,6 +33,49 @@ export async function get(base: string, path: string, opts: GetOptions = {}): Pr
 }
 
 export const json = (r: Reply): unknown => JSON.parse(r.text);
+
+export interface RawReply {
+  /** null when no response head arrived */
+  status: number | null;
+  headers: http.IncomingHttpHeaders;
+  /** the body bytes that arrived, complete or not */
+  body: Buffer;
+  /** true when the whole body announced arrived */
+  complete: boolean;
+  /** how the exchange failed, if it did */
+  error: string | null;
+}
+
+/**
+ * A GET over node:http on a fresh connection that reports what really arrived, part-bodies and
+ * dropped connections included (fetch hides both behind one error). Gives up after `timeoutMs`.
+ */
+export function rawGet(base: string, path: string, opts: { key?: string | null; timeoutMs?: number } = {}): Promise<RawReply> {
+  const key = opts.key === undefined ? KEY : opts.key;
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let status: number | null = null;
+    let headers: http.IncomingHttpHeaders = {};
+    let done = false;
+    const finish = (complete: boolean, error: string | null) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      req.destroy();
+      resolve({ status, headers, body: Buffer.concat(chunks), complete, error });
+    };
+    const req = http.get(new URL(base + path), { agent: false, headers: key === null ? {} : { [API_KEY_HEADER]: key } }, (res) => {
+      status = res.statusCode ?? null;
+      headers = res.headers;
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => finish(res.complete, res.complete ? null : "closed mid-body"));
+      res.on("aborted", () => finish(false, "closed mid-body"));
+      res.on("error", (e) => finish(false, e.message));
+    });
+    req.on("error", (e) => finish(false, e.message));
+    const timer = setTimeout(() => finish(false, "timeout"), opts.timeoutMs ?? 5_000);
+  });
+}
 
 const uprn = { type: "integer", minimum: 0, maximum: 999_999_999_999 }; // int32 in the spec; 12 digits per the live notes
 const postCode = { type: "string", minLength: 5, maxLength: 7, pattern: "^[A-Z0-9]+$" };

@@ -110,7 +110,7 @@ describe("store", () => {
     db.prepare("UPDATE batch_lock SET pid = 999999").run();
     expect(() => acquireLock(db, "t1", () => true)).toThrow(LockedError);
     expect(() => acquireLock(db, "t1", () => true)).toThrow(/another batch \(pid 999999/);
-    expect(acquireLock(db, "t2", () => false)).toEqual({ tookOver: true });
+    expect(acquireLock(db, "t2", () => false)).toEqual({ previous: { pid: 999999, runId: null } });
     releaseLock(db);
     expect(db.prepare("SELECT COUNT(*) FROM batch_lock").pluck().get()).toBe(0);
   });

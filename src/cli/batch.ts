@@ -2,7 +2,7 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { DEFAULT_PROVIDERS } from "../spec/fields.js";
-import { createLogger, type LogFormat } from "../log/logger.js";
+import { createLogger, type LogFormat, type Logger } from "../log/logger.js";
 import { buildConfig, ConfigError, ENV } from "../pipeline/config.js";
 import { runBatch } from "../pipeline/batch.js";
 import { EXIT } from "../pipeline/exit-code.js";
@@ -11,7 +11,8 @@ async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))
     .scriptName("npm run batch --")
     .usage("$0 --in FILE [options]\n\nLooks up every postcode of FILE (CSV; - for standard input), stores the answers in SQLite and writes reports.")
-    .option("in", { type: "string", demandOption: true, describe: "input CSV file, or - for standard input" })
+    // nargs 1: without it yargs reads a lone "-" as a positional argument, not as the value of --in
+    .option("in", { type: "string", nargs: 1, demandOption: true, describe: "input CSV file, or - for standard input" })
     .option("column", { type: "string", describe: "input column holding postcodes (default: auto-detect)" })
     .option("db", { type: "string", default: "output/coverage.sqlite", describe: "SQLite database" })
     .option("out", { type: "string", default: "output", describe: "directory for the reports" })
@@ -48,7 +49,7 @@ async function main(): Promise<number> {
   if ((argv as { help?: boolean }).help) return EXIT.ok;
 
   const logger = createLogger({ format: argv.logFormat, quiet: argv.quiet, verbose: argv.verbose });
-  const config = buildConfig(
+  const config = withConfigErrors(logger, () => buildConfig(
     {
       in: argv.in,
       column: argv.column,
@@ -73,7 +74,8 @@ async function main(): Promise<number> {
     },
     process.env,
     (m) => logger.warn(m),
-  );
+  ));
+  if (config === null) return EXIT.error;
   const result = await runBatch(config, {
     logger,
     handleSignals: true,
@@ -84,17 +86,34 @@ async function main(): Promise<number> {
   return result.exitCode;
 }
 
+const HELP_HINT = "(npm run batch -- --help lists the options)";
+
+/** A configuration error goes through the logger, so cron's JSON log gets it as JSON too. */
+function withConfigErrors<T>(logger: Logger, build: () => T): T | null {
+  try {
+    return build();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    logger.error(`${err.message} ${HELP_HINT}`, { event: "config" });
+    return null;
+  }
+}
+
+/** Before the flags are parsed the logger does not exist: look for --log-format json by hand. */
+function wantsJson(args: readonly string[]): boolean {
+  return args.some((a, i) => a === "--log-format=json" || (a === "--log-format" && args[i + 1] === "json"));
+}
+
 main().then(
   (code) => {
     process.exitCode = code;
   },
   (err: unknown) => {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`error: ${err.message}\n(npm run batch -- --help lists the options)\n`);
-      process.exitCode = EXIT.error;
-      return;
-    }
-    process.stderr.write(`error: unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    const user = err instanceof ConfigError;
+    const message = user ? `${err.message} ${HELP_HINT}` : `unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
+    process.stderr.write(
+      (wantsJson(hideBin(process.argv)) ? JSON.stringify({ time: new Date().toISOString(), level: "error", message }) : `error: ${message}`) + "\n",
+    );
     process.exitCode = EXIT.error;
   },
 );

@@ -75,12 +75,31 @@ function untilSignal(simulator: Simulator): Promise<void> {
   });
 }
 
+/** Option checks name the option as code spells it; a user typed the flag. */
+const FLAGS: Record<string, string> = {
+  port: "--port",
+  dialect: "--dialect",
+  key: "--key",
+  mobileKey: "--mobile-key",
+  providers: "--providers",
+  rateLimit: "--rate-limit",
+  quota: "--quota",
+  failRate: "--fail-rate",
+  unavailableRate: "--unavailable-rate",
+  stallRate: "--stall-rate",
+  resetRate: "--reset-rate",
+  malformedRate: "--malformed-rate",
+  latencyMs: "--latency",
+  jitterMs: "--jitter",
+};
+
 main().then(
   (code) => {
     process.exitCode = code;
   },
   (err: unknown) => {
-    console.error(`simulate: ${(err as Error).message}`);
+    const message = (err as Error).message.replace(/^(\w+)(?= )/, (name) => FLAGS[name] ?? name);
+    console.error(`simulate: ${message}`);
     process.exitCode = 1;
   },
 );

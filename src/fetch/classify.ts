@@ -27,6 +27,10 @@ export function classify(input: ClassifyInput): Outcome {
     // HTML page) means the URL points somewhere else, and every postcode would "not exist".
     const notFound = error.json && typeof error.json.PostCode === "string" ? notFoundText(error.json) : null;
     if (notFound !== null) return { kind: "not_found", message: notFound };
+    // The service's own not-found body, broken (cut, invalid JSON, a required field missing), is a
+    // body that breaks the spec: retried like any other, not taken for a wrong base URL.
+    if (brokenNotFound(input.body, error.json))
+      return { kind: "retryable", message: `HTTP 404 with a not-found body that breaks the spec ${error.summary}` };
     return { kind: "misconfigured", message: `the API answered 404 without a postcode-not-found body: check the base URL (${http})` };
   }
   if (status === 401) return { kind: "auth", message: error.message ?? http };
@@ -84,6 +88,13 @@ function notFoundText(json: Record<string, unknown>): string | null {
     if (typeof v === "string") return clean(v) || "postcode not found";
   }
   return null;
+}
+
+/** JSON that does not parse, or an object with the service's (not the gateway's) not-found fields. */
+function brokenNotFound(body: string, json: Record<string, unknown> | null): boolean {
+  if (json === null) return body.trim().startsWith("{");
+  if ("statusCode" in json) return false;
+  return "PostCode" in json || "Error" in json || "ErrorMessage" in json;
 }
 
 /** The gateway's 429 body says "Rate limit is exceeded. Try again in N seconds." */

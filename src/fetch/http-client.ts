@@ -49,12 +49,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         url,
         { method: "GET", headers: { accept: "application/json", ...headers }, agent: isHttps ? httpsAgent : httpAgent },
         (res) => {
+          const tooLarge = `response body exceeds the ${options.maxBodyBytes}-byte limit for ${where}`;
+          // A body announced as too large is refused before a byte of it is read.
+          const declared = Number(res.headers["content-length"]);
+          if (declared > options.maxBodyBytes) return fail(`${tooLarge} (Content-Length ${declared})`);
           const chunks: Buffer[] = [];
           let size = 0;
           res.on("data", (chunk: Buffer) => {
             size += chunk.length;
             if (size > options.maxBodyBytes) {
-              fail(`response body larger than ${options.maxBodyBytes} bytes for ${where}`);
+              fail(tooLarge);
               return;
             }
             chunks.push(chunk);

@@ -10,6 +10,11 @@ export interface PacerOptions {
   /** how far a 429 slows the pace (multiplied into the interval), and the slowest it may get */
   slowdown?: number;
   maxSlowdown?: number;
+  /**
+   * Share of the window kept spare (default 2%): the server counts arrivals, not starts, and a
+   * request that starts exactly one window after another can arrive less than a window later.
+   */
+  margin?: number;
 }
 
 export class Pacer {
@@ -20,6 +25,8 @@ export class Pacer {
   private readonly starts: number[] = [];
   private readonly rate: number;
   private readonly windowMs: number;
+  /** the window the pacer enforces: the server's plus the margin */
+  private readonly guardedWindowMs: number;
   private readonly slowdown: number;
   private readonly maxInterval: number;
 
@@ -30,13 +37,14 @@ export class Pacer {
     if (!(options.rate > 0)) throw new Error("pacer rate must be positive");
     this.rate = options.rate;
     this.windowMs = options.windowMs;
-    this.baseInterval = options.windowMs / options.rate;
+    this.guardedWindowMs = options.windowMs * (1 + (options.margin ?? 0.02));
+    this.baseInterval = this.guardedWindowMs / options.rate;
     this.interval = this.baseInterval;
     this.slowdown = options.slowdown ?? 1.25;
     this.maxInterval = this.baseInterval * (options.maxSlowdown ?? 8);
   }
 
-  /** Current requests per window after any slowdown. */
+  /** Current requests per (server) window after the margin and any slowdown. */
   get currentRate(): number {
     return this.windowMs / this.interval;
   }
@@ -47,8 +55,8 @@ export class Pacer {
       if (signal?.aborted) return false;
       const now = this.clock.now();
       // Never more than `rate` starts in any window, even after a pause lets slots bunch up.
-      while (this.starts.length > 0 && this.starts[0]! <= now - this.windowMs) this.starts.shift();
-      const windowFreeAt = this.starts.length >= this.rate ? this.starts[0]! + this.windowMs : 0;
+      while (this.starts.length > 0 && this.starts[0]! <= now - this.guardedWindowMs) this.starts.shift();
+      const windowFreeAt = this.starts.length >= this.rate ? this.starts[0]! + this.guardedWindowMs : 0;
       const at = Math.max(this.nextSlot, this.pausedUntil, windowFreeAt);
       if (at <= now) {
         this.nextSlot = now + this.interval;

@@ -34,18 +34,36 @@ export class StopControl {
     return this.all.signal.aborted;
   }
 
+  /** Aborts when everything stops (not for one lookup's quota): for work outside the fetch loop. */
+  get stopAllSignal(): AbortSignal {
+    return this.all.signal;
+  }
+
   stopLookup(reason: StopReason & { kind: "quota" }): void {
-    this.reasons.push(reason);
+    this.record(reason);
     this.signalFor(reason.lookup);
     this.perLookup.get(reason.lookup)!.abort();
   }
 
   stopAll(reason: StopReason): void {
-    this.reasons.push(reason);
+    this.record(reason);
     this.all.abort();
     for (const c of this.perLookup.values()) c.abort();
     // A rejected key will be rejected again: in-flight answers are worthless.
     if (reason.kind === "auth" || reason.kind === "misconfigured") this.hard.abort();
+  }
+
+  /** Every request in flight may answer the same (four 403s, four 401s): one reason of each kind per lookup. */
+  private record(reason: StopReason): void {
+    const lookupOf = (r: StopReason) => ("lookup" in r ? r.lookup : null);
+    if (!this.reasons.some((r) => r.kind === reason.kind && lookupOf(r) === lookupOf(reason))) this.reasons.push(reason);
+  }
+
+  /** An unexpected error: stop scheduling and abandon requests in flight, with no reason of its own. */
+  halt(): void {
+    this.all.abort();
+    for (const c of this.perLookup.values()) c.abort();
+    this.hard.abort();
   }
 
   /** A second Ctrl-C: stop waiting for in-flight requests. */

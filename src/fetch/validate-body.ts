@@ -285,6 +285,8 @@ export function redactKeys(s: string): string {
 }
 
 function typeFault(path: string, v: unknown, expected: string): Fault {
+  // An absent field is "missing", as everywhere else, never "is undefined".
+  if (v === undefined) return new Fault(path, `missing, expected ${expected}`);
   return new Fault(path, `is ${describe(v)}, expected ${expected}`);
 }
 

@@ -16,7 +16,7 @@ import { answerWriter } from "../store/answers.js";
 import { ensureProviderColumns, openDatabase, type Db } from "../store/db.js";
 import { acquireLock, releaseLock, setLockRun, LockedError } from "../store/lock.js";
 import { rowWriter } from "../store/run-rows.js";
-import { abandonStaleRuns, createRun, finishRun, setRunInput, type RunCounts } from "../store/runs.js";
+import { abandonStaleRuns, checkpointRun, createRun, finishRun, setRunInput, type RunCounts } from "../store/runs.js";
 import { finalCounts } from "../store/counts.js";
 import { writeReports, headlineLines } from "../report/index.js";
 import { startSimulator, type SimulatorOptions } from "../simulator/index.js";
@@ -59,13 +59,15 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
   let db: Db;
   try {
     db = openDatabase(config.dbPath);
-    ensureProviderColumns(db, config.providers);
   } catch (err) {
     log.error((err as Error).message);
     return { exitCode: EXIT.error, runId: null, counts: null, stats: null };
   }
+  // The lock comes before anything else writes: a second batch must not even add columns.
   try {
-    acquireLock(db, nowIso());
+    const lock = acquireLock(db, nowIso());
+    if (lock.previous)
+      log.warn(`took over the lock of pid ${lock.previous.pid} (run ${lock.previous.runId ?? "?"}), which is no longer running`);
   } catch (err) {
     db.close();
     if (err instanceof LockedError) {
@@ -79,7 +81,9 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
   const removeSignals = deps.handleSignals ? installSignals(stop, log) : () => {};
   let simulator: Awaited<ReturnType<typeof startSimulator>> | null = null;
   let runId: number | null = null;
+  let finished = false;
   try {
+    ensureProviderColumns(db, config.providers);
     const abandoned = abandonStaleRuns(db, null, nowIso());
     if (abandoned > 0) log.warn(`${abandoned} earlier run(s) had been killed; their finished answers are kept and this run resumes`);
     runId = createRun(db, {
@@ -92,11 +96,12 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     });
     setLockRun(db, runId);
 
-    // 1. input
-    const read = await readInputIntoRun(db, runId, config, deps);
+    // 1. input (a signal while reading keeps the rows read so far; nothing is fetched)
+    const read = await readInputIntoRun(db, runId, config, deps, stop.stopAllSignal);
     if (!read.ok) {
       log.error(read.message);
       finishRun(db, runId, { endedAt: nowIso(), state: "failed", exitCode: EXIT.error, message: read.message, counts: zeroCounts() });
+      finished = true;
       return { exitCode: EXIT.error, runId, counts: null, stats: null };
     }
     const { inputRows, rejects } = read;
@@ -114,7 +119,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     let baseUrl = config.baseUrl;
     const keys = { ...config.keys };
     const total = config.lookups.reduce((n, l) => n + plan.toFetch.get(l)!.length, 0);
-    if (config.simulate && total > 0) {
+    if (config.simulate && total > 0 && !stop.stopped) {
       const key = randomBytes(16).toString("hex");
       log.addSecret(key);
       simulator = await startSimulator({ port: 0, providers: config.providers, ...deps.simulator, key, mobileKey: undefined });
@@ -123,28 +128,34 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
       log.info(`simulated run: using the bundled simulator at ${simulator.url}`);
     }
     const stats = { broadband: emptyStats(), mobile: emptyStats() } satisfies Record<Lookup, FetchStats>;
-    if (total > 0 && baseUrl) {
+    const spent = () => ({
+      requests: stats.broadband.requests + stats.mobile.requests,
+      retries: stats.broadband.retries + stats.mobile.retries,
+      throttled: stats.broadband.throttled + stats.mobile.throttled,
+    });
+    if (total > 0 && baseUrl && !stop.stopped) {
       const http = createHttpClient({
-        maxSockets: config.concurrency,
+        // one socket per request in flight: both lookups share the client (and the host)
+        maxSockets: config.concurrency * config.lookups.length,
         timeoutMs: config.timeoutMs,
         maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       });
       const writer = answerWriter(db, config.providers);
       const budget = new RequestBudget(config.maxRequests);
       const progress = startProgress({
-        mode: config.progress === false || config.quiet ? "off" : (config.progress ?? deps.isTTY) ? "bar" : "log",
+        mode: progressMode(config, deps.isTTY === true),
         total,
         logger: log,
         snapshot: () => {
           let done = 0;
-          let requests = 0;
-          for (const s of Object.values(stats)) {
-            done += s.ok + s.notFound + s.failed;
-            requests += s.requests;
-          }
-          return { done, total, requests };
+          for (const s of Object.values(stats)) done += s.ok + s.notFound + s.failed;
+          return { done, total, requests: spent().requests };
         },
       });
+      // `npm run status` during a run, and the row of a run that gets killed, show what it spent.
+      const currentRun = runId;
+      const checkpoint = setInterval(() => checkpointRun(db, currentRun, spent()), CHECKPOINT_MS);
+      checkpoint.unref();
       try {
         await Promise.all(
           config.lookups.map((lookup) =>
@@ -156,7 +167,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
               concurrency: config.concurrency,
               retries: config.retries,
               backoff: deps.backoff ?? DEFAULT_BACKOFF,
-              runId: runId!,
+              runId: currentRun,
               http,
               pacer: new Pacer({ rate: config.rate, windowMs: deps.rateWindowMs ?? 60_000 }, clock),
               clock,
@@ -170,6 +181,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
           ),
         );
       } finally {
+        clearInterval(checkpoint);
         progress.stop();
         http.close();
       }
@@ -182,18 +194,11 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
 
     // 4. final state of this run's postcodes
     const final = finalCounts(db, runId, config.lookups);
-    const counts: RunCounts = {
-      inputRows,
-      postcodes: plan.postcodes,
-      rejects,
-      ...final,
-      requests: stats.broadband.requests + stats.mobile.requests,
-      retries: stats.broadband.retries + stats.mobile.retries,
-      throttled: stats.broadband.throttled + stats.mobile.throttled,
-    };
+    const counts: RunCounts = { inputRows, postcodes: plan.postcodes, rejects, ...final, ...spent() };
     const { code, state } = decideExit(stop.reasons, final.failed, final.pending);
     const message = stop.reasons.length > 0 ? describeStop(stop.reasons[0]!) : null;
     finishRun(db, runId, { endedAt: nowIso(), state, exitCode: code, message, counts });
+    finished = true;
 
     // 5. reports, for this run's input
     if (config.reports) {
@@ -205,8 +210,20 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
         log.error(`writing reports failed: ${(err as Error).message}; the database is complete, run \`npm run report\` to retry`);
       }
     }
-    printSummary(log, runId, counts, code, config.lookups, stats);
+    printSummary(log, runId, counts, code, message, config.lookups, stats);
     return { exitCode: code, runId, counts, stats };
+  } catch (err) {
+    // A bug or a broken disk: nothing more is sent, and the run's row says so instead of staying
+    // "running" until the next batch.
+    stop.halt();
+    if (runId !== null && !finished)
+      try {
+        const message = `unexpected failure: ${(err as Error).message}`;
+        finishRun(db, runId, { endedAt: nowIso(), state: "failed", exitCode: EXIT.error, message, counts: zeroCounts() });
+      } catch {
+        // the database itself is what failed; the next batch marks the run abandoned
+      }
+    throw err;
   } finally {
     removeSignals();
     if (simulator) await simulator.close();
@@ -215,9 +232,18 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
   }
 }
 
+/** How often the request counters are written to the run's row. */
+const CHECKPOINT_MS = 1_000;
+
+/** A bar on a terminal, a log line every 10 s elsewhere (cron, pipes), nothing with --no-progress or --quiet. */
+export function progressMode(config: Pick<BatchConfig, "progress" | "quiet">, isTTY: boolean): "bar" | "log" | "off" {
+  if (config.progress === false || config.quiet) return "off";
+  return isTTY ? "bar" : "log";
+}
+
 type ReadResult = { ok: true; inputRows: number; rejects: number } | { ok: false; message: string };
 
-async function readInputIntoRun(db: Db, runId: number, config: BatchConfig, deps: BatchDeps): Promise<ReadResult> {
+async function readInputIntoRun(db: Db, runId: number, config: BatchConfig, deps: BatchDeps, stopped: AbortSignal): Promise<ReadResult> {
   const source = config.input === "-" ? "standard input" : config.input;
   let stream: Readable;
   if (config.input === "-") stream = deps.stdin ?? process.stdin;
@@ -233,6 +259,10 @@ async function readInputIntoRun(db: Db, runId: number, config: BatchConfig, deps
   const rows = rowWriter(db, runId);
   let inputRows = 0;
   let rejects = 0;
+  // Ctrl-C while waiting on standard input (or reading a huge file) must not wait for its end.
+  const onStop = () => stream.destroy(new Error("interrupted"));
+  if (stopped.aborted) onStop();
+  else stopped.addEventListener("abort", onStop, { once: true });
   try {
     const input = await openInput(stream, { source, column: config.column });
     for (const w of input.warnings) deps.logger.warn(w);
@@ -250,9 +280,14 @@ async function readInputIntoRun(db: Db, runId: number, config: BatchConfig, deps
     }
     rows.flush();
   } catch (err) {
+    if (stopped.aborted) {
+      rows.flush();
+      return { ok: true, inputRows, rejects };
+    }
     if (err instanceof InputError) return { ok: false, message: err.message };
     throw err;
   } finally {
+    stopped.removeEventListener("abort", onStop);
     stream.destroy();
   }
   return { ok: true, inputRows, rejects };
@@ -287,6 +322,7 @@ function printSummary(
   runId: number,
   c: RunCounts,
   exitCode: number,
+  stopMessage: string | null,
   lookups: readonly Lookup[],
   stats: Record<Lookup, FetchStats>,
 ): void {
@@ -294,8 +330,8 @@ function printSummary(
     .map((l) => `${l} ${stats[l].requests} requests (${stats[l].retries} retries, ${stats[l].throttled} 429s)`)
     .join("; ");
   log.result(
-    `run ${runId} finished, exit ${exitCode}: ${c.postcodes} postcodes (${c.rejects} rejected rows); ` +
+    `run ${runId} finished, exit ${exitCode}${stopMessage ? ` (${stopMessage})` : ""}: ${c.postcodes} postcodes (${c.rejects} rejected rows); ` +
       `lookups ok ${c.ok}, not found ${c.notFound}, failed ${c.failed}, pending ${c.pending}; ${perLookup}`,
-    { event: "summary", runId, exitCode, ...c },
+    { event: "summary", runId, exitCode, stopped: stopMessage, ...c },
   );
 }

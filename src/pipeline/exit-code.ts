@@ -27,7 +27,7 @@ export function decideExit(reasons: readonly StopReason[], failed: number, pendi
 export function describeStop(reason: StopReason): string {
   switch (reason.kind) {
     case "auth":
-      return `the ${reason.lookup} key was rejected (${reason.message}); check COVERAGE_${reason.lookup.toUpperCase()}_KEY or COVERAGE_API_KEY`;
+      return `the ${reason.lookup} key was rejected (${reason.message}); check COVERAGE_${reason.lookup.toUpperCase()}_KEY, COVERAGE_API_KEY or the --key-file`;
     case "misconfigured":
       return `${reason.lookup}: ${reason.message}`;
     case "quota":

@@ -2,16 +2,19 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Lookup } from "../spec/fields.js";
 import { BodyCache } from "./body-cache.js";
-import { generalErrorBody, notFoundBody, okBody } from "./bodies.js";
+import { generalErrorBody, notFoundBody, okBodyBytes } from "./bodies.js";
 import type { SimulatorCounters } from "./counters.js";
 import { countStatus } from "./counters.js";
-import { generatePostcode } from "./data.js";
+import { generateCompact, type SimPostcode } from "./data.js";
 import { decideFault, faultsEnabled } from "./faults.js";
 import { malformBody } from "./malformed.js";
 import type { SimulatorOptions } from "./options.js";
 import { compactPostcode } from "./postcode.js";
 import { jsonBuffer, send, sendPartial } from "./respond.js";
 import { decodeSegment } from "./route.js";
+
+/** Enough for the lookups of one postcode to be served from one generation at any concurrency. */
+const RECENT_POSTCODES = 4096;
 
 export class Backend {
   private readonly seed: string;
@@ -21,6 +24,11 @@ export class Backend {
   private readonly seen = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly errorBody: Buffer;
+  /**
+   * Postcodes generated lately, so the other lookup of the same postcode (a client asks for both,
+   * close together) reuses the addresses instead of generating them again.
+   */
+  private readonly recent = new Map<string, SimPostcode | null>();
 
   constructor(
     private readonly o: SimulatorOptions,
@@ -49,6 +57,10 @@ export class Backend {
       this.counters.stalls++; // never answered; close() destroys the socket
       return;
     }
+    if (d.delayMs > 0) {
+      this.counters.delayed++;
+      this.counters.delayedMs += d.delayMs;
+    }
     this.after(d.delayMs, () => {
       if (res.destroyed) return; // the caller gave up meanwhile
       switch (d.fault) {
@@ -65,7 +77,7 @@ export class Backend {
           this.counters.malformed++;
           const kinds = this.counters.malformedByKind;
           kinds[d.malformed] = (kinds[d.malformed] ?? 0) + 1;
-          const value = found && compact ? () => okBody(lookup, this.o.dialect, generatePostcode(this.seed, compact, this.o.providers)!, this.o.providers) : null;
+          const value = found ? () => JSON.parse(found.toString("utf8")) as unknown : null;
           return this.reply(res, lookup, status, malformBody(d.malformed, body, value, lookup, this.o.providers, d.rng));
         }
         default:
@@ -84,11 +96,23 @@ export class Backend {
     const key = `${lookup}\u0000${compact}`;
     let body = this.cache.get(key);
     if (body === undefined) {
-      const data = generatePostcode(this.seed, compact, this.o.providers);
-      body = data ? jsonBuffer(okBody(lookup, this.o.dialect, data, this.o.providers)) : null;
+      const data = this.dataFor(compact);
+      body = data ? okBodyBytes(lookup, this.o.dialect, data, this.o.providers) : null;
       this.cache.set(key, body);
     }
     return body;
+  }
+
+  private dataFor(compact: string): SimPostcode | null {
+    let data = this.recent.get(compact);
+    if (data === undefined) {
+      data = generateCompact(this.seed, compact, this.o.providers);
+      this.recent.set(compact, data);
+      if (this.recent.size > RECENT_POSTCODES) this.recent.delete(this.recent.keys().next().value!);
+    } else {
+      this.recent.delete(compact); // both lookups have it now
+    }
+    return data;
   }
 
   private reply(res: ServerResponse, lookup: Lookup, status: number, body: Buffer | null): void {

@@ -26,6 +26,9 @@ export interface SimulatorCounters {
   resets: number;
   malformed: number;
   malformedByKind: Partial<Record<MalformedKind, number>>;
+  /** answers held back by --latency/--jitter, and the delay added to them in total (ms) */
+  delayed: number;
+  delayedMs: number;
 }
 
 export function createCounters(): SimulatorCounters {
@@ -51,6 +54,8 @@ export function resetCounters(c: SimulatorCounters): void {
     resets: 0,
     malformed: 0,
     malformedByKind: {},
+    delayed: 0,
+    delayedMs: 0,
   } satisfies SimulatorCounters);
 }
 

@@ -9,6 +9,7 @@ import {
   SPEED_CATEGORIES,
   SPEED_FIELDS,
   mobileField,
+  mobileFields,
   type SpeedField,
 } from "../spec/fields.js";
 import { rngFor, type Rng } from "./hash.js";
@@ -24,8 +25,8 @@ export interface SimAddress {
   AddressShortDescription: string;
   /** every field of SPEED_FIELDS; -1 = no prediction */
   speeds: Record<SpeedField, number>;
-  /** every field of mobileFields(providers), 0..4 */
-  ratings: Record<string, number>;
+  /** one rating 0..4 per field of mobileFields(providers), in that order */
+  ratings: number[];
 }
 
 export interface SimPostcode {
@@ -44,8 +45,11 @@ export function generatePostcode(
   providers: readonly string[] = DEFAULT_PROVIDERS,
 ): SimPostcode | null {
   const compact = compactPostcode(postcode);
-  if (compact === null) return null;
-  const s = String(seed);
+  return compact === null ? null : generateCompact(String(seed), compact, providers);
+}
+
+/** generatePostcode for a postcode already compact, upper case and valid. */
+export function generateCompact(s: string, compact: string, providers: readonly string[]): SimPostcode | null {
   const rng = rngFor(s, "postcode", compact);
   if (rng.chance(UNKNOWN_SHARE)) return null;
   const large = rng.chance(LARGE_SHARE);
@@ -54,6 +58,7 @@ export function generatePostcode(
   const street = pickStreet(rng);
   const profile = speedProfile(rng);
   const quality = providers.map(() => rng.int(1, RATING_MAX));
+  const slots = ratingSlots(providers);
   const seen = new Set<number>();
   const addresses: SimAddress[] = [];
   for (let i = 0; i < count; i++) {
@@ -65,7 +70,7 @@ export function generatePostcode(
       UPRN: uprn,
       AddressShortDescription: describeAddress(a, street, i, large),
       speeds: drawSpeeds(a, profile),
-      ratings: drawRatings(a, providers, quality),
+      ratings: drawRatings(a, slots, quality),
     });
   }
   return { PostCode: compact, addresses };
@@ -93,15 +98,18 @@ const ULTRAFAST_TIERS = [[300, 50], [330, 50], [500, 75], [900, 110], [1000, 115
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
+/** Every speed field at -1; copied per address (a spread of a literal is far cheaper than fromEntries). */
+const NO_SPEEDS = Object.freeze(Object.fromEntries(SPEED_FIELDS.map((f) => [f, NO_PREDICTION])) as Record<SpeedField, number>);
+
 function drawSpeeds(rng: Rng, profile: SpeedProfile): Record<SpeedField, number> {
-  const speeds = Object.fromEntries(SPEED_FIELDS.map((f) => [f, NO_PREDICTION])) as Record<SpeedField, number>;
+  const speeds = { ...NO_SPEEDS };
   if (rng.chance(0.02)) return speeds; // no prediction at all
-  const drawn: Record<(typeof SPEED_CATEGORIES)[number]["name"], [number, number] | null> = {
+  const drawn: Record<(typeof SPEED_CATEGORIES)[number]["name"], readonly [number, number] | null> = {
     Bb: rng.chance(0.97) ? [round1(1 + rng.next() * 15), round1(0.2 + rng.next() * 1.3)] : null,
     Sfbb: rng.chance(profile.superfast) ? [round1(30 + rng.next() * 50), round1(5 + rng.next() * 15)] : null,
-    Ufbb: rng.chance(profile.ultrafast) ? [...rng.pick(ULTRAFAST_TIERS)] : null,
+    Ufbb: rng.chance(profile.ultrafast) ? rng.pick(ULTRAFAST_TIERS) : null,
   };
-  let best: [number, number] | null = null;
+  let best: readonly [number, number] | null = null;
   for (const c of SPEED_CATEGORIES) {
     const v = drawn[c.name];
     if (!v) continue;
@@ -116,21 +124,55 @@ function drawSpeeds(rng: Rng, profile: SpeedProfile): Record<SpeedField, number>
   return speeds;
 }
 
+/** Where the four ratings of each provider and channel sit in mobileFields(providers). */
+interface RatingSlots {
+  outdoor: number;
+  indoor: number;
+  outdoorNo4g: number;
+  indoorNo4g: number;
+  isData: boolean;
+  provider: number;
+}
+const slotsCache = new Map<string, { slots: RatingSlots[]; size: number }>();
+function ratingSlots(providers: readonly string[]): { slots: RatingSlots[]; size: number } {
+  const key = providers.join(",");
+  let entry = slotsCache.get(key);
+  if (entry === undefined) {
+    if (slotsCache.size >= 16) slotsCache.clear();
+    const fields = mobileFields(providers);
+    const at = (name: string) => fields.indexOf(name);
+    const slots = providers.flatMap((p, provider) =>
+      CHANNELS.map((c) => ({
+        outdoor: at(mobileField(p, c, "Outdoor", "")),
+        indoor: at(mobileField(p, c, "Indoor", "")),
+        outdoorNo4g: at(mobileField(p, c, "Outdoor", "No4g")),
+        indoorNo4g: at(mobileField(p, c, "Indoor", "No4g")),
+        isData: c === "Data",
+        provider,
+      })),
+    );
+    entry = { slots, size: fields.length };
+    slotsCache.set(key, entry);
+  }
+  return entry;
+}
+
+const clamp = (x: number) => (x < RATING_MIN ? RATING_MIN : x > RATING_MAX ? RATING_MAX : x);
+const OUTDOOR_STEP = [-1, 0, 0, 0, 1] as const;
+const INDOOR_LOSS = [0, 1, 1, 2] as const;
+const NO4G_LOSS = [0, 0, 1, 2] as const;
+
 /** Ratings with Indoor <= Outdoor and No4g <= with-4G, as observed in the live service. */
-function drawRatings(rng: Rng, providers: readonly string[], quality: readonly number[]): Record<string, number> {
-  const ratings: Record<string, number> = {};
-  const clamp = (x: number) => Math.max(RATING_MIN, Math.min(RATING_MAX, x));
-  providers.forEach((p, pi) => {
-    for (const channel of CHANNELS) {
-      const outdoor = clamp(quality[pi]! + rng.pick([-1, 0, 0, 0, 1]) - (channel === "Data" && rng.chance(0.3) ? 1 : 0));
-      const indoor = clamp(outdoor - rng.pick([0, 1, 1, 2]));
-      const outdoorNo4g = clamp(outdoor - rng.pick([0, 0, 1, 2]));
-      const indoorNo4g = clamp(Math.min(indoor, outdoorNo4g) - (rng.chance(0.3) ? 1 : 0));
-      ratings[mobileField(p, channel, "Outdoor", "")] = outdoor;
-      ratings[mobileField(p, channel, "Indoor", "")] = indoor;
-      ratings[mobileField(p, channel, "Outdoor", "No4g")] = outdoorNo4g;
-      ratings[mobileField(p, channel, "Indoor", "No4g")] = indoorNo4g;
-    }
-  });
+function drawRatings(rng: Rng, { slots, size }: { slots: RatingSlots[]; size: number }, quality: readonly number[]): number[] {
+  const ratings = new Array<number>(size).fill(0);
+  for (const s of slots) {
+    const outdoor = clamp(quality[s.provider]! + rng.pick(OUTDOOR_STEP) - (s.isData && rng.chance(0.3) ? 1 : 0));
+    const indoor = clamp(outdoor - rng.pick(INDOOR_LOSS));
+    const outdoorNo4g = clamp(outdoor - rng.pick(NO4G_LOSS));
+    ratings[s.outdoor] = outdoor;
+    ratings[s.indoor] = indoor;
+    ratings[s.outdoorNo4g] = outdoorNo4g;
+    ratings[s.indoorNo4g] = clamp(Math.min(indoor, outdoorNo4g) - (rng.chance(0.3) ? 1 : 0));
+  }
   return ratings;
 }

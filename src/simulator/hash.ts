@@ -37,30 +37,55 @@ export interface Rng {
   uint53(): number;
 }
 
-/** A PRNG (sfc32) seeded from the parts, joined unambiguously. */
-export function rngFor(...parts: readonly (string | number)[]): Rng {
-  let [a, b, c, d] = cyrb128(parts.join("\u0001"));
-  const next32 = (): number => {
-    a |= 0;
-    b |= 0;
-    c |= 0;
-    d |= 0;
+/** sfc32. A class rather than closures: the dataset makes one per address, so creating it must be cheap. */
+class Sfc32 implements Rng {
+  private a: number;
+  private b: number;
+  private c: number;
+  private d: number;
+
+  constructor(seed: readonly [number, number, number, number]) {
+    [this.a, this.b, this.c, this.d] = seed;
+    // Discard a few outputs: sfc32 mixes poorly in its first rounds.
+    for (let i = 0; i < 12; i++) this.next32();
+  }
+
+  next32(): number {
+    const a = this.a | 0;
+    const b = this.b | 0;
+    const c = this.c | 0;
+    const d = this.d | 0;
     const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
+    this.d = (d + 1) | 0;
+    this.a = b ^ (b >>> 9);
+    this.b = (c + (c << 3)) | 0;
+    const r = (c << 21) | (c >>> 11);
+    this.c = (r + t) | 0;
     return t >>> 0;
-  };
-  // Discard a few outputs: sfc32 mixes poorly in its first rounds.
-  for (let i = 0; i < 12; i++) next32();
-  const next = () => next32() / 4294967296;
-  return {
-    next,
-    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
-    chance: (p) => next() < p,
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
-    uint53: () => (next32() >>> 11) * 4294967296 + next32(),
-  };
+  }
+
+  next(): number {
+    return this.next32() / 4294967296;
+  }
+
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)]!;
+  }
+
+  uint53(): number {
+    return (this.next32() >>> 11) * 4294967296 + this.next32();
+  }
+}
+
+/** A PRNG seeded from the parts, joined unambiguously. */
+export function rngFor(...parts: readonly (string | number)[]): Rng {
+  return new Sfc32(cyrb128(parts.join("\u0001")));
 }

@@ -7,9 +7,9 @@ export { generatePostcode, UNKNOWN_SHARE, MAX_UPRN, type SimAddress, type SimPos
 export { generatePostcodes } from "./postcode-gen.js";
 export { compactPostcode, displayPostcode } from "./postcode.js";
 export {
-  broadbandItems,
-  mobileItems,
   okBody,
+  okBodyText,
+  okBodyBytes,
   notFoundBody,
   generalErrorBody,
   NOT_FOUND_MESSAGE,

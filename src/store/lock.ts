@@ -12,7 +12,7 @@ interface LockRow {
   started_at: string;
 }
 
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -21,8 +21,13 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** Takes the lock or throws LockedError. Returns whether a dead holder's lock was taken over. */
-export function acquireLock(db: Db, at: string, isAlive: (pid: number) => boolean = processAlive): { tookOver: boolean } {
+export interface LockTaken {
+  /** the holder whose lock was taken over because its process is gone; null when the lock was free */
+  previous: { pid: number; runId: number | null } | null;
+}
+
+/** Takes the lock or throws LockedError. A lock whose process is gone (a killed run) is taken over. */
+export function acquireLock(db: Db, at: string, isAlive: (pid: number) => boolean = processAlive): LockTaken {
   const host = hostname();
   return db
     .transaction(() => {
@@ -39,7 +44,7 @@ export function acquireLock(db: Db, at: string, isAlive: (pid: number) => boolea
         "INSERT INTO batch_lock (id, pid, host, run_id, started_at) VALUES (1, ?, ?, NULL, ?) " +
           "ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, run_id = NULL, started_at = excluded.started_at",
       ).run(process.pid, host, at);
-      return { tookOver: held !== undefined && held.pid !== process.pid };
+      return { previous: held && held.pid !== process.pid ? { pid: held.pid, runId: held.run_id } : null };
     })
     .immediate();
 }

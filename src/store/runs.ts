@@ -1,4 +1,6 @@
 // The runs table: one row per batch, with its arguments (never keys), counts and exit code.
+import type { Lookup } from "../spec/fields.js";
+import { finalCounts } from "./counts.js";
 import type { Db } from "./db.js";
 
 export type RunState = "running" | "completed" | "failed" | "stopped" | "interrupted" | "abandoned";
@@ -78,9 +80,40 @@ export function finishRun(
   );
 }
 
-/** A run left 'running' by a killed process is marked abandoned when the next batch takes the lock. */
+/** Requests so far, written every few seconds: a killed run's row still says what it spent. */
+export function checkpointRun(db: Db, runId: number, c: Pick<RunCounts, "requests" | "retries" | "throttled">): void {
+  db.prepare("UPDATE runs SET requests = ?, retries = ?, throttled = ? WHERE id = ? AND state = 'running'").run(
+    c.requests,
+    c.retries,
+    c.throttled,
+    runId,
+  );
+}
+
+/**
+ * A run left 'running' by a killed process is marked abandoned when the next batch takes the lock,
+ * with the final state of its postcodes as they stand (its request counts are from its last checkpoint).
+ */
 export function abandonStaleRuns(db: Db, exceptRunId: number | null, at: string): number {
-  return db
-    .prepare("UPDATE runs SET state = 'abandoned', ended_at = ? WHERE state = 'running' AND id IS NOT ?")
-    .run(at, exceptRunId).changes;
+  const stale = db.prepare("SELECT id, lookups FROM runs WHERE state = 'running' AND id IS NOT ?").all(exceptRunId) as {
+    id: number;
+    lookups: string;
+  }[];
+  const inputCounts = db.prepare(
+    `SELECT COUNT(*) AS inputRows, COUNT(DISTINCT postcode) AS postcodes, COUNT(reason) AS rejects
+       FROM run_rows WHERE run_id = ?`,
+  );
+  const mark = db.prepare(
+    `UPDATE runs SET state = 'abandoned', ended_at = @at, input_rows = @inputRows, postcodes = @postcodes, rejects = @rejects,
+       ok = @ok, not_found = @notFound, failed = @failed, pending = @pending,
+       message = 'the process ended without finishing the run (killed?)' WHERE id = @id`,
+  );
+  db.transaction(() => {
+    for (const run of stale) {
+      const input = inputCounts.get(run.id) as { inputRows: number; postcodes: number; rejects: number };
+      const final = finalCounts(db, run.id, JSON.parse(run.lookups) as Lookup[]);
+      mark.run({ id: run.id, at, ...input, ...final });
+    }
+  }).immediate();
+  return stale.length;
 }

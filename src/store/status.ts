@@ -1,5 +1,7 @@
-// What `npm run status` shows: recent runs and the stored answers by lookup and status.
+// What `npm run status` shows: recent runs, the stored answers by lookup and status, and the lock.
+import { hostname } from "node:os";
 import type { Db } from "./db.js";
+import { processAlive } from "./lock.js";
 
 export interface RunSummary {
   id: number;
@@ -23,15 +25,25 @@ export interface RunSummary {
 }
 
 export interface DatabaseStatus {
+  schemaVersion: number;
   runs: RunSummary[];
   lookups: { lookup: string; status: string; postcodes: number; oldest: string; newest: string }[];
+  /** the commonest last errors of failed lookups, to see at a glance why they failed */
+  failures: { lookup: string; last_error: string; postcodes: number }[];
+  postcodes: number;
   addresses: { broadband: number; mobile: number };
   datasets: { dataset: string; postcodes: number }[];
-  lock: { pid: number; host: string; run_id: number | null; started_at: string } | null;
+  /** alive: whether the holder still runs (null when it runs on another host and cannot be checked) */
+  lock: { pid: number; host: string; run_id: number | null; started_at: string; alive: boolean | null } | null;
 }
 
-export function databaseStatus(db: Db, recentRuns: number): DatabaseStatus {
+export function databaseStatus(db: Db, recentRuns: number, isAlive: (pid: number) => boolean = processAlive): DatabaseStatus {
+  const count = (sql: string) => (db.prepare(sql).pluck().get() as number | undefined) ?? 0;
+  const lock = db.prepare("SELECT pid, host, run_id, started_at FROM batch_lock WHERE id = 1").get() as
+    | Omit<NonNullable<DatabaseStatus["lock"]>, "alive">
+    | undefined;
   return {
+    schemaVersion: db.pragma("user_version", { simple: true }) as number,
     runs: db
       .prepare(
         `SELECT id, started_at, ended_at, state, exit_code, simulated, input_name, input_rows, postcodes, rejects,
@@ -45,36 +57,54 @@ export function databaseStatus(db: Db, recentRuns: number): DatabaseStatus {
            FROM lookups GROUP BY lookup, status ORDER BY lookup, status`,
       )
       .all() as DatabaseStatus["lookups"],
+    failures: db
+      .prepare(
+        `SELECT lookup, COALESCE(last_error, '(no error text)') AS last_error, COUNT(*) AS postcodes
+           FROM lookups WHERE status = 'failed' GROUP BY 1, 2 ORDER BY postcodes DESC, lookup, last_error LIMIT 5`,
+      )
+      .all() as DatabaseStatus["failures"],
+    postcodes: count("SELECT COUNT(DISTINCT postcode) FROM lookups"),
     addresses: {
-      broadband: (db.prepare("SELECT COUNT(*) AS n FROM broadband_addresses").get() as { n: number }).n,
-      mobile: (db.prepare("SELECT COUNT(*) AS n FROM mobile_addresses").get() as { n: number }).n,
+      broadband: count("SELECT COUNT(*) FROM broadband_addresses"),
+      mobile: count("SELECT COUNT(*) FROM mobile_addresses"),
     },
     datasets: db
-      .prepare(
-        "SELECT dataset, COUNT(*) AS postcodes FROM lookups WHERE dataset IS NOT NULL GROUP BY dataset ORDER BY dataset",
-      )
+      .prepare("SELECT dataset, COUNT(*) AS postcodes FROM lookups WHERE dataset IS NOT NULL GROUP BY dataset ORDER BY dataset")
       .all() as DatabaseStatus["datasets"],
-    lock: (db.prepare("SELECT pid, host, run_id, started_at FROM batch_lock WHERE id = 1").get() as DatabaseStatus["lock"]) ?? null,
+    lock: lock ? { ...lock, alive: lock.host === hostname() ? isAlive(lock.pid) : null } : null,
   };
 }
 
 export function formatStatus(s: DatabaseStatus, path: string): string {
-  const lines: string[] = [`database ${path}`, ""];
-  lines.push("recent runs:");
-  if (s.runs.length === 0) lines.push("  none");
-  for (const r of s.runs)
+  const lines: string[] = [`database ${path} (schema version ${s.schemaVersion})`];
+  if (s.lock) {
+    const who = `pid ${s.lock.pid} on ${s.lock.host}, run ${s.lock.run_id ?? "?"}, since ${s.lock.started_at}`;
     lines.push(
-      `  #${r.id} ${r.started_at} ${r.state}${r.exit_code === null ? "" : ` (exit ${r.exit_code})`}${r.simulated ? " simulated" : ""} ` +
-        `${r.input_name}: ${r.postcodes} postcodes, ${r.rejects} rejects; ok ${r.ok}, not found ${r.not_found}, ` +
-        `failed ${r.failed}, pending ${r.pending}; ${r.requests} requests, ${r.retries} retries, ${r.throttled} 429s` +
-        (r.message ? ` - ${r.message}` : ""),
+      s.lock.alive === false
+        ? `lock: left by a killed batch (${who}); the next batch takes it over`
+        : `lock: a batch is running (${who})`,
     );
-  lines.push("", "stored answers:");
-  if (s.lookups.length === 0) lines.push("  none");
-  for (const l of s.lookups)
-    lines.push(`  ${l.lookup} ${l.status}: ${l.postcodes} postcodes (fetched ${l.oldest} .. ${l.newest})`);
+  }
+
+  lines.push("", s.runs.length === 0 ? "no runs yet" : `last ${s.runs.length} run(s), newest first:`);
+  for (const r of s.runs) {
+    const outcome = r.exit_code === null ? r.state : `${r.state}, exit ${r.exit_code}`;
+    lines.push(
+      `  #${r.id}  ${r.started_at} .. ${r.ended_at ?? "(running)"}  ${outcome}${r.simulated ? "  [simulated]" : ""}`,
+      `       input ${r.input_name}: ${r.input_rows} rows, ${r.postcodes} postcodes, ${r.rejects} rejected`,
+      `       lookups: ok ${r.ok}, not found ${r.not_found}, failed ${r.failed}, pending ${r.pending}`,
+      `       requests ${r.requests} (${r.retries} retries, ${r.throttled} 429s)`,
+    );
+    if (r.message) lines.push(`       ${r.message}`);
+  }
+
+  lines.push("", `stored answers: ${s.postcodes} postcodes`);
+  for (const l of s.lookups) lines.push(`  ${l.lookup} ${l.status}: ${l.postcodes} (fetched ${l.oldest} .. ${l.newest})`);
   lines.push(`  addresses: broadband ${s.addresses.broadband}, mobile ${s.addresses.mobile}`);
   for (const d of s.datasets) lines.push(`  dataset ${d.dataset}: ${d.postcodes} postcodes`);
-  if (s.lock) lines.push("", `locked by pid ${s.lock.pid} on ${s.lock.host} (run ${s.lock.run_id ?? "?"}) since ${s.lock.started_at}`);
+  if (s.failures.length > 0) {
+    lines.push("", "commonest failures (a re-run retries them):");
+    for (const f of s.failures) lines.push(`  ${f.lookup} x${f.postcodes}: ${f.last_error}`);
+  }
   return lines.join("\n") + "\n";
 }

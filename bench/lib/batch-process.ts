@@ -1,0 +1,58 @@
+// The batch CLI as a child process of its own (`node --import tsx src/cli/batch.ts`, one process,
+// no tsx wrapper), so its memory can be measured apart from the bench's.
+import { spawn } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+import { DEFAULT_KEY } from "../../src/simulator/index.js";
+import type { MemoryReport } from "./peak-rss-hook.js";
+import { ROOT } from "./paths.js";
+
+export interface BatchProcessResult {
+  exitCode: number | null;
+  seconds: number;
+  /** what the process reported of its own memory on exit (null if it could not) */
+  memory: MemoryReport | null;
+  /** seconds since start at which a log line's message first matched, by pattern name */
+  marks: Record<string, number>;
+  /** the last lines of its output, for error messages */
+  tail: string[];
+}
+
+export async function runBatchProcess(options: {
+  args: string[];
+  scratch: string;
+  marks: Record<string, RegExp>;
+}): Promise<BatchProcessResult> {
+  const rssFile = join(options.scratch, "peak-rss.txt");
+  const hook = pathToFileURL(join(ROOT, "bench/lib/peak-rss-hook.ts")).href;
+  const started = performance.now();
+  const elapsed = () => (performance.now() - started) / 1000;
+  const child = spawn(process.execPath, ["--import", "tsx", "--import", hook, "src/cli/batch.ts", ...options.args], {
+    cwd: ROOT,
+    env: { ...process.env, COVERAGE_API_KEY: DEFAULT_KEY, BENCH_PEAK_RSS_FILE: rssFile },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const marks: Record<string, number> = {};
+  const tail: string[] = [];
+  for (const stream of [child.stdout!, child.stderr!])
+    createInterface({ input: stream }).on("line", (line) => {
+      tail.push(line);
+      if (tail.length > 20) tail.shift();
+      for (const [name, pattern] of Object.entries(options.marks)) if (!(name in marks) && pattern.test(line)) marks[name] = elapsed();
+    });
+  const exitCode = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => resolve(code));
+  });
+  const seconds = elapsed();
+  let memory: MemoryReport | null = null;
+  try {
+    memory = JSON.parse(readFileSync(rssFile, "utf8")) as MemoryReport;
+    rmSync(rssFile);
+  } catch {
+    memory = null;
+  }
+  return { exitCode, seconds, memory, marks, tail };
+}

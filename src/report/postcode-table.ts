@@ -1,0 +1,104 @@
+// The report's postcode table: a temporary table with one row per postcode in scope, in display
+// order, holding each lookup's status and every per-postcode figure. postcodes.csv, enriched.csv
+// and the summary read it; the address files join it to get their rows in PostCode order.
+import type { Lookup } from "../spec/fields.js";
+import type { Db } from "../store/db.js";
+import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "./measures.js";
+import { displayPostcodeSql } from "./postcode-display.js";
+import type { ReportScope } from "./scope.js";
+
+export const POSTCODE_TABLE = "temp.report_postcodes";
+
+export const STATUS_COLUMN: Record<Lookup, string> = { broadband: "BroadbandStatus", mobile: "MobileStatus" };
+export const ADDRESSES_COLUMN: Record<Lookup, string> = { broadband: "BroadbandAddresses", mobile: "MobileAddresses" };
+/** Best and worst MaxPredictedDown among a postcode's addresses that have data. */
+export const DOWNLOAD_RANGE_COLUMNS = ["BestMaxPredictedDown", "WorstMaxPredictedDown"] as const;
+
+/** The per-postcode address counts of each lookup, in postcodes.csv order. */
+export function countColumns(providers: readonly string[]): Record<Lookup, string[]> {
+  return {
+    broadband: broadbandMeasures("t").map((m) => m.column),
+    mobile: mobileMeasures("m", providers).map((m) => m.column),
+  };
+}
+
+/** The table with each postcode in scope and its statuses; figures zero (or empty when not requested). */
+export function createPostcodeTable(db: Db, scope: ReportScope): void {
+  const counts = countColumns(scope.providers);
+  const figureDefs = [
+    ...DOWNLOAD_RANGE_COLUMNS.map((c) => `${c} REAL`),
+    ...[...counts.broadband, ...counts.mobile].map((c) => `${c} INTEGER`),
+  ];
+  db.exec(`DROP TABLE IF EXISTS ${POSTCODE_TABLE}`);
+  db.exec(
+    `CREATE TABLE ${POSTCODE_TABLE} (
+       display TEXT PRIMARY KEY, postcode TEXT NOT NULL UNIQUE,
+       BroadbandStatus TEXT NOT NULL, MobileStatus TEXT NOT NULL, Status TEXT,
+       BroadbandAddresses INTEGER, MobileAddresses INTEGER, ${figureDefs.join(", ")}
+     ) WITHOUT ROWID`,
+  );
+
+  const source =
+    scope.kind === "run"
+      ? "SELECT DISTINCT postcode AS p FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL"
+      : "SELECT postcode AS p FROM lookups UNION SELECT postcode FROM run_rows WHERE postcode IS NOT NULL";
+  const requested = (l: Lookup) => scope.lookups.includes(l);
+  const status = (l: Lookup, alias: string) => (requested(l) ? `COALESCE(${alias}.status, 'pending')` : "'not_requested'");
+  // Figures start at 0 for a requested lookup (a postcode without addresses has none of anything)
+  // and stay empty for one the run did not ask for.
+  const zeroed = (l: Lookup) => [ADDRESSES_COLUMN[l], ...counts[l]];
+  const zeroes = (l: Lookup) => zeroed(l).map(() => (requested(l) ? "0" : "NULL"));
+  db.prepare(
+    `INSERT INTO ${POSTCODE_TABLE} (display, postcode, BroadbandStatus, MobileStatus, ${[...zeroed("broadband"), ...zeroed("mobile")].join(", ")})
+     SELECT ${displayPostcodeSql("s.p")}, s.p, ${status("broadband", "lb")}, ${status("mobile", "lm")},
+            ${[...zeroes("broadband"), ...zeroes("mobile")].join(", ")}
+       FROM (${source}) s
+       LEFT JOIN lookups lb ON lb.postcode = s.p AND lb.lookup = 'broadband'
+       LEFT JOIN lookups lm ON lm.postcode = s.p AND lm.lookup = 'mobile'`,
+  ).run(scope.kind === "run" ? { runId: scope.runId } : {});
+  // One status per postcode: a failure or a missing answer outweighs any success.
+  db.exec(
+    `UPDATE ${POSTCODE_TABLE} SET Status = CASE
+       WHEN 'failed' IN (BroadbandStatus, MobileStatus) THEN 'failed'
+       WHEN 'pending' IN (BroadbandStatus, MobileStatus) THEN 'pending'
+       WHEN 'ok' IN (BroadbandStatus, MobileStatus) THEN 'ok'
+       ELSE 'not_found' END`,
+  );
+}
+
+/** Counts every postcode's addresses into its figures: one aggregate pass per lookup. */
+export function countPostcodeFigures(db: Db, scope: ReportScope, goodRating: number): void {
+  const requested = (l: Lookup) => scope.lookups.includes(l);
+  if (requested("broadband")) {
+    const measures = broadbandMeasures("t.tier");
+    db.exec(
+      `UPDATE ${POSTCODE_TABLE} AS s SET BroadbandAddresses = a.n, BestMaxPredictedDown = a.best, WorstMaxPredictedDown = a.worst,
+         ${measures.map((m) => `${m.column} = a.${m.column}`).join(", ")}
+       FROM (SELECT t.postcode, COUNT(*) AS n, MAX(t.down) AS best, MIN(t.down) AS worst, ${measures.map(count).join(", ")}
+               FROM (SELECT b.postcode, ${downloadWithDataSql("b")} AS down, ${tierSql("b")} AS tier
+                       FROM ${POSTCODE_TABLE} s2 CROSS JOIN broadband_addresses b ON b.postcode = s2.postcode) t
+              GROUP BY t.postcode) a
+       WHERE a.postcode = s.postcode`,
+    );
+  }
+  if (requested("mobile")) {
+    const measures = mobileMeasures("m", scope.providers);
+    db.prepare(
+      `UPDATE ${POSTCODE_TABLE} AS s SET MobileAddresses = a.n, ${measures.map((m) => `${m.column} = a.${m.column}`).join(", ")}
+       FROM (SELECT m.postcode, COUNT(*) AS n, ${measures.map(count).join(", ")}
+               FROM ${POSTCODE_TABLE} s2 CROSS JOIN mobile_addresses m ON m.postcode = s2.postcode
+              GROUP BY m.postcode) a
+       WHERE a.postcode = s.postcode`,
+    ).run({ good: goodRating });
+  }
+}
+
+/** The whole table, statuses and figures: what writeReports builds before writing its files. */
+export function buildPostcodeTable(db: Db, scope: ReportScope, goodRating: number): void {
+  createPostcodeTable(db, scope);
+  countPostcodeFigures(db, scope, goodRating);
+}
+
+export function dropPostcodeTable(db: Db): void {
+  db.exec(`DROP TABLE IF EXISTS ${POSTCODE_TABLE}`);
+}

@@ -1,0 +1,87 @@
+// Runs a CLI (src/cli/<name>.ts) as a real child process, for tests about processes: kill -9,
+// signals, the lock, exit codes, what reaches stderr. node --import tsx keeps it one process
+// (the tsx binary would put a second one in between, and kill -9 would miss the real batch).
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { openDatabase } from "../../src/store/db.js";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface ChildResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+export interface ChildRun {
+  child: ChildProcess;
+  pid: number;
+  /** the full argv the child was started with */
+  argv: string[];
+  done: Promise<ChildResult>;
+  stderr(): string;
+}
+
+export interface SpawnOptions {
+  /** added to a copy of this process's environment from which every COVERAGE_* variable is removed */
+  env?: NodeJS.ProcessEnv;
+  /** written to the child's standard input, which is then closed (unless keepStdinOpen) */
+  stdin?: string;
+  keepStdinOpen?: boolean;
+}
+
+export function spawnCli(cli: "batch" | "status", args: string[], options: SpawnOptions = {}): ChildRun {
+  const env: NodeJS.ProcessEnv = { NO_COLOR: "1" };
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("COVERAGE_")) env[k] = v;
+  Object.assign(env, options.env);
+  const argv = [process.execPath, "--import", "tsx", `src/cli/${cli}.ts`, ...args];
+  const started = Date.now();
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
+  child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+  child.stdin.on("error", () => {}); // a child that exits early closes its stdin
+  if (options.keepStdinOpen) child.stdin.write(options.stdin ?? "");
+  else child.stdin.end(options.stdin ?? "");
+  const done = new Promise<ChildResult>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code, signal) => resolve({ code, signal, stdout, stderr, ms: Date.now() - started }));
+  });
+  return { child, pid: child.pid!, argv, done, stderr: () => stderr };
+}
+
+/** Polls until the condition holds; fails with `what` after the timeout. */
+export async function waitFor(what: string, condition: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Final answers stored so far (0 while the database does not exist yet). */
+export function storedAnswers(dbPath: string): number {
+  try {
+    const db = openDatabase(dbPath, { readonly: true });
+    try {
+      return db.prepare("SELECT COUNT(*) FROM lookups").pluck().get() as number;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return 0;
+  }
+}
+
+/** One query against a database, read-only. */
+export function query<T = Record<string, unknown>>(dbPath: string, sql: string, ...params: unknown[]): T[] {
+  const db = openDatabase(dbPath, { readonly: true });
+  try {
+    return db.prepare(sql).all(...params) as T[];
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,171 @@
+// Bad input through the whole batch, in-process, against the simulator over real HTTP: an unusable
+// file exits 1 with the reader's message and sends nothing; a file with bad rows exits 0 with its
+// rejects stored exactly; a postcode written several ways is looked up once per lookup.
+import { execFile } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { startSimulator, generatePostcodes, generatePostcode } from "../src/simulator/index.js";
+import { openDatabase } from "../src/store/db.js";
+import { runIn, tempDir, type HarnessRun } from "./helpers/batch-harness.js";
+
+const KEY = "input-batch-key-Qx7";
+const SEED = 11;
+const env = { COVERAGE_API_KEY: KEY };
+const FIXTURES = fileURLToPath(new URL("./fixtures/bad-inputs/", import.meta.url));
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+
+const dirs: string[] = [];
+const sims: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(sims.splice(0).map((s) => s.close()));
+});
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+function dir(): string {
+  const d = tempDir("pcc-input-");
+  dirs.push(d);
+  return d;
+}
+async function sim() {
+  const s = await startSimulator({ port: 0, seed: SEED, key: KEY });
+  sims.push(s);
+  return s;
+}
+
+function messages(run: HarnessRun, level: string): string[] {
+  return run.logs.map((l) => JSON.parse(l) as { level: string; message: string }).filter((l) => l.level === level).map((l) => l.message);
+}
+
+/** No line of output looks like a stack frame. */
+function expectNoStack(text: string): void {
+  expect(text).not.toMatch(/^\s+at .+[:(]/m);
+  expect(text).not.toMatch(/\b(?:TypeError|RangeError|SyntaxError|InputError|CsvError)\b/);
+}
+
+describe("unusable input files through the batch", () => {
+  const cases: [string, string | undefined, string][] = [
+    ["workbook.xlsx", undefined, 'line 1: this is an Excel workbook (.xlsx/.ods) or another zip file, not a CSV; save it as "CSV UTF-8 (Comma delimited)" and try again'],
+    ["windows-1252.csv", undefined, 'line 3: not valid UTF-8 (byte 0xA3, "£" in Windows-1252); save it as "CSV UTF-8 (Comma delimited)" and try again'],
+    ["unclosed-quote.csv", undefined, 'line 3: a quoted field starts in this row and is never closed (a " without its closing ")'],
+    ["header-only.csv", undefined, 'line 1: there are no rows below the header ("id", "postcode", "notes")'],
+    ["crlf.csv", "post_code", 'line 1: no column named "post_code"; the columns are "id", "postcode"'],
+  ];
+  for (const [name, column, message] of cases) {
+    it(`${name}${column ? ` --column ${column}` : ""}: exit 1, the message, no request sent`, async () => {
+      const s = await sim();
+      const d = dir();
+      const path = join(FIXTURES, name);
+      const run = await runIn(d, { in: path, baseUrl: s.url, ...(column ? { column } : {}) }, env);
+      expect(run.exitCode).toBe(1);
+      expect(messages(run, "error")).toEqual([`${path}: ${message}`]);
+      expectNoStack(run.logs.join("\n"));
+      expect(s.counters.total).toBe(0);
+      const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
+      expect(db.prepare("SELECT state, exit_code, message FROM runs").all()).toEqual([{ state: "failed", exit_code: 1, message: `${path}: ${message}` }]);
+      db.close();
+    });
+  }
+
+  it("the CLI prints one line for an unusable file and exits 1, without a stack trace", async () => {
+    const d = dir();
+    const path = join(FIXTURES, "workbook.xlsx");
+    const tsx = join(ROOT, "node_modules/.bin/tsx");
+    const result = await promisify(execFile)(tsx, ["src/cli/batch.ts", "--in", path, "--simulate", "--db", join(d, "db.sqlite"), "--out", d, "--no-progress"], {
+      cwd: ROOT,
+      env: { ...process.env, COVERAGE_API_KEY: "" },
+    }).then(
+      () => ({ code: 0, stderr: "", stdout: "" }),
+      (e: { code: number; stderr: string; stdout: string }) => e,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`error: ${path}: line 1: this is an Excel workbook (.xlsx/.ods)`);
+    expectNoStack(result.stderr + result.stdout);
+  });
+});
+
+describe("a messy export with bad rows through the batch", () => {
+  it("exits 0, stores each reject with its line, and looks each postcode up once", async () => {
+    const pcs = generatePostcodes(SEED, 6);
+    const [a, b, c, d4, e, f] = pcs as [string, string, string, string, string, string];
+    const compact = (p: string) => p.replace(" ", "");
+    // European Excel: BOM, semicolons, CRLF; a note with line breaks; the same postcodes written
+    // several ways; blank and empty rows; a short row; invalid values.
+    const lines = [
+      "Kunde;Postcode;Notiz",
+      `1;${a};first`,
+      `2;${a.toLowerCase()};"two\r\nline note"`,
+      `3;${compact(b)};x`,
+      "",
+      `4;${b.replace(" ", "\u00a0")};nbsp`,
+      ";;",
+      `5;not a postcode;y`,
+      `6; ${c.toLowerCase()} ;z`,
+      `7`,
+      `8;"${d4}";quoted`,
+      `9;;no postcode`,
+      `10;${e};"a ""quoted"" note`,
+      `with a break"`,
+      `11;${f};end`,
+      `12;${compact(f).toLowerCase()};dup`,
+    ];
+    const work = dir();
+    const path = join(work, "export.csv");
+    writeFileSync(path, "\ufeff" + lines.join("\r\n") + "\r\n");
+    const s = await sim();
+    const run = await runIn(work, { in: path, baseUrl: s.url }, env);
+
+    expect(run.exitCode).toBe(0);
+    expect(messages(run, "warn")).toContain(`${path}: read as semicolon-separated (detected from line 1)`);
+    expect(run.counts).toMatchObject({ inputRows: 12, postcodes: 6, rejects: 3, failed: 0, pending: 0 });
+    // six unique postcodes, two lookups each, however many times and ways they were written
+    expect(s.counters.requests).toEqual({ broadband: 6, mobile: 6 });
+    expect(s.counters.total).toBe(12);
+
+    const db = openDatabase(join(work, "coverage.sqlite"), { readonly: true });
+    const rows = db.prepare("SELECT line, value, postcode, reason FROM run_rows WHERE run_id = ? ORDER BY line").all(run.runId);
+    expect(rows).toEqual([
+      { line: 2, value: a, postcode: compact(a), reason: null },
+      { line: 3, value: a.toLowerCase(), postcode: compact(a), reason: null },
+      { line: 5, value: compact(b), postcode: compact(b), reason: null },
+      { line: 7, value: b.replace(" ", "\u00a0"), postcode: compact(b), reason: null },
+      { line: 9, value: "not a postcode", postcode: null, reason: "not a valid UK postcode" },
+      { line: 10, value: ` ${c.toLowerCase()} `, postcode: compact(c), reason: null },
+      { line: 11, value: "", postcode: null, reason: "the row has 1 cell(s) and no Postcode cell (column 2)" },
+      { line: 12, value: d4, postcode: compact(d4), reason: null },
+      { line: 13, value: "", postcode: null, reason: "empty postcode" },
+      { line: 14, value: e, postcode: compact(e), reason: null },
+      { line: 16, value: f, postcode: compact(f), reason: null },
+      { line: 17, value: compact(f).toLowerCase(), postcode: compact(f), reason: null },
+    ]);
+    const cells = db.prepare("SELECT cells FROM run_rows WHERE run_id = ? AND line IN (3, 14) ORDER BY line").pluck().all(run.runId) as string[];
+    expect(cells.map((c) => JSON.parse(c) as string[])).toEqual([
+      ["2", a.toLowerCase(), "two\r\nline note"],
+      ["10", e, 'a "quoted" note\r\nwith a break'],
+    ]);
+    // every unique postcode has its final answer for both lookups
+    const answered = db.prepare("SELECT postcode, COUNT(*) AS n FROM lookups GROUP BY postcode ORDER BY postcode").all();
+    expect(answered).toEqual(pcs.map((p) => ({ postcode: compact(p), n: 2 })).sort((x, y) => x.postcode.localeCompare(y.postcode)));
+    const known = pcs.filter((p) => generatePostcode(SEED, p) !== null).length;
+    expect(db.prepare("SELECT COUNT(*) FROM lookups WHERE status = 'ok'").pluck().get()).toBe(known * 2);
+    db.close();
+  });
+
+  it("reads standard input (--in -) with the same rules", async () => {
+    const pcs = generatePostcodes(SEED, 3);
+    const s = await sim();
+    const stdin = Readable.from([Buffer.from(`postcode\n${pcs[0]}\n\n${pcs[1]!.toLowerCase()}\nnope\n${pcs[0]!.replace(" ", "")}\n${pcs[2]}\n`)]);
+    const d = dir();
+    const run = await runIn(d, { in: "-", baseUrl: s.url }, env, { stdin });
+    expect(run.exitCode).toBe(0);
+    expect(run.counts).toMatchObject({ inputRows: 5, postcodes: 3, rejects: 1 });
+    expect(s.counters.total).toBe(6);
+    const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
+    expect(db.prepare("SELECT line, reason FROM run_rows WHERE reason IS NOT NULL").all()).toEqual([{ line: 5, reason: "not a valid UK postcode" }]);
+    db.close();
+  });
+});

@@ -1,0 +1,295 @@
+// The reports against a small fixed database written with the store's own writers
+// (test/fixtures/report-golden/build-fixture.ts). Golden files: UPDATE_GOLDEN=1 npx vitest run
+// test/report.test.ts rewrites them after an intended change (then review the diff).
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "csv-parse/sync";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { headlineLines, ReportError, writeAddressReport, writeReports, type Summary } from "../src/report/index.js";
+import { openDatabase, type Db } from "../src/store/db.js";
+import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
+
+const GOLDEN = fileURLToPath(new URL("./fixtures/report-golden/", import.meta.url));
+const FILES = ["broadband.csv", "mobile.csv", "coverage.csv", "postcodes.csv", "enriched.csv", "rejects.csv", "failures.csv", "summary.csv", "summary.json"];
+
+let dir: string;
+let db: Db;
+let runId: number;
+let out: string;
+let summary: Summary;
+const warnings: string[] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "pcc-report-"));
+  ({ db, runId } = buildFixtureDb(join(dir, "coverage.sqlite")));
+  out = join(dir, "out");
+  const result = await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW, onWarning: (m) => warnings.push(m) });
+  summary = result.summary;
+  expect(result.files.map((f) => f.slice(out.length + 1))).toEqual(FILES);
+  if (process.env.UPDATE_GOLDEN === "1") for (const f of FILES) copyFileSync(join(out, f), join(GOLDEN, f));
+});
+afterAll(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const read = (name: string, at = out) => parse(readFileSync(join(at, name)), { bom: true }) as string[][];
+const byHeader = (rows: string[][]) => rows.slice(1).map((r) => Object.fromEntries(rows[0]!.map((h, i) => [h, r[i]!])));
+
+describe("report files", () => {
+  it.each(FILES)("%s matches its golden file byte for byte", (name) => {
+    expect(readFileSync(join(out, name), "utf8")).toBe(readFileSync(join(GOLDEN, name), "utf8"));
+  });
+
+  it("leaves no temporary file and warns about nothing for a small database", () => {
+    expect(readdirSync(out).sort()).toEqual([...FILES].sort());
+    expect(warnings).toEqual([]);
+  });
+
+  it("neutralises formula-looking text but not numbers", () => {
+    const bb = byHeader(read("broadband.csv"));
+    expect(bb.map((r) => r.AddressShortDescription)).toContain(`'=HYPERLINK("http://x.invalid","Siop")`);
+    expect(bb.map((r) => r.AddressShortDescription)).toContain("'+44 Flat Llŷr");
+    expect(bb.map((r) => r.AddressShortDescription)).toContain("'-1 Ffordd Ŵy");
+    const noData = bb.find((r) => r.UPRN === "999999999999")!;
+    expect(noData.MaxPredictedDown).toBe("-1");
+    expect(noData.Tier).toBe("No data");
+    expect(byHeader(read("mobile.csv")).map((r) => r.AddressShortDescription)).toContain("'@Siop\tŴyn");
+    // the user's own cells: a formula is neutralised, a plain number is not
+    const notes = byHeader(read("enriched.csv")).map((r) => r.note);
+    expect(notes).toContain("'=SUM(A1:A2)");
+    expect(notes).toContain("-5");
+  });
+
+  it("round-trips Welsh text through the BOM-ed UTF-8 file, and --no-bom drops the BOM", async () => {
+    const raw = readFileSync(join(out, "broadband.csv"));
+    expect([...raw.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const addresses = byHeader(read("broadband.csv")).map((r) => r.AddressShortDescription);
+    expect(addresses).toContain("Tŷ Gwyn, 5 Heol y Frenhines");
+    expect(addresses).toContain('Flat "A", 11 Downing Street');
+
+    const plain = join(dir, "plain");
+    await writeReports(db, { outDir: plain, runId, bom: false, now: () => FIXED_NOW });
+    const text = readFileSync(join(plain, "broadband.csv"), "utf8");
+    expect(text.startsWith("PostCode,UPRN,")).toBe(true);
+    expect(readFileSync(join(out, "broadband.csv"), "utf8")).toBe("\uFEFF" + text);
+  });
+
+  it("writes 12-digit UPRNs exactly, as the database holds them", () => {
+    const stored = (db.prepare("SELECT uprn FROM broadband_addresses UNION SELECT uprn FROM mobile_addresses").safeIntegers(true).pluck().all() as bigint[])
+      .map(String)
+      .sort();
+    const written = [...new Set(byHeader(read("coverage.csv")).map((r) => r.UPRN!))].sort();
+    expect(written).toEqual(stored);
+    expect(written).toContain("100020416747");
+    expect(written).toContain("999999999999");
+  });
+
+  it("puts every address of either lookup in coverage.csv, sorted by PostCode then UPRN", () => {
+    const rows = byHeader(read("coverage.csv"));
+    const broadbandOnly = rows.find((r) => r.UPRN === "200000000001")!;
+    expect(broadbandOnly.Tier).toBe("Decent");
+    expect(broadbandOnly.ProvAVoiceIndoor).toBe("");
+    const mobileOnly = rows.find((r) => r.UPRN === "300000000003")!;
+    expect(mobileOnly.MaxPredictedDown).toBe("");
+    expect(mobileOnly.ProvAIndoorDataGood).toBe("yes");
+    const keys = rows.map((r) => [r.PostCode!, BigInt(r.UPRN!)] as const);
+    const sorted = [...keys].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    expect(keys).toEqual(sorted);
+    expect(rows[0]!.PostCode).toBe("B10 1AA");
+  });
+
+  it("writes one address file alone with the same bytes (the benchmark's entry point)", async () => {
+    const path = join(dir, "alone", "mobile.csv");
+    expect(await writeAddressReport(db, "mobile.csv", path, { runId })).toBe(7);
+    expect(readFileSync(path, "utf8")).toBe(readFileSync(join(out, "mobile.csv"), "utf8"));
+  });
+});
+
+describe("summary", () => {
+  it("equals figures computed independently from the stored rows", () => {
+    expect(summary).toEqual(independentSummary(db, runId, 3));
+  });
+
+  it("is the same in summary.json and summary.csv, with percentages to one decimal place", () => {
+    expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8"))).toEqual(summary);
+    const rows = byHeader(read("summary.csv"));
+    const row = (section: string, metric: string, provider = "") => rows.find((r) => r.Section === section && r.Metric === metric && r.Provider === provider)!;
+    expect(row("broadband", "belowSuperfast")).toMatchObject({ Value: String(summary.broadband!.belowSuperfast), OutOf: "6", Percent: "33.3" });
+    expect(row("mobile", "indoorVoiceNotspots", "ProvB")).toMatchObject({ Value: "3", OutOf: "7", Percent: "42.9" });
+    expect(row("report", "simulated").Value).toBe("no");
+  });
+
+  it("prints headline figures", () => {
+    expect(headlineLines(summary)).toEqual([
+      "report (run 1): 6 input rows, 1 invalid, 4 unique postcodes",
+      "broadband: 6 addresses (2 postcodes found, 1 not found, 1 failed); below decent (10/1 Mbit/s) 16.7%, below superfast 33.3%, gigabit 16.7%, no data 16.7%",
+      "mobile: 7 addresses (3 postcodes found, 1 not found, 0 failed); indoor notspots (rating below 3): voice 28.6% with no good provider, 14.3% with only some; data 14.3% none, 14.3% only some",
+    ]);
+  });
+
+  it("--good-rating changes what counts as good", async () => {
+    const strict = await writeReports(db, { outDir: join(dir, "strict"), runId, goodRating: 4, now: () => FIXED_NOW });
+    expect(strict.summary).toEqual(independentSummary(db, runId, 4));
+    expect(strict.summary.mobile!.indoorVoice.totalNotspots).toBeGreaterThan(summary.mobile!.indoorVoice.totalNotspots);
+    await expect(writeReports(db, { outDir: join(dir, "bad"), runId, goodRating: 7 })).rejects.toThrow(ReportError);
+  });
+});
+
+describe("scope", () => {
+  it("by default reports the last run; a lookup the run did not ask for is not_requested", async () => {
+    const second = addRun(db, [["1", "SW1A 2AA", ""], ["2", "CF10 1AA", ""]], ["broadband"], true);
+    const at = join(dir, "latest");
+    const result = await writeReports(db, { outDir: at, now: () => FIXED_NOW });
+    expect(result.summary.runId).toBe(second);
+    expect(result.summary.mobile).toBeNull();
+    expect(result.summary.simulated).toBe(true);
+    expect(headlineLines(result.summary).at(-1)).toMatch(/SIMULATED/);
+    expect(result.summary).toEqual({ ...independentSummary(db, second, 3), simulated: true });
+    const postcodes = byHeader(read("postcodes.csv", at));
+    expect(postcodes.map((r) => [r.PostCode, r.BroadbandStatus, r.MobileStatus, r.MobileAddresses])).toEqual([
+      ["CF10 1AA", "ok", "not_requested", ""],
+      ["SW1A 2AA", "ok", "not_requested", ""],
+    ]);
+    expect(read("mobile.csv", at)).toHaveLength(1); // header only
+    expect(byHeader(read("enriched.csv", at)).map((r) => r.Status)).toEqual(["ok", "ok"]);
+  });
+
+  it("--all reports every stored postcode, without the per-input files", async () => {
+    const at = join(dir, "all");
+    const result = await writeReports(db, { outDir: at, all: true, now: () => FIXED_NOW });
+    expect(result.files.map((f) => f.slice(at.length + 1))).toEqual(FILES.filter((f) => f !== "enriched.csv" && f !== "rejects.csv"));
+    expect(result.summary).toMatchObject({ runId: null, scope: "all", postcodes: { input: null, invalid: null, unique: 4 } });
+    expect(existsSync(join(at, "enriched.csv"))).toBe(false);
+  });
+
+  it("a postcode without an answer yet is pending", async () => {
+    const run = addRun(db, [["1", "M1 1AE", ""]], ["broadband", "mobile"]);
+    const at = join(dir, "pending");
+    const result = await writeReports(db, { outDir: at, runId: run, now: () => FIXED_NOW });
+    expect(result.summary.broadband!.postcodes).toEqual({ ok: 0, notFound: 0, failed: 0, pending: 1 });
+    expect(byHeader(read("enriched.csv", at))[0]).toMatchObject({ NormalisedPostCode: "M1 1AE", Status: "pending" });
+  });
+
+  it("an unknown run or an empty database is a ReportError naming the problem", async () => {
+    await expect(writeReports(db, { outDir: join(dir, "x"), runId: 999 })).rejects.toThrow(/no run 999 .*runs 1 to \d+ are stored/);
+    const empty = openDatabase(join(dir, "empty.sqlite"));
+    try {
+      await expect(writeReports(empty, { outDir: join(dir, "y") })).rejects.toThrow(/no runs yet/);
+    } finally {
+      empty.close();
+    }
+  });
+});
+
+describe("npm run report", () => {
+  const cli = (args: string[]) =>
+    spawnSync(process.execPath, ["--import", "tsx", "src/cli/report.ts", ...args], { encoding: "utf8", cwd: fileURLToPath(new URL("..", import.meta.url)) });
+
+  it("writes the reports of a given run, and exits 1 with a clear message for an unknown run or a missing database", () => {
+    const at = join(dir, "cli");
+    const ok = cli(["--db", join(dir, "coverage.sqlite"), "--out", at, "--run", String(runId), "--no-bom"]);
+    expect(ok.stderr).toBe("");
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toMatch(/^reports written to .*broadband\.csv, mobile\.csv/);
+    expect(readFileSync(join(at, "rejects.csv"), "utf8")).toBe("Line,Value,Reason\r\n5,NOT A POSTCODE,not a valid UK postcode\r\n");
+
+    const unknown = cli(["--db", join(dir, "coverage.sqlite"), "--out", at, "--run", "999"]);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toMatch(/^error: there is no run 999 in the database/);
+    expect(unknown.stderr).not.toMatch(/\n\s+at /);
+
+    const missing = cli(["--db", join(dir, "nope.sqlite")]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toBe(`error: no database at ${join(dir, "nope.sqlite")} (run a batch first, or give --db PATH)\n`);
+  });
+});
+
+/** The summary by a different path: plain JavaScript over SELECT * rows, from the documented definitions. */
+function independentSummary(db: Db, run: number, good: number): Summary {
+  type Row = Record<string, number | string | null>;
+  const runRow = db.prepare("SELECT * FROM runs WHERE id = ?").get(run) as Row;
+  const lookups = JSON.parse(runRow.lookups as string) as ("broadband" | "mobile")[];
+  const inputRows = db.prepare("SELECT * FROM run_rows WHERE run_id = ?").all(run) as Row[];
+  const postcodes = new Set(inputRows.filter((r) => r.postcode !== null).map((r) => r.postcode as string));
+  const status = new Map((db.prepare("SELECT * FROM lookups").all() as Row[]).map((l) => [`${l.postcode}/${l.lookup}`, l.status as string]));
+  const statusCounts = (lookup: string) => {
+    const c = { ok: 0, notFound: 0, failed: 0, pending: 0 };
+    for (const p of postcodes) {
+      const s = status.get(`${p}/${lookup}`) ?? "pending";
+      c[s === "not_found" ? "notFound" : (s as "ok" | "failed" | "pending")]++;
+    }
+    return c;
+  };
+  const simulatedRuns = new Set((db.prepare("SELECT * FROM runs").all() as Row[]).filter((r) => r.simulated === 1).map((r) => r.id));
+  const lookupRuns = (db.prepare("SELECT * FROM lookups").all() as Row[]).filter((l) => postcodes.has(l.postcode as string) && lookups.includes(l.lookup as "mobile"));
+
+  const bb = (db.prepare("SELECT * FROM broadband_addresses").all() as Row[]).filter((a) => postcodes.has(a.postcode as string));
+  const b = { addresses: bb.length, noData: 0, belowDecent: 0, belowSuperfast: 0, superfast: 0, ultrafast: 0, gigabit: 0 };
+  for (const a of bb) {
+    const down = a.MaxPredictedDown as number | null;
+    const up = (a.MaxPredictedUp as number | null) ?? -1;
+    if (down === null || down < 0) {
+      b.noData++;
+      continue;
+    }
+    if (down < 30) b.belowSuperfast++;
+    if (down < 30 && !(down >= 10 && up >= 1)) b.belowDecent++;
+    if (down >= 30) b.superfast++;
+    if (down >= 300) b.ultrafast++;
+    if (down >= 1000) b.gigabit++;
+  }
+
+  const mb = (db.prepare("SELECT * FROM mobile_addresses").all() as Row[]).filter((a) => postcodes.has(a.postcode as string));
+  const providers = JSON.parse(runRow.providers as string) as string[];
+  const perProvider = Object.fromEntries(
+    providers.map((p) => {
+      const n = (f: (a: Row) => boolean) => mb.filter(f).length;
+      const r = (a: Row, field: string) => a[`${p}${field}`] as number;
+      return [
+        p,
+        {
+          indoorVoiceNotspots: n((a) => r(a, "VoiceIndoor") < good),
+          indoorDataNotspots: n((a) => r(a, "DataIndoor") < good),
+          outdoorVoiceNotspots: n((a) => r(a, "VoiceOutdoor") < good),
+          outdoorDataNotspots: n((a) => r(a, "DataOutdoor") < good),
+          indoorDataNeeds4g: n((a) => r(a, "DataIndoor") >= good && r(a, "DataIndoorNo4g") < good),
+        },
+      ];
+    }),
+  );
+  const spread = (field: string) => {
+    let total = 0;
+    let partial = 0;
+    for (const a of mb) {
+      const goodOnes = providers.filter((p) => (a[`${p}${field}`] as number) >= good).length;
+      if (goodOnes === 0) total++;
+      else if (goodOnes < providers.length) partial++;
+    }
+    return { totalNotspots: total, partialNotspots: partial };
+  };
+
+  return {
+    simulated: runRow.simulated === 1 || lookupRuns.some((l) => simulatedRuns.has(l.run_id)),
+    generatedAt: FIXED_NOW.toISOString(),
+    runId: run,
+    scope: "run",
+    lookups,
+    providers,
+    goodRating: good,
+    postcodes: { input: inputRows.length, invalid: inputRows.filter((r) => r.postcode === null).length, unique: postcodes.size },
+    broadband: lookups.includes("broadband") ? { postcodes: statusCounts("broadband"), ...b } : null,
+    mobile: lookups.includes("mobile")
+      ? {
+          postcodes: statusCounts("mobile"),
+          addresses: mb.length,
+          providers: perProvider,
+          indoorVoice: spread("VoiceIndoor"),
+          indoorData: spread("DataIndoor"),
+        }
+      : null,
+  };
+}

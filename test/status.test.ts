@@ -1,0 +1,105 @@
+// npm run status: the last runs and what the database holds.
+import { rmSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generatePostcode, generatePostcodes, startSimulator } from "../src/simulator/index.js";
+import { openDatabase } from "../src/store/db.js";
+import { databaseStatus, formatStatus, type DatabaseStatus } from "../src/store/status.js";
+import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { spawnCli } from "./helpers/child-cli.js";
+
+const KEY = "status-key-8d1f";
+const env = { COVERAGE_API_KEY: KEY };
+const postcodes = generatePostcodes(5, 12);
+const unknown = postcodes.filter((p) => generatePostcode(5, p) === null).length;
+let d: string;
+let db: string;
+
+beforeAll(async () => {
+  d = tempDir("pcc-status-");
+  db = join(d, "coverage.sqlite");
+  const input = writeCsv(d, "in.csv", ["postcode", ...postcodes, "nonsense"]);
+  const good = await startSimulator({ port: 0, seed: 5, key: KEY });
+  const bad = await startSimulator({ port: 0, seed: 5, key: KEY, failRate: 1 });
+  try {
+    expect((await runIn(d, { in: input, baseUrl: good.url, lookups: "broadband" }, env)).exitCode).toBe(0);
+    expect((await runIn(d, { in: input, baseUrl: bad.url, lookups: "mobile", retries: 0 }, env)).exitCode).toBe(2);
+  } finally {
+    await Promise.all([good.close(), bad.close()]);
+  }
+});
+afterAll(() => rmSync(d, { recursive: true, force: true }));
+
+function status(isAlive?: (pid: number) => boolean): DatabaseStatus {
+  const h = openDatabase(db, { readonly: true });
+  try {
+    return databaseStatus(h, 10, isAlive);
+  } finally {
+    h.close();
+  }
+}
+
+describe("status", () => {
+  it("lists the runs newest first with their counts, and the stored answers", () => {
+    const s = status();
+    expect(s.runs.map((r) => [r.id, r.state, r.exit_code])).toEqual([
+      [2, "completed", 2],
+      [1, "completed", 0],
+    ]);
+    expect(s.runs[1]).toMatchObject({ input_rows: 13, postcodes: 12, rejects: 1, ok: 12 - unknown, not_found: unknown, requests: 12 });
+    expect(s.runs[0]).toMatchObject({ failed: 12, requests: 12, retries: 0 });
+    expect(s.lookups.map((l) => [l.lookup, l.status, l.postcodes])).toEqual([
+      ["broadband", "not_found", unknown],
+      ["broadband", "ok", 12 - unknown],
+      ["mobile", "failed", 12],
+    ]);
+    expect(s.postcodes).toBe(12);
+    expect(s.addresses.broadband).toBeGreaterThan(0);
+    expect(s.addresses.mobile).toBe(0);
+    expect(s.failures).toEqual([{ lookup: "mobile", last_error: expect.stringMatching(/^HTTP 500/), postcodes: 12 }]);
+    expect(s.lock).toBeNull();
+
+    const text = formatStatus(s, db);
+    expect(text).toContain("#2 ");
+    expect(text).toContain("completed, exit 2");
+    expect(text).toContain(`lookups: ok ${12 - unknown}, not found ${unknown}, failed 0, pending 0`);
+    expect(text).toContain("mobile failed: 12");
+    expect(text).toMatch(/mobile x12: HTTP 500/);
+  });
+
+  it("says whether the lock's holder still runs", () => {
+    const w = openDatabase(db);
+    try {
+      w.prepare("INSERT INTO batch_lock (id, pid, host, run_id, started_at) VALUES (1, 424242, ?, 3, 'then')").run(
+        hostname(),
+      );
+    } finally {
+      w.close();
+    }
+    try {
+      expect(formatStatus(status(() => false), db)).toContain("lock: left by a killed batch (pid 424242");
+      expect(formatStatus(status(() => true), db)).toContain("lock: a batch is running (pid 424242");
+    } finally {
+      const w2 = openDatabase(db);
+      w2.prepare("DELETE FROM batch_lock").run();
+      w2.close();
+    }
+  });
+
+  it("npm run status prints it; --json gives the same as data; a missing database is one clear error", async () => {
+    const [text, json, missing] = await Promise.all([
+      spawnCli("status", ["--db", db]).done,
+      spawnCli("status", ["--db", db, "--json", "--runs", "1"]).done,
+      spawnCli("status", ["--db", join(d, "nope.sqlite")]).done,
+    ]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe(formatStatus(status(), db));
+    expect(json.code).toBe(0);
+    const parsed = JSON.parse(json.stdout) as DatabaseStatus;
+    expect(parsed.runs.map((r) => r.id)).toEqual([2]);
+    expect(parsed.lookups).toEqual(status().lookups);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(`error: no database at ${join(d, "nope.sqlite")} (run a batch first, or give --db PATH)\n`);
+  });
+});
