@@ -94,14 +94,33 @@ describe("store", () => {
     w.write(ok("AA11AA", [1], "2026-03-01T00:00:00.000Z")); // fresh
     w.write(ok("BB11BB", [2], "2025-01-01T00:00:00.000Z")); // stale
     w.write({ ...ok("DD11DD", []), status: "failed", answer: undefined, fetchedAt: "2026-03-01T00:00:00.000Z" });
-    const plan = planFetches(db, { runId, lookups: ["broadband", "mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false });
+    const plan = planFetches(db, { runId, lookups: ["broadband", "mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS });
     expect(plan.postcodes).toBe(4);
     expect(plan.toFetch.get("broadband")).toEqual(["CC11CC", "BB11BB", "DD11DD"]);
     expect(plan.toFetch.get("mobile")).toEqual(["CC11CC", "AA11AA", "BB11BB", "DD11DD"]);
     expect(plan.reused.get("broadband")).toBe(1);
-    const all = planFetches(db, { runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: true });
+    const all = planFetches(db, { runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: true, providers: DEFAULT_PROVIDERS });
     expect(all.toFetch.get("broadband")).toHaveLength(4);
     expect(finalCounts(db, runId, ["broadband", "mobile"])).toEqual({ ok: 2, notFound: 0, failed: 1, pending: 5 });
+  });
+
+  it("refetches a fresh mobile answer stored for another provider list, and nothing else", () => {
+    const runId = newRun();
+    const rows = rowWriter(db, runId);
+    ["AA11AA", "BB11BB"].forEach((p, i) => rows.add({ line: i + 2, value: p, postcode: p, reason: null, cells: [p] }));
+    rows.flush();
+    const at = "2026-03-01T00:00:00.000Z";
+    const mobile = (postcode: string, providers: readonly string[]): FinalRecord => ({
+      ...ok(postcode, [], at),
+      lookup: "mobile",
+      answer: { lookup: "mobile", dataset: null, addresses: [{ uprn: 7, address: "7", ratings: mobileFields(providers).map(() => 3) }] },
+    });
+    answerWriter(db, ["ProvA", "ProvB"]).write(mobile("AA11AA", ["ProvA", "ProvB"]));
+    answerWriter(db, DEFAULT_PROVIDERS).write(mobile("BB11BB", DEFAULT_PROVIDERS));
+    const plan = (providers: readonly string[]) =>
+      planFetches(db, { runId, lookups: ["mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers }).toFetch.get("mobile");
+    expect(plan(DEFAULT_PROVIDERS)).toEqual(["AA11AA"]);
+    expect(plan(["ProvA", "ProvB"])).toEqual(["BB11BB"]);
   });
 
   it("locks: a live holder is refused, a dead holder's lock is taken over", () => {

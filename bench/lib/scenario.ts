@@ -76,6 +76,6 @@ export function check(what: string, measured: number, shown: string, target: Tar
   return { what, measured, shown, target, met: meets(measured, target) };
 }
 
-export function skippedCheck(what: string, target: Target, why: string): Check {
-  return { what, measured: null, shown: "skipped", target, met: null, skipped: why };
+export function skippedCheck(what: string, target: Target, why: string, shown = "skipped"): Check {
+  return { what, measured: null, shown, target, met: null, skipped: why };
 }

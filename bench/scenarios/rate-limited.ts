@@ -55,7 +55,11 @@ export const rateLimited: Scenario = {
             `${PER_MINUTE / 60} requests' worth) and slows its pacer, which is what costs rate.`,
         );
       if (ratio < 0.97 && throttled === 0)
-        notes.push("rate-limited: no 429s, so the pacer itself started requests late (timer delays on a busy machine).");
+        notes.push(
+          `rate-limited: the server refused nothing, so the client itself started fewer requests than its --rate allows ` +
+            `(${Math.round(ratio * PER_MINUTE)}/min for ${PER_MINUTE}): the pacer (src/fetch/pacer.ts) leaves time unused, ` +
+            "from its safety margin and from timer delays, which push back every later slot when each slot is counted from the previous actual start.",
+        );
       return {
         setup: `${n} postcodes × 2 lookups, simulator --rate-limit ${PER_MINUTE}/min per lookup, --rate ${PER_MINUTE}, window scaled to ${windowMs / 1000} s, ~${seconds} s`,
         checks: [

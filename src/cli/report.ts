@@ -1,9 +1,10 @@
 // npm run report -- [--db PATH] [--out DIR] [--run ID | --all] [--no-bom] [--good-rating 3]:
 // rewrites the CSV reports and summary from the database, without fetching anything.
 import { existsSync } from "node:fs";
+import Database from "better-sqlite3";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import { DatabaseError, openDatabase } from "../store/db.js";
+import { DatabaseError, openDatabase, type Db } from "../store/db.js";
 import { headlineLines, ReportError, writeReports } from "../report/index.js";
 
 class UsageError extends Error {}
@@ -30,8 +31,9 @@ async function main(): Promise<number> {
     throw new UsageError(`--run: "${argv.run}" is not a run id (a whole number; npm run status lists them)`);
   if (!existsSync(argv.db)) throw new ReportError(`no database at ${argv.db} (run a batch first, or give --db PATH)`);
 
-  const db = openDatabase(argv.db, { readonly: true });
+  let db: Db | null = null;
   try {
+    db = openDatabase(argv.db, { readonly: true });
     const result = await writeReports(db, {
       outDir: argv.out,
       runId: argv.run === undefined ? undefined : Number(argv.run),
@@ -42,8 +44,12 @@ async function main(): Promise<number> {
     });
     process.stdout.write(`reports written to ${argv.out}: ${result.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}\n`);
     for (const line of headlineLines(result.summary)) process.stdout.write(line + "\n");
+  } catch (err) {
+    // A file that is not this program's database, or a damaged one.
+    if (err instanceof Database.SqliteError) throw new ReportError(`cannot read ${argv.db}: ${err.message}`);
+    throw err;
   } finally {
-    db.close();
+    db?.close();
   }
   return 0;
 }

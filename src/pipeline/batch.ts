@@ -108,7 +108,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
 
     // 2. plan
     const freshSince = new Date(clock.now() - config.maxAgeMs).toISOString();
-    const plan = planFetches(db, { runId, lookups: config.lookups, freshSince, refresh: config.refresh });
+    const plan = planFetches(db, { runId, lookups: config.lookups, freshSince, refresh: config.refresh, providers: config.providers });
     log.info(
       `run ${runId}: ${inputRows} input rows, ${plan.postcodes} unique postcodes, ${rejects} rejected; ` +
         config.lookups.map((l) => `${l}: ${plan.toFetch.get(l)!.length} to fetch, ${plan.reused.get(l)} fresh`).join("; "),

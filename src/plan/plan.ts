@@ -2,6 +2,7 @@
 // failed before, or whose answer is older than --max-age (everything, with --refresh).
 import type { Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
+import { providerKey } from "../store/answers.js";
 
 export interface PlanOptions {
   runId: number;
@@ -9,6 +10,8 @@ export interface PlanOptions {
   /** answers fetched at or after this ISO time are fresh */
   freshSince: string;
   refresh: boolean;
+  /** mobile provider prefixes of this run: a mobile answer stored for another list is refetched */
+  providers: readonly string[];
 }
 
 export interface Plan {
@@ -33,6 +36,7 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
                 WHERE run_id = @runId AND postcode IS NOT NULL GROUP BY postcode) r
          LEFT JOIN lookups l ON l.postcode = r.postcode AND l.lookup = @lookup
         WHERE @refresh = 1 OR l.postcode IS NULL OR l.status = 'failed' OR l.fetched_at < @freshSince
+           OR (l.lookup = 'mobile' AND l.status = 'ok' AND l.providers IS NOT @providers)
         ORDER BY r.first_line`,
     )
     .pluck();
@@ -44,6 +48,7 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
       lookup,
       refresh: options.refresh ? 1 : 0,
       freshSince: options.freshSince,
+      providers: providerKey(options.providers),
     }) as string[];
     toFetch.set(lookup, list);
     reused.set(lookup, postcodes - list.length);

@@ -24,10 +24,18 @@ export function coverageHeader(providers: readonly string[]): string[] {
   return [...broadbandHeader(), ...mobileHeader(providers).slice(ADDRESS_COLUMNS.length)];
 }
 
+// SQLite functions take at most 1,000 arguments; one printf serves up to 49 providers.
+const PRINTF_CELLS = 500;
+
 /** The rating and yes/no cells of one mobile row as one CSV fragment, built by SQLite (NULL → empty). */
 function mobileCellsSql(alias: string, providers: readonly string[]): string {
   const cells = [...mobileFields(providers).map((f) => `${alias}.${f}`), ...goodColumns(providers).map((g) => goodSql(`${alias}.${g.rating}`))];
-  return `printf('${cells.map(() => "%s").join(",")}', ${cells.join(", ")})`;
+  const parts: string[] = [];
+  for (let i = 0; i < cells.length; i += PRINTF_CELLS) {
+    const chunk = cells.slice(i, i + PRINTF_CELLS);
+    parts.push(`printf('${chunk.map(() => "%s").join(",")}', ${chunk.join(", ")})`);
+  }
+  return parts.join(" || ',' || ");
 }
 
 const speedsSql = (alias: string) => SPEED_FIELDS.map((f) => `${alias}.${f}`).join(", ");

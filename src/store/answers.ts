@@ -19,18 +19,23 @@ export interface FinalRecord {
   answer?: Answer;
 }
 
+/** How lookups.providers records the provider list a mobile answer was stored for. */
+export function providerKey(providers: readonly string[]): string {
+  return providers.join(",");
+}
+
 export interface AnswerWriter {
   write(record: FinalRecord): void;
 }
 
 export function answerWriter(db: Db, providers: readonly string[]): AnswerWriter {
   const upsertLookup = db.prepare(
-    `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count)
-     VALUES (@postcode, @lookup, @status, @httpStatus, @attempts, @lastError, @fetchedAt, @runId, @dataset, @addressCount)
+    `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, providers)
+     VALUES (@postcode, @lookup, @status, @httpStatus, @attempts, @lastError, @fetchedAt, @runId, @dataset, @addressCount, @providers)
      ON CONFLICT (postcode, lookup) DO UPDATE SET
        status = excluded.status, http_status = excluded.http_status, attempts = excluded.attempts,
        last_error = excluded.last_error, fetched_at = excluded.fetched_at, run_id = excluded.run_id,
-       dataset = excluded.dataset, address_count = excluded.address_count`,
+       dataset = excluded.dataset, address_count = excluded.address_count, providers = excluded.providers`,
   );
   // A failure keeps the last good answer's addresses and its dataset: a flaky night must not
   // wipe out data fetched before. Only the status row records the failure.
@@ -48,6 +53,7 @@ export function answerWriter(db: Db, providers: readonly string[]): AnswerWriter
      VALUES (?, ?, ?, ${SPEED_FIELDS.map(() => "?").join(", ")})`,
   );
   const ratingColumns = mobileFields(providers);
+  const providerList = providerKey(providers);
   const insertMobile = db.prepare(
     `INSERT INTO mobile_addresses (postcode, uprn, address, ${ratingColumns.join(", ")})
      VALUES (?, ?, ?, ${ratingColumns.map(() => "?").join(", ")})`,
@@ -69,6 +75,7 @@ export function answerWriter(db: Db, providers: readonly string[]): AnswerWriter
       ...r,
       dataset: answer?.dataset ?? null,
       addressCount: answer?.addresses.length ?? 0,
+      providers: answer?.lookup === "mobile" ? providerList : null,
     });
   });
 

@@ -82,6 +82,11 @@ export const MIGRATIONS: readonly string[] = [
     started_at TEXT NOT NULL
   );
   `,
+  // A mobile answer holds ratings only for the providers asked for; a run with another provider
+  // list must fetch it again rather than report empty ratings as data.
+  `
+  ALTER TABLE lookups ADD COLUMN providers TEXT; -- mobile ok answers: the provider prefixes stored, comma-separated
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
