@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { answerWriter, type FinalRecord } from "../src/store/answers.js";
 import { ensureProviderColumns, openDatabase, type Db } from "../src/store/db.js";
 import { acquireLock, LockedError, releaseLock } from "../src/store/lock.js";
+import { processAlive, processIdentity } from "../src/store/process-identity.js";
+import { spawn } from "node:child_process";
 import { rowWriter } from "../src/store/run-rows.js";
 import { abandonStaleRuns, createRun } from "../src/store/runs.js";
 import { SCHEMA_VERSION } from "../src/store/schema.js";
@@ -132,6 +134,25 @@ describe("store", () => {
     expect(acquireLock(db, "t2", () => false)).toEqual({ previous: { pid: 999999, runId: null } });
     releaseLock(db);
     expect(db.prepare("SELECT COUNT(*) FROM batch_lock").pluck().get()).toBe(0);
+  });
+
+  it("knows a lock holder is gone when its pid is dead, a zombie, or now another process", async () => {
+    expect(processAlive(process.pid, processIdentity(process.pid))).toBe(true);
+    expect(processAlive(process.pid, "another-boot:123")).toBe(process.platform !== "linux");
+    // The shell's background child exits at once, and `sleep` (exec'd in its place) never reaps it.
+    const parent = spawn("sh", ["-c", "true & echo $!; exec sleep 5"], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once("data", (d: Buffer) => resolve(d.toString()))));
+      let alive = true;
+      for (let i = 0; i < 100 && alive; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+        alive = processAlive(zombie);
+      }
+      expect(alive).toBe(false);
+    } finally {
+      parent.kill("SIGKILL");
+    }
+    expect(processAlive(2 ** 22 + 12345)).toBe(false);
   });
 
   it("marks runs left running by a killed process as abandoned", () => {

@@ -39,10 +39,13 @@ export const latencyBound: Scenario = {
       const simCpuShare = cpu0 === null || simCpu === null ? null : (simCpu - cpu0) / run.fetchSeconds;
       const elu = run.eventLoopUtilization;
       const cpuPerRequestMs = (run.cpuSeconds / requests) * 1000;
+      // Little's law: requests in flight ÷ throughput = the time each request holds its slot.
+      const cycleMs = ((CONCURRENCY * LOOKUPS) / achieved) * 1000;
       const notes: string[] = [];
       if (ratio < 0.9)
         notes.push(
-          `latency-bound: ${Math.round(achieved)} of an ideal ${Math.round(ideal)} requests/s. The batch's event loop was busy ` +
+          `latency-bound: ${Math.round(achieved)} of an ideal ${Math.round(ideal)} requests/s: each slot's cycle took ` +
+            `${cycleMs.toFixed(1)} ms on average against the simulator's ${LATENCY_MS} ms. The batch's event loop was busy ` +
             `${pct(elu)} of the time, its process used ${pct(clientCpuShare)} of a core (${cpuPerRequestMs.toFixed(2)} ms CPU a request), ` +
             `the simulator ${simCpuShare === null ? "n/a" : pct(simCpuShare)}. ` +
             (elu >= 0.8
@@ -73,6 +76,7 @@ export const latencyBound: Scenario = {
           ratio: round(ratio),
           clientCpuShare: round(clientCpuShare),
           eventLoopUtilization: round(elu),
+          meanSlotCycleMs: round(cycleMs, 1),
           clientCpuMsPerRequest: round(cpuPerRequestMs),
           simulatorCpuShare: simCpuShare === null ? null : round(simCpuShare),
         },

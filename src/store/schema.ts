@@ -83,9 +83,11 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   // A mobile answer holds ratings only for the providers asked for; a run with another provider
-  // list must fetch it again rather than report empty ratings as data.
+  // list must fetch it again rather than report empty ratings as data. A lock names its holder
+  // beyond the pid.
   `
   ALTER TABLE lookups ADD COLUMN providers TEXT; -- mobile ok answers: the provider prefixes stored, comma-separated
+  ALTER TABLE batch_lock ADD COLUMN process TEXT; -- boot id and start time of the holder (Linux), so a reused pid is no holder
   `,
 ];
 

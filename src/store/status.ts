@@ -37,7 +37,12 @@ export interface DatabaseStatus {
   lock: { pid: number; host: string; run_id: number | null; started_at: string; alive: boolean | null } | null;
 }
 
-export function databaseStatus(db: Db, recentRuns: number, isAlive: (pid: number) => boolean = processAlive): DatabaseStatus {
+/** The lock holder's process identity (see process-identity.ts); kept out of what status shows. */
+function lockHolderIdentity(db: Db): string | null {
+  return (db.prepare("SELECT process FROM batch_lock WHERE id = 1").pluck().get() as string | null | undefined) ?? null;
+}
+
+export function databaseStatus(db: Db, recentRuns: number, isAlive: (pid: number, identity: string | null) => boolean = processAlive): DatabaseStatus {
   const count = (sql: string) => (db.prepare(sql).pluck().get() as number | undefined) ?? 0;
   const lock = db.prepare("SELECT pid, host, run_id, started_at FROM batch_lock WHERE id = 1").get() as
     | Omit<NonNullable<DatabaseStatus["lock"]>, "alive">
@@ -71,7 +76,7 @@ export function databaseStatus(db: Db, recentRuns: number, isAlive: (pid: number
     datasets: db
       .prepare("SELECT dataset, COUNT(*) AS postcodes FROM lookups WHERE dataset IS NOT NULL GROUP BY dataset ORDER BY dataset")
       .all() as DatabaseStatus["datasets"],
-    lock: lock ? { ...lock, alive: lock.host === hostname() ? isAlive(lock.pid) : null } : null,
+    lock: lock ? { ...lock, alive: lock.host === hostname() ? isAlive(lock.pid, lockHolderIdentity(db)) : null } : null,
   };
 }
 
