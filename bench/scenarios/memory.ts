@@ -44,11 +44,14 @@ export const memory: Scenario = {
       const notes: string[] = [];
       if (peakBytes !== null && peakSample !== null && peakBytes / MB >= LIMIT_MB) {
         const [at, rss, heapTotal, heapUsed, outside] = peakSample;
+        const fetchingAt = run.marks.fetching ?? 0;
+        const inUse = samples.filter(([t]) => t >= fetchingAt).map((x) => x[3]);
         notes.push(
-          `memory: peak ${mb(peakBytes)} MB. At the highest sample (${mb(rss)} MB resident, ${at} s into the run; fetching began at ` +
-            `${round(run.marks.fetching ?? NaN, 1)} s and the reports were done at ${round(run.marks.reportsWritten ?? NaN, 1)} s) the V8 heap ` +
-            `held ${mb(heapTotal)} MB (${mb(heapUsed)} MB in use), buffers and other memory outside it ${mb(outside)} MB, ` +
-            `and the rest (code, SQLite's cache, allocator slack) ${mb(rss - heapTotal - outside)} MB; bench.json has the timeline.`,
+          `memory: peak ${mb(peakBytes)} MB. At the highest sample (${mb(rss)} MB resident, about ${round(at, 1)} s into the run; fetching ` +
+            `began at about ${round(fetchingAt, 1)} s and the reports were done at about ${round(run.marks.reportsWritten ?? NaN, 1)} s) ` +
+            `the V8 heap held ${mb(heapTotal)} MB (${mb(heapUsed)} MB in use), buffers and other memory outside it ${mb(outside)} MB, ` +
+            `and the rest (code, SQLite's cache, allocator slack) ${mb(rss - heapTotal - outside)} MB. From the start of fetching, the ` +
+            `heap in use ranged from ${mb(Math.min(...inUse))} to ${mb(Math.max(...inUse))} MB; bench.json has the timeline.`,
         );
       }
       return {
@@ -78,3 +81,4 @@ export const memory: Scenario = {
     }
   },
 };
+
