@@ -21,7 +21,7 @@ describe("Pacer", () => {
     }
   });
 
-  it("keeps a 2% margin so arrival jitter cannot put rate+1 requests in one server window, even after a pause", async () => {
+  it("keeps a margin (here 20 ms) so arrival jitter cannot put rate+1 requests in one server window, even after a pause", async () => {
     const clock = new FakeClock();
     const pacer = new Pacer({ rate: 10, windowMs: 1_000 }, clock);
     const starts: number[] = [];
@@ -48,8 +48,20 @@ describe("Pacer", () => {
     await pacer.acquire();
     expect(clock.now()).toBeGreaterThanOrEqual(t0 + 5_000);
     for (let i = 0; i < 200; i++) pacer.succeeded();
-    // back to the configured rate, less the 2% margin kept for arrival jitter
-    expect(pacer.currentRate).toBeCloseTo(60 / 1.02, 5);
+    // back to the configured rate, less the 1% margin kept for arrival jitter
+    expect(pacer.currentRate).toBeCloseTo(60 / 1.01, 5);
+  });
+
+  it("keeps its rate when timers fire late, instead of pushing every later slot back", async () => {
+    // every sleep overshoots by 40% of the interval, as timers do on a busy machine
+    const clock = new FakeClock();
+    const late = { now: () => clock.now(), sleep: (ms: number) => clock.sleep(ms > 0 ? ms + 0.4 * 606 : ms) };
+    const pacer = new Pacer({ rate: 100, windowMs: 60_000 }, late);
+    const t0 = clock.now();
+    for (let i = 0; i < 301; i++) await pacer.acquire();
+    const perMinute = (300 / (clock.now() - t0)) * 60_000;
+    expect(perMinute).toBeGreaterThan(97);
+    expect(perMinute).toBeLessThanOrEqual(100);
   });
 
   it("returns false when aborted while waiting", async () => {

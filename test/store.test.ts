@@ -61,6 +61,7 @@ describe("store", () => {
     const w = answerWriter(db, DEFAULT_PROVIDERS);
     w.write(ok("AB11AA", [100020416747, 999999999999, 5]));
     w.write(ok("AB11AA", [100020416747, 7]));
+    w.flush();
     const rows = db.prepare("SELECT uprn FROM broadband_addresses WHERE postcode = 'AB11AA' ORDER BY uprn").pluck().all();
     expect(rows).toEqual([7, 100020416747]);
     const l = db.prepare("SELECT status, address_count FROM lookups").get();
@@ -71,6 +72,7 @@ describe("store", () => {
     const w = answerWriter(db, DEFAULT_PROVIDERS);
     w.write(ok("AB11AA", [1, 2]));
     w.write({ postcode: "AB11AA", lookup: "broadband", status: "failed", httpStatus: 500, attempts: 6, lastError: "HTTP 500: boom", fetchedAt: "2026-01-02T00:00:00.000Z", runId: 2 });
+    w.flush();
     expect(db.prepare("SELECT COUNT(*) FROM broadband_addresses").pluck().get()).toBe(2);
     expect(db.prepare("SELECT status, attempts, last_error, address_count FROM lookups").get()).toEqual({
       status: "failed",
@@ -78,6 +80,29 @@ describe("store", () => {
       last_error: "HTTP 500: boom",
       address_count: 2,
     });
+  });
+
+  it("commits the answers of one event-loop turn together, before any I/O", async () => {
+    const w = answerWriter(db, DEFAULT_PROVIDERS);
+    const count = () => db.prepare("SELECT COUNT(*) FROM lookups").pluck().get();
+    w.write(ok("AA11AA", [1]));
+    w.write(ok("BB11BB", [2]));
+    w.write(ok("CC11CC", [3]));
+    expect(count()).toBe(0);
+    await new Promise((r) => setImmediate(r));
+    expect(count()).toBe(3);
+  });
+
+  it("reports a deferred commit that fails, and refuses more writes", async () => {
+    const errors: Error[] = [];
+    const w = answerWriter(db, DEFAULT_PROVIDERS, (e) => errors.push(e));
+    db.exec("CREATE TEMP TRIGGER full BEFORE INSERT ON broadband_addresses BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
+    w.write(ok("AA11AA", [1]));
+    await new Promise((r) => setImmediate(r));
+    expect(errors.map((e) => e.message)).toEqual(["database or disk is full"]);
+    expect(() => w.flush()).toThrow(/disk is full/);
+    expect(() => w.write(ok("BB11BB", [2]))).toThrow(/disk is full/);
+    expect(db.prepare("SELECT COUNT(*) FROM lookups").pluck().get()).toBe(0);
   });
 
   it("refuses an ok record without its answer", () => {
@@ -96,6 +121,7 @@ describe("store", () => {
     w.write(ok("AA11AA", [1], "2026-03-01T00:00:00.000Z")); // fresh
     w.write(ok("BB11BB", [2], "2025-01-01T00:00:00.000Z")); // stale
     w.write({ ...ok("DD11DD", []), status: "failed", answer: undefined, fetchedAt: "2026-03-01T00:00:00.000Z" });
+    w.flush();
     const plan = planFetches(db, { runId, lookups: ["broadband", "mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS });
     expect(plan.postcodes).toBe(4);
     expect(plan.toFetch.get("broadband")).toEqual(["CC11CC", "BB11BB", "DD11DD"]);
@@ -117,8 +143,12 @@ describe("store", () => {
       lookup: "mobile",
       answer: { lookup: "mobile", dataset: null, addresses: [{ uprn: 7, address: "7", ratings: mobileFields(providers).map(() => 3) }] },
     });
-    answerWriter(db, ["ProvA", "ProvB"]).write(mobile("AA11AA", ["ProvA", "ProvB"]));
-    answerWriter(db, DEFAULT_PROVIDERS).write(mobile("BB11BB", DEFAULT_PROVIDERS));
+    const two = answerWriter(db, ["ProvA", "ProvB"]);
+    two.write(mobile("AA11AA", ["ProvA", "ProvB"]));
+    two.flush();
+    const four = answerWriter(db, DEFAULT_PROVIDERS);
+    four.write(mobile("BB11BB", DEFAULT_PROVIDERS));
+    four.flush();
     const plan = (providers: readonly string[]) =>
       planFetches(db, { runId, lookups: ["mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers }).toFetch.get("mobile");
     expect(plan(DEFAULT_PROVIDERS)).toEqual(["AA11AA"]);

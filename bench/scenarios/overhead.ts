@@ -109,7 +109,7 @@ export const overhead: Scenario = {
 
       const notes: string[] = [
         `overhead: CPU per postcode (both lookups): batch ${batchMs.toFixed(2)} ms, bare loop ${bareMs.toFixed(2)} ms (ratio ${round(cpuRatio, 2)}). ` +
-          `Of the batch's extra ${(batchMs - bareMs).toFixed(2)} ms, timed alone: storing the answers (answerWriter, one transaction each) ` +
+          `Of the batch's extra ${(batchMs - bareMs).toFixed(2)} ms, timed alone: storing the answers (answerWriter, a commit per answer at worst) ` +
           `${breakdown.storeMs.toFixed(2)} ms, validating beyond JSON.parse ${validateMs.toFixed(2)} ms; not attributed by this breakdown ` +
           `(input, plan, retry loop, and work that costs more inside the run than alone) ${restMs.toFixed(2)} ms. ` +
           `Event loop busy: batch ${pct(batchElu)}, bare loop ${pct(bareElu)}; ` +

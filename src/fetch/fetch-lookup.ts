@@ -1,6 +1,5 @@
-// Fetches one lookup for a list of postcodes: a bounded pool, the pacer, classification of each
+// Fetches one lookup for a list of postcodes: a bounded pool of workers, the pacer, classification of each
 // answer, retry with backoff, and the final record handed to the store.
-import pLimit from "p-limit";
 import type { Lookup } from "../spec/fields.js";
 import { API_KEY_HEADER, lookupPath } from "../spec/types.js";
 import type { FinalRecord } from "../store/answers.js";
@@ -53,7 +52,6 @@ export interface LookupFetchOptions {
 const MAX_THROTTLES_PER_POSTCODE = 50;
 
 export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOptions): Promise<void> {
-  const limit = pLimit(o.concurrency);
   const schedule = o.stop.signalFor(o.lookup);
   const headers = { [API_KEY_HEADER]: o.key };
   const base = o.baseUrl.href.replace(/\/+$/, "");
@@ -164,5 +162,18 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
     o.stats.unfinished++;
   }
 
-  await Promise.all(postcodes.map((p) => limit(() => one(p))));
+  // A bounded pool: `concurrency` workers take the next postcode when they are free. Nothing is
+  // queued per postcode, so 100,000 postcodes cost no more memory than 100.
+  let next = 0;
+  const worker = async () => {
+    while (next < postcodes.length) {
+      const postcode = postcodes[next++]!;
+      if (schedule.aborted) {
+        o.stats.unfinished++;
+        continue;
+      }
+      await one(postcode);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(o.concurrency, postcodes.length) }, worker));
 }

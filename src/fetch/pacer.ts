@@ -11,10 +11,11 @@ export interface PacerOptions {
   slowdown?: number;
   maxSlowdown?: number;
   /**
-   * Share of the window kept spare (default 2%): the server counts arrivals, not starts, and a
-   * request that starts exactly one window after another can arrive less than a window later.
+   * Time added to the window (default 1% of it, at least 20 ms): the server counts arrivals, not
+   * starts, and a request that starts exactly one window after another can arrive less than a
+   * window later.
    */
-  margin?: number;
+  marginMs?: number;
 }
 
 export class Pacer {
@@ -37,7 +38,7 @@ export class Pacer {
     if (!(options.rate > 0)) throw new Error("pacer rate must be positive");
     this.rate = options.rate;
     this.windowMs = options.windowMs;
-    this.guardedWindowMs = options.windowMs * (1 + (options.margin ?? 0.02));
+    this.guardedWindowMs = options.windowMs + (options.marginMs ?? Math.max(options.windowMs * 0.01, 20));
     this.baseInterval = this.guardedWindowMs / options.rate;
     this.interval = this.baseInterval;
     this.slowdown = options.slowdown ?? 1.25;
@@ -59,7 +60,9 @@ export class Pacer {
       const windowFreeAt = this.starts.length >= this.rate ? this.starts[0]! + this.guardedWindowMs : 0;
       const at = Math.max(this.nextSlot, this.pausedUntil, windowFreeAt);
       if (at <= now) {
-        this.nextSlot = now + this.interval;
+        // A slot taken a little late keeps the schedule (the rate is not lost to timer delays);
+        // after an idle spell the schedule restarts from now, so idling earns no burst.
+        this.nextSlot = (now - at < this.interval ? at : now) + this.interval;
         this.starts.push(now);
         return true;
       }

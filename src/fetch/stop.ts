@@ -1,5 +1,6 @@
 // Why fetching stops early. The first fatal reason wins; scheduling stops for everything
 // (or, for quota, just the lookup whose product ran out).
+import { setMaxListeners } from "node:events";
 import type { Lookup } from "../spec/fields.js";
 
 export type StopReason =
@@ -16,10 +17,17 @@ export class StopControl {
   private readonly hard = new AbortController();
   readonly reasons: StopReason[] = [];
 
+  constructor() {
+    // Every request in flight listens on the in-flight signal: --concurrency 16 is 32 listeners, not a leak.
+    setMaxListeners(0, this.hard.signal, this.all.signal);
+  }
+
   signalFor(lookup: Lookup): AbortSignal {
     let c = this.perLookup.get(lookup);
     if (!c) {
       c = new AbortController();
+      // every worker of the lookup waits on it (pacer, backoff)
+      setMaxListeners(0, c.signal);
       this.perLookup.set(lookup, c);
       if (this.all.signal.aborted) c.abort();
     }

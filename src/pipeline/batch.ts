@@ -140,7 +140,8 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
         timeoutMs: config.timeoutMs,
         maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       });
-      const writer = answerWriter(db, config.providers);
+      // A commit that fails (a full disk) stops fetching; flush() below rethrows it.
+      const writer = answerWriter(db, config.providers, () => stop.halt());
       const budget = new RequestBudget(config.maxRequests);
       const progress = startProgress({
         mode: progressMode(config, deps.isTTY === true),
@@ -180,6 +181,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
             }),
           ),
         );
+        writer.flush();
       } finally {
         clearInterval(checkpoint);
         progress.stop();

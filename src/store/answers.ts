@@ -1,5 +1,8 @@
-// Writing final answers: each answer in one transaction with its status row, replacing that
-// postcode's earlier addresses (an address that disappears upstream disappears here).
+// Writing final answers: each answer in the same transaction as its status row, replacing that
+// postcode's earlier addresses (an address that disappears upstream disappears here). Answers that
+// arrive in one turn of the event loop share a transaction: a commit per answer rewrote the same
+// pages over and over and cost more than fetching. The group is committed before the loop waits
+// for I/O again, so a kill loses nothing that a commit per answer would have kept.
 import { SPEED_FIELDS, mobileFields, type Lookup } from "../spec/fields.js";
 import type { Answer } from "../fetch/outcome.js";
 import type { Db } from "./db.js";
@@ -25,10 +28,14 @@ export function providerKey(providers: readonly string[]): string {
 }
 
 export interface AnswerWriter {
+  /** Queues the record; it is committed with the others of this event-loop turn, before any I/O. */
   write(record: FinalRecord): void;
+  /** Commits what is queued now; throws the failure of an earlier deferred commit, if any. */
+  flush(): void;
 }
 
-export function answerWriter(db: Db, providers: readonly string[]): AnswerWriter {
+/** `onError` hears of a deferred commit that failed (a full disk): the caller should stop fetching. */
+export function answerWriter(db: Db, providers: readonly string[], onError: (err: Error) => void = () => {}): AnswerWriter {
   const upsertLookup = db.prepare(
     `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, providers)
      VALUES (@postcode, @lookup, @status, @httpStatus, @attempts, @lastError, @fetchedAt, @runId, @dataset, @addressCount, @providers)
@@ -59,7 +66,7 @@ export function answerWriter(db: Db, providers: readonly string[]): AnswerWriter
      VALUES (?, ?, ?, ${ratingColumns.map(() => "?").join(", ")})`,
   );
 
-  const writeTx = db.transaction((r: FinalRecord) => {
+  const writeOne = (r: FinalRecord) => {
     if (r.status === "failed") {
       recordFailure.run(r);
       return;
@@ -77,13 +84,44 @@ export function answerWriter(db: Db, providers: readonly string[]): AnswerWriter
       addressCount: answer?.addresses.length ?? 0,
       providers: answer?.lookup === "mobile" ? providerList : null,
     });
+  };
+  const writeGroup = db.transaction((records: readonly FinalRecord[]) => {
+    for (const r of records) writeOne(r);
   });
+
+  let queued: FinalRecord[] = [];
+  let scheduled = false;
+  let failure: Error | null = null;
+  const flush = () => {
+    scheduled = false;
+    if (failure) throw failure;
+    if (queued.length === 0) return;
+    const group = queued;
+    queued = [];
+    try {
+      writeGroup.immediate(group);
+    } catch (err) {
+      failure = err instanceof Error ? err : new Error(String(err));
+      throw failure;
+    }
+  };
 
   return {
     write(record) {
       if (record.status === "ok" && (!record.answer || record.answer.lookup !== record.lookup))
         throw new Error(`internal: ok record for ${record.postcode} ${record.lookup} without its answer`);
-      writeTx.immediate(record);
+      if (failure) throw failure;
+      queued.push(record);
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(() => {
+        try {
+          flush();
+        } catch (err) {
+          onError(err as Error);
+        }
+      });
     },
+    flush,
   };
 }
