@@ -2,7 +2,7 @@
 // postcode's earlier addresses (an address that disappears upstream disappears here). Answers that
 // arrive in one turn of the event loop share a transaction: a commit per answer rewrote the same
 // pages over and over and cost more than fetching. The group is committed before the loop waits
-// for I/O again, so a kill loses nothing that a commit per answer would have kept.
+// for I/O again, so a kill loses at most the answers of one turn.
 import { SPEED_FIELDS, mobileFields, type Lookup } from "../spec/fields.js";
 import type { Answer } from "../fetch/outcome.js";
 import type { Db } from "./db.js";
