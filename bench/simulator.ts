@@ -1,16 +1,13 @@
 // Simulator throughput: how many lookups per second it answers on loopback with faults and latency
 // off (issue 2 asks for at least 5,000/s), so that other benchmarks measure the client, not it.
 // `npx tsx bench/simulator.ts [--seconds N] [--concurrency N] [--in-process]` prints the figure.
-import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import http from "node:http";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DEFAULT_KEY, generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { API_KEY_HEADER, lookupPath, type Dialect } from "../src/spec/types.js";
+import { startSimulatorProcess } from "./lib/simulator-process.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 export interface ThroughputOptions {
   /** measured seconds, after the warm-up (default 5) */
@@ -156,49 +153,10 @@ async function inProcess(dialect: Dialect, seed: string): Promise<Target> {
   return { url: sim.url, cpuSeconds: () => null, stop: () => sim.close() };
 }
 
-/** `node --import tsx src/cli/simulate.ts --port 0`, ready once it prints `listening <url>`. */
+/** The simulator in a child process of its own (bench/lib/simulator-process.ts). */
 async function childProcess(dialect: Dialect, seed: string): Promise<Target> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/simulate.ts", "--port", "0", "--dialect", dialect, "--seed", seed], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    const fail = (why: string) => reject(new Error(`simulator child process ${why}`));
-    child.once("error", (err) => fail(`failed to start: ${err.message}`));
-    child.once("exit", (code) => fail(`exited (code ${code}) before listening`));
-    lines.on("line", (line) => {
-      const m = /^listening (\S+)$/.exec(line);
-      if (m?.[1]) resolve(m[1]);
-    });
-  });
-  child.stdout!.resume(); // keep draining its later lines
-  return { url, cpuSeconds: () => processCpuSeconds(child.pid), stop: () => stopChild(child) };
-}
-
-/** utime + stime of a process, from /proc/<pid>/stat (Linux; USER_HZ is 100 there). */
-function processCpuSeconds(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name (which may hold spaces) start at field 3; utime is 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill("SIGKILL"), 5_000);
-    child.once("exit", () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
+  const sim = await startSimulatorProcess({ dialect, seed });
+  return { url: sim.url, cpuSeconds: sim.cpuSeconds, stop: sim.stop };
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
