@@ -1,6 +1,8 @@
 // The batch end to end, in-process, against the simulator over real HTTP.
 import { readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type SimulatorOptions } from "../src/simulator/index.js";
 import { generatePostcode, generatePostcodes } from "../src/simulator/index.js";
@@ -168,6 +170,16 @@ describe("batch against the simulator", () => {
     expect(r.logs.join("\n")).not.toContain(KEY);
   });
 
+  it("a --providers list that does not match the service's codes stops at once (exit 1) instead of spending retries", async () => {
+    const s = await sim({ providers: ["EE", "Three", "Vodafone", "OTwo"] });
+    const d = dir();
+    const input = writeCsv(d, "in.csv", inputLines);
+    const r = await runIn(d, { in: input, baseUrl: s.url, lookups: "mobile" }, env);
+    expect(r.exitCode).toBe(1);
+    expect(s.counters.requests.mobile).toBeLessThanOrEqual(4);
+    expect(r.logs.join("\n")).toMatch(/rates providers EE, Three, Vodafone, OTwo, but --providers names ProvA, ProvB, ProvC, ProvD/);
+  });
+
   it("a separate mobile key is used for the mobile lookup", async () => {
     const s = await sim({ key: "bb-key-1234", mobileKey: "mob-key-5678" });
     const d = dir();
@@ -233,6 +245,39 @@ describe("batch against the simulator", () => {
     expect(r.exitCode).toBe(0);
     expect(r.counts!.requests).toBe(100);
     expect(s.counters.throttled).toBe(0);
+  });
+
+  it("masks the key where an error body echoes it, in the database, the reports and the logs", async () => {
+    // a proxy that quotes the request back: 500 for broadband, 401 for mobile
+    const server = http.createServer((req, res) => {
+      const key = String(req.headers["ocp-apim-subscription-key"]);
+      const mobile = req.url!.startsWith("/mobile/");
+      res.writeHead(mobile ? 401 : 500, { "content-type": "application/json" });
+      res.end(JSON.stringify(mobile ? { statusCode: 401, message: `key ${key} is not valid here` } : { Error: `upstream refused subscription key ${key}` }));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const d = dir();
+      const input = writeCsv(d, "in.csv", ["postcode", known[0]!]);
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const bb = await runIn(d, { in: input, baseUrl: url, retries: 0, lookups: "broadband" }, env);
+      expect(bb.exitCode).toBe(2);
+      const mob = await runIn(d, { in: input, baseUrl: url, lookups: "mobile" }, env);
+      expect(mob.exitCode).toBe(1);
+      const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
+      expect(db.prepare("SELECT last_error FROM lookups WHERE lookup = 'broadband'").pluck().get()).toBe(
+        "HTTP 500: upstream refused subscription key ***",
+      );
+      expect(db.prepare("SELECT message FROM runs ORDER BY id DESC").pluck().get()).toMatch(/key \*\*\* is not valid here/);
+      db.close();
+      expect([...bb.logs, ...mob.logs].join("\n")).not.toContain(KEY);
+      for (const f of readdirSync(join(d, "out"))) expect(readFileSync(join(d, "out", f), "latin1")).not.toContain(KEY);
+      for (const f of readdirSync(d).filter((f) => f.startsWith("coverage.sqlite")))
+        expect(readFileSync(join(d, f), "latin1")).not.toContain(KEY);
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
   });
 
   it("never writes the key to a log line, report file or the database", async () => {

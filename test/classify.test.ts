@@ -161,8 +161,8 @@ describe("200 mobile", () => {
     });
   });
 
-  it("reads an empty array as zero addresses", () => {
-    expect(ok(run("mobile", 200, "[]"))).toEqual({ lookup: "mobile", dataset: null, addresses: [] });
+  it("refuses an empty array: a found postcode has its MobileAvailability, an unknown one is a 404", () => {
+    malformed(run("mobile", 200, "[]"), "mobile 200 body is an empty array");
   });
 
   it("accepts the live object form and takes DBName as the dataset", () => {
@@ -283,8 +283,21 @@ describe("200 malformed", () => {
 
   it("a missing field of a non-default provider", () => {
     const providers = ["EE", "VO"];
-    // Built for the default providers, checked against EE/VO: the EE fields are absent.
-    malformed(run("mobile", 200, mobLiveBody([mobItem(1)]), { providers }), `Availability[0].${mobileFields(providers)[0] ?? ""} missing`);
+    const item = mobItem(1, providers);
+    delete item[mobileFields(providers)[5]!];
+    malformed(run("mobile", 200, mobLiveBody([item]), { providers }), `Availability[0].${mobileFields(providers)[5] ?? ""} missing`);
+  });
+
+  it("an answer rating other providers than --providers names stops the run instead of burning retries", () => {
+    // Built for the default providers, checked against EE/VO: the configuration is wrong, not the body.
+    const outcome = run("mobile", 200, mobLiveBody([mobItem(1)]), { providers: ["EE", "VO"] });
+    expect(outcome).toEqual({
+      kind: "misconfigured",
+      message:
+        "mobile 200 body: Availability[0] rates providers ProvA, ProvB, ProvC, ProvD, but --providers names EE, VO (EE, VO not in the answer); set --providers to the service's codes",
+    });
+    // one provider of several missing is the same mistake
+    expect(run("mobile", 200, mobLiveBody([mobItem(1)]), { providers: ["ProvA", "ProvE"] }).kind).toBe("misconfigured");
   });
 
   it("paths in the mobile array form name the element", () => {

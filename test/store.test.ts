@@ -95,7 +95,7 @@ describe("store", () => {
 
   it("reports a deferred commit that fails, and refuses more writes", async () => {
     const errors: Error[] = [];
-    const w = answerWriter(db, DEFAULT_PROVIDERS, (e) => errors.push(e));
+    const w = answerWriter(db, DEFAULT_PROVIDERS, { onError: (e) => errors.push(e) });
     db.exec("CREATE TEMP TRIGGER full BEFORE INSERT ON broadband_addresses BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
     w.write(ok("AA11AA", [1]));
     await new Promise((r) => setImmediate(r));
@@ -122,12 +122,12 @@ describe("store", () => {
     w.write(ok("BB11BB", [2], "2025-01-01T00:00:00.000Z")); // stale
     w.write({ ...ok("DD11DD", []), status: "failed", answer: undefined, fetchedAt: "2026-03-01T00:00:00.000Z" });
     w.flush();
-    const plan = planFetches(db, { runId, lookups: ["broadband", "mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS });
+    const plan = planFetches(db, { runId, lookups: ["broadband", "mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated: false });
     expect(plan.postcodes).toBe(4);
     expect(plan.toFetch.get("broadband")).toEqual(["CC11CC", "BB11BB", "DD11DD"]);
     expect(plan.toFetch.get("mobile")).toEqual(["CC11CC", "AA11AA", "BB11BB", "DD11DD"]);
     expect(plan.reused.get("broadband")).toBe(1);
-    const all = planFetches(db, { runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: true, providers: DEFAULT_PROVIDERS });
+    const all = planFetches(db, { runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: true, providers: DEFAULT_PROVIDERS, simulated: false });
     expect(all.toFetch.get("broadband")).toHaveLength(4);
     expect(finalCounts(db, runId, ["broadband", "mobile"])).toEqual({ ok: 2, notFound: 0, failed: 1, pending: 5 });
   });
@@ -150,9 +150,40 @@ describe("store", () => {
     four.write(mobile("BB11BB", DEFAULT_PROVIDERS));
     four.flush();
     const plan = (providers: readonly string[]) =>
-      planFetches(db, { runId, lookups: ["mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers }).toFetch.get("mobile");
+      planFetches(db, { runId, lookups: ["mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers, simulated: false })
+        .toFetch.get("mobile");
     expect(plan(DEFAULT_PROVIDERS)).toEqual(["AA11AA"]);
-    expect(plan(["ProvA", "ProvB"])).toEqual(["BB11BB"]);
+    // fewer providers, or the same in another order: the stored ratings cover them
+    expect(plan(["ProvB", "ProvA"])).toEqual([]);
+    expect(plan(["ProvD"])).toEqual(["AA11AA"]);
+    expect(plan(["ProvA", "ProvE"])).toEqual(["AA11AA", "BB11BB"]);
+  });
+
+  it("never lets a real run reuse a simulated answer, nor a simulated run a real one", () => {
+    const runId = newRun();
+    const rows = rowWriter(db, runId);
+    ["AA11AA", "BB11BB", "CC11CC"].forEach((p, i) => rows.add({ line: i + 2, value: p, postcode: p, reason: null, cells: [p] }));
+    rows.flush();
+    const at = "2026-03-01T00:00:00.000Z";
+    const sim = answerWriter(db, DEFAULT_PROVIDERS, { simulated: true });
+    sim.write(ok("AA11AA", [1], at));
+    sim.write(ok("CC11CC", [3], at));
+    sim.flush();
+    const real = answerWriter(db, DEFAULT_PROVIDERS);
+    real.write(ok("BB11BB", [2], at));
+    // a real failure keeps the simulated addresses, and so their flag
+    real.write({ ...ok("AA11AA", [], at), status: "failed", answer: undefined });
+    real.flush();
+    expect(db.prepare("SELECT postcode, simulated FROM lookups ORDER BY postcode").all()).toEqual([
+      { postcode: "AA11AA", simulated: 1 },
+      { postcode: "BB11BB", simulated: 0 },
+      { postcode: "CC11CC", simulated: 1 },
+    ]);
+    const plan = (simulated: boolean) =>
+      planFetches(db, { runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated })
+        .toFetch.get("broadband");
+    expect(plan(false)).toEqual(["AA11AA", "CC11CC"]);
+    expect(plan(true)).toEqual(["AA11AA", "BB11BB"]);
   });
 
   it("locks: a live holder is refused, a dead holder's lock is taken over", () => {

@@ -16,7 +16,8 @@ export function classify(input: ClassifyInput): Outcome {
   const { status } = input;
   if (status === 200) {
     const check = validateBody(input.lookup, input.body, input.requested, input.providers);
-    return check.ok ? { kind: "ok", answer: check.answer } : { kind: "retryable", message: check.message };
+    if (check.ok) return { kind: "ok", answer: check.answer };
+    return check.providers ? { kind: "misconfigured", message: check.message } : { kind: "retryable", message: check.message };
   }
 
   const error = readErrorBody(input.body);

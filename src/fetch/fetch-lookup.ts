@@ -48,6 +48,11 @@ export interface LookupFetchOptions {
   onEvent?: (event: { level: "info" | "warn"; message: string }) => void;
 }
 
+/** The key, wherever it appears in `text`, replaced by ***. */
+export function maskKey(text: string, key: string): string {
+  return key.length > 0 && text.includes(key) ? text.split(key).join("***") : text;
+}
+
 /** A postcode answered 429 this many times in a row fails, so a stuck limiter cannot spin forever. */
 const MAX_THROTTLES_PER_POSTCODE = 50;
 
@@ -97,6 +102,8 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
           body: res.body,
           now: o.clock.now(),
         });
+        // A body may echo the key (a gateway or proxy quoting the request); its text is stored and logged.
+        if ("message" in outcome) outcome = { ...outcome, message: maskKey(outcome.message, o.key) };
       } catch (err) {
         if (!(err instanceof NetworkError)) throw err;
         if (o.stop.inFlightSignal.aborted) break;

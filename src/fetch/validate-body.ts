@@ -1,7 +1,7 @@
 // Turns the body of a 200 answer into an Answer, or says exactly what is wrong with it and where.
 // Runs on every answer, so the checks are plain loops over the field lists of ../spec/fields.ts
 // (no schema library, no per-call compilation); messages and paths are only built on a fault.
-import { RATING_MAX, RATING_MIN, SPEED_FIELDS, SPEED_MIN, mobileFields, type Lookup } from "../spec/fields.js";
+import { RATING_MAX, RATING_MIN, SPEED_FIELDS, SPEED_MIN, mobileField, mobileFields, type Lookup } from "../spec/fields.js";
 import type { Answer, BroadbandAddress, MobileAddress } from "./outcome.js";
 
 /** Real UPRNs have up to 12 digits (live-service-notes.md), beyond int32 but exact in a double. */
@@ -10,7 +10,10 @@ const UPRN_DIGITS = /^\d{1,12}$/;
 /** Quoted snippets of the body are cut to this many characters to keep log lines short. */
 const SNIPPET = 40;
 
-export type BodyCheck = { ok: true; answer: Answer } | { ok: false; message: string };
+export type BodyCheck =
+  | { ok: true; answer: Answer }
+  /** `providers`: the ratings are there, under other provider codes than --providers names */
+  | { ok: false; message: string; providers?: true };
 
 /** The first fault found; thrown to leave the loops at once, caught only in validateBody. */
 class Fault {
@@ -20,6 +23,9 @@ class Fault {
     readonly text: string,
   ) {}
 }
+
+/** Every retry would fail the same way, and spend quota: the configuration, not the answer, is wrong. */
+class ProviderMismatch extends Fault {}
 
 type Json = Record<string, unknown>;
 
@@ -34,7 +40,7 @@ export function validateBody(lookup: Lookup, body: string, requested: string, pr
   } catch (e) {
     if (!(e instanceof Fault)) throw e;
     const where = e.path === "" ? `${lookup} 200 body ${e.text}` : `${lookup} 200 body: ${e.path} ${e.text}`;
-    return { ok: false, message: redactKeys(where) };
+    return e instanceof ProviderMismatch ? { ok: false, message: redactKeys(where), providers: true } : { ok: false, message: redactKeys(where) };
   }
 }
 
@@ -49,24 +55,25 @@ function broadband(value: unknown, requested: string): Answer {
 
 function mobile(value: unknown, requested: string, providers: readonly string[]): Answer {
   const want = compact(requested);
-  const fields = fieldsFor(providers);
   const c = collector<MobileAddress>();
   // Documented form: an array of MobileAvailability; live form: one such object carrying DBName.
   if (Array.isArray(value)) {
+    // A found postcode is one MobileAvailability; an unknown one is a 404, never an empty array.
+    if (value.length === 0) throw new Fault("", "is an empty array, expected the postcode's MobileAvailability");
     let dataset: string | null = null;
     for (let e = 0; e < value.length; e++) {
       const element: unknown = value[e];
       if (!isObject(element)) throw new Fault(`[${e}]`, `is ${describe(element)}, expected an object`);
       const base = `[${e}].`;
       checkPostCode(element, base, want);
-      mobileItems(element.Availability, base, fields, c);
+      mobileItems(element.Availability, base, providers, c);
       dataset ??= datasetOf(element);
     }
     return { lookup: "mobile", addresses: c.out, dataset };
   }
   if (!isObject(value)) throw new Fault("", `is ${describe(value)}, expected an object or an array`);
   checkPostCode(value, "", want);
-  mobileItems(value.Availability, "", fields, c);
+  mobileItems(value.Availability, "", providers, c);
   return { lookup: "mobile", addresses: c.out, dataset: datasetOf(value) };
 }
 
@@ -92,10 +99,12 @@ function broadbandItems(list: unknown, base: string, c: Collector<BroadbandAddre
   }
 }
 
-function mobileItems(list: unknown, base: string, fields: readonly string[], c: Collector<MobileAddress>): void {
+function mobileItems(list: unknown, base: string, providers: readonly string[], c: Collector<MobileAddress>): void {
   if (!Array.isArray(list)) throw typeFault(`${base}Availability`, list, "an array");
+  const fields = fieldsFor(providers);
   for (let i = 0; i < list.length; i++) {
     const item = itemAt(list, i, base);
+    if (i === 0) checkProviders(item, providers, base);
     const uprn = readUprn(item, base, i);
     const address = readString(item, "AddressShortDescription", base, i);
     readString(item, "PostCode", base, i);
@@ -111,6 +120,22 @@ function mobileItems(list: unknown, base: string, fields: readonly string[], c: 
     }
     add(c, { uprn, address, ratings }, ratings, base, i);
   }
+}
+
+/** The provider codes an item rates, read from its `<Prov>VoiceOutdoor` fields. */
+const PROVIDER_OF_FIELD = new RegExp(`^([A-Za-z][A-Za-z0-9]*)${mobileField("", "Voice", "Outdoor")}$`);
+
+/** An answer rating other providers than --providers names is a configuration error, not a bad body. */
+function checkProviders(item: Json, providers: readonly string[], base: string): void {
+  const absent = providers.filter((p) => item[mobileField(p, "Voice", "Outdoor")] === undefined);
+  if (absent.length === 0) return;
+  const rated = Object.keys(item).flatMap((k) => PROVIDER_OF_FIELD.exec(k)?.[1] ?? []);
+  if (rated.length === 0) return; // no ratings at all: a broken body, reported field by field
+  throw new ProviderMismatch(
+    `${base}Availability[0]`,
+    `rates providers ${rated.join(", ")}, but --providers names ${providers.join(", ")} (${absent.join(", ")} not in the answer); ` +
+      `set --providers to the service's codes`,
+  );
 }
 
 // ---- addresses and duplicates ----

@@ -108,7 +108,14 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
 
     // 2. plan
     const freshSince = new Date(clock.now() - config.maxAgeMs).toISOString();
-    const plan = planFetches(db, { runId, lookups: config.lookups, freshSince, refresh: config.refresh, providers: config.providers });
+    const plan = planFetches(db, {
+      runId,
+      lookups: config.lookups,
+      freshSince,
+      refresh: config.refresh,
+      providers: config.providers,
+      simulated: config.simulate,
+    });
     log.info(
       `run ${runId}: ${inputRows} input rows, ${plan.postcodes} unique postcodes, ${rejects} rejected; ` +
         config.lookups.map((l) => `${l}: ${plan.toFetch.get(l)!.length} to fetch, ${plan.reused.get(l)} fresh`).join("; "),
@@ -141,7 +148,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
         maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       });
       // A commit that fails (a full disk) stops fetching; flush() below rethrows it.
-      const writer = answerWriter(db, config.providers, () => stop.halt());
+      const writer = answerWriter(db, config.providers, { simulated: config.simulate, onError: () => stop.halt() });
       const budget = new RequestBudget(config.maxRequests);
       const progress = startProgress({
         mode: progressMode(config, deps.isTTY === true),

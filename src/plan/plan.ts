@@ -2,7 +2,6 @@
 // failed before, or whose answer is older than --max-age (everything, with --refresh).
 import type { Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
-import { providerKey } from "../store/answers.js";
 
 export interface PlanOptions {
   runId: number;
@@ -10,8 +9,10 @@ export interface PlanOptions {
   /** answers fetched at or after this ISO time are fresh */
   freshSince: string;
   refresh: boolean;
-  /** mobile provider prefixes of this run: a mobile answer stored for another list is refetched */
+  /** mobile provider prefixes of this run: a mobile answer that lacks one of them is refetched */
   providers: readonly string[];
+  /** a simulated run never reuses real answers, nor a real run simulated ones */
+  simulated: boolean;
 }
 
 export interface Plan {
@@ -29,6 +30,9 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
       n: number;
     }
   ).n;
+  // ",ProvA,ProvB," holds each provider between commas; a NULL list (no answer stored) lacks them all.
+  const missingProvider = options.providers.map((_, i) => `IFNULL(instr(l.providers, @p${i}), 0) = 0`).join(" OR ");
+  const providerParams = Object.fromEntries(options.providers.map((p, i) => [`p${i}`, `,${p},`]));
   const select = db
     .prepare(
       `SELECT r.postcode
@@ -36,7 +40,8 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
                 WHERE run_id = @runId AND postcode IS NOT NULL GROUP BY postcode) r
          LEFT JOIN lookups l ON l.postcode = r.postcode AND l.lookup = @lookup
         WHERE @refresh = 1 OR l.postcode IS NULL OR l.status = 'failed' OR l.fetched_at < @freshSince
-           OR (l.lookup = 'mobile' AND l.status = 'ok' AND l.providers IS NOT @providers)
+           OR l.simulated <> @simulated
+           OR (l.lookup = 'mobile' AND l.status = 'ok' AND (${missingProvider}))
         ORDER BY r.first_line`,
     )
     .pluck();
@@ -48,7 +53,8 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
       lookup,
       refresh: options.refresh ? 1 : 0,
       freshSince: options.freshSince,
-      providers: providerKey(options.providers),
+      simulated: options.simulated ? 1 : 0,
+      ...providerParams,
     }) as string[];
     toFetch.set(lookup, list);
     reused.set(lookup, postcodes - list.length);

@@ -97,7 +97,7 @@ export function computeSummary(db: Db, scope: ReportScope, goodRating: number, g
   const simulatedData = db
     .prepare(
       `SELECT EXISTS (SELECT 1 FROM ${POSTCODE_TABLE} s JOIN lookups l ON l.postcode = s.postcode AND l.lookup IN (${requested})
-                        JOIN runs r ON r.id = l.run_id WHERE r.simulated = 1)`,
+                       WHERE l.simulated = 1)`,
     )
     .pluck()
     .get() as number;

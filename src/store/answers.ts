@@ -22,9 +22,9 @@ export interface FinalRecord {
   answer?: Answer;
 }
 
-/** How lookups.providers records the provider list a mobile answer was stored for. */
+/** How lookups.providers records the providers a mobile answer was stored for: ",ProvA,ProvB,". */
 export function providerKey(providers: readonly string[]): string {
-  return providers.join(",");
+  return `,${providers.join(",")},`;
 }
 
 export interface AnswerWriter {
@@ -34,21 +34,30 @@ export interface AnswerWriter {
   flush(): void;
 }
 
-/** `onError` hears of a deferred commit that failed (a full disk): the caller should stop fetching. */
-export function answerWriter(db: Db, providers: readonly string[], onError: (err: Error) => void = () => {}): AnswerWriter {
+export interface AnswerWriterOptions {
+  /** the answers come from the bundled simulator (--simulate) */
+  simulated?: boolean;
+  /** hears of a deferred commit that failed (a full disk): the caller should stop fetching */
+  onError?: (err: Error) => void;
+}
+
+export function answerWriter(db: Db, providers: readonly string[], options: AnswerWriterOptions = {}): AnswerWriter {
+  const simulated = options.simulated ? 1 : 0;
+  const onError = options.onError ?? (() => {});
   const upsertLookup = db.prepare(
-    `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, providers)
-     VALUES (@postcode, @lookup, @status, @httpStatus, @attempts, @lastError, @fetchedAt, @runId, @dataset, @addressCount, @providers)
+    `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, providers, simulated)
+     VALUES (@postcode, @lookup, @status, @httpStatus, @attempts, @lastError, @fetchedAt, @runId, @dataset, @addressCount, @providers, @simulated)
      ON CONFLICT (postcode, lookup) DO UPDATE SET
        status = excluded.status, http_status = excluded.http_status, attempts = excluded.attempts,
        last_error = excluded.last_error, fetched_at = excluded.fetched_at, run_id = excluded.run_id,
-       dataset = excluded.dataset, address_count = excluded.address_count, providers = excluded.providers`,
+       dataset = excluded.dataset, address_count = excluded.address_count, providers = excluded.providers,
+       simulated = excluded.simulated`,
   );
   // A failure keeps the last good answer's addresses and its dataset: a flaky night must not
   // wipe out data fetched before. Only the status row records the failure.
   const recordFailure = db.prepare(
-    `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count)
-     VALUES (@postcode, @lookup, 'failed', @httpStatus, @attempts, @lastError, @fetchedAt, @runId, NULL, 0)
+    `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, simulated)
+     VALUES (@postcode, @lookup, 'failed', @httpStatus, @attempts, @lastError, @fetchedAt, @runId, NULL, 0, @simulated)
      ON CONFLICT (postcode, lookup) DO UPDATE SET
        status = 'failed', http_status = excluded.http_status, attempts = excluded.attempts,
        last_error = excluded.last_error, fetched_at = excluded.fetched_at, run_id = excluded.run_id`,
@@ -68,7 +77,7 @@ export function answerWriter(db: Db, providers: readonly string[], onError: (err
 
   const writeOne = (r: FinalRecord) => {
     if (r.status === "failed") {
-      recordFailure.run(r);
+      recordFailure.run({ ...r, simulated });
       return;
     }
     const answer = r.answer;
@@ -83,6 +92,7 @@ export function answerWriter(db: Db, providers: readonly string[], onError: (err
       dataset: answer?.dataset ?? null,
       addressCount: answer?.addresses.length ?? 0,
       providers: answer?.lookup === "mobile" ? providerList : null,
+      simulated,
     });
   };
   const writeGroup = db.transaction((records: readonly FinalRecord[]) => {

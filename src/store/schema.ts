@@ -82,11 +82,17 @@ export const MIGRATIONS: readonly string[] = [
     started_at TEXT NOT NULL
   );
   `,
-  // A mobile answer holds ratings only for the providers asked for; a run with another provider
-  // list must fetch it again rather than report empty ratings as data. A lock names its holder
-  // beyond the pid.
+  // A mobile answer holds ratings only for the providers asked for: a run that wants another provider
+  // must fetch it again rather than report empty ratings as data. Simulated answers are told apart
+  // from real ones per answer (a run's flag is lost when a later run's failure takes the row). A
+  // lock names its holder beyond the pid.
   `
-  ALTER TABLE lookups ADD COLUMN providers TEXT; -- mobile ok answers: the provider prefixes stored, comma-separated
+  ALTER TABLE lookups ADD COLUMN providers TEXT; -- mobile ok answers: ",ProvA,ProvB," the providers whose ratings are stored
+  UPDATE lookups SET providers = (SELECT ',' || group_concat(j.value, ',') || ','
+                                    FROM runs r, json_each(r.providers) j WHERE r.id = lookups.run_id)
+   WHERE lookup = 'mobile' AND status = 'ok';
+  ALTER TABLE lookups ADD COLUMN simulated INTEGER NOT NULL DEFAULT 0; -- 1: the stored answer came from the bundled simulator
+  UPDATE lookups SET simulated = (SELECT r.simulated FROM runs r WHERE r.id = lookups.run_id);
   ALTER TABLE batch_lock ADD COLUMN process TEXT; -- boot id and start time of the holder (Linux), so a reused pid is no holder
   `,
 ];
