@@ -1,11 +1,10 @@
 // The simulator's dataset at generator level: no HTTP.
 import { describe, expect, it } from "vitest";
 import { isValid } from "postcode";
-import { CHANNELS, DEFAULT_PROVIDERS, NO_PREDICTION, SPEED_CATEGORIES, SPEED_FIELDS, mobileField, mobileFields } from "../src/spec/fields.js";
+import { MAX_UPRN, CHANNELS, DEFAULT_PROVIDERS, NO_PREDICTION, SPEED_CATEGORIES, SPEED_FIELDS, mobileField, mobileFields } from "../src/spec/fields.js";
 import {
   LIVE_BODY_EXTRAS,
   LIVE_DB_NAME,
-  MAX_UPRN,
   compactPostcode,
   generatePostcode,
   generatePostcodes,

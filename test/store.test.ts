@@ -105,6 +105,14 @@ describe("store", () => {
     expect(db.prepare("SELECT COUNT(*) FROM lookups").pluck().get()).toBe(0);
   });
 
+  it("adds rating columns for a new provider, and takes a provider in other letter case for the same columns", () => {
+    ensureProviderColumns(db, ["provA", "EE"]);
+    const columns = db.prepare("SELECT name FROM pragma_table_info('mobile_addresses')").pluck().all();
+    expect(columns).toContain("EEVoiceOutdoor");
+    expect(columns).not.toContain("provAVoiceOutdoor");
+    expect(columns).toHaveLength(3 + 40);
+  });
+
   it("refuses an ok record without its answer", () => {
     const w = answerWriter(db, DEFAULT_PROVIDERS);
     expect(() => w.write({ ...ok("AB11AA", [1]), answer: undefined })).toThrow(/without its answer/);

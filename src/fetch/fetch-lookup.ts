@@ -1,5 +1,6 @@
-// Fetches one lookup for a list of postcodes: a bounded pool of workers, the pacer, classification of each
+// Fetches one lookup for a list of postcodes: a bounded pool (p-limit), the pacer, classification of each
 // answer, retry with backoff, and the final record handed to the store.
+import pLimit from "p-limit";
 import type { Lookup } from "../spec/fields.js";
 import { API_KEY_HEADER, lookupPath } from "../spec/types.js";
 import type { FinalRecord } from "../store/answers.js";
@@ -169,18 +170,18 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
     o.stats.unfinished++;
   }
 
-  // A bounded pool: `concurrency` workers take the next postcode when they are free. Nothing is
-  // queued per postcode, so 100,000 postcodes cost no more memory than 100.
-  let next = 0;
-  const worker = async () => {
-    while (next < postcodes.length) {
-      const postcode = postcodes[next++]!;
-      if (schedule.aborted) {
-        o.stats.unfinished++;
-        continue;
-      }
-      await one(postcode);
+  // The pool (p-limit) runs `concurrency` at once; postcodes are handed to it only as it frees up,
+  // so 100,000 postcodes queue no more tasks than 100 do.
+  const limit = pLimit(o.concurrency);
+  const running = new Set<Promise<void>>();
+  for (const postcode of postcodes) {
+    if (schedule.aborted) {
+      o.stats.unfinished++;
+      continue;
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(o.concurrency, postcodes.length) }, worker));
+    const task: Promise<void> = limit(() => one(postcode)).finally(() => running.delete(task));
+    running.add(task);
+    if (running.size >= o.concurrency) await Promise.race(running);
+  }
+  await Promise.all(running);
 }

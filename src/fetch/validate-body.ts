@@ -1,11 +1,9 @@
 // Turns the body of a 200 answer into an Answer, or says exactly what is wrong with it and where.
 // Runs on every answer, so the checks are plain loops over the field lists of ../spec/fields.ts
 // (no schema library, no per-call compilation); messages and paths are only built on a fault.
-import { RATING_MAX, RATING_MIN, SPEED_FIELDS, SPEED_MIN, mobileField, mobileFields, type Lookup } from "../spec/fields.js";
+import { MAX_UPRN, RATING_MAX, RATING_MIN, SPEED_FIELDS, SPEED_MIN, mobileField, mobileFields, type Lookup } from "../spec/fields.js";
 import type { Answer, BroadbandAddress, MobileAddress } from "./outcome.js";
 
-/** Real UPRNs have up to 12 digits (live-service-notes.md), beyond int32 but exact in a double. */
-export const MAX_UPRN = 999_999_999_999;
 const UPRN_DIGITS = /^\d{1,12}$/;
 /** Quoted snippets of the body are cut to this many characters to keep log lines short. */
 const SNIPPET = 40;

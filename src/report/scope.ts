@@ -1,6 +1,6 @@
 // Which postcodes a report covers: one run's input (by default the last run), or everything stored.
-import { LOOKUPS, PROVIDER_CODE, mobileFields, type Lookup } from "../spec/fields.js";
-import type { Db } from "../store/db.js";
+import { LOOKUPS, PROVIDER_CODE, type Lookup } from "../spec/fields.js";
+import { missingProviderColumns, type Db } from "../store/db.js";
 
 /** A report that cannot be made as asked (unknown run, empty database): the CLI exits 1 with it. */
 export class ReportError extends Error {}
@@ -41,8 +41,7 @@ export function resolveScope(db: Db, request: { runId?: number | undefined; all?
   const providers = parseJsonList(run.providers, `run ${run.id}'s providers`);
   for (const p of providers)
     if (!PROVIDER_CODE.test(p)) throw new ReportError(`run ${run.id} records an invalid provider code "${p}"`);
-  const have = new Set(db.prepare("SELECT name FROM pragma_table_info('mobile_addresses')").pluck().all() as string[]);
-  const missing = mobileFields(providers).filter((f) => !have.has(f));
+  const missing = missingProviderColumns(db, providers);
   if (missing.length > 0)
     throw new ReportError(`the database has no ${missing[0]} column for run ${run.id}'s providers (${providers.join(", ")})`);
   const lookups = request.all

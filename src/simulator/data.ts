@@ -3,6 +3,7 @@
 import {
   CHANNELS,
   DEFAULT_PROVIDERS,
+  MAX_UPRN,
   NO_PREDICTION,
   RATING_MAX,
   RATING_MIN,
@@ -18,7 +19,6 @@ import { compactPostcode } from "./postcode.js";
 
 export const UNKNOWN_SHARE = 0.03;
 export const LARGE_SHARE = 0.01;
-export const MAX_UPRN = 999_999_999_999;
 
 export interface SimAddress {
   UPRN: number;

@@ -3,7 +3,7 @@
 export { startSimulator, type Simulator } from "./server.js";
 export { DEFAULT_KEY, DEFAULT_OPTIONS, resolveOptions, type SimulatorOptions } from "./options.js";
 export type { SimulatorCounters } from "./counters.js";
-export { generatePostcode, UNKNOWN_SHARE, MAX_UPRN, type SimAddress, type SimPostcode } from "./data.js";
+export { generatePostcode, UNKNOWN_SHARE, type SimAddress, type SimPostcode } from "./data.js";
 export { generatePostcodes } from "./postcode-gen.js";
 export { compactPostcode, displayPostcode } from "./postcode.js";
 export {

@@ -1,6 +1,6 @@
 // Broken bodies for the malformed fault: cut JSON, invalid JSON, or valid JSON that breaks the
 // documented contract (a rating of 5, a speed of -2, a missing required field).
-import { SPEED_FIELDS, mobileFields, type Lookup } from "../spec/fields.js";
+import { ADDRESS_FIELDS, SPEED_FIELDS, mobileFields, type Lookup } from "../spec/fields.js";
 import type { Rng } from "./hash.js";
 import type { MalformedKind } from "./faults.js";
 
@@ -37,7 +37,7 @@ export function malformBody(
     if (lookup === "mobile") item[rng.pick(mobileFields(providers))] = 5;
     else item[rng.pick(SPEED_FIELDS)] = -2;
   } else {
-    const required = lookup === "mobile" ? ["UPRN", "AddressShortDescription", "PostCode", ...mobileFields(providers)] : ["UPRN", "AddressShortDescription", "PostCode"];
+    const required = lookup === "mobile" ? [...ADDRESS_FIELDS, ...mobileFields(providers)] : [...ADDRESS_FIELDS];
     delete item[rng.pick(required)];
   }
   return Buffer.from(JSON.stringify(broken), "utf8");

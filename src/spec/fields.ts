@@ -57,6 +57,12 @@ export const RATING_LABELS: Readonly<Record<number, string>> = {
   4: "Enhanced",
 };
 
+/** The fields every address carries in both lookups (§2.2, §2.4), before its speeds or ratings. */
+export const ADDRESS_FIELDS = ["UPRN", "AddressShortDescription", "PostCode"] as const;
+
+/** Real UPRNs have up to 12 digits (live-service-notes.md): beyond int32, exact in a double. */
+export const MAX_UPRN = 999_999_999_999;
+
 /** Lowest valid speed value; -1 means "no prediction for this category". */
 export const SPEED_MIN = -1;
 export const NO_PREDICTION = -1;

@@ -43,12 +43,17 @@ function migrate(db: Db, path: string): void {
   }
 }
 
+/** The rating columns mobile_addresses lacks for these providers (SQLite column names ignore case). */
+export function missingProviderColumns(db: Db, providers: readonly string[]): string[] {
+  const have = new Set(
+    (db.prepare("SELECT name FROM pragma_table_info('mobile_addresses')").pluck().all() as string[]).map((n) => n.toLowerCase()),
+  );
+  return mobileFields(providers).filter((f) => !have.has(f.toLowerCase()));
+}
+
 /** Adds the rating columns of any provider the table does not have yet. */
 export function ensureProviderColumns(db: Db, providers: readonly string[]): void {
-  const have = new Set(
-    (db.prepare("SELECT name FROM pragma_table_info('mobile_addresses')").all() as { name: string }[]).map((r) => r.name),
-  );
-  const missing = mobileFields(providers).filter((f) => !have.has(f));
+  const missing = missingProviderColumns(db, providers);
   if (missing.length === 0) return;
   db.transaction(() => {
     for (const f of missing) db.exec(`ALTER TABLE mobile_addresses ADD COLUMN ${f} INTEGER`);

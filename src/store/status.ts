@@ -39,6 +39,9 @@ export interface DatabaseStatus {
 
 /** The lock holder's process identity (see process-identity.ts); kept out of what status shows. */
 function lockHolderIdentity(db: Db): string | null {
+  // status opens read-only and never migrates: a database from before schema 2 has no such column
+  const columns = db.prepare("SELECT name FROM pragma_table_info('batch_lock')").pluck().all() as string[];
+  if (!columns.includes("process")) return null;
   return (db.prepare("SELECT process FROM batch_lock WHERE id = 1").pluck().get() as string | null | undefined) ?? null;
 }
 
