@@ -63,7 +63,8 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     log.error((err as Error).message);
     return { exitCode: EXIT.error, runId: null, counts: null, stats: null };
   }
-  // The lock comes before anything else writes: a second batch must not even add columns.
+  // The lock comes before the run writes anything (opening the database may only migrate its schema):
+  // a second batch must not even add columns.
   try {
     const lock = acquireLock(db, nowIso());
     if (lock.previous)
