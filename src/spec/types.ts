@@ -1,32 +1,7 @@
 // Wire types of the coverage API (../shared/spec/coverage-api.md §2, and the live dialect of
 // ../shared/spec/live-service-notes.md). Shared by the client and the simulator.
-import type { SpeedField } from "./fields.js";
-
-export type BroadbandProvision = {
-  UPRN: number;
-  AddressShortDescription: string;
-  PostCode: string;
-} & Partial<Record<SpeedField, number>>;
-
-export interface FixedAvailability {
-  PostCode: string;
-  Availability: BroadbandProvision[];
-  /** live dialect only */
-  Count?: number;
-}
-
-export type MobileProvision = {
-  UPRN: number;
-  AddressShortDescription: string;
-  PostCode: string;
-} & Record<string, number | string>;
-
-export interface MobileAvailability {
-  PostCode: string;
-  Availability: MobileProvision[];
-  /** live dialect only: dataset release, e.g. MobileAvailability-202406041254 */
-  DBName?: string;
-}
+// The 200 bodies are described by the field lists of fields.ts: the client validates them field by
+// field (fetch/validate-body.ts) and the simulator writes them from the same lists.
 
 /** spec dialect: `ErrorMessage`; live dialect: `Error`. */
 export interface NotFoundBody {
