@@ -57,7 +57,10 @@ export function generateCompact(s: string, compact: string, providers: readonly 
   const count = large ? rng.int(200, 800) : 1 + Math.floor(59 * rng.next() ** 2);
   const street = pickStreet(rng);
   const profile = speedProfile(rng);
-  const quality = providers.map(() => rng.int(1, RATING_MAX));
+  // Coverage follows the area (most postcodes well served by every network, some rural ones by
+  // few), with each provider a little better or worse there.
+  const area = rng.pick(AREA_QUALITY);
+  const quality = providers.map(() => clamp(area - (rng.chance(0.15) ? 1 : 0)));
   const slots = ratingSlots(providers);
   const seen = new Set<number>();
   const addresses: SimAddress[] = [];
@@ -158,16 +161,20 @@ function ratingSlots(providers: readonly string[]): { slots: RatingSlots[]; size
 }
 
 const clamp = (x: number) => (x < RATING_MIN ? RATING_MIN : x > RATING_MAX ? RATING_MAX : x);
-const OUTDOOR_STEP = [-1, 0, 0, 0, 1] as const;
-const INDOOR_LOSS = [0, 1, 1, 2] as const;
+const AREA_QUALITY = [4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3, 3, 2, 1] as const;
+const OUTDOOR_STEP = [-1, 0, 0, 0, 0, 0, 0, 0, 1] as const;
+/** What the building costs indoors, the same for every network: thick walls block them all. */
+const BUILDING_LOSS = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2] as const;
+const INDOOR_LOSS = [0, 0, 0, 0, 0, 0, 1] as const;
 const NO4G_LOSS = [0, 0, 1, 2] as const;
 
 /** Ratings with Indoor <= Outdoor and No4g <= with-4G, as observed in the live service. */
 function drawRatings(rng: Rng, { slots, size }: { slots: RatingSlots[]; size: number }, quality: readonly number[]): number[] {
   const ratings = new Array<number>(size).fill(0);
+  const building = rng.pick(BUILDING_LOSS);
   for (const s of slots) {
     const outdoor = clamp(quality[s.provider]! + rng.pick(OUTDOOR_STEP) - (s.isData && rng.chance(0.3) ? 1 : 0));
-    const indoor = clamp(outdoor - rng.pick(INDOOR_LOSS));
+    const indoor = clamp(outdoor - building - rng.pick(INDOOR_LOSS));
     const outdoorNo4g = clamp(outdoor - rng.pick(NO4G_LOSS));
     ratings[s.outdoor] = outdoor;
     ratings[s.indoor] = indoor;
