@@ -304,6 +304,12 @@ describe("200 malformed", () => {
     malformed(run("mobile", 200, mobSpecBody([mobItem(1)], [mobItem(2, DEFAULT_PROVIDERS, { ProvCDataOutdoor: 9 })])), "[1].Availability[0].ProvCDataOutdoor is 9, outside 0–4");
   });
 
+  it("an address in another postcode than the one asked for (other spacing or case is the same postcode)", () => {
+    malformed(run("broadband", 200, bbSpecBody([bbItem(1), bbItem(2, { PostCode: "BR12WK" })])), 'Availability[1].PostCode is "BR12WK", not the requested "BR12WJ"');
+    malformed(run("mobile", 200, mobLiveBody([{ ...mobItem(1), PostCode: "SW1A2AA" }])), 'Availability[0].PostCode is "SW1A2AA", not the requested "BR12WJ"');
+    expect(ok(run("broadband", 200, bbLiveBody([bbItem(1, { PostCode: "br1 2wj" })]))).addresses).toHaveLength(1);
+  });
+
   it("a missing or malformed UPRN", () => {
     const noUprn = bbItem(1);
     delete noUprn.UPRN;

@@ -47,7 +47,7 @@ function broadband(value: unknown, requested: string): Answer {
   const want = compact(requested);
   checkPostCode(value, "", want);
   const c = collector<BroadbandAddress>();
-  broadbandItems(value.Availability, "", c);
+  broadbandItems(value.Availability, "", want, c);
   return { lookup: "broadband", addresses: c.out, dataset: datasetOf(value) };
 }
 
@@ -64,24 +64,24 @@ function mobile(value: unknown, requested: string, providers: readonly string[])
       if (!isObject(element)) throw new Fault(`[${e}]`, `is ${describe(element)}, expected an object`);
       const base = `[${e}].`;
       checkPostCode(element, base, want);
-      mobileItems(element.Availability, base, providers, c);
+      mobileItems(element.Availability, base, want, providers, c);
       dataset ??= datasetOf(element);
     }
     return { lookup: "mobile", addresses: c.out, dataset };
   }
   if (!isObject(value)) throw new Fault("", `is ${describe(value)}, expected an object or an array`);
   checkPostCode(value, "", want);
-  mobileItems(value.Availability, "", providers, c);
+  mobileItems(value.Availability, "", want, providers, c);
   return { lookup: "mobile", addresses: c.out, dataset: datasetOf(value) };
 }
 
-function broadbandItems(list: unknown, base: string, c: Collector<BroadbandAddress>): void {
+function broadbandItems(list: unknown, base: string, want: string, c: Collector<BroadbandAddress>): void {
   if (!Array.isArray(list)) throw typeFault(`${base}Availability`, list, "an array");
   for (let i = 0; i < list.length; i++) {
     const item = itemAt(list, i, base);
     const uprn = readUprn(item, base, i);
     const address = readString(item, "AddressShortDescription", base, i);
-    readString(item, "PostCode", base, i);
+    checkItemPostCode(item, base, i, want);
     const speeds: (number | null)[] = [];
     for (const name of SPEED_FIELDS) {
       const v = item[name];
@@ -97,7 +97,7 @@ function broadbandItems(list: unknown, base: string, c: Collector<BroadbandAddre
   }
 }
 
-function mobileItems(list: unknown, base: string, providers: readonly string[], c: Collector<MobileAddress>): void {
+function mobileItems(list: unknown, base: string, want: string, providers: readonly string[], c: Collector<MobileAddress>): void {
   if (!Array.isArray(list)) throw typeFault(`${base}Availability`, list, "an array");
   const fields = fieldsFor(providers);
   for (let i = 0; i < list.length; i++) {
@@ -105,7 +105,7 @@ function mobileItems(list: unknown, base: string, providers: readonly string[], 
     if (i === 0) checkProviders(item, providers, base);
     const uprn = readUprn(item, base, i);
     const address = readString(item, "AddressShortDescription", base, i);
-    readString(item, "PostCode", base, i);
+    checkItemPostCode(item, base, i, want);
     const ratings: number[] = [];
     for (const name of fields) {
       const v = item[name];
@@ -216,6 +216,12 @@ function checkPostCode(value: Json, base: string, want: string): void {
   if (v === undefined) throw new Fault(`${base}PostCode`, "missing");
   if (typeof v !== "string") throw typeFault(`${base}PostCode`, v, "a string");
   if (compact(v) !== want) throw new Fault(`${base}PostCode`, `is ${describe(v)}, not the requested ${describe(want)}`);
+}
+
+/** Each address must be in the postcode asked for: it is stored under that postcode. */
+function checkItemPostCode(item: Json, base: string, i: number, want: string): void {
+  const v = readString(item, "PostCode", base, i);
+  if (v !== want && compact(v) !== want) throw new Fault(itemPath(base, i, "PostCode"), `is ${describe(v)}, not the requested ${describe(want)}`);
 }
 
 /** DBName (live mobile form) names the dataset release; anything but a non-empty string is no name. */
