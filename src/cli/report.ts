@@ -33,7 +33,8 @@ async function main(): Promise<number> {
 
   let db: Db | null = null;
   try {
-    db = openDatabase(argv.db, { readonly: true });
+    // Read-write only so that a database of an older schema is migrated first; reporting only reads.
+    db = openDatabase(argv.db);
     const result = await writeReports(db, {
       outDir: argv.out,
       runId: argv.run === undefined ? undefined : Number(argv.run),
