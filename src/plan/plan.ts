@@ -2,6 +2,7 @@
 // failed before, or whose answer is older than --max-age (everything, with --refresh).
 import type { Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
+import { providerKey } from "../store/answers.js";
 
 export interface PlanOptions {
   runId: number;
@@ -30,9 +31,9 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
       n: number;
     }
   ).n;
-  // ",ProvA,ProvB," holds each provider between commas; a NULL list (no answer stored) lacks them all.
+  // lookups.providers holds each provider between commas (providerKey); a NULL list lacks them all.
   const missingProvider = options.providers.map((_, i) => `IFNULL(instr(l.providers, @p${i}), 0) = 0`).join(" OR ");
-  const providerParams = Object.fromEntries(options.providers.map((p, i) => [`p${i}`, `,${p},`]));
+  const providerParams = Object.fromEntries(options.providers.map((p, i) => [`p${i}`, providerKey([p])]));
   const select = db
     .prepare(
       `SELECT r.postcode
