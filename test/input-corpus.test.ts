@@ -7,17 +7,12 @@ import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { InputError, openInput, type InputOptions } from "../src/input/read-input.js";
+import { storedRow, type StoredRow } from "../src/store/run-rows.js";
 
 const DIR = fileURLToPath(new URL("./fixtures/bad-inputs/", import.meta.url));
 const fixture = (name: string) => join(DIR, name);
 
-interface Row {
-  line: number;
-  value: string;
-  postcode: string | null;
-  reason: string | null;
-  cells: string[];
-}
+type Row = StoredRow;
 interface Read {
   columns: string[];
   postcodeColumn: string;
@@ -30,14 +25,7 @@ interface Read {
 async function readStream(stream: Readable, options: InputOptions): Promise<Read> {
   const input = await openInput(stream, options);
   const rows: Row[] = [];
-  for await (const r of input.rows)
-    rows.push({
-      line: r.line,
-      value: r.value,
-      postcode: r.postcode.ok ? r.postcode.compact : null,
-      reason: r.postcode.ok ? null : r.postcode.reason,
-      cells: r.cells,
-    });
+  for await (const r of input.rows) rows.push(storedRow(r));
   const { columns, postcodeColumn, hasHeader, delimiter } = input.header;
   return { columns, postcodeColumn, hasHeader, delimiter, warnings: input.warnings, rows };
 }

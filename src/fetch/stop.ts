@@ -55,8 +55,7 @@ export class StopControl {
 
   stopAll(reason: StopReason): void {
     this.record(reason);
-    this.all.abort();
-    for (const c of this.perLookup.values()) c.abort();
+    this.abortScheduling();
     // A rejected key will be rejected again: in-flight answers are worthless.
     if (reason.kind === "auth" || reason.kind === "misconfigured") this.hard.abort();
   }
@@ -69,9 +68,13 @@ export class StopControl {
 
   /** An unexpected error: stop scheduling and abandon requests in flight, with no reason of its own. */
   halt(): void {
+    this.abortScheduling();
+    this.hard.abort();
+  }
+
+  private abortScheduling(): void {
     this.all.abort();
     for (const c of this.perLookup.values()) c.abort();
-    this.hard.abort();
   }
 
   /** A second Ctrl-C: stop waiting for in-flight requests. */

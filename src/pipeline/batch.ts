@@ -15,7 +15,7 @@ import { StopControl } from "../fetch/stop.js";
 import { answerWriter } from "../store/answers.js";
 import { ensureProviderColumns, openDatabase, type Db } from "../store/db.js";
 import { acquireLock, releaseLock, setLockRun, LockedError } from "../store/lock.js";
-import { rowWriter } from "../store/run-rows.js";
+import { rowWriter, storedRow } from "../store/run-rows.js";
 import { abandonStaleRuns, checkpointRun, createRun, finishRun, setRunInput, type RunCounts } from "../store/runs.js";
 import { finalCounts } from "../store/counts.js";
 import { writeReports, headlineLines } from "../report/index.js";
@@ -280,13 +280,7 @@ async function readInputIntoRun(db: Db, runId: number, config: BatchConfig, deps
     for await (const row of input.rows) {
       inputRows++;
       if (!row.postcode.ok) rejects++;
-      rows.add({
-        line: row.line,
-        value: row.value,
-        postcode: row.postcode.ok ? row.postcode.compact : null,
-        reason: row.postcode.ok ? null : row.postcode.reason,
-        cells: row.cells,
-      });
+      rows.add(storedRow(row));
     }
     rows.flush();
   } catch (err) {

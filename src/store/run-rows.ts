@@ -1,4 +1,5 @@
 // Input rows of a run, written in batches as the input streams in.
+import type { InputRow } from "../input/read-input.js";
 import type { Db } from "./db.js";
 
 export interface StoredRow {
@@ -7,6 +8,17 @@ export interface StoredRow {
   postcode: string | null;
   reason: string | null;
   cells: readonly string[];
+}
+
+/** An input row as run_rows keeps it: the compact postcode, or why it was rejected. */
+export function storedRow(row: InputRow): StoredRow {
+  return {
+    line: row.line,
+    value: row.value,
+    postcode: row.postcode.ok ? row.postcode.compact : null,
+    reason: row.postcode.ok ? null : row.postcode.reason,
+    cells: row.cells,
+  };
 }
 
 export interface RowWriter {
