@@ -163,8 +163,9 @@ export function checkAgainstInput(label: string, lookups: readonly Row[], runRow
 
 /**
  * A report file with what legitimately differs between two runs blanked out: the time it was
- * generated and the id of the run it reports (summary.json `generatedAt` and `runId`, and the same
- * two rows of summary.csv). Everything else, `simulated` included, must match byte for byte.
+ * generated, the id of the run it reports and when the answers were fetched (summary.json
+ * `generatedAt`, `runId`, `fetchedFrom` and `fetchedTo`, and the same in summary.csv). Everything
+ * else, `simulated` included, must match byte for byte.
  */
 export function normaliseReport(name: string, bytes: Uint8Array): Buffer {
   const buffer = Buffer.from(bytes);
@@ -173,12 +174,16 @@ export function normaliseReport(name: string, bytes: Uint8Array): Buffer {
       buffer
         .toString("utf8")
         .replace(/("generatedAt"\s*:\s*)"[^"]*"/g, '$1"<generated>"')
-        .replace(/("runId"\s*:\s*)(-?\d+|null)/g, '$1"<run>"'),
+        .replace(/("runId"\s*:\s*)(-?\d+|null)/g, '$1"<run>"')
+        .replace(/("fetched(?:From|To)"\s*:\s*)"[^"]*"/g, '$1"<fetched>"'),
       "utf8",
     );
   if (name === "summary.csv")
     return Buffer.from(
-      buffer.toString("utf8").replace(/^(report,(?:generatedAt|runId),[^,\r\n]*,)[^,\r\n]*/gm, "$1<blanked>"),
+      buffer
+        .toString("utf8")
+        .replace(/^(About,(?:Report generated \(UTC\)|Run),)[^,\r\n]*/gm, "$1<blanked>")
+        .replace(/^(Releases,"?[^\r\n]*\()fetched [^)]*\)/gm, "$1fetched <blanked>)"),
       "utf8",
     );
   return buffer;

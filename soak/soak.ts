@@ -309,8 +309,8 @@ async function main(): Promise<number> {
         totals,
         comparedIgnoring: {
           lookups: LOOKUP_COLUMNS_IGNORED,
-          "summary.json": ["generatedAt", "runId"],
-          "summary.csv": ["report,generatedAt", "report,runId"],
+          "summary.json": ["generatedAt", "runId", "fetchedFrom", "fetchedTo"],
+          "summary.csv": ["About,Report generated (UTC)", "About,Run", "Releases: fetched dates"],
         },
         mismatchesByCheck: countByCheck(mismatches),
         mismatchExamples: mismatches.slice(0, EXAMPLES_KEPT),

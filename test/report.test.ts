@@ -114,13 +114,24 @@ describe("summary", () => {
     expect(summary).toEqual(independentSummary(db, runId, 3));
   });
 
-  it("is the same in summary.json and summary.csv, with percentages to one decimal place", () => {
+  it("is the same in summary.json and summary.csv: plain-English figures with their share and what it is a share of", () => {
     expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8"))).toEqual(summary);
     const rows = byHeader(read("summary.csv"));
-    const row = (section: string, metric: string, provider = "") => rows.find((r) => r.Section === section && r.Metric === metric && r.Provider === provider)!;
-    expect(row("broadband", "belowSuperfast")).toMatchObject({ Value: String(summary.broadband!.belowSuperfast), OutOf: "6", Percent: "33.3" });
-    expect(row("mobile", "indoorVoiceNotspots", "ProvB")).toMatchObject({ Value: "3", OutOf: "7", Percent: "42.9" });
-    expect(row("report", "simulated").Value).toBe("no");
+    expect(Object.keys(rows[0]!)).toEqual(["Section", "Figure", "Count", "Share", "Of"]);
+    const row = (figure: string) => rows.find((r) => r.Figure === figure)!;
+    expect(row("Addresses below superfast (under 30 Mbit/s down)")).toEqual({
+      Section: "Broadband",
+      Figure: "Addresses below superfast (under 30 Mbit/s down)",
+      Count: String(summary.broadband!.belowSuperfast),
+      Share: "33.3%",
+      Of: "6 addresses the broadband lookup returned",
+    });
+    expect(row("ProvB: addresses without good indoor voice (rating under 3 = Green)")).toMatchObject({ Count: "3", Share: "42.9%", Of: "7 addresses the mobile lookup returned" });
+    expect(row("Includes simulated data (not the real API)").Count).toBe("no");
+    expect(row("Mobile: release MobileAvailability-202601010000 (fetched 2026-01-02)")).toMatchObject({ Section: "Releases", Count: "7", Share: "100.0%" });
+    // no machine names in the figure column
+    for (const r of rows) expect(r.Figure).not.toMatch(/^[a-z]+[A-Z]|\./);
+    expect(summary.broadband!.shares.belowSuperfast).toBe(0.3333);
   });
 
   it("prints headline figures", () => {
@@ -281,7 +292,7 @@ function independentSummary(db: Db, run: number, good: number): Summary {
     providers,
     goodRating: good,
     postcodes: { input: inputRows.length, invalid: inputRows.filter((r) => r.postcode === null).length, unique: postcodes.size },
-    broadband: lookups.includes("broadband") ? { postcodes: statusCounts("broadband"), ...b } : null,
+    broadband: lookups.includes("broadband") ? { postcodes: statusCounts("broadband"), ...b, shares: fractions(b, b.addresses, ["addresses"]) } : null,
     mobile: lookups.includes("mobile")
       ? {
           postcodes: statusCounts("mobile"),
@@ -289,7 +300,36 @@ function independentSummary(db: Db, run: number, good: number): Summary {
           providers: perProvider,
           indoorVoice: spread("VoiceIndoor"),
           indoorData: spread("DataIndoor"),
+          shares: {
+            providers: Object.fromEntries(Object.entries(perProvider).map(([p, f]) => [p, fractions(f, mb.length)])),
+            indoorVoice: fractions(spread("VoiceIndoor"), mb.length),
+            indoorData: fractions(spread("DataIndoor"), mb.length),
+          },
         }
       : null,
+    releases: {
+      broadband: lookups.includes("broadband") ? releasesOf(lookupRuns.filter((l) => l.lookup === "broadband")) : [],
+      mobile: lookups.includes("mobile") ? releasesOf(lookupRuns.filter((l) => l.lookup === "mobile")) : [],
+    },
   };
+}
+
+/** Each count over `of`, rounded to 4 places (null when of is 0), leaving out the keys named. */
+function fractions<T extends Record<string, number>>(counts: T, of: number, skip: string[] = []) {
+  return Object.fromEntries(
+    Object.entries(counts)
+      .filter(([k]) => !skip.includes(k))
+      .map(([k, v]) => [k, of === 0 ? null : Math.round((v / of) * 10_000) / 10_000]),
+  ) as Record<Exclude<keyof T, "addresses">, number | null>;
+}
+
+/** Stored answers with addresses behind the figures, grouped by their dataset name. */
+function releasesOf(rows: Record<string, number | string | null>[]) {
+  const byRelease = new Map<string | null, Record<string, number | string | null>[]>();
+  for (const r of rows.filter((r) => r.status === "ok" || (r.status === "failed" && (r.address_count as number) > 0)))
+    byRelease.set(r.dataset as string | null, [...(byRelease.get(r.dataset as string | null) ?? []), r]);
+  return [...byRelease].map(([release, rs]) => {
+    const times = rs.map((r) => r.fetched_at as string).sort();
+    return { release, fetchedFrom: times[0]!, fetchedTo: times.at(-1)!, postcodes: rs.length, addresses: rs.reduce((n, r) => n + (r.address_count as number), 0) };
+  });
 }

@@ -96,14 +96,23 @@ describe("reports", () => {
     expect(compareReports(a, c)[0]!.detail).toBe('differs from line 5: "  \\"ok\\": 5" vs clean "  \\"ok\\": 4"');
   });
 
-  it("ignores the generatedAt and runId rows of summary.csv, and nothing else", () => {
-    const csv = (at: string, run: string, input: number) =>
-      Buffer.from(`\uFEFFSection,Metric,Provider,Value,OutOf,Percent\r\nreport,generatedAt,,${at},,\r\nreport,runId,,${run},,\r\n` +
-        `report,simulated,,no,,\r\npostcodes,input,,${input},,\r\n`);
+  it("ignores fetch dates in summary.json's releases", () => {
+    const release = (from: string) => Buffer.from(`{\n  "releases": [{ "release": "R1", "fetchedFrom": "${from}", "fetchedTo": "${from}", "addresses": 5 }]\n}\n`);
+    expect(compareReports(new Map([["summary.json", release("2025-01-01")]]), new Map([["summary.json", release("2025-02-02")]]))).toEqual([]);
+    const other = Buffer.from(release("2025-01-01").toString().replace('"R1"', '"R2"'));
+    expect(compareReports(new Map([["summary.json", release("2025-01-01")]]), new Map([["summary.json", other]]))).toHaveLength(1);
+  });
+
+  it("ignores the generated time, run and fetch dates of summary.csv, and nothing else", () => {
+    const csv = (at: string, run: string, input: number, fetched = "2025-01-01") =>
+      Buffer.from(`\uFEFFSection,Figure,Count,Share,Of\r\nAbout,Report generated (UTC),${at},,\r\nAbout,Run,${run},,\r\n` +
+        `About,Includes simulated data (not the real API),no,,\r\nInput,Input rows,${input},,\r\n` +
+        `Releases,Mobile: release R1 (fetched ${fetched}),7,100.0%,7 addresses the mobile lookup returned\r\n`);
+    expect(compareReports(new Map([["summary.csv", csv("x", "1", 300)]]), new Map([["summary.csv", csv("x", "1", 300, "2025-02-01 to 2025-02-03")]]))).toEqual([]);
     const a = new Map([["summary.csv", csv("2025-01-01T00:00:00.000Z", "4", 300)]]);
     expect(compareReports(a, new Map([["summary.csv", csv("2025-06-01T00:00:00.000Z", "1", 300)]]))).toEqual([]);
     expect(compareReports(a, new Map([["summary.csv", csv("2025-06-01T00:00:00.000Z", "1", 301)]]))[0]!.detail).toMatch(/^differs from line 5/);
-    const simulated = Buffer.from(csv("x", "1", 300).toString().replace("simulated,,no", "simulated,,yes"));
+    const simulated = Buffer.from(csv("x", "1", 300).toString().replace("API),no", "API),yes"));
     expect(compareReports(a, new Map([["summary.csv", simulated]]))).toHaveLength(1);
   });
 

@@ -1,9 +1,10 @@
 // The summary figures: sums over the report's postcode table (itself counted by SQLite from the
 // addresses), and the two views of them, summary.csv rows and the batch's closing lines.
-import type { Lookup } from "../spec/fields.js";
+import { RATING_LABELS, type Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
 import { countColumns, POSTCODE_TABLE, STATUS_COLUMN, ADDRESSES_COLUMN } from "./postcode-table.js";
-import { PROVIDER_METRICS, providerColumn } from "./measures.js";
+import { PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type SpreadMetric } from "./measures.js";
+import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareFraction, shareText, spreadLabel } from "./figure-labels.js";
 import type { ReportScope } from "./scope.js";
 
 export interface LookupPostcodes {
@@ -14,15 +15,13 @@ export interface LookupPostcodes {
   pending: number;
 }
 
-export interface BroadbandSummary {
+type BroadbandKey = "noData" | "belowDecent" | "belowSuperfast" | "superfast" | "ultrafast" | "gigabit";
+
+export interface BroadbandSummary extends Record<BroadbandKey, number> {
   postcodes: LookupPostcodes;
   addresses: number;
-  noData: number;
-  belowDecent: number;
-  belowSuperfast: number;
-  superfast: number;
-  ultrafast: number;
-  gigabit: number;
+  /** each count as a fraction of `addresses` (4 places; null when there are none) */
+  shares: Record<BroadbandKey, number | null>;
 }
 
 export type ProviderSummary = Record<
@@ -43,6 +42,23 @@ export interface MobileSummary {
   providers: Record<string, ProviderSummary>;
   indoorVoice: Spread;
   indoorData: Spread;
+  /** the counts above as fractions of `addresses` (4 places; null when there are none) */
+  shares: {
+    providers: Record<string, Record<keyof ProviderSummary, number | null>>;
+    indoorVoice: Record<keyof Spread, number | null>;
+    indoorData: Record<keyof Spread, number | null>;
+  };
+}
+
+/** The data behind the figures: one entry per dataset release a lookup's answers name. */
+export interface Release {
+  /** the answer's dataset name (the mobile answer's DBName); null when the API names none (broadband) */
+  release: string | null;
+  /** earliest and latest time an answer of this release was stored (ISO, UTC) */
+  fetchedFrom: string | null;
+  fetchedTo: string | null;
+  postcodes: number;
+  addresses: number;
 }
 
 export interface Summary {
@@ -60,6 +76,8 @@ export interface Summary {
   /** null when the run did not ask for that lookup */
   broadband: BroadbandSummary | null;
   mobile: MobileSummary | null;
+  /** per lookup the run asked for: which releases (or fetch dates) its figures come from */
+  releases: Record<Lookup, Release[]>;
 }
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
@@ -102,32 +120,8 @@ export function computeSummary(db: Db, scope: ReportScope, goodRating: number, g
     .pluck()
     .get() as number;
 
-  const broadband: BroadbandSummary | null = scope.lookups.includes("broadband")
-    ? {
-        postcodes: postcodes("broadband"),
-        addresses: row[ADDRESSES_COLUMN.broadband]!,
-        noData: row.NoData!,
-        belowDecent: row.BelowDecent!,
-        belowSuperfast: row.BelowSuperfast!,
-        superfast: row.Superfast!,
-        ultrafast: row.Ultrafast!,
-        gigabit: row.Gigabit!,
-      }
-    : null;
-  const mobile: MobileSummary | null = scope.lookups.includes("mobile")
-    ? {
-        postcodes: postcodes("mobile"),
-        addresses: row[ADDRESSES_COLUMN.mobile]!,
-        providers: Object.fromEntries(
-          scope.providers.map((p) => [
-            p,
-            Object.fromEntries(PROVIDER_METRICS.map((m) => [lowerFirst(m), row[providerColumn(p, m)]!])) as ProviderSummary,
-          ]),
-        ),
-        indoorVoice: { totalNotspots: row.IndoorVoiceTotalNotspots!, partialNotspots: row.IndoorVoicePartialNotspots! },
-        indoorData: { totalNotspots: row.IndoorDataTotalNotspots!, partialNotspots: row.IndoorDataPartialNotspots! },
-      }
-    : null;
+  const broadband = scope.lookups.includes("broadband") ? broadbandSummary(postcodes("broadband"), row) : null;
+  const mobile = scope.lookups.includes("mobile") ? mobileSummary(postcodes("mobile"), row, scope.providers) : null;
 
   return {
     simulated: (scope.kind === "run" && scope.runSimulated) || simulatedData === 1,
@@ -140,60 +134,149 @@ export function computeSummary(db: Db, scope: ReportScope, goodRating: number, g
     postcodes: { input: input.input, invalid: input.invalid, unique: row.unique_postcodes! },
     broadband,
     mobile,
+    releases: releases(db, scope.lookups),
   };
 }
 
-/** One row of summary.csv. */
-export interface SummaryRow {
-  section: string;
-  metric: string;
-  provider: string;
-  value: number | string | boolean | null;
-  outOf: number | null;
+const shares = <K extends string>(counts: Record<K, number>, of: number) =>
+  Object.fromEntries(Object.entries<number>(counts).map(([k, v]) => [k, shareFraction(v, of)])) as Record<K, number | null>;
+
+function broadbandSummary(postcodes: LookupPostcodes, row: Record<string, number>): BroadbandSummary {
+  const addresses = row[ADDRESSES_COLUMN.broadband]!;
+  const counts = Object.fromEntries(BROADBAND_FIGURES.map((f) => [lowerFirst(f), row[f]!])) as Record<BroadbandKey, number>;
+  return { postcodes, addresses, ...counts, shares: shares(counts, addresses) };
 }
 
-export const SUMMARY_HEADER = ["Section", "Metric", "Provider", "Value", "OutOf", "Percent"] as const;
+function mobileSummary(postcodes: LookupPostcodes, row: Record<string, number>, providers: readonly string[]): MobileSummary {
+  const addresses = row[ADDRESSES_COLUMN.mobile]!;
+  const perProvider = Object.fromEntries(
+    providers.map((p) => [p, Object.fromEntries(PROVIDER_METRICS.map((m) => [lowerFirst(m), row[providerColumn(p, m)]!])) as ProviderSummary]),
+  );
+  const indoorVoice = { totalNotspots: row.IndoorVoiceTotalNotspots!, partialNotspots: row.IndoorVoicePartialNotspots! };
+  const indoorData = { totalNotspots: row.IndoorDataTotalNotspots!, partialNotspots: row.IndoorDataPartialNotspots! };
+  return {
+    postcodes,
+    addresses,
+    providers: perProvider,
+    indoorVoice,
+    indoorData,
+    shares: {
+      providers: Object.fromEntries(Object.entries(perProvider).map(([p, figures]) => [p, shares(figures, addresses)])),
+      indoorVoice: shares(indoorVoice, addresses),
+      indoorData: shares(indoorData, addresses),
+    },
+  };
+}
+
+/**
+ * The stored answers behind the figures, per release: ok answers, and failed ones whose earlier
+ * addresses are kept (their fetched_at is then the failure's time).
+ */
+function releases(db: Db, lookups: readonly Lookup[]): Record<Lookup, Release[]> {
+  const select = db.prepare(
+    `SELECT l.dataset AS release, MIN(l.fetched_at) AS fetchedFrom, MAX(l.fetched_at) AS fetchedTo,
+            COUNT(*) AS postcodes, SUM(l.address_count) AS addresses
+       FROM ${POSTCODE_TABLE} s JOIN lookups l ON l.postcode = s.postcode AND l.lookup = ?
+      WHERE l.status = 'ok' OR (l.status = 'failed' AND l.address_count > 0)
+      GROUP BY l.dataset ORDER BY MIN(l.fetched_at), l.dataset`,
+  );
+  const out: Record<Lookup, Release[]> = { broadband: [], mobile: [] };
+  for (const l of lookups) out[l] = select.all(l) as Release[];
+  return out;
+}
+
+/** One row of summary.csv (and of the workbook's Summary sheet). */
+export interface SummaryRow {
+  section: string;
+  /** the figure's plain-English name */
+  figure: string;
+  /** a count, or a value for the About rows */
+  count: number | string | null;
+  /** the denominator of the share, null when the figure has none */
+  of: number | null;
+  /** what the denominator counts, e.g. "addresses the broadband lookup returned" */
+  ofWhat: string;
+}
+
+export const SUMMARY_HEADER = ["Section", "Figure", "Count", "Share", "Of"] as const;
 
 /** Percent to one decimal place; empty without a denominator. */
 export function percent(value: number, outOf: number | null): string {
   return outOf === null || outOf === 0 ? "" : ((100 * value) / outOf).toFixed(1);
 }
 
-/** summary.json flattened: metrics named by their path inside their section. */
+const LOOKUP_NAME: Record<Lookup, string> = { broadband: "Broadband", mobile: "Mobile" };
+
+/** Every figure of the summary with its plain-English name, share and denominator. */
 export function summaryRows(s: Summary): SummaryRow[] {
+  const about = (figure: string, value: string | number | null): SummaryRow => ({ section: "About", figure, count: value, of: null, ofWhat: "" });
   const rows: SummaryRow[] = [
-    { section: "report", metric: "generatedAt", provider: "", value: s.generatedAt, outOf: null },
-    { section: "report", metric: "runId", provider: "", value: s.runId ?? "all", outOf: null },
-    { section: "report", metric: "simulated", provider: "", value: s.simulated, outOf: null },
-    { section: "report", metric: "goodRating", provider: "", value: s.goodRating, outOf: null },
-    { section: "postcodes", metric: "input", provider: "", value: s.postcodes.input, outOf: null },
-    { section: "postcodes", metric: "invalid", provider: "", value: s.postcodes.invalid, outOf: s.postcodes.input },
-    { section: "postcodes", metric: "unique", provider: "", value: s.postcodes.unique, outOf: null },
+    about("Report generated (UTC)", s.generatedAt),
+    about("Run", s.runId ?? "all stored postcodes"),
+    about("Includes simulated data (not the real API)", s.simulated ? "yes" : "no"),
+    about("Good mobile rating (at least)", `${s.goodRating} (${RATING_LABELS[s.goodRating] ?? "?"})`),
+    about("Mobile providers", s.providers.join(", ")),
   ];
-  const lookupRows = (section: Lookup, p: LookupPostcodes) =>
-    (Object.keys(p) as (keyof LookupPostcodes)[]).map((k) => ({ section, metric: `postcodes.${k}`, provider: "", value: p[k], outOf: s.postcodes.unique }));
+  const input = s.postcodes.input;
+  rows.push(
+    { section: "Input", figure: "Input rows", count: input, of: null, ofWhat: "" },
+    { section: "Input", figure: "Input rows without a valid postcode", count: s.postcodes.invalid, of: input, ofWhat: "input rows" },
+    { section: "Input", figure: "Unique postcodes", count: s.postcodes.unique, of: null, ofWhat: "" },
+  );
+  const statusRows = (lookup: Lookup, p: LookupPostcodes): SummaryRow[] =>
+    (
+      [
+        ["Postcodes found", p.ok],
+        ["Postcodes not found (unknown to the API)", p.notFound],
+        ["Postcodes whose lookup failed after every retry", p.failed],
+        ["Postcodes without an answer yet (pending)", p.pending],
+      ] as const
+    ).map(([figure, count]) => ({ section: LOOKUP_NAME[lookup], figure, count, of: s.postcodes.unique, ofWhat: "unique postcodes" }));
   if (s.broadband) {
     const b = s.broadband;
-    rows.push(...lookupRows("broadband", b.postcodes), { section: "broadband", metric: "addresses", provider: "", value: b.addresses, outOf: null });
-    for (const metric of ["noData", "belowDecent", "belowSuperfast", "superfast", "ultrafast", "gigabit"] as const)
-      rows.push({ section: "broadband", metric, provider: "", value: b[metric], outOf: b.addresses });
+    const of = { of: b.addresses, ofWhat: "addresses the broadband lookup returned" };
+    rows.push(...statusRows("broadband", b.postcodes), { section: "Broadband", figure: "Addresses", count: b.addresses, of: null, ofWhat: "" });
+    for (const f of BROADBAND_FIGURES) rows.push({ section: "Broadband", figure: BROADBAND_LABELS[f], count: b[lowerFirst(f) as BroadbandKey], ...of });
   }
   if (s.mobile) {
     const m = s.mobile;
-    rows.push(...lookupRows("mobile", m.postcodes), { section: "mobile", metric: "addresses", provider: "", value: m.addresses, outOf: null });
+    const of = { of: m.addresses, ofWhat: "addresses the mobile lookup returned" };
+    rows.push(...statusRows("mobile", m.postcodes), { section: "Mobile", figure: "Addresses", count: m.addresses, of: null, ofWhat: "" });
+    for (const metric of SPREAD_METRICS) rows.push({ section: "Mobile", figure: spreadLabel(metric, s.goodRating), count: spreadValue(m, metric), ...of });
     for (const [provider, figures] of Object.entries(m.providers))
-      for (const metric of Object.keys(figures) as (keyof ProviderSummary)[])
-        rows.push({ section: "mobile", metric, provider, value: figures[metric], outOf: m.addresses });
-    for (const channel of ["indoorVoice", "indoorData"] as const)
-      for (const kind of ["totalNotspots", "partialNotspots"] as const)
-        rows.push({ section: "mobile", metric: `${channel}.${kind}`, provider: "", value: m[channel][kind], outOf: m.addresses });
+      for (const metric of PROVIDER_METRICS)
+        rows.push({ section: "Mobile", figure: providerLabel(provider, metric, s.goodRating), count: figures[lowerFirst(metric) as keyof ProviderSummary], ...of });
+  }
+  for (const lookup of s.lookups) {
+    const addresses = s[lookup]?.addresses ?? null;
+    for (const r of s.releases[lookup])
+      rows.push({
+        section: "Releases",
+        figure: `${LOOKUP_NAME[lookup]}: ${releaseWords(r)}`,
+        count: r.addresses,
+        of: addresses,
+        ofWhat: `addresses the ${lookup} lookup returned`,
+      });
   }
   return rows;
 }
 
+/** "release MobileAvailability-202601 (fetched 2026-01-02 to 2026-01-05)", or the dates alone when the API names no release. */
+export function releaseWords(r: Release): string {
+  const day = (iso: string) => iso.slice(0, 10);
+  const when = r.fetchedFrom === null ? "" : day(r.fetchedFrom) === day(r.fetchedTo!) ? `fetched ${day(r.fetchedFrom)}` : `fetched ${day(r.fetchedFrom)} to ${day(r.fetchedTo!)}`;
+  return r.release === null ? `no release named (${when})` : `release ${r.release} (${when})`;
+}
+
+function spreadValue(m: MobileSummary, metric: SpreadMetric): number {
+  const channel = metric.startsWith("IndoorVoice") ? m.indoorVoice : m.indoorData;
+  return metric.endsWith("TotalNotspots") ? channel.totalNotspots : channel.partialNotspots;
+}
+
 /** summary.csv's cells for one row. */
 export function summaryCells(r: SummaryRow): unknown[] {
-  return [r.section, r.metric, r.provider, r.value, r.outOf, typeof r.value === "number" ? percent(r.value, r.outOf) : ""];
+  const share = typeof r.count === "number" ? shareText(r.count, r.of) : "";
+  return [r.section, r.figure, r.count, share, r.of === null ? "" : `${r.of.toLocaleString("en-GB")} ${r.ofWhat}`];
 }
 
 const n = (x: number) => x.toLocaleString("en-GB");

@@ -1,0 +1,56 @@
+// The plain-English names of the figures, in one place: summary.csv, groups.csv and the workbook
+// label their counts with these, keyed by the column names of the report's postcode table
+// (measures.ts), so a reader never has to look up `IndoorVoiceTotalNotspots`.
+import { RATING_LABELS } from "../spec/fields.js";
+import { SPEED_THRESHOLDS as T } from "./definitions.js";
+import type { ProviderMetric, SpreadMetric } from "./measures.js";
+
+const mbit = (x: number) => `${x.toLocaleString("en-GB")} Mbit/s`;
+
+/** Broadband counts in the order the reports show them (worst first, no data last). */
+export const BROADBAND_FIGURES = ["BelowDecent", "BelowSuperfast", "Superfast", "Ultrafast", "Gigabit", "NoData"] as const;
+export type BroadbandFigure = (typeof BROADBAND_FIGURES)[number];
+
+export const BROADBAND_LABELS: Readonly<Record<BroadbandFigure, string>> = {
+  BelowDecent: `Addresses below decent (under ${mbit(T.decentDown)} down or ${mbit(T.decentUp)} up)`,
+  BelowSuperfast: `Addresses below superfast (under ${mbit(T.superfast)} down)`,
+  Superfast: `Addresses with superfast (${mbit(T.superfast)} down or more)`,
+  Ultrafast: `Addresses with ultrafast (${mbit(T.ultrafast)} down or more)`,
+  Gigabit: `Addresses with gigabit (${mbit(T.gigabit)} down or more)`,
+  NoData: "Addresses with no speed prediction (no data)",
+};
+
+/** "rating under 3 = Green": what "not good" means at this --good-rating. */
+export function notGoodWords(goodRating: number): string {
+  return `rating under ${goodRating} = ${RATING_LABELS[goodRating] ?? "?"}`;
+}
+
+export function spreadLabel(metric: SpreadMetric, goodRating: number): string {
+  const channel = metric.startsWith("IndoorVoice") ? "indoor voice" : "indoor data";
+  return metric.endsWith("TotalNotspots")
+    ? `Addresses where no provider has good ${channel} (total notspot; ${notGoodWords(goodRating)} for all)`
+    : `Addresses where some but not all providers have good ${channel} (partial notspot)`;
+}
+
+export function providerLabel(provider: string, metric: ProviderMetric, goodRating: number): string {
+  const words: Record<ProviderMetric, string> = {
+    IndoorVoiceNotspots: "indoor voice",
+    IndoorDataNotspots: "indoor data",
+    OutdoorVoiceNotspots: "outdoor voice",
+    OutdoorDataNotspots: "outdoor data",
+    IndoorDataNeeds4g: "",
+  };
+  return metric === "IndoorDataNeeds4g"
+    ? `${provider}: addresses with good indoor data only thanks to 4G`
+    : `${provider}: addresses without good ${words[metric]} (${notGoodWords(goodRating)})`;
+}
+
+/** "14.5%" to one decimal place; empty without a denominator. */
+export function shareText(count: number, of: number | null): string {
+  return of === null || of === 0 ? "" : `${((100 * count) / of).toFixed(1)}%`;
+}
+
+/** A share as a fraction rounded to 4 places (0.1454), null without a denominator: summary.json's form. */
+export function shareFraction(count: number, of: number): number | null {
+  return of === 0 ? null : Math.round((count / of) * 10_000) / 10_000;
+}
