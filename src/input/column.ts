@@ -23,6 +23,11 @@ export function headerName(cell: string): string {
   return unwrapQuotes(cell).trim();
 }
 
+/** A header that names a postcode column (postcode, pcd, pcds, Post Code…). */
+export function isPostcodeHeader(name: string): boolean {
+  return POSTCODE_HEADERS.has(fold(name));
+}
+
 function fold(name: string): string {
   return name.toLowerCase().replace(/[\s_-]+/g, "");
 }

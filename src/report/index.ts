@@ -12,11 +12,12 @@ import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
 import { buildPostcodeTable, createPostcodeTable, dropPostcodeTable } from "./postcode-table.js";
 import { ReportError, resolveScope, type ReportScope } from "./scope.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
+import { dropGroupTables, prepareGroups, writeGroupsCsv, type GroupOptions } from "./groups.js";
 
 export { headlineLines, type Summary } from "./summary.js";
 export { ReportError } from "./scope.js";
 
-export interface ReportOptions {
+export interface ReportOptions extends GroupOptions {
   outDir: string;
   /** the run whose input to report; default the last run */
   runId?: number | null | undefined;
@@ -51,6 +52,7 @@ export async function writeReports(db: Db, options: ReportOptions): Promise<Repo
   return inSnapshot(db, options, async (scope) => {
     buildPostcodeTable(db, scope, goodRating);
     const summary = computeSummary(db, scope, goodRating, generatedAt);
+    const groups = await prepareGroups(db, scope, goodRating, options);
     await write("broadband.csv", (path) => writeBroadbandCsv(db, scope, path, csv));
     await write("mobile.csv", (path) => writeMobileCsv(db, scope, goodRating, path, csv));
     await write("coverage.csv", (path) => writeCoverageCsv(db, scope, goodRating, path, csv));
@@ -61,6 +63,7 @@ export async function writeReports(db: Db, options: ReportOptions): Promise<Repo
       await write("rejects.csv", (path) => writeRejectsCsv(db, scope, path, csv));
     }
     await write("failures.csv", (path) => writeFailuresCsv(db, scope, path, csv));
+    if (groups) await write("groups.csv", (path) => writeGroupsCsv(db, scope, groups, path, csv));
     await write("summary.csv", (path) => writeCsv(path, SUMMARY_HEADER, summaryRows(summary).map(summaryCells), csv));
     await write("summary.json", (path) => writeAtomically(path, [JSON.stringify(summary, null, 2) + "\n"]));
     return { files, summary };
@@ -105,6 +108,7 @@ async function inSnapshot<T>(db: Db, options: Pick<ReportOptions, "runId" | "all
       options.onWarning?.(`run ${scope.runId} has not finished (it is running, or was killed): the reports show what it has stored so far`);
     return await work(scope);
   } finally {
+    dropGroupTables(db);
     dropPostcodeTable(db);
     if (ownTransaction) db.exec("COMMIT");
   }

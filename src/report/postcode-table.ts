@@ -34,7 +34,7 @@ export function createPostcodeTable(db: Db, scope: ReportScope): void {
     `CREATE TABLE ${POSTCODE_TABLE} (
        display TEXT PRIMARY KEY, postcode TEXT NOT NULL UNIQUE,
        BroadbandStatus TEXT NOT NULL, MobileStatus TEXT NOT NULL, Status TEXT,
-       BroadbandAddresses INTEGER, MobileAddresses INTEGER, ${figureDefs.join(", ")}
+       BroadbandAddresses INTEGER, MobileAddresses INTEGER, Addresses INTEGER, ${figureDefs.join(", ")}
      ) WITHOUT ROWID`,
   );
 
@@ -91,6 +91,21 @@ export function countPostcodeFigures(db: Db, scope: ReportScope, goodRating: num
        WHERE a.postcode = s.postcode`,
     ).run({ good: goodRating });
   }
+}
+
+/**
+ * Addresses: each postcode's addresses in either lookup, an address in both counted once (the
+ * groups' Addresses). One index seek per postcode and address, so it is counted only when needed.
+ */
+export function countAddressesEither(db: Db, scope: ReportScope): void {
+  const broadband = scope.lookups.includes("broadband");
+  const mobile = scope.lookups.includes("mobile");
+  const mobileOnly = broadband
+    ? "SELECT COUNT(*) FROM mobile_addresses m WHERE m.postcode = s.postcode AND NOT EXISTS (SELECT 1 FROM broadband_addresses b WHERE b.postcode = m.postcode AND b.uprn = m.uprn)"
+    : "SELECT COUNT(*) FROM mobile_addresses m WHERE m.postcode = s.postcode";
+  db.exec(
+    `UPDATE ${POSTCODE_TABLE} AS s SET Addresses = ${broadband ? "COALESCE(BroadbandAddresses, 0)" : "0"} + ${mobile ? `(${mobileOnly})` : "0"}`,
+  );
 }
 
 /** The whole table, statuses and figures: what writeReports builds before writing its files. */

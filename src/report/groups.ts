@@ -1,0 +1,276 @@
+// Figures per group ("where"): for each dimension named by --group-by (an input column, a column
+// of --area-file, or the postcode's area, district or sector) and each of its values, the input
+// rows, postcodes and addresses, and the summary's broadband and mobile counts with their shares.
+// A postcode counts once per group however many input rows name it, and in every group that
+// names it. SQLite does the work: one temporary table of (dimension, group, postcode, rows), then
+// one aggregate over it joined to the report's postcode table, streamed in order.
+import { toArea, toOutcode, toSector } from "postcode";
+import type { Lookup } from "../spec/fields.js";
+import type { Db } from "../store/db.js";
+import { writeCsv, type CsvFileOptions } from "./csv-file.js";
+import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareText, spreadLabel } from "./figure-labels.js";
+import { providerColumn, SPREAD_METRICS } from "./measures.js";
+import { AREA_TABLE, dropAreaTable, loadAreaFile, readAreaHeader, type AreaFile, type AreaLoad } from "./area-file.js";
+import { ADDRESSES_COLUMN, countAddressesEither, POSTCODE_TABLE } from "./postcode-table.js";
+import { ReportError, type ReportScope } from "./scope.js";
+
+/** Dimensions taken from the postcode itself: area CF, district CF10 (the outward code: SW1A for SW1A 2AA), sector CF10 1. */
+export const POSTCODE_DIMENSIONS = ["area", "district", "sector"] as const;
+export type PostcodeDimension = (typeof POSTCODE_DIMENSIONS)[number];
+/** --group-by's default. */
+export const DEFAULT_GROUP_BY: readonly string[] = ["area", "district"];
+
+/** Group names for rows without a value of their own. */
+export const BLANK_GROUP = "(blank)";
+export const UNMATCHED_GROUP = "(unmatched)";
+export const INVALID_GROUP = "(invalid postcode)";
+
+export interface Dimension {
+  /** the name as the header (or the postcode part) spells it */
+  name: string;
+  source: "postcode" | "input" | "area-file";
+  /** the column's position in the input row or in the stored area cells; -1 for postcode parts */
+  index: number;
+}
+
+/** One row of groups.csv and of the workbook's Groups sheet. */
+export interface GroupRow {
+  /** the dimension's name, e.g. `region`, `district` */
+  dimension: string;
+  /** the value, or (blank), (unmatched), (invalid postcode) */
+  group: string;
+  /** input rows that name the group (0 for a report of all stored postcodes) */
+  inputRows: number;
+  /** distinct valid postcodes in the group */
+  postcodes: number;
+  /** distinct addresses of those postcodes in either lookup */
+  addresses: number;
+  /** addresses of each lookup: the denominators of the shares; null when the run did not ask for the lookup */
+  broadbandAddresses: number | null;
+  mobileAddresses: number | null;
+  /** the counts of groupFigures(), by their `column`; null when the lookup was not requested */
+  counts: Record<string, number | null>;
+}
+
+/** A count of the Groups figures: its CSV column, a short heading, a plain-English label and its lookup. */
+export interface GroupFigure {
+  column: string;
+  heading: string;
+  label: string;
+  lookup: Lookup;
+}
+
+/** The counts every group row carries, in order: broadband, then mobile (across providers, then each provider). */
+export function groupFigures(providers: readonly string[], goodRating: number): GroupFigure[] {
+  const short: Record<string, string> = {
+    BelowDecent: "Below decent",
+    BelowSuperfast: "Below superfast",
+    Superfast: "Superfast",
+    Ultrafast: "Ultrafast",
+    Gigabit: "Gigabit",
+    NoData: "No broadband data",
+    IndoorVoiceTotalNotspots: "Indoor voice total notspots",
+    IndoorVoicePartialNotspots: "Indoor voice partial notspots",
+    IndoorDataTotalNotspots: "Indoor data total notspots",
+    IndoorDataPartialNotspots: "Indoor data partial notspots",
+  };
+  return [
+    ...BROADBAND_FIGURES.map((f) => ({ column: f, heading: short[f]!, label: BROADBAND_LABELS[f], lookup: "broadband" as const })),
+    ...SPREAD_METRICS.map((m) => ({ column: m, heading: short[m]!, label: spreadLabel(m, goodRating), lookup: "mobile" as const })),
+    ...providers.flatMap((p) =>
+      (["IndoorVoiceNotspots", "IndoorDataNotspots"] as const).map((m) => ({
+        column: providerColumn(p, m),
+        heading: `${p} indoor ${m === "IndoorVoiceNotspots" ? "voice" : "data"} notspots`,
+        label: providerLabel(p, m, goodRating),
+        lookup: "mobile" as const,
+      })),
+    ),
+  ];
+}
+
+/** A figure's share of its lookup's addresses in the group (0–1); null without a denominator. */
+export function groupShare(row: GroupRow, figure: GroupFigure): number | null {
+  const count = row.counts[figure.column];
+  const of = figure.lookup === "broadband" ? row.broadbandAddresses : row.mobileAddresses;
+  return count === null || count === undefined || of === null || of === 0 ? null : count / of;
+}
+
+/**
+ * The dimensions --group-by names, in its order. A name is looked up as a postcode part first,
+ * then as an input column, then as an area-file column (any case).
+ */
+export function resolveDimensions(groupBy: readonly string[], scope: ReportScope, area: AreaFile | null, wantedArea: string[] = []): Dimension[] {
+  const find = (names: readonly string[], wanted: string) => names.findIndex((n) => n.toLowerCase() === wanted.toLowerCase());
+  const out: Dimension[] = [];
+  for (const raw of groupBy) {
+    const wanted = raw.trim();
+    if (wanted === "") continue;
+    if ((POSTCODE_DIMENSIONS as readonly string[]).includes(wanted.toLowerCase())) {
+      out.push({ name: wanted.toLowerCase(), source: "postcode", index: -1 });
+      continue;
+    }
+    const input = find(scope.inputColumns, wanted);
+    if (input >= 0) {
+      out.push({ name: scope.inputColumns[input]!, source: "input", index: input });
+      continue;
+    }
+    const inArea = area ? find(area.columns, wanted) : -1;
+    if (area && inArea >= 0) {
+      const name = area.columns[inArea]!;
+      if (!wantedArea.includes(name)) wantedArea.push(name);
+      out.push({ name, source: "area-file", index: wantedArea.indexOf(name) });
+      continue;
+    }
+    const available = [...POSTCODE_DIMENSIONS, ...scope.inputColumns, ...(area?.columns ?? [])].map((c) => JSON.stringify(c)).join(", ");
+    throw new ReportError(
+      `--group-by ${JSON.stringify(wanted)}: no such column${scope.kind === "all" ? " (a report of all stored postcodes has no input columns)" : ""}; the names available are ${available}`,
+    );
+  }
+  return out;
+}
+
+const GROUP_TABLE = "temp.report_groups";
+const PART_FUNCTION = "pcc_postcode_part";
+
+// The district is the outward code (SW1A), as Royal Mail and the ONS directory name it; the package's
+// toDistrict would give SW1, which is no postcode district of its own.
+const PARTS: Record<PostcodeDimension, (postcode: string) => string | null> = { area: toArea, district: toOutcode, sector: toSector };
+
+/** A trimmed cell, or (blank) when empty or missing. */
+const cellValue = (json: string, index: number) => `COALESCE(NULLIF(trim(json_extract(${json}, '$[${index}]')), ''), '${BLANK_GROUP}')`;
+
+function valueSql(d: Dimension): string {
+  switch (d.source) {
+    case "postcode":
+      return `CASE WHEN x.postcode IS NULL THEN '${INVALID_GROUP}' ELSE ${PART_FUNCTION}('${d.name}', x.postcode) END`;
+    case "input":
+      return cellValue("x.cells", d.index);
+    case "area-file":
+      return `CASE WHEN x.postcode IS NULL THEN '${INVALID_GROUP}' WHEN a.postcode IS NULL THEN '${UNMATCHED_GROUP}' ELSE ${cellValue("a.cells", d.index)} END`;
+  }
+}
+
+/**
+ * Fills the group table: for each dimension, its (group, postcode) pairs with the input rows
+ * behind each. Needs the report's postcode table (and the area table for area-file dimensions).
+ */
+export function buildGroupTable(db: Db, scope: ReportScope, dimensions: readonly Dimension[]): void {
+  db.function(PART_FUNCTION, { deterministic: true }, (kind: unknown, postcode: unknown) => PARTS[kind as PostcodeDimension](String(postcode)) ?? INVALID_GROUP);
+  db.exec(`DROP TABLE IF EXISTS ${GROUP_TABLE}`);
+  db.exec(`CREATE TABLE ${GROUP_TABLE} (dim INTEGER NOT NULL, grp TEXT NOT NULL, postcode TEXT, n INTEGER NOT NULL)`);
+  countAddressesEither(db, scope);
+  const source =
+    scope.kind === "run"
+      ? "SELECT r.postcode AS postcode, r.cells AS cells, 1 AS n FROM run_rows r WHERE r.run_id = @runId"
+      : `SELECT s.postcode AS postcode, '[]' AS cells, 0 AS n FROM ${POSTCODE_TABLE} s`;
+  dimensions.forEach((d, dim) => {
+    const join = d.source === "area-file" ? `LEFT JOIN ${AREA_TABLE} a ON a.postcode = x.postcode` : "";
+    db.prepare(
+      `INSERT INTO ${GROUP_TABLE} (dim, grp, postcode, n)
+       SELECT ${dim}, ${valueSql(d)} AS grp, x.postcode, SUM(x.n) FROM (${source}) x ${join} GROUP BY grp, x.postcode`,
+    ).run(scope.kind === "run" ? { runId: scope.runId } : {});
+  });
+}
+
+/** Drops the group and area tables (nothing when they were not made). */
+export function dropGroupTables(db: Db): void {
+  db.exec(`DROP TABLE IF EXISTS ${GROUP_TABLE}`);
+  dropAreaTable(db);
+}
+
+/**
+ * The group rows, dimension by dimension in --group-by order, groups sorted by name with the
+ * bracketed ones, e.g. (blank), last. Streams: one row in memory at a time. Needs buildGroupTable.
+ */
+export function* computeGroups(db: Db, scope: ReportScope, dimensions: readonly Dimension[], figures: readonly GroupFigure[]): Generator<GroupRow> {
+  const requested = (l: Lookup) => scope.lookups.includes(l);
+  const sum = (column: string) => `COALESCE(SUM(s.${column}), 0)`;
+  const select = db.prepare(
+    `SELECT g.dim, g.grp, SUM(g.n) AS inputRows, COUNT(g.postcode) AS postcodes, ${sum("Addresses")} AS addresses,
+            ${sum(ADDRESSES_COLUMN.broadband)} AS broadbandAddresses, ${sum(ADDRESSES_COLUMN.mobile)} AS mobileAddresses,
+            ${figures.map((f) => `${sum(f.column)} AS ${f.column}`).join(", ")}
+       FROM ${GROUP_TABLE} g LEFT JOIN ${POSTCODE_TABLE} s ON s.postcode = g.postcode
+      GROUP BY g.dim, g.grp
+      ORDER BY g.dim, g.grp IN ('${BLANK_GROUP}', '${UNMATCHED_GROUP}', '${INVALID_GROUP}'), g.grp`,
+  );
+  for (const r of select.iterate() as Iterable<Record<string, number | string>>) {
+    yield {
+      dimension: dimensions[r.dim as number]!.name,
+      group: r.grp as string,
+      inputRows: r.inputRows as number,
+      postcodes: r.postcodes as number,
+      addresses: r.addresses as number,
+      broadbandAddresses: requested("broadband") ? (r.broadbandAddresses as number) : null,
+      mobileAddresses: requested("mobile") ? (r.mobileAddresses as number) : null,
+      counts: Object.fromEntries(figures.map((f) => [f.column, requested(f.lookup) ? (r[f.column] as number) : null])),
+    };
+  }
+}
+
+/** groups.csv's header: the fixed columns, then each figure's count and share. */
+export function groupsHeader(figures: readonly GroupFigure[]): string[] {
+  return [
+    "Dimension",
+    "Group",
+    "InputRows",
+    "Postcodes",
+    "Addresses",
+    ADDRESSES_COLUMN.broadband,
+    ...figures.filter((f) => f.lookup === "broadband").flatMap((f) => [f.column, `${f.column}Share`]),
+    ADDRESSES_COLUMN.mobile,
+    ...figures.filter((f) => f.lookup === "mobile").flatMap((f) => [f.column, `${f.column}Share`]),
+  ];
+}
+
+export function groupCells(row: GroupRow, figures: readonly GroupFigure[]): unknown[] {
+  const of = (l: Lookup) => (l === "broadband" ? row.broadbandAddresses : row.mobileAddresses);
+  const cells = (l: Lookup) =>
+    figures.filter((f) => f.lookup === l).flatMap((f) => {
+      const count = row.counts[f.column] ?? null;
+      return [count, count === null ? "" : shareText(count, of(l))];
+    });
+  return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...cells("broadband"), row.mobileAddresses, ...cells("mobile")];
+}
+
+/** What the reports need to write the groups: the dimensions, the figures and (with --area-file) what was matched. */
+export interface GroupSet {
+  dimensions: Dimension[];
+  figures: GroupFigure[];
+  area: (AreaLoad & { path: string }) | null;
+}
+
+export function writeGroupsCsv(db: Db, scope: ReportScope, groups: GroupSet, path: string, options: CsvFileOptions): Promise<number> {
+  const rows = (function* () {
+    for (const row of computeGroups(db, scope, groups.dimensions, groups.figures)) yield groupCells(row, groups.figures);
+  })();
+  return writeCsv(path, groupsHeader(groups.figures), rows, options);
+}
+
+export interface GroupOptions {
+  /** --group-by: dimension names; default DEFAULT_GROUP_BY; empty for no groups */
+  groupBy?: readonly string[] | undefined;
+  /** --area-file: a CSV of postcodes and their areas */
+  areaFile?: string | undefined;
+  onWarning?: ((message: string) => void) | undefined;
+}
+
+/**
+ * Reads --area-file (when given), resolves --group-by and fills the group table; null when no
+ * dimension is asked for. Needs the report's postcode table; dropGroupTables undoes it.
+ */
+export async function prepareGroups(db: Db, scope: ReportScope, goodRating: number, options: GroupOptions): Promise<GroupSet | null> {
+  const header = options.areaFile ? await readAreaHeader(options.areaFile) : null;
+  const wantedArea: string[] = [];
+  const dimensions = resolveDimensions(options.groupBy ?? DEFAULT_GROUP_BY, scope, header, wantedArea);
+  let area: GroupSet["area"] = null;
+  if (header) {
+    area = { ...(await loadAreaFile(db, header, wantedArea)), path: header.path };
+    if (area.unmatched > 0)
+      options.onWarning?.(
+        `${area.unmatched.toLocaleString("en-GB")} of ${(area.matched + area.unmatched).toLocaleString("en-GB")} postcodes are not in --area-file ${header.path}: their groups are ${UNMATCHED_GROUP}`,
+      );
+  }
+  if (dimensions.length === 0) return null;
+  buildGroupTable(db, scope, dimensions);
+  return { dimensions, figures: groupFigures(scope.providers, goodRating), area };
+}

@@ -1,0 +1,104 @@
+// The groups' figures by a different path from the reports' SQL: plain JavaScript over SELECT *
+// rows, from the definitions in docs/reports.md. Used by the groups and workbook tests.
+import type { Db } from "../../src/store/db.js";
+
+type Row = Record<string, number | string | null>;
+
+export interface ExpectedDimension {
+  name: string;
+  /** the group of an input row, from its cells and compact postcode (null when invalid); "" or missing → (blank) */
+  valueOf: (cells: string[], postcode: string | null) => string | undefined;
+}
+
+export interface Expected {
+  dimension: string;
+  group: string;
+  inputRows: number;
+  postcodes: number;
+  addresses: number;
+  broadbandAddresses: number;
+  mobileAddresses: number;
+  broadband: Record<string, number>;
+  mobile: Record<string, number>;
+}
+
+/** The tier's counts of one address, as the definitions nest them. */
+export function broadbandCounts(down: number | null, up: number | null): Record<string, number> {
+  const d = down ?? -1;
+  const u = up ?? -1;
+  const data = d >= 0;
+  return {
+    BelowDecent: data && d < 30 && !(d >= 10 && u >= 1) ? 1 : 0,
+    BelowSuperfast: data && d < 30 ? 1 : 0,
+    Superfast: d >= 30 ? 1 : 0,
+    Ultrafast: d >= 300 ? 1 : 0,
+    Gigabit: d >= 1000 ? 1 : 0,
+    NoData: data ? 0 : 1,
+  };
+}
+
+export function mobileCounts(a: Row, providers: string[], good: number): Record<string, number> {
+  const spread = (field: string) => {
+    const goodOnes = providers.filter((p) => (a[`${p}${field}`] as number) >= good).length;
+    return [goodOnes === 0 ? 1 : 0, goodOnes > 0 && goodOnes < providers.length ? 1 : 0];
+  };
+  const [vt, vp] = spread("VoiceIndoor");
+  const [dt, dp] = spread("DataIndoor");
+  const out: Record<string, number> = { IndoorVoiceTotalNotspots: vt!, IndoorVoicePartialNotspots: vp!, IndoorDataTotalNotspots: dt!, IndoorDataPartialNotspots: dp! };
+  for (const p of providers) {
+    out[`${p}IndoorVoiceNotspots`] = (a[`${p}VoiceIndoor`] as number) < good ? 1 : 0;
+    out[`${p}IndoorDataNotspots`] = (a[`${p}DataIndoor`] as number) < good ? 1 : 0;
+  }
+  return out;
+}
+
+const add = (into: Record<string, number>, from: Record<string, number>) => {
+  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+};
+
+/** Expected groups.csv rows, in its order: dimensions as given, groups by name with the bracketed ones last. */
+export function independentGroups(db: Db, runId: number, good: number, dimensions: ExpectedDimension[]): Expected[] {
+  const providers = JSON.parse((db.prepare("SELECT * FROM runs WHERE id = ?").get(runId) as Row).providers as string) as string[];
+  const rows = db.prepare("SELECT * FROM run_rows WHERE run_id = ? ORDER BY line").all(runId) as Row[];
+  const bb = db.prepare("SELECT * FROM broadband_addresses").all() as Row[];
+  const mb = db.prepare("SELECT * FROM mobile_addresses").all() as Row[];
+  const zeroB = broadbandCounts(null, null);
+  for (const k of Object.keys(zeroB)) zeroB[k] = 0;
+  const zeroM = Object.fromEntries(Object.keys(mobileCounts({}, providers, good)).map((k) => [k, 0]));
+  const out: Expected[] = [];
+  for (const d of dimensions) {
+    const groups = new Map<string, { rows: number; postcodes: Set<string> }>();
+    for (const r of rows) {
+      const postcode = r.postcode as string | null;
+      const value = d.valueOf(JSON.parse(r.cells as string) as string[], postcode)?.trim() || "(blank)";
+      const g = groups.get(value) ?? { rows: 0, postcodes: new Set<string>() };
+      g.rows++;
+      if (postcode !== null) g.postcodes.add(postcode);
+      groups.set(value, g);
+    }
+    const bracketed = (g: string) => ["(blank)", "(unmatched)", "(invalid postcode)"].includes(g);
+    const names = [...groups.keys()].sort((a, b) => Number(bracketed(a)) - Number(bracketed(b)) || (a < b ? -1 : a > b ? 1 : 0));
+    for (const name of names) {
+      const g = groups.get(name)!;
+      const gb = bb.filter((a) => g.postcodes.has(a.postcode as string));
+      const gm = mb.filter((a) => g.postcodes.has(a.postcode as string));
+      const broadband = { ...zeroB };
+      for (const a of gb) add(broadband, broadbandCounts(a.MaxPredictedDown as number | null, a.MaxPredictedUp as number | null));
+      const mobile = { ...zeroM };
+      for (const a of gm) add(mobile, mobileCounts(a, providers, good));
+      const either = new Set([...gb, ...gm].map((a) => `${a.postcode}/${a.uprn}`));
+      out.push({
+        dimension: d.name,
+        group: name,
+        inputRows: g.rows,
+        postcodes: g.postcodes.size,
+        addresses: either.size,
+        broadbandAddresses: gb.length,
+        mobileAddresses: gm.length,
+        broadband,
+        mobile,
+      });
+    }
+  }
+  return out;
+}
