@@ -31,6 +31,9 @@ async function main(): Promise<number> {
     .option("log-format", { choices: ["text", "json"] as const, default: "text" as LogFormat, describe: "json: one object per line" })
     .option("quiet", { type: "boolean", default: false, describe: "errors and the final summary only" })
     .option("key-file", { type: "string", describe: "file with the API key (or broadband=KEY / mobile=KEY lines)" })
+    .option("group-by", { type: "string", describe: "figures per group in groups.csv: input or --area-file columns, area, district, sector (default area,district; none for no groups)" })
+    .option("area-file", { type: "string", describe: "CSV of postcodes and their areas (e.g. an ONS postcode directory extract) whose columns --group-by can name" })
+    .option("uprn-column", { type: "string", describe: "input column holding a UPRN: enriched.csv gives that property's own figures" })
     .option("reports", { type: "boolean", default: true, hidden: true })
     .option("verbose", { type: "boolean", default: false, describe: "log every retry" })
     .option("backoff-base-ms", { type: "number", hidden: true })
@@ -71,6 +74,9 @@ async function main(): Promise<number> {
       quiet: argv.quiet,
       keyFile: argv.keyFile,
       reports: argv.reports,
+      groupBy: argv.groupBy,
+      areaFile: argv.areaFile,
+      uprnColumn: argv.uprnColumn,
     },
     process.env,
     (m) => logger.warn(m),

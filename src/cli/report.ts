@@ -6,6 +6,7 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { DatabaseError, openDatabase, type Db } from "../store/db.js";
 import { headlineLines, ReportError, writeReports } from "../report/index.js";
+import { parseGroupBy } from "../report/groups.js";
 
 class UsageError extends Error {}
 
@@ -19,6 +20,9 @@ async function main(): Promise<number> {
     .option("all", { type: "boolean", describe: "report every stored postcode instead" })
     .option("bom", { type: "boolean", default: true, describe: "start each CSV with a UTF-8 BOM (--no-bom drops it)" })
     .option("good-rating", { type: "number", default: 3, describe: "mobile ratings at or above this are good coverage (1-4)" })
+    .option("group-by", { type: "string", describe: "figures per group in groups.csv: input or --area-file columns, area, district, sector (default area,district; none for no groups)" })
+    .option("area-file", { type: "string", describe: "CSV of postcodes and their areas (e.g. an ONS postcode directory extract) whose columns --group-by can name" })
+    .option("uprn-column", { type: "string", describe: "input column holding a UPRN: enriched.csv gives that property's own figures" })
     .conflicts("run", "all")
     .strict()
     .exitProcess(false)
@@ -41,6 +45,9 @@ async function main(): Promise<number> {
       all: argv.all,
       bom: argv.bom,
       goodRating: argv.goodRating,
+      groupBy: argv.groupBy === undefined ? undefined : parseGroupBy(argv.groupBy),
+      areaFile: argv.areaFile,
+      uprnColumn: argv.uprnColumn,
       onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
     });
     process.stdout.write(`reports written to ${argv.out}: ${result.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}\n`);

@@ -213,7 +213,14 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     // 5. reports, for this run's input
     if (config.reports) {
       try {
-        const report = await writeReports(db, { outDir: config.outDir, runId, onWarning: (m) => log.warn(m) });
+        const report = await writeReports(db, {
+          outDir: config.outDir,
+          runId,
+          groupBy: config.groupBy,
+          areaFile: config.areaFile,
+          uprnColumn: config.uprnColumn,
+          onWarning: (m) => log.warn(m),
+        });
         log.info(`reports written to ${config.outDir}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
         for (const line of headlineLines(report.summary)) log.result(line);
       } catch (err) {

@@ -3,6 +3,7 @@ import { readFileSync, statSync } from "node:fs";
 import { DEFAULT_PROVIDERS, LOOKUPS, parseProviders, type Lookup } from "../spec/fields.js";
 import type { LogFormat } from "../log/logger.js";
 import { parseDuration } from "./duration.js";
+import { parseGroupBy } from "../report/groups.js";
 
 export class ConfigError extends Error {}
 
@@ -27,6 +28,9 @@ export interface BatchFlags {
   quiet: boolean;
   keyFile?: string;
   reports: boolean;
+  groupBy?: string;
+  areaFile?: string;
+  uprnColumn?: string;
 }
 
 export interface BatchConfig {
@@ -51,6 +55,10 @@ export interface BatchConfig {
   quiet: boolean;
   keys: Partial<Record<Lookup, string>>;
   reports: boolean;
+  /** the reports' --group-by, --area-file and --uprn-column (docs/reports.md) */
+  groupBy: string[] | undefined;
+  areaFile: string | undefined;
+  uprnColumn: string | undefined;
   /** what the runs table records: the flags, never a key */
   recordedArgs: Record<string, unknown>;
 }
@@ -195,6 +203,9 @@ export function buildConfig(flags: BatchFlags, env: NodeJS.ProcessEnv, warn: (m:
     quiet: flags.quiet,
     keys,
     reports: flags.reports,
+    groupBy: flags.groupBy === undefined ? undefined : parseGroupBy(flags.groupBy),
+    areaFile: flags.areaFile,
+    uprnColumn: flags.uprnColumn,
     recordedArgs: {},
   };
   config.recordedArgs = {
@@ -214,6 +225,9 @@ export function buildConfig(flags: BatchFlags, env: NodeJS.ProcessEnv, warn: (m:
     maxRequests,
     simulate: config.simulate,
     keySource: flags.keyFile ? "key-file" : "environment",
+    groupBy: config.groupBy ?? null,
+    areaFile: config.areaFile ?? null,
+    uprnColumn: config.uprnColumn ?? null,
   };
   return config;
 }

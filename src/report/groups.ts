@@ -20,6 +20,15 @@ export type PostcodeDimension = (typeof POSTCODE_DIMENSIONS)[number];
 /** --group-by's default. */
 export const DEFAULT_GROUP_BY: readonly string[] = ["area", "district"];
 
+/** --group-by's text: names separated by commas; `none` (or nothing) for no groups. */
+export function parseGroupBy(text: string): string[] {
+  const names = text
+    .split(",")
+    .map((n) => n.trim())
+    .filter((n) => n.length > 0);
+  return names.length === 1 && names[0]!.toLowerCase() === "none" ? [] : names;
+}
+
 /** Group names for rows without a value of their own. */
 export const BLANK_GROUP = "(blank)";
 export const UNMATCHED_GROUP = "(unmatched)";

@@ -27,6 +27,8 @@ export interface ReportOptions extends GroupOptions {
   bom?: boolean | undefined;
   /** ratings at or above this are good mobile coverage (default 3) */
   goodRating?: number | undefined;
+  /** --uprn-column: the input column naming each row's property */
+  uprnColumn?: string | undefined;
   /** the clock for generatedAt */
   now?: (() => Date) | undefined;
   onWarning?: ((message: string) => void) | undefined;
@@ -59,7 +61,7 @@ export async function writeReports(db: Db, options: ReportOptions): Promise<Repo
     await write("postcodes.csv", (path) => writePostcodesCsv(db, scope, path, csv));
     // Input rows belong to one run: --all has no single input to enrich.
     if (scope.kind === "run") {
-      await write("enriched.csv", (path) => writeEnrichedCsv(db, scope, path, csv));
+      await write("enriched.csv", (path) => writeEnrichedCsv(db, scope, goodRating, options.uprnColumn, path, csv));
       await write("rejects.csv", (path) => writeRejectsCsv(db, scope, path, csv));
     }
     await write("failures.csv", (path) => writeFailuresCsv(db, scope, path, csv));

@@ -5,6 +5,7 @@ import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { providerColumn, SPREAD_METRICS } from "./measures.js";
 import { ADDRESSES_COLUMN, countColumns, DOWNLOAD_RANGE_COLUMNS, POSTCODE_TABLE, STATUS_COLUMN } from "./postcode-table.js";
 import type { ReportScope } from "./scope.js";
+import { propertyCells, propertyColumns, propertyFoundSql, propertyJoinSql, propertySelectSql, UPRN_NOT_FOUND } from "./property-figures.js";
 
 /** postcodes.csv after PostCode: statuses, address counts, speeds, then mobile notspots. */
 export function postcodeFigureColumns(providers: readonly string[]): string[] {
@@ -32,29 +33,57 @@ export function writePostcodesCsv(db: Db, scope: ReportScope, path: string, opti
   return writeCsv(path, ["PostCode", ...columns], rows, options);
 }
 
+/** enriched.csv's columns and rows, for the CSV and the workbook's Your rows. */
+export interface EnrichedTable {
+  header: string[];
+  /** how many leading columns are the input's own (text as read) */
+  inputWidth: number;
+  rows: () => Generator<unknown[]>;
+}
+
 /**
  * The run's input rows in input order: the user's columns unchanged, then NormalisedPostCode, Status
- * (ok, invalid, not_found, failed, pending) and the postcode's figures. A row with more cells than
- * the header keeps them, under unnamed columns.
+ * (ok, invalid, not_found, failed, pending, uprn_not_found) and the postcode's figures, and with
+ * --uprn-column the property's own. A row with more cells than the header keeps them, under unnamed columns.
  */
-export function writeEnrichedCsv(db: Db, scope: ReportScope, path: string, options: CsvFileOptions): Promise<number> {
+export function enrichedTable(db: Db, scope: ReportScope, goodRating: number, uprnColumn?: string): EnrichedTable {
   const figures = enrichedFigureColumns(scope.providers);
+  const property = uprnColumn === undefined ? null : propertyColumns(scope, uprnColumn);
   const widest = db.prepare("SELECT MAX(json_array_length(cells)) FROM run_rows WHERE run_id = ?").pluck().get(scope.runId) as number | null;
   const width = Math.max(scope.inputColumns.length, widest ?? 0);
-  const header = [...scope.inputColumns, ...Array<string>(width - scope.inputColumns.length).fill(""), "NormalisedPostCode", "Status", ...figures];
+  const header = [
+    ...scope.inputColumns,
+    ...Array<string>(width - scope.inputColumns.length).fill(""),
+    "NormalisedPostCode",
+    "Status",
+    ...figures,
+    ...(property?.header ?? []),
+  ];
+  const found = property ? propertyFoundSql(scope, property.index) : null;
+  const status = found
+    ? `CASE WHEN r.postcode IS NULL THEN 'invalid' WHEN f.Status = 'ok' AND ${found.named} AND NOT ${found.found} THEN '${UPRN_NOT_FOUND}' ELSE f.Status END`
+    : "CASE WHEN r.postcode IS NULL THEN 'invalid' ELSE f.Status END";
   const select = db
     .prepare(
-      `SELECT r.cells, f.display, CASE WHEN r.postcode IS NULL THEN 'invalid' ELSE f.Status END, ${figures.map((c) => `f.${c}`).join(", ")}
-         FROM run_rows r LEFT JOIN ${POSTCODE_TABLE} f ON f.postcode = r.postcode
-        WHERE r.run_id = ? ORDER BY r.line`,
+      `SELECT r.cells, f.display, ${status}, ${figures.map((c) => `f.${c}`).join(", ")}${property ? `, ${propertySelectSql(scope)}` : ""}
+         FROM run_rows r LEFT JOIN ${POSTCODE_TABLE} f ON f.postcode = r.postcode ${property ? propertyJoinSql(scope, property.index) : ""}
+        WHERE r.run_id = @runId ORDER BY r.line`,
     )
     .raw(true);
+  const params = property && scope.lookups.includes("mobile") ? { runId: scope.runId, good: goodRating } : { runId: scope.runId };
+  const postcodeCells = 2 + figures.length;
   function* rows(): Generator<unknown[]> {
-    for (const [cells, ...rest] of select.iterate(scope.runId) as Iterable<unknown[]>) {
+    for (const [cells, ...rest] of select.iterate(params) as Iterable<unknown[]>) {
       const input = JSON.parse(cells as string) as string[];
       while (input.length < width) input.push("");
-      yield [...input, ...rest];
+      if (!property) yield [...input, ...rest];
+      else yield [...input, ...rest.slice(0, postcodeCells), ...propertyCells(rest.slice(postcodeCells), scope.providers)];
     }
   }
-  return writeCsv(path, header, rows(), options);
+  return { header, inputWidth: width, rows };
+}
+
+export function writeEnrichedCsv(db: Db, scope: ReportScope, goodRating: number, uprnColumn: string | undefined, path: string, options: CsvFileOptions): Promise<number> {
+  const table = enrichedTable(db, scope, goodRating, uprnColumn);
+  return writeCsv(path, table.header, table.rows(), options);
 }

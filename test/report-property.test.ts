@@ -1,0 +1,101 @@
+// --uprn-column: enriched.csv gives each named property's own figures, equal to its stored
+// answers, and Status uprn_not_found when the postcode's answers lack the UPRN.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "csv-parse/sync";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeReports } from "../src/report/index.js";
+import { bestProviders } from "../src/report/property-figures.js";
+import type { Db } from "../src/store/db.js";
+import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
+import { broadbandCounts } from "./helpers/independent-groups.js";
+
+const COLUMNS = ["id", "Post Code", "uprn"];
+const ROWS = [
+  ["01", "CF10 1AA", "100020416747"], // in both lookups
+  ["02", "CF10 1AA", " 300000000003 "], // mobile only, spaces around
+  ["03", "CF10 1AA", "200000000001"], // broadband only
+  ["04", "CF10 1AA", "42"], // in neither: uprn_not_found
+  ["05", "CF10 1AA", "abc"], // not a UPRN: not found either
+  ["06", "SW1A 2AA", ""], // no UPRN: the postcode's figures only
+  ["07", "B1 1AA", "5"], // postcode not found: stays not_found
+  ["08", "CF10 1AA", "12"],
+];
+
+let dir: string;
+let db: Db;
+let runId: number;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "pcc-property-"));
+  ({ db } = buildFixtureDb(join(dir, "coverage.sqlite")));
+  runId = addRun(db, ROWS, ["broadband", "mobile"], false, COLUMNS);
+});
+afterAll(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const PROVIDERS = ["ProvA", "ProvB", "ProvC", "ProvD"];
+const TIER_NAMES: [string, string][] = [["Gigabit", "Gigabit"], ["Ultrafast", "Ultrafast"], ["Superfast", "Superfast"], ["BelowDecent", "Below decent"], ["NoData", "No data"]];
+
+/** What the property columns should hold, from SELECT * of the stored addresses. */
+function expectedProperty(postcode: string, uprn: string): Record<string, string> {
+  const b = db.prepare("SELECT * FROM broadband_addresses WHERE postcode = ? AND uprn = ?").get(postcode, uprn.trim()) as Record<string, number> | undefined;
+  const m = db.prepare("SELECT * FROM mobile_addresses WHERE postcode = ? AND uprn = ?").get(postcode, uprn.trim()) as Record<string, number> | undefined;
+  const out: Record<string, string> = {};
+  out.PropertyMaxPredictedDown = b ? String(b.MaxPredictedDown) : "";
+  out.PropertyMaxPredictedUp = b ? String(b.MaxPredictedUp) : "";
+  const c = b ? broadbandCounts(b.MaxPredictedDown!, b.MaxPredictedUp!) : null;
+  out.PropertyTier = c ? (TIER_NAMES.find(([k]) => c[k] === 1)?.[1] ?? "Decent") : "";
+  let best = "";
+  let bestKey = -1;
+  for (const p of PROVIDERS) {
+    out[`Property${p}IndoorVoiceGood`] = m ? (m[`${p}VoiceIndoor`]! >= 3 ? "yes" : "no") : "";
+    out[`Property${p}IndoorDataGood`] = m ? (m[`${p}DataIndoor`]! >= 3 ? "yes" : "no") : "";
+    if (m) {
+      const key = m[`${p}DataIndoor`]! * 10 + m[`${p}VoiceIndoor`]!;
+      if (key > bestKey) [best, bestKey] = [p, key];
+      else if (key === bestKey) best += `, ${p}`;
+    }
+  }
+  out.PropertyBestProviderIndoors = best;
+  return out;
+}
+
+describe("--uprn-column", () => {
+  it("gives each property its own stored figures, and uprn_not_found when no answer holds it", async () => {
+    const out = join(dir, "out");
+    await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW, uprnColumn: "UPRN", groupBy: [] });
+    const rows = parse(readFileSync(join(out, "enriched.csv")), { bom: true, columns: true }) as Record<string, string>[];
+    expect(rows.map((r) => [r.id, r.Status])).toEqual([
+      ["01", "ok"],
+      ["02", "ok"],
+      ["03", "ok"],
+      ["04", "uprn_not_found"],
+      ["05", "uprn_not_found"],
+      ["06", "ok"],
+      ["07", "not_found"],
+      ["08", "ok"],
+    ]);
+    rows.forEach((r, i) => expect(r).toMatchObject(expectedProperty(normalised(ROWS[i]![1]!), ROWS[i]![2]!)));
+    expect(rows[0]).toMatchObject({ PropertyMaxPredictedDown: "30.5", PropertyTier: "Superfast", PropertyBestProviderIndoors: "ProvA, ProvB, ProvC, ProvD" });
+    expect(rows[7]).toMatchObject({ PropertyTier: "Below decent", PropertyBestProviderIndoors: "ProvA" });
+    expect(rows[1]).toMatchObject({ PropertyMaxPredictedDown: "", PropertyProvAIndoorDataGood: "yes" });
+  });
+
+  it("names the columns when the input has no such column", async () => {
+    await expect(writeReports(db, { outDir: join(dir, "x"), runId, uprnColumn: "property" })).rejects.toThrow(
+      '--uprn-column "property": the input has no such column; its columns are "id", "Post Code", "uprn"',
+    );
+  });
+
+  it("the best provider: highest indoor data, then indoor voice; equals all named; none without ratings", () => {
+    expect(bestProviders(["A", "B", "C"], [3, 2, 3, 4, 1, 4])).toBe("B");
+    expect(bestProviders(["A", "B"], [3, 3, 3, 3])).toBe("A, B");
+    expect(bestProviders(["A", "B"], [null, null, 0, 0])).toBe("B");
+    expect(bestProviders(["A"], [null, null])).toBe("");
+  });
+});
+
+const normalised = (p: string) => p.replace(/\s+/g, "").toUpperCase();
