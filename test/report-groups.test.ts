@@ -15,7 +15,7 @@ import { buildPostcodeTable, dropPostcodeTable } from "../src/report/postcode-ta
 import { resolveScope } from "../src/report/scope.js";
 import type { Db } from "../src/store/db.js";
 import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
-import { independentGroups, type Expected } from "./helpers/independent-groups.js";
+import { independentGroups, type Expected } from "./helpers/independent-figures.js";
 
 const COLUMNS = ["id", "Post Code", "region"];
 const ROWS = [

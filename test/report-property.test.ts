@@ -9,7 +9,7 @@ import { writeReports } from "../src/report/index.js";
 import { bestProviders } from "../src/report/property-figures.js";
 import type { Db } from "../src/store/db.js";
 import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
-import { broadbandCounts } from "./helpers/independent-groups.js";
+import { expectedProperty } from "./helpers/independent-figures.js";
 
 const COLUMNS = ["id", "Post Code", "uprn"];
 const ROWS = [
@@ -37,31 +37,7 @@ afterAll(() => {
 });
 
 const PROVIDERS = ["ProvA", "ProvB", "ProvC", "ProvD"];
-const TIER_NAMES: [string, string][] = [["Gigabit", "Gigabit"], ["Ultrafast", "Ultrafast"], ["Superfast", "Superfast"], ["BelowDecent", "Below decent"], ["NoData", "No data"]];
-
-/** What the property columns should hold, from SELECT * of the stored addresses. */
-function expectedProperty(postcode: string, uprn: string): Record<string, string> {
-  const b = db.prepare("SELECT * FROM broadband_addresses WHERE postcode = ? AND uprn = ?").get(postcode, uprn.trim()) as Record<string, number> | undefined;
-  const m = db.prepare("SELECT * FROM mobile_addresses WHERE postcode = ? AND uprn = ?").get(postcode, uprn.trim()) as Record<string, number> | undefined;
-  const out: Record<string, string> = {};
-  out.PropertyMaxPredictedDown = b ? String(b.MaxPredictedDown) : "";
-  out.PropertyMaxPredictedUp = b ? String(b.MaxPredictedUp) : "";
-  const c = b ? broadbandCounts(b.MaxPredictedDown!, b.MaxPredictedUp!) : null;
-  out.PropertyTier = c ? (TIER_NAMES.find(([k]) => c[k] === 1)?.[1] ?? "Decent") : "";
-  let best = "";
-  let bestKey = -1;
-  for (const p of PROVIDERS) {
-    out[`Property${p}IndoorVoiceGood`] = m ? (m[`${p}VoiceIndoor`]! >= 3 ? "yes" : "no") : "";
-    out[`Property${p}IndoorDataGood`] = m ? (m[`${p}DataIndoor`]! >= 3 ? "yes" : "no") : "";
-    if (m) {
-      const key = m[`${p}DataIndoor`]! * 10 + m[`${p}VoiceIndoor`]!;
-      if (key > bestKey) [best, bestKey] = [p, key];
-      else if (key === bestKey) best += `, ${p}`;
-    }
-  }
-  out.PropertyBestProviderIndoors = best;
-  return out;
-}
+const expected = (postcode: string, uprn: string) => expectedProperty(db, postcode, uprn, PROVIDERS, 3);
 
 describe("--uprn-column", () => {
   it("gives each property its own stored figures, and uprn_not_found when no answer holds it", async () => {
@@ -78,7 +54,7 @@ describe("--uprn-column", () => {
       ["07", "not_found"],
       ["08", "ok"],
     ]);
-    rows.forEach((r, i) => expect(r).toMatchObject(expectedProperty(normalised(ROWS[i]![1]!), ROWS[i]![2]!)));
+    rows.forEach((r, i) => expect(r).toMatchObject(expected(normalised(ROWS[i]![1]!), ROWS[i]![2]!)));
     expect(rows[0]).toMatchObject({ PropertyMaxPredictedDown: "30.5", PropertyTier: "Superfast", PropertyBestProviderIndoors: "ProvA, ProvB, ProvC, ProvD" });
     expect(rows[7]).toMatchObject({ PropertyTier: "Below decent", PropertyBestProviderIndoors: "ProvA" });
     expect(rows[1]).toMatchObject({ PropertyMaxPredictedDown: "", PropertyProvAIndoorDataGood: "yes" });

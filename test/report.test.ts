@@ -13,7 +13,7 @@ import { openDatabase, type Db } from "../src/store/db.js";
 import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 
 const GOLDEN = fileURLToPath(new URL("./fixtures/report-golden/", import.meta.url));
-const FILES = ["broadband.csv", "mobile.csv", "coverage.csv", "postcodes.csv", "enriched.csv", "rejects.csv", "failures.csv", "groups.csv", "summary.csv", "summary.json"];
+const FILES = ["broadband.csv", "mobile.csv", "coverage.csv", "postcodes.csv", "enriched.csv", "rejects.csv", "failures.csv", "groups.csv", "summary.csv", "summary.json", "coverage.xlsx"];
 
 let dir: string;
 let db: Db;

@@ -12,6 +12,7 @@ import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
 import { buildPostcodeTable, createPostcodeTable, dropPostcodeTable } from "./postcode-table.js";
 import { ReportError, resolveScope, type ReportScope } from "./scope.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
+import { writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
 import { dropGroupTables, prepareGroups, writeGroupsCsv, type GroupOptions } from "./groups.js";
 
 export { headlineLines, type Summary } from "./summary.js";
@@ -68,6 +69,7 @@ export async function writeReports(db: Db, options: ReportOptions): Promise<Repo
     if (groups) await write("groups.csv", (path) => writeGroupsCsv(db, scope, groups, path, csv));
     await write("summary.csv", (path) => writeCsv(path, SUMMARY_HEADER, summaryRows(summary).map(summaryCells), csv));
     await write("summary.json", (path) => writeAtomically(path, [JSON.stringify(summary, null, 2) + "\n"]));
+    await write(WORKBOOK_NAME, (path) => writeWorkbook(db, scope, { summary, groups, goodRating, uprnColumn: options.uprnColumn }, path));
     return { files, summary };
   });
 }

@@ -102,3 +102,30 @@ export function independentGroups(db: Db, runId: number, good: number, dimension
   }
   return out;
 }
+
+const TIER_NAMES: [string, string][] = [["Gigabit", "Gigabit"], ["Ultrafast", "Ultrafast"], ["Superfast", "Superfast"], ["BelowDecent", "Below decent"], ["NoData", "No data"]];
+
+/** What --uprn-column's Property columns should hold for a row, from SELECT * of the stored addresses (CSV text). */
+export function expectedProperty(db: Db, postcode: string, uprn: string, providers: string[], good: number): Record<string, string> {
+  const key = /^\d+$/.test(uprn.trim()) ? uprn.trim() : "-1";
+  const b = db.prepare("SELECT * FROM broadband_addresses WHERE postcode = ? AND uprn = ?").get(postcode, key) as Record<string, number> | undefined;
+  const m = db.prepare("SELECT * FROM mobile_addresses WHERE postcode = ? AND uprn = ?").get(postcode, key) as Record<string, number> | undefined;
+  const out: Record<string, string> = {};
+  out.PropertyMaxPredictedDown = b ? String(b.MaxPredictedDown) : "";
+  out.PropertyMaxPredictedUp = b ? String(b.MaxPredictedUp) : "";
+  const c = b ? broadbandCounts(b.MaxPredictedDown!, b.MaxPredictedUp!) : null;
+  out.PropertyTier = c ? (TIER_NAMES.find(([k]) => c[k] === 1)?.[1] ?? "Decent") : "";
+  let best = "";
+  let bestKey = -1;
+  for (const p of providers) {
+    out[`Property${p}IndoorVoiceGood`] = m ? (m[`${p}VoiceIndoor`]! >= good ? "yes" : "no") : "";
+    out[`Property${p}IndoorDataGood`] = m ? (m[`${p}DataIndoor`]! >= good ? "yes" : "no") : "";
+    if (m) {
+      const k = m[`${p}DataIndoor`]! * 10 + m[`${p}VoiceIndoor`]!;
+      if (k > bestKey) [best, bestKey] = [p, k];
+      else if (k === bestKey) best += `, ${p}`;
+    }
+  }
+  out.PropertyBestProviderIndoors = best;
+  return out;
+}

@@ -1,0 +1,68 @@
+// One sheet of the streamed workbook, the way every sheet is laid out: a bold header row that is
+// frozen and carries the autofilter, readable headings with the CSV/API name in the cell's note,
+// widths that fit, a style per column (text for the user's cells, number formats for speeds and
+// shares). Rows are committed as they come, and the writer yields to the event loop every few
+// hundred rows so that the zip stream drains: memory stays flat at any row count.
+import type { Style, Worksheet, stream } from "exceljs";
+import { once } from "node:events";
+import type { Writable } from "node:stream";
+
+export interface SheetColumn {
+  heading: string;
+  /** the column's CSV/API name, or a longer description: the header cell's note */
+  note?: string | undefined;
+  width: number;
+  style?: Partial<Style> | undefined;
+}
+
+/** Text as text: what the user typed stays text (leading zeros, long digit strings) when edited. */
+export const TEXT: Partial<Style> = { numFmt: "@" };
+export const SHARE: Partial<Style> = { numFmt: "0.0%" };
+export const COUNT: Partial<Style> = { numFmt: "#,##0" };
+/** Speeds: -1 is the API's "no prediction"; the value stays -1, the cell says what it means. */
+export const SPEED: Partial<Style> = { numFmt: '0.0;"-1 (none)"' };
+
+const HEADER_FONT = { bold: true };
+const ROWS_PER_YIELD = 500;
+export const MAX_WIDTH = 60;
+
+/** A width that fits a heading and values of `longest` characters. */
+export function fitWidth(heading: string, longest: number): number {
+  return Math.min(MAX_WIDTH, Math.max(8, heading.length + 2, longest + 2));
+}
+
+/** Waits until `out` (the file the zip goes to) has room, so nothing piles up in memory. */
+async function drain(out: Writable): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  if (out.writableNeedDrain) await once(out, "drain");
+}
+
+export async function writeSheet(
+  workbook: stream.xlsx.WorkbookWriter,
+  out: Writable,
+  name: string,
+  columns: readonly SheetColumn[],
+  rows: Iterable<readonly unknown[]>,
+  finish?: (sheet: Worksheet, rowCount: number) => void,
+): Promise<number> {
+  const sheet = workbook.addWorksheet(name, { views: [{ state: "frozen", ySplit: 1 }] });
+  sheet.columns = columns.map((c) => ({ width: c.width, ...(c.style ? { style: c.style } : {}) }));
+  sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: Math.max(1, columns.length) } };
+  const header = sheet.getRow(1);
+  columns.forEach((c, i) => {
+    const cell = header.getCell(i + 1);
+    cell.value = c.heading;
+    cell.font = HEADER_FONT;
+    cell.numFmt = "@";
+    if (c.note) cell.note = c.note;
+  });
+  header.commit();
+  let count = 0;
+  for (const values of rows) {
+    sheet.addRow(values as unknown[]).commit();
+    if (++count % ROWS_PER_YIELD === 0) await drain(out);
+  }
+  finish?.(sheet, count);
+  sheet.commit();
+  return count;
+}
