@@ -15,6 +15,9 @@ import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/buil
 const GOLDEN = fileURLToPath(new URL("./fixtures/report-golden/", import.meta.url));
 const FILES = ["broadband.csv", "mobile.csv", "coverage.csv", "postcodes.csv", "enriched.csv", "rejects.csv", "failures.csv", "groups.csv", "summary.csv", "summary.json", "coverage.xlsx"];
 
+/** The workbook is a zip with timestamps: test/workbook.test.ts reads it back instead. */
+const GOLDEN_FILES = FILES.filter((f) => f !== "coverage.xlsx");
+
 let dir: string;
 let db: Db;
 let runId: number;
@@ -29,7 +32,7 @@ beforeAll(async () => {
   const result = await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW, onWarning: (m) => warnings.push(m) });
   summary = result.summary;
   expect(result.files.map((f) => f.slice(out.length + 1))).toEqual(FILES);
-  if (process.env.UPDATE_GOLDEN === "1") for (const f of FILES) copyFileSync(join(out, f), join(GOLDEN, f));
+  if (process.env.UPDATE_GOLDEN === "1") for (const f of GOLDEN_FILES) copyFileSync(join(out, f), join(GOLDEN, f));
 });
 afterAll(() => {
   db.close();
@@ -40,7 +43,7 @@ const read = (name: string, at = out) => parse(readFileSync(join(at, name)), { b
 const byHeader = (rows: string[][]) => rows.slice(1).map((r) => Object.fromEntries(rows[0]!.map((h, i) => [h, r[i]!])));
 
 describe("report files", () => {
-  it.each(FILES)("%s matches its golden file byte for byte", (name) => {
+  it.each(GOLDEN_FILES)("%s matches its golden file byte for byte", (name) => {
     expect(readFileSync(join(out, name), "utf8")).toBe(readFileSync(join(GOLDEN, name), "utf8"));
   });
 
