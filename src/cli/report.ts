@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { DatabaseError, openDatabase, type Db } from "../store/db.js";
-import { headlineLines, ReportError, writeReports } from "../report/index.js";
+import { headlineLines, openFirstLine, ReportError, writeReports } from "../report/index.js";
 import { parseGroupBy } from "../report/groups.js";
 
 class UsageError extends Error {}
@@ -52,6 +52,7 @@ async function main(): Promise<number> {
     });
     process.stdout.write(`reports written to ${argv.out}: ${result.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}\n`);
     for (const line of headlineLines(result.summary)) process.stdout.write(line + "\n");
+    process.stdout.write(openFirstLine(argv.out) + "\n");
   } catch (err) {
     // A file that is not this program's database, or a damaged one.
     if (err instanceof Database.SqliteError) throw new ReportError(`cannot read ${argv.db}: ${err.message}`);

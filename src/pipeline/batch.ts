@@ -18,7 +18,7 @@ import { acquireLock, releaseLock, setLockRun, LockedError } from "../store/lock
 import { rowWriter, storedRow } from "../store/run-rows.js";
 import { abandonStaleRuns, checkpointRun, createRun, finishRun, setRunInput, type RunCounts } from "../store/runs.js";
 import { finalCounts } from "../store/counts.js";
-import { writeReports, headlineLines } from "../report/index.js";
+import { writeReports, headlineLines, openFirstLine } from "../report/index.js";
 import { startSimulator, type SimulatorOptions } from "../simulator/index.js";
 import type { Logger } from "../log/logger.js";
 import { startProgress } from "../log/progress.js";
@@ -223,6 +223,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
         });
         log.info(`reports written to ${config.outDir}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
         for (const line of headlineLines(report.summary)) log.result(line);
+        log.result(openFirstLine(config.outDir));
       } catch (err) {
         log.error(`writing reports failed: ${(err as Error).message}; the database is complete, run \`npm run report\` to retry`);
       }

@@ -18,6 +18,11 @@ import { dropGroupTables, prepareGroups, writeGroupsCsv, type GroupOptions } fro
 export { headlineLines, type Summary } from "./summary.js";
 export { ReportError } from "./scope.js";
 
+/** The closing line that names the file to open first. */
+export function openFirstLine(outDir: string): string {
+  return `open ${join(outDir, WORKBOOK_NAME)} first: the summary, figures per group and your rows with their figures`;
+}
+
 export interface ReportOptions extends GroupOptions {
   outDir: string;
   /** the run whose input to report; default the last run */

@@ -1,0 +1,179 @@
+// Issue 13's "done when": a batch on the simulator over real HTTP, on an input with a text ID
+// column with leading zeros, a region column and a UPRN column, run with --group-by region
+// --uprn-column uprn, writes coverage.xlsx. LibreOffice opens it (converted headless to one CSV
+// per sheet and read back): the IDs and UPRNs are intact, the figures per region equal an
+// independent computation and the per-UPRN figures equal the stored answers. exceljs reads the
+// workbook back for its structure: sheet order, frozen filtered headers, notes, text cells.
+import { execFile, spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import ExcelJS from "exceljs";
+import { parse } from "csv-parse/sync";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generatePostcode, generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
+import { openDatabase, type Db } from "../src/store/db.js";
+import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
+import { expectedProperty, independentGroups } from "./helpers/independent-figures.js";
+
+const KEY = "workbook-key-Zq4";
+const SEED = 13;
+const PROVIDERS = ["ProvA", "ProvB", "ProvC", "ProvD"];
+const SOFFICE = spawnSync("soffice", ["--version"], { encoding: "utf8" }).status === 0;
+
+let dir: string;
+let sim: Simulator;
+let run: HarnessRun;
+let db: Db;
+/** input rows as written: id, postcode, region, uprn */
+const rows: string[][] = [];
+
+beforeAll(async () => {
+  dir = tempDir("pcc-workbook-");
+  sim = await startSimulator({ port: 0, seed: SEED, key: KEY });
+  // Postcodes the simulator knows, each with a real UPRN of its; some rows name a UPRN it lacks or none.
+  const known = generatePostcodes(SEED, 40)
+    .map((p) => generatePostcode(SEED, p))
+    .filter((p) => p !== null)
+    .slice(0, 8);
+  const regions = ["Wales", "England", "Scotland", ""];
+  known.forEach((p, i) => {
+    const display = `${p.PostCode.slice(0, -3)} ${p.PostCode.slice(-3)}`;
+    rows.push([String(i + 1).padStart(5, "0"), display, regions[i % 4]!, String(p.addresses[0]!.UPRN)]);
+    rows.push([String(100 + i).padStart(6, "0"), display.toLowerCase(), regions[(i + 1) % 4]!, String(p.addresses.at(-1)!.UPRN)]);
+  });
+  rows.push(["000999", known[0]!.PostCode, "Wales", "1"]); // a UPRN the answer lacks
+  rows.push(["0001000", known[1]!.PostCode, "Wales", ""]); // no UPRN
+  rows.push(["0001001", "NOT A POSTCODE", "Wales", "100000000001"]);
+  const input = writeCsv(dir, "input.csv", ["id,postcode,region,uprn", ...rows.map((r) => r.join(","))]);
+  run = await runIn(dir, { in: input, baseUrl: sim.url, groupBy: "region", uprnColumn: "uprn" }, { COVERAGE_API_KEY: KEY });
+  db = openDatabase(join(dir, "coverage.sqlite"));
+}, 60_000);
+
+afterAll(async () => {
+  db?.close();
+  await sim?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const out = () => join(dir, "out");
+
+describe("the batch's workbook", () => {
+  it("is written with the reports, and the closing lines name it as the file to open first", () => {
+    expect(run.exitCode).toBe(0);
+    const results = run.logs.map((l) => JSON.parse(l) as { level: string; message: string }).map((l) => l.message);
+    expect(results).toContain(`open ${join(out(), "coverage.xlsx")} first: the summary, figures per group and your rows with their figures`);
+  });
+
+  it("has its sheets in order, each with a frozen, filtered header and readable headings (API names in notes)", async () => {
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.readFile(join(out(), "coverage.xlsx"));
+    expect(book.worksheets.map((w) => w.name)).toEqual(["Summary", "Groups", "Your rows", "Postcodes", "Broadband", "Mobile"]);
+    for (const sheet of book.worksheets) {
+      expect(sheet.views[0]).toMatchObject({ state: "frozen", ySplit: 1 });
+      expect(sheet.autoFilter).toMatch(/^A1:[A-Z]+1$/);
+      expect(sheet.getRow(1).getCell(1).font?.bold).toBe(true);
+    }
+    const mobile = book.getWorksheet("Mobile")!;
+    expect(mobile.getRow(1).getCell(6).value).toBe("ProvA voice indoor (rating)");
+    expect(String(mobile.getRow(1).getCell(6).note)).toMatch(/^ProvAVoiceIndoor: 0 Clear, 1 Red, 2 Amber, 3 Green, 4 Enhanced/);
+    const broadband = book.getWorksheet("Broadband")!;
+    expect(broadband.getRow(1).getCell(10).value).toBe("Best download (Mbit/s)");
+    expect(typeof broadband.getRow(2).getCell(2).value).toBe("string"); // UPRN as text
+    expect(typeof broadband.getRow(2).getCell(10).value).toBe("number");
+    const yours = book.getWorksheet("Your rows")!;
+    expect(yours.getRow(2).getCell(1).value).toBe(rows[0]![0]);
+    expect(yours.getColumn(1).numFmt).toBe("@");
+    const summary = book.getWorksheet("Summary")!;
+    const figures = summary.getSheetValues().slice(2).map((r) => (r as unknown[]).slice(1));
+    const below = figures.find((r) => r[1] === "Addresses below superfast (under 30 Mbit/s down)")!;
+    expect(below[2]).toBeTypeOf("number");
+    expect(below[3]).toBeCloseTo((below[2] as number) / Number(String(below[4]).split(" ")[0]!.replace(/,/g, "")), 6);
+    expect(figures.some((r) => r[0] === "Provenance" && r[1] === "Mobile data" && /^release /.test(String(r[2])))).toBe(true);
+  });
+
+  const skipped = SOFFICE ? "" : " (SKIPPED: soffice is not installed; apt-get install libreoffice-calc-nogui)";
+  it.skipIf(!SOFFICE)(`opens in LibreOffice with IDs and UPRNs intact, figures per region and per property as stored${skipped}`, async () => {
+    const lo = join(dir, "lo");
+    // one CSV per sheet (the last filter option, -1); a profile of its own so that parallel runs do not collide
+    await promisify(execFile)(
+      "soffice",
+      [
+        "--headless",
+        "--norestore",
+        `-env:UserInstallation=file://${join(dir, "lo-profile")}`,
+        "--convert-to",
+        "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1",
+        "--outdir",
+        lo,
+        join(out(), "coverage.xlsx"),
+      ],
+      { timeout: 120_000 },
+    );
+    expect(readdirSync(lo).sort()).toEqual(["Broadband", "Groups", "Mobile", "Postcodes", "Summary", "Your rows"].map((s) => `coverage-${s}.csv`));
+    const sheet = (name: string) => parse(readFileSync(join(lo, `coverage-${name}.csv`)), { columns: true, bom: true }) as Record<string, string>[];
+
+    const yours = sheet("Your rows");
+    expect(yours.map((r) => [r.id, r.uprn])).toEqual(rows.map((r) => [r[0], r[3]]));
+    const runId = run.runId!;
+    for (const [i, r] of yours.entries()) {
+      const postcode = rows[i]![1]!.replace(/\s+/g, "").toUpperCase();
+      const want = expectedProperty(db, postcode, rows[i]![3]!, PROVIDERS, 3);
+      expect({
+        down: r["This property: best download (Mbit/s)"],
+        up: r["This property: best upload (Mbit/s)"],
+        tier: r["This property: broadband tier"],
+        best: r["This property: best provider indoors"],
+        provAVoice: r["This property: ProvA good indoor voice"],
+        provDData: r["This property: ProvD good indoor data"],
+      }).toEqual({
+        down: want.PropertyMaxPredictedDown,
+        up: want.PropertyMaxPredictedUp,
+        tier: want.PropertyTier,
+        best: want.PropertyBestProviderIndoors,
+        provAVoice: want.PropertyProvAIndoorVoiceGood,
+        provDData: want.PropertyProvDIndoorDataGood,
+      });
+    }
+    expect(yours.map((r) => r.Status)).toEqual([...rows.slice(0, -3).map(() => "ok"), "uprn_not_found", "ok", "invalid"]);
+    expect(yours.slice(0, -3).every((r) => r["This property: broadband tier"] !== "")).toBe(true);
+
+    const groups = sheet("Groups").filter((g) => g["Grouped by"] === "region");
+    const expected = independentGroups(db, runId, 3, [{ name: "region", valueOf: (cells) => cells[2] }]);
+    expect(groups.map((g) => g.Group)).toEqual(["England", "Scotland", "Wales", "(blank)"]);
+    expect(
+      groups.map((g) => ({
+        group: g.Group,
+        inputRows: Number(g["Input rows"]),
+        postcodes: Number(g.Postcodes),
+        addresses: Number(g.Addresses),
+        broadbandAddresses: Number(g["Broadband addresses"]),
+        belowSuperfast: Number(g["Below superfast"]),
+        gigabit: Number(g.Gigabit),
+        noData: Number(g["No broadband data"]),
+        voiceTotal: Number(g["Indoor voice total notspots"]),
+        dataPartial: Number(g["Indoor data partial notspots"]),
+        provCVoice: Number(g["ProvC indoor voice notspots"]),
+      })),
+    ).toEqual(
+      expected.map((e) => ({
+        group: e.group,
+        inputRows: e.inputRows,
+        postcodes: e.postcodes,
+        addresses: e.addresses,
+        broadbandAddresses: e.broadbandAddresses,
+        belowSuperfast: e.broadband.BelowSuperfast,
+        gigabit: e.broadband.Gigabit,
+        noData: e.broadband.NoData,
+        voiceTotal: e.mobile.IndoorVoiceTotalNotspots,
+        dataPartial: e.mobile.IndoorDataPartialNotspots,
+        provCVoice: e.mobile.ProvCIndoorVoiceNotspots,
+      })),
+    );
+
+    const stored = db.prepare("SELECT COUNT(*) FROM broadband_addresses").pluck().get() as number;
+    const broadband = sheet("Broadband");
+    expect(broadband).toHaveLength(stored);
+    expect(broadband.every((r) => /^\d{1,12}$/.test(r.UPRN!))).toBe(true);
+  }, 180_000);
+});
