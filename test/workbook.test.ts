@@ -15,6 +15,11 @@ import { generatePostcode, generatePostcodes, startSimulator, type Simulator } f
 import { openDatabase, type Db } from "../src/store/db.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
 import { expectedProperty, independentGroups } from "./helpers/independent-figures.js";
+import { buildFixtureDb } from "./fixtures/report-golden/build-fixture.js";
+import { resolveScope } from "../src/report/scope.js";
+import { buildPostcodeTable, dropPostcodeTable } from "../src/report/postcode-table.js";
+import { computeSummary } from "../src/report/summary.js";
+import { writeWorkbook } from "../src/report/workbook.js";
 
 const KEY = "workbook-key-Zq4";
 const SEED = 13;
@@ -176,4 +181,27 @@ describe("the batch's workbook", () => {
     expect(broadband).toHaveLength(stored);
     expect(broadband.every((r) => /^\d{1,12}$/.test(r.UPRN!))).toBe(true);
   }, 180_000);
+});
+
+describe("an address sheet too long for a sheet", () => {
+  it("is left out, with a Summary line naming the CSV that holds its rows", async () => {
+    const fixture = buildFixtureDb(join(dir, "fixture.sqlite"));
+    try {
+      const scope = resolveScope(fixture.db, { runId: fixture.runId });
+      buildPostcodeTable(fixture.db, scope, 3);
+      const summary = computeSummary(fixture.db, scope, 3, "2026-01-02T03:04:05.000Z");
+      const path = join(dir, "small.xlsx");
+      // 6 broadband and 7 mobile addresses: a limit of 6 rows keeps Broadband and leaves out Mobile
+      const result = await writeWorkbook(fixture.db, scope, { summary, groups: null, goodRating: 3, maxSheetRows: 6 }, path);
+      dropPostcodeTable(fixture.db);
+      expect(result).toEqual({ sheets: ["Summary", "Your rows", "Postcodes", "Broadband"], leftOut: [{ sheet: "Mobile", rows: 7, csv: "mobile.csv" }] });
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.readFile(path);
+      expect(book.worksheets.map((w) => w.name)).toEqual(result.sheets);
+      const about = book.getWorksheet("Summary")!.getSheetValues().slice(2).map((r) => (r as unknown[]).slice(1, 4));
+      expect(about).toContainEqual(["About", "Mobile sheet left out", "7 rows are more than a sheet holds (6): open mobile.csv, which holds them all"]);
+    } finally {
+      fixture.db.close();
+    }
+  });
 });

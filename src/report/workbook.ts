@@ -23,6 +23,8 @@ export interface WorkbookInput {
   groups: GroupSet | null;
   goodRating: number;
   uprnColumn?: string | undefined;
+  /** rows an address sheet may hold (tests lower it); default SHEET_MAX_ROWS */
+  maxSheetRows?: number | undefined;
 }
 
 export interface WorkbookResult {
@@ -50,7 +52,7 @@ export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookI
   const result: WorkbookResult = { sheets: [], leftOut: [] };
   for (const a of addressSheets) {
     const rows = input.summary[a.lookup]?.addresses ?? 0;
-    if (rows > SHEET_MAX_ROWS) result.leftOut.push({ sheet: a.sheet, rows, csv: a.csv });
+    if (rows > (input.maxSheetRows ?? SHEET_MAX_ROWS)) result.leftOut.push({ sheet: a.sheet, rows, csv: a.csv });
   }
   const build = async () => {
     const sheet = async (name: string, columns: SheetColumn[], rows: Iterable<readonly unknown[]>, finish?: Parameters<typeof writeSheet>[5]) => {
@@ -109,7 +111,7 @@ function* summarySheetRows(input: WorkbookInput, result: WorkbookResult): Genera
   yield ["About", "What this is", `Predicted broadband speeds and mobile coverage per address for ${what}`, null, null];
   yield ["About", "Sheets", "Summary; Groups (figures per area and per your columns); Your rows (your input with its figures); Postcodes; Broadband and Mobile (one row per address)", null, null];
   for (const l of result.leftOut)
-    yield ["About", `${l.sheet} sheet left out`, `${n(l.rows)} rows are more than a sheet holds (${n(SHEET_MAX_ROWS)}): open ${l.csv}, which holds them all`, null, null];
+    yield ["About", `${l.sheet} sheet left out`, `${n(l.rows)} rows are more than a sheet holds (${n(input.maxSheetRows ?? SHEET_MAX_ROWS)}): open ${l.csv}, which holds them all`, null, null];
   yield ["Provenance", "Simulated data", s.simulated ? "YES: figures from the bundled simulator, not the real API" : "no", null, null];
   for (const lookup of s.lookups)
     for (const r of s.releases[lookup]) yield ["Provenance", `${lookup === "broadband" ? "Broadband" : "Mobile"} data`, releaseWords(r), null, `${n(r.addresses)} addresses`];
