@@ -205,3 +205,29 @@ describe("an address sheet too long for a sheet", () => {
     }
   });
 });
+
+describe("report options checked before fetching", () => {
+  it("a --group-by or --uprn-column naming no input column stops the batch at once: exit 1, nothing fetched", async () => {
+    const at = tempDir("pcc-workbook-bad-");
+    try {
+      const input = writeCsv(at, "input.csv", ["id,postcode,region", "001,CF10 1AA,Wales"]);
+      for (const [flags, message] of [
+        [{ groupBy: "regoin" }, /^--group-by "regoin": no such column; the names available are "area", "district", "sector", "id", "postcode", "region"$/],
+        [{ uprnColumn: "uprn" }, /^--uprn-column "uprn": the input has no such column; its columns are "id", "postcode", "region"$/],
+      ] as const) {
+        const bad = await runIn(at, { in: input, baseUrl: sim.url, ...flags }, { COVERAGE_API_KEY: KEY });
+        expect(bad.exitCode).toBe(1);
+        const errors = bad.logs.map((l) => JSON.parse(l) as { level: string; message: string }).filter((l) => l.level === "error");
+        expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(message)]);
+        const store = openDatabase(join(at, "coverage.sqlite"));
+        try {
+          expect(store.prepare("SELECT COUNT(*) FROM lookups WHERE run_id = ?").pluck().get(bad.runId)).toBe(0);
+        } finally {
+          store.close();
+        }
+      }
+    } finally {
+      rmSync(at, { recursive: true, force: true });
+    }
+  });
+});

@@ -19,6 +19,7 @@ import { rowWriter, storedRow } from "../store/run-rows.js";
 import { abandonStaleRuns, checkpointRun, createRun, finishRun, setRunInput, type RunCounts } from "../store/runs.js";
 import { finalCounts } from "../store/counts.js";
 import { writeReports, headlineLines, openFirstLine } from "../report/index.js";
+import { reportOptionsProblem } from "../report/check-options.js";
 import { startSimulator, type SimulatorOptions } from "../simulator/index.js";
 import type { Logger } from "../log/logger.js";
 import { startProgress } from "../log/progress.js";
@@ -106,6 +107,14 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
       return { exitCode: EXIT.error, runId, counts: null, stats: null };
     }
     const { inputRows, rejects } = read;
+    // Report options that name columns are checked now, before anything is fetched.
+    const reportProblem = config.reports ? await reportOptionsProblem(db, runId, config) : null;
+    if (reportProblem) {
+      log.error(reportProblem);
+      finishRun(db, runId, { endedAt: nowIso(), state: "failed", exitCode: EXIT.error, message: reportProblem, counts: zeroCounts() });
+      finished = true;
+      return { exitCode: EXIT.error, runId, counts: null, stats: null };
+    }
 
     // 2. plan
     const freshSince = new Date(clock.now() - config.maxAgeMs).toISOString();
