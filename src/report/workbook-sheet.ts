@@ -1,8 +1,8 @@
 // One sheet of the streamed workbook, the way every sheet is laid out: a bold header row that is
 // frozen and carries the autofilter, readable headings with the CSV/API name in the cell's note,
 // widths that fit, a style per column (text for the user's cells, number formats for speeds and
-// shares). Rows are committed as they come, and the writer yields to the event loop every few
-// hundred rows so that the zip stream drains: memory stays flat at any row count.
+// shares). Rows are committed as they come, and every few hundred rows the writer waits until the
+// zip has taken them: memory stays flat at any row count.
 import type { Style, Worksheet, stream } from "exceljs";
 import { once } from "node:events";
 import type { Writable } from "node:stream";
@@ -31,9 +31,22 @@ export function fitWidth(heading: string, longest: number): number {
   return Math.min(MAX_WIDTH, Math.max(8, heading.length + 2, longest + 2));
 }
 
-/** Waits until `out` (the file the zip goes to) has room, so nothing piles up in memory. */
-async function drain(out: Writable): Promise<void> {
+/** The sheet's XML stream inside exceljs, and the zip entries (archiver's streams) it pipes into. */
+interface SheetStream {
+  stream?: { pipes?: { _writableState?: { needDrain?: boolean }; once(event: "drain", f: () => void): unknown }[] };
+}
+
+/**
+ * Waits until the zip has taken the rows written so far and the file has room. exceljs's sheet
+ * stream writes into archiver's entry stream without heeding its backpressure, so unchecked the
+ * sheet's whole XML piles up in memory while the zip compresses (measured: 130 MB per 50,000
+ * mobile rows). archiver's streams are readable-stream 2, which has no writableNeedDrain: its
+ * _writableState says the same.
+ */
+async function drain(sheet: Worksheet, out: Writable): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
+  for (const entry of (sheet as unknown as SheetStream).stream?.pipes ?? [])
+    if (entry._writableState?.needDrain) await new Promise<void>((resolve) => entry.once("drain", resolve));
   if (out.writableNeedDrain) await once(out, "drain");
 }
 
@@ -60,7 +73,7 @@ export async function writeSheet(
   let count = 0;
   for (const values of rows) {
     sheet.addRow(values as unknown[]).commit();
-    if (++count % ROWS_PER_YIELD === 0) await drain(out);
+    if (++count % ROWS_PER_YIELD === 0) await drain(sheet, out);
   }
   finish?.(sheet, count);
   sheet.commit();
