@@ -191,7 +191,7 @@ describe("an address sheet too long for a sheet", () => {
       buildPostcodeTable(fixture.db, scope, 3);
       const summary = computeSummary(fixture.db, scope, 3, "2026-01-02T03:04:05.000Z");
       const path = join(dir, "small.xlsx");
-      // 6 broadband and 7 mobile addresses: a limit of 6 rows keeps Broadband and leaves out Mobile
+      // 6 input rows, 4 postcodes, 6 broadband and 7 mobile addresses: a limit of 6 rows leaves out Mobile only
       const result = await writeWorkbook(fixture.db, scope, { summary, groups: null, goodRating: 3, maxSheetRows: 6 }, path);
       dropPostcodeTable(fixture.db);
       expect(result).toEqual({ sheets: ["Summary", "Your rows", "Postcodes", "Broadband"], leftOut: [{ sheet: "Mobile", rows: 7, csv: "mobile.csv" }] });

@@ -30,7 +30,7 @@ export interface WorkbookInput {
 export interface WorkbookResult {
   /** the sheets written, in order */
   sheets: string[];
-  /** address sheets too long for a sheet, with the CSV that holds their rows */
+  /** sheets with more rows than a sheet holds, left out, with the CSV that holds their rows */
   leftOut: { sheet: string; rows: number; csv: string }[];
 }
 
@@ -50,10 +50,14 @@ export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookI
   const written = writeAtomically(path, out);
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
   const result: WorkbookResult = { sheets: [], leftOut: [] };
-  for (const a of addressSheets) {
-    const rows = input.summary[a.lookup]?.addresses ?? 0;
-    if (rows > (input.maxSheetRows ?? SHEET_MAX_ROWS)) result.leftOut.push({ sheet: a.sheet, rows, csv: a.csv });
-  }
+  const tooLong = (sheet: string, rows: number, csv: string) => {
+    if (rows <= (input.maxSheetRows ?? SHEET_MAX_ROWS)) return false;
+    result.leftOut.push({ sheet, rows, csv });
+    return true;
+  };
+  const yourRows = scope.kind === "run" && !tooLong("Your rows", input.summary.postcodes.input ?? 0, "enriched.csv");
+  const postcodes = !tooLong("Postcodes", input.summary.postcodes.unique, "postcodes.csv");
+  for (const a of addressSheets) tooLong(a.sheet, input.summary[a.lookup]?.addresses ?? 0, a.csv);
   const build = async () => {
     const sheet = async (name: string, columns: SheetColumn[], rows: Iterable<readonly unknown[]>, finish?: Parameters<typeof writeSheet>[5]) => {
       await writeSheet(workbook, out, name, columns, rows, finish);
@@ -61,16 +65,17 @@ export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookI
     };
     await sheet("Summary", SUMMARY_COLUMNS, summarySheetRows(input, result));
     if (input.groups) await sheet("Groups", groupColumns(input.groups), groupRows(db, scope, input.groups));
-    if (scope.kind === "run") {
+    if (yourRows) {
       const table = enrichedTable(db, scope, input.goodRating, input.uprnColumn);
       await sheet("Your rows", yourRowsColumns(db, scope, table.header, table.inputWidth), table.rows());
     }
     const figures = postcodeFigureColumns(scope.providers);
-    await sheet(
-      "Postcodes",
-      [column("PostCode", scope, 10, TEXT), ...figures.map((f) => column(f, scope, 10, /Status/.test(f) ? TEXT : /Down$/.test(f) ? SPEED : COUNT))],
-      db.prepare(`SELECT display, ${figures.join(", ")} FROM ${POSTCODE_TABLE} ORDER BY display`).raw(true).iterate() as Iterable<unknown[]>,
-    );
+    if (postcodes)
+      await sheet(
+        "Postcodes",
+        [column("PostCode", scope, 10, TEXT), ...figures.map((f) => column(f, scope, 10, /Status/.test(f) ? TEXT : /Down$/.test(f) ? SPEED : COUNT))],
+        db.prepare(`SELECT display, ${figures.join(", ")} FROM ${POSTCODE_TABLE} ORDER BY display`).raw(true).iterate() as Iterable<unknown[]>,
+      );
     for (const a of addressSheets) {
       if (!scope.lookups.includes(a.lookup) || result.leftOut.some((l) => l.sheet === a.sheet)) continue;
       if (a.lookup === "broadband") await sheet(a.sheet, broadbandColumns(scope), broadbandRows(db));
