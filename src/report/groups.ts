@@ -106,7 +106,8 @@ export function groupShare(row: GroupRow, figure: GroupFigure): number | null {
 
 /**
  * The dimensions --group-by names, in its order. A name is looked up as a postcode part first,
- * then as an input column, then as an area-file column (any case).
+ * then as an input column, then as an area-file column (any case). The area-file columns named
+ * are added to `wantedArea` (the columns loadAreaFile keeps); a dimension's index points there.
  */
 export function resolveDimensions(groupBy: readonly string[], scope: ReportScope, area: AreaFile | null, wantedArea: string[] = []): Dimension[] {
   const find = (names: readonly string[], wanted: string) => names.findIndex((n) => n.toLowerCase() === wanted.toLowerCase());

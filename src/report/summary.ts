@@ -200,11 +200,6 @@ export interface SummaryRow {
 
 export const SUMMARY_HEADER = ["Section", "Figure", "Count", "Share", "Of"] as const;
 
-/** Percent to one decimal place; empty without a denominator. */
-export function percent(value: number, outOf: number | null): string {
-  return outOf === null || outOf === 0 ? "" : ((100 * value) / outOf).toFixed(1);
-}
-
 const LOOKUP_NAME: Record<Lookup, string> = { broadband: "Broadband", mobile: "Mobile" };
 
 /** Every figure of the summary with its plain-English name, share and denominator. */
@@ -280,7 +275,7 @@ export function summaryCells(r: SummaryRow): unknown[] {
 }
 
 const n = (x: number) => x.toLocaleString("en-GB");
-const pc = (x: number, of: number) => (of === 0 ? "-" : `${percent(x, of)}%`);
+const pc = (x: number, of: number) => (of === 0 ? "-" : shareText(x, of));
 
 /** The headline figures, a few lines for the end of a batch. */
 export function headlineLines(s: Summary): string[] {
