@@ -8,6 +8,9 @@ import { ConfigError } from "../pipeline/config-values.js";
 
 export { ConfigError as UsageError } from "../pipeline/config-values.js";
 
+/** A one-line error about the environment (a missing database), printed without the --help hint. */
+export class CliError extends Error {}
+
 export interface CliSpec<A> {
   /** npm script name: batch, report, status, simulate */
   name: string;
@@ -42,7 +45,7 @@ export function runCli<A>(spec: CliSpec<A>, args: readonly string[] = hideBin(pr
     },
     (err: unknown) => {
       if (err instanceof ConfigError) out.error(`${err.message} ${hint}`);
-      else if (spec.isUserError?.(err) || isFileSystemError(err)) out.error((err as Error).message);
+      else if (err instanceof CliError || spec.isUserError?.(err) || isFileSystemError(err)) out.error((err as Error).message);
       else out.error(`unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       process.exitCode = 1;
     },

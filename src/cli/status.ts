@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { openDatabase } from "../store/db.js";
 import { databaseStatus, formatStatus } from "../store/status.js";
 import { runningProgress, formatRunningProgress } from "./running-progress.js";
-import { runCli, UsageError } from "./run-cli.js";
+import { CliError, runCli, UsageError } from "./run-cli.js";
 
 runCli({
   name: "status",
@@ -15,12 +15,12 @@ runCli({
       .option("json", { type: "boolean", default: false, describe: "print JSON" }),
   run: (argv) => {
     if (!/^[1-9]\d{0,5}$/.test(argv.runs)) throw new UsageError(`--runs: expected a whole number >= 1, got ${JSON.stringify(argv.runs)}`);
-    if (!existsSync(argv.db)) throw new UsageError(`no database at ${argv.db} (run a batch first, or give --db PATH)`);
+    if (!existsSync(argv.db)) throw new CliError(`no database at ${argv.db} (run a batch first, or give --db PATH)`);
     let db;
     try {
       db = openDatabase(argv.db, { readonly: true });
     } catch (err) {
-      throw new UsageError(`${argv.db}: ${(err as Error).message}`);
+      throw new CliError(`${argv.db}: ${(err as Error).message}`);
     }
     try {
       const status = databaseStatus(db, Number(argv.runs));
@@ -28,7 +28,7 @@ runCli({
       if (argv.json) process.stdout.write(JSON.stringify({ ...status, running }, null, 2) + "\n");
       else process.stdout.write(formatStatus(status, argv.db) + formatRunningProgress(running));
     } catch (err) {
-      throw new UsageError(`${argv.db}: ${(err as Error).message}`);
+      throw new CliError(`${argv.db}: ${(err as Error).message}`);
     } finally {
       db.close();
     }
