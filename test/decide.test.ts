@@ -44,9 +44,9 @@ describe("decide", () => {
   });
 });
 
-const refused: FailureSignature = { what: "refused", wrongAddress: true, throttled: false };
-const e503: FailureSignature = { what: "HTTP 503", wrongAddress: false, throttled: false };
-const e429: FailureSignature = { what: "HTTP 429", wrongAddress: false, throttled: true };
+const refused: FailureSignature = { what: "refused", group: "network", wrongAddress: true, throttled: false };
+const e503: FailureSignature = { what: "HTTP 503", group: "HTTP 503", wrongAddress: false, throttled: false };
+const e429: FailureSignature = { what: "HTTP 429", group: "HTTP 429", wrongAddress: false, throttled: true };
 const monitor = () => new OutageMonitor({ sameFailures: 4, throttles: 6, unreachable: 3, url: "http://127.0.0.1:9/" });
 
 describe("outage monitor", () => {
@@ -72,7 +72,7 @@ describe("outage monitor", () => {
 
   it("mixed failures are not an outage; a success ends one", () => {
     const m = monitor();
-    for (let i = 0; i < 10; i++) m.record(`P${i}`, i % 2 ? e503 : { ...e503, what: "timeout" }, i);
+    for (let i = 0; i < 10; i++) m.record(`P${i}`, i % 2 ? e503 : { ...e503, what: "timeout", group: "network" }, i);
     expect(m.health.kind).toBe("healthy");
     for (let i = 0; i < 4; i++) m.record(`Q${i}`, e503, 20);
     expect(m.health.kind).toBe("outage");

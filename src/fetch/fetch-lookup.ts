@@ -87,7 +87,7 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
       if (o.stop.inFlightSignal.aborted) return null;
       const message = o.redact(err.message);
       const wrongAddress = err.failure === "refused" || err.failure === "dns" || err.failure === "tls";
-      return { outcome: { kind: "retryable", message }, httpStatus: null, failure: { what: err.failure, wrongAddress, throttled: false } };
+      return { outcome: { kind: "retryable", message }, httpStatus: null, failure: { what: err.failure, group: "network", wrongAddress, throttled: false } };
     }
   }
 
@@ -176,8 +176,9 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
 
 /** How an attempt failed, when the failure may be the API's as a whole (5xx, 408, 429). */
 function signatureOf(status: number, outcome: Outcome): FailureSignature | null {
-  if (outcome.kind === "throttled") return { what: "HTTP 429", wrongAddress: false, throttled: true };
-  if (outcome.kind === "retryable" && (status === 408 || status >= 500)) return { what: `HTTP ${status}`, wrongAddress: false, throttled: false };
+  if (outcome.kind === "throttled") return { what: "HTTP 429", group: "HTTP 429", wrongAddress: false, throttled: true };
+  if (outcome.kind === "retryable" && (status === 408 || status >= 500))
+    return { what: `HTTP ${status}`, group: `HTTP ${status}`, wrongAddress: false, throttled: false };
   return null;
 }
 

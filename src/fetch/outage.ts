@@ -4,8 +4,11 @@
 
 /** How one attempt failed, for comparing attempts: null for an answer about the postcode itself. */
 export interface FailureSignature {
-  /** "refused", "dns", "tls", "timeout", "reset", "HTTP 503", "HTTP 301", "HTTP 429", ... */
+  /** "refused", "dns", "tls", "timeout", "reset", "HTTP 503", "HTTP 429", ... */
   what: string;
+  /** what attempts must share to count as the same failure: "network" for every transport failure
+   *  (a server going down resets some connections and refuses the next), else the HTTP status */
+  group: string;
   /** refused/dns/tls/3xx: before any success these mean the address is wrong */
   wrongAddress: boolean;
   throttled: boolean;
@@ -24,11 +27,11 @@ export interface OutageOptions {
   url: string;
 }
 
-export const DEFAULT_OUTAGE_THRESHOLDS = { sameFailures: 8, throttles: 20, unreachable: 3 } as const;
+export const DEFAULT_OUTAGE_THRESHOLDS = { sameFailures: 6, throttles: 20, unreachable: 3 } as const;
 
 export class OutageMonitor {
   private successes = 0;
-  private streak: { what: string; count: number; postcodes: Set<string> } | null = null;
+  private streak: { group: string; count: number; postcodes: Set<string> } | null = null;
   private state: Health = { kind: "healthy" };
 
   constructor(private readonly options: OutageOptions) {}
@@ -46,10 +49,10 @@ export class OutageMonitor {
       return this.state;
     }
     if (this.state.kind !== "healthy") return this.state;
-    if (this.streak?.what === failure.what) {
+    if (this.streak?.group === failure.group) {
       this.streak.count++;
       this.streak.postcodes.add(postcode);
-    } else this.streak = { what: failure.what, count: 1, postcodes: new Set([postcode]) };
+    } else this.streak = { group: failure.group, count: 1, postcodes: new Set([postcode]) };
 
     if (this.successes === 0 && failure.wrongAddress && this.streak.count >= this.options.unreachable) {
       this.state = { kind: "unreachable", message: `${failure.what} from ${this.options.url} on every attempt so far: check --base-url` };
