@@ -443,6 +443,11 @@ describe("404", () => {
     expect(o.message).toBe("Postcode not found");
   });
 
+  it("a not-found body naming another postcode is malformed, not a not-found answer", () => {
+    const o = expectKind(run("broadband", 404, JSON.stringify({ PostCode: "SW1A 1AA", ErrorMessage: "Postcode not found" })), "retryable");
+    expect(o.message).toBe('HTTP 404 not-found body names another postcode "SW1A 1AA"');
+  });
+
   it("live not-found body with Error and the caller's spacing", () => {
     const o = expectKind(run("mobile", 404, JSON.stringify({ PostCode: "BR1 2WJ", Error: "Post code not found" })), "not_found");
     expect(o.message).toBe("Post code not found");

@@ -3,7 +3,7 @@
 // (../shared/spec/live-service-notes.md), whose error bodies differ.
 import type { ClassifyInput, Outcome } from "./outcome.js";
 import { parseRetryAfter } from "./retry-after.js";
-import { cut, isObject, quote, validateBody } from "./validate-body.js";
+import { compact, cut, isObject, quote, validateBody } from "./validate-body.js";
 
 /** Error texts from the service are sentences, not snippets; still bounded for the log. */
 const MAX_TEXT = 200;
@@ -32,6 +32,9 @@ export function classify(input: ClassifyInput): Outcome {
     // Only the service's own not-found body proves the postcode is unknown; the gateway's 404 (or an
     // HTML page) means the URL points somewhere else, and every postcode would "not exist".
     const notFound = error.json && typeof error.json.PostCode === "string" ? notFoundText(error.json) : null;
+    // A not-found answer about another postcode says nothing about this one: a body that breaks the spec.
+    if (notFound !== null && compact(error.json!.PostCode as string) !== compact(input.requested))
+      return { kind: "retryable", message: `HTTP 404 not-found body names another postcode ${quote(error.json!.PostCode as string)}` };
     if (notFound !== null) return { kind: "not_found", message: notFound };
     // The service's own not-found body, broken (cut, invalid JSON, a required field missing), is a
     // body that breaks the spec: retried like any other, not taken for a wrong base URL.
