@@ -26,7 +26,14 @@ export interface HttpClientOptions {
   maxSockets: number;
   timeoutMs: number;
   maxBodyBytes: number;
+  /** the request timer; tests pass their own so no test waits out a real timeout */
+  setTimer?: (fire: () => void, ms: number) => () => void;
 }
+
+const realTimer = (fire: () => void, ms: number) => {
+  const t = setTimeout(fire, ms);
+  return () => clearTimeout(t);
+};
 
 export interface HttpClient {
   get(url: URL, headers: Record<string, string>, signal?: AbortSignal): Promise<HttpResponse>;
@@ -46,7 +53,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const onAbort = () => fail(`aborted ${where}`, "aborted");
       const finish = () => {
         settled = true;
-        clearTimeout(timer);
+        cancelTimer();
         signal?.removeEventListener("abort", onAbort);
       };
       const fail = (message: string, failure: NetworkFailure = "other") => {
@@ -84,7 +91,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           res.on("error", (err) => fail(`${describe(err)} while reading ${where}`, failureOf(err)));
         },
       );
-      const timer = setTimeout(() => fail(`no complete answer within ${options.timeoutMs} ms for ${where}`, "timeout"), options.timeoutMs);
+      const cancelTimer = (options.setTimer ?? realTimer)(
+        () => fail(`no complete answer within ${options.timeoutMs} ms for ${where}`, "timeout"),
+        options.timeoutMs,
+      );
       req.on("error", (err) => fail(`${describe(err)} for ${where}`, failureOf(err)));
       if (signal?.aborted) fail(`aborted ${where}`, "aborted");
       else signal?.addEventListener("abort", onAbort, { once: true });
