@@ -33,6 +33,9 @@ export interface CliOutput {
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 export function runCli<A>(spec: CliSpec<A>, args: readonly string[] = hideBin(process.argv)): void {
+  // A parent that dies (or stops reading) closes our output: writing then fails with EPIPE. The run
+  // keeps its guarantees instead of crashing half-way: it finishes and records itself in the database.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
   const json = args.some((a, i) => a === "--log-format=json" || (a === "--log-format" && args[i + 1] === "json"));
   const out: CliOutput = {
     json,
