@@ -58,6 +58,8 @@ function wrapped<T>(name: string, parse: () => T): T {
 }
 
 const text = (raw: string | undefined) => raw;
+/** "30d", "15m", … → milliseconds */
+const duration = (raw: string | undefined, name: string) => wrapped(name, () => parseDuration(raw!));
 const flag = (raw: boolean | undefined) => raw === true;
 
 export const BATCH_OPTIONS = {
@@ -111,8 +113,7 @@ export const BATCH_OPTIONS = {
     type: "string",
     default: "30d",
     help: "reuse a stored answer younger than this",
-    /** milliseconds */
-    parse: (raw, name) => wrapped(name, () => parseDuration(raw!)),
+    parse: duration,
   }),
   refresh: option({ type: "boolean", default: false, help: "fetch even what is fresh", parse: flag }),
   maxRequests: option({
@@ -124,8 +125,7 @@ export const BATCH_OPTIONS = {
     type: "string",
     default: "15m",
     help: "how long an API outage may last before the run stops (exit 3; a re-run resumes)",
-    /** milliseconds */
-    parse: (raw, name) => wrapped(name, () => parseDuration(raw!)),
+    parse: duration,
   }),
   simulate: option({ type: "boolean", default: false, help: "use the bundled simulator in-process (run marked simulated)", parse: flag }),
   keyFile: option({
