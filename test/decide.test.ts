@@ -47,7 +47,7 @@ describe("decide", () => {
 const refused: FailureSignature = { what: "refused", group: "network", wrongAddress: true, throttled: false };
 const e503: FailureSignature = { what: "HTTP 503", group: "HTTP 503", wrongAddress: false, throttled: false };
 const e429: FailureSignature = { what: "HTTP 429", group: "HTTP 429", wrongAddress: false, throttled: true };
-const monitor = () => new OutageMonitor({ sameFailures: 4, throttles: 6, unreachable: 3, url: "http://127.0.0.1:9/" });
+const monitor = () => new OutageMonitor({ sameFailures: 4, throttles: 6, postcodes: 2, unreachable: 3, url: "http://127.0.0.1:9/" });
 
 describe("outage monitor", () => {
   it("before any success, refused on 3 attempts means a wrong address", () => {

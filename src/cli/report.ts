@@ -26,8 +26,8 @@ runCli({
     if (!existsSync(argv.db)) throw new ReportError(`no database at ${argv.db} (run a batch first, or give --db PATH)`);
     let db: Db | null = null;
     try {
-      // Read-only: reporting works for a user who may read the database but not write it.
-      db = openDatabase(argv.db, { readonly: true });
+      // Read-write only so that a database of an older schema is migrated first; reporting only reads.
+      db = openDatabase(argv.db);
       const result = await writeReports(db, {
         outDir: argv.out,
         runId: argv.run === undefined ? undefined : Number(argv.run),

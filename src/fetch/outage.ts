@@ -17,17 +17,19 @@ export interface FailureSignature {
 export type Health = { kind: "healthy" } | { kind: "outage"; since: number; what: string } | { kind: "unreachable"; message: string };
 
 export interface OutageOptions {
-  /** consecutive attempts failing the same way (from at least 2 postcodes) that make an outage */
+  /** consecutive attempts failing the same way that make an outage */
   sameFailures: number;
-  /** consecutive 429s (from at least 2 postcodes) that make an outage */
+  /** consecutive 429s that make an outage */
   throttles: number;
+  /** how many different postcodes those attempts must span: fewer is a fault of those postcodes */
+  postcodes: number;
   /** wrong-address failures before any success that make the address wrong */
   unreachable: number;
   /** where the requests go, for the message */
   url: string;
 }
 
-export const DEFAULT_OUTAGE_THRESHOLDS = { sameFailures: 6, throttles: 20, unreachable: 3 } as const;
+export const DEFAULT_OUTAGE_THRESHOLDS = { sameFailures: 6, throttles: 20, postcodes: 3, unreachable: 3 } as const;
 
 export class OutageMonitor {
   private successes = 0;
@@ -59,7 +61,7 @@ export class OutageMonitor {
       return this.state;
     }
     const needed = failure.throttled ? this.options.throttles : this.options.sameFailures;
-    if (this.streak.count >= needed && this.streak.postcodes.size >= 2)
+    if (this.streak.count >= needed && this.streak.postcodes.size >= this.options.postcodes)
       this.state = { kind: "outage", since: now, what: failure.what };
     return this.state;
   }
