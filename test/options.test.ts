@@ -39,6 +39,10 @@ describe("batch option declarations", () => {
     expect(() => parseOptions({ in: "x" }, { COVERAGE_API_URL: KEY })).toThrow(/^COVERAGE_API_URL: not a valid value for --base-url \(value not shown\)$/);
   });
 
+  it("--simulate ignores an address in the environment", () => {
+    expect(buildConfig({ in: "x", simulate: true }, { COVERAGE_API_URL: "not a url" }).baseUrl).toBeNull();
+  });
+
   it("record the options of a run, never a key or the key file's content", () => {
     const config = buildConfig({ in: "x.csv", baseUrl: "https://api.example.com" }, { COVERAGE_API_KEY: KEY });
     expect(config.recordedArgs).toEqual({ ...recordedArgs(parseOptions({ in: "x.csv", baseUrl: "https://api.example.com" }, {})), keySource: "environment" });

@@ -23,7 +23,8 @@ export const ENV = {
 
 /** `security` receives warnings that must reach the user even with --quiet. */
 export function buildConfig(flags: BatchFlags, env: NodeJS.ProcessEnv, security: (m: string) => void = () => {}): BatchConfig {
-  const values = parseOptions(flags, env);
+  // --simulate uses its own API: an address in the environment is not even read
+  const values = parseOptions(flags, flags.simulate ? { ...env, [ENV.url]: undefined } : env);
   if (values.simulate) {
     if (flags.baseUrl) throw new ConfigError("--simulate and --base-url cannot be used together");
     values.baseUrl = null;
