@@ -1,6 +1,5 @@
 // What one HTTP answer means for the batch. Pure: status, headers and body in, an Outcome out.
-// Covers the documented API (../shared/spec/coverage-api.md) and the live service and its gateway
-// (../shared/spec/live-service-notes.md), whose error bodies differ.
+// Covers the documented API and the live service and its gateway, whose error bodies differ.
 import type { ClassifyInput, Outcome } from "./outcome.js";
 import { parseRetryAfter } from "./retry-after.js";
 import { compact, cut, isObject, quote, validateBody } from "./validate-body.js";
