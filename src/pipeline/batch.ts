@@ -40,6 +40,8 @@ export interface BatchDeps {
   backoff?: BackoffPolicy;
   /** the API's limits are per minute; tests shorten the window */
   rateWindowMs?: number;
+  /** time the pacer adds to the window (default 1% of it, at least 20 ms); tests on a busy machine widen it */
+  rateMarginMs?: number;
   stdin?: Readable;
   /** install SIGINT/SIGTERM handlers for the run's duration */
   handleSignals?: boolean;
@@ -243,7 +245,8 @@ async function fetchStage(ctx: RunContext): Promise<void> {
   // A commit that fails (a full disk) stops fetching; flush() below rethrows it.
   const writer = answerWriter(db, config.providers, { simulated: config.simulate, onError: () => stop.halt() });
   const budget = new RequestBudget(config.maxRequests);
-  const pacers = new Map(config.lookups.map((l) => [l, new Pacer({ rate: config.rate, windowMs: deps.rateWindowMs ?? 60_000 }, clock)]));
+  const pacing = { rate: config.rate, windowMs: deps.rateWindowMs ?? 60_000, ...(deps.rateMarginMs !== undefined ? { marginMs: deps.rateMarginMs } : {}) };
+  const pacers = new Map(config.lookups.map((l) => [l, new Pacer(pacing, clock)]));
   const progress = startProgress({
     mode: progressMode(config, deps.isTTY === true),
     total,

@@ -1,6 +1,9 @@
 // Parsers for single configuration values, shared by the option declarations and buildConfig.
 import { LOOKUPS, type Lookup } from "../spec/fields.js";
 
+/** Where the API's address comes from when --base-url is not given. */
+export const URL_ENV = "COVERAGE_API_URL";
+
 /** A configuration or command-line error: one line for the user, exit 1. */
 export class ConfigError extends Error {}
 

@@ -2,8 +2,8 @@
 // options.ts; what is checked here is what spans options: the API address, the keys.
 import { readFileSync, statSync } from "node:fs";
 import type { Lookup } from "../spec/fields.js";
-import { ConfigError, checkKeyCharacters, parseKeyFile } from "./config-values.js";
-import { BATCH_OPTIONS, parseOptions, recordedArgs, type BatchFlags, type OptionValues } from "./options.js";
+import { ConfigError, checkKeyCharacters, parseKeyFile, URL_ENV } from "./config-values.js";
+import { parseOptions, recordedArgs, type BatchFlags, type OptionValues } from "./options.js";
 
 export { ConfigError, isLoopbackHost, parseBaseUrl, parseKeyFile, parseLookups } from "./config-values.js";
 export type { BatchFlags } from "./options.js";
@@ -15,7 +15,7 @@ export type BatchConfig = OptionValues & {
 };
 
 export const ENV = {
-  url: BATCH_OPTIONS.baseUrl.env,
+  url: URL_ENV,
   key: "COVERAGE_API_KEY",
   broadbandKey: "COVERAGE_BROADBAND_KEY",
   mobileKey: "COVERAGE_MOBILE_KEY",

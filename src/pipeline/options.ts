@@ -6,7 +6,7 @@
 import { DEFAULT_PROVIDERS, parseProviders, type Lookup } from "../spec/fields.js";
 import type { LogFormat } from "../log/logger.js";
 import { parseDuration } from "./duration.js";
-import { ConfigError, parseBaseUrl, parseLookups } from "./config-values.js";
+import { ConfigError, parseBaseUrl, parseLookups, URL_ENV } from "./config-values.js";
 
 export type OptionKind = "string" | "number" | "boolean";
 /** What a caller may pass: numbers arrive as text from the command line, as numbers from code. */
@@ -75,7 +75,7 @@ export const BATCH_OPTIONS = {
   }),
   baseUrl: option({
     type: "string",
-    env: "COVERAGE_API_URL",
+    env: URL_ENV,
     help: "API base URL; required unless --simulate",
     parse: (raw, name): URL | null => (raw === undefined || raw === "" ? null : parseBaseUrl(raw, name)),
   }),
