@@ -99,5 +99,6 @@ describe("progress", () => {
     const line = progressLine(s, [99_999, 99_998], 123_456, 80);
     expect(line.length).toBeLessThan(80);
     expect(line).toMatch(/ETA 34 h 18 min$/);
+    expect(progressLine(s, [99_999, 99_998], 123_456, 40)).toBe("123456/250000 | ETA 34 h 18 min");
   });
 });

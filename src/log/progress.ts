@@ -55,7 +55,9 @@ export function progressLine(s: ProgressSnapshot, rates: number[], etaSeconds: n
   // ETA is the part people look for: keep it when cutting.
   if (line.length < columns) return line;
   const short = [parts[0], s.lookups.map((l, i) => `${l.lookup.slice(0, 2)} ${rates[i]}/${l.rate}`).join(" "), parts[2]].join(" | ");
-  return short.length < columns ? short : short.slice(0, columns - 1);
+  if (short.length < columns) return short;
+  const shortest = `${s.done}/${s.total} | ETA ${formatEta(etaSeconds)}`;
+  return shortest.length < columns ? shortest : shortest.slice(0, Math.max(0, columns - 1));
 }
 
 export function formatEta(seconds: number | null): string {
