@@ -8,11 +8,12 @@ import { EXIT_CODE_HELP } from "../pipeline/exit-code.js";
 import { runCli } from "./run-cli.js";
 import { simulatedApi } from "./simulated-api.js";
 
-/** The yargs definitions, from the declarations. Numbers are read as text so "abc" gets a clear error. */
+/** The yargs definitions, from the declarations. Numbers get no yargs type, so "abc" reaches the
+ *  declaration's check as typed (yargs' number type would turn it into NaN). */
 export function declareBatchOptions(y: Argv): Argv<BatchFlags & { backoffBaseMs?: number; rateWindowMs?: number }> {
   for (const [name, spec] of Object.entries(BATCH_OPTIONS) as [string, OptionSpec][]) {
     y = y.option(flagName(name).slice(2), {
-      type: spec.type === "boolean" ? "boolean" : "string",
+      ...(spec.type === "number" ? {} : { type: spec.type }),
       // nargs 1: without it yargs reads a lone "-" as a positional argument, not as the value of --in
       ...(spec.type === "boolean" ? {} : { nargs: 1 }),
       describe: spec.help + (spec.env ? ` (env ${spec.env})` : ""),

@@ -71,7 +71,7 @@ async function main<A>(spec: CliSpec<A>, args: readonly string[], out: CliOutput
     .exitProcess(false)
     .wrap(Math.min(100, process.stdout.columns ?? 100))
     .fail((msg, err) => {
-      throw new ConfigError(msg ?? err?.message ?? "invalid arguments");
+      throw new ConfigError(plainYargsMessage(msg ?? err?.message ?? "invalid arguments"));
     });
   // --help and --version win over everything else on the line, and never run the command.
   if (args.includes("--help") || args.includes("-h")) {
@@ -86,6 +86,15 @@ async function main<A>(spec: CliSpec<A>, args: readonly string[], out: CliOutput
   if (unknown) throw new ConfigError(unknown);
   const argv = (await parser.parse()) as ArgumentsCamelCase<A>;
   return spec.run(argv, out);
+}
+
+/** yargs' own messages, in the words and flag spelling of the others. */
+function plainYargsMessage(message: string): string {
+  const missing = /^Missing required arguments?: (.+)$/.exec(message);
+  if (missing) return `missing ${missing[1]!.split(", ").map((n) => `--${n}`).join(", ")}`;
+  const extra = /^Unknown arguments?: (.+)$/.exec(message);
+  if (extra) return `unexpected argument ${extra[1]} (options start with --, e.g. --in FILE)`;
+  return message;
 }
 
 export function errorLine(message: string, json: boolean): string {

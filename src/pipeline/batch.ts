@@ -40,6 +40,8 @@ export interface BatchDeps {
   backoff?: BackoffPolicy;
   /** the API's limits are per minute; tests shorten the window */
   rateWindowMs?: number;
+  /** overrides --timeout: tests of stalled servers use less than its 1 s minimum */
+  timeoutMs?: number;
   /** time the pacer adds to the window (default 1% of it, at least 20 ms); tests on a busy machine widen it */
   rateMarginMs?: number;
   stdin?: Readable;
@@ -239,7 +241,7 @@ async function fetchStage(ctx: RunContext): Promise<void> {
   const http = createHttpClient({
     // one socket per request in flight: both lookups share the client (and the host)
     maxSockets: config.concurrency * config.lookups.length,
-    timeoutMs: config.timeout,
+    timeoutMs: deps.timeoutMs ?? config.timeout,
     maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
   });
   // A commit that fails (a full disk) stops fetching; flush() below rethrows it.

@@ -104,8 +104,7 @@ export const BATCH_OPTIONS = {
     /** milliseconds */
     parse: (raw, name) => {
       const s = toNumber(raw!, name);
-      // Below 1 s only for tests that pass numbers in code; the command line takes 1-3600.
-      if (!(s > 0) || s > 3600 || (typeof raw === "string" && s < 1)) throw new ConfigError(`${name}: expected seconds from 1 to 3600, got ${s}`);
+      if (!(s >= 1 && s <= 3600)) throw new ConfigError(`${name}: expected seconds from 1 to 3600, got ${s}`);
       return Math.round(s * 1000);
     },
   }),
