@@ -31,8 +31,10 @@ export type Decision =
   | { kind: "wait"; waitMs: number; lastError: string }
   /** the API as a whole is down: the postcode waits for the outage to end, spending nothing */
   | { kind: "hold"; lastError: string }
-  /** nothing more for this lookup (quota) or for the run (key, URL, unreachable) */
-  | { kind: "stop"; scope: "lookup" | "all"; reason: StopReason };
+  /** nothing more for this lookup (quota) */
+  | { kind: "stop"; scope: "lookup"; reason: StopReason & { kind: "quota" } }
+  /** nothing more for the run (key, URL, unreachable) */
+  | { kind: "stop"; scope: "all"; reason: StopReason };
 
 export function decide(lookup: Lookup, outcome: Outcome, state: AttemptState, health: Health, policy: RetryPolicy): Decision {
   if (health.kind === "unreachable") return { kind: "stop", scope: "all", reason: { kind: "unreachable", lookup, message: health.message } };

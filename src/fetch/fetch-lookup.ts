@@ -135,7 +135,7 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
             return;
           case "stop":
             if (decision.scope === "all") o.stop.stopAll(decision.reason);
-            else o.stop.stopLookup(decision.reason as never);
+            else o.stop.stopLookup(decision.reason);
             return;
           case "wait":
             lastError = decision.lastError;
