@@ -90,6 +90,14 @@ describe("an outage stops the lookup after --outage-limit, with exit 3, and spen
     // the postcodes not yet failed stay pending for the re-run; probing costs about one request per pause
     expect(r.counts!.pending).toBeGreaterThan(20);
     expect(r.counts!.requests).toBeLessThan(2 * (8 + 4 + 60));
+
+    // the API is back: the same command resumes and finishes
+    const healthy = await sim({});
+    const again = await runIn(d, { in: input, baseUrl: healthy.url }, env, { clock });
+    expect(again.exitCode).toBe(0);
+    expect(r.counts!.failed).toBe(0);
+    expect(again.counts).toMatchObject({ ok: 40, failed: 0, pending: 0 });
+    expect(healthy.counters.total).toBe(r.counts!.pending);
   });
 
   it("an API that answers only 429 (Retry-After honoured)", async () => {
