@@ -513,6 +513,6 @@ describe("npm run simulate", () => {
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(code).toBe(1);
-    expect(stderr.trim()).toBe("simulate: --fail-rate must be a probability in [0, 1], got 2");
+    expect(stderr.trim()).toBe("error: --fail-rate must be a probability in [0, 1], got 2 (npm run simulate -- --help lists the options)");
   });
 });

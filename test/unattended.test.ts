@@ -232,7 +232,7 @@ describe("unattended runs (child processes)", () => {
     const cases: [string[], NodeJS.ProcessEnv, RegExp][] = [
       [[...base, "--base-url", "http://api.example.com"], env, /refusing plain http to api\.example\.com: the key would travel in clear/],
       [[...base, "--base-url", "https://api.example.com"], {}, /no key for the broadband lookup: set COVERAGE_API_KEY/],
-      [[...base, "--base-url", "https://api.example.com", "--key", KEY], env, /Unknown argument: key/],
+      [[...base, "--base-url", "https://api.example.com", "--key", KEY], env, /unknown option --key\b/],
       [["--in", join(d, "missing.csv"), "--db", join(d, "coverage.sqlite"), "--simulate", "--log-format", "json"], env, /cannot read .*missing\.csv: no such file/],
     ];
     const results = await Promise.all(cases.map(([args, e]) => batch(args, { env: e }).done));

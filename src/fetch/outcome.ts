@@ -48,4 +48,6 @@ export interface ClassifyInput {
   body: string;
   /** ms since epoch, for an HTTP-date Retry-After */
   now: number;
+  /** masks keys (and pieces of them) in the body before any text of it is taken */
+  redact?: (text: string) => string;
 }

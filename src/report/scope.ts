@@ -31,7 +31,8 @@ export function resolveScope(db: Db, request: { runId?: number | undefined; all?
   const select = "SELECT id, state, simulated, input_columns, lookups, providers FROM runs";
   const run =
     request.runId === undefined || request.all
-      ? (db.prepare(`${select} ORDER BY id DESC LIMIT 1`).get() as RunRow | undefined)
+      ? // the last run that read its input: a run that failed on its input (or config) has no rows to report
+        (db.prepare(`${select} WHERE state <> 'failed' OR input_rows > 0 ORDER BY id DESC LIMIT 1`).get() as RunRow | undefined)
       : (db.prepare(`${select} WHERE id = ?`).get(request.runId) as RunRow | undefined);
   if (!run) {
     const range = db.prepare("SELECT MIN(id) AS min, MAX(id) AS max FROM runs").get() as { min: number | null; max: number | null };
