@@ -182,10 +182,6 @@ const READ: Record<string, { column?: string; expect: Partial<Read> & { rows: Ro
     column: "PCDS",
     expect: { postcodeColumn: "pcds", rows: [ok(2, "SW1A1AA", "SW1A1AA", ["1", "SW1A 1AA", "SW1A1AA"])] },
   },
-  "no-postcode-column.csv": {
-    column: "address",
-    expect: { postcodeColumn: "address", rows: [rej(2, "10 Downing St", INVALID, ["1", "10 Downing St", "London"])] },
-  },
   "ragged.csv": {
     expect: {
       rows: [
@@ -261,6 +257,12 @@ const REFUSED: Record<string, { column?: string; message: string }> = {
   "duplicate-other-header.csv": { column: "Notes", message: 'line 1: the column "Notes" appears 2 times (columns 3 and 4); rename all but one' },
   "two-postcode-columns.csv": {
     message: 'line 1: several columns could hold the postcodes (columns 2 and 3: "Postcode", "pcds"); choose one with --column NAME',
+  },
+  // Every row a reject: the wrong column, not a run over nothing (issue 10.4).
+  "wrong-column.csv": {
+    column: "site_name",
+    message:
+      'lines 2-5: none of the 4 row(s) has a valid UK postcode in column "site_name" (column 2); it holds "Head office", "Depot"; name the postcode column with --column NAME',
   },
   "unclosed-quote.csv": { message: 'line 3: a quoted field starts in this row and is never closed (a " without its closing ")' },
 };

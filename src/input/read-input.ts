@@ -7,6 +7,7 @@ import { checkedBytes, InputError, readPrefix } from "./text-guard.js";
 import { detectDelimiter, excelSepLine, DELIMITER_NAMES, type Delimiter } from "./delimiter.js";
 import { choosePostcodeColumn, describeDuplicate, duplicateNames, headerName } from "./column.js";
 import { unwrapQuotes } from "./cell.js";
+import { NoPostcodeSeen } from "./no-postcodes.js";
 
 export { InputError } from "./text-guard.js";
 
@@ -150,17 +151,23 @@ export async function openInput(stream: Readable, input: InputOptions): Promise<
 
   async function* rows(): AsyncGenerator<InputRow> {
     let count = 0;
-    if (firstData) {
+    const seen = new NoPostcodeSeen();
+    const next = (r: NumberedRecord): InputRow => {
       count++;
-      yield toRow(firstData, header);
-    }
+      const row = toRow(r, header);
+      seen.add(row);
+      return row;
+    };
+    if (firstData) yield next(firstData);
     for await (const r of { [Symbol.asyncIterator]: () => records }) {
       if (isBlank(r.cells)) continue;
-      count++;
-      yield toRow(r, header);
+      yield next(r);
     }
     // An export that came out empty should not look like a successful run over nothing.
     if (count === 0) throw new InputError(`${source}: line ${headerLine}: there are no rows below the header (${header.columns.map((c) => JSON.stringify(c)).join(", ")})`);
+    // Nor should the wrong column: every row a reject is a run over nothing.
+    const none = seen.refusal(header);
+    if (none) throw new InputError(`${source}: ${none}`);
   }
   return { header, warnings, rows: rows() };
 }
