@@ -204,6 +204,16 @@ const READ: Record<string, { column?: string; expect: Partial<Read> & { rows: Ro
       ],
     },
   },
+  // Line breaks in an address, even beside a postcode, are cells as written: no line of them has a row's shape.
+  "multiline-address.csv": {
+    expect: {
+      rows: [
+        ok(2, "SW1A 2AA", "SW1A2AA", ["1", "SW1A 2AA", "10 Downing Street\r\nLondon SW1A 2AA"]),
+        ok(4, "EC1A 1BB", "EC1A1BB", ["2", "EC1A 1BB", "Flat 2\nLittle Britain, London\nEC1A 1BB"]),
+        ok(7, "M1 1AE", "M11AE", ["3", "M1 1AE", "Piccadilly\n3,M1 1AE"]),
+      ],
+    },
+  },
   "nbsp.csv": {
     expect: {
       rows: [
@@ -263,6 +273,15 @@ const REFUSED: Record<string, { column?: string; message: string }> = {
     column: "site_name",
     message:
       'lines 2-5: none of the 4 row(s) has a valid UK postcode in column "site_name" (column 2); it holds "Head office", "Depot"; name the postcode column with --column NAME',
+  },
+  // A quote closed rows later swallows the rows between: refused, never silently lost (issue 10.7).
+  "swallowed-rows.csv": {
+    message:
+      'lines 2-5: a quoted cell opens on line 2 and closes on line 5, and the lines it holds look like rows (line 3: "2,EC1A 1BB,ok"); a " is missing or extra: a " inside a cell is written "", and the cell itself quoted',
+  },
+  "swallowed-rows-semicolon.csv": {
+    message:
+      'lines 3-4: a quoted cell opens on line 3 and closes on line 4, and the lines it holds look like rows (line 4: "3;M1 1AE;ok"); a " is missing or extra: a " inside a cell is written "", and the cell itself quoted',
   },
   "unclosed-quote.csv": { message: 'line 3: a quoted field starts in this row and is never closed (a " without its closing ")' },
 };

@@ -8,6 +8,7 @@ import { detectDelimiter, excelSepLine, DELIMITER_NAMES, type Delimiter } from "
 import { choosePostcodeColumn, describeDuplicate, duplicateNames, headerName } from "./column.js";
 import { unwrapQuotes } from "./cell.js";
 import { NoPostcodeSeen } from "./no-postcodes.js";
+import { describeSwallowed, swallowedRows } from "./swallowed-rows.js";
 
 export { InputError } from "./text-guard.js";
 
@@ -53,6 +54,8 @@ export const MAX_ROW_BYTES = 1024 * 1024;
 interface NumberedRecord {
   line: number;
   cells: string[];
+  /** line breaks inside its (quoted) cells */
+  breaks: number;
 }
 
 /**
@@ -66,8 +69,8 @@ class NumberingParser extends Parser {
   override push(chunk: unknown, encoding?: BufferEncoding): boolean {
     if (chunk === null) return super.push(null, encoding);
     const cells = chunk as string[];
-    const record: NumberedRecord = { line: this.nextLine, cells };
-    this.nextLine += 1 + breaksWithin(cells);
+    const record: NumberedRecord = { line: this.nextLine, cells, breaks: breaksWithin(cells) };
+    this.nextLine += 1 + record.breaks;
     return super.push(record, encoding);
   }
 }
@@ -152,7 +155,12 @@ export async function openInput(stream: Readable, input: InputOptions): Promise<
   async function* rows(): AsyncGenerator<InputRow> {
     let count = 0;
     const seen = new NoPostcodeSeen();
+    const shape = { cellCount: header.columns.length, postcodeIndex: header.postcodeIndex, delimiter };
     const next = (r: NumberedRecord): InputRow => {
+      if (r.breaks > 0) {
+        const swallowed = swallowedRows(r.cells, r.line, shape);
+        if (swallowed) throw new InputError(`${source}: ${describeSwallowed(swallowed)}`);
+      }
       count++;
       const row = toRow(r, header);
       seen.add(row);
