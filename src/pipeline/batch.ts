@@ -13,8 +13,9 @@ import { createHttpClient } from "../fetch/http-client.js";
 import { Pacer } from "../fetch/pacer.js";
 import { StopControl } from "../fetch/stop.js";
 import { answerWriter } from "../store/answers.js";
-import { ensureProviderColumns, openDatabase, type Db } from "../store/db.js";
-import { acquireLock, releaseLock, setLockRun, LockedError } from "../store/lock.js";
+import { DatabaseError, ensureProviderColumns, type Db } from "../store/db.js";
+import { releaseLock, setLockRun, LockedError } from "../store/lock.js";
+import { openForBatch } from "../store/open-for-batch.js";
 import { rowWriter, storedRow } from "../store/run-rows.js";
 import { abandonStaleRuns, checkpointRun, createRun, finishRun, setRunInput, type RunCounts } from "../store/runs.js";
 import { finalCounts } from "../store/counts.js";
@@ -56,26 +57,17 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
   const nowIso = () => new Date(clock.now()).toISOString();
   for (const key of Object.values(config.keys)) if (key) log.addSecret(key);
 
+  // The lock comes before the run writes anything; the schema is migrated under it.
   let db: Db;
   try {
-    db = openDatabase(config.dbPath);
+    const opened = openForBatch(config.dbPath, nowIso());
+    db = opened.db;
+    if (opened.lock.previous)
+      log.warn(`took over the lock of pid ${opened.lock.previous.pid} (run ${opened.lock.previous.runId ?? "?"}), which is no longer running`);
   } catch (err) {
-    log.error((err as Error).message);
+    if (!(err instanceof LockedError) && !(err instanceof DatabaseError)) throw err;
+    log.error(err.message);
     return { exitCode: EXIT.error, runId: null, counts: null, stats: null };
-  }
-  // The lock comes before the run writes anything (opening the database may only migrate its schema):
-  // a second batch must not even add columns.
-  try {
-    const lock = acquireLock(db, nowIso());
-    if (lock.previous)
-      log.warn(`took over the lock of pid ${lock.previous.pid} (run ${lock.previous.runId ?? "?"}), which is no longer running`);
-  } catch (err) {
-    db.close();
-    if (err instanceof LockedError) {
-      log.error(err.message);
-      return { exitCode: EXIT.error, runId: null, counts: null, stats: null };
-    }
-    throw err;
   }
 
   const stop = new StopControl();
