@@ -4,7 +4,8 @@ import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import { DatabaseError, openDatabase, type Db } from "../store/db.js";
+import { DatabaseError } from "../store/db.js";
+import { openForReport, type ReadOnlyDb } from "../store/read-only.js";
 import { headlineLines, ReportError, writeReports } from "../report/index.js";
 
 class UsageError extends Error {}
@@ -31,11 +32,11 @@ async function main(): Promise<number> {
     throw new UsageError(`--run: "${argv.run}" is not a run id (a whole number; npm run status lists them)`);
   if (!existsSync(argv.db)) throw new ReportError(`no database at ${argv.db} (run a batch first, or give --db PATH)`);
 
-  let db: Db | null = null;
+  let reader: ReadOnlyDb | null = null;
   try {
-    // Read-write only so that a database of an older schema is migrated first; reporting only reads.
-    db = openDatabase(argv.db);
-    const result = await writeReports(db, {
+    // Read-only; a database of an older schema is migrated first.
+    reader = openForReport(argv.db);
+    const result = await writeReports(reader.db, {
       outDir: argv.out,
       runId: argv.run === undefined ? undefined : Number(argv.run),
       all: argv.all,
@@ -50,7 +51,7 @@ async function main(): Promise<number> {
     if (err instanceof Database.SqliteError) throw new ReportError(`cannot read ${argv.db}: ${err.message}`);
     throw err;
   } finally {
-    db?.close();
+    reader?.close();
   }
   return 0;
 }

@@ -2,7 +2,8 @@
 import { existsSync } from "node:fs";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import { openDatabase } from "../store/db.js";
+import { DatabaseError } from "../store/db.js";
+import { openReadOnly } from "../store/read-only.js";
 import { databaseStatus, formatStatus } from "../store/status.js";
 
 function main(): number {
@@ -34,15 +35,15 @@ function main(): number {
     return 1;
   }
   try {
-    const db = openDatabase(argv.db, { readonly: true });
+    const reader = openReadOnly(argv.db);
     try {
-      const status = databaseStatus(db, argv.runs);
+      const status = databaseStatus(reader.db, argv.runs);
       process.stdout.write(argv.json ? JSON.stringify(status, null, 2) + "\n" : formatStatus(status, argv.db));
     } finally {
-      db.close();
+      reader.close();
     }
   } catch (err) {
-    process.stderr.write(`error: ${argv.db}: ${(err as Error).message}\n`);
+    process.stderr.write(`error: ${err instanceof DatabaseError ? "" : `${argv.db}: `}${(err as Error).message}\n`);
     return 1;
   }
   return 0;

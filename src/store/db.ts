@@ -41,7 +41,7 @@ export function connect(path: string, options: { readonly?: boolean } = {}): Db 
     if (path !== ":memory:" && !options.readonly) mkdirSync(dirname(path), { recursive: true });
     db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
   } catch (err) {
-    throw new DatabaseError(`cannot open database ${path}: ${(err as Error).message}`);
+    throw new DatabaseError(`cannot open database ${path}: ${(err as Error).message}`, { cause: err });
   }
   try {
     db.pragma("busy_timeout = 5000");
@@ -81,7 +81,7 @@ export function migrate(db: Db, path: string): void {
 /** An SQLite failure as a DatabaseError that says which database it was ("file is not a database" alone names none). */
 export function namingPath(err: unknown, path: string): Error {
   if (err instanceof DatabaseError) return err;
-  if (err instanceof Database.SqliteError) return new DatabaseError(`database ${path}: ${err.message}`);
+  if (err instanceof Database.SqliteError) return new DatabaseError(`database ${path}: ${err.message}`, { cause: err });
   return err instanceof Error ? err : new Error(String(err));
 }
 
