@@ -2,7 +2,7 @@
 // column, and every row comes out with its line number, raw value and normalised postcode.
 import type { Readable } from "node:stream";
 import { Parser, CsvError } from "csv-parse";
-import { normalisePostcode, type NormalisedPostcode } from "./postcode.js";
+import { normalisePostcode, type NormalisedPostcode } from "../spec/postcode.js";
 import { checkedBytes, InputError, readPrefix } from "./text-guard.js";
 import { detectDelimiter, excelSepLine, DELIMITER_NAMES, type Delimiter } from "./delimiter.js";
 import { choosePostcodeColumn, describeDuplicate, duplicateNames, headerName } from "./column.js";
