@@ -1,4 +1,5 @@
 // The runs table: one row per batch, with its arguments (never keys), counts and exit code.
+import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
 import { finalCounts } from "./counts.js";
 import type { Db } from "./db.js";
@@ -14,14 +15,10 @@ export interface NewRun {
   providers: readonly string[];
 }
 
-export interface RunCounts {
+export interface RunCounts extends OutcomeCounts {
   inputRows: number;
   postcodes: number;
   rejects: number;
-  ok: number;
-  notFound: number;
-  failed: number;
-  pending: number;
   requests: number;
   retries: number;
   throttled: number;
