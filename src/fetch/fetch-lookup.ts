@@ -3,7 +3,7 @@
 import pLimit from "p-limit";
 import type { Lookup } from "../spec/fields.js";
 import { API_KEY_HEADER, lookupPath } from "../spec/types.js";
-import type { FinalRecord } from "../store/answers.js";
+import type { Answer, FinalRecord } from "../spec/records.js";
 import { backoffDelay, type BackoffPolicy } from "./backoff.js";
 import type { RequestBudget } from "./budget.js";
 import { classify } from "./classify.js";
@@ -69,18 +69,10 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
     let lastStatus: number | null = null;
     let lastError: string | null = null;
     const url = new URL(base + lookupPath(o.lookup, postcode));
-    const final = (status: FinalRecord["status"], extra: Partial<FinalRecord> = {}) =>
-      o.onFinal({
-        postcode,
-        lookup: o.lookup,
-        status,
-        httpStatus: lastStatus,
-        attempts,
-        lastError,
-        fetchedAt: new Date(o.clock.now()).toISOString(),
-        runId: o.runId,
-        ...extra,
-      });
+    const final = (end: { status: "ok"; answer: Answer } | { status: "not_found" | "failed"; lastError?: string }) => {
+      const base = { postcode, lookup: o.lookup, httpStatus: lastStatus, attempts, lastError, fetchedAt: new Date(o.clock.now()).toISOString(), runId: o.runId };
+      o.onFinal(end.status === "ok" ? { ...base, ...end } : { ...base, ...end });
+    };
 
     for (;;) {
       if (schedule.aborted || !(await o.pacer.acquire(schedule))) break;
@@ -117,12 +109,12 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
           lastError = null;
           o.pacer.succeeded();
           o.stats.ok++;
-          final("ok", { answer: outcome.answer });
+          final({ status: "ok", answer: outcome.answer });
           return;
         case "not_found":
           lastError = null;
           o.stats.notFound++;
-          final("not_found");
+          final({ status: "not_found" });
           return;
         case "auth":
         case "misconfigured":
@@ -137,7 +129,7 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
           lastError = outcome.message;
           if (throttles >= MAX_THROTTLES_PER_POSTCODE) {
             o.stats.failed++;
-            final("failed", { lastError: `answered 429 ${throttles} times: ${outcome.message}` });
+            final({ status: "failed", lastError: `answered 429 ${throttles} times: ${outcome.message}` });
             return;
           }
           const wait = outcome.retryAfterMs ?? backoffDelay(throttles - 1, o.backoff, o.random);
@@ -148,13 +140,13 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
         case "final_error":
           lastError = outcome.message;
           o.stats.failed++;
-          final("failed");
+          final({ status: "failed" });
           return;
         case "retryable": {
           lastError = outcome.message;
           if (retriesUsed >= o.retries) {
             o.stats.failed++;
-            final("failed");
+            final({ status: "failed" });
             return;
           }
           const delay = backoffDelay(retriesUsed, o.backoff, o.random);
