@@ -4,7 +4,8 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { DatabaseError } from "../store/db.js";
 import { openReadOnly } from "../store/read-only.js";
-import { databaseStatus, formatStatus } from "../store/status.js";
+import { databaseStatus } from "../store/status.js";
+import { formatStatus } from "../report/status-text.js";
 
 function main(): number {
   let argv: { db: string; runs: number; json: boolean };

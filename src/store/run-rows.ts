@@ -1,5 +1,5 @@
 // Input rows of a run, written in batches as the input streams in.
-import type { InputRow } from "../input/read-input.js";
+import type { NormalisedPostcode } from "../spec/postcode.js";
 import type { Db } from "./db.js";
 
 export interface StoredRow {
@@ -10,8 +10,16 @@ export interface StoredRow {
   cells: readonly string[];
 }
 
+/** A row as the input reads it (input's InputRow has this shape; store does not depend on input). */
+export interface ReadRow {
+  line: number;
+  value: string;
+  postcode: NormalisedPostcode;
+  cells: readonly string[];
+}
+
 /** An input row as run_rows keeps it: the compact postcode, or why it was rejected. */
-export function storedRow(row: InputRow): StoredRow {
+export function storedRow(row: ReadRow): StoredRow {
   return {
     line: row.line,
     value: row.value,
