@@ -3,6 +3,7 @@
 import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
+import { inputRowCounts } from "../store/run-rows.js";
 import { countColumns, POSTCODE_TABLE, STATUS_COLUMN, ADDRESSES_COLUMN } from "./postcode-table.js";
 import { PROVIDER_METRICS, providerColumn } from "./measures.js";
 import type { ReportScope } from "./scope.js";
@@ -82,9 +83,7 @@ export function computeSummary(db: Db, scope: ReportScope, goodRating: number, g
 
   const input =
     scope.kind === "run"
-      ? (db
-          .prepare("SELECT COUNT(*) AS input, COUNT(*) - COUNT(postcode) AS invalid FROM run_rows WHERE run_id = ?")
-          .get(scope.runId) as { input: number; invalid: number })
+      ? inputRowCounts(db, scope.runId)
       : { input: null, invalid: null };
 
   const requested = scope.lookups.map((l) => `'${l}'`).join(", ");

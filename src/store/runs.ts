@@ -2,7 +2,7 @@
 import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
 import { finalCounts } from "./counts.js";
-import type { Db } from "./db.js";
+import { DatabaseError, type Db } from "./db.js";
 
 export type RunState = "running" | "completed" | "failed" | "stopped" | "interrupted" | "abandoned";
 
@@ -113,4 +113,57 @@ export function abandonStaleRuns(db: Db, exceptRunId: number | null, at: string)
     }
   }).immediate();
   return stale.length;
+}
+
+/** A run as readers (the reports) see it: its state and what it asked for, lists parsed. */
+export interface RunInfo {
+  id: number;
+  state: RunState;
+  simulated: boolean;
+  /** the input's header names, in order */
+  inputColumns: string[];
+  lookups: string[];
+  providers: string[];
+}
+
+interface RunInfoRow {
+  id: number;
+  state: RunState;
+  simulated: number;
+  input_columns: string;
+  lookups: string;
+  providers: string;
+}
+
+/** The run with this id, or the last run; null when there is no such run. Throws DatabaseError when its lists are unreadable. */
+export function readRun(db: Db, which: number | "last"): RunInfo | null {
+  const select = "SELECT id, state, simulated, input_columns, lookups, providers FROM runs";
+  const row = (which === "last" ? db.prepare(`${select} ORDER BY id DESC LIMIT 1`).get() : db.prepare(`${select} WHERE id = ?`).get(which)) as
+    | RunInfoRow
+    | undefined;
+  if (!row) return null;
+  return {
+    id: row.id,
+    state: row.state,
+    simulated: row.simulated === 1,
+    inputColumns: jsonList(row.input_columns, `run ${row.id}'s input columns`),
+    lookups: jsonList(row.lookups, `run ${row.id}'s lookups`),
+    providers: jsonList(row.providers, `run ${row.id}'s providers`),
+  };
+}
+
+/** The lowest and highest run id; null when no run is stored. */
+export function runIdRange(db: Db): { min: number; max: number } | null {
+  const range = db.prepare("SELECT MIN(id) AS min, MAX(id) AS max FROM runs").get() as { min: number | null; max: number | null };
+  return range.min === null || range.max === null ? null : { min: range.min, max: range.max };
+}
+
+function jsonList(text: string, what: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value as string[];
+  } catch {
+    // reported below
+  }
+  throw new DatabaseError(`${what} are not readable in the database (${text.slice(0, 60)})`);
 }
