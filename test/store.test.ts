@@ -9,7 +9,8 @@ import { acquireLock, LockedError, releaseLock } from "../src/store/lock.js";
 import { processAlive, processIdentity } from "../src/store/process-identity.js";
 import { spawn } from "node:child_process";
 import { rowWriter } from "../src/store/run-rows.js";
-import { abandonStaleRuns, createRun } from "../src/store/runs.js";
+import { abandonStaleRuns, createRun, finishRun } from "../src/store/runs.js";
+import { zeroOutcomes } from "../src/spec/counts.js";
 import { SCHEMA_VERSION } from "../src/store/schema.js";
 import { planFetches } from "../src/plan/plan.js";
 import { finalCounts } from "../src/store/counts.js";
@@ -241,8 +242,11 @@ describe("store", () => {
   it("marks runs left running by a killed process as abandoned", () => {
     const a = newRun();
     const b = newRun();
-    expect(abandonStaleRuns(db, b, "later")).toBe(1);
+    finishRun(db, b, { endedAt: "t", state: "completed", exitCode: 0, message: null, counts: { ...zeroOutcomes(), inputRows: 0, postcodes: 0, rejects: 0, requests: 0, retries: 0, throttled: 0 } });
+    const stale = db.prepare("SELECT id FROM runs WHERE state = 'running'").pluck().all();
+    expect(abandonStaleRuns(db, "later")).toBe(stale.length);
     expect(db.prepare("SELECT state FROM runs WHERE id = ?").pluck().get(a)).toBe("abandoned");
-    expect(db.prepare("SELECT state FROM runs WHERE id = ?").pluck().get(b)).toBe("running");
+    expect(db.prepare("SELECT state FROM runs WHERE id = ?").pluck().get(b)).toBe("completed");
+    expect(db.prepare("SELECT COUNT(*) FROM runs WHERE state = 'running'").pluck().get()).toBe(0);
   });
 });

@@ -77,7 +77,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
   let finished = false;
   try {
     ensureProviderColumns(db, config.providers);
-    const abandoned = abandonStaleRuns(db, null, nowIso());
+    const abandoned = abandonStaleRuns(db, nowIso());
     if (abandoned > 0) log.warn(`${abandoned} earlier run(s) had been killed; their finished answers are kept and this run resumes`);
     runId = createRun(db, {
       startedAt: nowIso(),

@@ -91,8 +91,8 @@ export function checkpointRun(db: Db, runId: number, c: Pick<RunCounts, "request
  * A run left 'running' by a killed process is marked abandoned when the next batch takes the lock,
  * with the final state of its postcodes as they stand (its request counts are from its last checkpoint).
  */
-export function abandonStaleRuns(db: Db, exceptRunId: number | null, at: string): number {
-  const stale = db.prepare("SELECT id, lookups FROM runs WHERE state = 'running' AND id IS NOT ?").all(exceptRunId) as {
+export function abandonStaleRuns(db: Db, at: string): number {
+  const stale = db.prepare("SELECT id, lookups FROM runs WHERE state = 'running'").all() as {
     id: number;
     lookups: string;
   }[];
