@@ -112,6 +112,30 @@ describe("read-only readers of a database from a finished batch", () => {
   });
 });
 
+describe("a read-only reader while a batch has the database open", () => {
+  it("status reads through the batch's -wal and -shm files, and sees its uncheckpointed writes", async () => {
+    const dbDir = dir();
+    const dbPath = join(dbDir, "coverage.sqlite");
+    const work = dir();
+    const input = writeCsv(work, "in.csv", ["postcode", "SW1A 2AA"]);
+    expect((await runIn(work, { in: input, simulate: true, db: dbPath, reports: false }, {})).exitCode).toBe(0);
+    readOnly(dbDir);
+    // The running batch: a writer with a write in its WAL, not yet checkpointed into the file.
+    const writer = new Database(dbPath);
+    try {
+      writer.pragma("wal_autocheckpoint = 0");
+      writer.prepare("UPDATE runs SET message = 'written by the running batch' WHERE id = 1").run();
+      expect(readdirSync(dbDir).sort()).toEqual(["coverage.sqlite", "coverage.sqlite-shm", "coverage.sqlite-wal"]);
+      const r = await runAsReader("status", ["--db", dbPath, "--json"]);
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect((JSON.parse(r.stdout) as { runs: { message: string | null }[] }).runs[0]!.message).toBe("written by the running batch");
+    } finally {
+      writer.close();
+    }
+  });
+});
+
 describe("a read-only reader of a database of an older schema", () => {
   it("status reads it; report says it needs write access to upgrade it", async () => {
     const dbDir = dir();
