@@ -275,6 +275,9 @@ const REFUSED: Record<string, { column?: string; message: string }> = {
       'lines 2-5: none of the 4 row(s) has a valid UK postcode in column "site_name" (column 2); it holds "Head office", "Depot"; name the postcode column with --column NAME',
   },
   // A quote closed rows later swallows the rows between: refused, never silently lost (issue 10.7).
+  "no-valid-postcodes.txt": {
+    message: 'lines 1-5: none of the 5 row(s) has a valid UK postcode in the file\'s only column; it holds "Head office", "Depot", "Warehouse 12", …',
+  },
   "swallowed-rows.csv": {
     message:
       'lines 2-5: a quoted cell opens on line 2 and closes on line 5, and the lines it holds look like rows (line 3: "2,EC1A 1BB,ok"); a " is missing or extra: a " inside a cell is written "", and the cell itself quoted',

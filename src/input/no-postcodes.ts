@@ -13,6 +13,8 @@ export class NoPostcodeSeen {
   private firstLine = 0;
   private lastLine = 0;
   private readonly sample: string[] = [];
+  /** a value beyond the sample was seen */
+  private more = false;
 
   add(row: InputRow): void {
     this.rows++;
@@ -23,7 +25,9 @@ export class NoPostcodeSeen {
       return;
     }
     const value = row.value.trim();
-    if (value !== "" && this.sample.length < SAMPLE_VALUES && !this.sample.includes(value)) this.sample.push(value);
+    if (value === "" || this.sample.includes(value)) return;
+    if (this.sample.length < SAMPLE_VALUES) this.sample.push(value);
+    else this.more = true;
   }
 
   /** The refusal (without the file name) when rows were read and none held a valid postcode; null otherwise. */
@@ -34,7 +38,7 @@ export class NoPostcodeSeen {
     const held =
       this.sample.length === 0
         ? "it is empty in every row"
-        : `it holds ${this.sample.map((v) => JSON.stringify(v.length > SAMPLE_CHARS ? `${v.slice(0, SAMPLE_CHARS)}…` : v)).join(", ")}${this.sample.length === SAMPLE_VALUES ? ", …" : ""}`;
+        : `it holds ${this.sample.map((v) => JSON.stringify(v.length > SAMPLE_CHARS ? `${v.slice(0, SAMPLE_CHARS)}…` : v)).join(", ")}${this.more ? ", …" : ""}`;
     const fix = header.hasHeader ? "; name the postcode column with --column NAME" : "";
     return `${lines}: none of the ${this.rows} row(s) has a valid UK postcode in ${column}; ${held}${fix}`;
   }
