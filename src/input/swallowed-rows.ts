@@ -47,6 +47,9 @@ export function describeSwallowed(s: SwallowedRows): string {
 }
 
 function looksLikeRow(text: string, shape: RowShape): boolean {
+  // Cheap test first (most multi-line cells are addresses and notes): a row needs at least
+  // cellCount - 1 delimiters, and quotes can only hide some of them.
+  if (text.split(shape.delimiter).length < shape.cellCount) return false;
   let cells: string[];
   try {
     cells = (parse(text, { delimiter: shape.delimiter, relax_quotes: true, relax_column_count: true }) as string[][])[0] ?? [];
