@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { openDatabase } from "../src/store/db.js";
-import { databaseStatus, formatStatus, type DatabaseStatus } from "../src/store/status.js";
+import { databaseStatus, type DatabaseStatus } from "../src/store/status.js";
+import { formatStatus } from "../src/report/status-text.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { spawnCli } from "./helpers/child-cli.js";
 

@@ -2,7 +2,8 @@
 // rewrites the report set from the database, without fetching anything.
 import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
-import { DatabaseError, openDatabase, type Db } from "../store/db.js";
+import { DatabaseError } from "../store/db.js";
+import { openForReport, type ReadOnlyDb } from "../store/read-only.js";
 import { headlineLines, ReportError, writeReports } from "../report/index.js";
 import { runCli, UsageError } from "./run-cli.js";
 
@@ -24,11 +25,11 @@ runCli({
       throw new UsageError(`--run: "${argv.run}" is not a run id (a whole number; npm run status lists them)`);
     if (!/^\d+$/.test(argv.goodRating)) throw new UsageError(`--good-rating: expected a whole number, got ${JSON.stringify(argv.goodRating)}`);
     if (!existsSync(argv.db)) throw new ReportError(`no database at ${argv.db} (run a batch first, or give --db PATH)`);
-    let db: Db | null = null;
+    let reader: ReadOnlyDb | null = null;
     try {
-      // Read-write only so that a database of an older schema is migrated first; reporting only reads.
-      db = openDatabase(argv.db);
-      const result = await writeReports(db, {
+      // Read-only; a database of an older schema is migrated first when its user may write it.
+      reader = openForReport(argv.db);
+      const result = await writeReports(reader.db, {
         outDir: argv.out,
         runId: argv.run === undefined ? undefined : Number(argv.run),
         all: argv.all,
@@ -43,7 +44,7 @@ runCli({
       if (err instanceof Database.SqliteError) throw new ReportError(`cannot read ${argv.db}: ${err.message}`);
       throw err;
     } finally {
-      db?.close();
+      reader?.close();
     }
     return 0;
   },

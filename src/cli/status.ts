@@ -1,7 +1,8 @@
 // npm run status -- [--db PATH]: the last runs (a running one with its progress and ETA) and what the database holds.
 import { existsSync } from "node:fs";
-import { openDatabase } from "../store/db.js";
-import { databaseStatus, formatStatus } from "../store/status.js";
+import { openReadOnly } from "../store/read-only.js";
+import { databaseStatus } from "../store/status.js";
+import { formatStatus } from "../report/status-text.js";
 import { runningProgress, formatRunningProgress } from "./running-progress.js";
 import { CliError, runCli, UsageError } from "./run-cli.js";
 
@@ -16,21 +17,21 @@ runCli({
   run: (argv) => {
     if (!/^[1-9]\d{0,5}$/.test(argv.runs)) throw new UsageError(`--runs: expected a whole number >= 1, got ${JSON.stringify(argv.runs)}`);
     if (!existsSync(argv.db)) throw new CliError(`no database at ${argv.db} (run a batch first, or give --db PATH)`);
-    let db;
+    let reader;
     try {
-      db = openDatabase(argv.db, { readonly: true });
+      reader = openReadOnly(argv.db);
     } catch (err) {
-      throw new CliError(`${argv.db}: ${(err as Error).message}`);
+      throw new CliError((err as Error).message);
     }
     try {
-      const status = databaseStatus(db, Number(argv.runs));
-      const running = runningProgress(db, Date.now());
+      const status = databaseStatus(reader.db, Number(argv.runs));
+      const running = runningProgress(reader.db, Date.now());
       if (argv.json) process.stdout.write(JSON.stringify({ ...status, running }, null, 2) + "\n");
       else process.stdout.write(formatStatus(status, argv.db) + formatRunningProgress(running));
     } catch (err) {
       throw new CliError(`${argv.db}: ${(err as Error).message}`);
     } finally {
-      db.close();
+      reader.close();
     }
     return 0;
   },

@@ -2,7 +2,8 @@
 // Covers the documented API and the live service and its gateway, whose error bodies differ.
 import type { ClassifyInput, Outcome } from "./outcome.js";
 import { parseRetryAfter } from "./retry-after.js";
-import { compact, cut, isObject, quote, validateBody } from "./validate-body.js";
+import { squeezePostcode } from "../spec/postcode.js";
+import { cut, isObject, quote, validateBody } from "./validate-body.js";
 
 /** Error texts from the service are sentences, not snippets; still bounded for the log. */
 const MAX_TEXT = 200;
@@ -32,7 +33,7 @@ export function classify(input: ClassifyInput): Outcome {
     // HTML page) means the URL points somewhere else, and every postcode would "not exist".
     const notFound = error.json && typeof error.json.PostCode === "string" ? notFoundText(error.json) : null;
     // A not-found answer about another postcode says nothing about this one: a body that breaks the spec.
-    if (notFound !== null && compact(error.json!.PostCode as string) !== compact(input.requested))
+    if (notFound !== null && squeezePostcode(error.json!.PostCode as string) !== squeezePostcode(input.requested))
       return { kind: "retryable", message: `HTTP 404 not-found body names another postcode ${quote(error.json!.PostCode as string)}` };
     if (notFound !== null) return { kind: "not_found", message: notFound };
     // The service's own not-found body, broken (cut, invalid JSON, a required field missing), is a

@@ -3,7 +3,7 @@
 // to the store. Decisions live in decide.ts and outage.ts; this file only carries them out.
 import type { Lookup } from "../spec/fields.js";
 import { API_KEY_HEADER, lookupPath } from "../spec/types.js";
-import type { FinalRecord } from "../store/answers.js";
+import type { FinalRecord } from "../spec/records.js";
 import type { BackoffPolicy } from "./backoff.js";
 import type { RequestBudget } from "./budget.js";
 import { classify } from "./classify.js";
@@ -121,17 +121,15 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
             lastError = decision.lastError;
             if (decision.status === "ok") o.pacer.succeeded();
             o.stats[decision.status === "ok" ? "ok" : decision.status === "not_found" ? "notFound" : "failed"]++;
-            o.onFinal({
-              postcode,
-              lookup: o.lookup,
-              status: decision.status,
-              httpStatus: lastStatus,
-              attempts,
-              lastError,
-              fetchedAt: new Date(o.clock.now()).toISOString(),
-              runId: o.runId,
-              ...(attempt.outcome.kind === "ok" ? { answer: attempt.outcome.answer } : {}),
-            });
+            {
+              const base = { postcode, lookup: o.lookup, httpStatus: lastStatus, attempts, lastError, fetchedAt: new Date(o.clock.now()).toISOString(), runId: o.runId };
+              // Only an ok outcome is judged final "ok": the record then carries its answer by type.
+              o.onFinal(
+                attempt.outcome.kind === "ok"
+                  ? { ...base, status: "ok", answer: attempt.outcome.answer }
+                  : { ...base, status: decision.status === "ok" ? "failed" : decision.status },
+              );
+            }
             return;
           case "stop":
             if (decision.scope === "all") o.stop.stopAll(decision.reason);

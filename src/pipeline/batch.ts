@@ -13,8 +13,9 @@ import { StopControl } from "../fetch/stop.js";
 import { planFetches } from "../plan/plan.js";
 import { answerWriter } from "../store/answers.js";
 import { finalCounts } from "../store/counts.js";
-import { ensureProviderColumns, openDatabase, type Db } from "../store/db.js";
-import { acquireLock, LockedError, releaseLock, setLockRun } from "../store/lock.js";
+import { DatabaseError, ensureProviderColumns, type Db } from "../store/db.js";
+import { LockedError, releaseLock, setLockRun } from "../store/lock.js";
+import { openForBatch } from "../store/open-for-batch.js";
 import { abandonStaleRuns, checkpointRun, createRun, finishRun, type RunCounts } from "../store/runs.js";
 import { headlineLines, writeReports } from "../report/index.js";
 import type { Logger } from "../log/logger.js";
@@ -113,24 +114,17 @@ function openRun(config: BatchConfig, deps: BatchDeps): RunContext | BatchResult
   const log = deps.logger;
   const clock = deps.clock ?? systemClock;
   const failed = { exitCode: EXIT.error, runId: null, counts: null, stats: null };
+  // The lock comes before the run writes anything; the schema is migrated under it.
   let db: Db;
   try {
-    db = openDatabase(config.db);
+    const opened = openForBatch(config.db, new Date(clock.now()).toISOString());
+    db = opened.db;
+    if (opened.lock.previous)
+      log.warn(`took over the lock of pid ${opened.lock.previous.pid} (run ${opened.lock.previous.runId ?? "?"}), which is no longer running`);
   } catch (err) {
-    log.error((err as Error).message);
+    if (!(err instanceof LockedError) && !(err instanceof DatabaseError)) throw err;
+    log.error(err.message);
     return failed;
-  }
-  try {
-    const lock = acquireLock(db, new Date(clock.now()).toISOString());
-    if (lock.previous)
-      log.warn(`took over the lock of pid ${lock.previous.pid} (run ${lock.previous.runId ?? "?"}), which is no longer running`);
-  } catch (err) {
-    db.close();
-    if (err instanceof LockedError) {
-      log.error(err.message);
-      return failed;
-    }
-    throw err;
   }
   const stop = new StopControl();
   const ctx: RunContext = {
@@ -168,7 +162,7 @@ function nowIso(ctx: RunContext): string {
 function startRun(ctx: RunContext): number {
   const { db, config, log } = ctx;
   ensureProviderColumns(db, config.providers);
-  const abandoned = abandonStaleRuns(db, null, nowIso(ctx));
+  const abandoned = abandonStaleRuns(db, nowIso(ctx));
   if (abandoned > 0) log.warn(`${abandoned} earlier run(s) had been killed; their finished answers are kept and this run resumes`);
   const runId = createRun(db, {
     startedAt: nowIso(ctx),

@@ -1,21 +1,16 @@
 // The summary figures: sums over the report's postcode table (itself counted by SQLite from the
 // addresses), and the two views of them, summary.csv rows and the batch's closing lines.
+import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
+import { inputRowCounts } from "../store/run-rows.js";
 import { countColumns, POSTCODE_TABLE, STATUS_COLUMN, ADDRESSES_COLUMN } from "./postcode-table.js";
 import { PROVIDER_METRICS, providerColumn } from "./measures.js";
 import type { ReportScope } from "./scope.js";
 
-export interface LookupPostcodes {
-  ok: number;
-  notFound: number;
-  failed: number;
-  /** no final answer yet: the run stopped early (quota, --max-requests, a signal) */
-  pending: number;
-}
 
 export interface BroadbandSummary {
-  postcodes: LookupPostcodes;
+  postcodes: OutcomeCounts;
   addresses: number;
   noData: number;
   belowDecent: number;
@@ -38,7 +33,7 @@ export interface Spread {
 }
 
 export interface MobileSummary {
-  postcodes: LookupPostcodes;
+  postcodes: OutcomeCounts;
   addresses: number;
   providers: Record<string, ProviderSummary>;
   indoorVoice: Spread;
@@ -79,7 +74,7 @@ export function computeSummary(db: Db, scope: ReportScope, goodRating: number, g
          FROM ${POSTCODE_TABLE}`,
     )
     .get() as Record<string, number>;
-  const postcodes = (l: Lookup): LookupPostcodes => ({
+  const postcodes = (l: Lookup): OutcomeCounts => ({
     ok: row[`${l}_ok`]!,
     notFound: row[`${l}_not_found`]!,
     failed: row[`${l}_failed`]!,
@@ -88,9 +83,7 @@ export function computeSummary(db: Db, scope: ReportScope, goodRating: number, g
 
   const input =
     scope.kind === "run"
-      ? (db
-          .prepare("SELECT COUNT(*) AS input, COUNT(*) - COUNT(postcode) AS invalid FROM run_rows WHERE run_id = ?")
-          .get(scope.runId) as { input: number; invalid: number })
+      ? inputRowCounts(db, scope.runId)
       : { input: null, invalid: null };
 
   const requested = scope.lookups.map((l) => `'${l}'`).join(", ");
@@ -170,8 +163,8 @@ export function summaryRows(s: Summary): SummaryRow[] {
     { section: "postcodes", metric: "invalid", provider: "", value: s.postcodes.invalid, outOf: s.postcodes.input },
     { section: "postcodes", metric: "unique", provider: "", value: s.postcodes.unique, outOf: null },
   ];
-  const lookupRows = (section: Lookup, p: LookupPostcodes) =>
-    (Object.keys(p) as (keyof LookupPostcodes)[]).map((k) => ({ section, metric: `postcodes.${k}`, provider: "", value: p[k], outOf: s.postcodes.unique }));
+  const lookupRows = (section: Lookup, p: OutcomeCounts) =>
+    (Object.keys(p) as (keyof OutcomeCounts)[]).map((k) => ({ section, metric: `postcodes.${k}`, provider: "", value: p[k], outOf: s.postcodes.unique }));
   if (s.broadband) {
     const b = s.broadband;
     rows.push(...lookupRows("broadband", b.postcodes), { section: "broadband", metric: "addresses", provider: "", value: b.addresses, outOf: null });
@@ -208,7 +201,7 @@ export function headlineLines(s: Summary): string[] {
       ? `report (${where}): ${n(s.postcodes.unique)} postcodes`
       : `report (${where}): ${n(s.postcodes.input)} input rows, ${n(s.postcodes.invalid ?? 0)} invalid, ${n(s.postcodes.unique)} unique postcodes`,
   );
-  const answered = (p: LookupPostcodes) =>
+  const answered = (p: OutcomeCounts) =>
     `${n(p.ok)} postcodes found, ${n(p.notFound)} not found, ${n(p.failed)} failed` + (p.pending > 0 ? `, ${n(p.pending)} pending` : "");
   if (s.broadband) {
     const b = s.broadband;

@@ -49,13 +49,6 @@ export function mobileFields(providers: readonly string[] = DEFAULT_PROVIDERS): 
 /** Mobile coverage ratings (§2.5). */
 export const RATING_MIN = 0;
 export const RATING_MAX = 4;
-export const RATING_LABELS: Readonly<Record<number, string>> = {
-  0: "Clear",
-  1: "Red",
-  2: "Amber",
-  3: "Green",
-  4: "Enhanced",
-};
 
 /** The fields every address carries in both lookups (§2.2, §2.4), before its speeds or ratings. */
 export const ADDRESS_FIELDS = ["UPRN", "AddressShortDescription", "PostCode"] as const;
