@@ -43,6 +43,14 @@ export interface SoakProfile {
   backoffBaseMs: number;
   /** a batch process still running after this long is killed and the soak fails (it hung) */
   runTimeoutMs: number;
+  /** the outage run: the simulator goes down once it has received this many of the run's requests */
+  outageAfterRequests: number;
+  /** and stays down this long (a minute and a half of real time, compressed 60×) */
+  outageMs: number;
+  /** --outage-limit for the run against an API that never answers */
+  outageLimitSeconds: number;
+  /** --max-requests for that run when the batch has no --outage-limit */
+  silentMaxRequests: number;
 }
 
 const COMMON = {
@@ -58,6 +66,10 @@ const COMMON = {
   retries: 2,
   timeoutSeconds: 1,
   backoffBaseMs: 20,
+  outageAfterRequests: 10,
+  outageMs: 1_500,
+  outageLimitSeconds: 3,
+  silentMaxRequests: 24,
 } as const;
 
 export const PROFILES: Readonly<Record<SoakProfile["name"], SoakProfile>> = {

@@ -1,6 +1,7 @@
 // npm run soak -- [--quick] [--seed N] [--keep] [--json PATH]
 // Chaos run of the batch against a simulator with every fault on, SIGKILLed three times and
-// restarted, then the same input against a fault-free simulator; the two results must be identical.
+// restarted, taken down for a while mid-run and brought back, pointed once at an API that never
+// answers, then the same input against a fault-free simulator; the two results must be identical.
 // Exits 0 only when nothing was lost, duplicated or changed.
 //
 // The simulator runs inside this process, not as a child: it outlives every batch it serves all
@@ -17,6 +18,8 @@ import { hideBin } from "yargs/helpers";
 import { generatePostcode, startSimulator, type SimulatorCounters } from "../src/simulator/index.js";
 import { rngFor } from "../src/simulator/hash.js";
 import { killAllBatches, runBatchProcess, type BatchExit } from "./batch-process.js";
+import { batchHasOption, lookupsWrittenBy, lastRunId, refusedFailuresOf } from "./run-facts.js";
+import { startOutageProxy, startSilentServer } from "./outage.js";
 import {
   checkAddressCounts,
   checkAgainstInput,
@@ -59,6 +62,8 @@ const EXAMPLES_KEPT = 50;
 interface RunRecord {
   phase: "chaos" | "clean";
   n: number;
+  /** a chaos run against an API down for a while ("outage") or never answering ("silent") */
+  step?: "outage" | "silent";
   kill: KillPoint | null;
   exit: BatchExit;
   /** simulator requests received while this process ran */
@@ -140,16 +145,25 @@ async function main(): Promise<number> {
       `per lookup (batch told --rate ${profile.clientRate})`,
   );
   say(`kills planned after ${killPlan.map((k) => `${k.afterRequests} requests (+${k.delayMs} ms)`).join(", ")}`);
+  // The outage handling of issue 10.3 (pause and probe, --outage-limit): where the batch has it, the
+  // outage steps hold it to it; where it does not yet, they only require that a re-run recovers.
+  const outageHandling = await batchHasOption(ROOT, env, "--outage-limit");
+  const chaosDb = join(chaosDir, "coverage.sqlite");
   let chaosCounters: SimulatorCounters;
   try {
-    const run = async (kill: KillPoint | null): Promise<RunRecord> => {
+    const run = async (kill: KillPoint | null, step?: { name: "outage" | "silent"; url: string; args: string[] }): Promise<RunRecord> => {
       const before = chaos.counters.total;
       const exit = await runBatchProcess(
-        { root: ROOT, args: batchArgs(chaosDir, chaos.url, profile.clientRate), env, logPath: join(chaosDir, `batch-${runs.length + 1}.log`) },
+        {
+          root: ROOT,
+          args: [...batchArgs(chaosDir, step?.url ?? chaos.url, profile.clientRate), ...(step?.args ?? [])],
+          env,
+          logPath: join(chaosDir, `batch-${runs.length + 1}.log`),
+        },
         kill && { due: () => chaos.counters.total >= kill.afterRequests, delayMs: kill.delayMs },
         profile.runTimeoutMs,
       );
-      const record: RunRecord = { phase: "chaos", n: runs.length + 1, kill, exit, requests: chaos.counters.total - before };
+      const record: RunRecord = { phase: "chaos", n: runs.length + 1, ...(step ? { step: step.name } : {}), kill, exit, requests: chaos.counters.total - before };
       runs.push(record);
       if (exit.timedOut) problems.push(`chaos run ${record.n} hung: killed after ${secs(profile.runTimeoutMs)}`);
       return record;
@@ -159,6 +173,50 @@ async function main(): Promise<number> {
       if (r.exit.killed && !r.exit.timedOut)
         say(`kill ${i + 1}: SIGKILL at ${chaos.counters.total} requests received, after ${secs(r.exit.ms)} (${r.requests} requests this run)`);
       else if (!r.exit.timedOut) problems.push(`chaos run ${r.n} ended with exit ${r.exit.code} before kill ${i + 1} was due`);
+    }
+
+    // The simulator down for a while mid-run, then back: the run rides it out (or, without the
+    // outage handling, fails the postcodes it met and leaves them to the re-runs below).
+    const proxy = await startOutageProxy(chaos.url);
+    try {
+      const before = chaos.counters.total;
+      let outageAt: number | null = null;
+      const watch = setInterval(() => {
+        if (outageAt !== null || chaos.counters.total - before < profile.outageAfterRequests) return;
+        outageAt = Date.now();
+        void proxy.down().then(() => setTimeout(() => void proxy.up(), profile.outageMs));
+      }, 2);
+      const r = await run(null, { name: "outage", url: proxy.url, args: [] });
+      clearInterval(watch);
+      const id = lastRunId(chaosDb);
+      const refused = id === null ? 0 : refusedFailuresOf(chaosDb, id);
+      say(
+        `outage run ${r.n}: ${outageAt === null ? "no outage (the run ended first)" : `down for ${secs(profile.outageMs)} after ${profile.outageAfterRequests} requests`}; ` +
+          `exit ${r.exit.code ?? r.exit.signal} after ${secs(r.exit.ms)}; ${refused} lookups failed on refused connections`,
+      );
+      if (outageAt === null) problems.push(`outage run ${r.n} ended before the outage was due`);
+      if (r.exit.code !== 0 && r.exit.code !== 2) problems.push(`outage run ${r.n} ended with exit ${r.exit.code ?? r.exit.signal} (expected 0, or 2 then a re-run)`);
+      // Issue 10.3: postcodes waiting out an outage stay pending and spend none of their retries.
+      if (outageHandling && refused > 0) problems.push(`outage run ${r.n}: ${refused} lookups spent their retries on refused connections`);
+    } finally {
+      await proxy.close();
+    }
+
+    // An API that accepts connections and never answers: the run stops with a reason, in bounded
+    // time, storing nothing; the runs below resume. Without the outage handling, --max-requests
+    // bounds it instead (each request waits out its --timeout).
+    const silent = await startSilentServer();
+    try {
+      const args = outageHandling ? ["--outage-limit", `${profile.outageLimitSeconds}s`] : ["--max-requests", String(profile.silentMaxRequests)];
+      const r = await run(null, { name: "silent", url: silent.url, args });
+      const id = lastRunId(chaosDb);
+      const written = id === null ? 0 : lookupsWrittenBy(chaosDb, id);
+      say(`never-answering API run ${r.n} (${args.join(" ")}): exit ${r.exit.code ?? r.exit.signal} after ${secs(r.exit.ms)}, ${silent.connections} connections, ${written} lookups written`);
+      const stopped = outageHandling ? [1, 3] : [3];
+      if (!stopped.includes(r.exit.code ?? -1)) problems.push(`never-answering API run ${r.n} ended with exit ${r.exit.code ?? r.exit.signal} (expected ${stopped.join(" or ")})`);
+      if (outageHandling && written > 0) problems.push(`never-answering API run ${r.n} wrote ${written} lookups (expected none: they stay pending)`);
+    } finally {
+      await silent.close();
     }
     for (let i = 0; i < profile.maxFinishRuns; i++) {
       const r = await run(null);
@@ -248,6 +306,7 @@ async function main(): Promise<number> {
     },
     kills,
     killsSurvived: survived,
+    outageHandling,
     chaosRuns: runs.filter((r) => r.phase === "chaos").length,
     cleanRequests,
     mismatches: mismatches.length,

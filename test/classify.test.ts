@@ -10,6 +10,7 @@
 //   a 10 MB body                test/http-client.test.ts (refused by the client's size cap)
 import { describe, expect, it } from "vitest";
 import { classify } from "../src/fetch/classify.js";
+import { Redactor } from "../src/log/redact.js";
 import type { ClassifyInput, Outcome } from "../src/fetch/outcome.js";
 import { MAX_RETRY_AFTER_MS, parseRetryAfter } from "../src/fetch/retry-after.js";
 import {
@@ -442,6 +443,11 @@ describe("404", () => {
     expect(o.message).toBe("Postcode not found");
   });
 
+  it("a not-found body naming another postcode is malformed, not a not-found answer", () => {
+    const o = expectKind(run("broadband", 404, JSON.stringify({ PostCode: "SW1A 1AA", ErrorMessage: "Postcode not found" })), "retryable");
+    expect(o.message).toBe('HTTP 404 not-found body names another postcode "SW1A 1AA"');
+  });
+
   it("live not-found body with Error and the caller's spacing", () => {
     const o = expectKind(run("mobile", 404, JSON.stringify({ PostCode: "BR1 2WJ", Error: "Post code not found" })), "not_found");
     expect(o.message).toBe("Post code not found");
@@ -505,11 +511,22 @@ describe("gateway: 401, 403, 429", () => {
     expect(o.message).toContain("Access denied due to invalid subscription key.");
   });
 
-  it("never repeats anything key-like from a body", () => {
-    const o = expectKind(run("mobile", 401, JSON.stringify({ statusCode: 401, message: `Key ${KEY} is invalid` })), "auth");
-    expect(o.message).not.toContain(KEY);
-    const p = malformed(run("broadband", 200, bbSpecBody([bbItem(1)], KEY)), "PostCode is");
-    expect(p).not.toContain(KEY);
+  it("never repeats anything key-like from a body (through the redactor it is given)", () => {
+    const redact = (t: string) => new Redactor().redact(t);
+    const o = expectKind(run("mobile", 401, JSON.stringify({ statusCode: 401, message: `Key ${KEY} is invalid` }), { redact }), "auth");
+    expect(o.message).toBe("Key *** is invalid");
+    const p = malformed(run("broadband", 200, bbSpecBody([bbItem(1)], KEY), { redact }), "PostCode is");
+    expect(p).not.toContain(KEY.slice(0, 6));
+  });
+
+  it("masks a configured key before cutting a plain-text body, so no piece of it survives", () => {
+    const key = "0123456789abcdef0123456789abcdef";
+    const redactor = new Redactor([key]);
+    const body = `Bad gateway: upstream GET /x?key=${key}&y=1 failed`;
+    const o = expectKind(run("broadband", 502, body, { redact: (t) => redactor.redact(t) }), "retryable");
+    // on main the snippet was cut first, leaving "key=0123456789abcdef0123…" (20 of 32 characters)
+    expect(o.message).not.toMatch(/012345|6789ab|abcdef/);
+    expect(o.message).toContain("key=***");
   });
 
   it("401 without a body", () => {
@@ -555,9 +572,16 @@ describe("gateway: 401, 403, 429", () => {
 });
 
 describe("other statuses are final", () => {
-  it.each([400, 405, 301, 302, 204, 418])("%i", (status) => {
+  it.each([400, 405, 204, 418])("%i", (status) => {
     const o = expectKind(run("broadband", status, JSON.stringify({ ErrorMessage: "Bad postcode" })), "final_error");
     expect(o.message).toBe(`HTTP ${status}: Bad postcode`);
+  });
+});
+
+describe("redirects mean a wrong base URL", () => {
+  it.each([301, 302, 307, 308])("%i stops the run as misconfigured, naming where it points", (status) => {
+    const o = expectKind(run("broadband", status, "", { headers: { location: "https://api.example.com/x" } }), "misconfigured");
+    expect(o.message).toBe(`the API answered ${status} (a redirect to https://api.example.com/x): check the base URL`);
   });
 });
 

@@ -96,7 +96,7 @@ describe("config", () => {
       chmodSync(file, 0o644);
       buildConfig(flags({ baseUrl: "https://api.example.com", keyFile: file }), {}, (m) => warnings.push(m));
       expect(warnings).toEqual([`--key-file ${file} is readable by other users; chmod 600 it`]);
-      expect(() => buildConfig(flags({ baseUrl: "https://api.example.com", keyFile: join(dir, "none") }), {})).toThrow(/--key-file .*ENOENT/);
+      expect(() => buildConfig(flags({ baseUrl: "https://api.example.com", keyFile: join(dir, "none") }), {})).toThrow(/--key-file .*: no such file$/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

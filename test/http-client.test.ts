@@ -13,6 +13,11 @@ let server: http.Server;
 let base: string;
 let client: HttpClient;
 const seenHeaders: http.IncomingHttpHeaders[] = [];
+/** Request timers, fired by hand: no test waits out the 400 ms. */
+const timers: { fire: () => void; ms: number }[] = [];
+/** Resolved when the server has a /stall request. */
+let stalled: () => void = () => {};
+const nextStall = () => new Promise<void>((resolve) => (stalled = resolve));
 
 function sendBig(res: http.ServerResponse, declare: boolean): void {
   let written = 0;
@@ -40,7 +45,7 @@ beforeAll(async () => {
       case "/big-chunked":
         return sendBig(res, false);
       case "/stall":
-        return; // never answers
+        return stalled(); // never answers
       case "/reset":
         res.writeHead(200, { "content-type": "application/json", "content-length": 1000 });
         return void res.write("x".repeat(100), () => res.destroy());
@@ -51,7 +56,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  client = createHttpClient({ maxSockets: 4, timeoutMs: 400, maxBodyBytes: CAP });
+  client = createHttpClient({
+    maxSockets: 4,
+    timeoutMs: 400,
+    maxBodyBytes: CAP,
+    setTimer: (fire, ms) => {
+      const timer = { fire, ms };
+      timers.push(timer);
+      return () => timers.splice(timers.indexOf(timer), 1);
+    },
+  });
 });
 
 afterAll(async () => {
@@ -88,10 +102,16 @@ describe("createHttpClient", () => {
   });
 
   it("gives up on a server that never answers after its timeout", async () => {
-    const started = Date.now();
-    const err = await failure("/stall");
+    const arrived = nextStall();
+    const pending = failure("/stall");
+    await arrived;
+    // one timer for the whole request, of the configured length; firing it is the timeout
+    expect(timers.map((t) => t.ms)).toEqual([400]);
+    timers[0]!.fire();
+    const err = await pending;
     expect(err.message).toBe("no complete answer within 400 ms for /stall");
-    expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+    expect((err as NetworkError).failure).toBe("timeout");
+    expect(timers).toEqual([]);
   });
 
   it("reports a connection dropped mid-body", async () => {
@@ -100,8 +120,11 @@ describe("createHttpClient", () => {
 
   it("stops at once when the caller aborts", async () => {
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 20);
-    expect((await failure("/stall", controller.signal)).message).toBe("aborted /stall");
+    const arrived = nextStall();
+    const pending = failure("/stall", controller.signal);
+    await arrived;
+    controller.abort();
+    expect((await pending).message).toBe("aborted /stall");
     const aborted = AbortSignal.abort();
     expect((await failure("/ok", aborted)).message).toBe("aborted /ok");
   });
@@ -114,5 +137,6 @@ describe("createHttpClient", () => {
     const err = await client.get(new URL(`http://127.0.0.1:${port}/x`), {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect((err as Error).message).toBe("connection refused for /x");
+    expect((err as NetworkError).failure).toBe("refused");
   });
 });

@@ -12,7 +12,8 @@ import { startSimulator, generatePostcodes, generatePostcode } from "../src/simu
 import { openDatabase } from "../src/store/db.js";
 import { runIn, tempDir, type HarnessRun } from "./helpers/batch-harness.js";
 
-const KEY = "input-batch-key-Qx7";
+// keys look random, as real ones do: any 6-character run of a key is masked wherever it appears
+const KEY = "kQx7Zt-9fP2mW-4rL8";
 const SEED = 11;
 const env = { COVERAGE_API_KEY: KEY };
 const FIXTURES = fileURLToPath(new URL("./fixtures/bad-inputs/", import.meta.url));
@@ -54,6 +55,16 @@ describe("unusable input files through the batch", () => {
     ["unclosed-quote.csv", undefined, 'line 3: a quoted field starts in this row and is never closed (a " without its closing ")'],
     ["header-only.csv", undefined, 'line 1: there are no rows below the header ("id", "postcode", "notes")'],
     ["crlf.csv", "post_code", 'line 1: no column named "post_code"; the columns are "id", "postcode"'],
+    [
+      "swallowed-rows.csv",
+      undefined,
+      'lines 2-5: a quoted cell opens on line 2 and closes on line 5, and the lines it holds look like rows (line 3: "2,EC1A 1BB,ok"); a " is missing or extra: a " inside a cell is written "", and the cell itself quoted',
+    ],
+    [
+      "wrong-column.csv",
+      "site_name",
+      'lines 2-5: none of the 4 row(s) has a valid UK postcode in column "site_name" (column 2); it holds "Head office", "Depot"; name the postcode column with --column NAME',
+    ],
   ];
   for (const [name, column, message] of cases) {
     it(`${name}${column ? ` --column ${column}` : ""}: exit 1, the message, no request sent`, async () => {

@@ -182,10 +182,6 @@ const READ: Record<string, { column?: string; expect: Partial<Read> & { rows: Ro
     column: "PCDS",
     expect: { postcodeColumn: "pcds", rows: [ok(2, "SW1A1AA", "SW1A1AA", ["1", "SW1A 1AA", "SW1A1AA"])] },
   },
-  "no-postcode-column.csv": {
-    column: "address",
-    expect: { postcodeColumn: "address", rows: [rej(2, "10 Downing St", INVALID, ["1", "10 Downing St", "London"])] },
-  },
   "ragged.csv": {
     expect: {
       rows: [
@@ -205,6 +201,16 @@ const READ: Record<string, { column?: string; expect: Partial<Read> & { rows: Ro
         rej(7, "NOT VALID", INVALID, ["3", "NOT VALID", "plain"]),
         ok(8, "M1 1AE", "M11AE", ["4", "M1 1AE", 'quote " and\n, comma']),
         ok(10, "B33 8TH", "B338TH", ["5", "B33 8TH", "end"]),
+      ],
+    },
+  },
+  // Line breaks in an address, even beside a postcode, are cells as written: no line of them has a row's shape.
+  "multiline-address.csv": {
+    expect: {
+      rows: [
+        ok(2, "SW1A 2AA", "SW1A2AA", ["1", "SW1A 2AA", "10 Downing Street\r\nLondon SW1A 2AA"]),
+        ok(4, "EC1A 1BB", "EC1A1BB", ["2", "EC1A 1BB", "Flat 2\nLittle Britain, London\nEC1A 1BB"]),
+        ok(7, "M1 1AE", "M11AE", ["3", "M1 1AE", "Piccadilly\n3,M1 1AE"]),
       ],
     },
   },
@@ -261,6 +267,24 @@ const REFUSED: Record<string, { column?: string; message: string }> = {
   "duplicate-other-header.csv": { column: "Notes", message: 'line 1: the column "Notes" appears 2 times (columns 3 and 4); rename all but one' },
   "two-postcode-columns.csv": {
     message: 'line 1: several columns could hold the postcodes (columns 2 and 3: "Postcode", "pcds"); choose one with --column NAME',
+  },
+  // Every row a reject: the wrong column, not a run over nothing (issue 10.4).
+  "wrong-column.csv": {
+    column: "site_name",
+    message:
+      'lines 2-5: none of the 4 row(s) has a valid UK postcode in column "site_name" (column 2); it holds "Head office", "Depot"; name the postcode column with --column NAME',
+  },
+  // A quote closed rows later swallows the rows between: refused, never silently lost (issue 10.7).
+  "no-valid-postcodes.txt": {
+    message: 'lines 1-5: none of the 5 row(s) has a valid UK postcode in the file\'s only column; it holds "Head office", "Depot", "Warehouse 12", …',
+  },
+  "swallowed-rows.csv": {
+    message:
+      'lines 2-5: a quoted cell opens on line 2 and closes on line 5, and the lines it holds look like rows (line 3: "2,EC1A 1BB,ok"); a " is missing or extra: a " inside a cell is written "", and the cell itself quoted',
+  },
+  "swallowed-rows-semicolon.csv": {
+    message:
+      'lines 3-4: a quoted cell opens on line 3 and closes on line 4, and the lines it holds look like rows (line 4: "3;M1 1AE;ok"); a " is missing or extra: a " inside a cell is written "", and the cell itself quoted',
   },
   "unclosed-quote.csv": { message: 'line 3: a quoted field starts in this row and is never closed (a " without its closing ")' },
 };

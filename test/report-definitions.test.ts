@@ -4,8 +4,7 @@
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { broadbandMeasures, mobileMeasures, tierSql } from "../src/report/measures.js";
-import { displayPostcodeSql } from "../src/report/postcode-display.js";
-import { normalisePostcode } from "../src/input/postcode.js";
+import { displayPostcode, displayPostcodeSql, normalisePostcode } from "../src/spec/postcode.js";
 import { mobileFields } from "../src/spec/fields.js";
 
 const db = new Database(":memory:");
@@ -107,11 +106,12 @@ describe("mobile notspots", () => {
 });
 
 describe("postcode display form", () => {
-  it("matches the postcode package's normalised form", () => {
+  it("in SQL and in TypeScript, matches the postcode package's normalised form", () => {
     for (const p of ["SW1A 2AA", "B1 1AA", "B10 1AA", "M1 1AE", "CR2 6XH", "DN55 1PT", "W1A 0AX", "EC1A 1BB", "CF10 1AA"]) {
       const n = normalisePostcode(p);
       if (!n.ok) throw new Error(p);
       expect(db.prepare(`SELECT ${displayPostcodeSql("p")} FROM (SELECT ? AS p)`).pluck().get(n.compact)).toBe(n.display);
+      expect(displayPostcode(n.compact)).toBe(n.display);
     }
   });
 });

@@ -1,5 +1,6 @@
 // The simulator over real loopback HTTP: bodies against schemas derived from the spec, determinism,
 // postcode handling, the gateway (keys, rate limit, quota, unknown paths), every fault, counters.
+import { squeezePostcode } from "../src/spec/postcode.js";
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -30,7 +31,6 @@ const known = postcodes.filter((p) => generatePostcode(SEED, p) !== null);
 const unknown = postcodes.filter((p) => generatePostcode(SEED, p) === null);
 /** Postcodes with several hundred addresses (about 1 in 100), found among more candidates. */
 const large = generatePostcodes(SEED, 1500).filter((p) => (generatePostcode(SEED, p)?.addresses.length ?? 0) > 60).slice(0, 2);
-const compact = (p: string) => p.replace(/\s+/g, "").toUpperCase();
 /** The body the dataset says a known postcode has. */
 const expected = (lookup: Lookup, dialect: Dialect, p: string) => okBodyText(lookup, dialect, generatePostcode(SEED, p)!, DEFAULT_PROVIDERS);
 
@@ -70,8 +70,8 @@ describe("200 bodies", () => {
       if (!validate(body)) invalid.push(`${lookup} ${p}: ${JSON.stringify(validate.errors?.slice(0, 2))}`);
       expect(r.text).toBe(expected(lookup, dialect, p));
       const top = (Array.isArray(body) ? body[0] : body) as { PostCode: string; Count?: number; DBName?: string; Availability: { PostCode: string }[] };
-      expect(top.PostCode).toBe(compact(p));
-      expect(new Set(top.Availability.map((a) => a.PostCode))).toEqual(new Set([compact(p)]));
+      expect(top.PostCode).toBe(squeezePostcode(p));
+      expect(new Set(top.Availability.map((a) => a.PostCode))).toEqual(new Set([squeezePostcode(p)]));
       if (dialect === "live" && lookup === "broadband") expect(top.Count).toBe(top.Availability.length);
       if (dialect === "live" && lookup === "mobile") expect(top.DBName).toBe(LIVE_DB_NAME);
       sizes += top.Availability.length;
@@ -185,7 +185,7 @@ describe("the path postcode", () => {
     for (const lookup of LOOKUPS) {
       expectJson(await get(live.url, lookupPath(lookup, p)), 404, { PostCode: p, Error: NOT_FOUND_MESSAGE });
       expectJson(await get(live.url, lookupPath(lookup, lower)), 404, { PostCode: lower, Error: NOT_FOUND_MESSAGE });
-      expectJson(await get(spec.url, lookupPath(lookup, lower)), 404, { PostCode: compact(p), ErrorMessage: NOT_FOUND_MESSAGE });
+      expectJson(await get(spec.url, lookupPath(lookup, lower)), 404, { PostCode: squeezePostcode(p), ErrorMessage: NOT_FOUND_MESSAGE });
       expect(coverageSchemas("spec").notFound(json(await get(spec.url, lookupPath(lookup, p))))).toBe(true);
     }
   });
@@ -234,7 +234,7 @@ describe("gateway: keys", () => {
 describe("gateway: unknown paths", () => {
   it("answers anything but the two lookups with the gateway's 404", async () => {
     const s = await sim();
-    const p = compact(known[0]!);
+    const p = squeezePostcode(known[0]!);
     const paths = ["/", "/broadband", "/broadband/coverage/", `/broadband/coverage/${p}/extra`, `/mobile/other/${p}`, `/Broadband/coverage/${p}`, `/fixed/coverage/${p}`];
     for (const path of paths) expectJson(await get(s.url, path), 404, gatewayBody(404, "Resource not found"));
     // without a key too: the gateway matches the operation first
@@ -513,6 +513,6 @@ describe("npm run simulate", () => {
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(code).toBe(1);
-    expect(stderr.trim()).toBe("simulate: --fail-rate must be a probability in [0, 1], got 2");
+    expect(stderr.trim()).toBe("error: --fail-rate must be a probability in [0, 1], got 2 (npm run simulate -- --help lists the options)");
   });
 });

@@ -5,11 +5,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { openDatabase } from "../src/store/db.js";
-import { databaseStatus, formatStatus, type DatabaseStatus } from "../src/store/status.js";
+import { databaseStatus, type DatabaseStatus } from "../src/store/status.js";
+import { formatStatus } from "../src/report/status-text.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { spawnCli } from "./helpers/child-cli.js";
 
-const KEY = "status-key-8d1f";
+const KEY = "Zr8-qW2v-K9pd";
 const env = { COVERAGE_API_KEY: KEY };
 const postcodes = generatePostcodes(5, 12);
 const unknown = postcodes.filter((p) => generatePostcode(5, p) === null).length;
@@ -21,10 +22,12 @@ beforeAll(async () => {
   db = join(d, "coverage.sqlite");
   const input = writeCsv(d, "in.csv", ["postcode", ...postcodes, "nonsense"]);
   const good = await startSimulator({ port: 0, seed: 5, key: KEY });
+  // every mobile answer a 500: an outage, which after --outage-limit stops the run (exit 3) with the postcodes pending
   const bad = await startSimulator({ port: 0, seed: 5, key: KEY, failRate: 1 });
   try {
     expect((await runIn(d, { in: input, baseUrl: good.url, lookups: "broadband" }, env)).exitCode).toBe(0);
-    expect((await runIn(d, { in: input, baseUrl: bad.url, lookups: "mobile", retries: 0 }, env)).exitCode).toBe(2);
+    // five postcodes fail one by one; the sixth 500 in a row makes it an outage, and --outage-limit 0s stops at once
+    expect((await runIn(d, { in: input, baseUrl: bad.url, lookups: "mobile", retries: 0, outageLimit: "0s" }, env)).exitCode).toBe(3);
   } finally {
     await Promise.all([good.close(), bad.close()]);
   }
@@ -44,28 +47,29 @@ describe("status", () => {
   it("lists the runs newest first with their counts, and the stored answers", () => {
     const s = status();
     expect(s.runs.map((r) => [r.id, r.state, r.exit_code])).toEqual([
-      [2, "completed", 2],
+      [2, "stopped", 3],
       [1, "completed", 0],
     ]);
     expect(s.runs[1]).toMatchObject({ input_rows: 13, postcodes: 12, rejects: 1, ok: 12 - unknown, not_found: unknown, requests: 12 });
-    expect(s.runs[0]).toMatchObject({ failed: 12, requests: 12, retries: 0 });
+    expect(s.runs[0]).toMatchObject({ failed: 5, pending: 7, retries: 0 });
+    expect(s.runs[0]!.message).toMatch(/^mobile: stopped by an API outage: the API has failed \(HTTP 500\) for 0 s, past --outage-limit; a re-run resumes$/);
     expect(s.lookups.map((l) => [l.lookup, l.status, l.postcodes])).toEqual([
       ["broadband", "not_found", unknown],
       ["broadband", "ok", 12 - unknown],
-      ["mobile", "failed", 12],
+      ["mobile", "failed", 5],
     ]);
     expect(s.postcodes).toBe(12);
     expect(s.addresses.broadband).toBeGreaterThan(0);
     expect(s.addresses.mobile).toBe(0);
-    expect(s.failures).toEqual([{ lookup: "mobile", last_error: expect.stringMatching(/^HTTP 500/), postcodes: 12 }]);
+    expect(s.failures).toEqual([{ lookup: "mobile", last_error: expect.stringMatching(/^HTTP 500/), postcodes: 5 }]);
     expect(s.lock).toBeNull();
 
     const text = formatStatus(s, db);
     expect(text).toContain("#2 ");
-    expect(text).toContain("completed, exit 2");
+    expect(text).toContain("stopped, exit 3");
     expect(text).toContain(`lookups: ok ${12 - unknown}, not found ${unknown}, failed 0, pending 0`);
-    expect(text).toContain("mobile failed: 12");
-    expect(text).toMatch(/mobile x12: HTTP 500/);
+    expect(text).toContain("mobile failed: 5");
+    expect(text).toMatch(/mobile x5: HTTP 500/);
   });
 
   it("says whether the lock's holder still runs", () => {

@@ -2,13 +2,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { answerWriter, type FinalRecord } from "../src/store/answers.js";
+import { answerWriter } from "../src/store/answers.js";
+import type { FinalRecord, OkRecord } from "../src/spec/records.js";
 import { ensureProviderColumns, openDatabase, type Db } from "../src/store/db.js";
 import { acquireLock, LockedError, releaseLock } from "../src/store/lock.js";
 import { processAlive, processIdentity } from "../src/store/process-identity.js";
 import { spawn } from "node:child_process";
 import { rowWriter } from "../src/store/run-rows.js";
-import { abandonStaleRuns, createRun } from "../src/store/runs.js";
+import { abandonStaleRuns, createRun, finishRun } from "../src/store/runs.js";
+import { zeroOutcomes } from "../src/spec/counts.js";
 import { SCHEMA_VERSION } from "../src/store/schema.js";
 import { planFetches } from "../src/plan/plan.js";
 import { finalCounts } from "../src/store/counts.js";
@@ -29,7 +31,7 @@ afterEach(() => {
 const newRun = () =>
   createRun(db, { startedAt: "2026-01-01T00:00:00.000Z", simulated: false, inputName: "x", args: {}, lookups: ["broadband", "mobile"], providers: [...DEFAULT_PROVIDERS] });
 
-const ok = (postcode: string, uprns: number[], fetchedAt = "2026-01-01T00:00:00.000Z"): FinalRecord => ({
+const ok = (postcode: string, uprns: number[], fetchedAt = "2026-01-01T00:00:00.000Z"): OkRecord => ({
   postcode,
   lookup: "broadband",
   status: "ok",
@@ -39,6 +41,17 @@ const ok = (postcode: string, uprns: number[], fetchedAt = "2026-01-01T00:00:00.
   fetchedAt,
   runId: 1,
   answer: { lookup: "broadband", dataset: null, addresses: uprns.map((u) => ({ uprn: u, address: `A ${u}`, speeds: [1, 2, 3, 4, -1, -1, 3, 4] })) },
+});
+
+const failed = (postcode: string, fetchedAt: string): FinalRecord => ({
+  postcode,
+  lookup: "broadband",
+  status: "failed",
+  httpStatus: 200,
+  attempts: 1,
+  lastError: null,
+  fetchedAt,
+  runId: 1,
 });
 
 describe("store", () => {
@@ -113,9 +126,11 @@ describe("store", () => {
     expect(columns).toHaveLength(3 + 40);
   });
 
-  it("refuses an ok record without its answer", () => {
-    const w = answerWriter(db, DEFAULT_PROVIDERS);
-    expect(() => w.write({ ...ok("AB11AA", [1]), answer: undefined })).toThrow(/without its answer/);
+  it("an ok record carries its answer (checked by the compiler: tsc fails when this line type-checks)", () => {
+    const { answer: _answer, ...base } = ok("AB11AA", [1]);
+    // @ts-expect-error an ok record without its answer is not a FinalRecord
+    const noAnswer: FinalRecord = { ...base, status: "ok" };
+    expect(noAnswer.status).toBe("ok");
   });
 
   it("plans only what is missing, failed or stale, in input order; --refresh plans everything", () => {
@@ -128,7 +143,7 @@ describe("store", () => {
     const w = answerWriter(db, DEFAULT_PROVIDERS);
     w.write(ok("AA11AA", [1], "2026-03-01T00:00:00.000Z")); // fresh
     w.write(ok("BB11BB", [2], "2025-01-01T00:00:00.000Z")); // stale
-    w.write({ ...ok("DD11DD", []), status: "failed", answer: undefined, fetchedAt: "2026-03-01T00:00:00.000Z" });
+    w.write(failed("DD11DD", "2026-03-01T00:00:00.000Z"));
     w.flush();
     const plan = planFetches(db, { runId, lookups: ["broadband", "mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated: false });
     expect(plan.postcodes).toBe(4);
@@ -180,7 +195,7 @@ describe("store", () => {
     const real = answerWriter(db, DEFAULT_PROVIDERS);
     real.write(ok("BB11BB", [2], at));
     // a real failure keeps the simulated addresses, and so their flag
-    real.write({ ...ok("AA11AA", [], at), status: "failed", answer: undefined });
+    real.write(failed("AA11AA", at));
     real.flush();
     expect(db.prepare("SELECT postcode, simulated FROM lookups ORDER BY postcode").all()).toEqual([
       { postcode: "AA11AA", simulated: 1 },
@@ -227,8 +242,11 @@ describe("store", () => {
   it("marks runs left running by a killed process as abandoned", () => {
     const a = newRun();
     const b = newRun();
-    expect(abandonStaleRuns(db, b, "later")).toBe(1);
+    finishRun(db, b, { endedAt: "t", state: "completed", exitCode: 0, message: null, counts: { ...zeroOutcomes(), inputRows: 0, postcodes: 0, rejects: 0, requests: 0, retries: 0, throttled: 0 } });
+    const stale = db.prepare("SELECT id FROM runs WHERE state = 'running'").pluck().all();
+    expect(abandonStaleRuns(db, "later")).toBe(stale.length);
     expect(db.prepare("SELECT state FROM runs WHERE id = ?").pluck().get(a)).toBe("abandoned");
-    expect(db.prepare("SELECT state FROM runs WHERE id = ?").pluck().get(b)).toBe("running");
+    expect(db.prepare("SELECT state FROM runs WHERE id = ?").pluck().get(b)).toBe("completed");
+    expect(db.prepare("SELECT COUNT(*) FROM runs WHERE state = 'running'").pluck().get()).toBe(0);
   });
 });

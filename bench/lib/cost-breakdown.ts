@@ -4,10 +4,11 @@
 // postcodes, so the figures add up against the overhead scenario's CPU per postcode.
 import { join } from "node:path";
 import { classify } from "../../src/fetch/classify.js";
-import { normalisePostcode } from "../../src/input/postcode.js";
+import { normalisePostcode } from "../../src/spec/postcode.js";
 import { generatePostcode, generatePostcodes, okBodyText } from "../../src/simulator/index.js";
 import { DEFAULT_PROVIDERS, LOOKUPS, type Lookup } from "../../src/spec/fields.js";
-import { answerWriter, type FinalRecord } from "../../src/store/answers.js";
+import { answerWriter } from "../../src/store/answers.js";
+import type { FinalRecord } from "../../src/spec/records.js";
 import { ensureProviderColumns, openDatabase } from "../../src/store/db.js";
 import { createRun } from "../../src/store/runs.js";
 import { BENCH_SEED } from "./input-file.js";

@@ -2,7 +2,7 @@
 // its migrations), one finished run whose input holds every postcode, and the simulator's
 // synthetic mobile addresses (commas, quotes, Welsh letters, formula-like text) inserted in one
 // transaction.
-import { normalisePostcode } from "../../src/input/postcode.js";
+import { normalisePostcode } from "../../src/spec/postcode.js";
 import { generatePostcode, generatePostcodes } from "../../src/simulator/index.js";
 import { DEFAULT_PROVIDERS, mobileFields } from "../../src/spec/fields.js";
 import { ensureProviderColumns, openDatabase } from "../../src/store/db.js";

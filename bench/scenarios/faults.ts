@@ -41,8 +41,9 @@ export const faults: Scenario = {
           dir: `${scratch.dir}/run-${runNo++}`,
           input,
           baseUrl: url,
-          flags: { concurrency: CONCURRENCY, timeout: timeoutS, retries: 5 },
-          deps: { backoff: BACKOFF },
+          flags: { concurrency: CONCURRENCY, retries: 5 },
+          // below --timeout's 1 s minimum: the dependency, not the flag
+          deps: { backoff: BACKOFF, timeoutMs: timeoutS * 1000 },
         });
       // Warm-up of both simulators (JIT, and each one's body cache: a cold one spends its first run
       // generating bodies), then clean and faulty runs alternating (C F F C ...) so drift hits both alike.

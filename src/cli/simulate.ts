@@ -1,79 +1,8 @@
 // npm run simulate -- [--port 8787] [options]: serve the coverage API simulator until SIGINT/SIGTERM.
 // First line on stdout is `listening <url>`, for scripts that start it with --port 0.
-import yargs from "yargs";
-import { hideBin } from "yargs/helpers";
 import { DEFAULT_PROVIDERS, parseProviders } from "../spec/fields.js";
 import { DEFAULT_KEY, startSimulator, type Simulator } from "../simulator/index.js";
-
-async function main(): Promise<number> {
-  const argv = await yargs(hideBin(process.argv))
-    .scriptName("npm run simulate --")
-    .usage("$0 [options]\n\nServes a simulated coverage API (broadband and mobile lookups, with its gateway) over HTTP.")
-    .option("port", { type: "number", default: 8787, describe: "port; 0 picks a free one" })
-    .option("host", { type: "string", default: "127.0.0.1", describe: "address to listen on" })
-    .option("seed", { type: "string", default: "1", describe: "dataset and fault seed" })
-    .option("dialect", { choices: ["live", "spec"] as const, default: "live" as const, describe: "live: as production answers; spec: as documented" })
-    .option("key", { type: "string", default: DEFAULT_KEY, describe: "subscription key required (both lookups unless --mobile-key)" })
-    .option("mobile-key", { type: "string", describe: "separate key for the mobile lookup" })
-    .option("providers", { type: "string", default: DEFAULT_PROVIDERS.join(","), describe: "mobile provider prefixes" })
-    .option("rate-limit", { type: "number", describe: "requests per minute per key and lookup (default: no limit)" })
-    .option("rate-window-ms", { type: "number", default: 60_000, hidden: true })
-    .option("quota", { type: "number", describe: "requests per key and lookup before 403 (default: no quota)" })
-    .option("fail-rate", { type: "number", default: 0, describe: "share of answers that are 500" })
-    .option("unavailable-rate", { type: "number", default: 0, describe: "share of answers that are 503" })
-    .option("latency", { type: "number", default: 0, describe: "ms added to every backend answer" })
-    .option("jitter", { type: "number", default: 0, describe: "up to this many ms more, uniform" })
-    .option("stall-rate", { type: "number", default: 0, describe: "share of requests never answered" })
-    .option("reset-rate", { type: "number", default: 0, describe: "share of answers cut off mid-body" })
-    .option("malformed-rate", { type: "number", default: 0, describe: "share of answers with a broken body" })
-    .strict()
-    .exitProcess(false)
-    .fail((msg, err) => {
-      throw new Error(msg ?? err?.message ?? "invalid arguments");
-    })
-    .parse();
-  if ((argv as { help?: boolean }).help || (argv as { version?: boolean }).version) return 0;
-
-  const simulator = await startSimulator({
-    port: argv.port,
-    host: argv.host,
-    seed: argv.seed,
-    dialect: argv.dialect,
-    key: argv.key,
-    mobileKey: argv.mobileKey,
-    providers: parseProviders(argv.providers),
-    rateLimit: argv.rateLimit,
-    rateWindowMs: argv.rateWindowMs,
-    quota: argv.quota,
-    failRate: argv.failRate,
-    unavailableRate: argv.unavailableRate,
-    latencyMs: argv.latency,
-    jitterMs: argv.jitter,
-    stallRate: argv.stallRate,
-    resetRate: argv.resetRate,
-    malformedRate: argv.malformedRate,
-  });
-  console.log(`listening ${simulator.url}`);
-  // Never echo the keys: say only whether they are the default.
-  console.log(
-    `dialect ${argv.dialect}, seed ${argv.seed}, key ${argv.key === DEFAULT_KEY ? "default" : "custom"}` +
-      `${argv.mobileKey ? ", separate mobile key" : ""}; Ctrl-C stops`,
-  );
-  await untilSignal(simulator);
-  return 0;
-}
-
-function untilSignal(simulator: Simulator): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      void simulator.close().then(resolve);
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
-}
+import { runCli, UsageError } from "./run-cli.js";
 
 /** Option checks name the option as code spells it; a user typed the flag. */
 const FLAGS: Record<string, string> = {
@@ -93,13 +22,73 @@ const FLAGS: Record<string, string> = {
   jitterMs: "--jitter",
 };
 
-main().then(
-  (code) => {
-    process.exitCode = code;
+runCli({
+  name: "simulate",
+  usage: "$0 [options]\n\nServes a simulated coverage API (broadband and mobile lookups, with its gateway) over HTTP.",
+  options: (y) =>
+    y
+      .option("port", { type: "number", default: 8787, describe: "port; 0 picks a free one" })
+      .option("host", { type: "string", default: "127.0.0.1", describe: "address to listen on" })
+      .option("seed", { type: "string", default: "1", describe: "dataset and fault seed" })
+      .option("dialect", { choices: ["live", "spec"] as const, default: "live" as const, describe: "live: as production answers; spec: as documented" })
+      .option("key", { type: "string", default: DEFAULT_KEY, describe: "subscription key required (both lookups unless --mobile-key)" })
+      .option("mobile-key", { type: "string", describe: "separate key for the mobile lookup" })
+      .option("providers", { type: "string", default: DEFAULT_PROVIDERS.join(","), describe: "mobile provider prefixes" })
+      .option("rate-limit", { type: "number", describe: "requests per minute per key and lookup (default: no limit)" })
+      .option("rate-window-ms", { type: "number", default: 60_000, hidden: true })
+      .option("quota", { type: "number", describe: "requests per key and lookup before 403 (default: no quota)" })
+      .option("fail-rate", { type: "number", default: 0, describe: "share of answers that are 500" })
+      .option("unavailable-rate", { type: "number", default: 0, describe: "share of answers that are 503" })
+      .option("latency", { type: "number", default: 0, describe: "ms added to every backend answer" })
+      .option("jitter", { type: "number", default: 0, describe: "up to this many ms more, uniform" })
+      .option("stall-rate", { type: "number", default: 0, describe: "share of requests never answered" })
+      .option("reset-rate", { type: "number", default: 0, describe: "share of answers cut off mid-body" })
+      .option("malformed-rate", { type: "number", default: 0, describe: "share of answers with a broken body" }),
+  run: async (argv) => {
+    let simulator: Simulator;
+    try {
+      simulator = await startSimulator({
+        port: argv.port,
+        host: argv.host,
+        seed: argv.seed,
+        dialect: argv.dialect,
+        key: argv.key,
+        mobileKey: argv.mobileKey,
+        providers: parseProviders(argv.providers),
+        rateLimit: argv.rateLimit,
+        rateWindowMs: argv.rateWindowMs,
+        quota: argv.quota,
+        failRate: argv.failRate,
+        unavailableRate: argv.unavailableRate,
+        latencyMs: argv.latency,
+        jitterMs: argv.jitter,
+        stallRate: argv.stallRate,
+        resetRate: argv.resetRate,
+        malformedRate: argv.malformedRate,
+      });
+      console.log(`listening ${simulator.url}`);
+      // Never echo the keys: say only whether they are the default.
+      console.log(
+        `dialect ${argv.dialect}, seed ${argv.seed}, key ${argv.key === DEFAULT_KEY ? "default" : "custom"}` +
+          `${argv.mobileKey ? ", separate mobile key" : ""}; Ctrl-C stops`,
+      );
+    } catch (err) {
+      // The simulator's checks name options as code spells them; a user typed the flag.
+      throw new UsageError((err as Error).message.replace(/^(\w+)(?= )/, (name) => FLAGS[name] ?? name));
+    }
+    await untilSignal(simulator);
+    return 0;
   },
-  (err: unknown) => {
-    const message = (err as Error).message.replace(/^(\w+)(?= )/, (name) => FLAGS[name] ?? name);
-    console.error(`simulate: ${message}`);
-    process.exitCode = 1;
-  },
-);
+});
+
+function untilSignal(simulator: Simulator): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      void simulator.close().then(resolve);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}

@@ -1,51 +1,38 @@
-// npm run status -- [--db PATH]: the last runs and what the database holds.
+// npm run status -- [--db PATH]: the last runs (a running one with its progress and ETA) and what the database holds.
 import { existsSync } from "node:fs";
-import yargs from "yargs";
-import { hideBin } from "yargs/helpers";
-import { openDatabase } from "../store/db.js";
-import { databaseStatus, formatStatus } from "../store/status.js";
+import { openReadOnly } from "../store/read-only.js";
+import { databaseStatus } from "../store/status.js";
+import { formatStatus } from "../report/status-text.js";
+import { runningProgress, formatRunningProgress } from "./running-progress.js";
+import { CliError, runCli, UsageError } from "./run-cli.js";
 
-function main(): number {
-  let argv: { db: string; runs: number; json: boolean };
-  try {
-    argv = yargs(hideBin(process.argv))
-      .scriptName("npm run status --")
-      .usage("$0 [--db PATH]\n\nPrints the last runs recorded in the database and what it holds.")
+runCli({
+  name: "status",
+  usage: "$0 [--db PATH]\n\nPrints the last runs recorded in the database and what it holds.",
+  options: (y) =>
+    y
       .option("db", { type: "string", default: "output/coverage.sqlite", describe: "SQLite database" })
-      .option("runs", { type: "number", default: 10, describe: "how many recent runs to list" })
-      .option("json", { type: "boolean", default: false, describe: "print JSON" })
-      .strict()
-      .exitProcess(false)
-      .fail((msg, err) => {
-        throw new Error(msg ?? err?.message ?? "invalid arguments");
-      })
-      .parseSync();
-  } catch (err) {
-    process.stderr.write(`error: ${(err as Error).message}\n(npm run status -- --help lists the options)\n`);
-    return 1;
-  }
-  if ((argv as { help?: boolean }).help) return 0;
-  if (!Number.isInteger(argv.runs) || argv.runs < 1) {
-    process.stderr.write(`error: --runs: expected a whole number >= 1, got ${argv.runs}\n`);
-    return 1;
-  }
-  if (!existsSync(argv.db)) {
-    process.stderr.write(`error: no database at ${argv.db} (run a batch first, or give --db PATH)\n`);
-    return 1;
-  }
-  try {
-    const db = openDatabase(argv.db, { readonly: true });
+      .option("runs", { type: "string", default: "10", describe: "how many recent runs to list" })
+      .option("json", { type: "boolean", default: false, describe: "print JSON" }),
+  run: (argv) => {
+    if (!/^[1-9]\d{0,5}$/.test(argv.runs)) throw new UsageError(`--runs: expected a whole number >= 1, got ${JSON.stringify(argv.runs)}`);
+    if (!existsSync(argv.db)) throw new CliError(`no database at ${argv.db} (run a batch first, or give --db PATH)`);
+    let reader;
     try {
-      const status = databaseStatus(db, argv.runs);
-      process.stdout.write(argv.json ? JSON.stringify(status, null, 2) + "\n" : formatStatus(status, argv.db));
-    } finally {
-      db.close();
+      reader = openReadOnly(argv.db);
+    } catch (err) {
+      throw new CliError((err as Error).message);
     }
-  } catch (err) {
-    process.stderr.write(`error: ${argv.db}: ${(err as Error).message}\n`);
-    return 1;
-  }
-  return 0;
-}
-
-process.exitCode = main();
+    try {
+      const status = databaseStatus(reader.db, Number(argv.runs));
+      const running = runningProgress(reader.db, Date.now());
+      if (argv.json) process.stdout.write(JSON.stringify({ ...status, running }, null, 2) + "\n");
+      else process.stdout.write(formatStatus(status, argv.db) + formatRunningProgress(running));
+    } catch (err) {
+      throw new CliError(`${argv.db}: ${(err as Error).message}`);
+    } finally {
+      reader.close();
+    }
+    return 0;
+  },
+});

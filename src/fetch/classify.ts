@@ -1,9 +1,9 @@
 // What one HTTP answer means for the batch. Pure: status, headers and body in, an Outcome out.
-// Covers the documented API (../shared/spec/coverage-api.md) and the live service and its gateway
-// (../shared/spec/live-service-notes.md), whose error bodies differ.
+// Covers the documented API and the live service and its gateway, whose error bodies differ.
 import type { ClassifyInput, Outcome } from "./outcome.js";
 import { parseRetryAfter } from "./retry-after.js";
-import { cut, isObject, quote, redactKeys, validateBody } from "./validate-body.js";
+import { squeezePostcode } from "../spec/postcode.js";
+import { cut, isObject, quote, validateBody } from "./validate-body.js";
 
 /** Error texts from the service are sentences, not snippets; still bounded for the log. */
 const MAX_TEXT = 200;
@@ -14,25 +14,39 @@ const TRY_AGAIN = /try again in (\d+(?:\.\d+)?) seconds?/i;
 
 export function classify(input: ClassifyInput): Outcome {
   const { status } = input;
+  // Every text taken from a body comes from its redacted form: a key it echoes is masked before
+  // anything is cut. A valid answer is read as sent.
+  const redacted = input.redact ? input.redact(input.body) : input.body;
   if (status === 200) {
     const check = validateBody(input.lookup, input.body, input.requested, input.providers);
     if (check.ok) return { kind: "ok", answer: check.answer };
-    return check.providers ? { kind: "misconfigured", message: check.message } : { kind: "retryable", message: check.message };
+    const safe = redacted === input.body ? check : validateBody(input.lookup, redacted, input.requested, input.providers);
+    const message = safe.ok ? "the body of this answer quoted the key" : safe.message;
+    return check.providers ? { kind: "misconfigured", message } : { kind: "retryable", message };
   }
 
-  const error = readErrorBody(input.body);
+  const error = readErrorBody(redacted);
   const http = error.message === null ? `HTTP ${status} ${error.summary}` : `HTTP ${status}: ${error.message}`;
 
   if (status === 404) {
     // Only the service's own not-found body proves the postcode is unknown; the gateway's 404 (or an
     // HTML page) means the URL points somewhere else, and every postcode would "not exist".
     const notFound = error.json && typeof error.json.PostCode === "string" ? notFoundText(error.json) : null;
+    // A not-found answer about another postcode says nothing about this one: a body that breaks the spec.
+    if (notFound !== null && squeezePostcode(error.json!.PostCode as string) !== squeezePostcode(input.requested))
+      return { kind: "retryable", message: `HTTP 404 not-found body names another postcode ${quote(error.json!.PostCode as string)}` };
     if (notFound !== null) return { kind: "not_found", message: notFound };
     // The service's own not-found body, broken (cut, invalid JSON, a required field missing), is a
     // body that breaks the spec: retried like any other, not taken for a wrong base URL.
-    if (brokenNotFound(input.body, error.json))
+    if (brokenNotFound(redacted, error.json))
       return { kind: "retryable", message: `HTTP 404 with a not-found body that breaks the spec ${error.summary}` };
     return { kind: "misconfigured", message: `the API answered 404 without a postcode-not-found body: check the base URL (${http})` };
+  }
+  // The API never redirects: a 3xx means the base URL points at something else (http for https, a moved host).
+  if (status >= 300 && status <= 399) {
+    const location = header(input.headers, "location");
+    const to = typeof location === "string" ? ` to ${cut(location, 100)}` : "";
+    return { kind: "misconfigured", message: `the API answered ${status} (a redirect${to}): check the base URL` };
   }
   if (status === 401) return { kind: "auth", message: error.message ?? http };
   if (status === 403) {
@@ -79,7 +93,7 @@ function readErrorBody(body: string): ErrorBody {
         break;
       }
     }
-  return { json, message, summary: `(body starts with ${redactKeys(quote(trimmed))})` };
+  return { json, message, summary: `(body starts with ${quote(trimmed)})` };
 }
 
 /** The not-found text of a 404 body (spec: ErrorMessage, live: Error), or null if it has none. */
@@ -112,7 +126,7 @@ function header(headers: ClassifyInput["headers"], name: string): string | strin
   return undefined;
 }
 
-/** One line, bounded, with anything key-like blanked: these texts end up in logs and the store. */
+/** One line, bounded (the body was redacted before): these texts end up in logs and the store. */
 function clean(text: string): string {
-  return cut(redactKeys(text.replace(/\s+/g, " ").trim()), MAX_TEXT);
+  return cut(text.replace(/\s+/g, " ").trim(), MAX_TEXT);
 }

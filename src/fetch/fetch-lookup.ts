@@ -1,14 +1,16 @@
-// Fetches one lookup for a list of postcodes: a bounded pool (p-limit), the pacer, classification of each
-// answer, retry with backoff, and the final record handed to the store.
-import pLimit from "p-limit";
+// Fetches one lookup for a list of postcodes: `concurrency` workers over one shared list, each
+// attempt paced, classified, judged by decide() and the outage monitor, and its final record handed
+// to the store. Decisions live in decide.ts and outage.ts; this file only carries them out.
 import type { Lookup } from "../spec/fields.js";
 import { API_KEY_HEADER, lookupPath } from "../spec/types.js";
-import type { FinalRecord } from "../store/answers.js";
-import { backoffDelay, type BackoffPolicy } from "./backoff.js";
+import type { FinalRecord } from "../spec/records.js";
+import type { BackoffPolicy } from "./backoff.js";
 import type { RequestBudget } from "./budget.js";
 import { classify } from "./classify.js";
 import type { Clock } from "./clock.js";
+import { decide, type AttemptState } from "./decide.js";
 import { NetworkError, type HttpClient } from "./http-client.js";
+import { DEFAULT_OUTAGE_THRESHOLDS, OutageMonitor, type FailureSignature } from "./outage.js";
 import type { Outcome } from "./outcome.js";
 import type { Pacer } from "./pacer.js";
 import type { StopControl } from "./stop.js";
@@ -20,12 +22,10 @@ export interface FetchStats {
   ok: number;
   notFound: number;
   failed: number;
-  /** postcodes left without a final answer (stopped early) */
-  unfinished: number;
 }
 
 export function emptyStats(): FetchStats {
-  return { requests: 0, retries: 0, throttled: 0, ok: 0, notFound: 0, failed: 0, unfinished: 0 };
+  return { requests: 0, retries: 0, throttled: 0, ok: 0, notFound: 0, failed: 0 };
 }
 
 export interface LookupFetchOptions {
@@ -36,6 +36,8 @@ export interface LookupFetchOptions {
   concurrency: number;
   retries: number;
   backoff: BackoffPolicy;
+  /** how long the API may stay down before the lookup stops (ms) */
+  outageLimitMs: number;
   runId: number;
   http: HttpClient;
   pacer: Pacer;
@@ -44,144 +46,217 @@ export interface LookupFetchOptions {
   budget: RequestBudget;
   stop: StopControl;
   stats: FetchStats;
+  /** masks keys in answer bodies before any text of them is kept */
+  redact: (text: string) => string;
   onFinal: (record: FinalRecord) => void;
-  /** a note for the log: retries and waits, never keys */
-  onEvent?: (event: { level: "info" | "warn"; message: string }) => void;
+  /** a note for the log: retries at debug, outages at warn; never keys */
+  onEvent?: (event: { level: "debug" | "warn"; message: string }) => void;
 }
 
-/** The key, wherever it appears in `text`, replaced by ***. */
-export function maskKey(text: string, key: string): string {
-  return key.length > 0 && text.includes(key) ? text.split(key).join("***") : text;
+/** One attempt's result as the loop needs it. */
+interface Attempt {
+  outcome: Outcome;
+  httpStatus: number | null;
+  failure: FailureSignature | null;
 }
-
-/** A postcode answered 429 this many times in a row fails, so a stuck limiter cannot spin forever. */
-const MAX_THROTTLES_PER_POSTCODE = 50;
 
 export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOptions): Promise<void> {
   const schedule = o.stop.signalFor(o.lookup);
   const headers = { [API_KEY_HEADER]: o.key };
   const base = o.baseUrl.href.replace(/\/+$/, "");
+  const monitor = new OutageMonitor({ ...DEFAULT_OUTAGE_THRESHOLDS, url: o.baseUrl.href });
+  const outage = new OutageGate(o, monitor);
+  const policy = { retries: o.retries, backoff: o.backoff, random: o.random };
+
+  async function send(url: URL, postcode: string): Promise<Attempt | null> {
+    try {
+      const res = await o.http.get(url, headers, o.stop.inFlightSignal);
+      const outcome = classify({
+        lookup: o.lookup,
+        requested: postcode,
+        providers: o.providers,
+        status: res.status,
+        headers: res.headers,
+        body: res.body,
+        now: o.clock.now(),
+        redact: o.redact,
+      });
+      return { outcome, httpStatus: res.status, failure: signatureOf(res.status, outcome) };
+    } catch (err) {
+      if (!(err instanceof NetworkError)) throw err;
+      if (o.stop.inFlightSignal.aborted) return null;
+      const message = o.redact(err.message);
+      const wrongAddress = err.failure === "refused" || err.failure === "dns" || err.failure === "tls";
+      return { outcome: { kind: "retryable", message }, httpStatus: null, failure: { what: err.failure, group: "network", wrongAddress, throttled: false } };
+    }
+  }
 
   async function one(postcode: string): Promise<void> {
+    const state: AttemptState = { retriesUsed: 0, throttles: 0 };
     let attempts = 0;
-    let retriesUsed = 0;
-    let throttles = 0;
     let lastStatus: number | null = null;
     let lastError: string | null = null;
     const url = new URL(base + lookupPath(o.lookup, postcode));
-    const final = (status: FinalRecord["status"], extra: Partial<FinalRecord> = {}) =>
-      o.onFinal({
-        postcode,
-        lookup: o.lookup,
-        status,
-        httpStatus: lastStatus,
-        attempts,
-        lastError,
-        fetchedAt: new Date(o.clock.now()).toISOString(),
-        runId: o.runId,
-        ...extra,
-      });
 
     for (;;) {
-      if (schedule.aborted || !(await o.pacer.acquire(schedule))) break;
-      if (!o.budget.take()) {
-        o.stop.stopAll({ kind: "max_requests", limit: o.budget.limit ?? 0 });
-        break;
-      }
-      attempts++;
-      o.stats.requests++;
-      let outcome: Outcome;
+      const turn = await outage.turn(schedule);
+      if (turn === "stopped") return;
+      let attempt: Attempt | null;
       try {
-        const res = await o.http.get(url, headers, o.stop.inFlightSignal);
-        lastStatus = res.status;
-        outcome = classify({
-          lookup: o.lookup,
-          requested: postcode,
-          providers: o.providers,
-          status: res.status,
-          headers: res.headers,
-          body: res.body,
-          now: o.clock.now(),
+        if (schedule.aborted || !(await o.pacer.acquire(schedule))) return;
+        if (!o.budget.take()) {
+          o.stop.stopAll({ kind: "max_requests", limit: o.budget.limit ?? 0 });
+          return;
+        }
+        attempts++;
+        o.stats.requests++;
+        attempt = await send(url, postcode);
+        if (attempt === null) return;
+        lastStatus = attempt.httpStatus;
+        const health = monitor.record(postcode, attempt.failure, o.clock.now());
+        if (attempt.outcome.kind === "throttled" && attempt.outcome.retryAfterMs !== null) outage.retryAfterMs = attempt.outcome.retryAfterMs;
+        const decision = decide(o.lookup, attempt.outcome, state, health, policy);
+        switch (decision.kind) {
+          case "final":
+            lastError = decision.lastError;
+            if (decision.status === "ok") o.pacer.succeeded();
+            o.stats[decision.status === "ok" ? "ok" : decision.status === "not_found" ? "notFound" : "failed"]++;
+            {
+              const base = { postcode, lookup: o.lookup, httpStatus: lastStatus, attempts, lastError, fetchedAt: new Date(o.clock.now()).toISOString(), runId: o.runId };
+              // Only an ok outcome is judged final "ok": the record then carries its answer by type.
+              o.onFinal(
+                attempt.outcome.kind === "ok"
+                  ? { ...base, status: "ok", answer: attempt.outcome.answer }
+                  : { ...base, status: decision.status === "ok" ? "failed" : decision.status },
+              );
+            }
+            return;
+          case "stop":
+            if (decision.scope === "all") o.stop.stopAll(decision.reason);
+            else o.stop.stopLookup(decision.reason);
+            return;
+          case "wait":
+            lastError = decision.lastError;
+            state.throttles++;
+            o.stats.throttled++;
+            o.pacer.throttled(o.clock.now() + decision.waitMs);
+            o.onEvent?.({ level: "debug", message: `${o.lookup}: 429 from the server, pausing ${Math.ceil(decision.waitMs / 1000)} s` });
+            continue;
+          case "hold":
+            lastError = decision.lastError;
+            if (attempt.outcome.kind === "throttled") o.stats.throttled++;
+            continue;
+          case "retry":
+            lastError = decision.lastError;
+            state.retriesUsed++;
+            o.stats.retries++;
+            o.onEvent?.({
+              level: "debug",
+              message: `${o.lookup} ${postcode}: ${decision.lastError}; retry ${state.retriesUsed} in ${decision.afterMs} ms`,
+            });
+            await o.clock.sleep(decision.afterMs, schedule);
+            continue;
+        }
+      } finally {
+        if (turn === "probe") outage.probed();
+      }
+    }
+  }
+
+  // One pool: `concurrency` workers take the next postcode from one shared iterator, so 100,000
+  // postcodes queue no more work than 100 do.
+  const next = postcodes[Symbol.iterator]();
+  const worker = async () => {
+    for (let r = next.next(); !r.done && !schedule.aborted; r = next.next()) await one(r.value);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, postcodes.length)) }, worker));
+}
+
+/** How an attempt failed, when the failure may be the API's as a whole (5xx, 408, 429). */
+function signatureOf(status: number, outcome: Outcome): FailureSignature | null {
+  if (outcome.kind === "throttled") return { what: "HTTP 429", group: "HTTP 429", wrongAddress: false, throttled: true };
+  if (outcome.kind === "retryable" && (status === 408 || status >= 500))
+    return { what: `HTTP ${status}`, group: `HTTP ${status}`, wrongAddress: false, throttled: false };
+  return null;
+}
+
+/**
+ * During an outage nobody sends but one probe at a time, after a growing pause (Retry-After when
+ * the API gave one); the rest wait and spend nothing. Past --outage-limit the lookup stops.
+ */
+class OutageGate {
+  private probing = false;
+  private probes = 0;
+  private waiters: (() => void)[] = [];
+  private announced: number | null = null;
+  retryAfterMs: number | null = null;
+
+  constructor(
+    private readonly o: LookupFetchOptions,
+    private readonly monitor: OutageMonitor,
+  ) {}
+
+  /** "go" in health, "probe" for the one request an outage allows, "stopped" when the lookup ends. */
+  async turn(signal: AbortSignal): Promise<"go" | "probe" | "stopped"> {
+    for (;;) {
+      if (signal.aborted) return "stopped";
+      const health = this.monitor.health;
+      if (health.kind !== "outage") {
+        if (this.announced !== null) {
+          this.o.onEvent?.({ level: "warn", message: `${this.o.lookup}: the API answers again after ${seconds(this.o.clock.now() - this.announced)}` });
+          this.announced = null;
+          this.probes = 0;
+          this.retryAfterMs = null;
+        }
+        return "go";
+      }
+      if (this.announced === null) {
+        this.announced = health.since;
+        this.o.onEvent?.({
+          level: "warn",
+          message: `${this.o.lookup}: the API fails as a whole (${health.what} on consecutive attempts across postcodes): pausing, probing one request at a time for up to ${seconds(this.o.outageLimitMs)}`,
         });
-        // A body may echo the key (a gateway or proxy quoting the request); its text is stored and logged.
-        if ("message" in outcome) outcome = { ...outcome, message: maskKey(outcome.message, o.key) };
-      } catch (err) {
-        if (!(err instanceof NetworkError)) throw err;
-        if (o.stop.inFlightSignal.aborted) break;
-        lastStatus = null;
-        outcome = { kind: "retryable", message: err.message };
       }
-
-      switch (outcome.kind) {
-        case "ok":
-          lastError = null;
-          o.pacer.succeeded();
-          o.stats.ok++;
-          final("ok", { answer: outcome.answer });
-          return;
-        case "not_found":
-          lastError = null;
-          o.stats.notFound++;
-          final("not_found");
-          return;
-        case "auth":
-        case "misconfigured":
-          o.stop.stopAll({ kind: outcome.kind, lookup: o.lookup, message: outcome.message });
-          break;
-        case "quota":
-          o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: outcome.message });
-          break;
-        case "throttled": {
-          o.stats.throttled++;
-          throttles++;
-          lastError = outcome.message;
-          if (throttles >= MAX_THROTTLES_PER_POSTCODE) {
-            o.stats.failed++;
-            final("failed", { lastError: `answered 429 ${throttles} times: ${outcome.message}` });
-            return;
-          }
-          const wait = outcome.retryAfterMs ?? backoffDelay(throttles - 1, o.backoff, o.random);
-          o.pacer.throttled(o.clock.now() + wait);
-          o.onEvent?.({ level: "info", message: `${o.lookup}: 429 from the server, pausing ${Math.ceil(wait / 1000)} s` });
-          continue;
-        }
-        case "final_error":
-          lastError = outcome.message;
-          o.stats.failed++;
-          final("failed");
-          return;
-        case "retryable": {
-          lastError = outcome.message;
-          if (retriesUsed >= o.retries) {
-            o.stats.failed++;
-            final("failed");
-            return;
-          }
-          const delay = backoffDelay(retriesUsed, o.backoff, o.random);
-          retriesUsed++;
-          o.stats.retries++;
-          o.onEvent?.({ level: "info", message: `${o.lookup} ${postcode}: ${outcome.message}; retry ${retriesUsed} in ${delay} ms` });
-          await o.clock.sleep(delay, schedule);
-          continue;
-        }
+      const left = health.since + this.o.outageLimitMs - this.o.clock.now();
+      if (left <= 0) {
+        this.o.stop.stopLookup({
+          kind: "outage",
+          lookup: this.o.lookup,
+          message: `the API has failed (${health.what}) for ${seconds(this.o.clock.now() - health.since)}, past --outage-limit; a re-run resumes`,
+        });
+        this.wake();
+        return "stopped";
       }
-      break;
+      if (this.probing) {
+        await new Promise<void>((resolve) => {
+          this.waiters.push(resolve);
+          signal.addEventListener("abort", () => resolve(), { once: true });
+        });
+        continue;
+      }
+      this.probing = true;
+      const pause = Math.max(this.retryAfterMs ?? 0, Math.min(this.o.backoff.capMs, this.o.backoff.baseMs * 2 ** Math.min(this.probes, 30)));
+      this.probes++;
+      await this.o.clock.sleep(Math.min(pause, left), signal);
+      if (this.o.clock.now() >= health.since + this.o.outageLimitMs) {
+        this.probing = false;
+        continue; // the next round stops the lookup
+      }
+      return "probe";
     }
-    o.stats.unfinished++;
   }
 
-  // The pool (p-limit) runs `concurrency` at once; postcodes are handed to it only as it frees up,
-  // so 100,000 postcodes queue no more tasks than 100 do.
-  const limit = pLimit(o.concurrency);
-  const running = new Set<Promise<void>>();
-  for (const postcode of postcodes) {
-    if (schedule.aborted) {
-      o.stats.unfinished++;
-      continue;
-    }
-    const task: Promise<void> = limit(() => one(postcode)).finally(() => running.delete(task));
-    running.add(task);
-    if (running.size >= o.concurrency) await Promise.race(running);
+  /** The probe's answer is in (the monitor has it): let the others look again. */
+  probed(): void {
+    this.probing = false;
+    this.wake();
   }
-  await Promise.all(running);
+
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w();
+  }
+}
+
+function seconds(ms: number): string {
+  return ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`;
 }

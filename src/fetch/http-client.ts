@@ -9,14 +9,31 @@ export interface HttpResponse {
   body: string;
 }
 
+/** What kind of transport failure: refused/dns/tls before any success point at a wrong --base-url. */
+export type NetworkFailure = "refused" | "dns" | "tls" | "timeout" | "reset" | "too_large" | "aborted" | "other";
+
 /** A request that got no complete answer: refused, reset, timed out, too large. Retryable. */
-export class NetworkError extends Error {}
+export class NetworkError extends Error {
+  constructor(
+    message: string,
+    readonly failure: NetworkFailure = "other",
+  ) {
+    super(message);
+  }
+}
 
 export interface HttpClientOptions {
   maxSockets: number;
   timeoutMs: number;
   maxBodyBytes: number;
+  /** the request timer; tests pass their own so no test waits out a real timeout */
+  setTimer?: (fire: () => void, ms: number) => () => void;
 }
+
+const realTimer = (fire: () => void, ms: number) => {
+  const t = setTimeout(fire, ms);
+  return () => clearTimeout(t);
+};
 
 export interface HttpClient {
   get(url: URL, headers: Record<string, string>, signal?: AbortSignal): Promise<HttpResponse>;
@@ -33,17 +50,17 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const where = `${url.pathname}`;
     return new Promise<HttpResponse>((resolve, reject) => {
       let settled = false;
-      const onAbort = () => fail(`aborted ${where}`);
+      const onAbort = () => fail(`aborted ${where}`, "aborted");
       const finish = () => {
         settled = true;
-        clearTimeout(timer);
+        cancelTimer();
         signal?.removeEventListener("abort", onAbort);
       };
-      const fail = (message: string) => {
+      const fail = (message: string, failure: NetworkFailure = "other") => {
         if (settled) return;
         finish();
         req.destroy();
-        reject(new NetworkError(message));
+        reject(new NetworkError(message, failure));
       };
       const req = (isHttps ? https : http).request(
         url,
@@ -52,13 +69,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           const tooLarge = `response body exceeds the ${options.maxBodyBytes}-byte limit for ${where}`;
           // A body announced as too large is refused before a byte of it is read.
           const declared = Number(res.headers["content-length"]);
-          if (declared > options.maxBodyBytes) return fail(`${tooLarge} (Content-Length ${declared})`);
+          if (declared > options.maxBodyBytes) return fail(`${tooLarge} (Content-Length ${declared})`, "too_large");
           const chunks: Buffer[] = [];
           let size = 0;
           res.on("data", (chunk: Buffer) => {
             size += chunk.length;
             if (size > options.maxBodyBytes) {
-              fail(tooLarge);
+              fail(tooLarge, "too_large");
               return;
             }
             chunks.push(chunk);
@@ -66,17 +83,20 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           res.on("end", () => {
             if (settled) return;
             // 'end' can follow an aborted socket; only a complete message counts.
-            if (!res.complete) return fail(`connection closed mid-body for ${where}`);
+            if (!res.complete) return fail(`connection closed mid-body for ${where}`, "reset");
             finish();
             resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") });
           });
-          res.on("aborted", () => fail(`connection closed mid-body for ${where}`));
-          res.on("error", (err) => fail(`${describe(err)} while reading ${where}`));
+          res.on("aborted", () => fail(`connection closed mid-body for ${where}`, "reset"));
+          res.on("error", (err) => fail(`${describe(err)} while reading ${where}`, failureOf(err)));
         },
       );
-      const timer = setTimeout(() => fail(`no complete answer within ${options.timeoutMs} ms for ${where}`), options.timeoutMs);
-      req.on("error", (err) => fail(`${describe(err)} for ${where}`));
-      if (signal?.aborted) fail(`aborted ${where}`);
+      const cancelTimer = (options.setTimer ?? realTimer)(
+        () => fail(`no complete answer within ${options.timeoutMs} ms for ${where}`, "timeout"),
+        options.timeoutMs,
+      );
+      req.on("error", (err) => fail(`${describe(err)} for ${where}`, failureOf(err)));
+      if (signal?.aborted) fail(`aborted ${where}`, "aborted");
       else signal?.addEventListener("abort", onAbort, { once: true });
       req.end();
     });
@@ -97,4 +117,13 @@ function describe(err: Error): string {
   if (code === "ECONNREFUSED") return "connection refused";
   if (code === "EPIPE") return "connection broken";
   return code ? `${code} ${err.message}` : err.message;
+}
+
+function failureOf(err: Error): NetworkFailure {
+  const code = (err as NodeJS.ErrnoException).code ?? "";
+  if (code === "ECONNREFUSED") return "refused";
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "dns";
+  if (code === "ECONNRESET" || code === "EPIPE") return "reset";
+  if (/CERT|SSL|TLS|SELF_SIGNED|ERR_SSL/.test(code) || /certificate|ssl|tls/i.test(err.message)) return "tls";
+  return "other";
 }

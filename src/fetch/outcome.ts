@@ -1,23 +1,8 @@
 // What one HTTP answer means for the batch: the output of the pure classifier.
 import type { Lookup } from "../spec/fields.js";
+import type { Answer } from "../spec/records.js";
 
-/** One broadband address; `speeds` follows SPEED_FIELDS order, null where the API gave no value. */
-export interface BroadbandAddress {
-  uprn: number;
-  address: string;
-  speeds: (number | null)[];
-}
-
-/** One mobile address; `ratings` follows mobileFields(providers) order. */
-export interface MobileAddress {
-  uprn: number;
-  address: string;
-  ratings: number[];
-}
-
-export type Answer =
-  | { lookup: "broadband"; addresses: BroadbandAddress[]; dataset: string | null }
-  | { lookup: "mobile"; addresses: MobileAddress[]; dataset: string | null };
+export type { Answer, BroadbandAddress, MobileAddress } from "../spec/records.js";
 
 export type Outcome =
   /** 200 with a valid body. */
@@ -48,4 +33,6 @@ export interface ClassifyInput {
   body: string;
   /** ms since epoch, for an HTTP-date Retry-After */
   now: number;
+  /** masks keys (and pieces of them) in the body before any text of it is taken */
+  redact?: (text: string) => string;
 }

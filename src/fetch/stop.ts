@@ -8,7 +8,11 @@ export type StopReason =
   | { kind: "misconfigured"; lookup: Lookup; message: string }
   | { kind: "quota"; lookup: Lookup; message: string }
   | { kind: "max_requests"; limit: number }
-  | { kind: "signal"; signal: "SIGINT" | "SIGTERM" };
+  /** refused, DNS, TLS or a redirect before any success: the address is wrong */
+  | { kind: "unreachable"; lookup: Lookup; message: string }
+  /** the API stayed down longer than --outage-limit */
+  | { kind: "outage"; lookup: Lookup; message: string }
+  | { kind: "signal"; signal: "SIGINT" | "SIGTERM" | "SIGHUP" };
 
 export class StopControl {
   private readonly all = new AbortController();
@@ -47,7 +51,7 @@ export class StopControl {
     return this.all.signal;
   }
 
-  stopLookup(reason: StopReason & { kind: "quota" }): void {
+  stopLookup(reason: StopReason & { kind: "quota" | "outage" }): void {
     this.record(reason);
     this.signalFor(reason.lookup);
     this.perLookup.get(reason.lookup)!.abort();
@@ -57,7 +61,7 @@ export class StopControl {
     this.record(reason);
     this.abortScheduling();
     // A rejected key will be rejected again: in-flight answers are worthless.
-    if (reason.kind === "auth" || reason.kind === "misconfigured") this.hard.abort();
+    if (reason.kind === "auth" || reason.kind === "misconfigured" || reason.kind === "unreachable") this.hard.abort();
   }
 
   /** Every request in flight may answer the same (four 403s, four 401s): one reason of each kind per lookup. */

@@ -1,6 +1,7 @@
 // Turns the body of a 200 answer into an Answer, or says exactly what is wrong with it and where.
 // Runs on every answer, so the checks are plain loops over the field lists of ../spec/fields.ts
 // (no schema library, no per-call compilation); messages and paths are only built on a fault.
+import { squeezePostcode } from "../spec/postcode.js";
 import { MAX_UPRN, RATING_MAX, RATING_MIN, SPEED_FIELDS, SPEED_MIN, mobileField, mobileFields, type Lookup } from "../spec/fields.js";
 import type { Answer, BroadbandAddress, MobileAddress } from "./outcome.js";
 
@@ -38,13 +39,13 @@ export function validateBody(lookup: Lookup, body: string, requested: string, pr
   } catch (e) {
     if (!(e instanceof Fault)) throw e;
     const where = e.path === "" ? `${lookup} 200 body ${e.text}` : `${lookup} 200 body: ${e.path} ${e.text}`;
-    return e instanceof ProviderMismatch ? { ok: false, message: redactKeys(where), providers: true } : { ok: false, message: redactKeys(where) };
+    return e instanceof ProviderMismatch ? { ok: false, message: where, providers: true } : { ok: false, message: where };
   }
 }
 
 function broadband(value: unknown, requested: string): Answer {
   if (!isObject(value)) throw new Fault("", `is ${describe(value)}, expected an object`);
-  const want = compact(requested);
+  const want = squeezePostcode(requested);
   checkPostCode(value, "", want);
   const c = collector<BroadbandAddress>();
   broadbandItems(value.Availability, "", want, c);
@@ -52,7 +53,7 @@ function broadband(value: unknown, requested: string): Answer {
 }
 
 function mobile(value: unknown, requested: string, providers: readonly string[]): Answer {
-  const want = compact(requested);
+  const want = squeezePostcode(requested);
   const c = collector<MobileAddress>();
   // Documented form: an array of MobileAvailability; live form: one such object carrying DBName.
   if (Array.isArray(value)) {
@@ -215,13 +216,13 @@ function checkPostCode(value: Json, base: string, want: string): void {
   const v = value.PostCode;
   if (v === undefined) throw new Fault(`${base}PostCode`, "missing");
   if (typeof v !== "string") throw typeFault(`${base}PostCode`, v, "a string");
-  if (compact(v) !== want) throw new Fault(`${base}PostCode`, `is ${describe(v)}, not the requested ${describe(want)}`);
+  if (squeezePostcode(v) !== want) throw new Fault(`${base}PostCode`, `is ${describe(v)}, not the requested ${describe(want)}`);
 }
 
 /** Each address must be in the postcode asked for: it is stored under that postcode. */
 function checkItemPostCode(item: Json, base: string, i: number, want: string): void {
   const v = readString(item, "PostCode", base, i);
-  if (v !== want && compact(v) !== want) throw new Fault(itemPath(base, i, "PostCode"), `is ${describe(v)}, not the requested ${describe(want)}`);
+  if (v !== want && squeezePostcode(v) !== want) throw new Fault(itemPath(base, i, "PostCode"), `is ${describe(v)}, not the requested ${describe(want)}`);
 }
 
 /** DBName (live mobile form) names the dataset release; anything but a non-empty string is no name. */
@@ -284,10 +285,6 @@ export function isObject(v: unknown): v is Json {
 }
 
 /** Postcodes compared ignoring case and whitespace. */
-export function compact(postcode: string): string {
-  return postcode.replace(/\s+/g, "").toUpperCase();
-}
-
 /** A value as a message shows it: strings quoted and cut, containers by kind only. */
 export function describe(v: unknown): string {
   if (typeof v === "string") return quote(v);
@@ -304,13 +301,6 @@ export function quote(s: string): string {
 
 export function cut(s: string, max: number): string {
   return s.length > max ? `${s.slice(0, max)}…` : s;
-}
-
-// Subscription keys are 32 hex characters; nothing legitimate in an answer looks like that, so any
-// such run copied from a body into a message (and so into logs and the store) is blanked.
-const KEY_LIKE = /[0-9a-f]{32,}/gi;
-export function redactKeys(s: string): string {
-  return s.replace(KEY_LIKE, "[redacted]");
 }
 
 function typeFault(path: string, v: unknown, expected: string): Fault {

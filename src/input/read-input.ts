@@ -2,11 +2,13 @@
 // column, and every row comes out with its line number, raw value and normalised postcode.
 import type { Readable } from "node:stream";
 import { Parser, CsvError } from "csv-parse";
-import { normalisePostcode, type NormalisedPostcode } from "./postcode.js";
+import { normalisePostcode, type NormalisedPostcode } from "../spec/postcode.js";
 import { checkedBytes, InputError, readPrefix } from "./text-guard.js";
 import { detectDelimiter, excelSepLine, DELIMITER_NAMES, type Delimiter } from "./delimiter.js";
 import { choosePostcodeColumn, describeDuplicate, duplicateNames, headerName } from "./column.js";
 import { unwrapQuotes } from "./cell.js";
+import { NoPostcodeSeen } from "./no-postcodes.js";
+import { describeSwallowed, swallowedRows } from "./swallowed-rows.js";
 
 export { InputError } from "./text-guard.js";
 
@@ -52,6 +54,8 @@ export const MAX_ROW_BYTES = 1024 * 1024;
 interface NumberedRecord {
   line: number;
   cells: string[];
+  /** line breaks inside its (quoted) cells */
+  breaks: number;
 }
 
 /**
@@ -65,8 +69,8 @@ class NumberingParser extends Parser {
   override push(chunk: unknown, encoding?: BufferEncoding): boolean {
     if (chunk === null) return super.push(null, encoding);
     const cells = chunk as string[];
-    const record: NumberedRecord = { line: this.nextLine, cells };
-    this.nextLine += 1 + breaksWithin(cells);
+    const record: NumberedRecord = { line: this.nextLine, cells, breaks: breaksWithin(cells) };
+    this.nextLine += 1 + record.breaks;
     return super.push(record, encoding);
   }
 }
@@ -150,17 +154,28 @@ export async function openInput(stream: Readable, input: InputOptions): Promise<
 
   async function* rows(): AsyncGenerator<InputRow> {
     let count = 0;
-    if (firstData) {
+    const seen = new NoPostcodeSeen();
+    const shape = { cellCount: header.columns.length, postcodeIndex: header.postcodeIndex, delimiter };
+    const next = (r: NumberedRecord): InputRow => {
+      if (r.breaks > 0) {
+        const swallowed = swallowedRows(r.cells, r.line, shape);
+        if (swallowed) throw new InputError(`${source}: ${describeSwallowed(swallowed)}`);
+      }
       count++;
-      yield toRow(firstData, header);
-    }
+      const row = toRow(r, header);
+      seen.add(row);
+      return row;
+    };
+    if (firstData) yield next(firstData);
     for await (const r of { [Symbol.asyncIterator]: () => records }) {
       if (isBlank(r.cells)) continue;
-      count++;
-      yield toRow(r, header);
+      yield next(r);
     }
     // An export that came out empty should not look like a successful run over nothing.
     if (count === 0) throw new InputError(`${source}: line ${headerLine}: there are no rows below the header (${header.columns.map((c) => JSON.stringify(c)).join(", ")})`);
+    // Nor should the wrong column: every row a reject is a run over nothing.
+    const none = seen.refusal(header);
+    if (none) throw new InputError(`${source}: ${none}`);
   }
   return { header, warnings, rows: rows() };
 }

@@ -1,5 +1,6 @@
 // Log lines for people (text) or for cron and log shippers (one JSON object per line).
-// Every line passes through redaction, so a key can never reach a log even by accident.
+// Every line passes through the redactor, so a key can never reach a log even by accident.
+import { Redactor } from "./redact.js";
 export type LogFormat = "text" | "json";
 export type Level = "debug" | "info" | "warn" | "error";
 
@@ -8,11 +9,17 @@ export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
+  /** a security warning (a key file others can read): printed even when quiet */
+  security(message: string, fields?: Record<string, unknown>): void;
   /** the final summary: printed even when quiet */
   result(message: string, fields?: Record<string, unknown>): void;
   /** secrets to mask in every line from now on */
   addSecret(secret: string): void;
   redact(text: string): string;
+  /** the redactor itself, to mask texts before they are cut or stored */
+  readonly redactor: Redactor;
+  /** a progress line takes the terminal: each log line then clears it first and redraws it after */
+  setAround(around: ((write: () => void) => void) | undefined): void;
 }
 
 export interface LoggerOptions {
@@ -21,28 +28,28 @@ export interface LoggerOptions {
   verbose?: boolean;
   write?: (line: string) => void;
   now?: () => Date;
+  /** a progress line to clear before each log line and redraw after it */
+  around?: (write: () => void) => void;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
   const write = options.write ?? ((line: string) => process.stderr.write(line + "\n"));
   const now = options.now ?? (() => new Date());
-  const secrets: string[] = [];
+  const redactor = new Redactor();
+  const logState: { around: ((write: () => void) => void) | undefined } = { around: options.around };
+  const redact = (text: string): string => redactor.redact(text);
 
-  const redact = (text: string): string => {
-    let out = text;
-    for (const s of secrets) out = out.split(s).join("***");
-    return out;
-  };
-
-  const emit = (level: Level | "result", message: string, fields?: Record<string, unknown>) => {
+  const emit = (level: Level | "result" | "security", message: string, fields?: Record<string, unknown>) => {
     if (options.quiet && (level === "info" || level === "warn" || level === "debug")) return;
     if (level === "debug" && !options.verbose) return;
-    if (options.format === "json") {
-      write(redact(JSON.stringify({ time: now().toISOString(), level, message, ...fields })));
-    } else {
-      const prefix = level === "error" ? "error: " : level === "warn" ? "warning: " : "";
-      write(redact(prefix + message));
-    }
+    // Redacted before JSON escaping, so a key cannot hide behind an escape.
+    const line =
+      options.format === "json"
+        ? JSON.stringify({ time: now().toISOString(), level: level === "security" ? "warn" : level, message: redact(message), ...fields })
+        : (level === "error" ? "error: " : level === "warn" || level === "security" ? "warning: " : "") + redact(message);
+    const out = () => write(redact(line));
+    if (logState.around) logState.around(out);
+    else out();
   };
 
   return {
@@ -51,9 +58,12 @@ export function createLogger(options: LoggerOptions): Logger {
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
     result: (m, f) => emit("result", m, f),
-    addSecret(secret) {
-      if (secret.length > 0 && !secrets.includes(secret)) secrets.push(secret);
-    },
+    security: (m, f) => emit("security", m, f),
+    addSecret: (secret) => redactor.add(secret),
     redact,
+    redactor,
+    setAround(around) {
+      logState.around = around;
+    },
   };
 }

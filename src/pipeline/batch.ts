@@ -1,10 +1,8 @@
-// The batch: input → plan → fetch → store → report. Everything the CLI does, minus flag parsing.
-import { createReadStream } from "node:fs";
+// The batch: input → plan → fetch → store → report, as named stages over one run context.
+// Resources (database and lock, signal handlers, API endpoint, HTTP client) are opened in
+// openRun/connect and closed in one place, closeRun. Everything the CLI does, minus flag parsing.
 import type { Readable } from "node:stream";
-import { randomBytes } from "node:crypto";
 import type { Lookup } from "../spec/fields.js";
-import { openInput, InputError } from "../input/read-input.js";
-import { planFetches } from "../plan/plan.js";
 import { DEFAULT_BACKOFF, type BackoffPolicy } from "../fetch/backoff.js";
 import { RequestBudget } from "../fetch/budget.js";
 import { systemClock, type Clock } from "../fetch/clock.js";
@@ -12,19 +10,30 @@ import { emptyStats, fetchLookup, type FetchStats } from "../fetch/fetch-lookup.
 import { createHttpClient } from "../fetch/http-client.js";
 import { Pacer } from "../fetch/pacer.js";
 import { StopControl } from "../fetch/stop.js";
+import { planFetches } from "../plan/plan.js";
 import { answerWriter } from "../store/answers.js";
-import { ensureProviderColumns, openDatabase, type Db } from "../store/db.js";
-import { acquireLock, releaseLock, setLockRun, LockedError } from "../store/lock.js";
-import { rowWriter, storedRow } from "../store/run-rows.js";
-import { abandonStaleRuns, checkpointRun, createRun, finishRun, setRunInput, type RunCounts } from "../store/runs.js";
 import { finalCounts } from "../store/counts.js";
-import { writeReports, headlineLines, openFirstLine } from "../report/index.js";
+import { DatabaseError, ensureProviderColumns, type Db } from "../store/db.js";
+import { LockedError, releaseLock, setLockRun } from "../store/lock.js";
+import { openForBatch } from "../store/open-for-batch.js";
+import { abandonStaleRuns, checkpointRun, createRun, finishRun, type RunCounts } from "../store/runs.js";
+import { headlineLines, openFirstLine, writeReports } from "../report/index.js";
 import { reportOptionsProblem } from "../report/check-options.js";
-import { startSimulator, type SimulatorOptions } from "../simulator/index.js";
 import type { Logger } from "../log/logger.js";
 import { startProgress } from "../log/progress.js";
 import type { BatchConfig } from "./config.js";
-import { decideExit, describeStop, EXIT } from "./exit-code.js";
+import { decideExit, describeStop, EXIT, stopReasonCode } from "./exit-code.js";
+import { readInputIntoRun } from "./read-stage.js";
+
+/** Where the requests go: the configured API, or what the CLI started for --simulate. */
+export interface ApiEndpoint {
+  baseUrl: URL;
+  /** the key for every lookup (a simulator's own); undefined: the configured keys */
+  key?: string;
+  /** for the log */
+  description: string;
+  close(): Promise<void>;
+}
 
 export interface BatchDeps {
   logger: Logger;
@@ -33,11 +42,15 @@ export interface BatchDeps {
   backoff?: BackoffPolicy;
   /** the API's limits are per minute; tests shorten the window */
   rateWindowMs?: number;
+  /** overrides --timeout: tests of stalled servers use less than its 1 s minimum */
+  timeoutMs?: number;
+  /** time the pacer adds to the window (default 1% of it, at least 20 ms); tests on a busy machine widen it */
+  rateMarginMs?: number;
   stdin?: Readable;
   /** install SIGINT/SIGTERM handlers for the run's duration */
   handleSignals?: boolean;
-  /** options for the in-process simulator of --simulate */
-  simulator?: Partial<SimulatorOptions>;
+  /** --simulate: starts the API to use (the CLI passes the bundled simulator); called only if there is work */
+  api?: () => Promise<ApiEndpoint>;
   isTTY?: boolean;
   maxBodyBytes?: number;
 }
@@ -50,272 +63,326 @@ export interface BatchResult {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
-
-export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<BatchResult> {
-  const log = deps.logger;
-  const clock = deps.clock ?? systemClock;
-  const nowIso = () => new Date(clock.now()).toISOString();
-  for (const key of Object.values(config.keys)) if (key) log.addSecret(key);
-
-  let db: Db;
-  try {
-    db = openDatabase(config.dbPath);
-  } catch (err) {
-    log.error((err as Error).message);
-    return { exitCode: EXIT.error, runId: null, counts: null, stats: null };
-  }
-  // The lock comes before the run writes anything (opening the database may only migrate its schema):
-  // a second batch must not even add columns.
-  try {
-    const lock = acquireLock(db, nowIso());
-    if (lock.previous)
-      log.warn(`took over the lock of pid ${lock.previous.pid} (run ${lock.previous.runId ?? "?"}), which is no longer running`);
-  } catch (err) {
-    db.close();
-    if (err instanceof LockedError) {
-      log.error(err.message);
-      return { exitCode: EXIT.error, runId: null, counts: null, stats: null };
-    }
-    throw err;
-  }
-
-  const stop = new StopControl();
-  const removeSignals = deps.handleSignals ? installSignals(stop, log) : () => {};
-  let simulator: Awaited<ReturnType<typeof startSimulator>> | null = null;
-  let runId: number | null = null;
-  let finished = false;
-  try {
-    ensureProviderColumns(db, config.providers);
-    const abandoned = abandonStaleRuns(db, null, nowIso());
-    if (abandoned > 0) log.warn(`${abandoned} earlier run(s) had been killed; their finished answers are kept and this run resumes`);
-    runId = createRun(db, {
-      startedAt: nowIso(),
-      simulated: config.simulate,
-      inputName: config.input,
-      args: config.recordedArgs,
-      lookups: config.lookups,
-      providers: config.providers,
-    });
-    setLockRun(db, runId);
-
-    // 1. input (a signal while reading keeps the rows read so far; nothing is fetched)
-    const read = await readInputIntoRun(db, runId, config, deps, stop.stopAllSignal);
-    if (!read.ok) {
-      log.error(read.message);
-      finishRun(db, runId, { endedAt: nowIso(), state: "failed", exitCode: EXIT.error, message: read.message, counts: zeroCounts() });
-      finished = true;
-      return { exitCode: EXIT.error, runId, counts: null, stats: null };
-    }
-    const { inputRows, rejects } = read;
-    // Report options that name columns are checked now, before anything is fetched.
-    const reportProblem = config.reports ? await reportOptionsProblem(db, runId, config) : null;
-    if (reportProblem) {
-      log.error(reportProblem);
-      finishRun(db, runId, { endedAt: nowIso(), state: "failed", exitCode: EXIT.error, message: reportProblem, counts: zeroCounts() });
-      finished = true;
-      return { exitCode: EXIT.error, runId, counts: null, stats: null };
-    }
-
-    // 2. plan
-    const freshSince = new Date(clock.now() - config.maxAgeMs).toISOString();
-    const plan = planFetches(db, {
-      runId,
-      lookups: config.lookups,
-      freshSince,
-      refresh: config.refresh,
-      providers: config.providers,
-      simulated: config.simulate,
-    });
-    log.info(
-      `run ${runId}: ${inputRows} input rows, ${plan.postcodes} unique postcodes, ${rejects} rejected; ` +
-        config.lookups.map((l) => `${l}: ${plan.toFetch.get(l)!.length} to fetch, ${plan.reused.get(l)} fresh`).join("; "),
-      { event: "plan", runId, inputRows, postcodes: plan.postcodes, rejects },
-    );
-
-    // 3. fetch and store
-    let baseUrl = config.baseUrl;
-    const keys = { ...config.keys };
-    const total = config.lookups.reduce((n, l) => n + plan.toFetch.get(l)!.length, 0);
-    if (config.simulate && total > 0 && !stop.stopped) {
-      const key = randomBytes(16).toString("hex");
-      log.addSecret(key);
-      simulator = await startSimulator({ port: 0, providers: config.providers, ...deps.simulator, key, mobileKey: undefined });
-      baseUrl = new URL(simulator.url);
-      for (const l of config.lookups) keys[l] = key;
-      log.info(`simulated run: using the bundled simulator at ${simulator.url}`);
-    }
-    const stats = { broadband: emptyStats(), mobile: emptyStats() } satisfies Record<Lookup, FetchStats>;
-    const spent = () => ({
-      requests: stats.broadband.requests + stats.mobile.requests,
-      retries: stats.broadband.retries + stats.mobile.retries,
-      throttled: stats.broadband.throttled + stats.mobile.throttled,
-    });
-    if (total > 0 && baseUrl && !stop.stopped) {
-      const http = createHttpClient({
-        // one socket per request in flight: both lookups share the client (and the host)
-        maxSockets: config.concurrency * config.lookups.length,
-        timeoutMs: config.timeoutMs,
-        maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-      });
-      // A commit that fails (a full disk) stops fetching; flush() below rethrows it.
-      const writer = answerWriter(db, config.providers, { simulated: config.simulate, onError: () => stop.halt() });
-      const budget = new RequestBudget(config.maxRequests);
-      const progress = startProgress({
-        mode: progressMode(config, deps.isTTY === true),
-        total,
-        logger: log,
-        snapshot: () => {
-          let done = 0;
-          for (const s of Object.values(stats)) done += s.ok + s.notFound + s.failed;
-          return { done, total, requests: spent().requests };
-        },
-      });
-      // `npm run status` during a run, and the row of a run that gets killed, show what it spent.
-      const currentRun = runId;
-      const checkpoint = setInterval(() => checkpointRun(db, currentRun, spent()), CHECKPOINT_MS);
-      checkpoint.unref();
-      try {
-        await Promise.all(
-          config.lookups.map((lookup) =>
-            fetchLookup(plan.toFetch.get(lookup)!, {
-              lookup,
-              baseUrl: baseUrl!,
-              key: keys[lookup]!,
-              providers: config.providers,
-              concurrency: config.concurrency,
-              retries: config.retries,
-              backoff: deps.backoff ?? DEFAULT_BACKOFF,
-              runId: currentRun,
-              http,
-              pacer: new Pacer({ rate: config.rate, windowMs: deps.rateWindowMs ?? 60_000 }, clock),
-              clock,
-              random: deps.random ?? Math.random,
-              budget,
-              stop,
-              stats: stats[lookup],
-              onFinal: (record) => writer.write(record),
-              onEvent: (e) => log.debug(e.message),
-            }),
-          ),
-        );
-        writer.flush();
-      } finally {
-        clearInterval(checkpoint);
-        progress.stop();
-        http.close();
-      }
-    }
-    for (const reason of stop.reasons) {
-      const text = describeStop(reason);
-      if (reason.kind === "auth" || reason.kind === "misconfigured") log.error(text);
-      else log.warn(text);
-    }
-
-    // 4. final state of this run's postcodes
-    const final = finalCounts(db, runId, config.lookups);
-    const counts: RunCounts = { inputRows, postcodes: plan.postcodes, rejects, ...final, ...spent() };
-    const { code, state } = decideExit(stop.reasons, final.failed, final.pending);
-    const message = stop.reasons.length > 0 ? describeStop(stop.reasons[0]!) : null;
-    finishRun(db, runId, { endedAt: nowIso(), state, exitCode: code, message, counts });
-    finished = true;
-
-    // 5. reports, for this run's input
-    if (config.reports) {
-      try {
-        const report = await writeReports(db, {
-          outDir: config.outDir,
-          runId,
-          groupBy: config.groupBy,
-          areaFile: config.areaFile,
-          uprnColumn: config.uprnColumn,
-          onWarning: (m) => log.warn(m),
-        });
-        log.info(`reports written to ${config.outDir}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
-        for (const line of headlineLines(report.summary)) log.result(line);
-        log.result(openFirstLine(config.outDir));
-      } catch (err) {
-        log.error(`writing reports failed: ${(err as Error).message}; the database is complete, run \`npm run report\` to retry`);
-      }
-    }
-    printSummary(log, runId, counts, code, message, config.lookups, stats);
-    return { exitCode: code, runId, counts, stats };
-  } catch (err) {
-    // A bug or a broken disk: nothing more is sent, and the run's row says so instead of staying
-    // "running" until the next batch.
-    stop.halt();
-    if (runId !== null && !finished)
-      try {
-        const message = `unexpected failure: ${(err as Error).message}`;
-        finishRun(db, runId, { endedAt: nowIso(), state: "failed", exitCode: EXIT.error, message, counts: zeroCounts() });
-      } catch {
-        // the database itself is what failed; the next batch marks the run abandoned
-      }
-    throw err;
-  } finally {
-    removeSignals();
-    if (simulator) await simulator.close();
-    releaseLock(db);
-    db.close();
-  }
-}
-
 /** How often the request counters are written to the run's row. */
 const CHECKPOINT_MS = 1_000;
 
-/** A bar on a terminal, a log line every 10 s elsewhere (cron, pipes), nothing with --no-progress or --quiet. */
+type FetchPlan = ReturnType<typeof planFetches>;
+
+/** Everything one run shares between its stages. */
+interface RunContext {
+  config: BatchConfig;
+  deps: BatchDeps;
+  log: Logger;
+  clock: Clock;
+  db: Db;
+  stop: StopControl;
+  runId: number | null;
+  stats: Record<Lookup, FetchStats>;
+  input: { inputRows: number; rejects: number } | null;
+  plan: FetchPlan | null;
+  api: ApiEndpoint | null;
+  /** the run row holds its final state */
+  finished: boolean;
+  cleanups: (() => void | Promise<void>)[];
+}
+
+export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<BatchResult> {
+  for (const key of Object.values(config.keys)) if (key) deps.logger.addSecret(key);
+  const ctx = openRun(config, deps);
+  if (!("db" in ctx)) return ctx;
+  try {
+    ctx.runId = startRun(ctx);
+    const read = await readInputIntoRun(ctx.db, ctx.runId, config, deps, ctx.stop.stopAllSignal);
+    if (!read.ok) return failBeforeFetching(ctx, read.message);
+    ctx.input = read;
+    // Report options that name columns are checked now, before anything is fetched.
+    const reportProblem = config.reports ? await reportOptionsProblem(ctx.db, ctx.runId, config) : null;
+    if (reportProblem) return failBeforeFetching(ctx, reportProblem);
+    ctx.plan = planStage(ctx);
+    await fetchStage(ctx);
+    const result = finishStage(ctx);
+    // A run that stopped before any answer (rejected key, wrong URL) replaces no reports.
+    if (config.reports && result.state !== "failed") result.exitCode = await reportStage(ctx, result.exitCode);
+    printSummary(ctx, result.counts, result.exitCode, result.message);
+    return { exitCode: result.exitCode, runId: ctx.runId, counts: result.counts, stats: ctx.stats };
+  } catch (err) {
+    failUnexpectedly(ctx, err);
+    throw err;
+  } finally {
+    await closeRun(ctx);
+  }
+}
+
+/** Database and lock. The lock comes before the run writes anything: a second batch must not even add columns. */
+function openRun(config: BatchConfig, deps: BatchDeps): RunContext | BatchResult {
+  const log = deps.logger;
+  const clock = deps.clock ?? systemClock;
+  const failed = { exitCode: EXIT.error, runId: null, counts: null, stats: null };
+  // The lock comes before the run writes anything; the schema is migrated under it.
+  let db: Db;
+  try {
+    const opened = openForBatch(config.db, new Date(clock.now()).toISOString());
+    db = opened.db;
+    if (opened.lock.previous)
+      log.warn(`took over the lock of pid ${opened.lock.previous.pid} (run ${opened.lock.previous.runId ?? "?"}), which is no longer running`);
+  } catch (err) {
+    if (!(err instanceof LockedError) && !(err instanceof DatabaseError)) throw err;
+    log.error(err.message);
+    return failed;
+  }
+  const stop = new StopControl();
+  const ctx: RunContext = {
+    config,
+    deps,
+    log,
+    clock,
+    db,
+    stop,
+    runId: null,
+    stats: { broadband: emptyStats(), mobile: emptyStats() },
+    input: null,
+    plan: null,
+    api: null,
+    finished: false,
+    cleanups: [],
+  };
+  ctx.cleanups.push(() => {
+    releaseLock(db);
+    db.close();
+  });
+  if (deps.handleSignals) ctx.cleanups.push(installSignals(stop, log));
+  return ctx;
+}
+
+/** Closes what openRun and connect opened, last opened first. */
+async function closeRun(ctx: RunContext): Promise<void> {
+  for (const cleanup of ctx.cleanups.reverse()) await cleanup();
+}
+
+function nowIso(ctx: RunContext): string {
+  return new Date(ctx.clock.now()).toISOString();
+}
+
+function startRun(ctx: RunContext): number {
+  const { db, config, log } = ctx;
+  ensureProviderColumns(db, config.providers);
+  const abandoned = abandonStaleRuns(db, nowIso(ctx));
+  if (abandoned > 0) log.warn(`${abandoned} earlier run(s) had been killed; their finished answers are kept and this run resumes`);
+  const runId = createRun(db, {
+    startedAt: nowIso(ctx),
+    simulated: config.simulate,
+    inputName: config.in,
+    args: config.recordedArgs,
+    lookups: config.lookups,
+    providers: config.providers,
+  });
+  setLockRun(db, runId);
+  return runId;
+}
+
+/** Configuration, input: nothing was fetched, so no report is written. */
+function failBeforeFetching(ctx: RunContext, message: string): BatchResult {
+  ctx.log.error(message);
+  finishRun(ctx.db, ctx.runId!, { endedAt: nowIso(ctx), state: "failed", exitCode: EXIT.error, message, counts: countsSoFar(ctx) });
+  ctx.finished = true;
+  return { exitCode: EXIT.error, runId: ctx.runId, counts: null, stats: null };
+}
+
+function planStage(ctx: RunContext): FetchPlan {
+  const { config, log } = ctx;
+  const plan = planFetches(ctx.db, {
+    runId: ctx.runId!,
+    lookups: config.lookups,
+    freshSince: new Date(ctx.clock.now() - config.maxAge).toISOString(),
+    refresh: config.refresh,
+    providers: config.providers,
+    simulated: config.simulate,
+  });
+  const { inputRows, rejects } = ctx.input!;
+  log.info(
+    `run ${ctx.runId}: ${inputRows} input rows, ${plan.postcodes} unique postcodes, ${rejects} rejected; ` +
+      config.lookups.map((l) => `${l}: ${plan.toFetch.get(l)!.length} to fetch, ${plan.reused.get(l)} fresh`).join("; "),
+    { event: "plan", runId: ctx.runId, inputRows, postcodes: plan.postcodes, rejects },
+  );
+  return plan;
+}
+
+/** The API to use: --simulate's (started only when there is work) or the configured one. */
+async function connect(ctx: RunContext): Promise<ApiEndpoint | null> {
+  const { config, deps, log } = ctx;
+  if (!config.simulate) return { baseUrl: config.baseUrl!, description: config.baseUrl!.href, close: async () => {} };
+  if (!deps.api) throw new Error("--simulate needs an API to start (BatchDeps.api)");
+  const api = await deps.api();
+  ctx.cleanups.push(() => api.close());
+  if (api.key) log.addSecret(api.key);
+  log.info(`simulated run: using ${api.description}`);
+  return api;
+}
+
+function spent(ctx: RunContext): Pick<RunCounts, "requests" | "retries" | "throttled"> {
+  const s = Object.values(ctx.stats);
+  return {
+    requests: s.reduce((n, x) => n + x.requests, 0),
+    retries: s.reduce((n, x) => n + x.retries, 0),
+    throttled: s.reduce((n, x) => n + x.throttled, 0),
+  };
+}
+
+async function fetchStage(ctx: RunContext): Promise<void> {
+  const { config, deps, log, stop, db, clock } = ctx;
+  const plan = ctx.plan!;
+  const total = config.lookups.reduce((n, l) => n + plan.toFetch.get(l)!.length, 0);
+  if (total === 0 || stop.stopped) return;
+  ctx.api = await connect(ctx);
+  if (!ctx.api || stop.stopped) return;
+  const api = ctx.api;
+  const http = createHttpClient({
+    // one socket per request in flight: both lookups share the client (and the host)
+    maxSockets: config.concurrency * config.lookups.length,
+    timeoutMs: deps.timeoutMs ?? config.timeout,
+    maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+  });
+  // A commit that fails (a full disk) stops fetching; flush() below rethrows it.
+  const writer = answerWriter(db, config.providers, { simulated: config.simulate, onError: () => stop.halt() });
+  const budget = new RequestBudget(config.maxRequests);
+  const pacing = { rate: config.rate, windowMs: deps.rateWindowMs ?? 60_000, ...(deps.rateMarginMs !== undefined ? { marginMs: deps.rateMarginMs } : {}) };
+  const pacers = new Map(config.lookups.map((l) => [l, new Pacer(pacing, clock)]));
+  const progress = startProgress({
+    mode: progressMode(config, deps.isTTY === true),
+    total,
+    logger: log,
+    now: () => clock.now(),
+    snapshot: () => ({
+      done: Object.values(ctx.stats).reduce((n, s) => n + s.ok + s.notFound + s.failed, 0),
+      total,
+      lookups: config.lookups.map((l) => ({ lookup: l, requests: ctx.stats[l].requests, rate: config.rate })),
+    }),
+  });
+  // `npm run status` during a run, and the row of a run that gets killed, show what it spent.
+  const runId = ctx.runId!;
+  const checkpoint = setInterval(() => checkpointRun(db, runId, spent(ctx)), CHECKPOINT_MS);
+  checkpoint.unref();
+  try {
+    await Promise.all(
+      config.lookups.map((lookup) =>
+        fetchLookup(plan.toFetch.get(lookup)!, {
+          lookup,
+          baseUrl: api.baseUrl,
+          key: api.key ?? config.keys[lookup]!,
+          providers: config.providers,
+          concurrency: config.concurrency,
+          retries: config.retries,
+          backoff: deps.backoff ?? DEFAULT_BACKOFF,
+          outageLimitMs: config.outageLimit,
+          runId,
+          http,
+          pacer: pacers.get(lookup)!,
+          clock,
+          random: deps.random ?? Math.random,
+          budget,
+          stop,
+          stats: ctx.stats[lookup],
+          redact: (text) => log.redact(text),
+          onFinal: (record) => writer.write(record),
+          onEvent: (e) => (e.level === "warn" ? log.warn(e.message, { event: "outage", lookup }) : log.debug(e.message)),
+        }),
+      ),
+    );
+    writer.flush();
+  } finally {
+    clearInterval(checkpoint);
+    progress.stop();
+    http.close();
+  }
+}
+
+interface Finish {
+  exitCode: number;
+  state: ReturnType<typeof decideExit>["state"];
+  counts: RunCounts;
+  message: string | null;
+}
+
+function finishStage(ctx: RunContext): Finish {
+  const { stop, log, config } = ctx;
+  for (const reason of stop.reasons) {
+    const text = describeStop(reason);
+    if (decideExit([reason], 0, 0).code === EXIT.error) log.error(text, { event: "stop", stopReason: stopReasonCode(reason) });
+    else log.warn(text, { event: "stop", stopReason: stopReasonCode(reason) });
+  }
+  const final = finalCounts(ctx.db, ctx.runId!, config.lookups);
+  const counts: RunCounts = { ...ctx.input!, postcodes: ctx.plan!.postcodes, ...final, ...spent(ctx) };
+  const { code, state } = decideExit(stop.reasons, final.failed, final.pending);
+  const message = stop.reasons.length > 0 ? describeStop(stop.reasons[0]!) : null;
+  finishRun(ctx.db, ctx.runId!, { endedAt: nowIso(ctx), state, exitCode: code, message, counts });
+  ctx.finished = true;
+  return { exitCode: code, state, counts, message };
+}
+
+/** The run's report set, replaced whole; a set that cannot be written makes the run exit 1. */
+async function reportStage(ctx: RunContext, exitCode: number): Promise<number> {
+  const { log, config } = ctx;
+  try {
+    const report = await writeReports(ctx.db, {
+      outDir: config.out,
+      runId: ctx.runId,
+      groupBy: config.groupBy,
+      areaFile: config.areaFile,
+      uprnColumn: config.uprnColumn,
+      onWarning: (m) => log.warn(m),
+    });
+    log.info(`reports written to ${config.out}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
+    for (const line of headlineLines(report.summary)) log.result(line);
+    log.result(openFirstLine(config.out));
+    return exitCode;
+  } catch (err) {
+    log.error(`${(err as Error).message}; the previous reports are unchanged and the database is complete: \`npm run report\` retries`, {
+      event: "reports",
+    });
+    return exitCode === EXIT.ok ? EXIT.error : exitCode;
+  }
+}
+
+/** Input counts as read and requests as spent so far: an unexpected failure keeps them. */
+function countsSoFar(ctx: RunContext): RunCounts {
+  return {
+    inputRows: ctx.input?.inputRows ?? 0,
+    postcodes: ctx.plan?.postcodes ?? 0,
+    rejects: ctx.input?.rejects ?? 0,
+    ok: 0,
+    notFound: 0,
+    failed: 0,
+    pending: 0,
+    ...spent(ctx),
+  };
+}
+
+/** A bug or a broken disk: nothing more is sent, and the run's row says so instead of staying "running". */
+function failUnexpectedly(ctx: RunContext, err: unknown): void {
+  ctx.stop.halt();
+  if (ctx.runId === null || ctx.finished) return;
+  try {
+    const message = `unexpected failure: ${ctx.log.redact((err as Error).message)}`;
+    let counts = countsSoFar(ctx);
+    try {
+      counts = { ...counts, ...finalCounts(ctx.db, ctx.runId, ctx.config.lookups) };
+    } catch {
+      // the database itself failed: the counts spent so far still stand
+    }
+    finishRun(ctx.db, ctx.runId, { endedAt: nowIso(ctx), state: "failed", exitCode: EXIT.error, message, counts });
+  } catch {
+    // the database itself is what failed; the next batch marks the run abandoned
+  }
+}
+
+/** A line on a terminal, a log line every 10 s elsewhere (cron, pipes), nothing with --no-progress or --quiet. */
 export function progressMode(config: Pick<BatchConfig, "progress" | "quiet">, isTTY: boolean): "bar" | "log" | "off" {
   if (config.progress === false || config.quiet) return "off";
   return isTTY ? "bar" : "log";
 }
 
-type ReadResult = { ok: true; inputRows: number; rejects: number } | { ok: false; message: string };
-
-async function readInputIntoRun(db: Db, runId: number, config: BatchConfig, deps: BatchDeps, stopped: AbortSignal): Promise<ReadResult> {
-  const source = config.input === "-" ? "standard input" : config.input;
-  let stream: Readable;
-  if (config.input === "-") stream = deps.stdin ?? process.stdin;
-  else {
-    stream = createReadStream(config.input);
-    // Surface "no such file" as an input error instead of an unhandled stream error.
-    const opened = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
-      stream.once("open", () => resolve(null));
-      stream.once("error", (err) => resolve(err as NodeJS.ErrnoException));
-    });
-    if (opened) return { ok: false, message: `cannot read ${source}: ${opened.code === "ENOENT" ? "no such file" : opened.message}` };
-  }
-  const rows = rowWriter(db, runId);
-  let inputRows = 0;
-  let rejects = 0;
-  // Ctrl-C while waiting on standard input (or reading a huge file) must not wait for its end.
-  const onStop = () => stream.destroy(new Error("interrupted"));
-  if (stopped.aborted) onStop();
-  else stopped.addEventListener("abort", onStop, { once: true });
-  try {
-    const input = await openInput(stream, { source, column: config.column });
-    for (const w of input.warnings) deps.logger.warn(w);
-    setRunInput(db, runId, input.header.columns, input.header.postcodeColumn);
-    for await (const row of input.rows) {
-      inputRows++;
-      if (!row.postcode.ok) rejects++;
-      rows.add(storedRow(row));
-    }
-    rows.flush();
-  } catch (err) {
-    if (stopped.aborted) {
-      rows.flush();
-      return { ok: true, inputRows, rejects };
-    }
-    if (err instanceof InputError) return { ok: false, message: err.message };
-    throw err;
-  } finally {
-    stopped.removeEventListener("abort", onStop);
-    stream.destroy();
-  }
-  return { ok: true, inputRows, rejects };
-}
-
 function installSignals(stop: StopControl, log: Logger): () => void {
-  const handler = (signal: "SIGINT" | "SIGTERM") => {
+  const handler = (signal: "SIGINT" | "SIGTERM" | "SIGHUP") => {
     if (stop.stopped && stop.reasons.some((r) => r.kind === "signal")) {
       log.warn(`${signal} again: abandoning requests in flight`);
       stop.abortInFlight();
@@ -326,33 +393,27 @@ function installSignals(stop: StopControl, log: Logger): () => void {
   };
   const onInt = () => handler("SIGINT");
   const onTerm = () => handler("SIGTERM");
+  // The terminal or parent that started the batch went away: stop cleanly rather than run on unseen.
+  const onHup = () => handler("SIGHUP");
   process.on("SIGINT", onInt);
   process.on("SIGTERM", onTerm);
+  process.on("SIGHUP", onHup);
   return () => {
     process.off("SIGINT", onInt);
     process.off("SIGTERM", onTerm);
+    process.off("SIGHUP", onHup);
   };
 }
 
-function zeroCounts(): RunCounts {
-  return { inputRows: 0, postcodes: 0, rejects: 0, ok: 0, notFound: 0, failed: 0, pending: 0, requests: 0, retries: 0, throttled: 0 };
-}
-
-function printSummary(
-  log: Logger,
-  runId: number,
-  c: RunCounts,
-  exitCode: number,
-  stopMessage: string | null,
-  lookups: readonly Lookup[],
-  stats: Record<Lookup, FetchStats>,
-): void {
-  const perLookup = lookups
+function printSummary(ctx: RunContext, c: RunCounts, exitCode: number, stopMessage: string | null): void {
+  const { log, stats, stop } = ctx;
+  const perLookup = ctx.config.lookups
     .map((l) => `${l} ${stats[l].requests} requests (${stats[l].retries} retries, ${stats[l].throttled} 429s)`)
     .join("; ");
+  const first = stop.reasons[0];
   log.result(
-    `run ${runId} finished, exit ${exitCode}${stopMessage ? ` (${stopMessage})` : ""}: ${c.postcodes} postcodes (${c.rejects} rejected rows); ` +
+    `run ${ctx.runId} finished, exit ${exitCode}${stopMessage ? ` (${stopMessage})` : ""}: ${c.postcodes} postcodes (${c.rejects} rejected rows); ` +
       `lookups ok ${c.ok}, not found ${c.notFound}, failed ${c.failed}, pending ${c.pending}; ${perLookup}`,
-    { event: "summary", runId, exitCode, stopped: stopMessage, ...c },
+    { event: "summary", runId: ctx.runId, exitCode, stopped: stopMessage, stopReason: first ? stopReasonCode(first) : null, ...c },
   );
 }

@@ -4,24 +4,35 @@ import type { RunState } from "../store/runs.js";
 
 export const EXIT = {
   ok: 0,
-  /** configuration, input or authentication error */
+  /** configuration, input, key or address error; or the reports could not be written */
   error: 1,
   /** finished, but some postcodes failed after retries */
   failures: 2,
-  /** stopped early by quota or --max-requests; a re-run resumes */
+  /** stopped early by quota, --max-requests or an outage past --outage-limit; a re-run resumes */
   stoppedEarly: 3,
+  SIGHUP: 129,
   SIGINT: 130,
   SIGTERM: 143,
 } as const;
 
+export const EXIT_CODE_HELP =
+  "Exit codes: 0 all answered; 1 configuration, input, key or address error, or reports not written;\n" +
+  "2 some postcodes failed after retries; 3 stopped early by quota, --max-requests or an API outage\n" +
+  "(re-run resumes); 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM.";
+
 export function decideExit(reasons: readonly StopReason[], failed: number, pending: number): { code: number; state: RunState } {
   const first = (kinds: StopReason["kind"][]) => reasons.find((r) => kinds.includes(r.kind));
-  if (first(["auth", "misconfigured"])) return { code: EXIT.error, state: "failed" };
+  if (first(["auth", "misconfigured", "unreachable"])) return { code: EXIT.error, state: "failed" };
   const signal = first(["signal"]);
   if (signal?.kind === "signal") return { code: EXIT[signal.signal], state: "interrupted" };
-  if (first(["quota", "max_requests"])) return { code: EXIT.stoppedEarly, state: "stopped" };
+  if (first(["quota", "max_requests", "outage"])) return { code: EXIT.stoppedEarly, state: "stopped" };
   if (failed > 0 || pending > 0) return { code: EXIT.failures, state: "completed" };
   return { code: EXIT.ok, state: "completed" };
+}
+
+/** The stopReason of the JSON summary: the reason's kind, with the signal's name for signals. */
+export function stopReasonCode(reason: StopReason): string {
+  return reason.kind === "signal" ? reason.signal : reason.kind;
 }
 
 export function describeStop(reason: StopReason): string {
@@ -30,6 +41,10 @@ export function describeStop(reason: StopReason): string {
       return `the ${reason.lookup} key was rejected (${reason.message}); check COVERAGE_${reason.lookup.toUpperCase()}_KEY, COVERAGE_API_KEY or the --key-file`;
     case "misconfigured":
       return `${reason.lookup}: ${reason.message}`;
+    case "unreachable":
+      return `${reason.lookup}: cannot reach the API: ${reason.message}`;
+    case "outage":
+      return `${reason.lookup}: stopped by an API outage: ${reason.message}`;
     case "quota":
       return `${reason.lookup}: quota exhausted, re-run resumes (${reason.message})`;
     case "max_requests":

@@ -1,5 +1,5 @@
 // The reports of issue 4: every file in --out for one run's postcodes (or all stored ones), read
-// from SQLite in one consistent snapshot, each file written atomically.
+// from SQLite in one consistent snapshot, the set replaced whole (report-set.ts).
 import { join } from "node:path";
 import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
@@ -11,12 +11,47 @@ import { writePostcodesCsv, writeEnrichedCsv } from "./postcode-files.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
 import { buildPostcodeTable, createPostcodeTable, dropPostcodeTable } from "./postcode-table.js";
 import { ReportError, resolveScope, type ReportScope } from "./scope.js";
+import { writeReportSet, type ReportFile } from "./report-set.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
 import { writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
-import { dropGroupTables, prepareGroups, writeGroupsCsv, type GroupOptions } from "./groups.js";
+import { dropGroupTables, prepareGroups, writeGroupsCsv, type GroupOptions, type GroupSet } from "./groups.js";
 
 export { headlineLines, type Summary } from "./summary.js";
 export { ReportError } from "./scope.js";
+export { ReportSetError, type ReportFile } from "./report-set.js";
+
+/** What every report file is made from. */
+export interface ReportContext {
+  db: Db;
+  scope: ReportScope;
+  goodRating: number;
+  csv: CsvFileOptions;
+  summary: Summary;
+  /** the figures per group (--group-by); null for none */
+  groups: GroupSet | null;
+  /** --uprn-column */
+  uprnColumn: string | undefined;
+}
+
+/** The report set, in the order written. To add a report: one more entry here. */
+export const REPORT_FILES: readonly ReportFile<ReportContext>[] = [
+  { name: "broadband.csv", write: (c, path) => writeBroadbandCsv(c.db, c.scope, path, c.csv) },
+  { name: "mobile.csv", write: (c, path) => writeMobileCsv(c.db, c.scope, c.goodRating, path, c.csv) },
+  { name: "coverage.csv", write: (c, path) => writeCoverageCsv(c.db, c.scope, c.goodRating, path, c.csv) },
+  { name: "postcodes.csv", write: (c, path) => writePostcodesCsv(c.db, c.scope, path, c.csv) },
+  // Input rows belong to one run: --all has no single input to enrich.
+  {
+    name: "enriched.csv",
+    applies: (c) => c.scope.kind === "run",
+    write: (c, path) => writeEnrichedCsv(c.db, c.scope, c.goodRating, c.uprnColumn, path, c.csv),
+  },
+  { name: "rejects.csv", applies: (c) => c.scope.kind === "run", write: (c, path) => writeRejectsCsv(c.db, c.scope, path, c.csv) },
+  { name: "failures.csv", write: (c, path) => writeFailuresCsv(c.db, c.scope, path, c.csv) },
+  { name: "groups.csv", applies: (c) => c.groups !== null, write: (c, path) => writeGroupsCsv(c.db, c.scope, c.groups!, path, c.csv) },
+  { name: "summary.csv", write: (c, path) => writeCsv(path, SUMMARY_HEADER, summaryRows(c.summary).map(summaryCells), c.csv) },
+  { name: "summary.json", write: (c, path) => writeAtomically(path, [JSON.stringify(c.summary, null, 2) + "\n"]) },
+  { name: WORKBOOK_NAME, write: (c, path) => writeWorkbook(c.db, c.scope, c, path) },
+];
 
 /** The closing line that names the file to open first. */
 export function openFirstLine(outDir: string): string {
@@ -38,6 +73,8 @@ export interface ReportOptions extends GroupOptions {
   /** the clock for generatedAt */
   now?: (() => Date) | undefined;
   onWarning?: ((message: string) => void) | undefined;
+  /** the files of the set (default REPORT_FILES); tests add a failing one */
+  files?: readonly ReportFile<ReportContext>[] | undefined;
 }
 
 export interface ReportResult {
@@ -50,31 +87,12 @@ export async function writeReports(db: Db, options: ReportOptions): Promise<Repo
   const goodRating = checkedGoodRating(options.goodRating);
   const csv: CsvFileOptions = { bom: options.bom ?? true, onWarning: options.onWarning };
   const generatedAt = (options.now?.() ?? new Date()).toISOString();
-  const out = (name: string) => join(options.outDir, name);
-  const files: string[] = [];
-  const write = async (name: string, writing: (path: string) => Promise<unknown>) => {
-    await writing(out(name));
-    files.push(out(name));
-  };
-
   return inSnapshot(db, options, async (scope) => {
     buildPostcodeTable(db, scope, goodRating);
     const summary = computeSummary(db, scope, goodRating, generatedAt);
     const groups = await prepareGroups(db, scope, goodRating, options);
-    await write("broadband.csv", (path) => writeBroadbandCsv(db, scope, path, csv));
-    await write("mobile.csv", (path) => writeMobileCsv(db, scope, goodRating, path, csv));
-    await write("coverage.csv", (path) => writeCoverageCsv(db, scope, goodRating, path, csv));
-    await write("postcodes.csv", (path) => writePostcodesCsv(db, scope, path, csv));
-    // Input rows belong to one run: --all has no single input to enrich.
-    if (scope.kind === "run") {
-      await write("enriched.csv", (path) => writeEnrichedCsv(db, scope, goodRating, options.uprnColumn, path, csv));
-      await write("rejects.csv", (path) => writeRejectsCsv(db, scope, path, csv));
-    }
-    await write("failures.csv", (path) => writeFailuresCsv(db, scope, path, csv));
-    if (groups) await write("groups.csv", (path) => writeGroupsCsv(db, scope, groups, path, csv));
-    await write("summary.csv", (path) => writeCsv(path, SUMMARY_HEADER, summaryRows(summary).map(summaryCells), csv));
-    await write("summary.json", (path) => writeAtomically(path, [JSON.stringify(summary, null, 2) + "\n"]));
-    await write(WORKBOOK_NAME, (path) => writeWorkbook(db, scope, { summary, groups, goodRating, uprnColumn: options.uprnColumn }, path));
+    const context = { db, scope, goodRating, csv, summary, groups, uprnColumn: options.uprnColumn };
+    const files = await writeReportSet(options.outDir, options.files ?? REPORT_FILES, context);
     return { files, summary };
   });
 }

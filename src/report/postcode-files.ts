@@ -1,6 +1,7 @@
 // postcodes.csv (one row per postcode in scope) and enriched.csv (the user's input rows with the
 // figures of their postcode appended), both read from the report's postcode table.
 import type { Db } from "../store/db.js";
+import { widestRow } from "../store/run-rows.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { providerColumn, SPREAD_METRICS } from "./measures.js";
 import { ADDRESSES_COLUMN, countColumns, DOWNLOAD_RANGE_COLUMNS, POSTCODE_TABLE, STATUS_COLUMN } from "./postcode-table.js";
@@ -49,8 +50,7 @@ export interface EnrichedTable {
 export function enrichedTable(db: Db, scope: ReportScope, goodRating: number, uprnColumn?: string): EnrichedTable {
   const figures = enrichedFigureColumns(scope.providers);
   const property = uprnColumn === undefined ? null : propertyColumns(scope, uprnColumn);
-  const widest = db.prepare("SELECT MAX(json_array_length(cells)) FROM run_rows WHERE run_id = ?").pluck().get(scope.runId) as number | null;
-  const width = Math.max(scope.inputColumns.length, widest ?? 0);
+  const width = Math.max(scope.inputColumns.length, widestRow(db, scope.runId));
   const header = [
     ...scope.inputColumns,
     ...Array<string>(width - scope.inputColumns.length).fill(""),

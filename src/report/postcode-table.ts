@@ -4,7 +4,7 @@
 import type { Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
 import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "./measures.js";
-import { displayPostcodeSql } from "./postcode-display.js";
+import { displayPostcodeSql } from "../spec/postcode.js";
 import type { ReportScope } from "./scope.js";
 
 export const POSTCODE_TABLE = "temp.report_postcodes";

@@ -1,16 +1,13 @@
 // rejects.csv (input rows that held no valid postcode) and failures.csv (postcodes whose lookup
 // failed after every retry): the two lists someone acts on after a run.
 import type { Db } from "../store/db.js";
+import { rejectedRows } from "../store/run-rows.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { POSTCODE_TABLE } from "./postcode-table.js";
 import type { ReportScope } from "./scope.js";
 
 export function writeRejectsCsv(db: Db, scope: ReportScope, path: string, options: CsvFileOptions): Promise<number> {
-  const rows = db
-    .prepare("SELECT line, value, reason FROM run_rows WHERE run_id = ? AND postcode IS NULL ORDER BY line")
-    .raw(true)
-    .iterate(scope.runId) as Iterable<unknown[]>;
-  return writeCsv(path, ["Line", "Value", "Reason"], rows, options);
+  return writeCsv(path, ["Line", "Value", "Reason"], rejectedRows(db, scope.runId), options);
 }
 
 /** LastStatus is the last HTTP status, empty when the last attempt got no answer (timeout, reset). */

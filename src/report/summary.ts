@@ -1,24 +1,19 @@
 // The summary figures: sums over the report's postcode table (itself counted by SQLite from the
 // addresses), and the two views of them, summary.csv rows and the batch's closing lines.
+import type { OutcomeCounts } from "../spec/counts.js";
 import { RATING_LABELS, type Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
+import { inputRowCounts } from "../store/run-rows.js";
 import { countColumns, POSTCODE_TABLE, STATUS_COLUMN, ADDRESSES_COLUMN } from "./postcode-table.js";
 import { PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type SpreadMetric } from "./measures.js";
 import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareFraction, shareText, spreadLabel } from "./figure-labels.js";
 import type { ReportScope } from "./scope.js";
 
-export interface LookupPostcodes {
-  ok: number;
-  notFound: number;
-  failed: number;
-  /** no final answer yet: the run stopped early (quota, --max-requests, a signal) */
-  pending: number;
-}
 
 type BroadbandKey = "noData" | "belowDecent" | "belowSuperfast" | "superfast" | "ultrafast" | "gigabit";
 
 export interface BroadbandSummary extends Record<BroadbandKey, number> {
-  postcodes: LookupPostcodes;
+  postcodes: OutcomeCounts;
   addresses: number;
   /** each count as a fraction of `addresses` (4 places; null when there are none) */
   shares: Record<BroadbandKey, number | null>;
@@ -37,7 +32,7 @@ export interface Spread {
 }
 
 export interface MobileSummary {
-  postcodes: LookupPostcodes;
+  postcodes: OutcomeCounts;
   addresses: number;
   providers: Record<string, ProviderSummary>;
   indoorVoice: Spread;
@@ -97,7 +92,7 @@ export function computeSummary(db: Db, scope: ReportScope, goodRating: number, g
          FROM ${POSTCODE_TABLE}`,
     )
     .get() as Record<string, number>;
-  const postcodes = (l: Lookup): LookupPostcodes => ({
+  const postcodes = (l: Lookup): OutcomeCounts => ({
     ok: row[`${l}_ok`]!,
     notFound: row[`${l}_not_found`]!,
     failed: row[`${l}_failed`]!,
@@ -106,9 +101,7 @@ export function computeSummary(db: Db, scope: ReportScope, goodRating: number, g
 
   const input =
     scope.kind === "run"
-      ? (db
-          .prepare("SELECT COUNT(*) AS input, COUNT(*) - COUNT(postcode) AS invalid FROM run_rows WHERE run_id = ?")
-          .get(scope.runId) as { input: number; invalid: number })
+      ? inputRowCounts(db, scope.runId)
       : { input: null, invalid: null };
 
   const requested = scope.lookups.map((l) => `'${l}'`).join(", ");
@@ -141,13 +134,13 @@ export function computeSummary(db: Db, scope: ReportScope, goodRating: number, g
 const shares = <K extends string>(counts: Record<K, number>, of: number) =>
   Object.fromEntries(Object.entries<number>(counts).map(([k, v]) => [k, shareFraction(v, of)])) as Record<K, number | null>;
 
-function broadbandSummary(postcodes: LookupPostcodes, row: Record<string, number>): BroadbandSummary {
+function broadbandSummary(postcodes: OutcomeCounts, row: Record<string, number>): BroadbandSummary {
   const addresses = row[ADDRESSES_COLUMN.broadband]!;
   const counts = Object.fromEntries(BROADBAND_FIGURES.map((f) => [lowerFirst(f), row[f]!])) as Record<BroadbandKey, number>;
   return { postcodes, addresses, ...counts, shares: shares(counts, addresses) };
 }
 
-function mobileSummary(postcodes: LookupPostcodes, row: Record<string, number>, providers: readonly string[]): MobileSummary {
+function mobileSummary(postcodes: OutcomeCounts, row: Record<string, number>, providers: readonly string[]): MobileSummary {
   const addresses = row[ADDRESSES_COLUMN.mobile]!;
   const perProvider = Object.fromEntries(
     providers.map((p) => [p, Object.fromEntries(PROVIDER_METRICS.map((m) => [lowerFirst(m), row[providerColumn(p, m)]!])) as ProviderSummary]),
@@ -218,7 +211,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
     { section: "Input", figure: "Input rows without a valid postcode", count: s.postcodes.invalid, of: input, ofWhat: "input rows" },
     { section: "Input", figure: "Unique postcodes", count: s.postcodes.unique, of: null, ofWhat: "" },
   );
-  const statusRows = (lookup: Lookup, p: LookupPostcodes): SummaryRow[] =>
+  const statusRows = (lookup: Lookup, p: OutcomeCounts): SummaryRow[] =>
     (
       [
         ["Postcodes found", p.ok],
@@ -286,7 +279,7 @@ export function headlineLines(s: Summary): string[] {
       ? `report (${where}): ${n(s.postcodes.unique)} postcodes`
       : `report (${where}): ${n(s.postcodes.input)} input rows, ${n(s.postcodes.invalid ?? 0)} invalid, ${n(s.postcodes.unique)} unique postcodes`,
   );
-  const answered = (p: LookupPostcodes) =>
+  const answered = (p: OutcomeCounts) =>
     `${n(p.ok)} postcodes found, ${n(p.notFound)} not found, ${n(p.failed)} failed` + (p.pending > 0 ? `, ${n(p.pending)} pending` : "");
   if (s.broadband) {
     const b = s.broadband;

@@ -9,7 +9,7 @@ import { generateCompact, type SimPostcode } from "./data.js";
 import { decideFault, faultsEnabled } from "./faults.js";
 import { malformBody } from "./malformed.js";
 import type { SimulatorOptions } from "./options.js";
-import { compactPostcode } from "./postcode.js";
+import { compactPostcode } from "../spec/postcode.js";
 import { jsonBuffer, send, sendPartial } from "./respond.js";
 import { decodeSegment } from "./route.js";
 

@@ -1,5 +1,6 @@
 // Backend bodies in the two dialects: "spec" is coverage-api.md exactly; "live" is what the
 // production service sends (live-service-notes.md), including fields no document mentions.
+import { squeezePostcode } from "../spec/postcode.js";
 import { RATING_MAX, RATING_MIN, SPEED_FIELDS, mobileFields, type Lookup } from "../spec/fields.js";
 import type { Dialect, NotFoundBody } from "../spec/types.js";
 import { ByteWriter, piece } from "./byte-writer.js";
@@ -141,7 +142,7 @@ function writeRatings(w: ByteWriter, runs: Uint8Array[][], ratings: readonly num
  */
 export function notFoundBody(dialect: Dialect, sent: string): NotFoundBody {
   if (dialect === "live") return { PostCode: sent, Error: NOT_FOUND_MESSAGE };
-  return { PostCode: sent.replace(/\s+/g, "").toUpperCase().slice(0, 7), ErrorMessage: NOT_FOUND_MESSAGE };
+  return { PostCode: squeezePostcode(sent).slice(0, 7), ErrorMessage: NOT_FOUND_MESSAGE };
 }
 
 /** 500 body. */

@@ -15,7 +15,7 @@ import {
 } from "../spec/fields.js";
 import { rngFor, type Rng } from "./hash.js";
 import { describeAddress, pickStreet } from "./addresses.js";
-import { compactPostcode } from "./postcode.js";
+import { compactPostcode } from "../spec/postcode.js";
 
 export const UNKNOWN_SHARE = 0.03;
 export const LARGE_SHARE = 0.01;

@@ -49,6 +49,7 @@ export function mobileFields(providers: readonly string[] = DEFAULT_PROVIDERS): 
 /** Mobile coverage ratings (§2.5). */
 export const RATING_MIN = 0;
 export const RATING_MAX = 4;
+/** What each rating means (§2.5): the reports label ratings with these. */
 export const RATING_LABELS: Readonly<Record<number, string>> = {
   0: "Clear",
   1: "Red",

@@ -3,24 +3,9 @@
 // arrive in one turn of the event loop share a transaction: a commit per answer rewrote the same
 // pages over and over and cost more than fetching. The group is committed before the loop waits
 // for I/O again, so a kill loses at most the answers of one turn.
-import { SPEED_FIELDS, mobileFields, type Lookup } from "../spec/fields.js";
-import type { Answer } from "../fetch/outcome.js";
+import { SPEED_FIELDS, mobileFields } from "../spec/fields.js";
+import type { FinalRecord } from "../spec/records.js";
 import type { Db } from "./db.js";
-
-export type LookupStatus = "ok" | "not_found" | "failed";
-
-export interface FinalRecord {
-  postcode: string;
-  lookup: Lookup;
-  status: LookupStatus;
-  httpStatus: number | null;
-  attempts: number;
-  lastError: string | null;
-  fetchedAt: string;
-  runId: number;
-  /** present when status is ok */
-  answer?: Answer;
-}
 
 /** How lookups.providers records the providers a mobile answer was stored for: ",ProvA,ProvB,". */
 export function providerKey(providers: readonly string[]): string {
@@ -80,7 +65,7 @@ export function answerWriter(db: Db, providers: readonly string[], options: Answ
       recordFailure.run({ ...r, simulated });
       return;
     }
-    const answer = r.answer;
+    const answer = r.status === "ok" ? r.answer : null;
     if (r.lookup === "broadband") deleteBroadband.run(r.postcode);
     else deleteMobile.run(r.postcode);
     if (answer?.lookup === "broadband")
@@ -118,8 +103,6 @@ export function answerWriter(db: Db, providers: readonly string[], options: Answ
 
   return {
     write(record) {
-      if (record.status === "ok" && (!record.answer || record.answer.lookup !== record.lookup))
-        throw new Error(`internal: ok record for ${record.postcode} ${record.lookup} without its answer`);
       if (failure) throw failure;
       queued.push(record);
       if (scheduled) return;

@@ -1,17 +1,10 @@
 // Final state of a run's postcodes, per (postcode, lookup) pair.
+import { zeroOutcomes, type OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
 import type { Db } from "./db.js";
 
-export interface FinalCounts {
-  ok: number;
-  notFound: number;
-  failed: number;
-  /** no final answer yet (stopped early) */
-  pending: number;
-}
-
-export function finalCounts(db: Db, runId: number, lookups: readonly Lookup[]): FinalCounts {
-  const counts: FinalCounts = { ok: 0, notFound: 0, failed: 0, pending: 0 };
+export function finalCounts(db: Db, runId: number, lookups: readonly Lookup[]): OutcomeCounts {
+  const counts = zeroOutcomes();
   const stmt = db.prepare(
     `SELECT COALESCE(l.status, 'pending') AS status, COUNT(*) AS n
        FROM (SELECT DISTINCT postcode FROM run_rows WHERE run_id = ? AND postcode IS NOT NULL) r

@@ -10,37 +10,79 @@ export type Db = Database.Database;
 export class DatabaseError extends Error {}
 
 export function openDatabase(path: string, options: { readonly?: boolean } = {}): Db {
-  if (path !== ":memory:" && !options.readonly) mkdirSync(dirname(path), { recursive: true });
-  let db: Db;
-  try {
-    db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
-  } catch (err) {
-    throw new DatabaseError(`cannot open database ${path}: ${(err as Error).message}`);
-  }
-  db.pragma("busy_timeout = 5000");
+  const db = connect(path, options);
   if (options.readonly) {
-    const version = db.pragma("user_version", { simple: true }) as number;
-    if (version > SCHEMA_VERSION)
-      throw new DatabaseError(`${path} has schema version ${version}; this program knows up to ${SCHEMA_VERSION}`);
+    try {
+      const version = schemaVersion(db);
+      if (version > SCHEMA_VERSION)
+        throw new DatabaseError(`${path} has schema version ${version}; this program knows up to ${SCHEMA_VERSION}`);
+    } catch (err) {
+      db.close();
+      throw namingPath(err, path);
+    }
     return db;
   }
-  db.pragma("journal_mode = WAL");
-  // WAL + NORMAL: a commit survives a process kill; only an OS crash may lose the last ones.
-  db.pragma("synchronous = NORMAL");
-  migrate(db, path);
+  try {
+    migrate(db, path);
+  } catch (err) {
+    db.close();
+    throw namingPath(err, path);
+  }
   return db;
 }
 
-function migrate(db: Db, path: string): void {
-  const version = db.pragma("user_version", { simple: true }) as number;
-  if (version > SCHEMA_VERSION)
-    throw new DatabaseError(`${path} has schema version ${version}; this program knows up to ${SCHEMA_VERSION}`);
-  for (let v = version; v < SCHEMA_VERSION; v++) {
-    db.transaction(() => {
+/**
+ * Opens the file with its pragmas (WAL for a writer), without touching the schema. A file that is
+ * not a database, or one this user cannot open, is a DatabaseError naming the path.
+ */
+export function connect(path: string, options: { readonly?: boolean } = {}): Db {
+  let db: Db;
+  try {
+    if (path !== ":memory:" && !options.readonly) mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+  } catch (err) {
+    throw new DatabaseError(`cannot open database ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    db.pragma("busy_timeout = 5000");
+    if (!options.readonly) {
+      db.pragma("journal_mode = WAL");
+      // WAL + NORMAL: a commit survives a process kill; only an OS crash may lose the last ones.
+      db.pragma("synchronous = NORMAL");
+    }
+  } catch (err) {
+    db.close();
+    throw namingPath(err, path);
+  }
+  return db;
+}
+
+export function schemaVersion(db: Db): number {
+  return db.pragma("user_version", { simple: true }) as number;
+}
+
+/**
+ * Brings the schema up to date in one IMMEDIATE transaction that reads the version itself: two
+ * processes opening a new database at once migrate it once (the second waits, then finds it done).
+ * Called inside a caller's transaction (the batch's lock), it runs within that one.
+ */
+export function migrate(db: Db, path: string): void {
+  db.transaction(() => {
+    const version = schemaVersion(db);
+    if (version > SCHEMA_VERSION)
+      throw new DatabaseError(`${path} has schema version ${version}; this program knows up to ${SCHEMA_VERSION}`);
+    for (let v = version; v < SCHEMA_VERSION; v++) {
       db.exec(MIGRATIONS[v]!);
       db.pragma(`user_version = ${v + 1}`);
-    }).immediate();
-  }
+    }
+  }).immediate();
+}
+
+/** An SQLite failure as a DatabaseError that says which database it was ("file is not a database" alone names none). */
+export function namingPath(err: unknown, path: string): Error {
+  if (err instanceof DatabaseError) return err;
+  if (err instanceof Database.SqliteError) return new DatabaseError(`database ${path}: ${err.message}`, { cause: err });
+  return err instanceof Error ? err : new Error(String(err));
 }
 
 /** The rating columns mobile_addresses lacks for these providers (SQLite column names ignore case). */

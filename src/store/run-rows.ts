@@ -1,5 +1,5 @@
 // Input rows of a run, written in batches as the input streams in.
-import type { InputRow } from "../input/read-input.js";
+import type { NormalisedPostcode } from "../spec/postcode.js";
 import type { Db } from "./db.js";
 
 export interface StoredRow {
@@ -10,8 +10,16 @@ export interface StoredRow {
   cells: readonly string[];
 }
 
+/** A row as the input reads it (input's InputRow has this shape; store does not depend on input). */
+export interface ReadRow {
+  line: number;
+  value: string;
+  postcode: NormalisedPostcode;
+  cells: readonly string[];
+}
+
 /** An input row as run_rows keeps it: the compact postcode, or why it was rejected. */
-export function storedRow(row: InputRow): StoredRow {
+export function storedRow(row: ReadRow): StoredRow {
   return {
     line: row.line,
     value: row.value,
@@ -48,4 +56,25 @@ export function rowWriter(db: Db, runId: number): RowWriter {
     },
     flush,
   };
+}
+
+/** How many rows a run's input had, and how many of them held no valid postcode. */
+export function inputRowCounts(db: Db, runId: number): { input: number; invalid: number } {
+  return db.prepare("SELECT COUNT(*) AS input, COUNT(*) - COUNT(postcode) AS invalid FROM run_rows WHERE run_id = ?").get(runId) as {
+    input: number;
+    invalid: number;
+  };
+}
+
+/** The most cells any row of a run's input had (0 for none). */
+export function widestRow(db: Db, runId: number): number {
+  return (db.prepare("SELECT MAX(json_array_length(cells)) FROM run_rows WHERE run_id = ?").pluck().get(runId) as number | null) ?? 0;
+}
+
+/** A run's rejected rows in line order, as [line, value, reason]. */
+export function rejectedRows(db: Db, runId: number): Iterable<[line: number, value: string, reason: string]> {
+  return db
+    .prepare("SELECT line, value, reason FROM run_rows WHERE run_id = ? AND postcode IS NULL ORDER BY line")
+    .raw(true)
+    .iterate(runId) as Iterable<[number, string, string]>;
 }

@@ -1,7 +1,8 @@
 // The runs table: one row per batch, with its arguments (never keys), counts and exit code.
+import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
 import { finalCounts } from "./counts.js";
-import type { Db } from "./db.js";
+import { DatabaseError, type Db } from "./db.js";
 
 export type RunState = "running" | "completed" | "failed" | "stopped" | "interrupted" | "abandoned";
 
@@ -14,14 +15,10 @@ export interface NewRun {
   providers: readonly string[];
 }
 
-export interface RunCounts {
+export interface RunCounts extends OutcomeCounts {
   inputRows: number;
   postcodes: number;
   rejects: number;
-  ok: number;
-  notFound: number;
-  failed: number;
-  pending: number;
   requests: number;
   retries: number;
   throttled: number;
@@ -94,8 +91,8 @@ export function checkpointRun(db: Db, runId: number, c: Pick<RunCounts, "request
  * A run left 'running' by a killed process is marked abandoned when the next batch takes the lock,
  * with the final state of its postcodes as they stand (its request counts are from its last checkpoint).
  */
-export function abandonStaleRuns(db: Db, exceptRunId: number | null, at: string): number {
-  const stale = db.prepare("SELECT id, lookups FROM runs WHERE state = 'running' AND id IS NOT ?").all(exceptRunId) as {
+export function abandonStaleRuns(db: Db, at: string): number {
+  const stale = db.prepare("SELECT id, lookups FROM runs WHERE state = 'running'").all() as {
     id: number;
     lookups: string;
   }[];
@@ -116,4 +113,65 @@ export function abandonStaleRuns(db: Db, exceptRunId: number | null, at: string)
     }
   }).immediate();
   return stale.length;
+}
+
+/** A run as readers (the reports) see it: its state and what it asked for, lists parsed. */
+export interface RunInfo {
+  id: number;
+  state: RunState;
+  simulated: boolean;
+  /** the input's header names, in order */
+  inputColumns: string[];
+  lookups: string[];
+  providers: string[];
+}
+
+interface RunInfoRow {
+  id: number;
+  state: RunState;
+  simulated: number;
+  input_columns: string;
+  lookups: string;
+  providers: string;
+}
+
+/**
+ * The run with this id, or the last run that read its input (a run that failed on its input or
+ * configuration has no rows to report); null when there is no such run. Throws DatabaseError when
+ * its lists are unreadable.
+ */
+export function readRun(db: Db, which: number | "last"): RunInfo | null {
+  const select = "SELECT id, state, simulated, input_columns, lookups, providers FROM runs";
+  const row = (
+    which === "last"
+      ? db.prepare(`${select} WHERE state <> 'failed' OR input_rows > 0 ORDER BY id DESC LIMIT 1`).get()
+      : db.prepare(`${select} WHERE id = ?`).get(which)
+  ) as
+    | RunInfoRow
+    | undefined;
+  if (!row) return null;
+  return {
+    id: row.id,
+    state: row.state,
+    simulated: row.simulated === 1,
+    inputColumns: jsonList(row.input_columns, `run ${row.id}'s input columns`),
+    lookups: jsonList(row.lookups, `run ${row.id}'s lookups`),
+    providers: jsonList(row.providers, `run ${row.id}'s providers`),
+  };
+}
+
+/** The lowest and highest run id; null when no run is stored. */
+export function runIdRange(db: Db): { min: number; max: number } | null {
+  const range = db.prepare("SELECT MIN(id) AS min, MAX(id) AS max FROM runs").get() as { min: number | null; max: number | null };
+  return range.min === null || range.max === null ? null : { min: range.min, max: range.max };
+}
+
+function jsonList(text: string, what: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value as string[];
+  } catch {
+    // reported below
+  }
+  throw new DatabaseError(`${what} are not readable in the database (${text.slice(0, 60)})`);
 }

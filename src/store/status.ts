@@ -1,4 +1,5 @@
-// What `npm run status` shows: recent runs, the stored answers by lookup and status, and the lock.
+// What `npm run status` reads: recent runs, the stored answers by lookup and status, and the lock.
+// The wording is report/status-text.ts's.
 import { hostname } from "node:os";
 import type { Db } from "./db.js";
 import { processAlive } from "./lock.js";
@@ -81,38 +82,4 @@ export function databaseStatus(db: Db, recentRuns: number, isAlive: (pid: number
       .all() as DatabaseStatus["datasets"],
     lock: lock ? { ...lock, alive: lock.host === hostname() ? isAlive(lock.pid, lockHolderIdentity(db)) : null } : null,
   };
-}
-
-export function formatStatus(s: DatabaseStatus, path: string): string {
-  const lines: string[] = [`database ${path} (schema version ${s.schemaVersion})`];
-  if (s.lock) {
-    const who = `pid ${s.lock.pid} on ${s.lock.host}, run ${s.lock.run_id ?? "?"}, since ${s.lock.started_at}`;
-    lines.push(
-      s.lock.alive === false
-        ? `lock: left by a killed batch (${who}); the next batch takes it over`
-        : `lock: a batch is running (${who})`,
-    );
-  }
-
-  lines.push("", s.runs.length === 0 ? "no runs yet" : `last ${s.runs.length} run(s), newest first:`);
-  for (const r of s.runs) {
-    const outcome = r.exit_code === null ? r.state : `${r.state}, exit ${r.exit_code}`;
-    lines.push(
-      `  #${r.id}  ${r.started_at} .. ${r.ended_at ?? "(running)"}  ${outcome}${r.simulated ? "  [simulated]" : ""}`,
-      `       input ${r.input_name}: ${r.input_rows} rows, ${r.postcodes} postcodes, ${r.rejects} rejected`,
-      `       lookups: ok ${r.ok}, not found ${r.not_found}, failed ${r.failed}, pending ${r.pending}`,
-      `       requests ${r.requests} (${r.retries} retries, ${r.throttled} 429s)`,
-    );
-    if (r.message) lines.push(`       ${r.message}`);
-  }
-
-  lines.push("", `stored answers: ${s.postcodes} postcodes`);
-  for (const l of s.lookups) lines.push(`  ${l.lookup} ${l.status}: ${l.postcodes} (fetched ${l.oldest} .. ${l.newest})`);
-  lines.push(`  addresses: broadband ${s.addresses.broadband}, mobile ${s.addresses.mobile}`);
-  for (const d of s.datasets) lines.push(`  dataset ${d.dataset}: ${d.postcodes} postcodes`);
-  if (s.failures.length > 0) {
-    lines.push("", "commonest failures (a re-run retries them):");
-    for (const f of s.failures) lines.push(`  ${f.lookup} x${f.postcodes}: ${f.last_error}`);
-  }
-  return lines.join("\n") + "\n";
 }

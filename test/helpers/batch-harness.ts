@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { buildConfig, type BatchFlags } from "../../src/pipeline/config.js";
 import { runBatch, type BatchDeps, type BatchResult } from "../../src/pipeline/batch.js";
 import { createLogger } from "../../src/log/logger.js";
+import { simulatedApi } from "../../src/cli/simulated-api.js";
+import type { SimulatorOptions } from "../../src/simulator/index.js";
 import { instantSleepClock } from "./fake-clock.js";
 
 export function tempDir(prefix = "pcc-"): string {
@@ -25,7 +27,7 @@ export async function runIn(
   dir: string,
   flags: Partial<BatchFlags> & { in: string },
   env: NodeJS.ProcessEnv,
-  deps: Partial<BatchDeps> = {},
+  deps: Partial<BatchDeps> & { simulator?: Partial<SimulatorOptions> } = {},
 ): Promise<HarnessRun> {
   const logs: string[] = [];
   const logger = createLogger({ format: "json", quiet: false, verbose: true, write: (l) => logs.push(l) });
@@ -37,19 +39,16 @@ export async function runIn(
       providers: "ProvA,ProvB,ProvC,ProvD",
       concurrency: 4,
       rate: 100_000,
-      retries: 5,
       timeout: 5,
-      maxAge: "30d",
-      refresh: false,
-      simulate: false,
       logFormat: "json",
-      quiet: false,
-      reports: true,
       progress: false,
       ...flags,
     },
     env,
   );
-  const result = await runBatch(config, { logger, clock: instantSleepClock, ...deps });
+  // --simulate as the CLI wires it: a simulator of the run's providers (with the test's options).
+  const { simulator, ...batchDeps } = deps;
+  const api = batchDeps.api ?? (config.simulate ? simulatedApi(config.providers, simulator) : undefined);
+  const result = await runBatch(config, { logger, clock: instantSleepClock, ...batchDeps, ...(api ? { api } : {}) });
   return { ...result, logs };
 }

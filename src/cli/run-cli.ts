@@ -1,0 +1,153 @@
+// What the four commands share: yargs set up the same way, --help and --version that print and exit
+// 0, unknown options refused with a did-you-mean, every error one line (JSON with --log-format json),
+// and the exit code set once.
+import { readFileSync } from "node:fs";
+import yargs, { type Argv, type ArgumentsCamelCase } from "yargs";
+import { hideBin } from "yargs/helpers";
+import { ConfigError } from "../pipeline/config-values.js";
+
+export { ConfigError as UsageError } from "../pipeline/config-values.js";
+
+/** A one-line error about the environment (a missing database), printed without the --help hint. */
+export class CliError extends Error {}
+
+export interface CliSpec<A> {
+  /** npm script name: batch, report, status, simulate */
+  name: string;
+  usage: string;
+  epilogue?: string;
+  /** declares the command's options on the parser */
+  options: (y: Argv) => Argv<A>;
+  /** runs the command; returns the exit code. Throw UsageError (ConfigError) for a one-line user error. */
+  run: (argv: ArgumentsCamelCase<A>, out: CliOutput) => Promise<number> | number;
+  /** errors the command knows to be the user's or the environment's, printed as one line without a stack */
+  isUserError?: (err: unknown) => boolean;
+}
+
+export interface CliOutput {
+  /** one error line in the chosen format */
+  error(message: string): void;
+  json: boolean;
+}
+
+const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+export function runCli<A>(spec: CliSpec<A>, args: readonly string[] = hideBin(process.argv)): void {
+  // A parent that dies (or stops reading) closes our output: writing then fails with EPIPE. The run
+  // keeps its guarantees instead of crashing half-way: it finishes and records itself in the database.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+  const json = args.some((a, i) => a === "--log-format=json" || (a === "--log-format" && args[i + 1] === "json"));
+  const out: CliOutput = {
+    json,
+    error: (message) => process.stderr.write(errorLine(message, json) + "\n"),
+  };
+  const hint = `(npm run ${spec.name} -- --help lists the options)`;
+  main(spec, args, out).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      if (err instanceof ConfigError) out.error(`${err.message} ${hint}`);
+      else if (err instanceof CliError || spec.isUserError?.(err) || isFileSystemError(err)) out.error((err as Error).message);
+      else out.error(`unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      process.exitCode = 1;
+    },
+  );
+}
+
+async function main<A>(spec: CliSpec<A>, args: readonly string[], out: CliOutput): Promise<number> {
+  const parser = spec
+    .options(
+      yargs([...args])
+        .scriptName(`npm run ${spec.name} --`)
+        .usage(spec.usage)
+        .version(false)
+        .option("version", { type: "boolean", describe: "print the version and exit" })
+        .help("help")
+        .alias("help", "h"),
+    )
+    .epilogue(spec.epilogue ?? "")
+    .strict()
+    .exitProcess(false)
+    .wrap(Math.min(100, process.stdout.columns ?? 100))
+    .fail((msg, err) => {
+      throw new ConfigError(plainYargsMessage(msg ?? err?.message ?? "invalid arguments"));
+    });
+  // --help and --version win over everything else on the line, and never run the command.
+  if (args.includes("--help") || args.includes("-h")) {
+    process.stdout.write((await parser.getHelp()) + "\n");
+    return 0;
+  }
+  if (args.includes("--version")) {
+    process.stdout.write(VERSION + "\n");
+    return 0;
+  }
+  const unknown = unknownOption(args, knownOptions(parser));
+  if (unknown) throw new ConfigError(unknown);
+  const argv = (await parser.parse()) as ArgumentsCamelCase<A>;
+  return spec.run(argv, out);
+}
+
+/** yargs' own messages, in the words and flag spelling of the others. */
+function plainYargsMessage(message: string): string {
+  const missing = /^Missing required arguments?: (.+)$/.exec(message);
+  if (missing) return `missing ${missing[1]!.split(", ").map((n) => `--${n}`).join(", ")}`;
+  const extra = /^Unknown arguments?: (.+)$/.exec(message);
+  if (extra) return `unexpected argument ${extra[1]} (options start with --, e.g. --in FILE)`;
+  return message;
+}
+
+export function errorLine(message: string, json: boolean): string {
+  const line = message.replace(/\s*\n\s*/g, " ");
+  return json ? JSON.stringify({ time: new Date().toISOString(), level: "error", message: line }) : `error: ${line}`;
+}
+
+function isFileSystemError(err: unknown): boolean {
+  return err instanceof Error && "code" in err && typeof err.code === "string" && /^E[A-Z]+$/.test(err.code) && "path" in err;
+}
+
+/** Every long option the parser knows, as typed (--kebab-case), aliases included. */
+function knownOptions(parser: Argv): string[] {
+  const options = (parser as unknown as { getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]> } }).getOptions();
+  const names = new Set<string>(Object.keys(options.key));
+  for (const [k, aliases] of Object.entries(options.alias)) {
+    names.add(k);
+    for (const a of aliases) names.add(a);
+  }
+  return [...names].filter((n) => !/[A-Z]/.test(n));
+}
+
+/** "unknown option --inn; did you mean --in?" for the first option the command does not have, else null. */
+export function unknownOption(args: readonly string[], known: readonly string[]): string | null {
+  for (const arg of args) {
+    if (arg === "--") break;
+    const m = /^--?(?:no-)?([^=]+)/.exec(arg);
+    if (!m || /^-\d/.test(arg) || arg === "-") continue;
+    const name = arg.startsWith("--") ? m[1]! : m[1]!.length === 1 ? m[1]! : null;
+    if (name === null || known.includes(name) || (arg.startsWith("--no-") && known.includes(`no-${name}`))) continue;
+    const best = closest(name, known);
+    return `unknown option ${arg.split("=")[0]}${best ? `; did you mean --${best}?` : ""}`;
+  }
+  return null;
+}
+
+function closest(name: string, known: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = Infinity;
+  for (const k of known) {
+    if (k.length < 2) continue;
+    const d = editDistance(name, k);
+    if (d < bestDistance) [best, bestDistance] = [k, d];
+  }
+  return best !== null && bestDistance <= Math.max(1, Math.floor(name.length / 3)) ? best : null;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
+}

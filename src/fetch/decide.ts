@@ -1,0 +1,66 @@
+// What to do after one attempt at one postcode: a pure decision, table-tested in test/decide.test.ts.
+// The fetch loop only carries it out.
+import type { Lookup } from "../spec/fields.js";
+import { backoffDelay, type BackoffPolicy } from "./backoff.js";
+import type { Outcome } from "./outcome.js";
+import type { Health } from "./outage.js";
+import type { StopReason } from "./stop.js";
+
+/** A postcode answered 429 this many times in a row fails, so a stuck limiter cannot spin forever. */
+export const MAX_THROTTLES_PER_POSTCODE = 50;
+
+export interface AttemptState {
+  /** retries this postcode has spent of --retries */
+  retriesUsed: number;
+  /** 429s in a row for this postcode */
+  throttles: number;
+}
+
+export interface RetryPolicy {
+  retries: number;
+  backoff: BackoffPolicy;
+  random: () => number;
+}
+
+export type Decision =
+  /** the postcode's answer is final */
+  | { kind: "final"; status: "ok" | "not_found" | "failed"; lastError: string | null }
+  /** retry this postcode after `afterMs`, spending one of its retries */
+  | { kind: "retry"; afterMs: number; lastError: string }
+  /** 429: the whole lookup waits `waitMs`, slows down, and this postcode tries again at no cost */
+  | { kind: "wait"; waitMs: number; lastError: string }
+  /** the API as a whole is down: the postcode waits for the outage to end, spending nothing */
+  | { kind: "hold"; lastError: string }
+  /** nothing more for this lookup (quota) */
+  | { kind: "stop"; scope: "lookup"; reason: StopReason & { kind: "quota" } }
+  /** nothing more for the run (key, URL, unreachable) */
+  | { kind: "stop"; scope: "all"; reason: StopReason };
+
+export function decide(lookup: Lookup, outcome: Outcome, state: AttemptState, health: Health, policy: RetryPolicy): Decision {
+  if (health.kind === "unreachable") return { kind: "stop", scope: "all", reason: { kind: "unreachable", lookup, message: health.message } };
+  switch (outcome.kind) {
+    case "ok":
+      return { kind: "final", status: "ok", lastError: null };
+    case "not_found":
+      return { kind: "final", status: "not_found", lastError: null };
+    case "auth":
+    case "misconfigured":
+      return { kind: "stop", scope: "all", reason: { kind: outcome.kind, lookup, message: outcome.message } };
+    case "quota":
+      return { kind: "stop", scope: "lookup", reason: { kind: "quota", lookup, message: outcome.message } };
+    case "final_error":
+      return { kind: "final", status: "failed", lastError: outcome.message };
+    case "throttled": {
+      if (health.kind === "outage") return { kind: "hold", lastError: outcome.message };
+      const throttles = state.throttles + 1;
+      if (throttles >= MAX_THROTTLES_PER_POSTCODE)
+        return { kind: "final", status: "failed", lastError: `answered 429 ${throttles} times: ${outcome.message}` };
+      return { kind: "wait", waitMs: outcome.retryAfterMs ?? backoffDelay(throttles - 1, policy.backoff, policy.random), lastError: outcome.message };
+    }
+    case "retryable": {
+      if (health.kind === "outage") return { kind: "hold", lastError: outcome.message };
+      if (state.retriesUsed >= policy.retries) return { kind: "final", status: "failed", lastError: outcome.message };
+      return { kind: "retry", afterMs: backoffDelay(state.retriesUsed, policy.backoff, policy.random), lastError: outcome.message };
+    }
+  }
+}

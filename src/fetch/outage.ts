@@ -1,0 +1,68 @@
+// Telling a fault of the API as a whole from faults of some postcodes. Fed every attempt of one
+// lookup; says whether the API is healthy, in an outage (pause, probe one request at a time), or
+// unreachable from the start (a wrong --base-url: stop at once). Pure but for its own state.
+
+/** How one attempt failed, for comparing attempts: null for an answer about the postcode itself. */
+export interface FailureSignature {
+  /** "refused", "dns", "tls", "timeout", "reset", "HTTP 503", "HTTP 429", ... */
+  what: string;
+  /** what attempts must share to count as the same failure: "network" for every transport failure
+   *  (a server going down resets some connections and refuses the next), else the HTTP status */
+  group: string;
+  /** refused/dns/tls/3xx: before any success these mean the address is wrong */
+  wrongAddress: boolean;
+  throttled: boolean;
+}
+
+export type Health = { kind: "healthy" } | { kind: "outage"; since: number; what: string } | { kind: "unreachable"; message: string };
+
+export interface OutageOptions {
+  /** consecutive attempts failing the same way that make an outage */
+  sameFailures: number;
+  /** consecutive 429s that make an outage */
+  throttles: number;
+  /** how many different postcodes those attempts must span: fewer is a fault of those postcodes */
+  postcodes: number;
+  /** wrong-address failures before any success that make the address wrong */
+  unreachable: number;
+  /** where the requests go, for the message */
+  url: string;
+}
+
+export const DEFAULT_OUTAGE_THRESHOLDS = { sameFailures: 6, throttles: 20, postcodes: 3, unreachable: 3 } as const;
+
+export class OutageMonitor {
+  private successes = 0;
+  private streak: { group: string; count: number; postcodes: Set<string> } | null = null;
+  private state: Health = { kind: "healthy" };
+
+  constructor(private readonly options: OutageOptions) {}
+
+  get health(): Health {
+    return this.state;
+  }
+
+  /** One attempt's result: `failure` null for any answer about the postcode (ok, not found, a bad body). */
+  record(postcode: string, failure: FailureSignature | null, now: number): Health {
+    if (failure === null) {
+      this.successes++;
+      this.streak = null;
+      this.state = { kind: "healthy" };
+      return this.state;
+    }
+    if (this.state.kind !== "healthy") return this.state;
+    if (this.streak?.group === failure.group) {
+      this.streak.count++;
+      this.streak.postcodes.add(postcode);
+    } else this.streak = { group: failure.group, count: 1, postcodes: new Set([postcode]) };
+
+    if (this.successes === 0 && failure.wrongAddress && this.streak.count >= this.options.unreachable) {
+      this.state = { kind: "unreachable", message: `${failure.what} from ${this.options.url} on every attempt so far: check --base-url` };
+      return this.state;
+    }
+    const needed = failure.throttled ? this.options.throttles : this.options.sameFailures;
+    if (this.streak.count >= needed && this.streak.postcodes.size >= this.options.postcodes)
+      this.state = { kind: "outage", since: now, what: failure.what };
+    return this.state;
+  }
+}

@@ -1,0 +1,72 @@
+// Parsers for single configuration values, shared by the option declarations and buildConfig.
+import { LOOKUPS, type Lookup } from "../spec/fields.js";
+
+/** Where the API's address comes from when --base-url is not given. */
+export const URL_ENV = "COVERAGE_API_URL";
+
+/** A configuration or command-line error: one line for the user, exit 1. */
+export class ConfigError extends Error {}
+
+export function parseLookups(list: string): Lookup[] {
+  const items = list
+    .split(",")
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  if (items.length === 0) throw new ConfigError("--lookups: name at least one of broadband, mobile");
+  for (const i of items)
+    if (!(LOOKUPS as readonly string[]).includes(i)) throw new ConfigError(`--lookups: "${i}" is not one of broadband, mobile`);
+  return LOOKUPS.filter((l) => items.includes(l));
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/** `name` is what the message names (--base-url, or the environment variable it came from). */
+export function parseBaseUrl(text: string, name = "--base-url"): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`${name}: "${text}" is not a URL`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new ConfigError(`${name}: ${url.protocol} is not http or https`);
+  if (url.protocol === "http:" && !isLoopbackHost(url.hostname))
+    throw new ConfigError(`${name}: refusing plain http to ${url.hostname}: the key would travel in clear; use https`);
+  if (url.username || url.password) throw new ConfigError(`${name}: credentials in the URL are not allowed`);
+  // new URL drops an empty "?" or "#": look at the text too
+  if (url.search || url.hash || /[?#]/.test(text)) throw new ConfigError(`${name}: give the base address only, without ?query or #fragment`);
+  return url;
+}
+
+/** Key file: one line with a key for both lookups, or lines `broadband=KEY` / `mobile=KEY`. */
+export function parseKeyFile(text: string, path: string): Partial<Record<Lookup, string>> {
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && !l.startsWith("#"));
+  const keys: Partial<Record<Lookup, string>> = {};
+  for (const [i, line] of lines.entries()) {
+    const m = /^(broadband|mobile|both|\*)\s*[=:]\s*(\S+)$/i.exec(line);
+    if (m) {
+      const which = m[1]!.toLowerCase();
+      if (which === "broadband" || which === "mobile") keys[which] = m[2]!;
+      else keys.broadband = keys.mobile = m[2]!;
+    } else if (lines.length === 1 && !/\s/.test(line)) {
+      keys.broadband = keys.mobile = line;
+    } else {
+      throw new ConfigError(`--key-file ${path}: line ${i + 1} is neither a key nor "broadband=KEY" / "mobile=KEY"`);
+    }
+  }
+  return keys;
+}
+
+/** Visible ASCII only: anything else cannot travel in an HTTP header (a trailing \r from a CRLF file). */
+export function checkKeyCharacters(key: string, source: string): void {
+  if (!/^[\x21-\x7e]+$/.test(key))
+    throw new ConfigError(
+      `${source}: the key contains a character that is not allowed in an HTTP header (a space, a line break or a carriage return from a Windows file?)`,
+    );
+}

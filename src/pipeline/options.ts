@@ -1,0 +1,239 @@
+// The batch's options, each declared once: flag name, type, default, environment variable, help, and
+// how its text becomes a checked configuration value. The yargs definitions (cli/batch.ts), the
+// BatchFlags and BatchConfig types (config.ts), the arguments recorded in the runs table and the
+// option table in docs/options.md are all generated from BATCH_OPTIONS.
+// To add an option: add one entry here and one test in test/options.test.ts; run `npm run options-table`.
+import { DEFAULT_PROVIDERS, parseProviders, type Lookup } from "../spec/fields.js";
+import type { LogFormat } from "../log/logger.js";
+import { parseDuration } from "./duration.js";
+import { parseGroupBy } from "../report/groups.js";
+import { ConfigError, parseBaseUrl, parseLookups, URL_ENV } from "./config-values.js";
+
+export type OptionKind = "string" | "number" | "boolean";
+/** What a caller may pass: numbers arrive as text from the command line, as numbers from code. */
+export type RawOf<K extends OptionKind> = K extends "boolean" ? boolean : K extends "number" ? number | string : string;
+
+export interface OptionSpec<K extends OptionKind = OptionKind, T = unknown> {
+  type: K;
+  help: string;
+  /** the value when neither the flag nor its environment variable is given */
+  default?: RawOf<K>;
+  /** read when the flag is absent; errors then name the variable and never echo its value */
+  env?: string;
+  required?: boolean;
+  /** for tests and benchmarks only: not in --help or the option table */
+  hidden?: boolean;
+  /** false: not written to the runs table (log and display settings) */
+  record?: boolean;
+  /** raw value (after the default) to the configuration value; throws ConfigError naming `name` */
+  parse: (raw: RawOf<K> | undefined, name: string) => T;
+}
+
+function option<K extends OptionKind, T>(spec: OptionSpec<K, T>): OptionSpec<K, T> {
+  return spec;
+}
+
+/** A number from text or code; `name` is the flag (or variable) the message names. */
+export function toNumber(raw: number | string, name: string): number {
+  const n = typeof raw === "number" ? raw : /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isFinite(n)) throw new ConfigError(`${name}: expected a number, got ${JSON.stringify(String(raw))}`);
+  return n;
+}
+
+function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (raw: number | string | undefined, name: string): number => {
+    const n = toNumber(raw ?? NaN, name);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new ConfigError(`${name}: expected a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? " up" : ` to ${max}`}, got ${n}`);
+    return n;
+  };
+}
+
+function wrapped<T>(name: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError(`${name}: ${(err as Error).message}`);
+  }
+}
+
+const text = (raw: string | undefined) => raw;
+/** "30d", "15m", … → milliseconds */
+const duration = (raw: string | undefined, name: string) => wrapped(name, () => parseDuration(raw!));
+const flag = (raw: boolean | undefined) => raw === true;
+
+export const BATCH_OPTIONS = {
+  in: option({ type: "string", required: true, help: "input CSV file, or - for standard input", parse: (raw) => raw! }),
+  column: option({ type: "string", help: "input column holding postcodes (default: auto-detect)", parse: text }),
+  db: option({ type: "string", default: "output/coverage.sqlite", help: "SQLite database", parse: (raw) => raw! }),
+  out: option({ type: "string", default: "output", help: "directory for the reports", parse: (raw) => raw! }),
+  lookups: option({
+    type: "string",
+    default: "broadband,mobile",
+    help: "which lookups",
+    parse: (raw): Lookup[] => parseLookups(raw!),
+  }),
+  baseUrl: option({
+    type: "string",
+    env: URL_ENV,
+    help: "API base URL; required unless --simulate",
+    parse: (raw, name): URL | null => (raw === undefined || raw === "" ? null : parseBaseUrl(raw, name)),
+  }),
+  providers: option({
+    type: "string",
+    default: DEFAULT_PROVIDERS.join(","),
+    help: "mobile provider prefixes (production uses its own codes)",
+    parse: (raw, name): string[] => wrapped(name, () => parseProviders(raw!)),
+  }),
+  concurrency: option({ type: "number", default: 4, help: "requests in flight per lookup", parse: wholeNumber(1, 1000) }),
+  rate: option({
+    type: "number",
+    default: 100,
+    help: "requests per minute per lookup, paced client-side",
+    parse: (raw, name) => {
+      const n = toNumber(raw!, name);
+      if (n <= 0) throw new ConfigError(`${name}: expected requests per minute > 0, got ${n}`);
+      return n;
+    },
+  }),
+  retries: option({ type: "number", default: 5, help: "retries after the first attempt for retryable failures", parse: wholeNumber(0) }),
+  timeout: option({
+    type: "number",
+    default: 30,
+    help: "seconds per request (1-3600)",
+    /** milliseconds */
+    parse: (raw, name) => {
+      const s = toNumber(raw!, name);
+      if (!(s >= 1 && s <= 3600)) throw new ConfigError(`${name}: expected seconds from 1 to 3600, got ${s}`);
+      return Math.round(s * 1000);
+    },
+  }),
+  maxAge: option({
+    type: "string",
+    default: "30d",
+    help: "reuse a stored answer younger than this",
+    parse: duration,
+  }),
+  refresh: option({ type: "boolean", default: false, help: "fetch even what is fresh", parse: flag }),
+  maxRequests: option({
+    type: "number",
+    help: "stop cleanly after N requests in this run",
+    parse: (raw, name) => (raw === undefined ? null : wholeNumber(0)(raw, name)),
+  }),
+  outageLimit: option({
+    type: "string",
+    default: "15m",
+    help: "how long an API outage may last before the run stops (exit 3; a re-run resumes)",
+    parse: duration,
+  }),
+  simulate: option({ type: "boolean", default: false, help: "use the bundled simulator in-process (run marked simulated)", parse: flag }),
+  keyFile: option({
+    type: "string",
+    help: "file with the API key (or broadband=KEY / mobile=KEY lines)",
+    record: false,
+    parse: text,
+  }),
+  progress: option({
+    type: "boolean",
+    help: "progress line (default: on a terminal); --no-progress for none",
+    record: false,
+    parse: (raw) => raw,
+  }),
+  logFormat: option({
+    type: "string",
+    default: "text",
+    help: "text, or json: one object per line",
+    record: false,
+    parse: (raw, name): LogFormat => {
+      if (raw !== "text" && raw !== "json") throw new ConfigError(`${name}: expected text or json, got ${JSON.stringify(raw)}`);
+      return raw;
+    },
+  }),
+  quiet: option({ type: "boolean", default: false, help: "errors, security warnings and the final summary only", record: false, parse: flag }),
+  verbose: option({ type: "boolean", default: false, help: "log every retry", record: false, parse: flag }),
+  reports: option({ type: "boolean", default: true, hidden: true, record: false, help: "write the reports", parse: (raw) => raw !== false }),
+  groupBy: option({
+    type: "string",
+    help: "figures per group in groups.csv: input or --area-file columns, area, district, sector (default area,district; none for no groups)",
+    parse: (raw): string[] | undefined => (raw === undefined ? undefined : parseGroupBy(raw)),
+  }),
+  areaFile: option({
+    type: "string",
+    help: "CSV of postcodes and their areas (e.g. an ONS postcode directory extract) whose columns --group-by can name",
+    parse: text,
+  }),
+  uprnColumn: option({ type: "string", help: "input column holding a UPRN: enriched.csv and the workbook give that property's own figures", parse: text }),
+};
+
+export type BatchOptions = typeof BATCH_OPTIONS;
+export type OptionName = keyof BatchOptions;
+type KindOf<N extends OptionName> = BatchOptions[N] extends OptionSpec<infer K, unknown> ? K : never;
+
+/** The options as given (command line or code): every one optional but --in. */
+export type BatchFlags = { [N in OptionName]?: RawOf<KindOf<N>> } & { in: string };
+/** Each option's checked value, as its parse returns it. */
+export type OptionValues = { [N in OptionName]: ReturnType<BatchOptions[N]["parse"]> };
+
+/** camelCase name → --kebab-case flag. */
+export function flagName(name: string): string {
+  return "--" + name.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+}
+
+/**
+ * Every option checked and converted. A value from the environment is named by its variable and
+ * never echoed (a swapped URL and key must not print the key).
+ */
+export function parseOptions(flags: BatchFlags, env: NodeJS.ProcessEnv): OptionValues {
+  const values: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(BATCH_OPTIONS) as [OptionName, OptionSpec][]) {
+    let raw = (flags as Record<string, unknown>)[name];
+    let label = flagName(name);
+    if ((raw === undefined || raw === "") && spec.env && env[spec.env]) {
+      raw = env[spec.env];
+      label = spec.env;
+    }
+    if (raw === undefined) raw = spec.default;
+    if (raw === undefined && spec.required) throw new ConfigError(`${label} is required`);
+    try {
+      values[name] = spec.parse(raw as never, label);
+    } catch (err) {
+      if (label !== flagName(name) && err instanceof ConfigError)
+        throw new ConfigError(`${label}: not a valid value for ${flagName(name)} (value not shown)`);
+      throw err;
+    }
+  }
+  return values as OptionValues;
+}
+
+/** What the runs table records: each recorded option's checked value; never a key. */
+export function recordedArgs(values: OptionValues): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(BATCH_OPTIONS) as [OptionName, OptionSpec][]) {
+    if (spec.record === false) continue;
+    const v = values[name];
+    out[name] = v instanceof URL ? v.href : (v ?? null);
+  }
+  return out;
+}
+
+/** The option table for docs/options.md (`npm run options-table` writes it; a test checks it is current). */
+export function optionsTable(): string {
+  const rows = (Object.entries(BATCH_OPTIONS) as [OptionName, OptionSpec][])
+    .filter(([, spec]) => !spec.hidden)
+    .map(([name, spec]) => {
+      const def = spec.default === undefined ? (spec.required ? "required" : "") : `\`${String(spec.default)}\``;
+      const env = spec.env ? `\`${spec.env}\`` : "";
+      return `| \`${flagName(name)}\` | ${spec.type} | ${def} | ${env} | ${spec.help.replace(/\|/g, "\\|")} |`;
+    });
+  return [
+    "# Batch options",
+    "",
+    "Generated from `src/pipeline/options.ts` by `npm run options-table`; do not edit by hand.",
+    "",
+    "| Option | Type | Default | Environment | What it does |",
+    "| --- | --- | --- | --- | --- |",
+    ...rows,
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,62 @@
+// The input stage: every row of --in into the run's rows, rejects included. A signal while reading
+// keeps the rows read so far; an input error is returned as one line for the run to fail with.
+import { createReadStream } from "node:fs";
+import type { Readable } from "node:stream";
+import { InputError, openInput } from "../input/read-input.js";
+import type { Db } from "../store/db.js";
+import { rowWriter, storedRow } from "../store/run-rows.js";
+import { setRunInput } from "../store/runs.js";
+import type { Logger } from "../log/logger.js";
+import type { BatchConfig } from "./config.js";
+
+export type ReadResult = { ok: true; inputRows: number; rejects: number } | { ok: false; message: string };
+
+export async function readInputIntoRun(
+  db: Db,
+  runId: number,
+  config: Pick<BatchConfig, "in" | "column">,
+  deps: { logger: Logger; stdin?: Readable | undefined },
+  stopped: AbortSignal,
+): Promise<ReadResult> {
+  const source = config.in === "-" ? "standard input" : config.in;
+  let stream: Readable;
+  if (config.in === "-") stream = deps.stdin ?? process.stdin;
+  else {
+    stream = createReadStream(config.in);
+    // Surface "no such file" as an input error instead of an unhandled stream error.
+    const opened = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+      stream.once("open", () => resolve(null));
+      stream.once("error", (err) => resolve(err as NodeJS.ErrnoException));
+    });
+    if (opened) return { ok: false, message: `cannot read ${source}: ${opened.code === "ENOENT" ? "no such file" : opened.message}` };
+  }
+  const rows = rowWriter(db, runId);
+  let inputRows = 0;
+  let rejects = 0;
+  // Ctrl-C while waiting on standard input (or reading a huge file) must not wait for its end.
+  const onStop = () => stream.destroy(new Error("interrupted"));
+  if (stopped.aborted) onStop();
+  else stopped.addEventListener("abort", onStop, { once: true });
+  try {
+    const input = await openInput(stream, { source, column: config.column });
+    for (const w of input.warnings) deps.logger.warn(w);
+    setRunInput(db, runId, input.header.columns, input.header.postcodeColumn);
+    for await (const row of input.rows) {
+      inputRows++;
+      if (!row.postcode.ok) rejects++;
+      rows.add(storedRow(row));
+    }
+    rows.flush();
+  } catch (err) {
+    if (stopped.aborted) {
+      rows.flush();
+      return { ok: true, inputRows, rejects };
+    }
+    if (err instanceof InputError) return { ok: false, message: err.message };
+    throw err;
+  } finally {
+    stopped.removeEventListener("abort", onStop);
+    stream.destroy();
+  }
+  return { ok: true, inputRows, rejects };
+}

@@ -1,0 +1,100 @@
+// The four commands as a user meets them: one-line errors, did-you-mean, --help and --version.
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { unknownOption } from "../src/cli/run-cli.js";
+import { optionsTable } from "../src/pipeline/options.js";
+import { spawnCli, ROOT } from "./helpers/child-cli.js";
+import { tempDir } from "./helpers/batch-harness.js";
+
+const KEY = "f3a9c1e07b5d4a2e9c8b7a6f5e4d3c2b";
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+function dir() {
+  const d = tempDir("pcc-cli-");
+  dirs.push(d);
+  return d;
+}
+const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+
+describe("unknown options", () => {
+  it("names the option and suggests the closest one", () => {
+    const known = ["in", "column", "db", "out", "rate", "retries", "key-file", "base-url"];
+    expect(unknownOption(["--inn", "x"], known)).toBe("unknown option --inn; did you mean --in?");
+    expect(unknownOption(["--rates=5"], known)).toBe("unknown option --rates; did you mean --rate?");
+    expect(unknownOption(["--base-ur", "x"], known)).toBe("unknown option --base-ur; did you mean --base-url?");
+    expect(unknownOption(["--zzzzzz"], known)).toBe("unknown option --zzzzzz");
+    expect(unknownOption(["--in", "-", "--rate", "-5", "--no-column"], known)).toBeNull();
+  });
+});
+
+describe("docs/options.md", () => {
+  it("is generated from the option declarations and current (npm run options-table)", () => {
+    const doc = readFileSync(join(ROOT, "docs/options.md"), "utf8");
+    expect(doc).toBe(optionsTable());
+    expect(doc).toContain("| `--outage-limit` | string | `15m` |  | how long an API outage may last");
+    expect(doc).toContain("| `--base-url` | string |  | `COVERAGE_API_URL` |");
+  });
+});
+
+describe("the commands as processes", () => {
+  it("--version and --help print and exit 0 in every command, and never run it", async () => {
+    const d = dir();
+    const db = join(d, "coverage.sqlite");
+    const runs = (["batch", "report", "status", "simulate"] as const).flatMap((cli) => [
+      spawnCli(cli, ["--version", "--in", join(d, "in.csv"), "--simulate", "--db", db]).done.then((r) => ({ cli, flag: "--version", r })),
+      spawnCli(cli, ["--help"]).done.then((r) => ({ cli, flag: "--help", r })),
+    ]);
+    for (const { cli, flag, r } of await Promise.all(runs)) {
+      expect(r.code, `${cli} ${flag}: ${r.stderr}`).toBe(0);
+      if (flag === "--version") expect(r.stdout).toBe(`${VERSION}\n`);
+      else expect(r.stdout).toContain(`npm run ${cli} --`);
+    }
+    // the batch did not run: no database was made
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it("configuration errors are one line, never echo a secret, and exit 1", async () => {
+    const d = dir();
+    const input = join(d, "in.csv");
+    writeFileSync(input, "postcode\nSW1A 1AA\n");
+    const base = ["--in", input, "--db", join(d, "coverage.sqlite"), "--out", join(d, "out")];
+    const url = "https://api.example.com";
+    const cases: [string, string[], NodeJS.ProcessEnv, RegExp][] = [
+      ["typo", ["--inn", input], { COVERAGE_API_KEY: KEY }, /^error: unknown option --inn; did you mean --in\? \(npm run batch -- --help lists the options\)\n$/],
+      ["not a number", [...base, "--base-url", url, "--rate", "abc"], { COVERAGE_API_KEY: KEY }, /^error: --rate: expected a number, got "abc"/],
+      ["missing key file", [...base, "--base-url", url, "--key-file", join(d, "nope.key")], {}, /^error: --key-file .*nope\.key: no such file/],
+      // swapped: the key in COVERAGE_API_URL must not be printed
+      ["swapped env", base, { COVERAGE_API_URL: KEY, COVERAGE_API_KEY: url }, /^error: COVERAGE_API_URL: not a valid value for --base-url \(value not shown\)/],
+      ["CRLF key", [...base, "--base-url", url], { COVERAGE_API_KEY: `${KEY}\r` }, /^error: COVERAGE_API_KEY: the key contains a character that is not allowed in an HTTP header/],
+      ["query in URL", [...base, "--base-url", `${url}/?x=1`], { COVERAGE_API_KEY: KEY }, /without \?query or #fragment/],
+      ["empty fragment", [...base, "--base-url", `${url}/#`], { COVERAGE_API_KEY: KEY }, /without \?query or #fragment/],
+      ["timeout too long", [...base, "--base-url", url, "--timeout", "3601"], { COVERAGE_API_KEY: KEY }, /--timeout: expected seconds from 1 to 3600, got 3601/],
+      ["timeout too short", [...base, "--base-url", url, "--timeout", "0.5"], { COVERAGE_API_KEY: KEY }, /--timeout: expected seconds from 1 to 3600, got 0.5/],
+      ["report typo", ["--rn", "3"], {}, /^error: unknown option --rn; did you mean --run\?/],
+    ];
+    const results = await Promise.all(
+      cases.map(([name, args, env]) => spawnCli(name === "report typo" ? "report" : "batch", args, { env }).done),
+    );
+    results.forEach((r, i) => {
+      const [name, , , pattern] = cases[i]!;
+      expect(r.code, `${name}: ${r.stderr}`).toBe(1);
+      expect(r.stderr, name).toMatch(pattern);
+      expect(r.stderr.trim().split("\n"), name).toHaveLength(1);
+      for (let j = 0; j + 6 <= KEY.length; j++) expect(r.stderr, name).not.toContain(KEY.slice(j, j + 6));
+    });
+  });
+
+  it("a key file others can read is warned about even with --quiet; errors are JSON with --log-format json", async () => {
+    const d = dir();
+    const keyFile = join(d, "api.key");
+    writeFileSync(keyFile, KEY + "\n");
+    chmodSync(keyFile, 0o644);
+    const r = await spawnCli("batch", ["--in", join(d, "missing.csv"), "--db", join(d, "c.sqlite"), "--base-url", "https://api.example.com", "--key-file", keyFile, "--quiet", "--log-format", "json"]).done;
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split("\n").map((l) => JSON.parse(l) as { level: string; message: string });
+    expect(lines[0]).toMatchObject({ level: "warn", message: `--key-file ${keyFile} is readable by other users; chmod 600 it` });
+    expect(lines.at(-1)).toMatchObject({ level: "error" });
+    expect(lines.at(-1)!.message).toMatch(/cannot read .*missing\.csv: no such file/);
+  });
+});

@@ -1,0 +1,88 @@
+// The fetch loop's decisions, table-driven: outcome, attempt state and API health in, what to do out.
+import { describe, expect, it } from "vitest";
+import { decide, MAX_THROTTLES_PER_POSTCODE, type Decision } from "../src/fetch/decide.js";
+import { OutageMonitor, type FailureSignature, type Health } from "../src/fetch/outage.js";
+import type { Outcome } from "../src/fetch/outcome.js";
+
+const policy = { retries: 3, backoff: { baseMs: 100, capMs: 1000 }, random: () => 0.5 };
+const healthy: Health = { kind: "healthy" };
+const outage: Health = { kind: "outage", since: 0, what: "HTTP 503" };
+const answer = { lookup: "broadband" as const, addresses: [], dataset: null };
+
+const cases: [string, Outcome, { retriesUsed: number; throttles: number }, Health, Decision][] = [
+  ["ok is final", { kind: "ok", answer }, { retriesUsed: 0, throttles: 0 }, healthy, { kind: "final", status: "ok", lastError: null }],
+  ["not found is final", { kind: "not_found", message: "nf" }, { retriesUsed: 2, throttles: 0 }, healthy, { kind: "final", status: "not_found", lastError: null }],
+  ["another 4xx fails at once", { kind: "final_error", message: "HTTP 400" }, { retriesUsed: 0, throttles: 0 }, healthy, { kind: "final", status: "failed", lastError: "HTTP 400" }],
+  ["a 5xx retries after backoff", { kind: "retryable", message: "HTTP 500" }, { retriesUsed: 1, throttles: 0 }, healthy, { kind: "retry", afterMs: 100, lastError: "HTTP 500" }],
+  ["a 5xx with retries spent fails", { kind: "retryable", message: "HTTP 500" }, { retriesUsed: 3, throttles: 0 }, healthy, { kind: "final", status: "failed", lastError: "HTTP 500" }],
+  ["a 5xx in an outage holds, spending nothing", { kind: "retryable", message: "HTTP 503" }, { retriesUsed: 3, throttles: 0 }, outage, { kind: "hold", lastError: "HTTP 503" }],
+  ["a 429 waits its Retry-After", { kind: "throttled", retryAfterMs: 7000, message: "HTTP 429" }, { retriesUsed: 0, throttles: 0 }, healthy, { kind: "wait", waitMs: 7000, lastError: "HTTP 429" }],
+  ["a 429 without Retry-After backs off", { kind: "throttled", retryAfterMs: null, message: "HTTP 429" }, { retriesUsed: 0, throttles: 2 }, healthy, { kind: "wait", waitMs: 200, lastError: "HTTP 429" }],
+  [
+    "the 50th 429 in a row fails the postcode",
+    { kind: "throttled", retryAfterMs: 1000, message: "HTTP 429" },
+    { retriesUsed: 0, throttles: MAX_THROTTLES_PER_POSTCODE - 1 },
+    healthy,
+    { kind: "final", status: "failed", lastError: "answered 429 50 times: HTTP 429" },
+  ],
+  ["a 429 in an outage holds", { kind: "throttled", retryAfterMs: 1000, message: "HTTP 429" }, { retriesUsed: 0, throttles: 49 }, outage, { kind: "hold", lastError: "HTTP 429" }],
+  ["quota stops the lookup", { kind: "quota", message: "q" }, { retriesUsed: 0, throttles: 0 }, healthy, { kind: "stop", scope: "lookup", reason: { kind: "quota", lookup: "broadband", message: "q" } }],
+  ["a rejected key stops the run", { kind: "auth", message: "a" }, { retriesUsed: 0, throttles: 0 }, healthy, { kind: "stop", scope: "all", reason: { kind: "auth", lookup: "broadband", message: "a" } }],
+  ["a wrong URL stops the run", { kind: "misconfigured", message: "m" }, { retriesUsed: 0, throttles: 0 }, healthy, { kind: "stop", scope: "all", reason: { kind: "misconfigured", lookup: "broadband", message: "m" } }],
+  [
+    "an unreachable API stops the run",
+    { kind: "retryable", message: "connection refused" },
+    { retriesUsed: 0, throttles: 0 },
+    { kind: "unreachable", message: "refused" },
+    { kind: "stop", scope: "all", reason: { kind: "unreachable", lookup: "broadband", message: "refused" } },
+  ],
+];
+
+describe("decide", () => {
+  it.each(cases)("%s", (_name, outcome, state, health, expected) => {
+    expect(decide("broadband", outcome, state, health, policy)).toEqual(expected);
+  });
+});
+
+const refused: FailureSignature = { what: "refused", group: "network", wrongAddress: true, throttled: false };
+const e503: FailureSignature = { what: "HTTP 503", group: "HTTP 503", wrongAddress: false, throttled: false };
+const e429: FailureSignature = { what: "HTTP 429", group: "HTTP 429", wrongAddress: false, throttled: true };
+const monitor = () => new OutageMonitor({ sameFailures: 4, throttles: 6, postcodes: 2, unreachable: 3, url: "http://127.0.0.1:9/" });
+
+describe("outage monitor", () => {
+  it("before any success, refused on 3 attempts means a wrong address", () => {
+    const m = monitor();
+    expect(m.record("A", refused, 0).kind).toBe("healthy");
+    expect(m.record("B", refused, 1).kind).toBe("healthy");
+    expect(m.record("C", refused, 2)).toEqual({ kind: "unreachable", message: "refused from http://127.0.0.1:9/ on every attempt so far: check --base-url" });
+  });
+
+  it("after a success, the same refusal is an outage, not a wrong address", () => {
+    const m = monitor();
+    m.record("A", null, 0);
+    for (const p of ["A", "B", "C"]) expect(m.record(p, refused, 1).kind).toBe("healthy");
+    expect(m.record("D", refused, 5)).toEqual({ kind: "outage", since: 5, what: "refused" });
+  });
+
+  it("one postcode failing again and again is not an outage", () => {
+    const m = monitor();
+    m.record("A", null, 0);
+    for (let i = 0; i < 10; i++) expect(m.record("B", e503, i).kind).toBe("healthy");
+  });
+
+  it("mixed failures are not an outage; a success ends one", () => {
+    const m = monitor();
+    for (let i = 0; i < 10; i++) m.record(`P${i}`, i % 2 ? e503 : { ...e503, what: "timeout", group: "network" }, i);
+    expect(m.health.kind).toBe("healthy");
+    for (let i = 0; i < 4; i++) m.record(`Q${i}`, e503, 20);
+    expect(m.health.kind).toBe("outage");
+    expect(m.record("R", null, 30).kind).toBe("healthy");
+  });
+
+  it("only 429s across postcodes make an outage after their own, higher count", () => {
+    const m = monitor();
+    for (let i = 0; i < 5; i++) m.record(`P${i}`, e429, i);
+    expect(m.health.kind).toBe("healthy");
+    expect(m.record("P5", e429, 9)).toEqual({ kind: "outage", since: 9, what: "HTTP 429" });
+  });
+});

@@ -1,0 +1,61 @@
+// The option declarations (src/pipeline/options.ts): one entry per option gives its flag, default,
+// environment variable, check and recorded value. A new option gets its test here.
+import { describe, expect, it } from "vitest";
+import { BATCH_OPTIONS, flagName, parseOptions, recordedArgs, optionsTable } from "../src/pipeline/options.js";
+import { buildConfig } from "../src/pipeline/config.js";
+
+const KEY = "Ab3-Cd4-Ef5-Gh6";
+
+describe("batch option declarations", () => {
+  it("give every option its default and check", () => {
+    const v = parseOptions({ in: "x.csv", simulate: true }, {});
+    expect(v).toMatchObject({
+      in: "x.csv",
+      db: "output/coverage.sqlite",
+      out: "output",
+      lookups: ["broadband", "mobile"],
+      concurrency: 4,
+      rate: 100,
+      retries: 5,
+      timeout: 30_000,
+      maxAge: 30 * 86_400_000,
+      outageLimit: 15 * 60_000,
+      maxRequests: null,
+      refresh: false,
+      logFormat: "text",
+    });
+  });
+
+  it("read numbers from text with a clear error for anything else", () => {
+    expect(parseOptions({ in: "x", rate: "250", concurrency: "8" }, {})).toMatchObject({ rate: 250, concurrency: 8 });
+    expect(() => parseOptions({ in: "x", rate: "abc" }, {})).toThrow('--rate: expected a number, got "abc"');
+    expect(() => parseOptions({ in: "x", concurrency: "2.5" }, {})).toThrow("--concurrency: expected a whole number from 1 to 1000, got 2.5");
+    expect(() => parseOptions({ in: "x", outageLimit: "soon" }, {})).toThrow('--outage-limit: "soon" is not a duration');
+  });
+
+  it("take a value from the environment when the flag is absent, and never echo it in an error", () => {
+    expect(parseOptions({ in: "x" }, { COVERAGE_API_URL: "https://api.example.com/v1" }).baseUrl?.href).toBe("https://api.example.com/v1");
+    expect(parseOptions({ in: "x", baseUrl: "https://flag.example.com" }, { COVERAGE_API_URL: "https://env.example.com" }).baseUrl?.host).toBe("flag.example.com");
+    expect(() => parseOptions({ in: "x" }, { COVERAGE_API_URL: KEY })).toThrow(/^COVERAGE_API_URL: not a valid value for --base-url \(value not shown\)$/);
+  });
+
+  it("--simulate ignores an address in the environment", () => {
+    expect(buildConfig({ in: "x", simulate: true }, { COVERAGE_API_URL: "not a url" }).baseUrl).toBeNull();
+  });
+
+  it("record the options of a run, never a key or the key file's content", () => {
+    const config = buildConfig({ in: "x.csv", baseUrl: "https://api.example.com" }, { COVERAGE_API_KEY: KEY });
+    expect(config.recordedArgs).toEqual({ ...recordedArgs(parseOptions({ in: "x.csv", baseUrl: "https://api.example.com" }, {})), keySource: "environment" });
+    expect(config.recordedArgs).toMatchObject({ in: "x.csv", baseUrl: "https://api.example.com/", outageLimit: 900_000 });
+    expect(config.recordedArgs).not.toHaveProperty("logFormat");
+    expect(JSON.stringify(config.recordedArgs)).not.toContain(KEY.slice(0, 6));
+  });
+
+  it("name flags in kebab case and list every visible option in the table", () => {
+    expect(flagName("maxRequests")).toBe("--max-requests");
+    const table = optionsTable();
+    for (const [name, spec] of Object.entries(BATCH_OPTIONS))
+      if (spec.hidden) expect(table).not.toContain(`\`${flagName(name)}\``);
+      else expect(table).toContain(`| \`${flagName(name)}\` |`);
+  });
+});

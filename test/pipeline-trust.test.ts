@@ -1,0 +1,123 @@
+// Issue 10.9 and 10.10 in the pipeline: one process, a batch outliving its parent, an unexpected failure
+// keeping its counts, and `status` showing a running batch's progress.
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
+import { createLogger } from "../src/log/logger.js";
+import { openDatabase } from "../src/store/db.js";
+import { runningProgress, formatRunningProgress } from "../src/cli/running-progress.js";
+import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { query, ROOT, spawnCli, storedAnswers, waitFor, type ChildRun } from "./helpers/child-cli.js";
+
+const KEY = "Tq6-mW3z-Rk8v-Jc1x";
+const env = { COVERAGE_API_KEY: KEY };
+const SEED = 4;
+const POSTCODES = generatePostcodes(SEED, 40);
+const dirs: string[] = [];
+const sims: Simulator[] = [];
+const children: ChildRun[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
+  await Promise.all(sims.splice(0).map((s) => s.close()));
+});
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+function dir() {
+  const d = tempDir("pcc-trust-");
+  dirs.push(d);
+  return d;
+}
+async function sim(): Promise<Simulator> {
+  const s = await startSimulator({ port: 0, seed: SEED, key: KEY });
+  sims.push(s);
+  return s;
+}
+
+describe("one process", () => {
+  it("npm run batch, demo, report, status and simulate start node itself, so the pid a scheduler sees is the program", () => {
+    const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+    for (const name of ["batch", "demo", "report", "status", "simulate"]) expect(scripts[name], name).toMatch(/^node --import tsx src\/cli\/\w+\.ts\b/);
+  });
+
+  it("a batch whose parent stops reading its output finishes and records its run", async () => {
+    const d = dir();
+    const s = await sim();
+    const db = join(d, "coverage.sqlite");
+    const input = writeCsv(d, "in.csv", ["postcode", ...POSTCODES]);
+    const run = spawnCli("batch", ["--in", input, "--db", db, "--out", join(d, "out"), "--base-url", s.url, "--rate", "600", "--rate-window-ms", "1000", "--verbose"], { env });
+    children.push(run);
+    await waitFor("some answers", () => storedAnswers(db) >= 4);
+    // the parent goes away: nobody reads stderr or stdout any more
+    run.child.stderr!.destroy();
+    run.child.stdout!.destroy();
+    const result = await run.done;
+    expect(result.code).toBe(0);
+    expect(query<{ state: string; ok: number }>(db, "SELECT state, ok + not_found AS ok FROM runs")).toEqual([{ state: "completed", ok: 80 }]);
+  });
+
+  it("SIGHUP (the terminal closed) stops cleanly: requests in flight finish, exit 129, a re-run resumes", async () => {
+    const d = dir();
+    const s = await sim();
+    const db = join(d, "coverage.sqlite");
+    const input = writeCsv(d, "in.csv", ["postcode", ...POSTCODES]);
+    const run = spawnCli("batch", ["--in", input, "--db", db, "--out", join(d, "out"), "--base-url", s.url, "--rate", "60", "--rate-window-ms", "1000"], { env });
+    children.push(run);
+    await waitFor("some answers", () => storedAnswers(db) >= 4);
+    run.child.kill("SIGHUP");
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(129);
+    expect(query<{ state: string; message: string }>(db, "SELECT state, message FROM runs")).toEqual([
+      { state: "interrupted", message: "interrupted by SIGHUP; re-run resumes" },
+    ]);
+  });
+});
+
+describe("an unexpected failure", () => {
+  it("keeps the input and request counts already reached instead of writing zeros", async () => {
+    const d = dir();
+    const s = await sim();
+    const input = writeCsv(d, "in.csv", ["postcode", ...POSTCODES]);
+    const logs: string[] = [];
+    const logger = createLogger({ format: "json", quiet: false, write: (l) => logs.push(l) });
+    // a bug that strikes on the 10th answer (the redactor runs on every answer)
+    let answers = 0;
+    const redact = logger.redact;
+    logger.redact = (text) => {
+      if (++answers === 10) throw new TypeError("a bug");
+      return redact(text);
+    };
+    await expect(runIn(d, { in: input, baseUrl: s.url, concurrency: 1 }, env, { logger })).rejects.toThrow("a bug");
+    const [row] = query<{ state: string; message: string; input_rows: number; requests: number; ok: number }>(
+      join(d, "coverage.sqlite"),
+      "SELECT state, message, input_rows, requests, ok + not_found AS ok FROM runs",
+    );
+    expect(row).toMatchObject({ state: "failed", message: "unexpected failure: a bug", input_rows: 40 });
+    // the requests sent before the failure (on main: 0)
+    expect(row!.requests).toBeGreaterThanOrEqual(10);
+    expect(row!.ok).toBeGreaterThanOrEqual(8);
+  });
+});
+
+describe("status of a running batch", () => {
+  it("shows how many lookups it has fetched of how many, and an ETA from its pace", async () => {
+    const d = dir();
+    const s = await sim();
+    const db = join(d, "coverage.sqlite");
+    const input = writeCsv(d, "in.csv", ["postcode", ...POSTCODES]);
+    // a batch that gets through 30 of its 80 lookups before it is cut short, then looks running
+    expect((await runIn(d, { in: input, baseUrl: s.url, maxRequests: 30 }, env)).exitCode).toBe(3);
+    const w = openDatabase(db);
+    const started = Date.parse((w.prepare("SELECT started_at FROM runs").pluck().get() as string));
+    w.prepare("UPDATE runs SET state = 'running'").run();
+    w.close();
+    const h = openDatabase(db, { readonly: true });
+    try {
+      // 30 fetched in 60 s: 50 more take 100 s
+      const view = runningProgress(h, started + 60_000);
+      expect(view).toMatchObject({ runId: 1, pairs: 80, reused: 0, toFetch: 80, fetched: 30, requests: 30, etaSeconds: 100 });
+      expect(formatRunningProgress(view)).toBe("\nRun 1 is running: 30 of 80 lookups fetched (37%), 30 requests, ETA 100 s\n");
+    } finally {
+      h.close();
+    }
+  });
+});
