@@ -222,12 +222,14 @@ describe("unattended runs (child processes)", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
     const lines = jsonLines(r);
-    // the report's headline (run, broadband, mobile, the simulated-data note), then the run's summary
-    expect(lines.map((l) => l.level)).toEqual(["result", "result", "result", "result", "result"]);
+    // the report's headline (run, broadband, mobile, the simulated-data note), the file to open first, then the run's summary
+    expect(lines.map((l) => l.level)).toEqual(["result", "result", "result", "result", "result", "result"]);
+    // (the key-piece redaction masks the temp dir's name, which shares a word with the test's key)
+    expect(lines.at(-2)!.message).toMatch(/^open \/.*\/out\/coverage\.xlsx first: the summary, figures per group and your rows with their figures$/);
     expect(lines.at(-1)).toMatchObject({ exitCode: 0, postcodes: 6, rejects: 1, failed: 0, pending: 0, requests: 12 });
     expect(query(join(d, "coverage.sqlite"), "SELECT simulated, input_name FROM runs")).toEqual([{ simulated: 1, input_name: "-" }]);
     expect(readdirSync(join(d, "out"))).toEqual(
-      expect.arrayContaining(["broadband.csv", "mobile.csv", "coverage.csv", "postcodes.csv", "enriched.csv", "rejects.csv", "failures.csv", "summary.csv", "summary.json"]),
+      expect.arrayContaining(["broadband.csv", "mobile.csv", "coverage.csv", "postcodes.csv", "enriched.csv", "rejects.csv", "failures.csv", "groups.csv", "summary.csv", "summary.json", "coverage.xlsx"]),
     );
     expectNoKeyIn(d, [r.stderr]);
   });
