@@ -9,6 +9,7 @@ import { DEFAULT_GOOD_RATING } from "./definitions.js";
 import { writeBroadbandCsv, writeCoverageCsv, writeMobileCsv } from "./address-files.js";
 import { writePostcodesCsv, writeEnrichedCsv } from "./postcode-files.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
+import { writeHtmlReport } from "./html/index.js";
 import { buildPostcodeTable, createPostcodeTable, dropPostcodeTable } from "./postcode-table.js";
 import { ReportError, resolveScope, type ReportScope } from "./scope.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
@@ -63,6 +64,7 @@ export async function writeReports(db: Db, options: ReportOptions): Promise<Repo
     await write("failures.csv", (path) => writeFailuresCsv(db, scope, path, csv));
     await write("summary.csv", (path) => writeCsv(path, SUMMARY_HEADER, summaryRows(summary).map(summaryCells), csv));
     await write("summary.json", (path) => writeAtomically(path, [JSON.stringify(summary, null, 2) + "\n"]));
+    await write("report.html", (path) => writeHtmlReport(db, scope, summary, path));
     return { files, summary };
   });
 }

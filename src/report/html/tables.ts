@@ -1,0 +1,25 @@
+// Data tables: a caption, column headers, a header cell for each row (scope set, so a screen
+// reader names the row and column of every number), numbers right-aligned as text people copy.
+import { escapeHtml } from "./format.js";
+
+export interface TableSpec {
+  caption: string;
+  /** the first names the row header column */
+  columns: string[];
+  rows: { header: string; cells: string[] }[];
+  /** a final row of totals, marked up as the table's foot */
+  total?: { header: string; cells: string[] };
+}
+
+export function table(spec: TableSpec): string {
+  const row = (r: { header: string; cells: string[] }) =>
+    `<tr><th scope="row">${escapeHtml(r.header)}</th>${r.cells.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`;
+  return [
+    `<table>`,
+    `<caption>${escapeHtml(spec.caption)}</caption>`,
+    `<thead><tr>${spec.columns.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join("")}</tr></thead>`,
+    `<tbody>${spec.rows.map(row).join("")}</tbody>`,
+    spec.total ? `<tfoot>${row(spec.total)}</tfoot>` : "",
+    `</table>`,
+  ].join("");
+}
