@@ -63,12 +63,14 @@ function speedFigure(data: HtmlReportData): string {
   const bins = data.speedBins;
   const withData = bins.reduce((sum, bin) => sum + bin.addresses, 0);
   const values = bins.map((bin) => bin.addresses);
-  const top = bins.reduce((best, bin) => (bin.addresses > best.addresses ? bin : best), bins[0]!);
+  const top = bins.reduce<SpeedBin | null>((best, bin) => (bin.addresses > (best?.addresses ?? 0) ? bin : best), null);
   return figure({
     id: "broadband-speeds",
     title: "Predicted download speed (MaxPredictedDown)",
-    reading: `Of ${n(withData)} addresses with a prediction, the most common range is ${binLabel(top)} Mbit/s (${n(top.addresses)}, ${formatShare(top.addresses, withData)}).`,
-    chart: nothingToDraw([{ values }])
+    reading: top
+      ? `Of ${n(withData)} addresses with a prediction, the most common range is ${binLabel(top)} Mbit/s (${n(top.addresses)}, ${formatShare(top.addresses, withData)}).`
+      : "",
+    chart: !top
       ? null
       : barChart({
           title: "Addresses by predicted download speed",

@@ -1,0 +1,13 @@
+import { chromium } from "playwright-core";
+const [file, prefix] = process.argv.slice(2);
+const b = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox","--disable-gpu","--disable-quic","--no-first-run","--disable-background-networking","--disable-component-update","--disable-sync"] });
+const p = await b.newPage({ viewport: { width: 1280, height: 900 } });
+p.on("console", (m) => console.log("console", m.type(), m.text()));
+p.on("request", (r) => { if (!r.url().startsWith("file:")) console.log("REQ", r.url()); });
+await p.goto("file://" + file);
+const h = await p.evaluate(() => document.documentElement.scrollHeight);
+const w = await p.evaluate(() => document.documentElement.scrollWidth);
+console.log("size", w, h);
+for (let y = 0, i = 0; y < h; y += 1000, i++) await p.screenshot({ path: `${prefix}${i}.png`, fullPage: true, clip: { x: 0, y, width: 1280, height: Math.min(1000, h - y) } });
+await p.pdf({ path: `${prefix}.pdf`, format: "A4" });
+await b.close();
