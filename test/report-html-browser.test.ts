@@ -134,7 +134,7 @@ describe.each(CASES.map((c) => c.name))("report.html of the %s case", (name) => 
     else expect(figures["Mobile addresses"]).toBeUndefined();
     expect(await page.textContent(".simulated")).toContain("Simulated");
     const about = await page.$$eval("#about table tbody tr", (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent ?? "")));
-    expect(about).toContainEqual(["Requests", n(run.counts.requests)]);
+    expect(about).toContainEqual(["Requests", n(run.counts!.requests)]);
     const u = summary.postcodes.unique;
     for (const l of ["broadband", "mobile"] as const) {
       const p = summary[l]?.postcodes;
