@@ -201,6 +201,12 @@ describe.each(CASES.map((c) => c.name))("report.html of the %s case", (name) => 
 });
 
 describe("what each edge case shows instead of charts", () => {
+  it("the batch's closing lines name report.html", () => {
+    const { run, dir } = get("normal");
+    const file = join(dir, "out", "report.html");
+    expect(run.logs.some((l) => (JSON.parse(l) as { message: string }).message === `open ${file} in a browser to see these figures as charts`)).toBe(true);
+  });
+
   it("one postcode: every chart drawn from its few addresses", async () => {
     const { page, summary } = get("one postcode");
     expect(summary.postcodes.unique).toBe(1);

@@ -216,6 +216,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
         const report = await writeReports(db, { outDir: config.outDir, runId, onWarning: (m) => log.warn(m) });
         log.info(`reports written to ${config.outDir}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
         for (const line of headlineLines(report.summary)) log.result(line);
+        for (const f of report.files.filter((f) => f.endsWith(".html"))) log.info(`open ${f} in a browser to see these figures as charts`);
       } catch (err) {
         log.error(`writing reports failed: ${(err as Error).message}; the database is complete, run \`npm run report\` to retry`);
       }

@@ -44,19 +44,20 @@ export function barChart(spec: BarChartSpec): string {
   const legend = spec.series.length > 1;
   const height = horizontal
     ? spec.categories.length * (spec.series.length * BAR + GAP) + (legend ? 90 : 60)
-    : 300;
+    : 320;
   const chart = echarts.init(null, null, { renderer: "svg", ssr: true, width, height });
   try {
     const category = {
       type: "category" as const,
       data: spec.categories,
       inverse: horizontal,
-      axisLabel: { color: INK, fontFamily: FONT, fontSize: 12, interval: 0 },
+      // every category named; many columns turn their names so that they do not overlap
+      axisLabel: { color: INK, fontFamily: FONT, fontSize: 12, interval: 0, rotate: !horizontal && spec.categories.length > 8 ? 35 : 0 },
       axisLine: { lineStyle: { color: OUTLINE } },
       axisTick: { show: false },
       name: spec.categoryAxis,
       nameLocation: "middle" as const,
-      nameGap: 28,
+      nameGap: !horizontal && spec.categories.length > 8 ? 52 : 28,
       nameTextStyle: { color: INK, fontFamily: FONT },
     };
     const value = {
@@ -77,7 +78,7 @@ export function barChart(spec: BarChartSpec): string {
         ? { top: 0, left: 0, itemWidth: 14, itemHeight: 14, textStyle: { color: INK, fontFamily: FONT }, data: spec.series.map((s) => s.name) }
         : undefined,
       // room for the labels past the longest bar
-      grid: { left: 8, right: horizontal ? 170 : 16, top: legend ? 36 : 12, bottom: horizontal ? 40 : 40, containLabel: true },
+      grid: { left: 8, right: horizontal ? 170 : 16, top: legend ? 36 : 12, bottom: horizontal ? 40 : spec.categories.length > 8 ? 64 : 40, containLabel: true },
       xAxis: horizontal ? value : category,
       yAxis: horizontal ? category : value,
       series: spec.series.map((s) => ({

@@ -29,6 +29,7 @@ th[scope="col"] { text-align: right; border-bottom: 2px solid ${INK}; vertical-a
 th[scope="col"]:first-child { text-align: left; }
 th[scope="row"] { text-align: left; font-weight: normal; white-space: nowrap; }
 td { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.text { text-align: left; white-space: normal; }
 tfoot th, tfoot td { font-weight: bold; border-top: 2px solid ${INK}; }
 dl.terms { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; }
 dl.terms dt { font-weight: bold; }

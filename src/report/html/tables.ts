@@ -9,11 +9,14 @@ export interface TableSpec {
   rows: { header: string; cells: string[] }[];
   /** a final row of totals, marked up as the table's foot */
   total?: { header: string; cells: string[] };
+  /** indexes (into cells) of columns of words, which wrap and align left */
+  textColumns?: number[];
 }
 
 export function table(spec: TableSpec): string {
+  const text = new Set(spec.textColumns ?? []);
   const row = (r: { header: string; cells: string[] }) =>
-    `<tr><th scope="row">${escapeHtml(r.header)}</th>${r.cells.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`;
+    `<tr><th scope="row">${escapeHtml(r.header)}</th>${r.cells.map((c, i) => `<td${text.has(i) ? ` class="text"` : ""}>${escapeHtml(c)}</td>`).join("")}</tr>`;
   return [
     `<table>`,
     `<caption>${escapeHtml(spec.caption)}</caption>`,

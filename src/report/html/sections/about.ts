@@ -6,7 +6,6 @@ import { section } from "../figure.js";
 import { escapeHtml, formatCount, formatShare, formatTime } from "../format.js";
 import { table } from "../tables.js";
 import type { HtmlReportData } from "../types.js";
-import { TIER_MEANING } from "./broadband.js";
 
 const n = formatCount;
 
@@ -18,8 +17,8 @@ function definitions(data: HtmlReportData): string {
   const s = data.summary;
   const terms: [string, string][] = [
     ["Speeds", "Mbit/s, the best predicted service at the address (MaxPredictedDown and MaxPredictedUp); -1 means no prediction."],
-    ["No data", `${TIER_MEANING["No data"]}: counted apart, in no other tier.`],
-    ["Below decent", `a prediction, but ${TIER_MEANING["Below decent"]} Mbit/s: short of the broadband Universal Service Obligation.`],
+    ["No data", "no predicted speed (-1 or absent): counted apart, in no other tier."],
+    ["Below decent", `a prediction, but under ${T.decentDown} Mbit/s down or under ${T.decentUp} Mbit/s up: short of the broadband Universal Service Obligation.`],
     ["Decent", `at least ${T.decentDown} Mbit/s down and ${T.decentUp} up (the Universal Service Obligation).`],
     ["Superfast", `at least ${T.superfast} Mbit/s down.`],
     ["Ultrafast", `at least ${n(T.ultrafast)} Mbit/s down.`],

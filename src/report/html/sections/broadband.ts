@@ -12,7 +12,7 @@ const n = formatCount;
 /** Each tier in words, from the thresholds. */
 export const TIER_MEANING: Record<Tier, string> = {
   "No data": "no predicted speed",
-  "Below decent": `under ${T.decentDown} down, or under ${T.decentUp} up`,
+  "Below decent": `under ${T.decentDown} down or under ${T.decentUp} up`,
   Decent: `${T.decentDown} down and ${T.decentUp} up, under ${T.superfast} down`,
   Superfast: `${T.superfast} to under ${n(T.ultrafast)} down`,
   Ultrafast: `${n(T.ultrafast)} to under ${n(T.gigabit)} down`,
@@ -55,6 +55,7 @@ function tiersFigure(data: HtmlReportData): string {
       columns: ["Tier", "Speed", "Addresses", "Share"],
       rows: tiers.map((t) => ({ header: t.tier, cells: [TIER_MEANING[t.tier], n(t.addresses), formatShare(t.addresses, b.addresses)] })),
       total: { header: "All addresses", cells: ["", n(b.addresses), formatShare(b.addresses, b.addresses)] },
+      textColumns: [0],
     }),
   });
 }

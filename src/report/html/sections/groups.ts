@@ -3,7 +3,7 @@
 import { SPEED_THRESHOLDS as T } from "../../definitions.js";
 import { barChart } from "../charts.js";
 import { figure, section } from "../figure.js";
-import { escapeHtml, formatCount, formatShare, shareValue } from "../format.js";
+import { formatCount, formatShare, shareValue } from "../format.js";
 import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
 import type { GroupFigure, GroupRow } from "../types.js";
@@ -38,7 +38,7 @@ export function groupsSection(rows: readonly GroupRow[], title: string): string 
   const content = dimensions
     .map((dimension) => {
       const inDimension = rows.filter((r) => r.dimension === dimension);
-      return `<h3 class="dimension">By ${escapeHtml(dimension)}</h3>` + MEASURES.map((m) => groupFigure(dimension, inDimension, m)).join("");
+      return MEASURES.map((m) => groupFigure(dimension, inDimension, m)).join("");
     })
     .join("");
   return section("groups", title, content);
