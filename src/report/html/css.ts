@@ -26,7 +26,7 @@ table { border-collapse: collapse; font-size: 13px; width: 100%; }
 caption { text-align: left; font-size: 13px; color: #444; padding-bottom: 4px; caption-side: top; }
 th, td { padding: 3px 8px; border-bottom: 1px solid #ccc; }
 th[scope="col"] { text-align: right; border-bottom: 2px solid ${INK}; vertical-align: bottom; }
-th[scope="col"]:first-child { text-align: left; }
+th[scope="col"]:first-child, th[scope="col"].text { text-align: left; }
 th[scope="row"] { text-align: left; font-weight: normal; white-space: nowrap; }
 td { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.text { text-align: left; white-space: normal; }

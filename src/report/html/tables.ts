@@ -20,7 +20,8 @@ export function table(spec: TableSpec): string {
   return [
     `<table>`,
     `<caption>${escapeHtml(spec.caption)}</caption>`,
-    `<thead><tr>${spec.columns.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join("")}</tr></thead>`,
+    // columns[i + 1] heads cells[i]
+    `<thead><tr>${spec.columns.map((c, i) => `<th scope="col"${text.has(i - 1) ? ` class="text"` : ""}>${escapeHtml(c)}</th>`).join("")}</tr></thead>`,
     `<tbody>${spec.rows.map(row).join("")}</tbody>`,
     spec.total ? `<tfoot>${row(spec.total)}</tfoot>` : "",
     `</table>`,
