@@ -1,7 +1,7 @@
 // Bar charts as inline SVG, drawn in Node by ECharts' server-side SVG renderer: no DOM, no browser,
 // no script in the page. Every bar carries its own label (a count, a share, or both), so the chart
 // reads without colour; the table beside each chart holds the same numbers.
-import * as echarts from "echarts";
+import { createRequire } from "node:module";
 import { escapeHtml } from "./format.js";
 import { GRID_LINE, INK, OUTLINE } from "./palette.js";
 
@@ -31,6 +31,17 @@ export interface BarChartSpec {
   width?: number;
 }
 
+type ECharts = typeof import("echarts");
+const require = createRequire(import.meta.url);
+let loaded: ECharts | undefined;
+/**
+ * ECharts, loaded on first use: every batch and report run imports this module, and ECharts' ES
+ * modules take seconds to load (its one-file CommonJS build, a fraction of that).
+ */
+function echarts(): ECharts {
+  return (loaded ??= require("echarts") as ECharts);
+}
+
 const FONT = "Helvetica, Arial, sans-serif";
 /** The width of a chart beside its table at 1280 px, so that it is drawn at its own size. */
 export const CHART_WIDTH = 640;
@@ -45,7 +56,7 @@ export function barChart(spec: BarChartSpec): string {
   const height = horizontal
     ? spec.categories.length * (spec.series.length * BAR + GAP) + (legend ? 90 : 60)
     : 320;
-  const chart = echarts.init(null, null, { renderer: "svg", ssr: true, width, height });
+  const chart = echarts().init(null, null, { renderer: "svg", ssr: true, width, height });
   try {
     const category = {
       type: "category" as const,

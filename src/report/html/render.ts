@@ -29,7 +29,7 @@ export function renderHtmlReport(data: HtmlReportData): string {
     `<meta charset="utf-8">`,
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
     // nothing may be loaded from anywhere: the page must open the same offline
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
     `<title>${escapeHtml(title)}</title>`,
     `<style>${CSS}</style>`,
     "</head>",
