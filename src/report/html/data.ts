@@ -28,24 +28,26 @@ function downloadTier(down: number): Tier {
 
 const ADDRESSES = `${POSTCODE_TABLE} s CROSS JOIN broadband_addresses b ON b.postcode = s.postcode`;
 
-export function exclusiveTiers(db: Db): TierCount[] {
-  const rows = db.prepare(`SELECT ${tierSql("b")} AS tier, COUNT(*) AS n FROM ${ADDRESSES} GROUP BY tier`).all() as { tier: Tier; n: number }[];
-  const counts = new Map(rows.map((r) => [r.tier, r.n]));
-  return TIERS.map((tier) => ({ tier, addresses: counts.get(tier) ?? 0 }));
-}
-
-export function speedDistribution(db: Db): SpeedBin[] {
+/**
+ * Addresses per exclusive tier, and those with a prediction per MaxPredictedDown bin (no data has
+ * no bin): one pass over the addresses.
+ */
+export function broadbandDistribution(db: Db): { tiers: TierCount[]; speedBins: SpeedBin[] } {
   const down = downloadWithDataSql("b");
   const bin = `(CASE ${SPEED_BIN_EDGES.map((edge, i) => ({ edge, i }))
     .reverse()
     .map(({ edge, i }) => `WHEN ${down} >= ${edge} THEN ${i}`)
     .join(" ")} END)`;
-  const rows = db.prepare(`SELECT ${bin} AS bin, COUNT(*) AS n FROM ${ADDRESSES} WHERE ${down} IS NOT NULL GROUP BY bin`).all() as {
-    bin: number;
+  const rows = db.prepare(`SELECT ${tierSql("b")} AS tier, ${bin} AS bin, COUNT(*) AS n FROM ${ADDRESSES} GROUP BY tier, bin`).all() as {
+    tier: Tier;
+    bin: number | null;
     n: number;
   }[];
-  const counts = new Map(rows.map((r) => [r.bin, r.n]));
-  return SPEED_BIN_EDGES.map((from, i) => ({ from, to: SPEED_BIN_EDGES[i + 1] ?? null, tier: downloadTier(from), addresses: counts.get(i) ?? 0 }));
+  const sum = (keep: (r: (typeof rows)[number]) => boolean) => rows.filter(keep).reduce((s, r) => s + r.n, 0);
+  return {
+    tiers: TIERS.map((tier) => ({ tier, addresses: sum((r) => r.tier === tier) })),
+    speedBins: SPEED_BIN_EDGES.map((from, i) => ({ from, to: SPEED_BIN_EDGES[i + 1] ?? null, tier: downloadTier(from), addresses: sum((r) => r.bin === i) })),
+  };
 }
 
 export function releaseCounts(db: Db, lookups: readonly Lookup[]): ReleaseCount[] {
@@ -72,11 +74,10 @@ export function runFacts(db: Db, runId: number): RunFacts | null {
 
 /** Everything but the optional groups and changes; the report's postcode table must be built. */
 export function collectHtmlReportData(db: Db, scope: ReportScope, summary: Summary): HtmlReportData {
-  const broadband = scope.lookups.includes("broadband");
+  const broadband = scope.lookups.includes("broadband") ? broadbandDistribution(db) : { tiers: [], speedBins: [] };
   return {
     summary,
-    tiers: broadband ? exclusiveTiers(db) : [],
-    speedBins: broadband ? speedDistribution(db) : [],
+    ...broadband,
     releases: releaseCounts(db, scope.lookups),
     run: runFacts(db, scope.runId),
   };
