@@ -226,6 +226,6 @@ describe("what each edge case shows instead of charts", () => {
     expect(await page.$$("svg")).toHaveLength(0);
     expect(await page.textContent("#broadband-tiers")).toContain("No broadband addresses: none of the 3 postcodes");
     expect(await page.textContent("#mobile")).toContain("No mobile addresses: none of the 3 postcodes");
-    expect(await page.textContent("#headline")).toContain("No answer found yet");
+    expect(await page.textContent("#headline")).toContain("No lookup has found any of these postcodes");
   });
 });

@@ -27,7 +27,7 @@ export function headlineSection(data: HtmlReportData): string {
 }
 
 function releases(list: readonly ReleaseCount[]): string {
-  if (list.length === 0) return `<p class="releases">No answer found yet, so no release to name.</p>`;
+  if (list.length === 0) return `<p class="releases">No lookup has found any of these postcodes, so there is no release to name.</p>`;
   const line = (r: ReleaseCount) => {
     const name = r.release === null ? "release not named by the API" : `release ${r.release}`;
     const from = formatDate(r.firstFetched);
