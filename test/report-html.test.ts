@@ -280,6 +280,15 @@ describe("renderHtmlReport", () => {
     expect(nothing).toContain("No mobile addresses: none of the 12,000 postcodes");
   });
 
+  it("--all: says it covers all stored postcodes, and which run is the latest", () => {
+    const s = sampleSummary({ runId: null, scope: "all", postcodes: { input: null, invalid: null, unique: 12_000 } });
+    const html = renderHtmlReport(sampleData({ summary: s }));
+    expect(html).toContain("<title>Coverage report, all stored postcodes (simulated)</title>");
+    expect(html).toContain("All stored postcodes · report generated 2 Jan 2026, 03:04 UTC");
+    expect(html).toContain(`<th scope="row">Run</th><td>7 (the latest; this report covers all stored postcodes)</td>`);
+    expect(html).not.toContain("input rows");
+  });
+
   it("reports what the run did: requests, failures and pending postcodes", () => {
     const html = renderHtmlReport(sampleData());
     expect(html).toContain(`<th scope="row">Requests</th><td>24,321</td>`);
