@@ -14,6 +14,8 @@ import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/buil
 
 const GOLDEN = fileURLToPath(new URL("./fixtures/report-golden/", import.meta.url));
 const FILES = ["broadband.csv", "mobile.csv", "coverage.csv", "postcodes.csv", "enriched.csv", "rejects.csv", "failures.csv", "summary.csv", "summary.json"];
+/** every file written: the golden ones, then report.html (test/report-html.test.ts checks it) */
+const WRITTEN = [...FILES, "report.html"];
 
 let dir: string;
 let db: Db;
@@ -28,7 +30,7 @@ beforeAll(async () => {
   out = join(dir, "out");
   const result = await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW, onWarning: (m) => warnings.push(m) });
   summary = result.summary;
-  expect(result.files.map((f) => f.slice(out.length + 1))).toEqual(FILES);
+  expect(result.files.map((f) => f.slice(out.length + 1))).toEqual(WRITTEN);
   if (process.env.UPDATE_GOLDEN === "1") for (const f of FILES) copyFileSync(join(out, f), join(GOLDEN, f));
 });
 afterAll(() => {
@@ -45,7 +47,7 @@ describe("report files", () => {
   });
 
   it("leaves no temporary file and warns about nothing for a small database", () => {
-    expect(readdirSync(out).sort()).toEqual([...FILES].sort());
+    expect(readdirSync(out).sort()).toEqual([...WRITTEN].sort());
     expect(warnings).toEqual([]);
   });
 
@@ -161,7 +163,7 @@ describe("scope", () => {
   it("--all reports every stored postcode, without the per-input files", async () => {
     const at = join(dir, "all");
     const result = await writeReports(db, { outDir: at, all: true, now: () => FIXED_NOW });
-    expect(result.files.map((f) => f.slice(at.length + 1))).toEqual(FILES.filter((f) => f !== "enriched.csv" && f !== "rejects.csv"));
+    expect(result.files.map((f) => f.slice(at.length + 1))).toEqual(WRITTEN.filter((f) => f !== "enriched.csv" && f !== "rejects.csv"));
     expect(result.summary).toMatchObject({ runId: null, scope: "all", postcodes: { input: null, invalid: null, unique: 4 } });
     expect(existsSync(join(at, "enriched.csv"))).toBe(false);
   });

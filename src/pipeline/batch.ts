@@ -322,6 +322,7 @@ async function reportStage(ctx: RunContext, exitCode: number): Promise<number> {
     const report = await writeReports(ctx.db, { outDir: config.out, runId: ctx.runId, onWarning: (m) => log.warn(m) });
     log.info(`reports written to ${config.out}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
     for (const line of headlineLines(report.summary)) log.result(line);
+    for (const f of report.files.filter((f) => f.endsWith(".html"))) log.info(`open ${f} in a browser to see these figures as charts`);
     return exitCode;
   } catch (err) {
     log.error(`${(err as Error).message}; the previous reports are unchanged and the database is complete: \`npm run report\` retries`, {

@@ -8,6 +8,7 @@ import { DEFAULT_GOOD_RATING } from "./definitions.js";
 import { writeBroadbandCsv, writeCoverageCsv, writeMobileCsv } from "./address-files.js";
 import { writePostcodesCsv, writeEnrichedCsv } from "./postcode-files.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
+import { writeHtmlReport } from "./html/index.js";
 import { buildPostcodeTable, createPostcodeTable, dropPostcodeTable } from "./postcode-table.js";
 import { ReportError, resolveScope, type ReportScope } from "./scope.js";
 import { writeReportSet, type ReportFile } from "./report-set.js";
@@ -38,6 +39,7 @@ export const REPORT_FILES: readonly ReportFile<ReportContext>[] = [
   { name: "failures.csv", write: (c, path) => writeFailuresCsv(c.db, c.scope, path, c.csv) },
   { name: "summary.csv", write: (c, path) => writeCsv(path, SUMMARY_HEADER, summaryRows(c.summary).map(summaryCells), c.csv) },
   { name: "summary.json", write: (c, path) => writeAtomically(path, [JSON.stringify(c.summary, null, 2) + "\n"]) },
+  { name: "report.html", write: (c, path) => writeHtmlReport(c.db, c.scope, c.summary, path) },
 ];
 
 export interface ReportOptions {
