@@ -85,10 +85,14 @@ describe("batch against the simulator", () => {
     ]);
     db.close();
 
-    const again = await runIn(d, { in: input, baseUrl: s.url }, env);
+    const again = await runIn(d, { in: input, baseUrl: s.url, probe: 0 }, env);
     expect(again.exitCode).toBe(0);
     expect(again.counts!.requests).toBe(0);
     expect(totalRequests(s)).toBe(120);
+    // by default a fresh re-run probes 20 answers per lookup for a new release
+    const probed = await runIn(d, { in: input, baseUrl: s.url }, env);
+    expect(probed.exitCode).toBe(0);
+    expect(probed.counts!.requests).toBe(40);
     // --refresh fetches everything again, and the data is the same
     const before = snapshot(join(d, "coverage.sqlite"));
     const refreshed = await runIn(d, { in: input, baseUrl: s.url, refresh: true }, env);
@@ -211,7 +215,7 @@ describe("batch against the simulator", () => {
     expect(r.counts!.pending).toBe(80);
     // next month: the quota is replenished
     const fresh = await sim();
-    const again = await runIn(d, { in: input, baseUrl: fresh.url }, env);
+    const again = await runIn(d, { in: input, baseUrl: fresh.url, probe: 0 }, env);
     expect(again.exitCode).toBe(0);
     expect(again.counts!.requests).toBe(80);
   });

@@ -25,6 +25,9 @@ async function main(): Promise<number> {
     .option("timeout", { type: "number", default: 30, describe: "seconds per request" })
     .option("max-age", { type: "string", default: "30d", describe: "reuse a stored answer younger than this" })
     .option("refresh", { type: "boolean", default: false, describe: "fetch even what is fresh" })
+    .option("probe", { type: "number", describe: "fresh answers re-fetched per lookup to notice a new release (default 20; 0 off)" })
+    .option("release", { type: "string", describe: "name the dataset release of broadband answers (default: the date a change is first seen)" })
+    .option("simulate-release", { type: "number", describe: "with --simulate: the simulator's dataset release (default 1)" })
     .option("max-requests", { type: "number", describe: "stop cleanly after N requests in this run" })
     .option("simulate", { type: "boolean", default: false, describe: "use the bundled simulator in-process (run marked simulated)" })
     .option("progress", { type: "boolean", describe: "progress bar (default: on a terminal); --no-progress for none" })
@@ -71,6 +74,9 @@ async function main(): Promise<number> {
       quiet: argv.quiet,
       keyFile: argv.keyFile,
       reports: argv.reports,
+      probe: argv.probe,
+      release: argv.release,
+      simulateRelease: argv.simulateRelease,
     },
     process.env,
     (m) => logger.warn(m),

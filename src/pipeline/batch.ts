@@ -4,7 +4,8 @@ import type { Readable } from "node:stream";
 import { randomBytes } from "node:crypto";
 import type { Lookup } from "../spec/fields.js";
 import { openInput, InputError } from "../input/read-input.js";
-import { planFetches } from "../plan/plan.js";
+import { describeReasons, planFetches } from "../plan/plan.js";
+import { closeRefreshMarks } from "../store/plan-queries.js";
 import { DEFAULT_BACKOFF, type BackoffPolicy } from "../fetch/backoff.js";
 import { RequestBudget } from "../fetch/budget.js";
 import { systemClock, type Clock } from "../fetch/clock.js";
@@ -116,10 +117,12 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
       refresh: config.refresh,
       providers: config.providers,
       simulated: config.simulate,
+      now: nowIso(),
+      probe: config.probe,
     });
     log.info(
       `run ${runId}: ${inputRows} input rows, ${plan.postcodes} unique postcodes, ${rejects} rejected; ` +
-        config.lookups.map((l) => `${l}: ${plan.toFetch.get(l)!.length} to fetch, ${plan.reused.get(l)} fresh`).join("; "),
+        config.lookups.map((l) => `${l}: ${plan.toFetch.get(l)!.length} to fetch (${describeReasons(plan.reasons.get(l)!)}), ${plan.reused.get(l)} fresh`).join("; "),
       { event: "plan", runId, inputRows, postcodes: plan.postcodes, rejects },
     );
 
@@ -130,7 +133,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     if (config.simulate && total > 0 && !stop.stopped) {
       const key = randomBytes(16).toString("hex");
       log.addSecret(key);
-      simulator = await startSimulator({ port: 0, providers: config.providers, ...deps.simulator, key, mobileKey: undefined });
+      simulator = await startSimulator({ port: 0, providers: config.providers, release: config.simulateRelease, ...deps.simulator, key, mobileKey: undefined });
       baseUrl = new URL(simulator.url);
       for (const l of config.lookups) keys[l] = key;
       log.info(`simulated run: using the bundled simulator at ${simulator.url}`);
@@ -149,7 +152,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
         maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       });
       // A commit that fails (a full disk) stops fetching; flush() below rethrows it.
-      const writer = answerWriter(db, config.providers, { simulated: config.simulate, onError: () => stop.halt() });
+      const writer = answerWriter(db, config.providers, { simulated: config.simulate, release: config.release, onError: () => stop.halt() });
       const budget = new RequestBudget(config.maxRequests);
       const progress = startProgress({
         mode: progressMode(config, deps.isTTY === true),
@@ -204,6 +207,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
 
     // 4. final state of this run's postcodes
     const final = finalCounts(db, runId, config.lookups);
+    if (config.refresh) closeRefreshMarks(db, runId, config.lookups);
     const counts: RunCounts = { inputRows, postcodes: plan.postcodes, rejects, ...final, ...spent() };
     const { code, state } = decideExit(stop.reasons, final.failed, final.pending);
     const message = stop.reasons.length > 0 ? describeStop(stop.reasons[0]!) : null;

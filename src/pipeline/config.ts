@@ -3,6 +3,7 @@ import { readFileSync, statSync } from "node:fs";
 import { DEFAULT_PROVIDERS, LOOKUPS, parseProviders, type Lookup } from "../spec/fields.js";
 import type { LogFormat } from "../log/logger.js";
 import { parseDuration } from "./duration.js";
+import { DEFAULT_PROBE } from "../plan/plan.js";
 
 export class ConfigError extends Error {}
 
@@ -27,6 +28,9 @@ export interface BatchFlags {
   quiet: boolean;
   keyFile?: string;
   reports: boolean;
+  probe?: number;
+  release?: string;
+  simulateRelease?: number;
 }
 
 export interface BatchConfig {
@@ -51,6 +55,12 @@ export interface BatchConfig {
   quiet: boolean;
   keys: Partial<Record<Lookup, string>>;
   reports: boolean;
+  /** --probe: fresh answers re-fetched per lookup to notice a new release */
+  probe: number;
+  /** --release NAME: the release label of answers that do not name theirs (broadband) */
+  release: string | null;
+  /** --simulate-release: the dataset release the bundled simulator serves */
+  simulateRelease: number;
   /** what the runs table records: the flags, never a key */
   recordedArgs: Record<string, unknown>;
 }
@@ -195,6 +205,9 @@ export function buildConfig(flags: BatchFlags, env: NodeJS.ProcessEnv, warn: (m:
     quiet: flags.quiet,
     keys,
     reports: flags.reports,
+    probe: flags.probe === undefined ? DEFAULT_PROBE : positiveInt("probe", flags.probe, 0),
+    release: releaseLabel(flags.release),
+    simulateRelease: flags.simulateRelease === undefined ? 1 : positiveInt("simulate-release", flags.simulateRelease),
     recordedArgs: {},
   };
   config.recordedArgs = {
@@ -214,6 +227,16 @@ export function buildConfig(flags: BatchFlags, env: NodeJS.ProcessEnv, warn: (m:
     maxRequests,
     simulate: config.simulate,
     keySource: flags.keyFile ? "key-file" : "environment",
+    probe: config.probe,
+    release: config.release,
   };
   return config;
+}
+
+/** --release NAME: a short printable label (it names the release in reports and status). */
+export function releaseLabel(text: string | undefined): string | null {
+  if (text === undefined) return null;
+  const name = text.trim();
+  if (!/^[\w.:+-]{1,64}$/.test(name)) throw new ConfigError(`--release: "${text.slice(0, 40)}" is not a release name (1-64 letters, digits, . _ : + -)`);
+  return name;
 }
