@@ -9,6 +9,7 @@ import { DEFAULT_GOOD_RATING } from "./definitions.js";
 import { writeBroadbandCsv, writeCoverageCsv, writeMobileCsv } from "./address-files.js";
 import { writePostcodesCsv, writeEnrichedCsv } from "./postcode-files.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
+import { collectChanges, computeChangesSummary, writeChangesCsv } from "./changes.js";
 import { buildPostcodeTable, createPostcodeTable, dropPostcodeTable } from "./postcode-table.js";
 import { ReportError, resolveScope, type ReportScope } from "./scope.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
@@ -29,6 +30,8 @@ export interface ReportOptions {
   /** the clock for generatedAt */
   now?: (() => Date) | undefined;
   onWarning?: ((message: string) => void) | undefined;
+  /** changes.csv compares with the versions current at this run id or date, instead of each answer's previous one */
+  since?: string | undefined;
 }
 
 export interface ReportResult {
@@ -50,7 +53,8 @@ export async function writeReports(db: Db, options: ReportOptions): Promise<Repo
 
   return inSnapshot(db, options, async (scope) => {
     buildPostcodeTable(db, scope, goodRating);
-    const summary = computeSummary(db, scope, goodRating, generatedAt);
+    const changes = collectChanges(db, scope, { goodRating, since: options.since });
+    const summary = computeSummary(db, scope, goodRating, generatedAt, computeChangesSummary(changes));
     await write("broadband.csv", (path) => writeBroadbandCsv(db, scope, path, csv));
     await write("mobile.csv", (path) => writeMobileCsv(db, scope, goodRating, path, csv));
     await write("coverage.csv", (path) => writeCoverageCsv(db, scope, goodRating, path, csv));
@@ -61,6 +65,7 @@ export async function writeReports(db: Db, options: ReportOptions): Promise<Repo
       await write("rejects.csv", (path) => writeRejectsCsv(db, scope, path, csv));
     }
     await write("failures.csv", (path) => writeFailuresCsv(db, scope, path, csv));
+    await write("changes.csv", (path) => writeChangesCsv(changes, path, csv));
     await write("summary.csv", (path) => writeCsv(path, SUMMARY_HEADER, summaryRows(summary).map(summaryCells), csv));
     await write("summary.json", (path) => writeAtomically(path, [JSON.stringify(summary, null, 2) + "\n"]));
     return { files, summary };

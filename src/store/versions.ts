@@ -116,3 +116,85 @@ export function versionStore(db: Db): VersionStore {
       ),
   };
 }
+
+/** What changes are measured against: each answer's previous version, or the versions current at a time or after a run. */
+export type Baseline = { kind: "previous" } | { kind: "date"; before: string } | { kind: "run"; runId: number };
+
+export interface VersionSide {
+  status: "ok" | "not_found";
+  release: string;
+  /** mobile: the providers whose ratings the rows hold */
+  providers: string[];
+  /** the value columns of rows (valueFields) */
+  fields: string[];
+  rows: VersionRow[];
+}
+
+export interface VersionPair {
+  postcode: string;
+  lookup: Lookup;
+  before: VersionSide;
+  after: VersionSide;
+}
+
+/**
+ * For each postcode of the scope (a run's input, or every stored one) and lookup whose latest
+ * version is not its baseline version: both versions' rows. Postcodes without a baseline version
+ * (first fetched after it) have nothing to compare and are left out.
+ */
+export function* changedVersions(db: Db, scope: { runId: number | null; lookups: readonly Lookup[] }, baseline: Baseline): Generator<VersionPair> {
+  const source =
+    scope.runId === null
+      ? "SELECT DISTINCT postcode FROM lookups"
+      : "SELECT DISTINCT postcode FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL";
+  const condition =
+    baseline.kind === "previous" ? "x.id < a.id" : baseline.kind === "date" ? "x.first_seen < @before" : "x.run_id <= @baselineRun";
+  const pairs = db
+    .prepare(
+      `SELECT s.postcode, l.lookup,
+              a.id AS afterId, a.status AS afterStatus, a.release AS afterRelease, a.providers AS afterProviders, a.content AS afterContent,
+              b.status AS beforeStatus, b.release AS beforeRelease, b.providers AS beforeProviders, b.content AS beforeContent
+         FROM (${source}) s
+         JOIN lookups l ON l.postcode = s.postcode
+         JOIN answer_versions a ON a.id = l.version_id
+         JOIN answer_versions b ON b.id = (SELECT MAX(x.id) FROM answer_versions x
+                                            WHERE x.postcode = l.postcode AND x.lookup = l.lookup AND ${condition})
+        WHERE b.id <> a.id AND l.lookup IN (${scope.lookups.map((l) => `'${l}'`).join(", ") || "''"})`,
+    )
+    .all({
+      ...(scope.runId === null ? {} : { runId: scope.runId }),
+      ...(baseline.kind === "date" ? { before: baseline.before } : baseline.kind === "run" ? { baselineRun: baseline.runId } : {}),
+    }) as {
+    postcode: string;
+    lookup: Lookup;
+    afterStatus: "ok" | "not_found";
+    afterRelease: string;
+    afterProviders: string | null;
+    afterContent: string | null;
+    beforeStatus: "ok" | "not_found";
+    beforeRelease: string;
+    beforeProviders: string | null;
+    beforeContent: string | null;
+  }[];
+  for (const p of pairs) {
+    const side = (status: "ok" | "not_found", release: string, providers: string | null, content: string | null): VersionSide => ({
+      status,
+      release,
+      providers: providersOfKey(providers),
+      fields: valueFields(p.lookup, providers),
+      // the latest version's rows are the address tables'; older ones carry theirs
+      rows: content === null ? (status === "ok" ? storedRows(db, p.postcode, p.lookup, providers) : []) : (JSON.parse(content) as VersionRow[]),
+    });
+    yield {
+      postcode: p.postcode,
+      lookup: p.lookup,
+      before: side(p.beforeStatus, p.beforeRelease, p.beforeProviders, p.beforeContent),
+      after: side(p.afterStatus, p.afterRelease, p.afterProviders, p.afterContent),
+    };
+  }
+}
+
+/** Whether the run is recorded: `--since RUN` names one. */
+export function runExists(db: Db, runId: number): boolean {
+  return db.prepare("SELECT 1 FROM runs WHERE id = ?").get(runId) !== undefined;
+}
