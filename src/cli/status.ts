@@ -4,6 +4,7 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { openDatabase } from "../store/db.js";
 import { databaseStatus, formatStatus } from "../store/status.js";
+import { formatReleaseStatus, releaseStatus } from "../store/release-status.js";
 
 function main(): number {
   let argv: { db: string; runs: number; json: boolean };
@@ -37,7 +38,8 @@ function main(): number {
     const db = openDatabase(argv.db, { readonly: true });
     try {
       const status = databaseStatus(db, argv.runs);
-      process.stdout.write(argv.json ? JSON.stringify(status, null, 2) + "\n" : formatStatus(status, argv.db));
+      const releases = releaseStatus(db);
+      process.stdout.write(argv.json ? JSON.stringify({ ...status, releases }, null, 2) + "\n" : formatStatus(status, argv.db) + formatReleaseStatus(releases));
     } finally {
       db.close();
     }
