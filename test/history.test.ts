@@ -111,7 +111,7 @@ describe("history: a new release between two runs", () => {
       const releases = (lookup: Lookup) => count("SELECT COUNT(*) FROM releases WHERE lookup = ?", lookup);
       // Run until both lookups are on release 2. Before each run: a lookup with older answers spends
       // exactly that many requests on them and no probe; one without spends its 20 probes.
-      let detectedBy = { broadband: 0, mobile: 0 } as Record<Lookup, number>;
+      const detectedBy = { broadband: 0, mobile: 0 } as Record<Lookup, number>;
       for (let night = 1; night <= 10; night++) {
         const expected = Object.fromEntries(LOOKUPS.map((l) => [l, stale(l) > 0 ? stale(l) : 20])) as Record<Lookup, number>;
         const sent = { ...sim2.counters.requests };
@@ -146,7 +146,7 @@ describe("history: a new release between two runs", () => {
           const rows = parse(readFileSync(join(out, "changes.csv")), { bom: true, columns: true }) as Record<string, string>[];
           expect(Object.keys(rows[0]!)).toEqual(["PostCode", "UPRN", "AddressShortDescription", "Lookup", "Change", "Before", "After", "BeforeRelease", "AfterRelease"]);
           expect(rows.map((r) => `${r.PostCode}|${r.UPRN}|${r.Lookup}|${r.Change}|${r.Before}|${r.After}`).sort()).toEqual(expected);
-          const mobileRows = rows.filter((r) => r.Lookup === "mobile" && r.Change.includes(" "));
+          const mobileRows = rows.filter((r) => r.Lookup === "mobile" && r.Change!.includes(" "));
           expect(new Set(mobileRows.map((r) => `${r.BeforeRelease}>${r.AfterRelease}`))).toEqual(new Set([`${releaseDbName(1)}>${releaseDbName(2)}`]));
           const c = report.summary.changes!;
           const tiers = rows.filter((r) => r.Change === "tier");
