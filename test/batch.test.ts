@@ -9,6 +9,7 @@ import { generatePostcode, generatePostcodes } from "../src/simulator/index.js";
 import { openDatabase } from "../src/store/db.js";
 import { systemClock } from "../src/fetch/clock.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { instantSleepClock } from "./helpers/fake-clock.js";
 import { snapshot } from "./helpers/db-snapshot.js";
 import { mobileFields } from "../src/spec/fields.js";
 
@@ -213,9 +214,14 @@ describe("batch against the simulator", () => {
     const done = r.counts!.ok + r.counts!.notFound;
     expect(done).toBe(40);
     expect(r.counts!.pending).toBe(80);
-    // next month: the quota is replenished
+    // until the time the 403 named, nothing is sent to that lookup: exit 3 at once
     const fresh = await sim();
-    const again = await runIn(d, { in: input, baseUrl: fresh.url, probe: 0 }, env);
+    const blocked = await runIn(d, { in: input, baseUrl: fresh.url, probe: 0, lookups: "broadband" }, env);
+    expect(blocked.exitCode).toBe(3);
+    expect(fresh.counters.total).toBe(0);
+    // next month: the quota is replenished
+    const nextMonth = { now: () => Date.now() + 31 * 24 * 3600 * 1000, sleep: instantSleepClock.sleep };
+    const again = await runIn(d, { in: input, baseUrl: fresh.url, probe: 0, maxAge: "90d" }, env, { clock: nextMonth });
     expect(again.exitCode).toBe(0);
     expect(again.counts!.requests).toBe(80);
   });

@@ -28,6 +28,9 @@ async function main(): Promise<number> {
     .option("probe", { type: "number", describe: "fresh answers re-fetched per lookup to notice a new release (default 20; 0 off)" })
     .option("release", { type: "string", describe: "name the dataset release of broadband answers (default: the date a change is first seen)" })
     .option("simulate-release", { type: "number", describe: "with --simulate: the simulator's dataset release (default 1)" })
+    .option("monthly-quota", { type: "string", describe: `requests per month per lookup ("N" or "broadband=N,mobile=M"; default: env ${ENV.monthlyQuota}); plans the nightly spend` })
+    .option("quota-reset-day", { type: "number", describe: "day of the month (UTC, 1-28) the quota period starts (default 1)" })
+    .option("spend-all", { type: "boolean", describe: "with --monthly-quota: refreshes may spend all that is left tonight, not an even share" })
     .option("max-requests", { type: "number", describe: "stop cleanly after N requests in this run" })
     .option("simulate", { type: "boolean", default: false, describe: "use the bundled simulator in-process (run marked simulated)" })
     .option("progress", { type: "boolean", describe: "progress bar (default: on a terminal); --no-progress for none" })
@@ -77,6 +80,9 @@ async function main(): Promise<number> {
       probe: argv.probe,
       release: argv.release,
       simulateRelease: argv.simulateRelease,
+      monthlyQuota: argv.monthlyQuota,
+      quotaResetDay: argv.quotaResetDay,
+      spendAll: argv.spendAll,
     },
     process.env,
     (m) => logger.warn(m),

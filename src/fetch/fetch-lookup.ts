@@ -45,6 +45,10 @@ export interface LookupFetchOptions {
   stop: StopControl;
   stats: FetchStats;
   onFinal: (record: FinalRecord) => void;
+  /** hears of every request sent and its answer (the request ledger); quotaMessage: the text of a 403 quota answer */
+  onRequest?: (r: { status: number | null; quotaMessage: string | null }) => void;
+  /** this lookup's own cap (what --monthly-quota leaves); when spent the lookup stops as on a quota answer */
+  lookupBudget?: RequestBudget | undefined;
   /** a note for the log: retries and waits, never keys */
   onEvent?: (event: { level: "info" | "warn"; message: string }) => void;
 }
@@ -88,6 +92,10 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
         o.stop.stopAll({ kind: "max_requests", limit: o.budget.limit ?? 0 });
         break;
       }
+      if (o.lookupBudget && !o.lookupBudget.take()) {
+        o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "what --monthly-quota leaves this period is spent" });
+        break;
+      }
       attempts++;
       o.stats.requests++;
       let outcome: Outcome;
@@ -111,6 +119,7 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
         lastStatus = null;
         outcome = { kind: "retryable", message: err.message };
       }
+      o.onRequest?.({ status: lastStatus, quotaMessage: outcome.kind === "quota" ? outcome.message : null });
 
       switch (outcome.kind) {
         case "ok":

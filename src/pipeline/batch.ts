@@ -25,6 +25,7 @@ import type { Logger } from "../log/logger.js";
 import { startProgress } from "../log/progress.js";
 import type { BatchConfig } from "./config.js";
 import { decideExit, describeStop, EXIT } from "./exit-code.js";
+import { startRunQuota } from "./quota.js";
 
 export interface BatchDeps {
   logger: Logger;
@@ -109,6 +110,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     const { inputRows, rejects } = read;
 
     // 2. plan
+    const quota = startRunQuota(db, config, runId, () => clock.now(), stop, log);
     const freshSince = new Date(clock.now() - config.maxAgeMs).toISOString();
     const plan = planFetches(db, {
       runId,
@@ -119,6 +121,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
       simulated: config.simulate,
       now: nowIso(),
       probe: config.probe,
+      quota: quota.planOptions,
     });
     log.info(
       `run ${runId}: ${inputRows} input rows, ${plan.postcodes} unique postcodes, ${rejects} rejected; ` +
@@ -188,6 +191,8 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
               stop,
               stats: stats[lookup],
               onFinal: (record) => writer.write(record),
+              onRequest: quota.onRequest(lookup),
+              lookupBudget: quota.budget(lookup),
               onEvent: (e) => log.debug(e.message),
             }),
           ),
@@ -199,6 +204,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
         http.close();
       }
     }
+    quota.afterFetch(plan, stop);
     for (const reason of stop.reasons) {
       const text = describeStop(reason);
       if (reason.kind === "auth" || reason.kind === "misconfigured") log.error(text);

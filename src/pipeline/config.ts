@@ -4,6 +4,7 @@ import { DEFAULT_PROVIDERS, LOOKUPS, parseProviders, type Lookup } from "../spec
 import type { LogFormat } from "../log/logger.js";
 import { parseDuration } from "./duration.js";
 import { DEFAULT_PROBE } from "../plan/plan.js";
+import { parseMonthlyQuota } from "../plan/quota-plan.js";
 
 export class ConfigError extends Error {}
 
@@ -31,6 +32,9 @@ export interface BatchFlags {
   probe?: number;
   release?: string;
   simulateRelease?: number;
+  monthlyQuota?: string;
+  quotaResetDay?: number;
+  spendAll?: boolean;
 }
 
 export interface BatchConfig {
@@ -61,6 +65,12 @@ export interface BatchConfig {
   release: string | null;
   /** --simulate-release: the dataset release the bundled simulator serves */
   simulateRelease: number;
+  /** --monthly-quota: requests per quota period per lookup; null: not planned */
+  monthlyQuota: Partial<Record<Lookup, number>> | null;
+  /** --quota-reset-day: the day of the month the quota period starts (UTC) */
+  quotaResetDay: number;
+  /** --spend-all: refreshes may spend all the period has left tonight */
+  spendAll: boolean;
   /** what the runs table records: the flags, never a key */
   recordedArgs: Record<string, unknown>;
 }
@@ -70,6 +80,7 @@ export const ENV = {
   key: "COVERAGE_API_KEY",
   broadbandKey: "COVERAGE_BROADBAND_KEY",
   mobileKey: "COVERAGE_MOBILE_KEY",
+  monthlyQuota: "COVERAGE_MONTHLY_QUOTA",
 } as const;
 
 export function parseLookups(list: string): Lookup[] {
@@ -208,6 +219,9 @@ export function buildConfig(flags: BatchFlags, env: NodeJS.ProcessEnv, warn: (m:
     probe: flags.probe === undefined ? DEFAULT_PROBE : positiveInt("probe", flags.probe, 0),
     release: releaseLabel(flags.release),
     simulateRelease: flags.simulateRelease === undefined ? 1 : positiveInt("simulate-release", flags.simulateRelease),
+    monthlyQuota: monthlyQuota(flags.monthlyQuota ?? env[ENV.monthlyQuota]),
+    quotaResetDay: flags.quotaResetDay === undefined ? 1 : resetDay(flags.quotaResetDay),
+    spendAll: flags.spendAll ?? false,
     recordedArgs: {},
   };
   config.recordedArgs = {
@@ -229,6 +243,9 @@ export function buildConfig(flags: BatchFlags, env: NodeJS.ProcessEnv, warn: (m:
     keySource: flags.keyFile ? "key-file" : "environment",
     probe: config.probe,
     release: config.release,
+    monthlyQuota: config.monthlyQuota,
+    quotaResetDay: config.quotaResetDay,
+    spendAll: config.spendAll,
   };
   return config;
 }
@@ -239,4 +256,19 @@ export function releaseLabel(text: string | undefined): string | null {
   const name = text.trim();
   if (!/^[\w.:+-]{1,64}$/.test(name)) throw new ConfigError(`--release: "${text.slice(0, 40)}" is not a release name (1-64 letters, digits, . _ : + -)`);
   return name;
+}
+
+function monthlyQuota(text: string | undefined): Partial<Record<Lookup, number>> | null {
+  if (text === undefined || text.trim() === "") return null;
+  try {
+    return parseMonthlyQuota(text);
+  } catch (err) {
+    throw new ConfigError(`--monthly-quota (or ${ENV.monthlyQuota}): ${(err as Error).message}`);
+  }
+}
+
+/** Days 29-31 do not exist in every month: a period starting on them would drift. */
+function resetDay(day: number): number {
+  if (!Number.isInteger(day) || day < 1 || day > 28) throw new ConfigError(`--quota-reset-day: expected a day of the month 1-28, got ${day}`);
+  return day;
 }

@@ -6,6 +6,7 @@
 import type { Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
 import { planCandidates, recordNeeds, refreshMark, type Candidate, type NeedReason } from "../store/plan-queries.js";
+import { allowance, quotaPeriod, type Allowance } from "./quota-plan.js";
 
 export interface PlanOptions {
   runId: number;
@@ -21,6 +22,19 @@ export interface PlanOptions {
   simulated: boolean;
   /** --probe: fresh answers re-fetched per lookup to notice a new release (0: none) */
   probe?: number | undefined;
+  /** --monthly-quota: what the period allows each lookup with a quota */
+  quota?: QuotaOptions | undefined;
+}
+
+export interface QuotaOptions {
+  /** requests per period, per lookup (a lookup without one is not limited) */
+  limits: Partial<Record<Lookup, number>>;
+  /** requests the ledger holds for the current period */
+  used: Record<Lookup, number>;
+  nowMs: number;
+  resetDay: number;
+  /** --spend-all: refreshes may spend all that is left, not an even share */
+  spendAll: boolean;
 }
 
 export interface Plan {
@@ -32,6 +46,10 @@ export interface Plan {
   reused: Map<Lookup, number>;
   /** per lookup, how many of toFetch for each reason */
   reasons: Map<Lookup, Record<NeedReason, number>>;
+  /** per lookup with a quota: tonight's allowance */
+  allowance: Map<Lookup, Allowance>;
+  /** per lookup: refreshes left for later nights, and postcodes left without an answer, by the quota */
+  deferred: Map<Lookup, { refreshes: number; unanswered: number }>;
 }
 
 export const DEFAULT_PROBE = 20;
@@ -41,8 +59,24 @@ export interface Need {
   reason: NeedReason;
 }
 
-/** The pure part: the needs of one lookup from its candidates. */
-export function orderNeeds(candidates: readonly Candidate[], probe: number): Need[] {
+export interface OrderedNeeds {
+  /** what the run needs, in order: the first `fetch` of them are fetched */
+  needs: Need[];
+  fetch: number;
+  deferred: { refreshes: number; unanswered: number };
+}
+
+/**
+ * The pure part: the needs of one lookup from its candidates. With a quota, new data (never
+ * fetched, failed, incomplete) may take all that is left; refreshes and probes the even share.
+ * Refreshes beyond it are deferred to later nights (not needs of this run); new data beyond it
+ * stays a need, left pending.
+ */
+export function orderNeeds(
+  candidates: readonly Candidate[],
+  probe: number,
+  budget?: (firstNeeds: number) => Allowance,
+): OrderedNeeds {
   const of = (state: Candidate["state"]) => candidates.filter((c) => c.state === state);
   const byAge = (a: Candidate, b: Candidate) => (a.fetchedAt ?? "").localeCompare(b.fetchedAt ?? "") || a.line - b.line;
   // New data first, in input order; then what the run must refresh.
@@ -52,12 +86,28 @@ export function orderNeeds(candidates: readonly Candidate[], probe: number): Nee
   // While an older release is being replaced there is nothing to probe for; refreshes of answers
   // already on the newest release detect a new one as well as probes would.
   const probes = release.length > 0 ? [] : of("fresh").sort(byAge).slice(0, Math.max(0, probe - age.length));
-  const needs: Need[] = [];
-  for (const c of first) needs.push({ postcode: c.postcode, reason: c.state as NeedReason });
-  for (const c of release) needs.push({ postcode: c.postcode, reason: "release" });
-  for (const c of age) needs.push({ postcode: c.postcode, reason: "age" });
-  for (const c of probes) needs.push({ postcode: c.postcode, reason: "probe" });
-  return needs;
+  const firsts: Need[] = first.map((c) => ({ postcode: c.postcode, reason: c.state as NeedReason }));
+  const refreshes: Need[] = [
+    ...release.map((c) => ({ postcode: c.postcode, reason: "release" as const })),
+    ...age.map((c) => ({ postcode: c.postcode, reason: "age" as const })),
+    ...probes.map((c) => ({ postcode: c.postcode, reason: "probe" as const })),
+  ];
+  if (!budget) return { needs: [...firsts, ...refreshes], fetch: firsts.length + refreshes.length, deferred: { refreshes: 0, unanswered: 0 } };
+  // --refresh in progress is a refresh too: it takes the refresh share, ahead of the others.
+  const fresh = firsts.filter((n) => n.reason !== "refresh");
+  const all = [...firsts.filter((n) => n.reason === "refresh"), ...refreshes];
+  const a = budget(fresh.length);
+  const takeFirst = Math.min(fresh.length, a.remaining);
+  const takeRefresh = Math.min(all.length, a.refreshShare);
+  const deferredProbes = all.slice(takeRefresh).filter((n) => n.reason === "probe").length;
+  return {
+    needs: [...fresh.slice(0, takeFirst), ...all.slice(0, takeRefresh), ...fresh.slice(takeFirst)],
+    fetch: takeFirst + takeRefresh,
+    deferred: {
+      refreshes: all.length - takeRefresh - deferredProbes,
+      unanswered: fresh.slice(takeFirst).filter((n) => n.reason !== "incomplete").length,
+    },
+  };
 }
 
 export function emptyReasons(): Record<NeedReason, number> {
@@ -68,6 +118,8 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
   const toFetch = new Map<Lookup, string[]>();
   const reused = new Map<Lookup, number>();
   const reasons = new Map<Lookup, Record<NeedReason, number>>();
+  const allowances = new Map<Lookup, Allowance>();
+  const deferred = new Map<Lookup, { refreshes: number; unanswered: number }>();
   let postcodes = 0;
   for (const lookup of options.lookups) {
     const refreshSince = options.refresh ? refreshMark(db, lookup, options.now ?? new Date().toISOString(), options.runId) : null;
@@ -80,15 +132,27 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
       simulated: options.simulated,
     });
     postcodes = candidates.length;
-    const needs = orderNeeds(candidates, options.refresh ? 0 : (options.probe ?? DEFAULT_PROBE));
-    recordNeeds(db, options.runId, lookup, needs);
+    const q = options.quota;
+    const limit = q?.limits[lookup];
+    const budget =
+      q && limit !== undefined
+        ? (firstNeeds: number) => {
+            const a = allowance(limit, q.used[lookup], firstNeeds, q.nowMs, quotaPeriod(q.nowMs, q.resetDay), q.spendAll);
+            allowances.set(lookup, a);
+            return a;
+          }
+        : undefined;
+    const ordered = orderNeeds(candidates, options.refresh ? 0 : (options.probe ?? DEFAULT_PROBE), budget);
+    recordNeeds(db, options.runId, lookup, ordered.needs);
+    const fetched = ordered.needs.slice(0, ordered.fetch);
     const counts = emptyReasons();
-    for (const n of needs) counts[n.reason]++;
-    toFetch.set(lookup, needs.map((n) => n.postcode));
-    reused.set(lookup, candidates.length - needs.length + counts.probe);
+    for (const n of fetched) counts[n.reason]++;
+    toFetch.set(lookup, fetched.map((n) => n.postcode));
+    reused.set(lookup, candidates.filter((c) => c.state === "fresh").length);
     reasons.set(lookup, counts);
+    deferred.set(lookup, ordered.deferred);
   }
-  return { postcodes, toFetch, reused, reasons };
+  return { postcodes, toFetch, reused, reasons, allowance: allowances, deferred };
 }
 
 /** "3 new, 20 probe": the reasons that have any, for the plan's log line. */

@@ -159,6 +159,25 @@ export const MIGRATIONS: readonly string[] = [
     version_id = (SELECT v.id FROM answer_versions v WHERE v.postcode = lookups.postcode AND v.lookup = lookups.lookup),
     release = (SELECT v.release FROM answer_versions v WHERE v.postcode = lookups.postcode AND v.lookup = lookups.lookup);
   `,
+  // Quota (docs/history-and-quota.md): every request sent, per lookup and quota period, so that a
+  // month's calls are counted across runs; and the service's own "quota replenished in" answer.
+  `
+  CREATE TABLE request_ledger (
+    id      INTEGER PRIMARY KEY,
+    lookup  TEXT NOT NULL,
+    period  TEXT NOT NULL,                -- the quota period's first day (UTC), e.g. 2026-03-01
+    sent_at TEXT NOT NULL,
+    status  INTEGER,                      -- HTTP status; NULL for a network failure
+    run_id  INTEGER NOT NULL
+  );
+  CREATE INDEX request_ledger_by_period ON request_ledger(lookup, period);
+  CREATE TABLE quota_blocks (
+    lookup  TEXT PRIMARY KEY,             -- the service said this lookup's quota is spent until then
+    until   TEXT NOT NULL,
+    message TEXT NOT NULL,
+    run_id  INTEGER NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
