@@ -5,6 +5,7 @@ import { hideBin } from "yargs/helpers";
 import { openDatabase } from "../store/db.js";
 import { databaseStatus, formatStatus } from "../store/status.js";
 import { formatReleaseStatus, releaseStatus } from "../store/release-status.js";
+import { formatQuotaStatus, quotaStatus } from "../plan/quota-status.js";
 
 function main(): number {
   let argv: { db: string; runs: number; json: boolean };
@@ -39,7 +40,12 @@ function main(): number {
     try {
       const status = databaseStatus(db, argv.runs);
       const releases = releaseStatus(db);
-      process.stdout.write(argv.json ? JSON.stringify({ ...status, releases }, null, 2) + "\n" : formatStatus(status, argv.db) + formatReleaseStatus(releases));
+      const quota = quotaStatus(db, Date.now());
+      process.stdout.write(
+        argv.json
+          ? JSON.stringify({ ...status, releases, quota }, null, 2) + "\n"
+          : formatStatus(status, argv.db) + formatReleaseStatus(releases) + formatQuotaStatus(quota),
+      );
     } finally {
       db.close();
     }

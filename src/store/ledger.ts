@@ -45,3 +45,25 @@ export function ledgerFigures(db: Db, period: string, now: string): { used: Reco
     used[r.lookup] = r.n;
   return { used, blocks: db.prepare("SELECT lookup, until FROM quota_blocks WHERE until > ?").all(now) as { lookup: Lookup; until: string }[] };
 }
+
+export interface LastRunSettings {
+  runId: number;
+  startedAt: string;
+  simulated: boolean;
+  providers: string[];
+  /** the run's recorded options (runs.args): what `status` plans the next nights with */
+  args: Record<string, unknown>;
+}
+
+/** The last run that read an input: its options say how the nightly job is set up. */
+export function lastRunSettings(db: Db): LastRunSettings | null {
+  const row = db
+    .prepare("SELECT id, started_at, simulated, providers, args FROM runs WHERE id = (SELECT MAX(run_id) FROM run_rows)")
+    .get() as { id: number; started_at: string; simulated: number; providers: string; args: string } | undefined;
+  if (!row) return null;
+  try {
+    return { runId: row.id, startedAt: row.started_at, simulated: row.simulated === 1, providers: JSON.parse(row.providers) as string[], args: JSON.parse(row.args) as Record<string, unknown> };
+  } catch {
+    return null;
+  }
+}
