@@ -22,28 +22,25 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const bb = (postcode: string, downs: number[], fetchedAt: string): FinalRecord => ({
+const record = (postcode: string, fetchedAt: string, answer: NonNullable<FinalRecord["answer"]>): FinalRecord => ({
   postcode,
-  lookup: "broadband",
+  lookup: answer.lookup,
   status: "ok",
   httpStatus: 200,
   attempts: 1,
   lastError: null,
   fetchedAt,
   runId: 1,
-  answer: { lookup: "broadband", dataset: null, addresses: downs.map((d, i) => ({ uprn: 100 + i, address: `${i + 1}, HIGH STREET`, speeds: [5, 0.5, -1, -1, -1, -1, d, 1] })) },
+  answer,
 });
-const mob = (postcode: string, rating: number, dbName: string, fetchedAt: string): FinalRecord => ({
-  postcode,
-  lookup: "mobile",
-  status: "ok",
-  httpStatus: 200,
-  attempts: 1,
-  lastError: null,
-  fetchedAt,
-  runId: 1,
-  answer: { lookup: "mobile", dataset: dbName, addresses: [{ uprn: 100, address: "1, HIGH STREET", ratings: mobileFields().map(() => rating) }] },
-});
+const bb = (postcode: string, downs: number[], fetchedAt: string) =>
+  record(postcode, fetchedAt, {
+    lookup: "broadband",
+    dataset: null,
+    addresses: downs.map((d, i) => ({ uprn: 100 + i, address: `${i + 1}, HIGH STREET`, speeds: [5, 0.5, -1, -1, -1, -1, d, 1] })),
+  });
+const mob = (postcode: string, rating: number, dbName: string, fetchedAt: string) =>
+  record(postcode, fetchedAt, { lookup: "mobile", dataset: dbName, addresses: [{ uprn: 100, address: "1, HIGH STREET", ratings: mobileFields().map(() => rating) }] });
 const versions = () =>
   db.prepare("SELECT postcode, lookup, release, first_seen, last_seen, content IS NOT NULL AS retired FROM answer_versions ORDER BY id").all();
 const releases = () => db.prepare("SELECT lookup, name FROM releases ORDER BY id").all();
