@@ -60,7 +60,8 @@ export function startRunQuota(
         const a = plan.allowance.get(lookup);
         const d = plan.deferred.get(lookup);
         if (!a || !d) continue;
-        log.info(
+        // a result line: cron's --quiet log keeps it, next to the run's summary
+        log.result(
           `${lookup}: monthly quota ${limits[lookup]}, ${used[lookup]} used this period (since ${period.key}) before this run; ` +
             `tonight's refresh allowance ${a.refreshShare}; ${d.refreshes} refreshes deferred to later nights` +
             (d.unanswered > 0 ? `; ${d.unanswered} postcodes without an answer wait for the quota` : ""),
