@@ -9,7 +9,7 @@ import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, releaseDbName, startSimulator, type SimAddress } from "../src/simulator/index.js";
 import { openDatabase } from "../src/store/db.js";
-import { writeReports } from "../src/report/index.js";
+import { writeReports, type Summary } from "../src/report/index.js";
 import { releaseStatus } from "../src/store/release-status.js";
 import { DEFAULT_PROVIDERS, LOOKUPS, mobileFields, type Lookup } from "../src/spec/fields.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
@@ -198,6 +198,9 @@ describe("--refresh resumes (issue 10.6)", () => {
           // the stored answers it did not re-fetch are not ok: the run needed them
           expect(r.counts!.pending).toBe(60 - total);
           expect(r.counts!.ok + r.counts!.notFound).toBe(total);
+          // and the report says so too
+          const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as Summary;
+          expect(summary.broadband!.postcodes.pending + summary.mobile!.postcodes.pending).toBe(60 - total);
         } else {
           expect(r.exitCode).toBe(0);
           expect(r.counts!.pending).toBe(0);
