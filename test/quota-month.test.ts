@@ -123,4 +123,34 @@ describe("quota planner over a month", () => {
       await sim.close();
     }
   }, 120_000);
+
+  it("exits 3 while postcodes wait for the quota, sends nothing once the period's quota is spent, and 0 when all have an answer", async () => {
+    const e = tempDir("pcc-quota3-");
+    try {
+      const file = writeCsv(e, "in.csv", ["postcode", ...generatePostcodes(SEED + 1, 30)]);
+      const clock = new FakeClock(Date.parse("2026-05-30T02:00:00Z"));
+      const sim = await startSimulator({ port: 0, seed: SEED, key: KEY });
+      try {
+        const flags = { in: file, baseUrl: sim.url, monthlyQuota: "broadband=20", lookups: "broadband", reports: false };
+        const first = await runIn(e, flags, env, { clock });
+        expect(first.exitCode).toBe(3);
+        expect(first.counts).toMatchObject({ requests: 20, pending: 10 });
+        expect(first.logs.join("\n")).toMatch(/broadband: monthly quota 20, 0 used this period \(since 2026-05-01\).*10 postcodes without an answer wait for the quota/);
+        clock.t += DAY;
+        const spent = await runIn(e, flags, env, { clock });
+        expect(spent.exitCode).toBe(3);
+        expect(spent.counts!.requests).toBe(0);
+        expect(sim.counters.total).toBe(20);
+        // June: a new period; the 10 first, then the even share for probes (10 left over 30 nights: none)
+        clock.t += 2 * DAY;
+        const june = await runIn(e, flags, env, { clock });
+        expect(june.exitCode).toBe(0);
+        expect(june.counts).toMatchObject({ requests: 10, pending: 0 });
+      } finally {
+        await sim.close();
+      }
+    } finally {
+      rmSync(e, { recursive: true, force: true });
+    }
+  });
 });
