@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { answerWriter, type FinalRecord } from "../src/store/answers.js";
 import { ensureProviderColumns, openDatabase, type Db } from "../src/store/db.js";
 import { MIGRATIONS } from "../src/store/schema.js";
+import { changedVersions } from "../src/store/versions.js";
 import { DEFAULT_PROVIDERS, mobileFields } from "../src/spec/fields.js";
 
 let dir: string;
@@ -90,6 +91,18 @@ describe("answer versions", () => {
       { lookup: "mobile", name: "Mob-1" },
       { lookup: "mobile", name: "Mob-2" },
     ]);
+  });
+
+  it("a real answer replacing a simulated one is no new release and no change", () => {
+    const sim = answerWriter(db, DEFAULT_PROVIDERS, { simulated: true });
+    sim.write(bb("AB11AA", [20], "2026-01-01T10:00:00.000Z"));
+    sim.flush();
+    const real = answerWriter(db, DEFAULT_PROVIDERS);
+    real.write(bb("AB11AA", [900], "2026-01-02T10:00:00.000Z"));
+    real.flush();
+    expect(versions()).toHaveLength(2);
+    expect(releases()).toEqual([{ lookup: "broadband", name: "2026-01-01" }]);
+    expect([...changedVersions(db, { runId: null, lookups: ["broadband"] }, { kind: "previous" })]).toEqual([]);
   });
 
   it("--release NAME labels broadband answers", () => {

@@ -102,7 +102,8 @@ export function answerWriter(db: Db, providers: readonly string[], options: Answ
       lookup: r.lookup,
       dataset: answer?.dataset ?? null,
       label,
-      changed: current !== null && changed,
+      // a real answer replacing a simulated one (or the reverse) is a first answer, not a new release
+      changed: current !== null && changed && current.simulated === simulated,
       confirmed: current?.confirmed ?? null,
       at: r.fetchedAt,
       runId: r.runId,

@@ -140,7 +140,8 @@ export interface VersionPair {
 /**
  * For each postcode of the scope (a run's input, or every stored one) and lookup whose latest
  * version is not its baseline version: both versions' rows. Postcodes without a baseline version
- * (first fetched after it) have nothing to compare and are left out.
+ * (first fetched after it), or whose baseline is simulated and latest real (or the reverse), have
+ * nothing to compare and are left out.
  */
 export function* changedVersions(db: Db, scope: { runId: number | null; lookups: readonly Lookup[] }, baseline: Baseline): Generator<VersionPair> {
   const source =
@@ -159,7 +160,7 @@ export function* changedVersions(db: Db, scope: { runId: number | null; lookups:
          JOIN answer_versions a ON a.id = l.version_id
          JOIN answer_versions b ON b.id = (SELECT MAX(x.id) FROM answer_versions x
                                             WHERE x.postcode = l.postcode AND x.lookup = l.lookup AND ${condition})
-        WHERE b.id <> a.id AND l.lookup IN (${scope.lookups.map((l) => `'${l}'`).join(", ") || "''"})`,
+        WHERE b.id <> a.id AND a.simulated = b.simulated AND l.lookup IN (${scope.lookups.map((l) => `'${l}'`).join(", ") || "''"})`,
     )
     .all({
       ...(scope.runId === null ? {} : { runId: scope.runId }),
