@@ -154,4 +154,37 @@ describe("quota planner over a month", () => {
       rmSync(e, { recursive: true, force: true });
     }
   });
+
+  it("a --refresh under the quota is spread over the nights and continues where it stopped", async () => {
+    const e = tempDir("pcc-quota-refresh-");
+    try {
+      const file = writeCsv(e, "in.csv", ["postcode", ...generatePostcodes(SEED + 2, 30)]);
+      const clock = new FakeClock(Date.parse("2026-05-25T02:00:00Z"));
+      const sim = await startSimulator({ port: 0, seed: SEED, key: KEY });
+      try {
+        const base = { in: file, baseUrl: sim.url, lookups: "broadband", reports: false };
+        expect((await runIn(e, { ...base, probe: 0 }, env, { clock })).counts!.requests).toBe(30);
+        // 60 a month, 30 used: 30 left over the 6 nights from 26 May, 5 a night, each postcode once
+        const nights: number[] = [];
+        for (let night = 1; night <= 6; night++) {
+          clock.t += DAY;
+          const r = await runIn(e, { ...base, refresh: true, monthlyQuota: "60" }, env, { clock });
+          expect(r.exitCode).toBe(0);
+          nights.push(r.counts!.requests);
+        }
+        expect(nights).toEqual([5, 5, 5, 5, 5, 5]);
+        const db = openDatabase(join(e, "coverage.sqlite"), { readonly: true });
+        try {
+          expect(db.prepare("SELECT COUNT(*) FROM lookups WHERE fetched_at < '2026-05-26'").pluck().get()).toBe(0);
+          expect(db.prepare("SELECT COUNT(*) FROM refresh_marks").pluck().get()).toBe(0);
+        } finally {
+          db.close();
+        }
+      } finally {
+        await sim.close();
+      }
+    } finally {
+      rmSync(e, { recursive: true, force: true });
+    }
+  });
 });

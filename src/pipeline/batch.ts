@@ -213,7 +213,8 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
 
     // 4. final state of this run's postcodes
     const final = finalCounts(db, runId, config.lookups);
-    if (config.refresh) closeRefreshMarks(db, runId, config.lookups);
+    // a refresh the quota spreads over nights is not finished while refreshes are deferred
+    if (config.refresh) closeRefreshMarks(db, runId, config.lookups.filter((l) => !plan.deferred.get(l)?.refreshes));
     const counts: RunCounts = { inputRows, postcodes: plan.postcodes, rejects, ...final, ...spent() };
     const { code, state } = decideExit(stop.reasons, final.failed, final.pending);
     const message = stop.reasons.length > 0 ? describeStop(stop.reasons[0]!) : null;
