@@ -1,8 +1,8 @@
 // What needs fetching, per lookup, in priority order: postcodes never fetched (or stored for
 // another provider list, or simulated when this run is real), failed ones, a --refresh in progress,
 // answers from an older release than the newest (oldest release first), answers past --max-age
-// (oldest first), then a few probes: the fresh answers checked longest ago, re-fetched to notice a
-// new release. What the run needs is recorded, so that what it does not fetch counts as pending.
+// (oldest first), then a few probes: the fresh answers checked longest ago (fetched_at, which an
+// identical re-fetch moves, so probes rotate through the list), re-fetched to notice a new release. What the run needs is recorded, so that what it does not fetch counts as pending.
 import type { Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
 import { planCandidates, recordNeeds, refreshMark, type Candidate, type NeedReason } from "../store/plan-queries.js";
@@ -94,18 +94,18 @@ export function orderNeeds(
   ];
   if (!budget) return { needs: [...firsts, ...refreshes], fetch: firsts.length + refreshes.length, deferred: { refreshes: 0, unanswered: 0 } };
   // --refresh in progress is a refresh too: it takes the refresh share, ahead of the others.
-  const fresh = firsts.filter((n) => n.reason !== "refresh");
+  const newData = firsts.filter((n) => n.reason !== "refresh");
   const all = [...firsts.filter((n) => n.reason === "refresh"), ...refreshes];
-  const a = budget(fresh.length);
-  const takeFirst = Math.min(fresh.length, a.remaining);
+  const a = budget(newData.length);
+  const takeFirst = Math.min(newData.length, a.remaining);
   const takeRefresh = Math.min(all.length, a.refreshShare);
   const deferredProbes = all.slice(takeRefresh).filter((n) => n.reason === "probe").length;
   return {
-    needs: [...fresh.slice(0, takeFirst), ...all.slice(0, takeRefresh), ...fresh.slice(takeFirst)],
+    needs: [...newData.slice(0, takeFirst), ...all.slice(0, takeRefresh), ...newData.slice(takeFirst)],
     fetch: takeFirst + takeRefresh,
     deferred: {
       refreshes: all.length - takeRefresh - deferredProbes,
-      unanswered: fresh.slice(takeFirst).filter((n) => n.reason !== "incomplete").length,
+      unanswered: newData.slice(takeFirst).filter((n) => n.reason !== "incomplete").length,
     },
   };
 }
