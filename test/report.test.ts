@@ -10,10 +10,11 @@ import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { headlineLines, ReportError, writeAddressReport, writeReports, type Summary } from "../src/report/index.js";
 import { openDatabase, type Db } from "../src/store/db.js";
+import { TIERS } from "../src/report/definitions.js";
 import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 
 const GOLDEN = fileURLToPath(new URL("./fixtures/report-golden/", import.meta.url));
-const FILES = ["broadband.csv", "mobile.csv", "coverage.csv", "postcodes.csv", "enriched.csv", "rejects.csv", "failures.csv", "summary.csv", "summary.json"];
+const FILES = ["broadband.csv", "mobile.csv", "coverage.csv", "postcodes.csv", "enriched.csv", "rejects.csv", "failures.csv", "changes.csv", "summary.csv", "summary.json"];
 /** every file written: the golden ones, then report.html (test/report-html.test.ts checks it) */
 const WRITTEN = [...FILES, "report.html"];
 
@@ -291,6 +292,32 @@ function independentSummary(db: Db, run: number, good: number): Summary {
           providers: perProvider,
           indoorVoice: spread("VoiceIndoor"),
           indoorData: spread("DataIndoor"),
+        }
+      : null,
+    // every answer of the fixture has one version: nothing changed
+    changes: noChanges(lookups, providers),
+  };
+}
+
+function noChanges(lookups: string[], providers: string[]): Summary["changes"] {
+  const flow = () => ({ closed: 0, opened: 0 });
+  return {
+    baseline: "previous version",
+    broadband: lookups.includes("broadband")
+      ? {
+          upATier: 0,
+          downATier: 0,
+          tiers: Object.fromEntries(TIERS.map((t) => [t, { gained: 0, lost: 0 }])) as Record<(typeof TIERS)[number], { gained: number; lost: number }>,
+          addressesAdded: 0,
+          addressesRemoved: 0,
+        }
+      : null,
+    mobile: lookups.includes("mobile")
+      ? {
+          providers: Object.fromEntries(providers.map((p) => [p, { indoorVoice: flow(), indoorData: flow(), outdoorVoice: flow(), outdoorData: flow() }])),
+          total: { indoorVoice: flow(), indoorData: flow() },
+          addressesAdded: 0,
+          addressesRemoved: 0,
         }
       : null,
   };

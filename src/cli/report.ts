@@ -17,6 +17,7 @@ runCli({
       .option("run", { type: "string", describe: "report this run's input instead of the last run's (an id from npm run status)" })
       .option("all", { type: "boolean", describe: "report every stored postcode instead" })
       .option("bom", { type: "boolean", default: true, describe: "start each CSV with a UTF-8 BOM (--no-bom drops it)" })
+      .option("since", { type: "string", describe: "changes.csv: compare with the answers as they were at this run id or date (default: each answer's previous version)" })
       .option("good-rating", { type: "string", default: "3", describe: "mobile ratings at or above this are good coverage (2-4)" })
       .conflicts("run", "all"),
   isUserError: (err) => err instanceof ReportError || err instanceof DatabaseError,
@@ -35,6 +36,7 @@ runCli({
         all: argv.all,
         bom: argv.bom,
         goodRating: Number(argv.goodRating),
+        since: argv.since,
         onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
       });
       process.stdout.write(`reports written to ${argv.out}: ${result.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}\n`);

@@ -9,6 +9,7 @@ import { writeBroadbandCsv, writeCoverageCsv, writeMobileCsv } from "./address-f
 import { writePostcodesCsv, writeEnrichedCsv } from "./postcode-files.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
 import { writeHtmlReport } from "./html/index.js";
+import { collectChanges, computeChangesSummary, writeChangesCsv, type ChangeSet } from "./changes.js";
 import { buildPostcodeTable, createPostcodeTable, dropPostcodeTable } from "./postcode-table.js";
 import { ReportError, resolveScope, type ReportScope } from "./scope.js";
 import { writeReportSet, type ReportFile } from "./report-set.js";
@@ -25,6 +26,7 @@ export interface ReportContext {
   goodRating: number;
   csv: CsvFileOptions;
   summary: Summary;
+  changes: ChangeSet;
 }
 
 /** The report set, in the order written. To add a report: one more entry here. */
@@ -37,6 +39,7 @@ export const REPORT_FILES: readonly ReportFile<ReportContext>[] = [
   { name: "enriched.csv", applies: (c) => c.scope.kind === "run", write: (c, path) => writeEnrichedCsv(c.db, c.scope, path, c.csv) },
   { name: "rejects.csv", applies: (c) => c.scope.kind === "run", write: (c, path) => writeRejectsCsv(c.db, c.scope, path, c.csv) },
   { name: "failures.csv", write: (c, path) => writeFailuresCsv(c.db, c.scope, path, c.csv) },
+  { name: "changes.csv", write: (c, path) => writeChangesCsv(c.changes, path, c.csv) },
   { name: "summary.csv", write: (c, path) => writeCsv(path, SUMMARY_HEADER, summaryRows(c.summary).map(summaryCells), c.csv) },
   { name: "summary.json", write: (c, path) => writeAtomically(path, [JSON.stringify(c.summary, null, 2) + "\n"]) },
   { name: "report.html", write: (c, path) => writeHtmlReport(c.db, c.scope, c.summary, path) },
@@ -57,6 +60,8 @@ export interface ReportOptions {
   onWarning?: ((message: string) => void) | undefined;
   /** the files of the set (default REPORT_FILES); tests add a failing one */
   files?: readonly ReportFile<ReportContext>[] | undefined;
+  /** changes.csv compares with the versions current at this run id or date, instead of each answer's previous one */
+  since?: string | undefined;
 }
 
 export interface ReportResult {
@@ -71,8 +76,9 @@ export async function writeReports(db: Db, options: ReportOptions): Promise<Repo
   const generatedAt = (options.now?.() ?? new Date()).toISOString();
   return inSnapshot(db, options, async (scope) => {
     buildPostcodeTable(db, scope, goodRating);
-    const summary = computeSummary(db, scope, goodRating, generatedAt);
-    const files = await writeReportSet(options.outDir, options.files ?? REPORT_FILES, { db, scope, goodRating, csv, summary });
+    const changes = collectChanges(db, scope, { goodRating, since: options.since });
+    const summary = computeSummary(db, scope, goodRating, generatedAt, computeChangesSummary(changes));
+    const files = await writeReportSet(options.outDir, options.files ?? REPORT_FILES, { db, scope, goodRating, csv, summary, changes });
     return { files, summary };
   });
 }

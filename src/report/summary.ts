@@ -7,6 +7,7 @@ import { inputRowCounts } from "../store/run-rows.js";
 import { countColumns, POSTCODE_TABLE, STATUS_COLUMN, ADDRESSES_COLUMN } from "./postcode-table.js";
 import { PROVIDER_METRICS, providerColumn } from "./measures.js";
 import type { ReportScope } from "./scope.js";
+import { changesHeadline, changesRows, type ChangesSummary } from "./changes-summary.js";
 
 
 export interface BroadbandSummary {
@@ -55,11 +56,13 @@ export interface Summary {
   /** null when the run did not ask for that lookup */
   broadband: BroadbandSummary | null;
   mobile: MobileSummary | null;
+  /** what changed against each answer's previous version (or --since): changes.ts */
+  changes: ChangesSummary | null;
 }
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 
-export function computeSummary(db: Db, scope: ReportScope, goodRating: number, generatedAt: string): Summary {
+export function computeSummary(db: Db, scope: ReportScope, goodRating: number, generatedAt: string, changes: ChangesSummary | null = null): Summary {
   const counts = countColumns(scope.providers);
   const sums = (columns: string[]) => columns.map((c) => `COALESCE(SUM(${c}), 0) AS ${c}`).join(", ");
   const statuses = (l: Lookup) =>
@@ -133,6 +136,7 @@ export function computeSummary(db: Db, scope: ReportScope, goodRating: number, g
     postcodes: { input: input.input, invalid: input.invalid, unique: row.unique_postcodes! },
     broadband,
     mobile,
+    changes,
   };
 }
 
@@ -181,6 +185,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
       for (const kind of ["totalNotspots", "partialNotspots"] as const)
         rows.push({ section: "mobile", metric: `${channel}.${kind}`, provider: "", value: m[channel][kind], outOf: m.addresses });
   }
+  if (s.changes) rows.push(...changesRows(s.changes));
   return rows;
 }
 
@@ -218,6 +223,8 @@ export function headlineLines(s: Summary): string[] {
         `data ${pc(m.indoorData.totalNotspots, m.addresses)} none, ${pc(m.indoorData.partialNotspots, m.addresses)} only some`,
     );
   }
+  const changed = s.changes && changesHeadline(s.changes);
+  if (changed) lines.push(changed);
   if (s.simulated) lines.push("these figures include SIMULATED data from the bundled simulator, not the real API");
   return lines;
 }
