@@ -56,7 +56,8 @@ const EXPECTED_REPORTS = [
  * Columns of `lookups` that say how an answer was obtained, not what it is: they differ between a
  * run with retries and kills and a clean one. Everything else, and every address column, must match.
  */
-const LOOKUP_COLUMNS_IGNORED = ["attempts", "last_error", "fetched_at", "run_id"];
+// version_id: the id of the answer's version row, which depends on the order answers arrived in
+const LOOKUP_COLUMNS_IGNORED = ["attempts", "last_error", "fetched_at", "run_id", "version_id"];
 const EXAMPLES_KEPT = 50;
 
 interface RunRecord {

@@ -9,6 +9,7 @@ import { generatePostcode, generatePostcodes } from "../src/simulator/index.js";
 import { openDatabase } from "../src/store/db.js";
 import { systemClock } from "../src/fetch/clock.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { instantSleepClock } from "./helpers/fake-clock.js";
 import { snapshot } from "./helpers/db-snapshot.js";
 import { mobileFields } from "../src/spec/fields.js";
 
@@ -85,10 +86,14 @@ describe("batch against the simulator", () => {
     ]);
     db.close();
 
-    const again = await runIn(d, { in: input, baseUrl: s.url }, env);
+    const again = await runIn(d, { in: input, baseUrl: s.url, probe: 0 }, env);
     expect(again.exitCode).toBe(0);
     expect(again.counts!.requests).toBe(0);
     expect(totalRequests(s)).toBe(120);
+    // by default a fresh re-run probes 20 answers per lookup for a new release
+    const probed = await runIn(d, { in: input, baseUrl: s.url }, env);
+    expect(probed.exitCode).toBe(0);
+    expect(probed.counts!.requests).toBe(40);
     // --refresh fetches everything again, and the data is the same
     const before = snapshot(join(d, "coverage.sqlite"));
     const refreshed = await runIn(d, { in: input, baseUrl: s.url, refresh: true }, env);
@@ -209,9 +214,14 @@ describe("batch against the simulator", () => {
     const done = r.counts!.ok + r.counts!.notFound;
     expect(done).toBe(40);
     expect(r.counts!.pending).toBe(80);
-    // next month: the quota is replenished
+    // until the time the 403 named, nothing is sent to that lookup: exit 3 at once
     const fresh = await sim();
-    const again = await runIn(d, { in: input, baseUrl: fresh.url }, env);
+    const blocked = await runIn(d, { in: input, baseUrl: fresh.url, probe: 0, lookups: "broadband" }, env);
+    expect(blocked.exitCode).toBe(3);
+    expect(fresh.counters.total).toBe(0);
+    // next month: the quota is replenished
+    const nextMonth = { now: () => Date.now() + 31 * 24 * 3600 * 1000, sleep: instantSleepClock.sleep };
+    const again = await runIn(d, { in: input, baseUrl: fresh.url, probe: 0, maxAge: "90d" }, env, { clock: nextMonth });
     expect(again.exitCode).toBe(0);
     expect(again.counts!.requests).toBe(80);
   });

@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { broadbandMeasures, mobileMeasures, tierSql } from "../src/report/measures.js";
 import { displayPostcode, displayPostcodeSql, normalisePostcode } from "../src/spec/postcode.js";
+import { tierOf } from "../src/report/definitions.js";
 import { mobileFields } from "../src/spec/fields.js";
 
 const db = new Database(":memory:");
@@ -33,6 +34,8 @@ describe("broadband tiers", () => {
     [1000, 1000, "Gigabit"],
   ] as const)("down %s, up %s: %s", (down, up, expected) => {
     expect(tier(down, up)).toBe(expected);
+    // the JavaScript form (changes.csv) agrees
+    expect(tierOf(down, up)).toBe(expected);
   });
 
   it("the counts nest as the summary says: below decent within below superfast, gigabit within ultrafast within superfast", () => {

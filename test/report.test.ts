@@ -10,13 +10,13 @@ import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { headlineLines, ReportError, writeAddressReport, writeReports, type Summary } from "../src/report/index.js";
 import { openDatabase, type Db } from "../src/store/db.js";
+import { TIERS } from "../src/report/definitions.js";
 import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 
 const GOLDEN = fileURLToPath(new URL("./fixtures/report-golden/", import.meta.url));
-const FILES = ["broadband.csv", "mobile.csv", "coverage.csv", "postcodes.csv", "enriched.csv", "rejects.csv", "failures.csv", "groups.csv", "summary.csv", "summary.json", "coverage.xlsx"];
-
-/** The workbook is a zip with timestamps: test/workbook.test.ts reads it back instead. */
-const GOLDEN_FILES = FILES.filter((f) => f !== "coverage.xlsx");
+const FILES = ["broadband.csv", "mobile.csv", "coverage.csv", "postcodes.csv", "enriched.csv", "rejects.csv", "failures.csv", "groups.csv", "changes.csv", "summary.csv", "summary.json"];
+/** every file written: the golden ones, then report.html (test/report-html.test.ts checks it) and the workbook (a zip with timestamps: test/workbook.test.ts reads it back) */
+const WRITTEN = [...FILES, "report.html", "coverage.xlsx"];
 
 let dir: string;
 let db: Db;
@@ -31,8 +31,8 @@ beforeAll(async () => {
   out = join(dir, "out");
   const result = await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW, onWarning: (m) => warnings.push(m) });
   summary = result.summary;
-  expect(result.files.map((f) => f.slice(out.length + 1))).toEqual(FILES);
-  if (process.env.UPDATE_GOLDEN === "1") for (const f of GOLDEN_FILES) copyFileSync(join(out, f), join(GOLDEN, f));
+  expect(result.files.map((f) => f.slice(out.length + 1))).toEqual(WRITTEN);
+  if (process.env.UPDATE_GOLDEN === "1") for (const f of FILES) copyFileSync(join(out, f), join(GOLDEN, f));
 });
 afterAll(() => {
   db.close();
@@ -43,12 +43,12 @@ const read = (name: string, at = out) => parse(readFileSync(join(at, name)), { b
 const byHeader = (rows: string[][]) => rows.slice(1).map((r) => Object.fromEntries(rows[0]!.map((h, i) => [h, r[i]!])));
 
 describe("report files", () => {
-  it.each(GOLDEN_FILES)("%s matches its golden file byte for byte", (name) => {
+  it.each(FILES)("%s matches its golden file byte for byte", (name) => {
     expect(readFileSync(join(out, name), "utf8")).toBe(readFileSync(join(GOLDEN, name), "utf8"));
   });
 
   it("leaves no temporary file and warns about nothing for a small database", () => {
-    expect(readdirSync(out).sort()).toEqual([...FILES].sort());
+    expect(readdirSync(out).sort()).toEqual([...WRITTEN].sort());
     expect(warnings).toEqual([]);
   });
 
@@ -175,7 +175,7 @@ describe("scope", () => {
   it("--all reports every stored postcode, without the per-input files", async () => {
     const at = join(dir, "all");
     const result = await writeReports(db, { outDir: at, all: true, now: () => FIXED_NOW });
-    expect(result.files.map((f) => f.slice(at.length + 1))).toEqual(FILES.filter((f) => f !== "enriched.csv" && f !== "rejects.csv"));
+    expect(result.files.map((f) => f.slice(at.length + 1))).toEqual(WRITTEN.filter((f) => f !== "enriched.csv" && f !== "rejects.csv"));
     expect(result.summary).toMatchObject({ runId: null, scope: "all", postcodes: { input: null, invalid: null, unique: 4 } });
     expect(existsSync(join(at, "enriched.csv"))).toBe(false);
   });
@@ -314,6 +314,32 @@ function independentSummary(db: Db, run: number, good: number): Summary {
       broadband: lookups.includes("broadband") ? releasesOf(lookupRuns.filter((l) => l.lookup === "broadband")) : [],
       mobile: lookups.includes("mobile") ? releasesOf(lookupRuns.filter((l) => l.lookup === "mobile")) : [],
     },
+    // every answer of the fixture has one version: nothing changed
+    changes: noChanges(lookups, providers),
+  };
+}
+
+function noChanges(lookups: string[], providers: string[]): Summary["changes"] {
+  const flow = () => ({ closed: 0, opened: 0 });
+  return {
+    baseline: "previous version",
+    broadband: lookups.includes("broadband")
+      ? {
+          upATier: 0,
+          downATier: 0,
+          tiers: Object.fromEntries(TIERS.map((t) => [t, { gained: 0, lost: 0 }])) as Record<(typeof TIERS)[number], { gained: number; lost: number }>,
+          addressesAdded: 0,
+          addressesRemoved: 0,
+        }
+      : null,
+    mobile: lookups.includes("mobile")
+      ? {
+          providers: Object.fromEntries(providers.map((p) => [p, { indoorVoice: flow(), indoorData: flow(), outdoorVoice: flow(), outdoorData: flow() }])),
+          total: { indoorVoice: flow(), indoorData: flow() },
+          addressesAdded: 0,
+          addressesRemoved: 0,
+        }
+      : null,
   };
 }
 

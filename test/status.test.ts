@@ -7,6 +7,7 @@ import { generatePostcode, generatePostcodes, startSimulator } from "../src/simu
 import { openDatabase } from "../src/store/db.js";
 import { databaseStatus, type DatabaseStatus } from "../src/store/status.js";
 import { formatStatus } from "../src/report/status-text.js";
+import { formatReleaseStatus, releaseStatus } from "../src/store/release-status.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { spawnCli } from "./helpers/child-cli.js";
 
@@ -98,11 +99,17 @@ describe("status", () => {
       spawnCli("status", ["--db", join(d, "nope.sqlite")]).done,
     ]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toBe(formatStatus(status(), db));
+    // the database status, then its releases (no --monthly-quota here: no quota plan)
+    const reader = openDatabase(db, { readonly: true });
+    const releases = releaseStatus(reader);
+    reader.close();
+    expect(releases.map((r) => r.lookup)).toEqual(["broadband"]);
+    expect(text.stdout).toBe(formatStatus(status(), db) + formatReleaseStatus(releases));
     expect(json.code).toBe(0);
     const parsed = JSON.parse(json.stdout) as DatabaseStatus;
     expect(parsed.runs.map((r) => r.id)).toEqual([2]);
     expect(parsed.lookups).toEqual(status().lookups);
+    expect((parsed as unknown as { releases: unknown }).releases).toEqual(releases);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(`error: no database at ${join(d, "nope.sqlite")} (run a batch first, or give --db PATH)\n`);
   });

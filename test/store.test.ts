@@ -133,7 +133,7 @@ describe("store", () => {
     expect(noAnswer.status).toBe("ok");
   });
 
-  it("plans only what is missing, failed or stale, in input order; --refresh plans everything", () => {
+  it("plans what is missing or failed in input order, then what is stale; --refresh plans everything", () => {
     const runId = newRun();
     const rows = rowWriter(db, runId);
     const input = ["CC11CC", "AA11AA", "BB11BB", "AA11AA", "DD11DD"];
@@ -145,12 +145,12 @@ describe("store", () => {
     w.write(ok("BB11BB", [2], "2025-01-01T00:00:00.000Z")); // stale
     w.write(failed("DD11DD", "2026-03-01T00:00:00.000Z"));
     w.flush();
-    const plan = planFetches(db, { runId, lookups: ["broadband", "mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated: false });
+    const plan = planFetches(db, { probe: 0, runId, lookups: ["broadband", "mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated: false });
     expect(plan.postcodes).toBe(4);
-    expect(plan.toFetch.get("broadband")).toEqual(["CC11CC", "BB11BB", "DD11DD"]);
+    expect(plan.toFetch.get("broadband")).toEqual(["CC11CC", "DD11DD", "BB11BB"]);
     expect(plan.toFetch.get("mobile")).toEqual(["CC11CC", "AA11AA", "BB11BB", "DD11DD"]);
     expect(plan.reused.get("broadband")).toBe(1);
-    const all = planFetches(db, { runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: true, providers: DEFAULT_PROVIDERS, simulated: false });
+    const all = planFetches(db, { probe: 0, runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: true, providers: DEFAULT_PROVIDERS, simulated: false });
     expect(all.toFetch.get("broadband")).toHaveLength(4);
     expect(finalCounts(db, runId, ["broadband", "mobile"])).toEqual({ ok: 2, notFound: 0, failed: 1, pending: 5 });
   });
@@ -173,7 +173,7 @@ describe("store", () => {
     four.write(mobile("BB11BB", DEFAULT_PROVIDERS));
     four.flush();
     const plan = (providers: readonly string[]) =>
-      planFetches(db, { runId, lookups: ["mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers, simulated: false })
+      planFetches(db, { probe: 0, runId, lookups: ["mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers, simulated: false })
         .toFetch.get("mobile");
     expect(plan(DEFAULT_PROVIDERS)).toEqual(["AA11AA"]);
     // fewer providers, or the same in another order: the stored ratings cover them
@@ -203,7 +203,7 @@ describe("store", () => {
       { postcode: "CC11CC", simulated: 1 },
     ]);
     const plan = (simulated: boolean) =>
-      planFetches(db, { runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated })
+      planFetches(db, { probe: 0, runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated })
         .toFetch.get("broadband");
     expect(plan(false)).toEqual(["AA11AA", "CC11CC"]);
     expect(plan(true)).toEqual(["AA11AA", "BB11BB"]);

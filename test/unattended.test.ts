@@ -45,7 +45,7 @@ function slowBatchArgs(d: string, input: string, url: string, rate = 30): string
   return [
     "--in", input, "--db", join(d, "coverage.sqlite"), "--out", join(d, "out"), "--base-url", url,
     "--concurrency", "2", "--rate", String(rate), "--rate-window-ms", "1000", "--backoff-base-ms", "1",
-    "--log-format", "json", "--no-progress",
+    "--log-format", "json", "--no-progress", "--probe", "0",
   ];
 }
 
@@ -97,7 +97,7 @@ describe("unattended runs (child processes)", () => {
     expect(query(db, "SELECT state FROM runs")).toEqual([{ state: "running" }]);
     expect(query(db, "SELECT pid FROM batch_lock")).toEqual([{ pid: first.pid }]);
 
-    const resumed = await runIn(d, { in: file, baseUrl: s.url }, env);
+    const resumed = await runIn(d, { in: file, baseUrl: s.url, probe: 0 }, env);
     expect(resumed.exitCode).toBe(0);
     expect(resumed.counts!.requests).toBe(LOOKUPS - stored);
     expect(resumed.logs.join("\n")).toContain(`took over the lock of pid ${first.pid}`);
@@ -158,7 +158,7 @@ describe("unattended runs (child processes)", () => {
     expect(lines.at(-1)).toMatchObject({ level: "result", exitCode: 143 });
     expect(query(db, "SELECT COUNT(*) AS n FROM batch_lock")).toEqual([{ n: 0 }]);
 
-    const resumed = await runIn(d, { in: file, baseUrl: s.url }, env);
+    const resumed = await runIn(d, { in: file, baseUrl: s.url, probe: 0 }, env);
     expect(resumed.exitCode).toBe(0);
     expect(resumed.counts!.requests).toBe(LOOKUPS - stored);
     expect(s.counters.total).toBe(LOOKUPS);

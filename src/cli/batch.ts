@@ -41,7 +41,7 @@ runCli({
       isTTY: process.stderr.isTTY === true,
       ...(argv.backoffBaseMs !== undefined ? { backoff: { baseMs: argv.backoffBaseMs, capMs: argv.backoffBaseMs * 60 } } : {}),
       ...(argv.rateWindowMs !== undefined ? { rateWindowMs: argv.rateWindowMs } : {}),
-      ...(config.simulate ? { api: simulatedApi(config.providers) } : {}),
+      ...(config.simulate ? { api: simulatedApi(config.providers, { release: config.simulateRelease }) } : {}),
     };
     void out;
     return (await runBatch(config, deps)).exitCode;

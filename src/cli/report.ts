@@ -18,6 +18,7 @@ runCli({
       .option("run", { type: "string", describe: "report this run's input instead of the last run's (an id from npm run status)" })
       .option("all", { type: "boolean", describe: "report every stored postcode instead" })
       .option("bom", { type: "boolean", default: true, describe: "start each CSV with a UTF-8 BOM (--no-bom drops it)" })
+      .option("since", { type: "string", describe: "changes.csv: compare with the answers as they were at this run id or date (default: each answer's previous version)" })
       .option("good-rating", { type: "string", default: "3", describe: "mobile ratings at or above this are good coverage (2-4)" })
       .option("group-by", { type: "string", describe: BATCH_OPTIONS.groupBy.help })
       .option("area-file", { type: "string", describe: BATCH_OPTIONS.areaFile.help })
@@ -42,6 +43,7 @@ runCli({
         groupBy: BATCH_OPTIONS.groupBy.parse(argv.groupBy, "--group-by"),
         areaFile: argv.areaFile,
         uprnColumn: argv.uprnColumn,
+        since: argv.since,
         onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
       });
       process.stdout.write(`reports written to ${argv.out}: ${result.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}\n`);

@@ -7,6 +7,7 @@ import { runCli, UsageError } from "./run-cli.js";
 /** Option checks name the option as code spells it; a user typed the flag. */
 const FLAGS: Record<string, string> = {
   port: "--port",
+  release: "--release",
   dialect: "--dialect",
   key: "--key",
   mobileKey: "--mobile-key",
@@ -30,6 +31,7 @@ runCli({
       .option("port", { type: "number", default: 8787, describe: "port; 0 picks a free one" })
       .option("host", { type: "string", default: "127.0.0.1", describe: "address to listen on" })
       .option("seed", { type: "string", default: "1", describe: "dataset and fault seed" })
+      .option("release", { type: "number", default: 1, describe: "dataset release: each one after 1 changes about a tenth of postcodes and the mobile DBName" })
       .option("dialect", { choices: ["live", "spec"] as const, default: "live" as const, describe: "live: as production answers; spec: as documented" })
       .option("key", { type: "string", default: DEFAULT_KEY, describe: "subscription key required (both lookups unless --mobile-key)" })
       .option("mobile-key", { type: "string", describe: "separate key for the mobile lookup" })
@@ -51,6 +53,7 @@ runCli({
         port: argv.port,
         host: argv.host,
         seed: argv.seed,
+        release: argv.release,
         dialect: argv.dialect,
         key: argv.key,
         mobileKey: argv.mobileKey,
@@ -69,7 +72,7 @@ runCli({
       console.log(`listening ${simulator.url}`);
       // Never echo the keys: say only whether they are the default.
       console.log(
-        `dialect ${argv.dialect}, seed ${argv.seed}, key ${argv.key === DEFAULT_KEY ? "default" : "custom"}` +
+        `dialect ${argv.dialect}, seed ${argv.seed}, release ${argv.release}, key ${argv.key === DEFAULT_KEY ? "default" : "custom"}` +
           `${argv.mobileKey ? ", separate mobile key" : ""}; Ctrl-C stops`,
       );
     } catch (err) {

@@ -3,6 +3,8 @@ import { existsSync } from "node:fs";
 import { openReadOnly } from "../store/read-only.js";
 import { databaseStatus } from "../store/status.js";
 import { formatStatus } from "../report/status-text.js";
+import { formatReleaseStatus, releaseStatus } from "../store/release-status.js";
+import { formatQuotaStatus, quotaStatus } from "../plan/quota-status.js";
 import { runningProgress, formatRunningProgress } from "./running-progress.js";
 import { CliError, runCli, UsageError } from "./run-cli.js";
 
@@ -26,8 +28,13 @@ runCli({
     try {
       const status = databaseStatus(reader.db, Number(argv.runs));
       const running = runningProgress(reader.db, Date.now());
-      if (argv.json) process.stdout.write(JSON.stringify({ ...status, running }, null, 2) + "\n");
-      else process.stdout.write(formatStatus(status, argv.db) + formatRunningProgress(running));
+      const releases = releaseStatus(reader.db);
+      const quota = quotaStatus(reader.db, Date.now());
+      if (argv.json) process.stdout.write(JSON.stringify({ ...status, running, releases, quota }, null, 2) + "\n");
+      else
+        process.stdout.write(
+          formatStatus(status, argv.db) + formatRunningProgress(running) + formatReleaseStatus(releases) + formatQuotaStatus(quota),
+        );
     } catch (err) {
       throw new CliError(`${argv.db}: ${(err as Error).message}`);
     } finally {

@@ -49,6 +49,10 @@ export interface LookupFetchOptions {
   /** masks keys in answer bodies before any text of them is kept */
   redact: (text: string) => string;
   onFinal: (record: FinalRecord) => void;
+  /** hears of every request sent and its answer (the request ledger); quotaMessage: the text of a 403 quota answer */
+  onRequest?: (r: { status: number | null; quotaMessage: string | null }) => void;
+  /** this lookup's own cap (what --monthly-quota leaves); when spent the lookup stops as on a quota answer */
+  lookupBudget?: RequestBudget | undefined;
   /** a note for the log: retries at debug, outages at warn; never keys */
   onEvent?: (event: { level: "debug" | "warn"; message: string }) => void;
 }
@@ -108,10 +112,15 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
           o.stop.stopAll({ kind: "max_requests", limit: o.budget.limit ?? 0 });
           return;
         }
+        if (o.lookupBudget && !o.lookupBudget.take()) {
+          o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "what --monthly-quota leaves this period is spent" });
+          return;
+        }
         attempts++;
         o.stats.requests++;
         attempt = await send(url, postcode);
         if (attempt === null) return;
+        o.onRequest?.({ status: attempt.httpStatus, quotaMessage: attempt.outcome.kind === "quota" ? attempt.outcome.message : null });
         lastStatus = attempt.httpStatus;
         const health = monitor.record(postcode, attempt.failure, o.clock.now());
         if (attempt.outcome.kind === "throttled" && attempt.outcome.retryAfterMs !== null) outage.retryAfterMs = attempt.outcome.retryAfterMs;

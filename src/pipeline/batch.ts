@@ -10,7 +10,8 @@ import { emptyStats, fetchLookup, type FetchStats } from "../fetch/fetch-lookup.
 import { createHttpClient } from "../fetch/http-client.js";
 import { Pacer } from "../fetch/pacer.js";
 import { StopControl } from "../fetch/stop.js";
-import { planFetches } from "../plan/plan.js";
+import { describeReasons, planFetches } from "../plan/plan.js";
+import { closeRefreshMarks } from "../store/plan-queries.js";
 import { answerWriter } from "../store/answers.js";
 import { finalCounts } from "../store/counts.js";
 import { DatabaseError, ensureProviderColumns, type Db } from "../store/db.js";
@@ -24,6 +25,7 @@ import { startProgress } from "../log/progress.js";
 import type { BatchConfig } from "./config.js";
 import { decideExit, describeStop, EXIT, stopReasonCode } from "./exit-code.js";
 import { readInputIntoRun } from "./read-stage.js";
+import { startRunQuota, type RunQuota } from "./quota.js";
 
 /** Where the requests go: the configured API, or what the CLI started for --simulate. */
 export interface ApiEndpoint {
@@ -80,6 +82,8 @@ interface RunContext {
   stats: Record<Lookup, FetchStats>;
   input: { inputRows: number; rejects: number } | null;
   plan: FetchPlan | null;
+  /** the month's request ledger and tonight's allowance (--monthly-quota), from the plan stage on */
+  quota: RunQuota | null;
   api: ApiEndpoint | null;
   /** the run row holds its final state */
   finished: boolean;
@@ -142,6 +146,7 @@ function openRun(config: BatchConfig, deps: BatchDeps): RunContext | BatchResult
     stats: { broadband: emptyStats(), mobile: emptyStats() },
     input: null,
     plan: null,
+    quota: null,
     api: null,
     finished: false,
     cleanups: [],
@@ -189,19 +194,25 @@ function failBeforeFetching(ctx: RunContext, message: string): BatchResult {
 }
 
 function planStage(ctx: RunContext): FetchPlan {
-  const { config, log } = ctx;
+  const { config, log, clock } = ctx;
+  ctx.quota = startRunQuota(ctx.db, config, ctx.runId!, () => clock.now(), ctx.stop, log);
   const plan = planFetches(ctx.db, {
     runId: ctx.runId!,
     lookups: config.lookups,
-    freshSince: new Date(ctx.clock.now() - config.maxAge).toISOString(),
+    freshSince: new Date(clock.now() - config.maxAge).toISOString(),
     refresh: config.refresh,
     providers: config.providers,
     simulated: config.simulate,
+    now: nowIso(ctx),
+    probe: config.probe,
+    quota: ctx.quota.planOptions,
   });
   const { inputRows, rejects } = ctx.input!;
   log.info(
     `run ${ctx.runId}: ${inputRows} input rows, ${plan.postcodes} unique postcodes, ${rejects} rejected; ` +
-      config.lookups.map((l) => `${l}: ${plan.toFetch.get(l)!.length} to fetch, ${plan.reused.get(l)} fresh`).join("; "),
+      config.lookups
+        .map((l) => `${l}: ${plan.toFetch.get(l)!.length} to fetch (${describeReasons(plan.reasons.get(l)!)}), ${plan.reused.get(l)} fresh`)
+        .join("; "),
     { event: "plan", runId: ctx.runId, inputRows, postcodes: plan.postcodes, rejects },
   );
   return plan;
@@ -243,7 +254,7 @@ async function fetchStage(ctx: RunContext): Promise<void> {
     maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
   });
   // A commit that fails (a full disk) stops fetching; flush() below rethrows it.
-  const writer = answerWriter(db, config.providers, { simulated: config.simulate, onError: () => stop.halt() });
+  const writer = answerWriter(db, config.providers, { simulated: config.simulate, release: config.release, onError: () => stop.halt() });
   const budget = new RequestBudget(config.maxRequests);
   const pacing = { rate: config.rate, windowMs: deps.rateWindowMs ?? 60_000, ...(deps.rateMarginMs !== undefined ? { marginMs: deps.rateMarginMs } : {}) };
   const pacers = new Map(config.lookups.map((l) => [l, new Pacer(pacing, clock)]));
@@ -284,6 +295,8 @@ async function fetchStage(ctx: RunContext): Promise<void> {
           stats: ctx.stats[lookup],
           redact: (text) => log.redact(text),
           onFinal: (record) => writer.write(record),
+          onRequest: ctx.quota!.onRequest(lookup),
+          lookupBudget: ctx.quota!.budget(lookup),
           onEvent: (e) => (e.level === "warn" ? log.warn(e.message, { event: "outage", lookup }) : log.debug(e.message)),
         }),
       ),
@@ -305,12 +318,15 @@ interface Finish {
 
 function finishStage(ctx: RunContext): Finish {
   const { stop, log, config } = ctx;
+  ctx.quota!.afterFetch(ctx.plan!, stop);
   for (const reason of stop.reasons) {
     const text = describeStop(reason);
     if (decideExit([reason], 0, 0).code === EXIT.error) log.error(text, { event: "stop", stopReason: stopReasonCode(reason) });
     else log.warn(text, { event: "stop", stopReason: stopReasonCode(reason) });
   }
   const final = finalCounts(ctx.db, ctx.runId!, config.lookups);
+  // a refresh the quota spreads over nights is not finished while refreshes are deferred
+  if (config.refresh) closeRefreshMarks(ctx.db, ctx.runId!, config.lookups.filter((l) => !ctx.plan!.deferred.get(l)?.refreshes));
   const counts: RunCounts = { ...ctx.input!, postcodes: ctx.plan!.postcodes, ...final, ...spent(ctx) };
   const { code, state } = decideExit(stop.reasons, final.failed, final.pending);
   const message = stop.reasons.length > 0 ? describeStop(stop.reasons[0]!) : null;
@@ -333,6 +349,7 @@ async function reportStage(ctx: RunContext, exitCode: number): Promise<number> {
     });
     log.info(`reports written to ${config.out}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
     for (const line of headlineLines(report.summary)) log.result(line);
+    for (const f of report.files.filter((f) => f.endsWith(".html"))) log.info(`open ${f} in a browser to see these figures as charts`);
     log.result(openFirstLine(config.out));
     return exitCode;
   } catch (err) {

@@ -8,6 +8,8 @@ import type { LogFormat } from "../log/logger.js";
 import { parseDuration } from "./duration.js";
 import { parseGroupBy } from "../report/groups.js";
 import { ConfigError, parseBaseUrl, parseLookups, URL_ENV } from "./config-values.js";
+import { DEFAULT_PROBE } from "../plan/plan.js";
+import { parseMonthlyQuota } from "../plan/quota-plan.js";
 
 export type OptionKind = "string" | "number" | "boolean";
 /** What a caller may pass: numbers arrive as text from the command line, as numbers from code. */
@@ -127,7 +129,40 @@ export const BATCH_OPTIONS = {
     help: "how long an API outage may last before the run stops (exit 3; a re-run resumes)",
     parse: duration,
   }),
+  probe: option({
+    type: "number",
+    default: DEFAULT_PROBE,
+    help: "fresh answers re-fetched per lookup to notice a new dataset release (0: none)",
+    parse: wholeNumber(0),
+  }),
+  release: option({
+    type: "string",
+    help: "name the dataset release of broadband answers (default: the date a change is first seen)",
+    parse: (raw, name): string | null => {
+      if (raw === undefined) return null;
+      const label = raw.trim();
+      if (!/^[\w.:+-]{1,64}$/.test(label))
+        throw new ConfigError(`${name}: "${raw.slice(0, 40)}" is not a release name (1-64 letters, digits, . _ : + -)`);
+      return label;
+    },
+  }),
+  monthlyQuota: option({
+    type: "string",
+    env: "COVERAGE_MONTHLY_QUOTA",
+    help: 'requests a month per lookup ("N", or "broadband=N,mobile=M"): plans each night\'s spend',
+    parse: (raw, name): Partial<Record<Lookup, number>> | null =>
+      raw === undefined || raw.trim() === "" ? null : wrapped(name, () => parseMonthlyQuota(raw)),
+  }),
+  // Days 29-31 do not exist in every month: a period starting on them would drift.
+  quotaResetDay: option({ type: "number", default: 1, help: "day of the month (UTC, 1-28) the quota period starts", parse: wholeNumber(1, 28) }),
+  spendAll: option({
+    type: "boolean",
+    default: false,
+    help: "with --monthly-quota: refreshes may spend all that is left tonight, not an even share",
+    parse: flag,
+  }),
   simulate: option({ type: "boolean", default: false, help: "use the bundled simulator in-process (run marked simulated)", parse: flag }),
+  simulateRelease: option({ type: "number", default: 1, help: "with --simulate: the simulator's dataset release", parse: wholeNumber(1) }),
   keyFile: option({
     type: "string",
     help: "file with the API key (or broadband=KEY / mobile=KEY lines)",

@@ -1,8 +1,12 @@
-// What needs fetching: each of the run's postcodes, per lookup, that has no final answer yet,
-// failed before, or whose answer is older than --max-age (everything, with --refresh).
+// What needs fetching, per lookup, in priority order: postcodes never fetched (or stored for
+// another provider list, or simulated when this run is real), failed ones, a --refresh in progress,
+// answers from an older release than the newest (oldest release first), answers past --max-age
+// (oldest first), then a few probes: the fresh answers checked longest ago (fetched_at, which an
+// identical re-fetch moves, so probes rotate through the list), re-fetched to notice a new release. What the run needs is recorded, so that what it does not fetch counts as pending.
 import type { Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
-import { providerKey } from "../store/answers.js";
+import { planCandidates, recordNeeds, refreshMark, type Candidate, type NeedReason } from "../store/plan-queries.js";
+import { allowance, quotaPeriod, type Allowance } from "./quota-plan.js";
 
 export interface PlanOptions {
   runId: number;
@@ -10,55 +14,151 @@ export interface PlanOptions {
   /** answers fetched at or after this ISO time are fresh */
   freshSince: string;
   refresh: boolean;
+  /** the run's start (ISO): where a new --refresh starts */
+  now?: string | undefined;
   /** mobile provider prefixes of this run: a mobile answer that lacks one of them is refetched */
   providers: readonly string[];
   /** a simulated run never reuses real answers, nor a real run simulated ones */
   simulated: boolean;
+  /** --probe: fresh answers re-fetched per lookup to notice a new release (0: none) */
+  probe?: number | undefined;
+  /** --monthly-quota: what the period allows each lookup with a quota */
+  quota?: QuotaOptions | undefined;
+}
+
+export interface QuotaOptions {
+  /** requests per period, per lookup (a lookup without one is not limited) */
+  limits: Partial<Record<Lookup, number>>;
+  /** requests the ledger holds for the current period */
+  used: Record<Lookup, number>;
+  nowMs: number;
+  resetDay: number;
+  /** --spend-all: refreshes may spend all that is left, not an even share */
+  spendAll: boolean;
 }
 
 export interface Plan {
   /** unique valid postcodes of the run's input */
   postcodes: number;
-  /** per lookup, the postcodes to fetch, in input order */
+  /** per lookup, the postcodes to fetch, in priority order */
   toFetch: Map<Lookup, string[]>;
   /** per lookup, how many already had a fresh final answer */
   reused: Map<Lookup, number>;
+  /** per lookup, how many of toFetch for each reason */
+  reasons: Map<Lookup, Record<NeedReason, number>>;
+  /** per lookup with a quota: tonight's allowance */
+  allowance: Map<Lookup, Allowance>;
+  /** per lookup: refreshes left for later nights, and postcodes left without an answer, by the quota */
+  deferred: Map<Lookup, { refreshes: number; unanswered: number }>;
+}
+
+export const DEFAULT_PROBE = 20;
+
+export interface Need {
+  postcode: string;
+  reason: NeedReason;
+}
+
+export interface OrderedNeeds {
+  /** what the run needs, in order: the first `fetch` of them are fetched */
+  needs: Need[];
+  fetch: number;
+  deferred: { refreshes: number; unanswered: number };
+}
+
+/**
+ * The pure part: the needs of one lookup from its candidates. With a quota, new data (never
+ * fetched, failed, incomplete) may take all that is left; refreshes and probes the even share.
+ * Refreshes beyond it are deferred to later nights (not needs of this run); new data beyond it
+ * stays a need, left pending.
+ */
+export function orderNeeds(
+  candidates: readonly Candidate[],
+  probe: number,
+  budget?: (firstNeeds: number) => Allowance,
+): OrderedNeeds {
+  const of = (state: Candidate["state"]) => candidates.filter((c) => c.state === state);
+  const byAge = (a: Candidate, b: Candidate) => (a.fetchedAt ?? "").localeCompare(b.fetchedAt ?? "") || a.line - b.line;
+  // New data first, in input order; then what the run must refresh.
+  const first = candidates.filter((c) => c.state === "new" || c.state === "failed" || c.state === "incomplete" || c.state === "refresh");
+  const release = of("release").sort((a, b) => a.releaseRank - b.releaseRank || byAge(a, b));
+  const age = of("age").sort(byAge);
+  // While an older release is being replaced there is nothing to probe for; refreshes of answers
+  // already on the newest release detect a new one as well as probes would.
+  const probes = release.length > 0 ? [] : of("fresh").sort(byAge).slice(0, Math.max(0, probe - age.length));
+  const firsts: Need[] = first.map((c) => ({ postcode: c.postcode, reason: c.state as NeedReason }));
+  const refreshes: Need[] = [
+    ...release.map((c) => ({ postcode: c.postcode, reason: "release" as const })),
+    ...age.map((c) => ({ postcode: c.postcode, reason: "age" as const })),
+    ...probes.map((c) => ({ postcode: c.postcode, reason: "probe" as const })),
+  ];
+  if (!budget) return { needs: [...firsts, ...refreshes], fetch: firsts.length + refreshes.length, deferred: { refreshes: 0, unanswered: 0 } };
+  // --refresh in progress is a refresh too: it takes the refresh share, ahead of the others.
+  const newData = firsts.filter((n) => n.reason !== "refresh");
+  const all = [...firsts.filter((n) => n.reason === "refresh"), ...refreshes];
+  const a = budget(newData.length);
+  const takeFirst = Math.min(newData.length, a.remaining);
+  const takeRefresh = Math.min(all.length, a.refreshShare);
+  const deferredProbes = all.slice(takeRefresh).filter((n) => n.reason === "probe").length;
+  return {
+    needs: [...newData.slice(0, takeFirst), ...all.slice(0, takeRefresh), ...newData.slice(takeFirst)],
+    fetch: takeFirst + takeRefresh,
+    deferred: {
+      refreshes: all.length - takeRefresh - deferredProbes,
+      unanswered: newData.slice(takeFirst).filter((n) => n.reason !== "incomplete").length,
+    },
+  };
+}
+
+export function emptyReasons(): Record<NeedReason, number> {
+  return { new: 0, failed: 0, incomplete: 0, refresh: 0, release: 0, age: 0, probe: 0 };
 }
 
 export function planFetches(db: Db, options: PlanOptions): Plan {
-  const postcodes = (
-    db.prepare("SELECT COUNT(DISTINCT postcode) AS n FROM run_rows WHERE run_id = ? AND postcode IS NOT NULL").get(options.runId) as {
-      n: number;
-    }
-  ).n;
-  // lookups.providers holds each provider between commas (providerKey); a NULL list lacks them all.
-  const missingProvider = options.providers.map((_, i) => `IFNULL(instr(l.providers, @p${i}), 0) = 0`).join(" OR ");
-  const providerParams = Object.fromEntries(options.providers.map((p, i) => [`p${i}`, providerKey([p])]));
-  const select = db
-    .prepare(
-      `SELECT r.postcode
-         FROM (SELECT postcode, MIN(line) AS first_line FROM run_rows
-                WHERE run_id = @runId AND postcode IS NOT NULL GROUP BY postcode) r
-         LEFT JOIN lookups l ON l.postcode = r.postcode AND l.lookup = @lookup
-        WHERE @refresh = 1 OR l.postcode IS NULL OR l.status = 'failed' OR l.fetched_at < @freshSince
-           OR l.simulated <> @simulated
-           OR (l.lookup = 'mobile' AND l.status = 'ok' AND (${missingProvider}))
-        ORDER BY r.first_line`,
-    )
-    .pluck();
   const toFetch = new Map<Lookup, string[]>();
   const reused = new Map<Lookup, number>();
+  const reasons = new Map<Lookup, Record<NeedReason, number>>();
+  const allowances = new Map<Lookup, Allowance>();
+  const deferred = new Map<Lookup, { refreshes: number; unanswered: number }>();
+  let postcodes = 0;
   for (const lookup of options.lookups) {
-    const list = select.all({
+    const refreshSince = options.refresh ? refreshMark(db, lookup, options.now ?? new Date().toISOString(), options.runId) : null;
+    const candidates = planCandidates(db, {
       runId: options.runId,
       lookup,
-      refresh: options.refresh ? 1 : 0,
       freshSince: options.freshSince,
-      simulated: options.simulated ? 1 : 0,
-      ...providerParams,
-    }) as string[];
-    toFetch.set(lookup, list);
-    reused.set(lookup, postcodes - list.length);
+      refreshSince,
+      providers: options.providers,
+      simulated: options.simulated,
+    });
+    postcodes = candidates.length;
+    const q = options.quota;
+    const limit = q?.limits[lookup];
+    const budget =
+      q && limit !== undefined
+        ? (firstNeeds: number) => {
+            const a = allowance(limit, q.used[lookup], firstNeeds, q.nowMs, quotaPeriod(q.nowMs, q.resetDay), q.spendAll);
+            allowances.set(lookup, a);
+            return a;
+          }
+        : undefined;
+    const ordered = orderNeeds(candidates, options.refresh ? 0 : (options.probe ?? DEFAULT_PROBE), budget);
+    recordNeeds(db, options.runId, lookup, ordered.needs);
+    const fetched = ordered.needs.slice(0, ordered.fetch);
+    const counts = emptyReasons();
+    for (const n of fetched) counts[n.reason]++;
+    toFetch.set(lookup, fetched.map((n) => n.postcode));
+    reused.set(lookup, candidates.filter((c) => c.state === "fresh").length);
+    reasons.set(lookup, counts);
+    deferred.set(lookup, ordered.deferred);
   }
-  return { postcodes, toFetch, reused };
+  return { postcodes, toFetch, reused, reasons, allowance: allowances, deferred };
+}
+
+/** "3 new, 20 probe": the reasons that have any, for the plan's log line. */
+export function describeReasons(r: Record<NeedReason, number>): string {
+  const parts = Object.entries(r)
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${n} ${reason}`);
+  return parts.length > 0 ? parts.join(", ") : "nothing";
 }

@@ -45,9 +45,14 @@ export function providerLabel(provider: string, metric: ProviderMetric, goodRati
     : `${provider}: addresses without good ${words[metric]} (${notGoodWords(goodRating)})`;
 }
 
+/** Percent to one decimal place, "14.5"; empty without a denominator. */
+export function percent(value: number, outOf: number | null): string {
+  return outOf === null || outOf === 0 ? "" : ((100 * value) / outOf).toFixed(1);
+}
+
 /** "14.5%" to one decimal place; empty without a denominator. */
 export function shareText(count: number, of: number | null): string {
-  return of === null || of === 0 ? "" : `${((100 * count) / of).toFixed(1)}%`;
+  return of === null || of === 0 ? "" : `${percent(count, of)}%`;
 }
 
 /** A share as a fraction rounded to 4 places (0.1454), null without a denominator: summary.json's form. */

@@ -9,12 +9,14 @@ import { DEFAULT_GOOD_RATING } from "./definitions.js";
 import { writeBroadbandCsv, writeCoverageCsv, writeMobileCsv } from "./address-files.js";
 import { writePostcodesCsv, writeEnrichedCsv } from "./postcode-files.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
+import { writeHtmlReport, type GroupRow as HtmlGroupRow } from "./html/index.js";
+import { collectChanges, computeChangesSummary, writeChangesCsv, type ChangeSet } from "./changes.js";
 import { buildPostcodeTable, createPostcodeTable, dropPostcodeTable } from "./postcode-table.js";
 import { ReportError, resolveScope, type ReportScope } from "./scope.js";
 import { writeReportSet, type ReportFile } from "./report-set.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
 import { writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
-import { dropGroupTables, prepareGroups, writeGroupsCsv, type GroupOptions, type GroupSet } from "./groups.js";
+import { computeGroups, dropGroupTables, prepareGroups, writeGroupsCsv, type GroupOptions, type GroupSet } from "./groups.js";
 
 export { headlineLines, type Summary } from "./summary.js";
 export { ReportError } from "./scope.js";
@@ -27,6 +29,7 @@ export interface ReportContext {
   goodRating: number;
   csv: CsvFileOptions;
   summary: Summary;
+  changes: ChangeSet;
   /** the figures per group (--group-by); null for none */
   groups: GroupSet | null;
   /** --uprn-column */
@@ -48,10 +51,24 @@ export const REPORT_FILES: readonly ReportFile<ReportContext>[] = [
   { name: "rejects.csv", applies: (c) => c.scope.kind === "run", write: (c, path) => writeRejectsCsv(c.db, c.scope, path, c.csv) },
   { name: "failures.csv", write: (c, path) => writeFailuresCsv(c.db, c.scope, path, c.csv) },
   { name: "groups.csv", applies: (c) => c.groups !== null, write: (c, path) => writeGroupsCsv(c.db, c.scope, c.groups!, path, c.csv) },
+  { name: "changes.csv", write: (c, path) => writeChangesCsv(c.changes, path, c.csv) },
   { name: "summary.csv", write: (c, path) => writeCsv(path, SUMMARY_HEADER, summaryRows(c.summary).map(summaryCells), c.csv) },
   { name: "summary.json", write: (c, path) => writeAtomically(path, [JSON.stringify(c.summary, null, 2) + "\n"]) },
+  { name: "report.html", write: (c, path) => writeHtmlReport(c.db, c.scope, c.summary, path, { groups: htmlGroups(c) }) },
   { name: WORKBOOK_NAME, write: (c, path) => writeWorkbook(c.db, c.scope, c, path) },
 ];
+
+/** The groups as report.html charts them (below superfast, indoor voice total notspots), with what each is a share of. */
+function htmlGroups(c: ReportContext): HtmlGroupRow[] | undefined {
+  if (!c.groups) return undefined;
+  const figure = (count: number | null | undefined, of: number | null) => (count === null || count === undefined || !of ? null : { count, of });
+  return [...computeGroups(c.db, c.scope, c.groups.dimensions, c.groups.figures)].map((r) => ({
+    dimension: r.dimension,
+    group: r.group,
+    belowSuperfast: figure(r.counts.BelowSuperfast, r.broadbandAddresses),
+    indoorVoiceTotalNotspots: figure(r.counts.IndoorVoiceTotalNotspots, r.mobileAddresses),
+  }));
+}
 
 /** The closing line that names the file to open first. */
 export function openFirstLine(outDir: string): string {
@@ -75,6 +92,8 @@ export interface ReportOptions extends GroupOptions {
   onWarning?: ((message: string) => void) | undefined;
   /** the files of the set (default REPORT_FILES); tests add a failing one */
   files?: readonly ReportFile<ReportContext>[] | undefined;
+  /** changes.csv compares with the versions current at this run id or date, instead of each answer's previous one */
+  since?: string | undefined;
 }
 
 export interface ReportResult {
@@ -89,9 +108,10 @@ export async function writeReports(db: Db, options: ReportOptions): Promise<Repo
   const generatedAt = (options.now?.() ?? new Date()).toISOString();
   return inSnapshot(db, options, async (scope) => {
     buildPostcodeTable(db, scope, goodRating);
-    const summary = computeSummary(db, scope, goodRating, generatedAt);
+    const changes = collectChanges(db, scope, { goodRating, since: options.since });
+    const summary = computeSummary(db, scope, goodRating, generatedAt, computeChangesSummary(changes));
     const groups = await prepareGroups(db, scope, goodRating, options);
-    const context = { db, scope, goodRating, csv, summary, groups, uprnColumn: options.uprnColumn };
+    const context = { db, scope, goodRating, csv, summary, changes, groups, uprnColumn: options.uprnColumn };
     const files = await writeReportSet(options.outDir, options.files ?? REPORT_FILES, context);
     return { files, summary };
   });

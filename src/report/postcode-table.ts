@@ -43,7 +43,13 @@ export function createPostcodeTable(db: Db, scope: ReportScope): void {
       ? "SELECT DISTINCT postcode AS p FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL"
       : "SELECT postcode AS p FROM lookups UNION SELECT postcode FROM run_rows WHERE postcode IS NOT NULL";
   const requested = (l: Lookup) => scope.lookups.includes(l);
-  const status = (l: Lookup, alias: string) => (requested(l) ? `COALESCE(${alias}.status, 'pending')` : "'not_requested'");
+  // An answer the run needed but did not fetch (run_needs) is pending, not the older answer's status.
+  const unfetched = (l: Lookup, alias: string) =>
+    scope.kind === "run"
+      ? `WHEN ${alias}.run_id IS NOT @runId AND EXISTS (SELECT 1 FROM run_needs n WHERE n.run_id = @runId AND n.lookup = '${l}' AND n.postcode = s.p) THEN 'pending' `
+      : "";
+  const status = (l: Lookup, alias: string) =>
+    requested(l) ? `(CASE ${unfetched(l, alias)}WHEN ${alias}.status IS NULL THEN 'pending' ELSE ${alias}.status END)` : "'not_requested'";
   // Figures start at 0 for a requested lookup (a postcode without addresses has none of anything)
   // and stay empty for one the run did not ask for.
   const zeroed = (l: Lookup) => [ADDRESSES_COLUMN[l], ...counts[l]];

@@ -9,6 +9,9 @@ import { PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type SpreadMetric } f
 import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareFraction, shareText, spreadLabel } from "./figure-labels.js";
 import type { ReportScope } from "./scope.js";
 
+export { percent } from "./figure-labels.js";
+import { changesHeadline, changesRows, type ChangesSummary } from "./changes-summary.js";
+
 
 type BroadbandKey = "noData" | "belowDecent" | "belowSuperfast" | "superfast" | "ultrafast" | "gigabit";
 
@@ -73,11 +76,13 @@ export interface Summary {
   mobile: MobileSummary | null;
   /** per lookup the run asked for: which releases (or fetch dates) its figures come from */
   releases: Record<Lookup, Release[]>;
+  /** what changed against each answer's previous version (or --since): changes.ts */
+  changes: ChangesSummary | null;
 }
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 
-export function computeSummary(db: Db, scope: ReportScope, goodRating: number, generatedAt: string): Summary {
+export function computeSummary(db: Db, scope: ReportScope, goodRating: number, generatedAt: string, changes: ChangesSummary | null = null): Summary {
   const counts = countColumns(scope.providers);
   const sums = (columns: string[]) => columns.map((c) => `COALESCE(SUM(${c}), 0) AS ${c}`).join(", ");
   const statuses = (l: Lookup) =>
@@ -128,6 +133,7 @@ export function computeSummary(db: Db, scope: ReportScope, goodRating: number, g
     broadband,
     mobile,
     releases: releases(db, scope.lookups),
+    changes,
   };
 }
 
@@ -246,6 +252,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
         ofWhat: `addresses the ${lookup} lookup returned`,
       });
   }
+  if (s.changes) rows.push(...changesRows(s.changes));
   return rows;
 }
 
@@ -296,6 +303,8 @@ export function headlineLines(s: Summary): string[] {
         `data ${pc(m.indoorData.totalNotspots, m.addresses)} none, ${pc(m.indoorData.partialNotspots, m.addresses)} only some`,
     );
   }
+  const changed = s.changes && changesHeadline(s.changes);
+  if (changed) lines.push(changed);
   if (s.simulated) lines.push("these figures include SIMULATED data from the bundled simulator, not the real API");
   return lines;
 }

@@ -5,10 +5,12 @@ import { RATING_MAX, RATING_MIN, SPEED_FIELDS, mobileFields, type Lookup } from 
 import type { Dialect, NotFoundBody } from "../spec/types.js";
 import { ByteWriter, piece } from "./byte-writer.js";
 import type { SimPostcode } from "./data.js";
+import { releaseDbName } from "./releases.js";
 
 export const NOT_FOUND_MESSAGE = "Post code not found";
 export const GENERAL_ERROR_MESSAGE = "An error has occurred.";
-export const LIVE_DB_NAME = "MobileAvailability-202406041254";
+/** The DBName of release 1 (later releases: releaseDbName). */
+export const LIVE_DB_NAME = releaseDbName(1);
 /** Undocumented fields the live dialect adds, so clients prove they tolerate them. */
 export const LIVE_BODY_EXTRAS = { Release: "2024-06", Meta: { Source: "simulator", Tags: [] } } as const;
 export const LIVE_ITEM_EXTRAS = ["Udprn", "Note"] as const;
@@ -32,7 +34,7 @@ export function okBodyBytes(lookup: Lookup, dialect: Dialect, data: SimPostcode,
     w.bytes(P.count);
     w.number(data.addresses.length);
   }
-  if (live && mobile) w.bytes(P.dbName);
+  if (live && mobile) w.bytes(dbNamePiece(data.release));
   w.bytes(P.availability);
   for (let i = 0; i < data.addresses.length; i++) {
     const a = data.addresses[i]!;
@@ -76,7 +78,6 @@ const P = {
   arrayOpen: piece("["),
   postCode: piece(`{${key("PostCode")}:`),
   count: piece(`,${key("Count")}:`),
-  dbName: piece(`,${key("DBName")}:${JSON.stringify(LIVE_DB_NAME)}`),
   availability: piece(`,${key("Availability")}:[`),
   itemFirst: piece(`{${key("UPRN")}:`),
   itemNext: piece(`,{${key("UPRN")}:`),
@@ -90,6 +91,13 @@ const P = {
   specMobileEnd: piece("]}]"),
   liveEnd: piece(`],${JSON.stringify(LIVE_BODY_EXTRAS).slice(1, -1)}}`),
 };
+
+const dbNames = new Map<number, Uint8Array>();
+function dbNamePiece(release: number): Uint8Array {
+  let p = dbNames.get(release);
+  if (p === undefined) dbNames.set(release, (p = piece(`,${key("DBName")}:${JSON.stringify(releaseDbName(release))}`)));
+  return p;
+}
 
 /** Ratings are written RUN fields at a time, from a table of every combination of their values. */
 const RUN = 4;

@@ -16,6 +16,7 @@ import {
 import { rngFor, type Rng } from "./hash.js";
 import { describeAddress, pickStreet } from "./addresses.js";
 import { compactPostcode } from "../spec/postcode.js";
+import { applyReleases } from "./releases.js";
 
 export const UNKNOWN_SHARE = 0.03;
 export const LARGE_SHARE = 0.01;
@@ -33,23 +34,26 @@ export interface SimPostcode {
   /** compact, upper case */
   PostCode: string;
   addresses: SimAddress[];
+  /** the dataset release (1 = base); names the mobile DBName */
+  release: number;
 }
 
 /**
- * The simulated answer for a postcode (any case or spacing): null when the service does not know it
+ * The simulated answer for a postcode (any case or spacing) in a dataset release (releases.ts): null when the service does not know it
  * (about 3% of valid postcodes, and every invalid string), else its addresses with all values.
  */
 export function generatePostcode(
   seed: number | string,
   postcode: string,
   providers: readonly string[] = DEFAULT_PROVIDERS,
+  release = 1,
 ): SimPostcode | null {
   const compact = compactPostcode(postcode);
-  return compact === null ? null : generateCompact(String(seed), compact, providers);
+  return compact === null ? null : generateCompact(String(seed), compact, providers, release);
 }
 
 /** generatePostcode for a postcode already compact, upper case and valid. */
-export function generateCompact(s: string, compact: string, providers: readonly string[]): SimPostcode | null {
+export function generateCompact(s: string, compact: string, providers: readonly string[], release = 1): SimPostcode | null {
   const rng = rngFor(s, "postcode", compact);
   if (rng.chance(UNKNOWN_SHARE)) return null;
   const large = rng.chance(LARGE_SHARE);
@@ -76,7 +80,7 @@ export function generateCompact(s: string, compact: string, providers: readonly 
       ratings: drawRatings(a, slots, quality),
     });
   }
-  return { PostCode: compact, addresses };
+  return { PostCode: compact, addresses: release > 1 ? applyReleases(s, compact, addresses, release, providers) : addresses, release };
 }
 
 /** Mostly 12-digit UPRNs (well above 2^31), some shorter ones as real data has. */

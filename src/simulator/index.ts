@@ -5,6 +5,7 @@ export { DEFAULT_KEY, DEFAULT_OPTIONS, resolveOptions, type SimulatorOptions } f
 export type { SimulatorCounters } from "./counters.js";
 export { generatePostcode, UNKNOWN_SHARE, type SimAddress, type SimPostcode } from "./data.js";
 export { generatePostcodes } from "./postcode-gen.js";
+export { releaseDbName, RELEASE_CHANGE_SHARE } from "./releases.js";
 export { compactPostcode, displayPostcode } from "../spec/postcode.js";
 export {
   okBody,

@@ -3,6 +3,7 @@ import { DEFAULT_PROVIDERS, PROVIDER_CODE } from "../spec/fields.js";
 import type { Dialect } from "../spec/types.js";
 import { validateFaultRates, type FaultRates } from "./faults.js";
 import { DEFAULT_QUOTA_PERIOD_MS } from "./quota.js";
+import { checkRelease } from "./releases.js";
 
 export interface SimulatorOptions extends FaultRates {
   /** 0 = ephemeral */
@@ -22,6 +23,8 @@ export interface SimulatorOptions extends FaultRates {
   quotaPeriodMs: number;
   /** clock for rate limit, quota and Retry-After bookkeeping (not for latency) */
   now: () => number;
+  /** dataset release served (1 = base; see releases.ts) */
+  release: number;
   /** upper bound of the generated-body cache */
   maxCacheBytes: number;
 }
@@ -39,6 +42,7 @@ export const DEFAULT_OPTIONS: Readonly<SimulatorOptions> = {
   quotaPeriodMs: DEFAULT_QUOTA_PERIOD_MS,
   now: Date.now,
   maxCacheBytes: 64 * 1024 * 1024,
+  release: 1,
   failRate: 0,
   unavailableRate: 0,
   stallRate: 0,
@@ -61,6 +65,7 @@ export function resolveOptions(given: Partial<SimulatorOptions>): SimulatorOptio
   if (o.rateLimit !== undefined && (!Number.isInteger(o.rateLimit) || o.rateLimit < 0))
     throw new RangeError(`rateLimit must be a whole number >= 0, got ${o.rateLimit}`);
   if (o.quota !== undefined && (!Number.isInteger(o.quota) || o.quota < 0)) throw new RangeError(`quota must be a whole number >= 0, got ${o.quota}`);
+  checkRelease(o.release);
   validateFaultRates(o);
   return o;
 }

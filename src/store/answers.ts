@@ -6,6 +6,8 @@
 import { SPEED_FIELDS, mobileFields } from "../spec/fields.js";
 import type { FinalRecord } from "../spec/records.js";
 import type { Db } from "./db.js";
+import { releaseBook, releaseOf } from "./releases.js";
+import { answerRows, contentHash, versionStore, type VersionContent } from "./versions.js";
 
 /** How lookups.providers records the providers a mobile answer was stored for: ",ProvA,ProvB,". */
 export function providerKey(providers: readonly string[]): string {
@@ -24,19 +26,21 @@ export interface AnswerWriterOptions {
   simulated?: boolean;
   /** hears of a deferred commit that failed (a full disk): the caller should stop fetching */
   onError?: (err: Error) => void;
+  /** --release NAME: the release label of answers that do not name theirs (broadband) */
+  release?: string | null | undefined;
 }
 
 export function answerWriter(db: Db, providers: readonly string[], options: AnswerWriterOptions = {}): AnswerWriter {
   const simulated = options.simulated ? 1 : 0;
   const onError = options.onError ?? (() => {});
   const upsertLookup = db.prepare(
-    `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, providers, simulated)
-     VALUES (@postcode, @lookup, @status, @httpStatus, @attempts, @lastError, @fetchedAt, @runId, @dataset, @addressCount, @providers, @simulated)
+    `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, providers, simulated, version_id, release)
+     VALUES (@postcode, @lookup, @status, @httpStatus, @attempts, @lastError, @fetchedAt, @runId, @dataset, @addressCount, @providers, @simulated, @versionId, @release)
      ON CONFLICT (postcode, lookup) DO UPDATE SET
        status = excluded.status, http_status = excluded.http_status, attempts = excluded.attempts,
        last_error = excluded.last_error, fetched_at = excluded.fetched_at, run_id = excluded.run_id,
        dataset = excluded.dataset, address_count = excluded.address_count, providers = excluded.providers,
-       simulated = excluded.simulated`,
+       simulated = excluded.simulated, version_id = excluded.version_id, release = excluded.release`,
   );
   // A failure keeps the last good answer's addresses and its dataset: a flaky night must not
   // wipe out data fetched before. Only the status row records the failure.
@@ -60,24 +64,58 @@ export function answerWriter(db: Db, providers: readonly string[], options: Answ
      VALUES (?, ?, ?, ${ratingColumns.map(() => "?").join(", ")})`,
   );
 
+  const versions = versionStore(db);
+  const releases = releaseBook(db);
+  const label = options.release ?? null;
+
   const writeOne = (r: FinalRecord) => {
     if (r.status === "failed") {
       recordFailure.run({ ...r, simulated });
       return;
     }
     const answer = r.status === "ok" ? r.answer : null;
-    if (r.lookup === "broadband") deleteBroadband.run(r.postcode);
-    else deleteMobile.run(r.postcode);
-    if (answer?.lookup === "broadband")
-      for (const a of answer.addresses) insertBroadband.run(r.postcode, a.uprn, a.address, ...a.speeds);
-    else if (answer?.lookup === "mobile")
-      for (const a of answer.addresses) insertMobile.run(r.postcode, a.uprn, a.address, ...a.ratings);
+    const content: VersionContent = {
+      status: r.status === "ok" ? "ok" : "not_found",
+      simulated: simulated === 1,
+      providers: answer?.lookup === "mobile" ? providerList : null,
+      rows: answer ? answerRows(answer) : [],
+    };
+    const hash = contentHash(content);
+    const current = versions.current(r.postcode, r.lookup);
+    const changed = current === null || versions.hashOf(r.postcode, r.lookup, current) !== hash;
+    const release = releaseOf(releases, {
+      lookup: r.lookup,
+      dataset: answer?.dataset ?? null,
+      label,
+      // a real answer replacing a simulated one (or the reverse) is a first answer, not a new release
+      changed: current !== null && changed && current.simulated === simulated,
+      confirmed: current?.confirmed ?? null,
+      at: r.fetchedAt,
+      runId: r.runId,
+    });
+    let versionId: number;
+    if (current && !changed) {
+      // The same answer again: the address rows stand; only "last seen" and the release move.
+      versionId = current.id;
+      versions.seenAgain(current.id, r.fetchedAt);
+    } else {
+      if (current) versions.retire(r.postcode, r.lookup, current);
+      versionId = versions.add({ postcode: r.postcode, lookup: r.lookup, content, hash, release, at: r.fetchedAt, runId: r.runId });
+      if (r.lookup === "broadband") deleteBroadband.run(r.postcode);
+      else deleteMobile.run(r.postcode);
+      if (answer?.lookup === "broadband")
+        for (const a of answer.addresses) insertBroadband.run(r.postcode, a.uprn, a.address, ...a.speeds);
+      else if (answer?.lookup === "mobile")
+        for (const a of answer.addresses) insertMobile.run(r.postcode, a.uprn, a.address, ...a.ratings);
+    }
     upsertLookup.run({
       ...r,
       dataset: answer?.dataset ?? null,
       addressCount: answer?.addresses.length ?? 0,
       providers: answer?.lookup === "mobile" ? providerList : null,
       simulated,
+      versionId,
+      release,
     });
   };
   const writeGroup = db.transaction((records: readonly FinalRecord[]) => {

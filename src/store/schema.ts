@@ -95,6 +95,89 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE lookups SET simulated = (SELECT r.simulated FROM runs r WHERE r.id = lookups.run_id);
   ALTER TABLE batch_lock ADD COLUMN process TEXT; -- boot id and start time of the holder (Linux), so a reused pid is no holder
   `,
+  // History (docs/history-and-quota.md): the address tables keep holding the latest answer, as the
+  // reports read it; every distinct answer is a version, whose addresses move into its content
+  // (JSON) only when a newer one replaces it, so storage grows only with real changes. Releases are
+  // numbered in the order they were first seen; the highest id of a lookup is its newest. What a
+  // run planned to fetch is recorded (run_needs), so that what it did not fetch counts as pending,
+  // and an unfinished --refresh resumes from its mark. Existing answers become the first version.
+  `
+  CREATE TABLE releases (
+    id          INTEGER PRIMARY KEY,      -- order of detection: the highest of a lookup is its newest
+    lookup      TEXT NOT NULL,
+    name        TEXT NOT NULL,            -- DBName (mobile), --release NAME, or the date it was first seen
+    detected_at TEXT NOT NULL,
+    run_id      INTEGER,
+    UNIQUE (lookup, name)
+  );
+  CREATE TABLE answer_versions (
+    id            INTEGER PRIMARY KEY,
+    postcode      TEXT NOT NULL,
+    lookup        TEXT NOT NULL,
+    status        TEXT NOT NULL,          -- ok | not_found
+    hash          TEXT,                   -- content hash; NULL for a migrated version until it is compared
+    release       TEXT NOT NULL,          -- the release in which this content first appeared
+    first_seen    TEXT NOT NULL,
+    last_seen     TEXT NOT NULL,
+    run_id        INTEGER NOT NULL,       -- the run that first saw it
+    simulated     INTEGER NOT NULL DEFAULT 0,
+    address_count INTEGER NOT NULL DEFAULT 0,
+    providers     TEXT,                   -- mobile: the providers whose ratings it holds, as lookups.providers
+    content       TEXT                    -- JSON rows [uprn, address, ...values] once superseded; NULL while latest
+  );
+  CREATE INDEX answer_versions_by_postcode ON answer_versions(postcode, lookup, id);
+  ALTER TABLE lookups ADD COLUMN version_id INTEGER; -- the latest version (kept through a later failure)
+  ALTER TABLE lookups ADD COLUMN release TEXT;       -- the release the answer was last confirmed on
+  CREATE TABLE run_needs (
+    run_id   INTEGER NOT NULL,
+    lookup   TEXT NOT NULL,
+    postcode TEXT NOT NULL,
+    reason   TEXT NOT NULL,                -- new | failed | incomplete | release | age | refresh | probe
+    PRIMARY KEY (run_id, lookup, postcode)
+  ) WITHOUT ROWID;
+  CREATE TABLE refresh_marks (
+    lookup TEXT PRIMARY KEY,               -- a --refresh in progress: answers fetched before since still need it
+    since  TEXT NOT NULL,
+    run_id INTEGER NOT NULL
+  );
+
+  INSERT INTO releases (lookup, name, detected_at)
+    SELECT lookup, dataset, MIN(fetched_at) FROM lookups WHERE dataset IS NOT NULL
+     GROUP BY lookup, dataset ORDER BY MIN(fetched_at);
+  INSERT INTO releases (lookup, name, detected_at)
+    SELECT lookup, substr(MIN(fetched_at), 1, 10), MIN(fetched_at) FROM lookups
+     WHERE lookup NOT IN (SELECT lookup FROM releases) GROUP BY lookup;
+  INSERT INTO answer_versions (postcode, lookup, status, release, first_seen, last_seen, run_id, simulated, address_count, providers)
+    SELECT l.postcode, l.lookup, CASE WHEN l.status = 'not_found' THEN 'not_found' ELSE 'ok' END,
+           COALESCE(l.dataset, (SELECT r.name FROM releases r WHERE r.lookup = l.lookup ORDER BY r.id DESC LIMIT 1)),
+           l.fetched_at, l.fetched_at, l.run_id, l.simulated, l.address_count, l.providers
+      FROM lookups l
+     WHERE l.status IN ('ok', 'not_found')
+        OR (l.lookup = 'broadband' AND EXISTS (SELECT 1 FROM broadband_addresses b WHERE b.postcode = l.postcode))
+        OR (l.lookup = 'mobile' AND EXISTS (SELECT 1 FROM mobile_addresses m WHERE m.postcode = l.postcode));
+  UPDATE lookups SET
+    version_id = (SELECT v.id FROM answer_versions v WHERE v.postcode = lookups.postcode AND v.lookup = lookups.lookup),
+    release = (SELECT v.release FROM answer_versions v WHERE v.postcode = lookups.postcode AND v.lookup = lookups.lookup);
+  `,
+  // Quota (docs/history-and-quota.md): every request sent, per lookup and quota period, so that a
+  // month's calls are counted across runs; and the service's own "quota replenished in" answer.
+  `
+  CREATE TABLE request_ledger (
+    id      INTEGER PRIMARY KEY,
+    lookup  TEXT NOT NULL,
+    period  TEXT NOT NULL,                -- the quota period's first day (UTC), e.g. 2026-03-01
+    sent_at TEXT NOT NULL,
+    status  INTEGER,                      -- HTTP status; NULL for a network failure
+    run_id  INTEGER NOT NULL
+  );
+  CREATE INDEX request_ledger_by_period ON request_ledger(lookup, period);
+  CREATE TABLE quota_blocks (
+    lookup  TEXT PRIMARY KEY,             -- the service said this lookup's quota is spent until then
+    until   TEXT NOT NULL,
+    message TEXT NOT NULL,
+    run_id  INTEGER NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

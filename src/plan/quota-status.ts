@@ -1,0 +1,94 @@
+// What `npm run status` says of the quota plan, per lookup with a --monthly-quota (as the last run
+// was started with): used and remaining this period, the next night's refresh allowance, answers
+// deferred, and when the whole input will be on the newest release and within --max-age at this pace.
+import type { Lookup } from "../spec/fields.js";
+import type { Db } from "../store/db.js";
+import { lastRunSettings, ledgerFigures } from "../store/ledger.js";
+import { planCandidates } from "../store/plan-queries.js";
+import { parseDuration } from "../pipeline/duration.js";
+import { allowance, predictFinish, quotaPeriod } from "./quota-plan.js";
+
+const DAY_MS = 24 * 3600 * 1000;
+
+export interface LookupQuotaStatus {
+  lookup: Lookup;
+  quota: number;
+  period: string;
+  used: number;
+  remaining: number;
+  /** the next night: today when no run has started today, else tomorrow */
+  nextNight: string;
+  /** postcodes of the input never fetched or failed: the next night takes them first */
+  newData: number;
+  refreshAllowance: number;
+  /** answers from an older release or past --max-age */
+  outstanding: number;
+  deferred: number;
+  /** the night the input is all on the newest release and within --max-age; null when it cannot be at this pace */
+  finishDate: string | null;
+  /** when it cannot be: the monthly quota it would need */
+  quotaNeeded: number | null;
+}
+
+export function quotaStatus(db: Db, nowMs: number): LookupQuotaStatus[] {
+  const last = lastRunSettings(db);
+  const limits = last?.args.monthlyQuota as Partial<Record<Lookup, number>> | null | undefined;
+  if (!last || !limits) return [];
+  const resetDay = typeof last.args.quotaResetDay === "number" ? last.args.quotaResetDay : 1;
+  const spendAll = last.args.spendAll === true;
+  // recorded in milliseconds; runs of older versions recorded the flag's text ("30d")
+  const recordedMaxAge = last.args.maxAge;
+  const maxAgeMs = typeof recordedMaxAge === "number" ? recordedMaxAge : parseDuration(typeof recordedMaxAge === "string" ? recordedMaxAge : "30d");
+  const ranToday = last.startedAt.slice(0, 10) === new Date(nowMs).toISOString().slice(0, 10);
+  const nightMs = ranToday ? Date.parse(last.startedAt) + DAY_MS : nowMs;
+  const period = quotaPeriod(nightMs, resetDay);
+  const figures = ledgerFigures(db, period.key, new Date(nowMs).toISOString());
+  const out: LookupQuotaStatus[] = [];
+  for (const [lookup, quota] of Object.entries(limits) as [Lookup, number][]) {
+    const candidates = planCandidates(db, {
+      runId: last.runId,
+      lookup,
+      freshSince: new Date(nightMs - maxAgeMs).toISOString(),
+      refreshSince: null,
+      providers: last.providers,
+      simulated: last.simulated,
+    });
+    const newData = candidates.filter((c) => c.state === "new" || c.state === "failed" || c.state === "incomplete").length;
+    const outstanding = candidates.filter((c) => c.state === "release" || c.state === "age").length;
+    const used = figures.used[lookup];
+    const a = allowance(quota, used, newData, nightMs, period, spendAll);
+    const pace = predictFinish({ quota, used: used + Math.min(newData, a.remaining), outstanding, firstNightMs: nightMs, resetDay, spendAll });
+    // Answers refreshed first must not age past --max-age before the last is done.
+    const inTime = pace.finishDate !== null && Date.parse(pace.finishDate) - nightMs < maxAgeMs;
+    out.push({
+      lookup,
+      quota,
+      period: period.key,
+      used,
+      remaining: a.remaining,
+      nextNight: new Date(nightMs).toISOString().slice(0, 10),
+      newData,
+      refreshAllowance: a.refreshShare,
+      outstanding,
+      deferred: Math.max(0, outstanding - a.refreshShare),
+      finishDate: inTime ? pace.finishDate : null,
+      quotaNeeded: inTime ? null : Math.max(pace.quotaNeeded, Math.ceil((candidates.length * 30 * DAY_MS) / maxAgeMs)),
+    });
+  }
+  return out;
+}
+
+export function formatQuotaStatus(list: readonly LookupQuotaStatus[]): string {
+  if (list.length === 0) return "";
+  const lines = ["", "quota plan (--monthly-quota of the last run):"];
+  for (const q of list) {
+    lines.push(
+      `  ${q.lookup}: ${q.used} of ${q.quota} used this period (since ${q.period}), ${q.remaining} remaining; ` +
+        `night of ${q.nextNight}: ${q.newData} new first, refresh allowance ${q.refreshAllowance}, ${q.deferred} of ${q.outstanding} refreshes deferred`,
+      q.finishDate
+        ? `  ${q.lookup}: the input is on the newest release and within --max-age by ${q.finishDate} at this pace`
+        : `  ${q.lookup}: at this pace the input cannot be kept on the newest release within --max-age; it would need --monthly-quota ${q.quotaNeeded}`,
+    );
+  }
+  return lines.join("\n") + "\n";
+}

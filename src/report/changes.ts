@@ -1,0 +1,199 @@
+// changes.csv and the summary's `changes` section: per address, what moved between an answer's
+// baseline version (its previous one, or the one current at --since DATE|RUN) and its latest:
+// the broadband tier, a provider's rating across the good line, an address added or removed.
+import { CHANNELS, LOCATIONS, mobileField, type Channel, type Location, type Lookup } from "../spec/fields.js";
+import { displayPostcode } from "../spec/postcode.js";
+import type { Db } from "../store/db.js";
+import { changedVersions, runExists, type Baseline, type VersionPair, type VersionRow } from "../store/versions.js";
+import { writeCsv, type CsvFileOptions } from "./csv-file.js";
+import { tierOf, TIERS, type Tier } from "./definitions.js";
+import { ReportError, type ReportScope } from "./scope.js";
+import type { ChangesSummary } from "./changes-summary.js";
+
+export type { ChangesSummary } from "./changes-summary.js";
+
+export const CHANGES_HEADER = ["PostCode", "UPRN", "AddressShortDescription", "Lookup", "Change", "Before", "After", "BeforeRelease", "AfterRelease"] as const;
+
+export interface Change {
+  /** display form, SW1A 2AA */
+  postcode: string;
+  uprn: number;
+  address: string;
+  lookup: Lookup;
+  /** tier | <Prov> indoor voice | ... | address added | address removed */
+  change: string;
+  before: string | number | null;
+  after: string | number | null;
+  beforeRelease: string;
+  afterRelease: string;
+}
+
+export interface ChangeSet {
+  baseline: string;
+  lookups: Lookup[];
+  providers: string[];
+  rows: Change[];
+  summary: ChangesSummary;
+}
+
+/** --since: a run id (digits) or an ISO date or time; the baseline is the versions current then. */
+export function parseSince(db: Db, since: string | undefined): { baseline: Baseline; label: string } {
+  if (since === undefined) return { baseline: { kind: "previous" }, label: "previous version" };
+  if (/^\d{1,15}$/.test(since)) {
+    const runId = Number(since);
+    if (!runExists(db, runId)) throw new ReportError(`--since: there is no run ${since} in the database (npm run status lists them)`);
+    return { baseline: { kind: "run", runId }, label: `since run ${since}` };
+  }
+  const time = Date.parse(since);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(since) || Number.isNaN(time))
+    throw new ReportError(`--since: "${since.slice(0, 40)}" is neither a run id nor a date (YYYY-MM-DD or an ISO time)`);
+  return { baseline: { kind: "date", before: new Date(time).toISOString() }, label: `since ${since}` };
+}
+
+/** Binary order, as SQLite sorts the other reports. */
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const rank = (t: Tier) => TIERS.indexOf(t);
+const channelName = (c: Channel, l: Location) => `${l.toLowerCase()} ${c.toLowerCase()}` as const;
+const flowKey = (c: Channel, l: Location) => `${l.toLowerCase()}${c}` as "indoorVoice" | "indoorData" | "outdoorVoice" | "outdoorData";
+
+/** Every change of the scope's addresses against the baseline, in PostCode, UPRN order. */
+export function collectChanges(db: Db, scope: ReportScope, options: { goodRating: number; since?: string | undefined }): ChangeSet {
+  const { baseline, label } = parseSince(db, options.since);
+  const summary = emptySummary(label, scope);
+  const rows: Change[] = [];
+  for (const pair of changedVersions(db, { runId: scope.kind === "run" ? scope.runId : null, lookups: scope.lookups }, baseline))
+    diffPair(pair, options.goodRating, scope.providers, rows, summary);
+  rows.sort((a, b) => compare(a.postcode, b.postcode) || a.uprn - b.uprn || compare(a.lookup, b.lookup) || compare(a.change, b.change));
+  return { baseline: label, lookups: scope.lookups, providers: scope.providers, rows, summary };
+}
+
+export function computeChangesSummary(changes: ChangeSet): ChangesSummary {
+  return changes.summary;
+}
+
+export function writeChangesCsv(changes: ChangeSet, path: string, options: CsvFileOptions): Promise<number> {
+  return writeCsv(
+    path,
+    CHANGES_HEADER,
+    changes.rows.map((c) => [c.postcode, String(c.uprn), c.address, c.lookup, c.change, c.before, c.after, c.beforeRelease, c.afterRelease]),
+    options,
+  );
+}
+
+function emptySummary(baseline: string, scope: ReportScope): ChangesSummary {
+  const flow = () => ({ closed: 0, opened: 0 });
+  return {
+    baseline,
+    broadband: scope.lookups.includes("broadband")
+      ? {
+          upATier: 0,
+          downATier: 0,
+          tiers: Object.fromEntries(TIERS.map((t) => [t, { gained: 0, lost: 0 }])) as Record<Tier, { gained: number; lost: number }>,
+          addressesAdded: 0,
+          addressesRemoved: 0,
+        }
+      : null,
+    mobile: scope.lookups.includes("mobile")
+      ? {
+          providers: Object.fromEntries(
+            scope.providers.map((p) => [p, { indoorVoice: flow(), indoorData: flow(), outdoorVoice: flow(), outdoorData: flow() }]),
+          ),
+          total: { indoorVoice: flow(), indoorData: flow() },
+          addressesAdded: 0,
+          addressesRemoved: 0,
+        }
+      : null,
+  };
+}
+
+function diffPair(pair: VersionPair, good: number, providers: readonly string[], out: Change[], summary: ChangesSummary): void {
+  const before = new Map(pair.before.rows.map((r) => [r[0], r]));
+  const after = new Map(pair.after.rows.map((r) => [r[0], r]));
+  const base = (uprn: number, address: string) => ({
+    postcode: displayPostcode(pair.postcode),
+    uprn,
+    address,
+    lookup: pair.lookup,
+    beforeRelease: pair.before.release,
+    afterRelease: pair.after.release,
+  });
+  const counts = pair.lookup === "broadband" ? summary.broadband : summary.mobile;
+  for (const [uprn, b] of before)
+    if (!after.has(uprn)) {
+      out.push({ ...base(uprn, b[1]), change: "address removed", before: null, after: null });
+      if (counts) counts.addressesRemoved++;
+    }
+  for (const [uprn, a] of after) {
+    const b = before.get(uprn);
+    if (!b) {
+      out.push({ ...base(uprn, a[1]), change: "address added", before: null, after: null });
+      if (counts) counts.addressesAdded++;
+    } else if (pair.lookup === "broadband") diffBroadband(pair, b, a, base(uprn, a[1]), out, summary);
+    else diffMobile(pair, b, a, good, providers, base(uprn, a[1]), out, summary);
+  }
+}
+
+type Base = Omit<Change, "change" | "before" | "after">;
+
+function value(side: VersionPair["before"], row: VersionRow, field: string): number | null {
+  const i = side.fields.indexOf(field);
+  return i < 0 ? null : ((row[2 + i] as number | null | undefined) ?? null);
+}
+
+function diffBroadband(pair: VersionPair, b: VersionRow, a: VersionRow, base: Base, out: Change[], summary: ChangesSummary): void {
+  const tier = (side: VersionPair["before"], row: VersionRow) => tierOf(value(side, row, "MaxPredictedDown"), value(side, row, "MaxPredictedUp"));
+  const was = tier(pair.before, b);
+  const now = tier(pair.after, a);
+  if (was === now) return;
+  out.push({ ...base, change: "tier", before: was, after: now });
+  const s = summary.broadband;
+  if (!s) return;
+  s.tiers[was].lost++;
+  s.tiers[now].gained++;
+  // "No data" is no step on the ladder: moving to or from it is neither up nor down.
+  if (was !== "No data" && now !== "No data") {
+    if (rank(now) < rank(was)) s.upATier++;
+    else s.downATier++;
+  }
+}
+
+function diffMobile(
+  pair: VersionPair,
+  b: VersionRow,
+  a: VersionRow,
+  good: number,
+  providers: readonly string[],
+  base: Base,
+  out: Change[],
+  summary: ChangesSummary,
+): void {
+  // Only providers both versions rate can be compared.
+  const compared = providers.filter((p) => pair.before.providers.includes(p) && pair.after.providers.includes(p));
+  const s = summary.mobile;
+  for (const l of LOCATIONS)
+    for (const c of CHANNELS) {
+      let anyGoodBefore = false;
+      let anyGoodAfter = false;
+      for (const p of compared) {
+        const field = mobileField(p, c, l);
+        const was = value(pair.before, b, field);
+        const now = value(pair.after, a, field);
+        if (was === null || now === null) continue;
+        anyGoodBefore ||= was >= good;
+        anyGoodAfter ||= now >= good;
+        if (was >= good === now >= good) continue;
+        out.push({ ...base, change: `${p} ${channelName(c, l)}`, before: was, after: now });
+        const flow = s?.providers[p]?.[flowKey(c, l)];
+        if (flow) {
+          if (now >= good) flow.closed++;
+          else flow.opened++;
+        }
+      }
+      if (l === "Indoor" && s && compared.length > 0 && anyGoodBefore !== anyGoodAfter) {
+        const total = s.total[flowKey(c, l) as "indoorVoice" | "indoorData"];
+        if (anyGoodAfter) total.closed++;
+        else total.opened++;
+      }
+    }
+}
+

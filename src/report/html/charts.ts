@@ -1,0 +1,122 @@
+// Bar charts as inline SVG, drawn in Node by ECharts' server-side SVG renderer: no DOM, no browser,
+// no script in the page. Every bar carries its own label (a count, a share, or both), so the chart
+// reads without colour; the table beside each chart holds the same numbers.
+import { createRequire } from "node:module";
+import { escapeHtml } from "./format.js";
+import { GRID_LINE, INK, OUTLINE } from "./palette.js";
+
+export interface BarSeries {
+  /** shown in the legend and, for grouped bars, in each bar's label */
+  name: string;
+  values: number[];
+  /** the text at the end of each bar */
+  labels: string[];
+  /** one colour for the series, or one per bar */
+  colour: string | string[];
+}
+
+export interface BarChartSpec {
+  /** what the chart shows, for screen readers (the table beside it holds the numbers) */
+  title: string;
+  categories: string[];
+  series: BarSeries[];
+  /** horizontal: categories down the side, first at the top; vertical: columns left to right */
+  orientation: "horizontal" | "vertical";
+  /** the value axis's name, e.g. "addresses" or "% of addresses" */
+  valueAxis: string;
+  /** the value axis ends at 100 (shares) */
+  percent?: boolean;
+  /** the category axis's name (vertical charts) */
+  categoryAxis?: string;
+  width?: number;
+}
+
+type ECharts = typeof import("echarts");
+const require = createRequire(import.meta.url);
+let loaded: ECharts | undefined;
+/**
+ * ECharts, loaded on first use: every batch and report run imports this module, and ECharts' ES
+ * modules take seconds to load (its one-file CommonJS build, a fraction of that).
+ */
+function echarts(): ECharts {
+  return (loaded ??= require("echarts") as ECharts);
+}
+
+const FONT = "Helvetica, Arial, sans-serif";
+/** The width of a chart beside its table at 1280 px, so that it is drawn at its own size. */
+export const CHART_WIDTH = 640;
+const BAR = 20;
+const GAP = 12;
+
+/** The SVG of one bar chart. */
+export function barChart(spec: BarChartSpec): string {
+  const width = spec.width ?? CHART_WIDTH;
+  const horizontal = spec.orientation === "horizontal";
+  const legend = spec.series.length > 1;
+  const height = horizontal
+    ? spec.categories.length * (spec.series.length * BAR + GAP) + (legend ? 90 : 60)
+    : 320;
+  const chart = echarts().init(null, null, { renderer: "svg", ssr: true, width, height });
+  try {
+    const category = {
+      type: "category" as const,
+      data: spec.categories,
+      inverse: horizontal,
+      // every category named; many columns turn their names so that they do not overlap
+      axisLabel: { color: INK, fontFamily: FONT, fontSize: 12, interval: 0, rotate: !horizontal && spec.categories.length > 8 ? 35 : 0 },
+      axisLine: { lineStyle: { color: OUTLINE } },
+      axisTick: { show: false },
+      name: spec.categoryAxis,
+      nameLocation: "middle" as const,
+      nameGap: !horizontal && spec.categories.length > 8 ? 52 : 28,
+      nameTextStyle: { color: INK, fontFamily: FONT },
+    };
+    const value = {
+      type: "value" as const,
+      max: spec.percent ? 100 : undefined,
+      name: spec.valueAxis,
+      nameLocation: "middle" as const,
+      nameGap: horizontal ? 26 : 52,
+      nameTextStyle: { color: INK, fontFamily: FONT },
+      axisLabel: { color: INK, fontFamily: FONT, formatter: (v: number) => v.toLocaleString("en-GB") },
+      splitLine: { lineStyle: { color: GRID_LINE } },
+    };
+    chart.setOption({
+      animation: false,
+      aria: { enabled: false },
+      textStyle: { fontFamily: FONT, color: INK },
+      legend: legend
+        ? { top: 0, left: 0, itemWidth: 14, itemHeight: 14, textStyle: { color: INK, fontFamily: FONT }, data: spec.series.map((s) => s.name) }
+        : undefined,
+      // room for the labels past the longest bar
+      grid: { left: 8, right: horizontal ? 170 : 16, top: legend ? 36 : 12, bottom: horizontal ? 40 : spec.categories.length > 8 ? 64 : 40, containLabel: true },
+      xAxis: horizontal ? value : category,
+      yAxis: horizontal ? category : value,
+      series: spec.series.map((s) => ({
+        type: "bar",
+        name: s.name,
+        barMaxWidth: horizontal ? BAR : 48,
+        barGap: "10%",
+        itemStyle: { borderColor: OUTLINE, borderWidth: 1, color: typeof s.colour === "string" ? s.colour : undefined },
+        data: s.values.map((v, i) => (typeof s.colour === "string" ? v : { value: v, itemStyle: { color: s.colour[i] } })),
+        label: {
+          show: true,
+          position: horizontal ? "right" : "top",
+          color: INK,
+          fontFamily: FONT,
+          fontSize: 12,
+          formatter: (p: { dataIndex: number }) => s.labels[p.dataIndex] ?? "",
+        },
+      })),
+    });
+    // role and name for assistive technology; the SVG scales down with its box
+    return chart.renderToSVGString().replace(/^<svg /, `<svg role="img" aria-label="${escapeHtml(spec.title)}" class="chart" `);
+  } finally {
+    chart.dispose();
+  }
+}
+
+/** True when a chart of these series would draw no visible bar: say so in words instead. */
+export function nothingToDraw(series: readonly { values: readonly number[] }[]): boolean {
+  return series.every((s) => s.values.every((v) => v === 0));
+}

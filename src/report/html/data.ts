@@ -1,0 +1,84 @@
+// The figures report.html adds to the summary, counted by SQLite over the report's postcode table
+// (so they cover exactly the summary's addresses): the exclusive broadband tiers, the distribution
+// of MaxPredictedDown, the releases the answers come from, and the run's own row.
+import type { Lookup } from "../../spec/fields.js";
+import type { Db } from "../../store/db.js";
+import { SPEED_THRESHOLDS as T, TIERS, type Tier } from "../definitions.js";
+import { downloadWithDataSql, tierSql } from "../measures.js";
+import { POSTCODE_TABLE } from "../postcode-table.js";
+import type { ReportScope } from "../scope.js";
+import type { Summary } from "../summary.js";
+import type { HtmlReportData, ReleaseCount, RunFacts, SpeedBin, TierCount } from "./types.js";
+
+/** The histogram's bin edges, Mbit/s: every tier threshold is an edge, with finer steps between. */
+export const SPEED_BIN_EDGES: readonly number[] = [...new Set([0, 2, 5, T.decentDown, 20, T.superfast, 50, 100, 200, T.ultrafast, 500, T.gigabit])].sort(
+  (a, b) => a - b,
+);
+
+/** The tier a download speed reaches (Decent also needs the upload, which a bin does not know). */
+const DOWNLOAD_TIERS: readonly [Tier, number][] = [
+  ["Gigabit", T.gigabit],
+  ["Ultrafast", T.ultrafast],
+  ["Superfast", T.superfast],
+  ["Decent", T.decentDown],
+];
+function downloadTier(down: number): Tier {
+  return DOWNLOAD_TIERS.find(([, from]) => down >= from)?.[0] ?? "Below decent";
+}
+
+const ADDRESSES = `${POSTCODE_TABLE} s CROSS JOIN broadband_addresses b ON b.postcode = s.postcode`;
+
+/**
+ * Addresses per exclusive tier, and those with a prediction per MaxPredictedDown bin (no data has
+ * no bin): one pass over the addresses.
+ */
+export function broadbandDistribution(db: Db): { tiers: TierCount[]; speedBins: SpeedBin[] } {
+  const down = downloadWithDataSql("b");
+  const bin = `(CASE ${SPEED_BIN_EDGES.map((edge, i) => ({ edge, i }))
+    .reverse()
+    .map(({ edge, i }) => `WHEN ${down} >= ${edge} THEN ${i}`)
+    .join(" ")} END)`;
+  const rows = db.prepare(`SELECT ${tierSql("b")} AS tier, ${bin} AS bin, COUNT(*) AS n FROM ${ADDRESSES} GROUP BY tier, bin`).all() as {
+    tier: Tier;
+    bin: number | null;
+    n: number;
+  }[];
+  const sum = (keep: (r: (typeof rows)[number]) => boolean) => rows.filter(keep).reduce((s, r) => s + r.n, 0);
+  return {
+    tiers: TIERS.map((tier) => ({ tier, addresses: sum((r) => r.tier === tier) })),
+    speedBins: SPEED_BIN_EDGES.map((from, i) => ({ from, to: SPEED_BIN_EDGES[i + 1] ?? null, tier: downloadTier(from), addresses: sum((r) => r.bin === i) })),
+  };
+}
+
+export function releaseCounts(db: Db, lookups: readonly Lookup[]): ReleaseCount[] {
+  if (lookups.length === 0) return [];
+  return db
+    .prepare(
+      `SELECT l.lookup AS lookup, l.dataset AS release, COUNT(*) AS postcodes, MIN(l.fetched_at) AS firstFetched, MAX(l.fetched_at) AS lastFetched
+         FROM ${POSTCODE_TABLE} s JOIN lookups l ON l.postcode = s.postcode
+        WHERE l.status = 'ok' AND l.lookup IN (${lookups.map(() => "?").join(", ")})
+        GROUP BY l.lookup, l.dataset ORDER BY l.lookup, l.dataset`,
+    )
+    .all(...lookups) as ReleaseCount[];
+}
+
+export function runFacts(db: Db, runId: number): RunFacts | null {
+  return (
+    (db
+      .prepare(
+        `SELECT id, state, started_at AS startedAt, ended_at AS endedAt, requests, retries, throttled, message FROM runs WHERE id = ?`,
+      )
+      .get(runId) as RunFacts | undefined) ?? null
+  );
+}
+
+/** Everything but the optional groups and changes; the report's postcode table must be built. */
+export function collectHtmlReportData(db: Db, scope: ReportScope, summary: Summary): HtmlReportData {
+  const broadband = scope.lookups.includes("broadband") ? broadbandDistribution(db) : { tiers: [], speedBins: [] };
+  return {
+    summary,
+    ...broadband,
+    releases: releaseCounts(db, scope.lookups),
+    run: runFacts(db, scope.runId),
+  };
+}

@@ -1,0 +1,38 @@
+// report.html, part of the report set: its data from the store, rendered, written atomically.
+import type { Db } from "../../store/db.js";
+import { writeAtomically } from "../atomic-file.js";
+import type { ReportScope } from "../scope.js";
+import type { Summary } from "../summary.js";
+import { changesHeadline, type ChangesSummary } from "../changes-summary.js";
+import { collectHtmlReportData } from "./data.js";
+import { renderHtmlReport } from "./render.js";
+import type { ChangesData, HtmlReportData } from "./types.js";
+
+export { renderHtmlReport } from "./render.js";
+export type * from "./types.js";
+
+/**
+ * Writes report.html; the report's postcode table must be built. The changes section comes from the
+ * summary's; `extra`: the groups (and a changes section that replaces the summary's).
+ */
+export function writeHtmlReport(
+  db: Db,
+  scope: ReportScope,
+  summary: Summary,
+  path: string,
+  extra: Pick<HtmlReportData, "groups" | "changes"> = {},
+): Promise<void> {
+  const changes = summary.changes ? changesData(summary.changes) : undefined;
+  return writeAtomically(path, [renderHtmlReport({ ...collectHtmlReportData(db, scope, summary), changes, ...extra })]);
+}
+
+/** The chart's view of the summary's changes: none when nothing moved against the baseline. */
+export function changesData(c: ChangesSummary): ChangesData | undefined {
+  if (changesHeadline(c) === null) return undefined;
+  return {
+    baseline: c.baseline,
+    tierUp: c.broadband?.upATier ?? 0,
+    tierDown: c.broadband?.downATier ?? 0,
+    notspots: Object.entries(c.mobile?.providers ?? {}).map(([provider, f]) => ({ provider, ...f.indoorVoice })),
+  };
+}

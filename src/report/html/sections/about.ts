@@ -1,0 +1,80 @@
+// 6. Definitions, and what the run did: requests, failures, pending postcodes.
+import type { Lookup } from "../../../spec/fields.js";
+import { SPEED_THRESHOLDS as T } from "../../definitions.js";
+import type { OutcomeCounts } from "../../../spec/counts.js";
+import { section } from "../figure.js";
+import { escapeHtml, formatCount, formatShare, formatTime } from "../format.js";
+import { table } from "../tables.js";
+import type { HtmlReportData } from "../types.js";
+
+const n = formatCount;
+
+export function aboutSection(data: HtmlReportData, title: string): string {
+  return section("about", title, definitions(data) + runTables(data));
+}
+
+function definitions(data: HtmlReportData): string {
+  const s = data.summary;
+  const terms: [string, string][] = [
+    ["Speeds", "Mbit/s, the best predicted service at the address (MaxPredictedDown and MaxPredictedUp); -1 means no prediction."],
+    ["No data", "no predicted speed (-1 or absent): counted apart, in no other tier."],
+    ["Below decent", `a prediction, but under ${T.decentDown} Mbit/s down or under ${T.decentUp} Mbit/s up: short of the broadband Universal Service Obligation.`],
+    ["Decent", `at least ${T.decentDown} Mbit/s down and ${T.decentUp} up (the Universal Service Obligation).`],
+    ["Superfast", `at least ${T.superfast} Mbit/s down.`],
+    ["Ultrafast", `at least ${n(T.ultrafast)} Mbit/s down.`],
+    ["Gigabit", `at least ${n(T.gigabit)} Mbit/s down.`],
+    ["Tiers", "each address is counted in the highest tier it reaches, so the tiers add up to all addresses."],
+    ["Good mobile coverage", `a rating of ${s.goodRating} or more on the 0–4 scale (3 Green, 4 Enhanced).`],
+    ["Notspot", "a provider's rating below good at the address (indoor voice: VoiceIndoor; indoor data: DataIndoor)."],
+    ["Total notspot", "no provider is good at the address; partial: some providers are good, not all."],
+    ["Needs 4G", "good indoor data with 4G, not good without it (the No4g rating)."],
+    ["Shares", "of all the lookup's addresses in the report, one decimal place."],
+  ];
+  return (
+    `<h3>Definitions</h3><dl class="terms">${terms.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("")}</dl>` +
+    `<p>Every figure here is also in summary.json and summary.csv; the addresses behind them are in broadband.csv, mobile.csv and coverage.csv (docs/reports.md describes them).</p>`
+  );
+}
+
+function runTables(data: HtmlReportData): string {
+  const s = data.summary;
+  const run = data.run;
+  const parts: string[] = [`<h3>What the run did</h3>`];
+  if (run) {
+    const rows: [string, string][] = [
+      ["Run", `${run.id}${s.scope === "all" ? " (the latest; this report covers all stored postcodes)" : ""}`],
+      ["State", run.state + (run.message ? `: ${run.message}` : "")],
+      ["Started", formatTime(run.startedAt)],
+      ["Ended", run.endedAt ? formatTime(run.endedAt) : "not ended"],
+      ["Requests", n(run.requests)],
+      ["Retries", n(run.retries)],
+      ["Rate limited (429)", n(run.throttled)],
+    ];
+    parts.push(table({ caption: "The run", columns: ["Figure", "Value"], rows: rows.map(([header, value]) => ({ header, cells: [value] })) }));
+  }
+  const lookups: [Lookup, OutcomeCounts][] = [];
+  if (s.broadband) lookups.push(["broadband", s.broadband.postcodes]);
+  if (s.mobile) lookups.push(["mobile", s.mobile.postcodes]);
+  if (lookups.length > 0) {
+    const u = s.postcodes.unique;
+    const cell = (v: number) => `${n(v)} (${formatShare(v, u)})`;
+    parts.push(
+      table({
+        caption: `Postcodes by the answer of each lookup, of ${n(u)} postcodes`,
+        columns: ["Lookup", "Found", "Not found", "Failed", "Pending"],
+        rows: lookups.map(([l, p]) => ({ header: l, cells: [cell(p.ok), cell(p.notFound), cell(p.failed), cell(p.pending)] })),
+      }),
+    );
+    const failed = lookups.some(([, p]) => p.failed > 0);
+    const pending = lookups.some(([, p]) => p.pending > 0);
+    if (failed || pending)
+      parts.push(
+        `<p>${escapeHtml(
+          [failed ? "failures.csv says why each failed postcode failed" : "", pending ? "pending postcodes have no answer yet (the run stopped early)" : ""]
+            .filter(Boolean)
+            .join("; ") + "; the next batch fetches them again.",
+        )}</p>`,
+      );
+  }
+  return parts.join("");
+}

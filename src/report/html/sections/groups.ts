@@ -1,0 +1,85 @@
+// 4. Groups: per dimension, the 20 groups with the largest share below superfast and the 20 with
+// the largest share of indoor voice total notspots.
+import { SPEED_THRESHOLDS as T } from "../../definitions.js";
+import { barChart } from "../charts.js";
+import { figure, section } from "../figure.js";
+import { formatCount, formatShare, shareValue } from "../format.js";
+import { PALETTE } from "../palette.js";
+import { table } from "../tables.js";
+import type { GroupFigure, GroupRow } from "../types.js";
+
+const n = formatCount;
+export const WORST_GROUPS = 20;
+
+interface Measure {
+  key: "belowSuperfast" | "indoorVoiceTotalNotspots";
+  slug: string;
+  what: string;
+  of: string;
+  colour: string;
+}
+
+const MEASURES: readonly Measure[] = [
+  { key: "belowSuperfast", slug: "below-superfast", what: `below superfast (under ${T.superfast} Mbit/s down)`, of: "broadband addresses", colour: PALETTE[4] },
+  { key: "indoorVoiceTotalNotspots", slug: "voice-notspots", what: "with no provider good for indoor voice", of: "mobile addresses", colour: PALETTE[1] },
+];
+
+/** The `limit` groups with the highest share; ties by more addresses affected, then by name. */
+export function worstGroups(rows: readonly GroupRow[], key: Measure["key"], limit = WORST_GROUPS): (GroupRow & Record<typeof key, GroupFigure>)[] {
+  const share = (f: GroupFigure) => f.count / f.of;
+  return rows
+    .filter((r): r is GroupRow & Record<typeof key, GroupFigure> => r[key] !== null && r[key]!.of > 0)
+    .sort((a, b) => share(b[key]) - share(a[key]) || b[key].count - a[key].count || a.group.localeCompare(b.group))
+    .slice(0, limit);
+}
+
+export function groupsSection(rows: readonly GroupRow[], title: string): string {
+  const dimensions = [...new Set(rows.map((r) => r.dimension))];
+  const content = dimensions
+    .map((dimension) => {
+      const inDimension = rows.filter((r) => r.dimension === dimension);
+      return MEASURES.map((m) => groupFigure(dimension, inDimension, m)).join("");
+    })
+    .join("");
+  return section("groups", title, content);
+}
+
+
+function groupFigure(dimension: string, rows: readonly GroupRow[], m: Measure): string {
+  const worst = worstGroups(rows, m.key);
+  const id = `groups-${dimension.replace(/[^A-Za-z0-9_-]/g, "_")}-${m.slug}`;
+  const titled = `${dimension}: ${worst.length === WORST_GROUPS ? `the ${WORST_GROUPS} groups` : "groups"} with the largest share of addresses ${m.what}`;
+  const first = worst[0];
+  const affected = worst.some((r) => r[m.key].count > 0);
+  return figure({
+    id,
+    title: titled,
+    reading: first
+      ? `Worst: ${first.group}, ${formatShare(first[m.key].count, first[m.key].of)} of its ${n(first[m.key].of)} ${m.of} (${n(first[m.key].count)}).`
+      : "",
+    chart:
+      !first || !affected
+        ? null
+        : barChart({
+            title: titled,
+            categories: worst.map((r) => r.group),
+            series: [
+              {
+                name: "Share",
+                values: worst.map((r) => shareValue(r[m.key].count, r[m.key].of)),
+                labels: worst.map((r) => `${formatShare(r[m.key].count, r[m.key].of)} · ${n(r[m.key].count)} of ${n(r[m.key].of)}`),
+                colour: m.colour,
+              },
+            ],
+            orientation: "horizontal",
+            valueAxis: `% of ${m.of}`,
+            percent: true,
+          }),
+    empty: first ? `No ${dimension} group has addresses ${m.what}.` : `No ${dimension} group has ${m.of}.`,
+    table: table({
+      caption: `${dimension}: addresses ${m.what}, of the group's ${m.of}`,
+      columns: ["Group", "Addresses", `Of ${m.of}`, "Share"],
+      rows: worst.map((r) => ({ header: r.group, cells: [n(r[m.key].count), n(r[m.key].of), formatShare(r[m.key].count, r[m.key].of)] })),
+    }),
+  });
+}

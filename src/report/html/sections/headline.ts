@@ -1,0 +1,39 @@
+// 1. Headline: what the report covers, from which release(s), when, and whether it is simulated.
+import { escapeHtml, formatCount, formatDate, formatTime } from "../format.js";
+import type { HtmlReportData, ReleaseCount } from "../types.js";
+
+export function headlineSection(data: HtmlReportData): string {
+  const s = data.summary;
+  const scope = s.runId === null ? "All stored postcodes" : `Run ${s.runId}`;
+  const figures: [string, string][] = [["Postcodes", formatCount(s.postcodes.unique)]];
+  if (s.broadband) figures.push(["Broadband addresses", formatCount(s.broadband.addresses)]);
+  if (s.mobile) figures.push(["Mobile addresses", formatCount(s.mobile.addresses)]);
+  const input =
+    s.postcodes.input === null
+      ? ""
+      : `<p>From ${formatCount(s.postcodes.input)} input rows: ${formatCount(s.postcodes.unique)} distinct valid postcodes, ${formatCount(s.postcodes.invalid ?? 0)} rows without a valid postcode.</p>`;
+  return [
+    `<header id="headline">`,
+    `<h1>Broadband and mobile coverage</h1>`,
+    `<p class="meta">${escapeHtml(scope)} · report generated ${escapeHtml(formatTime(s.generatedAt))}</p>`,
+    s.simulated
+      ? `<p class="simulated"><strong>Simulated</strong>: these figures come from the bundled simulator, not the real coverage API. Do not quote them.</p>`
+      : "",
+    `<dl class="figures">${figures.map(([k, v]) => `<div><dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd></div>`).join("")}</dl>`,
+    input,
+    releases(data.releases),
+    `</header>`,
+  ].join("");
+}
+
+function releases(list: readonly ReleaseCount[]): string {
+  if (list.length === 0) return `<p class="releases">No lookup has found any of these postcodes, so there is no release to name.</p>`;
+  const line = (r: ReleaseCount) => {
+    const name = r.release === null ? "release not named by the API" : `release ${r.release}`;
+    const from = formatDate(r.firstFetched);
+    const to = formatDate(r.lastFetched);
+    const when = from === to ? `fetched ${from}` : `fetched ${from} to ${to}`;
+    return `<li>${escapeHtml(`${r.lookup}: ${name}, ${formatCount(r.postcodes)} postcode${r.postcodes === 1 ? "" : "s"}, ${when}`)}</li>`;
+  };
+  return `<div class="releases"><p>Data:</p><ul>${list.map(line).join("")}</ul></div>`;
+}

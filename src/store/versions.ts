@@ -1,0 +1,201 @@
+// Versions of an answer: each distinct answer of a postcode and lookup, with when it was first and
+// last seen and its release. The latest version's addresses are the address tables' rows (what
+// the reports read); an older version keeps its addresses as JSON rows in answer_versions.content,
+// written when a newer version replaces it. An identical re-fetch only moves last_seen.
+import { createHash } from "node:crypto";
+import { SPEED_FIELDS, mobileFields, type Lookup } from "../spec/fields.js";
+import type { Answer } from "../fetch/outcome.js";
+import type { Db } from "./db.js";
+
+/** One address of a version: [uprn, address, ...values] (speeds in SPEED_FIELDS order, ratings in mobileFields order). */
+export type VersionRow = [number, string, ...(number | null)[]];
+
+export interface VersionContent {
+  status: "ok" | "not_found";
+  simulated: boolean;
+  /** mobile: providerKey of the ratings held; null for broadband */
+  providers: string | null;
+  /** sorted by UPRN */
+  rows: VersionRow[];
+}
+
+/** The providers of a providerKey (",A,B," → [A, B]). */
+export function providersOfKey(key: string | null): string[] {
+  return key ? key.split(",").filter(Boolean) : [];
+}
+
+/** The value columns a version's rows hold after uprn and address. */
+export function valueFields(lookup: Lookup, providers: string | null): string[] {
+  return lookup === "broadband" ? [...SPEED_FIELDS] : mobileFields(providersOfKey(providers));
+}
+
+const byUprn = (a: VersionRow, b: VersionRow) => a[0] - b[0];
+
+export function answerRows(answer: Answer): VersionRow[] {
+  const rows: VersionRow[] =
+    answer.lookup === "broadband"
+      ? answer.addresses.map((a) => [a.uprn, a.address, ...a.speeds])
+      : answer.addresses.map((a) => [a.uprn, a.address, ...a.ratings]);
+  return rows.sort(byUprn);
+}
+
+/** The rows of a postcode's latest answer, as the address tables hold them. */
+export function storedRows(db: Db, postcode: string, lookup: Lookup, providers: string | null): VersionRow[] {
+  const table = lookup === "broadband" ? "broadband_addresses" : "mobile_addresses";
+  const fields = valueFields(lookup, providers);
+  const columns = fields.length > 0 ? `, ${fields.join(", ")}` : "";
+  return db.prepare(`SELECT uprn, address${columns} FROM ${table} WHERE postcode = ? ORDER BY uprn`).raw(true).all(postcode) as VersionRow[];
+}
+
+/** Equal content, equal hash: what tells an identical re-fetch from a new version. */
+export function contentHash(c: VersionContent): string {
+  return createHash("sha256")
+    .update(JSON.stringify([c.status, c.simulated ? 1 : 0, c.providers, c.rows]))
+    .digest("hex")
+    .slice(0, 32);
+}
+
+export interface CurrentVersion {
+  id: number;
+  status: "ok" | "not_found";
+  hash: string | null;
+  simulated: number;
+  providers: string | null;
+  /** the release the lookup row was last confirmed on */
+  confirmed: string | null;
+}
+
+export interface VersionStore {
+  current(postcode: string, lookup: Lookup): CurrentVersion | null;
+  /** The current version's hash, computed from the address tables for a migrated version. */
+  hashOf(postcode: string, lookup: Lookup, v: CurrentVersion): string;
+  seenAgain(id: number, at: string): void;
+  /** Moves the current version's addresses into its content: call before the address tables are rewritten. */
+  retire(postcode: string, lookup: Lookup, v: CurrentVersion): void;
+  add(v: { postcode: string; lookup: Lookup; content: VersionContent; hash: string; release: string; at: string; runId: number }): number;
+}
+
+export function versionStore(db: Db): VersionStore {
+  const selectCurrent = db.prepare(
+    `SELECT v.id, v.status, v.hash, v.simulated, v.providers, l.release AS confirmed
+       FROM lookups l JOIN answer_versions v ON v.id = l.version_id WHERE l.postcode = ? AND l.lookup = ?`,
+  );
+  const setHash = db.prepare("UPDATE answer_versions SET hash = ? WHERE id = ?");
+  const setLastSeen = db.prepare("UPDATE answer_versions SET last_seen = ? WHERE id = ?");
+  const setContent = db.prepare("UPDATE answer_versions SET content = ? WHERE id = ?");
+  const insert = db.prepare(
+    `INSERT INTO answer_versions (postcode, lookup, status, hash, release, first_seen, last_seen, run_id, simulated, address_count, providers)
+     VALUES (@postcode, @lookup, @status, @hash, @release, @at, @at, @runId, @simulated, @addressCount, @providers)`,
+  );
+  const rowsOf = (postcode: string, lookup: Lookup, v: CurrentVersion) =>
+    v.status === "ok" ? storedRows(db, postcode, lookup, v.providers) : [];
+  return {
+    current: (postcode, lookup) => (selectCurrent.get(postcode, lookup) as CurrentVersion | undefined) ?? null,
+    hashOf(postcode, lookup, v) {
+      if (v.hash !== null) return v.hash;
+      const hash = contentHash({ status: v.status, simulated: v.simulated === 1, providers: lookup === "mobile" ? v.providers : null, rows: rowsOf(postcode, lookup, v) });
+      setHash.run(hash, v.id);
+      return hash;
+    },
+    seenAgain: (id, at) => void setLastSeen.run(at, id),
+    retire: (postcode, lookup, v) => void setContent.run(JSON.stringify(rowsOf(postcode, lookup, v)), v.id),
+    add: (v) =>
+      Number(
+        insert.run({
+          postcode: v.postcode,
+          lookup: v.lookup,
+          status: v.content.status,
+          hash: v.hash,
+          release: v.release,
+          at: v.at,
+          runId: v.runId,
+          simulated: v.content.simulated ? 1 : 0,
+          addressCount: v.content.rows.length,
+          providers: v.content.providers,
+        }).lastInsertRowid,
+      ),
+  };
+}
+
+/** What changes are measured against: each answer's previous version, or the versions current at a time or after a run. */
+export type Baseline = { kind: "previous" } | { kind: "date"; before: string } | { kind: "run"; runId: number };
+
+export interface VersionSide {
+  status: "ok" | "not_found";
+  release: string;
+  /** mobile: the providers whose ratings the rows hold */
+  providers: string[];
+  /** the value columns of rows (valueFields) */
+  fields: string[];
+  rows: VersionRow[];
+}
+
+export interface VersionPair {
+  postcode: string;
+  lookup: Lookup;
+  before: VersionSide;
+  after: VersionSide;
+}
+
+/**
+ * For each postcode of the scope (a run's input, or every stored one) and lookup whose latest
+ * version is not its baseline version: both versions' rows. Postcodes without a baseline version
+ * (first fetched after it), or whose baseline is simulated and latest real (or the reverse), have
+ * nothing to compare and are left out.
+ */
+export function* changedVersions(db: Db, scope: { runId: number | null; lookups: readonly Lookup[] }, baseline: Baseline): Generator<VersionPair> {
+  const source =
+    scope.runId === null
+      ? "SELECT DISTINCT postcode FROM lookups"
+      : "SELECT DISTINCT postcode FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL";
+  const condition =
+    baseline.kind === "previous" ? "x.id < a.id" : baseline.kind === "date" ? "x.first_seen < @before" : "x.run_id <= @baselineRun";
+  const pairs = db
+    .prepare(
+      `SELECT s.postcode, l.lookup,
+              a.id AS afterId, a.status AS afterStatus, a.release AS afterRelease, a.providers AS afterProviders, a.content AS afterContent,
+              b.status AS beforeStatus, b.release AS beforeRelease, b.providers AS beforeProviders, b.content AS beforeContent
+         FROM (${source}) s
+         JOIN lookups l ON l.postcode = s.postcode
+         JOIN answer_versions a ON a.id = l.version_id
+         JOIN answer_versions b ON b.id = (SELECT MAX(x.id) FROM answer_versions x
+                                            WHERE x.postcode = l.postcode AND x.lookup = l.lookup AND ${condition})
+        WHERE b.id <> a.id AND a.simulated = b.simulated AND l.lookup IN (${scope.lookups.map((l) => `'${l}'`).join(", ") || "''"})`,
+    )
+    .all({
+      ...(scope.runId === null ? {} : { runId: scope.runId }),
+      ...(baseline.kind === "date" ? { before: baseline.before } : baseline.kind === "run" ? { baselineRun: baseline.runId } : {}),
+    }) as {
+    postcode: string;
+    lookup: Lookup;
+    afterStatus: "ok" | "not_found";
+    afterRelease: string;
+    afterProviders: string | null;
+    afterContent: string | null;
+    beforeStatus: "ok" | "not_found";
+    beforeRelease: string;
+    beforeProviders: string | null;
+    beforeContent: string | null;
+  }[];
+  for (const p of pairs) {
+    const side = (status: "ok" | "not_found", release: string, providers: string | null, content: string | null): VersionSide => ({
+      status,
+      release,
+      providers: providersOfKey(providers),
+      fields: valueFields(p.lookup, providers),
+      // the latest version's rows are the address tables'; older ones carry theirs
+      rows: content === null ? (status === "ok" ? storedRows(db, p.postcode, p.lookup, providers) : []) : (JSON.parse(content) as VersionRow[]),
+    });
+    yield {
+      postcode: p.postcode,
+      lookup: p.lookup,
+      before: side(p.beforeStatus, p.beforeRelease, p.beforeProviders, p.beforeContent),
+      after: side(p.afterStatus, p.afterRelease, p.afterProviders, p.afterContent),
+    };
+  }
+}
+
+/** Whether the run is recorded: `--since RUN` names one. */
+export function runExists(db: Db, runId: number): boolean {
+  return db.prepare("SELECT 1 FROM runs WHERE id = ?").get(runId) !== undefined;
+}

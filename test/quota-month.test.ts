@@ -1,0 +1,190 @@
+// Issue 12 end to end: the nightly batch over simulated months (an injected clock, no sleeping)
+// with --monthly-quota 100 on a 140-postcode list fetched the month before, 10 postcodes added on
+// March 8 and a new release arriving on March 12.
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
+import { openDatabase } from "../src/store/db.js";
+import { quotaStatus } from "../src/plan/quota-status.js";
+import { LOOKUPS, type Lookup } from "../src/spec/fields.js";
+import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { FakeClock } from "./helpers/fake-clock.js";
+
+const KEY = "quota-key-71c0";
+const SEED = 13;
+const QUOTA = 100;
+const env = { COVERAGE_API_KEY: KEY };
+const DAY = 24 * 3600 * 1000;
+const d = tempDir("pcc-quota-");
+afterAll(() => rmSync(d, { recursive: true, force: true }));
+
+describe("quota planner over a month", () => {
+  it("never exceeds the quota, fetches new postcodes the night they appear, spreads refreshes, moves to a new release oldest first as status predicted", async () => {
+    const all = generatePostcodes(SEED, 140);
+    const [initial, added] = [all.slice(0, 130), all.slice(130)];
+    const input = (list: string[]) => writeCsv(d, "in.csv", ["postcode", ...list]);
+    const dbPath = join(d, "coverage.sqlite");
+    const query = <T>(sql: string, ...params: unknown[]) => {
+      const db = openDatabase(dbPath, { readonly: true });
+      try {
+        return db.prepare(sql).all(...params) as T[];
+      } finally {
+        db.close();
+      }
+    };
+    const clock = new FakeClock(Date.parse("2026-02-01T02:00:00Z"));
+    let sim: Simulator = await startSimulator({ port: 0, seed: SEED, key: KEY, release: 1 });
+    try {
+      // the month before: everything fetched without a quota
+      expect((await runIn(d, { in: input(initial), baseUrl: sim.url, probe: 0, reports: false }, env, { clock })).exitCode).toBe(0);
+
+      const stale = (lookup: Lookup) =>
+        query<{ postcode: string; fetched_at: string }>(
+          `SELECT postcode, fetched_at FROM lookups WHERE lookup = ?
+              AND release IS NOT (SELECT name FROM releases WHERE lookup = ? ORDER BY id DESC LIMIT 1)`,
+          lookup,
+          lookup,
+        );
+      const releases = (lookup: Lookup) => query<{ n: number }>("SELECT COUNT(*) AS n FROM releases WHERE lookup = ?", lookup)[0]!.n;
+      const detected: Partial<Record<Lookup, string>> = {};
+      const predicted: Partial<Record<Lookup, string>> = {};
+      const finished: Partial<Record<Lookup, string>> = {};
+      const refreshSpend: Record<Lookup, number[]> = { broadband: [], mobile: [] };
+
+      for (let night = 0; night < 75 && !(finished.broadband && finished.mobile); night++) {
+        clock.t = Date.parse("2026-03-01T02:00:00Z") + night * DAY;
+        const date = new Date(clock.t).toISOString().slice(0, 10);
+        if (date === "2026-03-12") {
+          await sim.close();
+          sim = await startSimulator({ port: 0, seed: SEED, key: KEY, release: 2 });
+        }
+        const list = date >= "2026-03-08" ? all : initial;
+        const before = Object.fromEntries(LOOKUPS.map((l) => [l, stale(l)])) as Record<Lookup, { postcode: string; fetched_at: string }[]>;
+        const r = await runIn(d, { in: input(list), baseUrl: sim.url, monthlyQuota: String(QUOTA), maxAge: "60d", reports: false }, env, { clock });
+        // every postcode has an answer: deferred refreshes do not make a failure
+        expect(r.exitCode, `exit on ${date}`).toBe(0);
+
+        for (const lookup of LOOKUPS) {
+          const sent = query<{ n: number }>("SELECT COUNT(*) AS n FROM request_ledger WHERE run_id = ? AND lookup = ?", r.runId, lookup)[0]!.n;
+          if (date === "2026-03-08") {
+            // the 20 new postcodes are fetched the night they appear
+            const fetched = query<{ postcode: string }>(`SELECT postcode FROM lookups WHERE lookup = ? AND run_id = ?`, lookup, r.runId).map((x) => x.postcode);
+            for (const p of added) expect(fetched).toContain(p.replace(" ", ""));
+            refreshSpend[lookup].push(sent - added.length);
+          } else refreshSpend[lookup].push(sent);
+
+          // the new release: oldest answers first, then exactly as status predicted
+          const was = before[lookup];
+          const now = new Set(stale(lookup).map((x) => x.postcode));
+          if (releases(lookup) === 2 && was.length > 0) {
+            const moved = was.filter((x) => !now.has(x.postcode));
+            const waiting = was.filter((x) => now.has(x.postcode));
+            if (moved.length > 0 && waiting.length > 0)
+              expect(moved.map((x) => x.fetched_at).sort().at(-1)! <= waiting.map((x) => x.fetched_at).sort()[0]!).toBe(true);
+          }
+          if (!detected[lookup] && releases(lookup) === 2) {
+            detected[lookup] = date;
+            const db = openDatabase(dbPath, { readonly: true });
+            try {
+              predicted[lookup] = quotaStatus(db, clock.t + 3600_000).find((q) => q.lookup === lookup)!.finishDate!;
+            } finally {
+              db.close();
+            }
+          }
+          if (detected[lookup] && !finished[lookup] && now.size === 0) finished[lookup] = date;
+        }
+      }
+
+      // the ledger never exceeds the quota in any period
+      const periods = query<{ period: string; lookup: string; n: number }>(
+        "SELECT period, lookup, COUNT(*) AS n FROM request_ledger WHERE period >= '2026-03-01' GROUP BY period, lookup",
+      );
+      expect(periods.length).toBeGreaterThanOrEqual(4);
+      for (const p of periods) expect(p.n, `${p.lookup} in ${p.period}`).toBeLessThanOrEqual(QUOTA);
+      // and spends nearly all of March's
+      for (const p of periods.filter((x) => x.period === "2026-03-01")) expect(p.n).toBeGreaterThanOrEqual(QUOTA - 31);
+
+      // refreshes spread evenly: each night spends about quota / days
+      for (const lookup of LOOKUPS) {
+        const march = refreshSpend[lookup].slice(0, 31);
+        // within one of the even share (3.2), the nights after the new postcodes a little less
+        expect(Math.min(...march), `${lookup} March nights ${march.join(",")}`).toBeGreaterThanOrEqual(Math.floor(QUOTA / 31) - 1);
+        expect(Math.max(...march)).toBeLessThanOrEqual(Math.ceil(QUOTA / 31));
+      }
+
+      // the release was seen (mobile the night it arrived), and status predicted the last night within a day
+      expect(detected.mobile).toBe("2026-03-12");
+      for (const lookup of LOOKUPS) {
+        expect(finished[lookup], lookup).toBeDefined();
+        const gap = Math.abs(Date.parse(finished[lookup]!) - Date.parse(predicted[lookup]!)) / DAY;
+        expect(gap, `${lookup}: predicted ${predicted[lookup]}, finished ${finished[lookup]}`).toBeLessThanOrEqual(1);
+      }
+    } finally {
+      await sim.close();
+    }
+  }, 120_000);
+
+  it("exits 3 while postcodes wait for the quota, sends nothing once the period's quota is spent, and 0 when all have an answer", async () => {
+    const e = tempDir("pcc-quota3-");
+    try {
+      const file = writeCsv(e, "in.csv", ["postcode", ...generatePostcodes(SEED + 1, 30)]);
+      const clock = new FakeClock(Date.parse("2026-05-30T02:00:00Z"));
+      const sim = await startSimulator({ port: 0, seed: SEED, key: KEY });
+      try {
+        const flags = { in: file, baseUrl: sim.url, monthlyQuota: "broadband=20", lookups: "broadband", reports: false };
+        const first = await runIn(e, flags, env, { clock });
+        expect(first.exitCode).toBe(3);
+        expect(first.counts).toMatchObject({ requests: 20, pending: 10 });
+        expect(first.logs.join("\n")).toMatch(/broadband: monthly quota 20, 0 used this period \(since 2026-05-01\).*10 postcodes without an answer wait for the quota/);
+        clock.t += DAY;
+        const spent = await runIn(e, flags, env, { clock });
+        expect(spent.exitCode).toBe(3);
+        expect(spent.counts!.requests).toBe(0);
+        expect(sim.counters.total).toBe(20);
+        // June: a new period; the 10 first, then the even share for probes (10 left over 30 nights: none)
+        clock.t += 2 * DAY;
+        const june = await runIn(e, flags, env, { clock });
+        expect(june.exitCode).toBe(0);
+        expect(june.counts).toMatchObject({ requests: 10, pending: 0 });
+      } finally {
+        await sim.close();
+      }
+    } finally {
+      rmSync(e, { recursive: true, force: true });
+    }
+  });
+
+  it("a --refresh under the quota is spread over the nights and continues where it stopped", async () => {
+    const e = tempDir("pcc-quota-refresh-");
+    try {
+      const file = writeCsv(e, "in.csv", ["postcode", ...generatePostcodes(SEED + 2, 30)]);
+      const clock = new FakeClock(Date.parse("2026-05-25T02:00:00Z"));
+      const sim = await startSimulator({ port: 0, seed: SEED, key: KEY });
+      try {
+        const base = { in: file, baseUrl: sim.url, lookups: "broadband", reports: false };
+        expect((await runIn(e, { ...base, probe: 0 }, env, { clock })).counts!.requests).toBe(30);
+        // 60 a month, 30 used: 30 left over the 6 nights from 26 May, 5 a night, each postcode once
+        const nights: number[] = [];
+        for (let night = 1; night <= 6; night++) {
+          clock.t += DAY;
+          const r = await runIn(e, { ...base, refresh: true, monthlyQuota: "60" }, env, { clock });
+          expect(r.exitCode).toBe(0);
+          nights.push(r.counts!.requests);
+        }
+        expect(nights).toEqual([5, 5, 5, 5, 5, 5]);
+        const db = openDatabase(join(e, "coverage.sqlite"), { readonly: true });
+        try {
+          expect(db.prepare("SELECT COUNT(*) FROM lookups WHERE fetched_at < '2026-05-26'").pluck().get()).toBe(0);
+          expect(db.prepare("SELECT COUNT(*) FROM refresh_marks").pluck().get()).toBe(0);
+        } finally {
+          db.close();
+        }
+      } finally {
+        await sim.close();
+      }
+    } finally {
+      rmSync(e, { recursive: true, force: true });
+    }
+  });
+});

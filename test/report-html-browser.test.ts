@@ -1,0 +1,231 @@
+// report.html opened in a real browser (Debian's chromium driven by playwright-core; nothing is
+// downloaded), from real batches against the bundled simulator: a normal run, one postcode, no
+// mobile lookup, and every postcode not found. One browser for all of them.
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generatePostcode, generatePostcodes } from "../src/simulator/index.js";
+import { percent, type Summary } from "../src/report/summary.js";
+import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
+
+const CHROMIUM = process.env.PCC_CHROMIUM ?? "/usr/bin/chromium";
+const SEED = 11;
+const pool = generatePostcodes(SEED, 400);
+const known = pool.filter((p) => generatePostcode(SEED, p) !== null);
+const unknown = pool.filter((p) => generatePostcode(SEED, p) === null);
+
+interface Case {
+  name: string;
+  postcodes: string[];
+  lookups: string;
+}
+const CASES: Case[] = [
+  { name: "normal", postcodes: [...known.slice(0, 40), ...unknown.slice(0, 2)], lookups: "broadband,mobile" },
+  { name: "one postcode", postcodes: known.slice(0, 1), lookups: "broadband,mobile" },
+  { name: "no mobile lookup", postcodes: known.slice(0, 10), lookups: "broadband" },
+  { name: "all not found", postcodes: unknown.slice(0, 3), lookups: "broadband,mobile" },
+];
+
+interface Opened {
+  run: HarnessRun;
+  summary: Summary;
+  dir: string;
+  consoleErrors: string[];
+  requests: string[];
+  page: Page;
+}
+
+let browser: Browser;
+const opened = new Map<string, Opened>();
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: apt-get install chromium (or set PCC_CHROMIUM)`);
+  expect(unknown.length).toBeGreaterThanOrEqual(3);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  for (const c of CASES) {
+    const dir = tempDir("pcc-html-browser-");
+    dirs.push(dir);
+    const input = writeCsv(dir, "in.csv", ["postcode", ...c.postcodes]);
+    const run = await runIn(dir, { in: input, simulate: true, lookups: c.lookups }, {}, { simulator: { seed: SEED } });
+    expect(run.exitCode).toBe(0);
+    const summary = JSON.parse(readFileSync(join(dir, "out", "summary.json"), "utf8")) as Summary;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const consoleErrors: string[] = [];
+    const requests: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error" || m.type() === "warning") consoleErrors.push(m.text());
+    });
+    page.on("pageerror", (e) => consoleErrors.push(e.message));
+    page.on("request", (r) => requests.push(r.url()));
+    // anything but the file itself would leave the machine: refuse it (and the test sees it above)
+    await page.route(/^(?!file:)/, (route) => route.abort());
+    await page.goto(pathToFileURL(join(dir, "out", "report.html")).href);
+    opened.set(c.name, { run, summary, dir, consoleErrors, requests, page });
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const get = (name: string) => opened.get(name)!;
+const n = (x: number) => x.toLocaleString("en-GB");
+const share = (x: number, of: number) => `${percent(x, of)}%`;
+
+/** A figure's table as rows of cell texts (row header first); [] when the figure has none. */
+function rows(page: Page, figureId: string): Promise<string[][]> {
+  return page.$$eval(`#${figureId} table tbody tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll("th, td")].map((c) => c.textContent ?? "")));
+}
+
+describe.each(CASES.map((c) => c.name))("report.html of the %s case", (name) => {
+  it("loads with no console error and no request but the file itself", () => {
+    const o = get(name);
+    expect(o.consoleErrors).toEqual([]);
+    expect(o.requests).toEqual([pathToFileURL(join(o.dir, "out", "report.html")).href]);
+  });
+
+  it("has marks in every chart, a sentence where there is nothing to draw, and fits 1280 px", async () => {
+    const { page } = get(name);
+    const figures = await page.$$eval("figure", (fs) =>
+      fs.map((f) => {
+        const svg = f.querySelector("svg.chart");
+        const marks = svg ? [...svg.querySelectorAll('path[ecmeta_ssr_type="chart"]')] : [];
+        const drawn = marks.filter((m) => {
+          const box = (m as SVGGraphicsElement).getBBox();
+          return box.width > 0 && box.height > 0;
+        });
+        const shown = svg ? svg.getBoundingClientRect() : null;
+        return {
+          id: f.id,
+          marks: marks.length,
+          drawn: drawn.length,
+          visible: shown !== null && shown.width > 100 && shown.height > 50,
+          empty: f.querySelector("p.empty")?.textContent ?? null,
+          table: f.querySelector("table caption") !== null,
+        };
+      }),
+    );
+    expect(figures.length).toBeGreaterThan(0);
+    for (const f of figures) {
+      if (f.empty === null) {
+        expect(f, f.id).toMatchObject({ visible: true, table: true });
+        expect(f.drawn, f.id).toBeGreaterThan(0);
+      } else {
+        expect(f.empty.length, f.id).toBeGreaterThan(20);
+        expect(f.marks, f.id).toBe(0);
+      }
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+  });
+
+  it("shows the headline and the run's figures as summary.json has them", async () => {
+    const { page, summary, run } = get(name);
+    const figures = await page.$$eval("dl.figures div", (ds) => Object.fromEntries(ds.map((d) => [d.querySelector("dt")!.textContent, d.querySelector("dd")!.textContent])));
+    expect(figures.Postcodes).toBe(n(summary.postcodes.unique));
+    if (summary.broadband) expect(figures["Broadband addresses"]).toBe(n(summary.broadband.addresses));
+    if (summary.mobile) expect(figures["Mobile addresses"]).toBe(n(summary.mobile.addresses));
+    else expect(figures["Mobile addresses"]).toBeUndefined();
+    expect(await page.textContent(".simulated")).toContain("Simulated");
+    const about = await page.$$eval("#about table tbody tr", (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent ?? "")));
+    expect(about).toContainEqual(["Requests", n(run.counts!.requests)]);
+    const u = summary.postcodes.unique;
+    for (const l of ["broadband", "mobile"] as const) {
+      const p = summary[l]?.postcodes;
+      if (p) expect(about).toContainEqual([l, ...[p.ok, p.notFound, p.failed, p.pending].map((v) => `${n(v)} (${share(v, u)})`)]);
+    }
+  });
+
+  it("tables equal summary.json: tiers, speeds, mobile coverage, notspots, needs 4G", async () => {
+    const { page, summary: s } = get(name);
+    const b = s.broadband;
+    if (b && b.addresses > 0) {
+      const tiers: [string, number][] = [
+        ["No data", b.noData],
+        ["Below decent", b.belowDecent],
+        ["Decent", b.belowSuperfast - b.belowDecent],
+        ["Superfast", b.superfast - b.ultrafast],
+        ["Ultrafast", b.ultrafast - b.gigabit],
+        ["Gigabit", b.gigabit],
+      ];
+      expect((await rows(page, "broadband-tiers")).map((r) => [r[0], r[2], r[3]])).toEqual(tiers.map(([t, v]) => [t, n(v), share(v, b.addresses)]));
+      const foot = await page.$$eval("#broadband-tiers tfoot td", (tds) => tds.map((td) => td.textContent));
+      expect(foot[1]).toBe(n(b.addresses));
+      const bins = await rows(page, "broadband-speeds");
+      const withData = b.addresses - b.noData;
+      expect(bins.reduce((sum, r) => sum + Number(r[1]!.replace(/,/g, "")), 0)).toBe(withData);
+      for (const r of bins) expect(r[2]).toBe(share(Number(r[1]!.replace(/,/g, "")), withData));
+    } else expect(await page.$("#broadband-tiers svg")).toBeNull();
+
+    const m = s.mobile;
+    if (m && m.addresses > 0) {
+      const good = await rows(page, "mobile-good");
+      expect(good).toEqual(
+        s.providers.map((p) => {
+          const f = m.providers[p]!;
+          const g = [f.indoorVoiceNotspots, f.indoorDataNotspots, f.outdoorVoiceNotspots, f.outdoorDataNotspots].map((x) => m.addresses - x);
+          return [p, ...g.flatMap((v) => [n(v), share(v, m.addresses)])];
+        }),
+      );
+      expect((await rows(page, "mobile-notspots")).map((r) => r.slice(1))).toEqual(
+        [m.indoorVoice.totalNotspots, m.indoorVoice.partialNotspots, m.indoorData.totalNotspots, m.indoorData.partialNotspots].map((v) => [n(v), share(v, m.addresses)]),
+      );
+      expect(await rows(page, "mobile-needs-4g")).toEqual(
+        s.providers.map((p) => [p, n(m.providers[p]!.indoorDataNeeds4g), share(m.providers[p]!.indoorDataNeeds4g, m.addresses)]),
+      );
+    } else expect(await page.$("#mobile svg")).toBeNull();
+  });
+
+  it("makes a 1280-px screenshot and an A4 PDF", async () => {
+    const { page, dir } = get(name);
+    const png = await page.screenshot({ fullPage: true });
+    expect(png.subarray(1, 4).toString()).toBe("PNG");
+    expect(png.readUInt32BE(16)).toBe(1280); // IHDR width
+    const pdf = await page.pdf({ format: "A4", preferCSSPageSize: true });
+    writeFileSync(join(dir, "report.pdf"), pdf);
+    expect(pdf.subarray(0, 5).toString()).toBe("%PDF-");
+    // A4 is 210 x 297 mm, 595 x 842 points (Chromium rounds to whole pixels: 595.92 x 842.88)
+    const boxes = [...pdf.toString("latin1").matchAll(/\/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]/g)].map((b) => [Number(b[1]), Number(b[2])]);
+    expect(boxes.length).toBeGreaterThan(0);
+    for (const [w, h] of boxes) {
+      expect(Math.abs(w! - 595.3)).toBeLessThan(1.5);
+      expect(Math.abs(h! - 841.9)).toBeLessThan(1.5);
+    }
+  });
+});
+
+describe("what each edge case shows instead of charts", () => {
+  it("the batch's closing lines name report.html", () => {
+    const { run, dir } = get("normal");
+    const file = join(dir, "out", "report.html");
+    expect(run.logs.some((l) => (JSON.parse(l) as { message: string }).message === `open ${file} in a browser to see these figures as charts`)).toBe(true);
+  });
+
+  it("one postcode: every chart drawn from its few addresses", async () => {
+    const { page, summary } = get("one postcode");
+    expect(summary.postcodes.unique).toBe(1);
+    expect(await page.$$("svg.chart")).toHaveLength(5);
+  });
+
+  it("no mobile lookup: says so, with no mobile chart", async () => {
+    const { page } = get("no mobile lookup");
+    expect(await page.textContent("#mobile")).toContain("This run did not ask for the mobile lookup");
+    expect(await page.$$("#mobile svg")).toHaveLength(0);
+    expect(await page.$$("#broadband svg.chart")).toHaveLength(2);
+  });
+
+  it("all postcodes not found: sentences, not one chart", async () => {
+    const { page, summary } = get("all not found");
+    expect(summary.broadband!.postcodes.notFound).toBe(3);
+    expect(await page.$$("svg")).toHaveLength(0);
+    expect(await page.textContent("#broadband-tiers")).toContain("No broadband addresses: none of the 3 postcodes");
+    expect(await page.textContent("#mobile")).toContain("No mobile addresses: none of the 3 postcodes");
+    expect(await page.textContent("#headline")).toContain("No lookup has found any of these postcodes");
+  });
+});
