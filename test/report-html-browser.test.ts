@@ -210,7 +210,9 @@ describe("what each edge case shows instead of charts", () => {
   it("one postcode: every chart drawn from its few addresses", async () => {
     const { page, summary } = get("one postcode");
     expect(summary.postcodes.unique).toBe(1);
-    expect(await page.$$("svg.chart")).toHaveLength(5);
+    // five charts of the figures, and the groups of groups.csv (by default the postcode's area and district)
+    expect(await page.$$("#groups svg.chart")).toHaveLength(2);
+    expect(await page.$$("svg.chart")).toHaveLength(7);
   });
 
   it("no mobile lookup: says so, with no mobile chart", async () => {
