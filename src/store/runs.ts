@@ -160,6 +160,25 @@ export function readRun(db: Db, which: number | "last"): RunInfo | null {
   };
 }
 
+/** What a run did, as its row says. */
+export interface RunFacts {
+  id: number;
+  state: string;
+  startedAt: string;
+  endedAt: string | null;
+  requests: number;
+  retries: number;
+  throttled: number;
+  message: string | null;
+}
+
+export function readRunFacts(db: Db, runId: number): RunFacts | null {
+  const row = db
+    .prepare("SELECT id, state, started_at AS startedAt, ended_at AS endedAt, requests, retries, throttled, message FROM runs WHERE id = ?")
+    .get(runId) as RunFacts | undefined;
+  return row ?? null;
+}
+
 /** The lowest and highest run id; null when no run is stored. */
 export function runIdRange(db: Db): { min: number; max: number } | null {
   const range = db.prepare("SELECT MIN(id) AS min, MAX(id) AS max FROM runs").get() as { min: number | null; max: number | null };

@@ -1,14 +1,14 @@
 // The figures report.html adds to the summary, counted by SQLite over the report's postcode table
 // (so they cover exactly the summary's addresses): the exclusive broadband tiers, the distribution
-// of MaxPredictedDown, the releases the answers come from, and the run's own row.
-import type { Lookup } from "../../spec/fields.js";
+// of MaxPredictedDown, and the run's own row.
 import type { Db } from "../../store/db.js";
 import { SPEED_THRESHOLDS as T, TIERS, type Tier } from "../definitions.js";
 import { downloadWithDataSql, tierSql } from "../measures.js";
 import { POSTCODE_TABLE } from "../postcode-table.js";
 import type { ReportScope } from "../scope.js";
 import type { Summary } from "../summary.js";
-import type { HtmlReportData, ReleaseCount, RunFacts, SpeedBin, TierCount } from "./types.js";
+import { readRunFacts } from "../../store/runs.js";
+import type { HtmlReportData, SpeedBin, TierCount } from "./types.js";
 
 /** The histogram's bin edges, Mbit/s: every tier threshold is an edge, with finer steps between. */
 export const SPEED_BIN_EDGES: readonly number[] = [...new Set([0, 2, 5, T.decentDown, 20, T.superfast, 50, 100, 200, T.ultrafast, 500, T.gigabit])].sort(
@@ -50,35 +50,12 @@ export function broadbandDistribution(db: Db): { tiers: TierCount[]; speedBins: 
   };
 }
 
-export function releaseCounts(db: Db, lookups: readonly Lookup[]): ReleaseCount[] {
-  if (lookups.length === 0) return [];
-  return db
-    .prepare(
-      `SELECT l.lookup AS lookup, l.dataset AS release, COUNT(*) AS postcodes, MIN(l.fetched_at) AS firstFetched, MAX(l.fetched_at) AS lastFetched
-         FROM ${POSTCODE_TABLE} s JOIN lookups l ON l.postcode = s.postcode
-        WHERE l.status = 'ok' AND l.lookup IN (${lookups.map(() => "?").join(", ")})
-        GROUP BY l.lookup, l.dataset ORDER BY l.lookup, l.dataset`,
-    )
-    .all(...lookups) as ReleaseCount[];
-}
-
-export function runFacts(db: Db, runId: number): RunFacts | null {
-  return (
-    (db
-      .prepare(
-        `SELECT id, state, started_at AS startedAt, ended_at AS endedAt, requests, retries, throttled, message FROM runs WHERE id = ?`,
-      )
-      .get(runId) as RunFacts | undefined) ?? null
-  );
-}
-
 /** Everything but the optional groups and changes; the report's postcode table must be built. */
 export function collectHtmlReportData(db: Db, scope: ReportScope, summary: Summary): HtmlReportData {
   const broadband = scope.lookups.includes("broadband") ? broadbandDistribution(db) : { tiers: [], speedBins: [] };
   return {
     summary,
     ...broadband,
-    releases: releaseCounts(db, scope.lookups),
-    run: runFacts(db, scope.runId),
+    run: readRunFacts(db, scope.runId),
   };
 }

@@ -10,9 +10,11 @@
 //   changes: what moved since the baseline (the previous release, or --since): addresses up and
 //            down a tier, and per provider the indoor voice notspots closed (rating crossed up to
 //            good) and opened (crossed down).
-import type { Lookup } from "../../spec/fields.js";
 import type { Tier } from "../definitions.js";
 import type { Summary } from "../summary.js";
+import type { RunFacts } from "../../store/runs.js";
+
+export type { RunFacts } from "../../store/runs.js";
 
 /** Addresses of one exclusive broadband tier: every address is in exactly one. */
 export interface TierCount {
@@ -27,28 +29,6 @@ export interface SpeedBin {
   /** the tier every speed in the bin reaches on download alone (Decent also needs 1 Mbit/s up) */
   tier: Tier;
   addresses: number;
-}
-
-/** Postcodes in scope whose stored answer of a lookup comes from one release. */
-export interface ReleaseCount {
-  lookup: Lookup;
-  /** the answer's release name (mobile DBName); null when the answer names none */
-  release: string | null;
-  postcodes: number;
-  firstFetched: string;
-  lastFetched: string;
-}
-
-/** The run reported, as its row in the runs table says. */
-export interface RunFacts {
-  id: number;
-  state: string;
-  startedAt: string;
-  endedAt: string | null;
-  requests: number;
-  retries: number;
-  throttled: number;
-  message: string | null;
 }
 
 export interface GroupFigure {
@@ -81,7 +61,6 @@ export interface HtmlReportData {
   tiers: TierCount[];
   /** addresses with data only, slowest bin first */
   speedBins: SpeedBin[];
-  releases: ReleaseCount[];
   /** the run reported (for --all: the latest run) */
   run: RunFacts | null;
   groups?: GroupRow[] | undefined;

@@ -1,6 +1,7 @@
 // 1. Headline: what the report covers, from which release(s), when, and whether it is simulated.
 import { escapeHtml, formatCount, formatDate, formatTime } from "../format.js";
-import type { HtmlReportData, ReleaseCount } from "../types.js";
+import type { Summary } from "../../summary.js";
+import type { HtmlReportData } from "../types.js";
 
 export function headlineSection(data: HtmlReportData): string {
   const s = data.summary;
@@ -21,19 +22,21 @@ export function headlineSection(data: HtmlReportData): string {
       : "",
     `<dl class="figures">${figures.map(([k, v]) => `<div><dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd></div>`).join("")}</dl>`,
     input,
-    releases(data.releases),
+    releases(s),
     `</header>`,
   ].join("");
 }
 
-function releases(list: readonly ReleaseCount[]): string {
+/** The summary's releases (summary.json `releases`), so the page names exactly what the figures come from. */
+function releases(s: Summary): string {
+  const list = s.lookups.flatMap((lookup) => s.releases[lookup].map((r) => ({ lookup, ...r })));
   if (list.length === 0) return `<p class="releases">No lookup has found any of these postcodes, so there is no release to name.</p>`;
-  const line = (r: ReleaseCount) => {
+  const line = (r: (typeof list)[number]) => {
     const name = r.release === null ? "release not named by the API" : `release ${r.release}`;
-    const from = formatDate(r.firstFetched);
-    const to = formatDate(r.lastFetched);
-    const when = from === to ? `fetched ${from}` : `fetched ${from} to ${to}`;
-    return `<li>${escapeHtml(`${r.lookup}: ${name}, ${formatCount(r.postcodes)} postcode${r.postcodes === 1 ? "" : "s"}, ${when}`)}</li>`;
+    const from = r.fetchedFrom === null ? null : formatDate(r.fetchedFrom);
+    const to = r.fetchedTo === null ? null : formatDate(r.fetchedTo);
+    const when = from === null ? "" : from === to || to === null ? `, fetched ${from}` : `, fetched ${from} to ${to}`;
+    return `<li>${escapeHtml(`${r.lookup}: ${name}, ${formatCount(r.postcodes)} postcode${r.postcodes === 1 ? "" : "s"}${when}`)}</li>`;
   };
   return `<div class="releases"><p>Data:</p><ul>${list.map(line).join("")}</ul></div>`;
 }
