@@ -96,6 +96,14 @@ describe("reports", () => {
     expect(compareReports(a, c)[0]!.detail).toBe('differs from line 5: "  \\"ok\\": 5" vs clean "  \\"ok\\": 4"');
   });
 
+  it("checks report.html and coverage.xlsx are in both sets, not their bytes (they show the run's own facts)", () => {
+    const page = (run: number) => Buffer.from(`<title>Coverage report, run ${run}</title>`);
+    expect(compareReports(new Map([["report.html", page(6)]]), new Map([["report.html", page(1)]]))).toEqual([]);
+    expect(compareReports(new Map(), new Map([["coverage.xlsx", page(1)]]))).toEqual([
+      { check: "report coverage.xlsx", detail: "missing: written by the clean run only" },
+    ]);
+  });
+
   it("ignores fetch dates in summary.json's releases", () => {
     const release = (from: string) => Buffer.from(`{\n  "releases": [{ "release": "R1", "fetchedFrom": "${from}", "fetchedTo": "${from}", "addresses": 5 }]\n}\n`);
     expect(compareReports(new Map([["summary.json", release("2025-01-01")]]), new Map([["summary.json", release("2025-02-02")]]))).toEqual([]);
