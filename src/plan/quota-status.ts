@@ -5,7 +5,6 @@ import type { Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
 import { lastRunSettings, ledgerFigures } from "../store/ledger.js";
 import { planCandidates } from "../store/plan-queries.js";
-import { parseDuration } from "../pipeline/duration.js";
 import { allowance, predictFinish, quotaPeriod } from "./quota-plan.js";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -36,9 +35,8 @@ export function quotaStatus(db: Db, nowMs: number): LookupQuotaStatus[] {
   if (!last || !limits) return [];
   const resetDay = typeof last.args.quotaResetDay === "number" ? last.args.quotaResetDay : 1;
   const spendAll = last.args.spendAll === true;
-  // recorded in milliseconds; runs of older versions recorded the flag's text ("30d")
-  const recordedMaxAge = last.args.maxAge;
-  const maxAgeMs = typeof recordedMaxAge === "number" ? recordedMaxAge : parseDuration(typeof recordedMaxAge === "string" ? recordedMaxAge : "30d");
+  // runs record --max-age in milliseconds (every run that records a monthly quota does)
+  const maxAgeMs = typeof last.args.maxAge === "number" ? last.args.maxAge : 30 * DAY_MS;
   const ranToday = last.startedAt.slice(0, 10) === new Date(nowMs).toISOString().slice(0, 10);
   const nightMs = ranToday ? Date.parse(last.startedAt) + DAY_MS : nowMs;
   const period = quotaPeriod(nightMs, resetDay);

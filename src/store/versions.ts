@@ -4,7 +4,7 @@
 // written when a newer version replaces it. An identical re-fetch only moves last_seen.
 import { createHash } from "node:crypto";
 import { SPEED_FIELDS, mobileFields, type Lookup } from "../spec/fields.js";
-import type { Answer } from "../fetch/outcome.js";
+import type { Answer } from "../spec/records.js";
 import type { Db } from "./db.js";
 
 /** One address of a version: [uprn, address, ...values] (speeds in SPEED_FIELDS order, ratings in mobileFields order). */
