@@ -9,8 +9,4 @@ export class RequestBudget {
     this.used++;
     return true;
   }
-
-  get spent(): number {
-    return this.used;
-  }
 }

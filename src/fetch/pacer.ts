@@ -45,11 +45,6 @@ export class Pacer {
     this.maxInterval = this.baseInterval * (options.maxSlowdown ?? 8);
   }
 
-  /** Current requests per (server) window after the margin and any slowdown. */
-  get currentRate(): number {
-    return this.windowMs / this.interval;
-  }
-
   /** Waits for this request's slot; returns false if the signal aborted first. */
   async acquire(signal?: AbortSignal): Promise<boolean> {
     for (;;) {
