@@ -25,7 +25,6 @@ export class Pacer {
   private pausedUntil = 0;
   private readonly starts: number[] = [];
   private readonly rate: number;
-  private readonly windowMs: number;
   /** the window the pacer enforces: the server's plus the margin */
   private readonly guardedWindowMs: number;
   private readonly slowdown: number;
@@ -37,7 +36,6 @@ export class Pacer {
   ) {
     if (!(options.rate > 0)) throw new Error("pacer rate must be positive");
     this.rate = options.rate;
-    this.windowMs = options.windowMs;
     this.guardedWindowMs = options.windowMs + (options.marginMs ?? Math.max(options.windowMs * 0.01, 20));
     this.baseInterval = this.guardedWindowMs / options.rate;
     this.interval = this.baseInterval;
