@@ -51,6 +51,29 @@ describe("batch option declarations", () => {
     expect(JSON.stringify(config.recordedArgs)).not.toContain(KEY.slice(0, 6));
   });
 
+  it("plan the month's requests and name releases: --probe, --release, --monthly-quota, --quota-reset-day, --spend-all", () => {
+    expect(parseOptions({ in: "x" }, {})).toMatchObject({ probe: 20, release: null, monthlyQuota: null, quotaResetDay: 1, spendAll: false, simulateRelease: 1 });
+    expect(parseOptions({ in: "x", probe: "0", release: " 2026-spring ", monthlyQuota: "broadband=50000,mobile=150000", quotaResetDay: "15", spendAll: true }, {})).toMatchObject({
+      probe: 0,
+      release: "2026-spring",
+      monthlyQuota: { broadband: 50_000, mobile: 150_000 },
+      quotaResetDay: 15,
+      spendAll: true,
+    });
+    expect(parseOptions({ in: "x" }, { COVERAGE_MONTHLY_QUOTA: "50000" }).monthlyQuota).toEqual({ broadband: 50_000, mobile: 50_000 });
+    expect(() => parseOptions({ in: "x", probe: "-1" }, {})).toThrow("--probe: expected a whole number from 0 up, got -1");
+    expect(() => parseOptions({ in: "x", quotaResetDay: "29" }, {})).toThrow("--quota-reset-day: expected a whole number from 1 to 28, got 29");
+  });
+
+  it("group and match the analyst's rows: --group-by, --area-file, --uprn-column", () => {
+    expect(parseOptions({ in: "x" }, {})).toMatchObject({ groupBy: undefined, areaFile: undefined, uprnColumn: undefined });
+    expect(parseOptions({ in: "x", groupBy: "region,district", areaFile: "onspd.csv", uprnColumn: "uprn" }, {})).toMatchObject({
+      groupBy: ["region", "district"],
+      areaFile: "onspd.csv",
+      uprnColumn: "uprn",
+    });
+  });
+
   it("name flags in kebab case and list every visible option in the table", () => {
     expect(flagName("maxRequests")).toBe("--max-requests");
     const table = optionsTable();
