@@ -45,7 +45,7 @@ describe("report files", () => {
   });
 
   it("leaves no temporary file and warns about nothing for a small database", () => {
-    expect(readdirSync(out).sort()).toEqual([...FILES].sort());
+    expect(readdirSync(out).sort()).toEqual([...FILES, ".fingerprint"].sort());
     expect(warnings).toEqual([]);
   });
 

@@ -18,7 +18,7 @@ import { acquireLock, releaseLock, setLockRun, LockedError } from "../store/lock
 import { rowWriter, storedRow } from "../store/run-rows.js";
 import { abandonStaleRuns, checkpointRun, createRun, finishRun, setRunInput, type RunCounts } from "../store/runs.js";
 import { finalCounts } from "../store/counts.js";
-import { writeReports, headlineLines } from "../report/index.js";
+import { writeReports, headlineLines, reportsAreCurrent } from "../report/index.js";
 import { startSimulator, type SimulatorOptions } from "../simulator/index.js";
 import type { Logger } from "../log/logger.js";
 import { startProgress } from "../log/progress.js";
@@ -213,9 +213,14 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     // 5. reports, for this run's input
     if (config.reports) {
       try {
-        const report = await writeReports(db, { outDir: config.outDir, runId, onWarning: (m) => log.warn(m) });
-        log.info(`reports written to ${config.outDir}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
-        for (const line of headlineLines(report.summary)) log.result(line);
+        // A nightly run that changed nothing keeps the set it would rewrite (report/fingerprint.ts).
+        if (await reportsAreCurrent(db, { outDir: config.outDir, runId }))
+          log.info(`reports are current: ${config.outDir} already holds this set, kept as it is`);
+        else {
+          const report = await writeReports(db, { outDir: config.outDir, runId, onWarning: (m) => log.warn(m) });
+          log.info(`reports written to ${config.outDir}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
+          for (const line of headlineLines(report.summary)) log.result(line);
+        }
       } catch (err) {
         log.error(`writing reports failed: ${(err as Error).message}; the database is complete, run \`npm run report\` to retry`);
       }

@@ -1,6 +1,6 @@
 // The reports of issue 4: every file in --out for one run's postcodes (or all stored ones), read
 // from SQLite in one consistent snapshot, each file written atomically.
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
 import { writeAtomically } from "./atomic-file.js";
@@ -11,6 +11,7 @@ import { writePostcodesCsv, writeEnrichedCsv } from "./postcode-files.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
 import { buildPostcodeTable, createPostcodeTable, dropPostcodeTable } from "./postcode-table.js";
 import { ReportError, resolveScope, type ReportScope } from "./scope.js";
+import { forgetFingerprint, isReportSetCurrent, recordFingerprint, reportFingerprint } from "./fingerprint.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
 
 export { headlineLines, type Summary } from "./summary.js";
@@ -49,6 +50,8 @@ export async function writeReports(db: Db, options: ReportOptions): Promise<Repo
   };
 
   return inSnapshot(db, options, async (scope) => {
+    forgetFingerprint(options.outDir);
+    const fingerprint = reportFingerprint(db, scope, { ...options, bom: csv.bom, goodRating });
     buildPostcodeTable(db, scope, goodRating);
     const summary = computeSummary(db, scope, goodRating, generatedAt);
     await write("broadband.csv", (path) => writeBroadbandCsv(db, scope, path, csv));
@@ -63,8 +66,20 @@ export async function writeReports(db: Db, options: ReportOptions): Promise<Repo
     await write("failures.csv", (path) => writeFailuresCsv(db, scope, path, csv));
     await write("summary.csv", (path) => writeCsv(path, SUMMARY_HEADER, summaryRows(summary).map(summaryCells), csv));
     await write("summary.json", (path) => writeAtomically(path, [JSON.stringify(summary, null, 2) + "\n"]));
+    await recordFingerprint(options.outDir, fingerprint, files.map((f) => relative(options.outDir, f)));
     return { files, summary };
   });
+}
+
+/**
+ * True when --out already holds the complete set that writeReports would write with these
+ * options from the database as it stands (report/fingerprint.ts): a batch then keeps it.
+ */
+export function reportsAreCurrent(db: Db, options: ReportOptions): Promise<boolean> {
+  const goodRating = checkedGoodRating(options.goodRating);
+  return inSnapshot(db, { runId: options.runId, all: options.all }, async (scope) =>
+    isReportSetCurrent(options.outDir, reportFingerprint(db, scope, { ...options, bom: options.bom ?? true, goodRating })),
+  );
 }
 
 /**

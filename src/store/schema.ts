@@ -95,6 +95,15 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE lookups SET simulated = (SELECT r.simulated FROM runs r WHERE r.id = lookups.run_id);
   ALTER TABLE batch_lock ADD COLUMN process TEXT; -- boot id and start time of the holder (Linux), so a reused pid is no holder
   `,
+  // A version of the stored answers, so that a report set can tell it is current without reading
+  // them (report/fingerprint.ts): raised by every change to lookups, which every answer writes.
+  `
+  CREATE TABLE answers_version (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
+  INSERT INTO answers_version (id, n) VALUES (1, 0);
+  CREATE TRIGGER lookups_inserted AFTER INSERT ON lookups BEGIN UPDATE answers_version SET n = n + 1 WHERE id = 1; END;
+  CREATE TRIGGER lookups_updated AFTER UPDATE ON lookups BEGIN UPDATE answers_version SET n = n + 1 WHERE id = 1; END;
+  CREATE TRIGGER lookups_deleted AFTER DELETE ON lookups BEGIN UPDATE answers_version SET n = n + 1 WHERE id = 1; END;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
