@@ -139,6 +139,27 @@ describe("export", () => {
     expect(codecs.getRowsJS().map((r) => r[0])).toEqual(["ZSTD"]);
   });
 
+  it("keeps a missing rating as NULL and a 12-digit UPRN exactly", async () => {
+    const copy = join(dir, "nulls.sqlite");
+    await db.backup(copy);
+    const edited = openDatabase(copy);
+    try {
+      const one = edited.prepare("SELECT postcode, uprn FROM mobile_addresses ORDER BY postcode, uprn LIMIT 1").get() as { postcode: string; uprn: number };
+      edited.prepare("UPDATE mobile_addresses SET ProvBDataIndoor = NULL, ProvDVoiceOutdoorNo4g = NULL, uprn = 999999999999 WHERE postcode = ? AND uprn = ?").run(one.postcode, one.uprn);
+      const out = join(dir, "nulls");
+      await writeExport(edited, { outDir: out, all: true });
+      const back = await con.runAndReadAll(
+        `SELECT ProvBDataIndoor, ProvDVoiceOutdoorNo4g, ProvBDataOutdoor, UPRN FROM read_parquet('${out}/mobile.parquet/*/*.parquet') WHERE UPRN = 999999999999`,
+      );
+      const row = back.getRowsJS()[0]!;
+      expect(row.slice(0, 2)).toEqual([null, null]);
+      expect(row[2]).toEqual(expect.any(Number));
+      expect(row[3]).toBe(999999999999n);
+    } finally {
+      edited.close();
+    }
+  });
+
   it("exports one run's postcodes by default (the last run), and a given --run", async () => {
     const last = join(dir, "last");
     const result = await writeExport(db, { outDir: last });

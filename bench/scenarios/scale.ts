@@ -67,7 +67,7 @@ export const scale: Scenario = {
         shell = { seconds: 0, bytes: 0 };
         for (const table of EXPORT_TABLES) {
           const out = join(scratch.dir, `${table.name}.shell.csv`);
-          shell.seconds += await sqlite3CsvExport(dbPath, selectSql(table, table.columns(DEFAULT_PROVIDERS), { postcodeFilter: "1" }), out);
+          shell.seconds += await sqlite3CsvExport(dbPath, selectSql(table, table.columns(DEFAULT_PROVIDERS).map((c) => c.sql), { postcodeFilter: "1" }), out);
           shell.bytes += sizeOf(out);
         }
         ctx.log(`scale: sqlite3 took ${round(shell.seconds, 1)} s for ${round(shell.bytes / MB, 0)} MB`);

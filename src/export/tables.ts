@@ -109,10 +109,10 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
   },
 ];
 
-/** The SELECT that reads one table for the export, in key order, limited to the scope's postcodes. */
-export function selectSql(table: ExportTable, columns: readonly ExportColumn[], scope: ExportScopeSql): string {
+/** The SELECT of these SQLite expressions over one table, in key order, limited to the scope's postcodes. */
+export function selectSql(table: ExportTable, expressions: readonly string[], scope: ExportScopeSql): string {
   const where = table.scoped ? `WHERE ${scope.postcodeFilter}` : "";
-  return `SELECT ${columns.map((c) => c.sql).join(", ")} FROM ${table.source} t ${where} ORDER BY ${table.orderBy}`;
+  return `SELECT ${expressions.join(", ")} FROM ${table.source} t ${where} ORDER BY ${table.orderBy}`;
 }
 
 /** The postcode area of a compact or display postcode: its leading letters (CF10 1AA -> CF). */

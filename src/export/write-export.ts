@@ -1,15 +1,17 @@
 // Writing the export: rows stream from SQLite (one read snapshot for every table) into DuckDB
 // through its appender, a data chunk of 2,048 rows at a time, and DuckDB writes them as typed,
 // zstd-compressed Parquet (or CSV). Address tables arrive in postcode order, so each postcode area
-// is one stretch of rows: it is staged and written as area=XX/data_N.parquet, at most FILE_ROWS
-// rows a file, which bounds memory by FILE_ROWS rather than by the table. DuckDB is loaded only
-// here, and only its built-in writers are used (its SQLite extension would be downloaded).
+// is one stretch of rows, staged and written as area=XX/data_N.parquet with at most `fileRows` rows
+// a file: memory is bounded by that, not by the table. Two stages take turns, so that DuckDB
+// compresses one file on its own thread while JavaScript reads the next rows from SQLite. DuckDB is
+// loaded only here, and only its built-in writers are used (its SQLite extension would be downloaded).
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
+import type { DuckDBAppender, DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import type { Db } from "../store/db.js";
 import { resolveScope } from "../report/scope.js";
-import { EXPORT_TABLES, postcodeArea, selectSql, type ExportColumn, type ExportTable, type ExportType } from "./tables.js";
+import { quote, stagePlan, type StagePlan } from "./stage-plan.js";
+import { EXPORT_TABLES, postcodeArea, selectSql, type ExportTable } from "./tables.js";
 
 export type ExportFormat = "parquet" | "csv";
 export const EXPORT_FORMATS: readonly ExportFormat[] = ["parquet", "csv"];
@@ -40,39 +42,20 @@ export interface ExportResult {
   tables: ExportedTable[];
 }
 
-/** Staged rows per output file: about 100 MB of DuckDB memory for the widest table. */
+/** Rows of one output file at most: about 100 MB of staged rows for the widest table. */
 export const FILE_ROWS = 1_000_000;
+/** DuckDB's vector size: one data chunk. */
 const CHUNK_ROWS = 2048;
 
-// Values are staged in the types JavaScript hands over cheaply and cast by the COPY: a UPRN as a
-// double (exact up to 2^53), a timestamp as its ISO text, a flag as an integer.
-const STAGE_TYPE: Record<ExportType, "VARCHAR" | "DOUBLE" | "INTEGER" | "TINYINT"> = {
-  VARCHAR: "VARCHAR",
-  BIGINT: "DOUBLE",
-  INTEGER: "INTEGER",
-  TINYINT: "TINYINT",
-  DOUBLE: "DOUBLE",
-  BOOLEAN: "INTEGER",
-  TIMESTAMP: "VARCHAR",
-};
+type DuckDb = typeof import("@duckdb/node-api");
 
 export async function writeExport(db: Db, options: ExportOptions): Promise<ExportResult> {
   const format = options.format ?? "parquet";
-  const fileRows = options.fileRows ?? FILE_ROWS;
   const progress = options.onProgress ?? (() => {});
   const staging = join(options.outDir, `.export-${process.pid}`);
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
-  const duckdb = await import("@duckdb/node-api");
-  const instance = await duckdb.DuckDBInstance.create(":memory:", {
-    // Staged rows beyond this spill to disk instead of growing the process.
-    memory_limit: "512MB",
-    temp_directory: join(staging, ".duckdb-tmp"),
-    preserve_insertion_order: "true",
-    autoinstall_known_extensions: "false",
-    autoload_known_extensions: "false",
-  });
-  const connection = await instance.connect();
+  let instance: DuckDBInstance | null = null;
   const ownTransaction = !db.inTransaction;
   if (ownTransaction) db.exec("BEGIN");
   try {
@@ -80,13 +63,23 @@ export async function writeExport(db: Db, options: ExportOptions): Promise<Expor
     const postcodeFilter = options.all
       ? "1"
       : `t.postcode IN (SELECT postcode FROM run_rows WHERE run_id = ${scope.runId} AND postcode IS NOT NULL)`;
+    const duckdb = await import("@duckdb/node-api");
+    instance = await duckdb.DuckDBInstance.create(":memory:", {
+      // Staged rows beyond this spill to disk instead of growing the process.
+      memory_limit: "512MB",
+      temp_directory: join(staging, ".duckdb-tmp"),
+      autoinstall_known_extensions: "false",
+      autoload_known_extensions: "false",
+    });
     const tables: ExportedTable[] = [];
     for (const table of EXPORT_TABLES) {
       if (!tableExists(db, table.source)) continue;
       const started = performance.now();
-      const written = await exportTable(db, connection, duckdb, table, scope.providers, { postcodeFilter }, staging, format, fileRows);
+      const writer = new TableWriter(duckdb, instance, table, scope.providers, join(staging, `${table.name}.${format}`), format);
+      const written = await writer.write(db, postcodeFilter, options.fileRows ?? FILE_ROWS);
       tables.push(written);
-      progress(`${written.path}: ${written.rows} rows, ${written.files} file(s), ${written.bytes} bytes in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      progress(`${written.path}: ${written.rows} rows, ${written.files} file(s), ${written.bytes} bytes in ${seconds} s`);
     }
     rmSync(join(staging, ".duckdb-tmp"), { recursive: true, force: true });
     // Everything is written: only now does each table replace its previous export.
@@ -98,8 +91,8 @@ export async function writeExport(db: Db, options: ExportOptions): Promise<Expor
     return { runId: options.all ? null : scope.runId, tables };
   } finally {
     if (ownTransaction) db.exec("COMMIT");
-    connection.closeSync();
-    instance.closeSync();
+    // Closed, or the process would not exit.
+    instance?.closeSync();
     rmSync(staging, { recursive: true, force: true });
   }
 }
@@ -108,95 +101,121 @@ function tableExists(db: Db, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
 
-type DuckDb = typeof import("@duckdb/node-api");
+/** A staging table on a connection of its own, and the COPY of it in flight, if any. */
+interface Stage {
+  connection: DuckDBConnection;
+  /** null while its rows are being copied out */
+  appender: DuckDBAppender | null;
+  copying: Promise<void> | null;
+}
 
-async function exportTable(
-  db: Db,
-  connection: DuckDBConnection,
-  duckdb: DuckDb,
-  table: ExportTable,
-  providers: readonly string[],
-  scope: { postcodeFilter: string },
-  staging: string,
-  format: ExportFormat,
-  fileRows: number,
-): Promise<ExportedTable> {
-  const columns = table.columns(providers);
-  const path = `${table.name}.${format}`;
-  const target = join(staging, path);
-  const stageTypes: DuckDBType[] = columns.map((c) => duckdb[STAGE_TYPE[c.type]]);
-  await connection.run(`CREATE OR REPLACE TEMP TABLE stage (${columns.map((c) => `${quote(c.name)} ${STAGE_TYPE[c.type]}`).join(", ")})`);
-  const copyOptions = format === "parquet" ? "FORMAT parquet, COMPRESSION zstd" : "FORMAT csv, HEADER true";
-  const select = `SELECT ${columns.map(castSql).join(", ")} FROM stage`;
+class TableWriter {
+  private readonly plan: StagePlan;
+  private readonly types: DuckDBType[];
+  private readonly copyOptions: string;
+  private readonly stages: Stage[] = [];
+  private current = 0;
+  private buffer: DuckDBValue[][];
+  private buffered = 0;
+  private staged = 0;
+  private files = 0;
+  private readonly perArea = new Map<string, number>();
 
-  let appender = await connection.createAppender("stage");
-  let buffer: DuckDBValue[][] = columns.map(() => []);
-  let buffered = 0;
-  let staged = 0;
-  let rows = 0;
-  let files = 0;
-  const perArea = new Map<string, number>();
-  const appendBuffer = () => {
-    if (buffered === 0) return;
-    const chunk = duckdb.DuckDBDataChunk.create(stageTypes, buffered);
-    chunk.setColumns(buffer);
-    appender.appendDataChunk(chunk);
-    buffer = columns.map(() => []);
-    buffered = 0;
-  };
-  // Writes what is staged to its file, and empties the stage.
-  const writeStaged = async (area: string | null) => {
-    appendBuffer();
-    appender.closeSync();
-    if (staged > 0 || (area === null && files === 0)) {
-      let file = target;
-      if (area !== null) {
-        const n = perArea.get(area) ?? 0;
-        perArea.set(area, n + 1);
-        const dir = join(target, `area=${area}`);
-        mkdirSync(dir, { recursive: true });
-        file = join(dir, `data_${n}.${format}`);
-      }
-      await connection.run(`COPY (${select}) TO ${literal(file)} (${copyOptions})`);
-      await connection.run("DELETE FROM stage");
-      files++;
-    }
-    staged = 0;
-    appender = await connection.createAppender("stage");
-  };
-
-  const areaIndex = table.partitionedByArea ? 0 : -1;
-  let area: string | null = null;
-  const iterator = db.prepare(selectSql(table, columns, scope)).raw(true).iterate() as IterableIterator<DuckDBValue[]>;
-  for (const row of iterator) {
-    if (areaIndex >= 0) {
-      const rowArea = postcodeArea(row[areaIndex] as string);
-      if (rowArea !== area) {
-        if (area !== null) await writeStaged(area);
-        area = rowArea;
-      }
-    }
-    for (let i = 0; i < row.length; i++) buffer[i]!.push(row[i]!);
-    buffered++;
-    staged++;
-    rows++;
-    if (buffered === CHUNK_ROWS) appendBuffer();
-    if (staged >= fileRows && areaIndex >= 0) await writeStaged(area);
+  constructor(
+    private readonly duckdb: DuckDb,
+    private readonly instance: DuckDBInstance,
+    private readonly table: ExportTable,
+    providers: readonly string[],
+    private readonly target: string,
+    private readonly format: ExportFormat,
+  ) {
+    this.plan = stagePlan(table.columns(providers));
+    this.types = this.plan.stage.map((c) => duckdb[c.type]);
+    this.copyOptions = format === "parquet" ? "FORMAT parquet, COMPRESSION zstd" : "FORMAT csv, HEADER true";
+    this.buffer = this.plan.stage.map(() => []);
   }
-  // A single-file table is written even when empty, so that readers find its columns.
-  if (areaIndex < 0) await writeStaged(null);
-  else if (staged > 0) await writeStaged(area);
-  appender.closeSync();
-  await connection.run("DROP TABLE stage");
-  return { name: table.name, path, rows, files, bytes: sizeOf(target) };
+
+  async write(db: Db, postcodeFilter: string, fileRows: number): Promise<ExportedTable> {
+    for (let i = 0; i < 2; i++) {
+      const connection = await this.instance.connect();
+      await connection.run(`CREATE TEMP TABLE stage (${this.plan.stage.map((c) => `${quote(c.name)} ${c.type}`).join(", ")})`);
+      this.stages.push({ connection, appender: await connection.createAppender("stage"), copying: null });
+    }
+    let rows = 0;
+    try {
+      const partitioned = this.table.partitionedByArea;
+      let area: string | null = null;
+      const sql = selectSql(this.table, this.plan.read, { postcodeFilter });
+      for (const row of db.prepare(sql).raw(true).iterate() as Iterable<DuckDBValue[]>) {
+        // The postcode is the first column of every partitioned table.
+        if (partitioned) {
+          const rowArea = postcodeArea(row[0] as string);
+          if (rowArea !== area) {
+            if (area !== null) await this.writeStaged(area);
+            area = rowArea;
+          }
+        }
+        for (let i = 0; i < row.length; i++) this.buffer[i]!.push(row[i]!);
+        this.buffered++;
+        this.staged++;
+        rows++;
+        if (this.buffered === CHUNK_ROWS) this.appendBuffer();
+        if (partitioned && this.staged >= fileRows) await this.writeStaged(area);
+      }
+      // A single-file table is written even when empty, so that readers find its columns.
+      if (!partitioned) await this.writeStaged(null);
+      else if (this.staged > 0) await this.writeStaged(area);
+      for (const s of this.stages) await s.copying;
+    } finally {
+      for (const s of this.stages) {
+        await s.copying?.catch(() => {});
+        s.appender?.closeSync();
+        s.connection.closeSync();
+      }
+    }
+    return { name: this.table.name, path: `${this.table.name}.${this.format}`, rows, files: this.files, bytes: sizeOf(this.target) };
+  }
+
+  private appendBuffer(): void {
+    if (this.buffered === 0) return;
+    const chunk = this.duckdb.DuckDBDataChunk.create(this.types, this.buffered);
+    chunk.setColumns(this.buffer);
+    this.stages[this.current]!.appender!.appendDataChunk(chunk);
+    this.buffer = this.plan.stage.map(() => []);
+    this.buffered = 0;
+  }
+
+  /** Starts writing the staged rows to their file, and turns to the other stage. */
+  private async writeStaged(area: string | null): Promise<void> {
+    this.appendBuffer();
+    if (this.staged === 0 && area !== null) return;
+    const stage = this.stages[this.current]!;
+    stage.appender!.closeSync();
+    stage.appender = null;
+    const file = area === null ? this.target : this.areaFile(area);
+    stage.copying = (async () => {
+      await stage.connection.run(`COPY (${this.plan.select}) TO ${literal(file)} (${this.copyOptions})`);
+      await stage.connection.run("DELETE FROM stage");
+    })();
+    this.files++;
+    this.staged = 0;
+    this.current = 1 - this.current;
+    const next = this.stages[this.current]!;
+    // The other stage's file must be written before it takes rows again.
+    await next.copying;
+    next.copying = null;
+    next.appender ??= await next.connection.createAppender("stage");
+  }
+
+  private areaFile(area: string): string {
+    const n = this.perArea.get(area) ?? 0;
+    this.perArea.set(area, n + 1);
+    const dir = join(this.target, `area=${area}`);
+    mkdirSync(dir, { recursive: true });
+    return join(dir, `data_${n}.${this.format}`);
+  }
 }
 
-function castSql(c: ExportColumn): string {
-  const name = quote(c.name);
-  return STAGE_TYPE[c.type] === c.type ? name : `CAST(${name} AS ${c.type}) AS ${name}`;
-}
-
-const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 function sizeOf(path: string): number {
