@@ -1,8 +1,10 @@
 // How one table's rows travel from SQLite to DuckDB. Each value crossing into JavaScript costs more
-// than SQLite or DuckDB spend on it, so the many small columns (the 32 mobile ratings) cross as one
-// text cell that SQLite's printf joins and DuckDB splits again. Other values are staged in the
-// types JavaScript hands over cheaply and cast by DuckDB on the way out: a UPRN as a double (exact
-// up to 2^53), a timestamp as its ISO text, a flag as an integer. Pure: SQL text only.
+// than SQLite or DuckDB spend on it, so a row's numbers (a UPRN and 8 speeds, or a UPRN and 32
+// ratings) cross as one text cell that SQLite's printf joins and DuckDB splits and casts again;
+// only text columns (a postcode, an address) cross on their own. Doubles are printed with 17
+// significant digits, so every value survives exactly; an empty cell is NULL. Other values are
+// staged as JavaScript hands them over and cast by DuckDB on the way out (a timestamp is its ISO
+// text). Pure: SQL text only.
 import type { ExportColumn, ExportType } from "./tables.js";
 
 type StageType = "VARCHAR" | "DOUBLE" | "INTEGER" | "TINYINT";
@@ -17,7 +19,9 @@ const STAGE_TYPE: Record<ExportType, StageType> = {
   TIMESTAMP: "VARCHAR",
 };
 
-/** Small integers joined into one cell, at most this many a cell (SQLite functions take up to 1,000 arguments). */
+const NUMERIC: ReadonlySet<ExportType> = new Set(["TINYINT", "INTEGER", "BIGINT", "DOUBLE", "BOOLEAN"]);
+
+/** Numbers joined into one cell, at most this many a cell (SQLite functions take up to 1,000 arguments). */
 const PACK_LIMIT = 500;
 
 export interface StagePlan {
@@ -29,17 +33,28 @@ export interface StagePlan {
   select: string;
 }
 
+/** A number as printf's %s argument: its exact text, or empty for NULL. */
+function numberText(c: ExportColumn): string {
+  return c.type === "DOUBLE" ? `iif(${c.sql} IS NULL, '', printf('%!.17g', ${c.sql}))` : c.sql;
+}
+
+/** Text of a packed cell back to its type (a flag via its integer). */
+function fromText(text: string, type: ExportType): string {
+  const value = `NULLIF(${text}, '')`;
+  return type === "BOOLEAN" ? `CAST(CAST(${value} AS INTEGER) AS BOOLEAN)` : `CAST(${value} AS ${type})`;
+}
+
 export function stagePlan(columns: readonly ExportColumn[]): StagePlan {
-  const packed = columns.filter((c) => c.type === "TINYINT");
-  const pack = packed.length > 1;
-  const direct = pack ? columns.filter((c) => c.type !== "TINYINT") : [...columns];
+  const numbers = columns.filter((c) => NUMERIC.has(c.type));
+  const pack = numbers.length > 1;
+  const direct = pack ? columns.filter((c) => !NUMERIC.has(c.type)) : [...columns];
   const groups: ExportColumn[][] = [];
-  if (pack) for (let i = 0; i < packed.length; i += PACK_LIMIT) groups.push(packed.slice(i, i + PACK_LIMIT));
+  if (pack) for (let i = 0; i < numbers.length; i += PACK_LIMIT) groups.push(numbers.slice(i, i + PACK_LIMIT));
 
   const read = [
     ...direct.map((c) => c.sql),
-    // printf's %s prints NULL as an empty cell; DuckDB turns it back into NULL.
-    ...groups.map((g) => `printf('${g.map(() => "%s").join(",")}', ${g.map((c) => c.sql).join(", ")})`),
+    // printf's %s prints NULL as an empty cell.
+    ...groups.map((g) => `printf('${g.map(() => "%s").join(",")}', ${g.map(numberText).join(", ")})`),
   ];
   const stage = [
     ...direct.map((c) => ({ name: c.name, type: STAGE_TYPE[c.type] })),
@@ -47,14 +62,14 @@ export function stagePlan(columns: readonly ExportColumn[]): StagePlan {
   ];
   const out = columns.map((c) => {
     const name = quote(c.name);
-    if (pack && c.type === "TINYINT") {
-      const index = packed.indexOf(c);
-      const g = Math.floor(index / PACK_LIMIT);
-      return `CAST(NULLIF(__parts_${g}[${(index % PACK_LIMIT) + 1}], '') AS TINYINT) AS ${name}`;
+    if (pack && NUMERIC.has(c.type)) {
+      const index = numbers.indexOf(c);
+      return `${fromText(`__parts_${Math.floor(index / PACK_LIMIT)}[${(index % PACK_LIMIT) + 1}]`, c.type)} AS ${name}`;
     }
-    return STAGE_TYPE[c.type] === c.type ? name : `CAST(${name} AS ${c.type}) AS ${name}`;
+    return STAGE_TYPE[c.type] === c.type ? name : `${fromText(name, c.type)} AS ${name}`;
   });
-  const from = groups.length > 0 ? `(SELECT *, ${groups.map((_, g) => `string_split(__packed_${g}, ',') AS __parts_${g}`).join(", ")} FROM stage)` : "stage";
+  const from =
+    groups.length > 0 ? `(SELECT *, ${groups.map((_, g) => `string_split(__packed_${g}, ',') AS __parts_${g}`).join(", ")} FROM stage)` : "stage";
   return { read, stage, select: `SELECT ${out.join(", ")} FROM ${from}` };
 }
 
