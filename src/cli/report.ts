@@ -1,13 +1,9 @@
 // npm run report -- [--db PATH] [--out DIR] [--run ID | --all] [--no-bom] [--good-rating 3]:
 // rewrites the CSV reports and summary from the database, without fetching anything.
-import { existsSync } from "node:fs";
-import Database from "better-sqlite3";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import { DatabaseError, openDatabase, type Db } from "../store/db.js";
-import { headlineLines, ReportError, writeReports } from "../report/index.js";
-
-class UsageError extends Error {}
+import { parseRunId, runCli, UsageError, withDatabase } from "./report-like.js";
+import { headlineLines, writeReports } from "../report/index.js";
 
 async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))
@@ -27,17 +23,12 @@ async function main(): Promise<number> {
     })
     .parse();
   if ((argv as { help?: boolean; version?: boolean }).help || (argv as { version?: boolean }).version) return 0;
-  if (argv.run !== undefined && !/^[1-9]\d{0,15}$/.test(argv.run))
-    throw new UsageError(`--run: "${argv.run}" is not a run id (a whole number; npm run status lists them)`);
-  if (!existsSync(argv.db)) throw new ReportError(`no database at ${argv.db} (run a batch first, or give --db PATH)`);
-
-  let db: Db | null = null;
-  try {
-    // Read-write only so that a database of an older schema is migrated first; reporting only reads.
-    db = openDatabase(argv.db);
+  const runId = parseRunId(argv.run);
+  // Read-write only so that a database of an older schema is migrated first; reporting only reads.
+  await withDatabase(argv.db, {}, async (db) => {
     const result = await writeReports(db, {
       outDir: argv.out,
-      runId: argv.run === undefined ? undefined : Number(argv.run),
+      runId,
       all: argv.all,
       bom: argv.bom,
       goodRating: argv.goodRating,
@@ -45,27 +36,8 @@ async function main(): Promise<number> {
     });
     process.stdout.write(`reports written to ${argv.out}: ${result.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}\n`);
     for (const line of headlineLines(result.summary)) process.stdout.write(line + "\n");
-  } catch (err) {
-    // A file that is not this program's database, or a damaged one.
-    if (err instanceof Database.SqliteError) throw new ReportError(`cannot read ${argv.db}: ${err.message}`);
-    throw err;
-  } finally {
-    db?.close();
-  }
+  });
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    if (err instanceof UsageError) process.stderr.write(`error: ${err.message}\n(npm run report -- --help lists the options)\n`);
-    else if (err instanceof ReportError || err instanceof DatabaseError) process.stderr.write(`error: ${err.message}\n`);
-    else if (err instanceof Error && "code" in err && typeof err.code === "string" && /^E[A-Z]+$/.test(err.code))
-      // File system errors (a read-only or full --out): the message names the path.
-      process.stderr.write(`error: cannot write the reports: ${err.message}\n`);
-    else process.stderr.write(`error: unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+runCli("report", "the reports", main);
