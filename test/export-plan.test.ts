@@ -2,7 +2,7 @@
 // staged (numbers packed into one text cell and cast back; text on its own).
 import { describe, expect, it } from "vitest";
 import { EXPORT_TABLES, postcodeArea } from "../src/export/tables.js";
-import { stagePlan } from "../src/export/stage-plan.js";
+import { groupedPlan, stagePlan } from "../src/export/stage-plan.js";
 import { DEFAULT_PROVIDERS, SPEED_FIELDS, mobileFields } from "../src/spec/fields.js";
 
 const table = (name: string) => EXPORT_TABLES.find((t) => t.name === name)!;
@@ -51,5 +51,31 @@ describe("stagePlan", () => {
     const plan = stagePlan(table("mobile").columns(providers));
     expect(plan.stage.map((s) => s.name)).toEqual(["PostCode", "AddressShortDescription", "__packed_0", "__packed_1"]);
     expect(plan.select).toContain(`CAST(NULLIF(__parts_1[61], '') AS TINYINT) AS "P69DataIndoorNo4g"`);
+  });
+});
+
+describe("groupedPlan", () => {
+  it("reads one row per postcode: its addresses joined, text as hex, numbers exact, and its row count", () => {
+    const plan = groupedPlan(table("broadband").columns(DEFAULT_PROVIDERS));
+    expect(plan.grouped).toBe(true);
+    expect(plan.stage.map((s) => s.name)).toEqual(["PostCode", "__rows"]);
+    expect(plan.read).toHaveLength(3);
+    expect(plan.read[1]).toMatch(/^group_concat\(printf\('%s,%s,%s,%s,%s,%s,%s,%s,%s,%s', t\.uprn, iif\(t\.address IS NULL, '', 'x' \|\| hex\(t\.address\)\), iif\(t\.MaxBbPredictedDown IS NULL, '', printf\('%!\.17g'/);
+    expect(plan.read[1]).toMatch(/, ';'\)$/);
+    expect(plan.read[2]).toBe("count(*)");
+    expect(plan.select).toContain(`decode(unhex(NULLIF(__cells[2], '')[2:])) AS "AddressShortDescription"`);
+    expect(plan.select).toContain(`CAST(NULLIF(__cells[10], '') AS DOUBLE) AS "MaxPredictedUp"`);
+    expect(plan.select).toContain("unnest(string_split(__rows, ';'))");
+  });
+
+  it("joins more than 500 cells of a row in several printf calls", () => {
+    const providers = Array.from({ length: 70 }, (_, i) => `P${i}`);
+    const plan = groupedPlan(table("mobile").columns(providers));
+    expect(plan.read[1]!.match(/printf\('/g)).toHaveLength(2);
+    expect(plan.select).toContain(`CAST(NULLIF(__cells[562], '') AS TINYINT) AS "P69DataIndoorNo4g"`);
+  });
+
+  it("needs the text key first", () => {
+    expect(() => groupedPlan(table("runs").columns(DEFAULT_PROVIDERS))).toThrow(/text key/);
   });
 });

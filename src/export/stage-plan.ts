@@ -25,8 +25,10 @@ const NUMERIC: ReadonlySet<ExportType> = new Set(["TINYINT", "INTEGER", "BIGINT"
 const PACK_LIMIT = 500;
 
 export interface StagePlan {
-  /** SQLite expressions, one per staged column */
+  /** SQLite expressions: one per staged column, then, for a grouped plan, the group's row count */
   read: string[];
+  /** the read is one row per postcode, its rows joined (groupedPlan): GROUP BY t.postcode */
+  grouped: boolean;
   /** the staging table's columns, in the order of `read` */
   stage: { name: string; type: StageType }[];
   /** DuckDB SELECT over the table `stage` giving the export's typed columns in their order */
@@ -70,7 +72,52 @@ export function stagePlan(columns: readonly ExportColumn[]): StagePlan {
   });
   const from =
     groups.length > 0 ? `(SELECT *, ${groups.map((_, g) => `string_split(__packed_${g}, ',') AS __parts_${g}`).join(", ")} FROM stage)` : "stage";
-  return { read, stage, select: `SELECT ${out.join(", ")} FROM ${from}` };
+  return { read, stage, grouped: false, select: `SELECT ${out.join(", ")} FROM ${from}` };
+}
+
+/** Text in a packed cell: empty for NULL, else "x" and its UTF-8 bytes in hex, which hold no separator. */
+function textCell(c: ExportColumn): string {
+  return `iif(${c.sql} IS NULL, '', 'x' || hex(${c.sql}))`;
+}
+
+/** printf of these cells joined by commas, in calls of at most PACK_LIMIT arguments. */
+function joinedSql(cells: readonly string[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < cells.length; i += PACK_LIMIT) {
+    const chunk = cells.slice(i, i + PACK_LIMIT);
+    parts.push(`printf('${chunk.map(() => "%s").join(",")}', ${chunk.join(", ")})`);
+  }
+  return parts.join(" || ',' || ");
+}
+
+/**
+ * For a table read in postcode order whose first column is the postcode: one read row per postcode,
+ * every address of it joined by SQLite into one text cell (rows by ";", cells by ","; text as hex),
+ * which DuckDB splits back. A postcode's 17 addresses then cost JavaScript one string, not 17 rows.
+ */
+export function groupedPlan(columns: readonly ExportColumn[]): StagePlan {
+  const [key, ...rest] = columns;
+  if (!key || key.type !== "VARCHAR") throw new Error("internal: a grouped export table starts with its text key");
+  const isText = (c: ExportColumn) => c.type === "VARCHAR" || c.type === "TIMESTAMP";
+  const cells = rest.map((c) => (isText(c) ? textCell(c) : numberText(c)));
+  const out = rest.map((c, i) => {
+    const cell = `__cells[${i + 1}]`;
+    const value = isText(c) ? `decode(unhex(NULLIF(${cell}, '')[2:]))` : cell;
+    const typed = c.type === "VARCHAR" ? value : c.type === "TIMESTAMP" ? `CAST(${value} AS TIMESTAMP)` : fromText(value, c.type);
+    return `${typed} AS ${quote(c.name)}`;
+  });
+  const k = quote(key.name);
+  return {
+    read: [key.sql, `group_concat(${joinedSql(cells)}, ';')`, "count(*)"],
+    stage: [
+      { name: key.name, type: "VARCHAR" },
+      { name: "__rows", type: "VARCHAR" },
+    ],
+    grouped: true,
+    select:
+      `SELECT ${k}, ${out.join(", ")} FROM (SELECT ${k}, string_split(__row, ',') AS __cells ` +
+      `FROM (SELECT ${k}, unnest(string_split(__rows, ';')) AS __row FROM stage))`,
+  };
 }
 
 export const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;

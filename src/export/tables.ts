@@ -109,9 +109,10 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
   },
 ];
 
-/** The SELECT of these SQLite expressions over one table, in key order, limited to the scope's postcodes. */
-export function selectSql(table: ExportTable, expressions: readonly string[], scope: ExportScopeSql): string {
+/** The SELECT of these SQLite expressions over one table, in key order (or one row per postcode), limited to the scope's postcodes. */
+export function selectSql(table: ExportTable, expressions: readonly string[], scope: ExportScopeSql, perPostcode = false): string {
   const where = table.scoped ? `WHERE ${scope.postcodeFilter}` : "";
+  if (perPostcode) return `SELECT ${expressions.join(", ")} FROM ${table.source} t ${where} GROUP BY t.postcode ORDER BY t.postcode`;
   return `SELECT ${expressions.join(", ")} FROM ${table.source} t ${where} ORDER BY ${table.orderBy}`;
 }
 

@@ -1,16 +1,18 @@
 // Writing the export: rows stream from SQLite (one read snapshot for every table) into DuckDB
-// through its appender, a data chunk of 2,048 rows at a time, and DuckDB writes them as typed,
-// zstd-compressed Parquet (or CSV). Address tables arrive in postcode order, so each postcode area
-// is one stretch of rows, staged and written as area=XX/data_N.parquet with at most `fileRows` rows
-// a file: memory is bounded by that, not by the table. Two stages take turns, so that DuckDB
-// compresses one file on its own thread while JavaScript reads the next rows from SQLite. DuckDB is
-// loaded only here, and only its built-in writers are used (its SQLite extension would be downloaded).
+// through its appender, a data chunk of 2,048 read rows at a time, and DuckDB writes them as typed,
+// zstd-compressed Parquet (or CSV). Address tables are read one postcode a row, in postcode order
+// (stage-plan.ts), so each postcode area is one stretch of rows, staged and written as
+// area=XX/data_N.parquet with at most `fileRows` addresses a file: memory is bounded by that and by
+// DuckDB's memory limit (beyond which it spills to disk), not by the table. Two stages take turns,
+// so that DuckDB writes one file on its own threads while JavaScript reads the next rows from
+// SQLite. DuckDB is loaded only here, and only its built-in writers are used (its SQLite extension
+// would be downloaded at run time).
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import type { Db } from "../store/db.js";
 import { resolveScope } from "../report/scope.js";
-import { quote, stagePlan, type StagePlan } from "./stage-plan.js";
+import { groupedPlan, quote, stagePlan, type StagePlan } from "./stage-plan.js";
 import { EXPORT_TABLES, postcodeArea, selectSql, type ExportTable } from "./tables.js";
 
 export type ExportFormat = "parquet" | "csv";
@@ -66,7 +68,7 @@ export async function writeExport(db: Db, options: ExportOptions): Promise<Expor
     const duckdb = await import("@duckdb/node-api");
     instance = await duckdb.DuckDBInstance.create(":memory:", {
       // Staged rows beyond this spill to disk instead of growing the process.
-      memory_limit: "512MB",
+      memory_limit: "256MB",
       temp_directory: join(staging, ".duckdb-tmp"),
       autoinstall_known_extensions: "false",
       autoload_known_extensions: "false",
@@ -129,7 +131,8 @@ class TableWriter {
     private readonly target: string,
     private readonly format: ExportFormat,
   ) {
-    this.plan = stagePlan(table.columns(providers));
+    // Address tables (partitioned, read in postcode order) cross one postcode at a time.
+    this.plan = table.partitionedByArea ? groupedPlan(table.columns(providers)) : stagePlan(table.columns(providers));
     this.types = this.plan.stage.map((c) => duckdb[c.type]);
     this.copyOptions = format === "parquet" ? "FORMAT parquet, COMPRESSION zstd" : "FORMAT csv, HEADER true";
     this.buffer = this.plan.stage.map(() => []);
@@ -145,7 +148,8 @@ class TableWriter {
     try {
       const partitioned = this.table.partitionedByArea;
       let area: string | null = null;
-      const sql = selectSql(this.table, this.plan.read, { postcodeFilter });
+      const sql = selectSql(this.table, this.plan.read, { postcodeFilter }, this.plan.grouped);
+      const values = this.plan.stage.length;
       for (const row of db.prepare(sql).raw(true).iterate() as Iterable<DuckDBValue[]>) {
         // The postcode is the first column of every partitioned table.
         if (partitioned) {
@@ -155,10 +159,12 @@ class TableWriter {
             area = rowArea;
           }
         }
-        for (let i = 0; i < row.length; i++) this.buffer[i]!.push(row[i]!);
+        for (let i = 0; i < values; i++) this.buffer[i]!.push(row[i]!);
+        // A grouped read row carries its row count after the staged values.
+        const count = this.plan.grouped ? (row[values] as number) : 1;
         this.buffered++;
-        this.staged++;
-        rows++;
+        this.staged += count;
+        rows += count;
         if (this.buffered === CHUNK_ROWS) this.appendBuffer();
         if (partitioned && this.staged >= fileRows) await this.writeStaged(area);
       }
