@@ -38,6 +38,11 @@ beforeAll(async () => {
   con = await duck.connect();
 }, 60_000);
 
+/** The tables this database has (the history's versions only with the history). */
+function exported(format: ExportFormat): string[] {
+  return EXPORT_TABLES.filter((t) => db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(t.source)).map((t) => `${t.name}.${format}`);
+}
+
 afterAll(() => {
   con?.closeSync();
   duck?.closeSync();
@@ -92,7 +97,7 @@ async function readBack(format: ExportFormat, out: string, table: ExportTable): 
 const byKey = (a: unknown[], b: unknown[]) => JSON.stringify(a) < JSON.stringify(b) ? -1 : JSON.stringify(a) > JSON.stringify(b) ? 1 : 0;
 
 async function expectRoundTrip(format: ExportFormat, out: string, filter: string) {
-  for (const table of EXPORT_TABLES) {
+  for (const table of EXPORT_TABLES.filter((t) => exported(format).includes(`${t.name}.${format}`))) {
     const expected = sqliteRows(table, filter).sort(byKey);
     const { rows, areas } = await readBack(format, out, table);
     expect(rows.sort(byKey), `${table.name}.${format}`).toEqual(expected);
@@ -111,13 +116,14 @@ describe("export", () => {
     // Files of at most 25 rows: an area spreads over several files.
     const result = await writeExport(db, { outDir: out, all: true, fileRows: 25 });
     expect(result.runId).toBeNull();
-    expect(result.tables.map((t) => t.path)).toEqual(["broadband.parquet", "mobile.parquet", "postcodes.parquet", "runs.parquet"]);
+    expect(result.tables.map((t) => t.path)).toEqual(exported("parquet"));
+    expect(exported("parquet")).toEqual(expect.arrayContaining(["broadband.parquet", "mobile.parquet", "postcodes.parquet", "runs.parquet"]));
     const broadband = result.tables.find((t) => t.name === "broadband")!;
     expect(broadband.rows).toBe(db.prepare("SELECT COUNT(*) FROM broadband_addresses").pluck().get());
     expect(broadband.rows).toBeGreaterThan(200);
     expect(broadband.files).toBeGreaterThan(readdirSync(join(out, "broadband.parquet")).length);
     expect(readdirSync(join(out, "broadband.parquet")).every((d) => /^area=[A-Z]{1,2}$/.test(d))).toBe(true);
-    expect(readdirSync(out).sort()).toEqual(["broadband.parquet", "mobile.parquet", "postcodes.parquet", "runs.parquet"]);
+    expect(readdirSync(out).sort()).toEqual(exported("parquet").sort());
     await expectRoundTrip("parquet", out, "1");
 
     const types = async (sql: string) =>
@@ -177,7 +183,7 @@ describe("export", () => {
   it("writes CSV with --format csv, read back equal", async () => {
     const out = join(dir, "csv");
     const result = await writeExport(db, { outDir: out, all: true, format: "csv" });
-    expect(result.tables.map((t) => t.path)).toEqual(["broadband.csv", "mobile.csv", "postcodes.csv", "runs.csv"]);
+    expect(result.tables.map((t) => t.path)).toEqual(exported("csv"));
     await expectRoundTrip("csv", out, "1");
   });
 

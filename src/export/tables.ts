@@ -83,6 +83,30 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
     orderBy: "t.postcode, t.lookup",
   },
   {
+    // The history's versions of each answer (a database without the history has no such table and
+    // exports none): an old version's addresses are its content, JSON rows [uprn, address, ...values].
+    name: "versions",
+    source: "answer_versions",
+    partitionedByArea: false,
+    scoped: true,
+    columns: () => [
+      POSTCODE,
+      plain("id", "BIGINT"),
+      plain("lookup", "VARCHAR"),
+      plain("status", "VARCHAR"),
+      plain("hash", "VARCHAR"),
+      plain("release", "VARCHAR"),
+      timestamp("first_seen"),
+      timestamp("last_seen"),
+      plain("run_id", "BIGINT"),
+      plain("simulated", "BOOLEAN"),
+      plain("address_count", "INTEGER"),
+      plain("providers", "VARCHAR"),
+      plain("content", "VARCHAR"),
+    ],
+    orderBy: "t.postcode, t.lookup, t.id",
+  },
+  {
     name: "runs",
     source: "runs",
     partitionedByArea: false,
