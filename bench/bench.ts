@@ -16,9 +16,10 @@ import { memory } from "./scenarios/memory.js";
 import { overhead } from "./scenarios/overhead.js";
 import { rateLimited } from "./scenarios/rate-limited.js";
 import { report } from "./scenarios/report.js";
+import { scale, SCALE_POSTCODES } from "./scenarios/scale.js";
 import { simulatorThroughput } from "./scenarios/simulator-throughput.js";
 
-const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, latencyBound, rateLimited, faults, report, memory];
+const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, latencyBound, rateLimited, faults, report, memory, scale];
 
 async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))
@@ -27,6 +28,7 @@ async function main(): Promise<number> {
     .option("quick", { type: "boolean", default: false, describe: "every scenario scaled down (about a minute instead of five)" })
     .option("only", { type: "string", describe: `comma-separated scenarios: ${SCENARIOS.map((s) => s.name).join(", ")}` })
     .option("out", { type: "string", default: join(OUTPUT_DIR, "bench.json"), describe: "where to write the figures" })
+    .option("scale-postcodes", { type: "number", default: SCALE_POSTCODES, describe: "postcodes of the scale scenario's database (--only scale)" })
     .strict()
     .parse();
 
@@ -36,9 +38,13 @@ async function main(): Promise<number> {
     process.stderr.write(`error: unknown scenario ${unknown.join(", ")}; known: ${SCENARIOS.map((s) => s.name).join(", ")}\n`);
     return 1;
   }
-  const chosen = names ? SCENARIOS.filter((s) => names.includes(s.name)) : SCENARIOS;
+  const chosen = names ? SCENARIOS.filter((s) => names.includes(s.name)) : SCENARIOS.filter((s) => !s.onlyWhenNamed);
+  if (!Number.isInteger(argv.scalePostcodes) || argv.scalePostcodes < 1) {
+    process.stderr.write(`error: --scale-postcodes: expected a whole number >= 1, got ${argv.scalePostcodes}\n`);
+    return 1;
+  }
   const machine = machineInfo();
-  const ctx: BenchContext = { quick: argv.quick, log: (m) => process.stderr.write(`bench: ${m}\n`) };
+  const ctx: BenchContext = { quick: argv.quick, scalePostcodes: argv.scalePostcodes, log: (m) => process.stderr.write(`bench: ${m}\n`) };
   const started = performance.now();
   const date = new Date().toISOString();
   ctx.log(

@@ -48,7 +48,7 @@ describe("report files", () => {
   });
 
   it("leaves no temporary file and warns about nothing for a small database", () => {
-    expect(readdirSync(out).sort()).toEqual([...WRITTEN].sort());
+    expect(readdirSync(out).sort()).toEqual([...WRITTEN, ".fingerprint"].sort());
     expect(warnings).toEqual([]);
   });
 

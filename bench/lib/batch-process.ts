@@ -1,5 +1,5 @@
-// The batch CLI as a child process of its own (`node --import tsx src/cli/batch.ts`, one process,
-// no tsx wrapper), so its memory can be measured apart from the bench's.
+// The batch CLI (or another of src/cli) as a child process of its own (`node --import tsx
+// src/cli/batch.ts`, one process, no tsx wrapper), so its memory can be measured apart from the bench's.
 import { spawn } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -24,12 +24,14 @@ export async function runBatchProcess(options: {
   args: string[];
   scratch: string;
   marks: Record<string, RegExp>;
+  /** the CLI run, default src/cli/batch.ts */
+  script?: string;
 }): Promise<BatchProcessResult> {
   const rssFile = join(options.scratch, "peak-rss.txt");
   const hook = pathToFileURL(join(ROOT, "bench/lib/peak-rss-hook.ts")).href;
   const started = performance.now();
   const elapsed = () => (performance.now() - started) / 1000;
-  const child = spawn(process.execPath, ["--import", "tsx", "--import", hook, "src/cli/batch.ts", ...options.args], {
+  const child = spawn(process.execPath, ["--import", "tsx", "--import", hook, options.script ?? "src/cli/batch.ts", ...options.args], {
     cwd: ROOT,
     env: { ...process.env, COVERAGE_API_KEY: DEFAULT_KEY, BENCH_PEAK_RSS_FILE: rssFile },
     stdio: ["ignore", "pipe", "pipe"],

@@ -38,12 +38,16 @@ export interface ScenarioResult {
 
 export interface BenchContext {
   quick: boolean;
+  /** postcodes of the scale scenario's database (--scale-postcodes) */
+  scalePostcodes: number;
   /** progress lines on stderr */
   log(message: string): void;
 }
 
 export interface Scenario {
   name: string;
+  /** runs only when --only names it (too heavy for every run) */
+  onlyWhenNamed?: boolean;
   run(ctx: BenchContext): Promise<Omit<ScenarioResult, "seconds" | "scenario">>;
 }
 

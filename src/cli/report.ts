@@ -6,7 +6,7 @@ import { DatabaseError } from "../store/db.js";
 import { openForReport, type ReadOnlyDb } from "../store/read-only.js";
 import { headlineLines, openFirstLine, ReportError, writeReports } from "../report/index.js";
 import { BATCH_OPTIONS } from "../pipeline/options.js";
-import { runCli, UsageError } from "./run-cli.js";
+import { parseRunId, runCli, UsageError } from "./run-cli.js";
 
 runCli({
   name: "report",
@@ -26,8 +26,7 @@ runCli({
       .conflicts("run", "all"),
   isUserError: (err) => err instanceof ReportError || err instanceof DatabaseError,
   run: async (argv) => {
-    if (argv.run !== undefined && !/^[1-9]\d{0,15}$/.test(argv.run))
-      throw new UsageError(`--run: "${argv.run}" is not a run id (a whole number; npm run status lists them)`);
+    const runId = parseRunId(argv.run);
     if (!/^\d+$/.test(argv.goodRating)) throw new UsageError(`--good-rating: expected a whole number, got ${JSON.stringify(argv.goodRating)}`);
     if (!existsSync(argv.db)) throw new ReportError(`no database at ${argv.db} (run a batch first, or give --db PATH)`);
     let reader: ReadOnlyDb | null = null;
@@ -36,7 +35,7 @@ runCli({
       reader = openForReport(argv.db);
       const result = await writeReports(reader.db, {
         outDir: argv.out,
-        runId: argv.run === undefined ? undefined : Number(argv.run),
+        runId,
         all: argv.all,
         bom: argv.bom,
         goodRating: Number(argv.goodRating),

@@ -11,6 +11,13 @@ export { ConfigError as UsageError } from "../pipeline/config-values.js";
 /** A one-line error about the environment (a missing database), printed without the --help hint. */
 export class CliError extends Error {}
 
+/** --run ID (report, export) as a number; a usage error for anything but a run id. */
+export function parseRunId(run: string | undefined): number | undefined {
+  if (run === undefined) return undefined;
+  if (!/^[1-9]\d{0,15}$/.test(run)) throw new ConfigError(`--run: "${run}" is not a run id (a whole number; npm run status lists them)`);
+  return Number(run);
+}
+
 export interface CliSpec<A> {
   /** npm script name: batch, report, status, simulate */
   name: string;

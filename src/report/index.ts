@@ -14,6 +14,7 @@ import { collectChanges, computeChangesSummary, writeChangesCsv, type ChangeSet 
 import { buildPostcodeTable, createPostcodeTable, dropPostcodeTable } from "./postcode-table.js";
 import { ReportError, resolveScope, type ReportScope } from "./scope.js";
 import { writeReportSet, type ReportFile } from "./report-set.js";
+import { FINGERPRINT_FILE, isReportSetCurrent, recordFingerprint, reportFingerprint } from "./fingerprint.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
 import { writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
 import { computeGroups, dropGroupTables, prepareGroups, writeGroupsCsv, type GroupOptions, type GroupSet } from "./groups.js";
@@ -108,13 +109,29 @@ export async function writeReports(db: Db, options: ReportOptions): Promise<Repo
   const generatedAt = (options.now?.() ?? new Date()).toISOString();
   return inSnapshot(db, options, async (scope) => {
     buildPostcodeTable(db, scope, goodRating);
+    const fingerprint = reportFingerprint(db, scope, { ...options, bom: csv.bom, goodRating });
     const changes = collectChanges(db, scope, { goodRating, since: options.since });
     const summary = computeSummary(db, scope, goodRating, generatedAt, computeChangesSummary(changes));
     const groups = await prepareGroups(db, scope, goodRating, options);
     const context = { db, scope, goodRating, csv, summary, changes, groups, uprnColumn: options.uprnColumn };
-    const files = await writeReportSet(options.outDir, options.files ?? REPORT_FILES, context);
+    const set = options.files ?? REPORT_FILES;
+    // Last, and swapped in with the set: what the set was made from, so that a batch can keep it.
+    const made = set.filter((f) => f.applies?.(context) ?? true).map((f) => f.name);
+    const record: ReportFile<ReportContext> = { name: FINGERPRINT_FILE, write: (_c, path) => recordFingerprint(path, fingerprint, made) };
+    const files = (await writeReportSet(options.outDir, [...set, record], context)).filter((f) => !f.endsWith(FINGERPRINT_FILE));
     return { files, summary };
   });
+}
+
+/**
+ * True when --out already holds the complete set that writeReports would write with these
+ * options from the database as it stands (report/fingerprint.ts): a batch then keeps it.
+ */
+export function reportsAreCurrent(db: Db, options: ReportOptions): Promise<boolean> {
+  const goodRating = checkedGoodRating(options.goodRating);
+  return inSnapshot(db, { runId: options.runId, all: options.all }, async (scope) =>
+    isReportSetCurrent(options.outDir, reportFingerprint(db, scope, { ...options, bom: options.bom ?? true, goodRating })),
+  );
 }
 
 /**

@@ -178,6 +178,21 @@ export const MIGRATIONS: readonly string[] = [
     run_id  INTEGER NOT NULL
   );
   `,
+  // A version of the stored answers, so that a report set can tell it is current without reading
+  // them (report/fingerprint.ts): raised by every change to what the reports read of lookups. An
+  // identical re-fetch (a probe) moves only fetched_at and run_id, and leaves it as it was.
+  `
+  CREATE TABLE answers_version (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
+  INSERT INTO answers_version (id, n) VALUES (1, 0);
+  CREATE TRIGGER lookups_inserted AFTER INSERT ON lookups BEGIN UPDATE answers_version SET n = n + 1 WHERE id = 1; END;
+  CREATE TRIGGER lookups_updated AFTER UPDATE ON lookups
+    WHEN OLD.status IS NOT NEW.status OR OLD.version_id IS NOT NEW.version_id OR OLD.release IS NOT NEW.release
+      OR OLD.dataset IS NOT NEW.dataset OR OLD.address_count IS NOT NEW.address_count OR OLD.providers IS NOT NEW.providers
+      OR OLD.simulated IS NOT NEW.simulated OR OLD.http_status IS NOT NEW.http_status OR OLD.last_error IS NOT NEW.last_error
+      OR OLD.attempts IS NOT NEW.attempts
+    BEGIN UPDATE answers_version SET n = n + 1 WHERE id = 1; END;
+  CREATE TRIGGER lookups_deleted AFTER DELETE ON lookups BEGIN UPDATE answers_version SET n = n + 1 WHERE id = 1; END;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,43 @@
+// npm run export -- --out DIR [--db PATH] [--format parquet|csv] [--run ID | --all]: the stored
+// answers as typed Parquet (or CSV) for DuckDB, pandas/polars, Spark (see docs/scale-and-export.md).
+import { existsSync } from "node:fs";
+import { DatabaseError } from "../store/db.js";
+import { openReadOnly } from "../store/read-only.js";
+import { ReportError } from "../report/index.js";
+import { EXPORT_FORMATS, writeExport, type ExportFormat } from "../export/write-export.js";
+import { CliError, parseRunId, runCli, UsageError } from "./run-cli.js";
+
+runCli({
+  name: "export",
+  usage: "$0 --out DIR [options]\n\nWrites the stored answers as Parquet (or CSV) files (see docs/scale-and-export.md).",
+  options: (y) =>
+    y
+      .option("db", { type: "string", default: "output/coverage.sqlite", describe: "SQLite database" })
+      .option("out", { type: "string", demandOption: true, describe: "directory for the export" })
+      .option("format", { type: "string", default: "parquet", describe: "parquet or csv" })
+      .option("run", { type: "string", describe: "export this run's postcodes instead of the last run's (an id from npm run status)" })
+      .option("all", { type: "boolean", describe: "export every stored postcode instead" })
+      .conflicts("run", "all"),
+  isUserError: (err) => err instanceof ReportError || err instanceof DatabaseError,
+  run: async (argv) => {
+    if (!(EXPORT_FORMATS as readonly string[]).includes(argv.format))
+      throw new UsageError(`--format: "${argv.format}" is not one of ${EXPORT_FORMATS.join(", ")}`);
+    const runId = parseRunId(argv.run);
+    if (!existsSync(argv.db)) throw new CliError(`no database at ${argv.db} (run a batch first, or give --db PATH)`);
+    const reader = openReadOnly(argv.db);
+    try {
+      const result = await writeExport(reader.db, {
+        outDir: argv.out,
+        format: argv.format as ExportFormat,
+        runId,
+        all: argv.all,
+        onProgress: (m) => process.stderr.write(`export: ${m}\n`),
+      });
+      const scope = result.runId === null ? "every stored postcode" : `run ${result.runId}'s postcodes`;
+      process.stdout.write(`exported ${scope} to ${argv.out}: ${result.tables.map((t) => `${t.path} (${t.rows} rows)`).join(", ")}\n`);
+    } finally {
+      reader.close();
+    }
+    return 0;
+  },
+});

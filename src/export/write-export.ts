@@ -1,0 +1,232 @@
+// Writing the export: rows stream from SQLite (one read snapshot for every table) into DuckDB
+// through its appender, a data chunk of 2,048 read rows at a time, and DuckDB writes them as typed,
+// zstd-compressed Parquet (or CSV). Address tables are read one postcode a row, in postcode order
+// (stage-plan.ts), so each postcode area is one stretch of rows, staged and written as
+// area=XX/data_N.parquet with at most `fileRows` addresses a file: memory is bounded by that and by
+// DuckDB's memory limit (beyond which it spills to disk), not by the table. Two stages take turns,
+// so that DuckDB writes one file on its own threads while JavaScript reads the next rows from
+// SQLite. DuckDB is loaded only here, and only its built-in writers are used (its SQLite extension
+// would be downloaded at run time).
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { DuckDBAppender, DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from "@duckdb/node-api";
+import type { Db } from "../store/db.js";
+import { resolveScope } from "../report/scope.js";
+import { groupedPlan, quote, stagePlan, type StagePlan } from "./stage-plan.js";
+import { EXPORT_TABLES, postcodeArea, selectSql, type ExportTable } from "./tables.js";
+
+export type ExportFormat = "parquet" | "csv";
+export const EXPORT_FORMATS: readonly ExportFormat[] = ["parquet", "csv"];
+
+export interface ExportOptions {
+  outDir: string;
+  format?: ExportFormat | undefined;
+  /** the run whose postcodes to export; default the last run */
+  runId?: number | undefined;
+  /** every stored postcode instead */
+  all?: boolean | undefined;
+  /** rows of one output file at most (tests make it small) */
+  fileRows?: number | undefined;
+  onProgress?: ((message: string) => void) | undefined;
+}
+
+export interface ExportedTable {
+  name: string;
+  /** the file or directory written, inside outDir */
+  path: string;
+  rows: number;
+  files: number;
+  bytes: number;
+}
+
+export interface ExportResult {
+  runId: number | null;
+  tables: ExportedTable[];
+}
+
+/** Rows of one output file at most: about 100 MB of staged rows for the widest table. */
+export const FILE_ROWS = 1_000_000;
+/** DuckDB's vector size: one data chunk. */
+const CHUNK_ROWS = 2048;
+
+type DuckDb = typeof import("@duckdb/node-api");
+
+export async function writeExport(db: Db, options: ExportOptions): Promise<ExportResult> {
+  const format = options.format ?? "parquet";
+  const progress = options.onProgress ?? (() => {});
+  const staging = join(options.outDir, `.export-${process.pid}`);
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  let instance: DuckDBInstance | null = null;
+  const ownTransaction = !db.inTransaction;
+  if (ownTransaction) db.exec("BEGIN");
+  try {
+    const scope = resolveScope(db, { runId: options.runId, all: options.all });
+    const postcodeFilter = options.all
+      ? "1"
+      : `t.postcode IN (SELECT postcode FROM run_rows WHERE run_id = ${scope.runId} AND postcode IS NOT NULL)`;
+    const duckdb = await import("@duckdb/node-api");
+    instance = await duckdb.DuckDBInstance.create(":memory:", {
+      // Staged rows beyond this spill to disk instead of growing the process.
+      memory_limit: "256MB",
+      temp_directory: join(staging, ".duckdb-tmp"),
+      autoinstall_known_extensions: "false",
+      autoload_known_extensions: "false",
+    });
+    const tables: ExportedTable[] = [];
+    for (const table of EXPORT_TABLES) {
+      if (!tableExists(db, table.source)) continue;
+      const started = performance.now();
+      const writer = new TableWriter(duckdb, instance, table, scope.providers, join(staging, `${table.name}.${format}`), format);
+      const written = await writer.write(db, postcodeFilter, options.fileRows ?? FILE_ROWS);
+      tables.push(written);
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      progress(`${written.path}: ${written.rows} rows, ${written.files} file(s), ${written.bytes} bytes in ${seconds} s`);
+    }
+    rmSync(join(staging, ".duckdb-tmp"), { recursive: true, force: true });
+    // Everything is written: only now does each table replace its previous export.
+    for (const t of tables) {
+      const target = join(options.outDir, t.path);
+      rmSync(target, { recursive: true, force: true });
+      if (existsSync(join(staging, t.path))) renameSync(join(staging, t.path), target);
+    }
+    return { runId: options.all ? null : scope.runId, tables };
+  } finally {
+    if (ownTransaction) db.exec("COMMIT");
+    // Closed, or the process would not exit.
+    instance?.closeSync();
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+function tableExists(db: Db, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+/** A staging table on a connection of its own, and the COPY of it in flight, if any. */
+interface Stage {
+  connection: DuckDBConnection;
+  /** null while its rows are being copied out */
+  appender: DuckDBAppender | null;
+  copying: Promise<void> | null;
+}
+
+class TableWriter {
+  private readonly plan: StagePlan;
+  private readonly types: DuckDBType[];
+  private readonly copyOptions: string;
+  private readonly stages: Stage[] = [];
+  private current = 0;
+  private buffer: DuckDBValue[][];
+  private buffered = 0;
+  private staged = 0;
+  private files = 0;
+  private readonly perArea = new Map<string, number>();
+
+  constructor(
+    private readonly duckdb: DuckDb,
+    private readonly instance: DuckDBInstance,
+    private readonly table: ExportTable,
+    providers: readonly string[],
+    private readonly target: string,
+    private readonly format: ExportFormat,
+  ) {
+    // Address tables (partitioned, read in postcode order) cross one postcode at a time.
+    this.plan = table.partitionedByArea ? groupedPlan(table.columns(providers)) : stagePlan(table.columns(providers));
+    this.types = this.plan.stage.map((c) => duckdb[c.type]);
+    this.copyOptions = format === "parquet" ? "FORMAT parquet, COMPRESSION zstd" : "FORMAT csv, HEADER true";
+    this.buffer = this.plan.stage.map(() => []);
+  }
+
+  async write(db: Db, postcodeFilter: string, fileRows: number): Promise<ExportedTable> {
+    for (let i = 0; i < 2; i++) {
+      const connection = await this.instance.connect();
+      await connection.run(`CREATE TEMP TABLE stage (${this.plan.stage.map((c) => `${quote(c.name)} ${c.type}`).join(", ")})`);
+      this.stages.push({ connection, appender: await connection.createAppender("stage"), copying: null });
+    }
+    let rows = 0;
+    try {
+      const partitioned = this.table.partitionedByArea;
+      let area: string | null = null;
+      const sql = selectSql(this.table, this.plan.read, { postcodeFilter }, this.plan.grouped);
+      const values = this.plan.stage.length;
+      for (const row of db.prepare(sql).raw(true).iterate() as Iterable<DuckDBValue[]>) {
+        // The postcode is the first column of every partitioned table.
+        if (partitioned) {
+          const rowArea = postcodeArea(row[0] as string);
+          if (rowArea !== area) {
+            if (area !== null) await this.writeStaged(area);
+            area = rowArea;
+          }
+        }
+        for (let i = 0; i < values; i++) this.buffer[i]!.push(row[i]!);
+        // A grouped read row carries its row count after the staged values.
+        const count = this.plan.grouped ? (row[values] as number) : 1;
+        this.buffered++;
+        this.staged += count;
+        rows += count;
+        if (this.buffered === CHUNK_ROWS) this.appendBuffer();
+        if (partitioned && this.staged >= fileRows) await this.writeStaged(area);
+      }
+      // A single-file table is written even when empty, so that readers find its columns.
+      if (!partitioned) await this.writeStaged(null);
+      else if (this.staged > 0) await this.writeStaged(area);
+      for (const s of this.stages) await s.copying;
+    } finally {
+      for (const s of this.stages) {
+        await s.copying?.catch(() => {});
+        s.appender?.closeSync();
+        s.connection.closeSync();
+      }
+    }
+    return { name: this.table.name, path: `${this.table.name}.${this.format}`, rows, files: this.files, bytes: sizeOf(this.target) };
+  }
+
+  private appendBuffer(): void {
+    if (this.buffered === 0) return;
+    const chunk = this.duckdb.DuckDBDataChunk.create(this.types, this.buffered);
+    chunk.setColumns(this.buffer);
+    this.stages[this.current]!.appender!.appendDataChunk(chunk);
+    this.buffer = this.plan.stage.map(() => []);
+    this.buffered = 0;
+  }
+
+  /** Starts writing the staged rows to their file, and turns to the other stage. */
+  private async writeStaged(area: string | null): Promise<void> {
+    this.appendBuffer();
+    if (this.staged === 0 && area !== null) return;
+    const stage = this.stages[this.current]!;
+    stage.appender!.closeSync();
+    stage.appender = null;
+    const file = area === null ? this.target : this.areaFile(area);
+    stage.copying = (async () => {
+      await stage.connection.run(`COPY (${this.plan.select}) TO ${literal(file)} (${this.copyOptions})`);
+      await stage.connection.run("DELETE FROM stage");
+    })();
+    this.files++;
+    this.staged = 0;
+    this.current = 1 - this.current;
+    const next = this.stages[this.current]!;
+    // The other stage's file must be written before it takes rows again.
+    await next.copying;
+    next.copying = null;
+    next.appender ??= await next.connection.createAppender("stage");
+  }
+
+  private areaFile(area: string): string {
+    const n = this.perArea.get(area) ?? 0;
+    this.perArea.set(area, n + 1);
+    const dir = join(this.target, `area=${area}`);
+    mkdirSync(dir, { recursive: true });
+    return join(dir, `data_${n}.${this.format}`);
+  }
+}
+
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+function sizeOf(path: string): number {
+  if (!existsSync(path)) return 0;
+  const s = statSync(path);
+  if (!s.isDirectory()) return s.size;
+  return readdirSync(path).reduce((n, entry) => n + sizeOf(join(path, entry)), 0);
+}

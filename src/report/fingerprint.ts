@@ -1,0 +1,94 @@
+// Whether the report set in --out is current: a fingerprint of everything the set is made from
+// (the run's input rows, the report options, the scope's lookups and providers, a version of the
+// stored answers, and the report code itself), written beside the set as .fingerprint and
+// compared before a batch rewrites it. A nightly run that changed nothing then rewrites nothing.
+// The run id is not in it: a re-run of the same input is the same set.
+import { createHash, type Hash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Db } from "../store/db.js";
+import { answersVersion } from "../store/answers-version.js";
+import { finalCounts } from "../store/counts.js";
+import { writeAtomically } from "./atomic-file.js";
+import type { ReportScope } from "./scope.js";
+
+export const FINGERPRINT_FILE = ".fingerprint";
+
+interface FingerprintFile {
+  fingerprint: string;
+  /** the set's files, relative to --out: all must still be there for the set to be current */
+  files: string[];
+}
+
+/** Report options as they shape the files: values only (no directory, clock or callbacks). */
+export function optionsKey(options: Record<string, unknown>): Record<string, unknown> {
+  // --all is in the scope's kind.
+  const skip = new Set(["outDir", "runId", "all", "now", "onWarning", "files"]);
+  return Object.fromEntries(
+    Object.entries(options)
+      .filter(([k, v]) => !skip.has(k) && v !== undefined && typeof v !== "function")
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
+}
+
+/** The fingerprint of the set that `options` would write for `scope`, from the database as it stands. */
+export function reportFingerprint(db: Db, scope: ReportScope, options: Record<string, unknown>): string {
+  const hash = createHash("sha256");
+  hash.update(
+    JSON.stringify({
+      code: reportCodeDigest(),
+      options: optionsKey(options),
+      scope: { kind: scope.kind, lookups: scope.lookups, providers: scope.providers, columns: scope.inputColumns, simulated: scope.runSimulated },
+      answers: answersVersion(db),
+      // --area-file: its content is read, so its size and time are part of what the set is made from
+      areaFile: typeof options.areaFile === "string" && existsSync(options.areaFile) ? fileStamp(options.areaFile) : null,
+      // a run's answers it needed but did not fetch show as pending
+      outcomes: scope.kind === "run" ? finalCounts(db, scope.runId, scope.lookups) : null,
+    }),
+  );
+  if (scope.kind === "run") hashInputRows(db, scope.runId, hash);
+  return hash.digest("hex");
+}
+
+function fileStamp(path: string): { size: number; modified: number } {
+  const st = statSync(path);
+  return { size: st.size, modified: st.mtimeMs };
+}
+
+/** Every input row of the run as stored (its line, cell text and verdict), in line order. */
+function hashInputRows(db: Db, runId: number, hash: Hash): void {
+  const rows = db.prepare("SELECT line, value, postcode, reason, cells FROM run_rows WHERE run_id = ? ORDER BY line").raw(true);
+  for (const row of rows.iterate(runId) as Iterable<unknown[]>) hash.update(`${row.join("\u001f")}\u001e`);
+}
+
+let codeDigest: string | null = null;
+/** The report code and the spec it reads: a new version of either makes every set stale. */
+function reportCodeDigest(): string {
+  if (codeDigest !== null) return codeDigest;
+  const hash = createHash("sha256");
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const dir of [here, join(here, "..", "spec")])
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path).isFile()) hash.update(name).update(readFileSync(path));
+    }
+  return (codeDigest = hash.digest("hex"));
+}
+
+/** True when --out holds a complete set with this fingerprint. */
+export function isReportSetCurrent(outDir: string, fingerprint: string): boolean {
+  let stored: FingerprintFile;
+  try {
+    stored = JSON.parse(readFileSync(join(outDir, FINGERPRINT_FILE), "utf8")) as FingerprintFile;
+  } catch {
+    return false;
+  }
+  return stored.fingerprint === fingerprint && Array.isArray(stored.files) && stored.files.every((f) => existsSync(join(outDir, f)));
+}
+
+/** The set's record of what it was made from, written at `path` as the set's last file. */
+export async function recordFingerprint(path: string, fingerprint: string, files: readonly string[]): Promise<void> {
+  const record: FingerprintFile = { fingerprint, files: [...files] };
+  await writeAtomically(path, [JSON.stringify(record) + "\n"]);
+}
