@@ -6,5 +6,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Most test time is waiting on child processes, loopback HTTP and the browser, not CPU: two
+    // files at once on a 2-core machine (vitest's default there is one).
+    maxWorkers: 2,
+    minWorkers: 1,
   },
 });
