@@ -51,6 +51,7 @@ describe("quota planner over a month", () => {
       const predicted: Partial<Record<Lookup, string>> = {};
       const finished: Partial<Record<Lookup, string>> = {};
       const refreshSpend: Record<Lookup, number[]> = { broadband: [], mobile: [] };
+      const nightsDeferring: Record<Lookup, number> = { broadband: 0, mobile: 0 };
 
       for (let night = 0; night < 75 && !(finished.broadband && finished.mobile); night++) {
         clock.t = Date.parse("2026-03-01T02:00:00Z") + night * DAY;
@@ -62,8 +63,10 @@ describe("quota planner over a month", () => {
         const list = date >= "2026-03-08" ? all : initial;
         const before = Object.fromEntries(LOOKUPS.map((l) => [l, stale(l)])) as Record<Lookup, { postcode: string; fetched_at: string }[]>;
         const r = await runIn(d, { in: input(list), baseUrl: sim.url, monthlyQuota: String(QUOTA), maxAge: "60d", reports: false }, env, { clock });
-        // every postcode has an answer: deferred refreshes do not make a failure
+        // every postcode has an answer: deferred refreshes do not make a failure; the summary counts them
         expect(r.exitCode, `exit on ${date}`).toBe(0);
+        const summary = r.logs.map((l) => JSON.parse(l) as { event?: string; deferredRefreshes?: Record<Lookup, number> }).find((e) => e.event === "summary")!;
+        for (const lookup of LOOKUPS) nightsDeferring[lookup] += summary.deferredRefreshes![lookup] > 0 ? 1 : 0;
 
         for (const lookup of LOOKUPS) {
           const sent = query<{ n: number }>("SELECT COUNT(*) AS n FROM request_ledger WHERE run_id = ? AND lookup = ?", r.runId, lookup)[0]!.n;
@@ -112,6 +115,9 @@ describe("quota planner over a month", () => {
         expect(Math.min(...march), `${lookup} March nights ${march.join(",")}`).toBeGreaterThanOrEqual(Math.floor(QUOTA / 31) - 1);
         expect(Math.max(...march)).toBeLessThanOrEqual(Math.ceil(QUOTA / 31));
       }
+
+      // the release's refreshes did not fit one night: the summaries said so on the nights they waited
+      for (const lookup of LOOKUPS) expect(nightsDeferring[lookup], lookup).toBeGreaterThan(0);
 
       // the release was seen (mobile the night it arrived), and status predicted the last night within a day
       expect(detected.mobile).toBe("2026-03-12");

@@ -435,9 +435,13 @@ function printSummary(ctx: RunContext, c: RunCounts, exitCode: number, stopMessa
     .map((l) => `${l} ${stats[l].requests} requests (${stats[l].retries} retries, ${stats[l].throttled} 429s)`)
     .join("; ");
   const first = stop.reasons[0];
+  // refreshes --monthly-quota left for later nights: not pending, and no reason to exit non-zero
+  const deferredRefreshes = Object.fromEntries(ctx.config.lookups.map((l) => [l, ctx.plan?.deferred.get(l)?.refreshes ?? 0]));
+  const deferred = Object.values(deferredRefreshes).reduce((n, d) => n + d, 0);
   log.result(
     `run ${ctx.runId} finished, exit ${exitCode}${stopMessage ? ` (${stopMessage})` : ""}: ${c.postcodes} postcodes (${c.rejects} rejected rows); ` +
-      `lookups ok ${c.ok}, not found ${c.notFound}, failed ${c.failed}, pending ${c.pending}; ${perLookup}`,
-    { event: "summary", runId: ctx.runId, exitCode, stopped: stopMessage, stopReason: first ? stopReasonCode(first) : null, ...c },
+      `lookups ok ${c.ok}, not found ${c.notFound}, failed ${c.failed}, pending ${c.pending}` +
+      `${deferred > 0 ? `, ${deferred} refreshes deferred to later nights` : ""}; ${perLookup}`,
+    { event: "summary", runId: ctx.runId, exitCode, stopped: stopMessage, stopReason: first ? stopReasonCode(first) : null, deferredRefreshes, ...c },
   );
 }
