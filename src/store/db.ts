@@ -11,19 +11,11 @@ export class DatabaseError extends Error {}
 
 export function openDatabase(path: string, options: { readonly?: boolean } = {}): Db {
   const db = connect(path, options);
-  if (options.readonly) {
-    try {
-      const version = schemaVersion(db);
-      if (version > SCHEMA_VERSION)
-        throw new DatabaseError(`${path} has schema version ${version}; this program knows up to ${SCHEMA_VERSION}`);
-    } catch (err) {
-      db.close();
-      throw namingPath(err, path);
-    }
-    return db;
-  }
   try {
-    migrate(db, path);
+    // A reader never changes the schema; it only refuses one newer than it knows.
+    if (!options.readonly) migrate(db, path);
+    else if (schemaVersion(db) > SCHEMA_VERSION)
+      throw new DatabaseError(`${path} has schema version ${schemaVersion(db)}; this program knows up to ${SCHEMA_VERSION}`);
   } catch (err) {
     db.close();
     throw namingPath(err, path);
