@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--only a,b]: runs every scenario of issue 5 in turn, prints a table
+// npm run bench [-- --quick] [--only a,b]: runs every scenario of issues 5 and 13 in turn, prints a table
 // (scenario, measured, target, met) and writes output/bench.json with every figure, the machine and
 // the date. A missed target is reported, not fatal; a scenario that cannot run exits 1.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -18,14 +18,15 @@ import { rateLimited } from "./scenarios/rate-limited.js";
 import { report } from "./scenarios/report.js";
 import { scale, SCALE_POSTCODES } from "./scenarios/scale.js";
 import { simulatorThroughput } from "./scenarios/simulator-throughput.js";
+import { workbook } from "./scenarios/workbook.js";
 
-const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, latencyBound, rateLimited, faults, report, memory, scale];
+const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, latencyBound, rateLimited, faults, report, memory, workbook, scale];
 
 async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))
     .scriptName("npm run bench --")
     .usage("$0 [--quick] [--only LIST]\n\nMeasures how close the batch runs to its limits; see README, Performance.")
-    .option("quick", { type: "boolean", default: false, describe: "every scenario scaled down (about a minute instead of five)" })
+    .option("quick", { type: "boolean", default: false, describe: "every scenario scaled down (about a minute instead of seven)" })
     .option("only", { type: "string", describe: `comma-separated scenarios: ${SCENARIOS.map((s) => s.name).join(", ")}` })
     .option("out", { type: "string", default: join(OUTPUT_DIR, "bench.json"), describe: "where to write the figures" })
     .option("scale-postcodes", { type: "number", default: SCALE_POSTCODES, describe: "postcodes of the scale scenario's database (--only scale)" })

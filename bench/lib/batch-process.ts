@@ -58,3 +58,14 @@ export async function runBatchProcess(options: {
   }
   return { exitCode, seconds, memory, marks, tail };
 }
+
+/**
+ * The highest resident size sampled (every 500 ms), in bytes, or null if nothing was sampled. Linux
+ * starts a spawned child's ru_maxrss at the resident size of the process it was forked from, so
+ * after the bench has built a large database in its own process, ru_maxrss of a small child is the
+ * bench's size, not the child's: compare children by this figure instead.
+ */
+export function sampledPeakRssBytes(r: BatchProcessResult): number | null {
+  const samples = r.memory?.samples ?? [];
+  return samples.length === 0 ? null : Math.max(...samples.map((s) => s[1]));
+}

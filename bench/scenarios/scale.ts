@@ -9,7 +9,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { EXPORT_TABLES, selectSql } from "../../src/export/tables.js";
 import { DEFAULT_PROVIDERS } from "../../src/spec/fields.js";
-import { runBatchProcess, type BatchProcessResult } from "../lib/batch-process.js";
+import { runBatchProcess, sampledPeakRssBytes, type BatchProcessResult } from "../lib/batch-process.js";
 import { writePostcodeCsv } from "../lib/input-file.js";
 import { scratchDir } from "../lib/paths.js";
 import { buildScaleDb } from "../lib/scale-db.js";
@@ -129,14 +129,9 @@ function peakMb(r: BatchProcessResult): number | null {
   return r.memory === null ? null : round(r.memory.peakRssBytes / MB, 0);
 }
 
-/**
- * The highest resident size sampled (every 500 ms). Linux starts a spawned child's ru_maxrss at the
- * resident size of the process it was forked from, so after the bench has built a large database
- * in its own process, peakMb of a small child is the bench's size, not the child's.
- */
 function sampledPeakMb(r: BatchProcessResult): number | null {
-  const samples = r.memory?.samples ?? [];
-  return samples.length === 0 ? null : round(Math.max(...samples.map((s) => s[1])) / MB, 0);
+  const bytes = sampledPeakRssBytes(r);
+  return bytes === null ? null : round(bytes / MB, 0);
 }
 
 function memoryCheck(what: string, r: BatchProcessResult): Check {
