@@ -1,4 +1,4 @@
-// The one place that names the coverage API's fields (../shared/spec/coverage-api.md §2).
+// The one place that names the coverage API's fields (the API documentation, §2; summarised in docs/api-notes.md).
 // Columns, SQL, CSV headers, validators and the simulator are all generated from here.
 
 export const LOOKUPS = ["broadband", "mobile"] as const;

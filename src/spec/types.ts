@@ -1,5 +1,5 @@
-// Wire types of the coverage API (../shared/spec/coverage-api.md §2, and the live dialect of
-// ../shared/spec/live-service-notes.md). Shared by the client and the simulator.
+// Wire types of the coverage API (the API documentation, §2, and the live dialect the production
+// service speaks: docs/api-notes.md). Shared by the client and the simulator.
 // The 200 bodies are described by the field lists of fields.ts: the client validates them field by
 // field (fetch/validate-body.ts) and the simulator writes them from the same lists.
 
