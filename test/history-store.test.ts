@@ -1,28 +1,17 @@
 // Versions and releases in the store: an identical re-fetch adds no version, a changed one keeps the
 // old addresses as the previous version's content, releases are told apart; an older database migrates.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useTempDatabase } from "./helpers/temp-database.js";
 import { answerWriter } from "../src/store/answers.js";
 import type { Answer, FinalRecord } from "../src/spec/records.js";
-import { ensureProviderColumns, openDatabase, type Db } from "../src/store/db.js";
+import { ensureProviderColumns, openDatabase } from "../src/store/db.js";
 import { MIGRATIONS } from "../src/store/schema.js";
 import { changedVersions } from "../src/store/versions.js";
 import { DEFAULT_PROVIDERS, mobileFields } from "../src/spec/fields.js";
 
-let dir: string;
-let db: Db;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "pcc-history-"));
-  db = openDatabase(join(dir, "t.sqlite"));
-  ensureProviderColumns(db, DEFAULT_PROVIDERS);
-});
-afterEach(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const t = useTempDatabase("pcc-history-");
 
 const record = (postcode: string, fetchedAt: string, answer: Answer): FinalRecord => ({
   postcode,
@@ -44,12 +33,12 @@ const bb = (postcode: string, downs: number[], fetchedAt: string) =>
 const mob = (postcode: string, rating: number, dbName: string, fetchedAt: string) =>
   record(postcode, fetchedAt, { lookup: "mobile", dataset: dbName, addresses: [{ uprn: 100, address: "1, HIGH STREET", ratings: mobileFields().map(() => rating) }] });
 const versions = () =>
-  db.prepare("SELECT postcode, lookup, release, first_seen, last_seen, content IS NOT NULL AS retired FROM answer_versions ORDER BY id").all();
-const releases = () => db.prepare("SELECT lookup, name FROM releases ORDER BY id").all();
+  t.db.prepare("SELECT postcode, lookup, release, first_seen, last_seen, content IS NOT NULL AS retired FROM answer_versions ORDER BY id").all();
+const releases = () => t.db.prepare("SELECT lookup, name FROM releases ORDER BY id").all();
 
 describe("answer versions", () => {
   it("an identical re-fetch only moves last seen; a change adds a version and keeps the old addresses", () => {
-    const w = answerWriter(db, DEFAULT_PROVIDERS);
+    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
     w.write(bb("AB11AA", [20, 25], "2026-01-01T10:00:00.000Z"));
     w.write(bb("AB11AB", [20], "2026-01-01T10:00:00.000Z"));
     w.flush();
@@ -66,28 +55,28 @@ describe("answer versions", () => {
       { lookup: "broadband", name: "2026-01-01" },
       { lookup: "broadband", name: "2026-02-01" },
     ]);
-    const old = db.prepare("SELECT content FROM answer_versions WHERE postcode = 'AB11AA' ORDER BY id LIMIT 1").pluck().get() as string;
+    const old = t.db.prepare("SELECT content FROM answer_versions WHERE postcode = 'AB11AA' ORDER BY id LIMIT 1").pluck().get() as string;
     expect(JSON.parse(old).map((r: unknown[]) => r[8])).toEqual([20, 25]);
-    expect(db.prepare("SELECT MaxPredictedDown FROM broadband_addresses WHERE postcode = 'AB11AA' ORDER BY uprn").pluck().all()).toEqual([20, 500]);
-    expect(db.prepare("SELECT release FROM lookups ORDER BY postcode").pluck().all()).toEqual(["2026-02-01", "2026-01-01"]);
+    expect(t.db.prepare("SELECT MaxPredictedDown FROM broadband_addresses WHERE postcode = 'AB11AA' ORDER BY uprn").pluck().all()).toEqual([20, 500]);
+    expect(t.db.prepare("SELECT release FROM lookups ORDER BY postcode").pluck().all()).toEqual(["2026-02-01", "2026-01-01"]);
     // the other postcode catching up, changed or not, joins the newest release instead of starting another
     w.write(bb("AB11AB", [900], "2026-02-02T10:00:00.000Z"));
     w.flush();
     expect(releases()).toHaveLength(2);
-    expect(db.prepare("SELECT release FROM answer_versions WHERE postcode = 'AB11AB' ORDER BY id").pluck().all()).toEqual(["2026-01-01", "2026-02-01"]);
+    expect(t.db.prepare("SELECT release FROM answer_versions WHERE postcode = 'AB11AB' ORDER BY id").pluck().all()).toEqual(["2026-01-01", "2026-02-01"]);
   });
 
   it("a mobile DBName names the release; the same ratings under a new DBName are no new version", () => {
-    const w = answerWriter(db, DEFAULT_PROVIDERS);
+    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
     w.write(mob("AB11AA", 3, "Mob-1", "2026-01-01T10:00:00.000Z"));
     w.flush();
     w.write(mob("AB11AA", 3, "Mob-2", "2026-02-01T10:00:00.000Z"));
     w.flush();
     expect(versions()).toHaveLength(1);
-    expect(db.prepare("SELECT release FROM lookups").pluck().get()).toBe("Mob-2");
+    expect(t.db.prepare("SELECT release FROM lookups").pluck().get()).toBe("Mob-2");
     w.write(mob("AB11AA", 2, "Mob-2", "2026-02-02T10:00:00.000Z"));
     w.flush();
-    expect(db.prepare("SELECT release FROM answer_versions ORDER BY id").pluck().all()).toEqual(["Mob-1", "Mob-2"]);
+    expect(t.db.prepare("SELECT release FROM answer_versions ORDER BY id").pluck().all()).toEqual(["Mob-1", "Mob-2"]);
     expect(releases()).toEqual([
       { lookup: "mobile", name: "Mob-1" },
       { lookup: "mobile", name: "Mob-2" },
@@ -95,19 +84,19 @@ describe("answer versions", () => {
   });
 
   it("a real answer replacing a simulated one is no new release and no change", () => {
-    const sim = answerWriter(db, DEFAULT_PROVIDERS, { simulated: true });
+    const sim = answerWriter(t.db, DEFAULT_PROVIDERS, { simulated: true });
     sim.write(bb("AB11AA", [20], "2026-01-01T10:00:00.000Z"));
     sim.flush();
-    const real = answerWriter(db, DEFAULT_PROVIDERS);
+    const real = answerWriter(t.db, DEFAULT_PROVIDERS);
     real.write(bb("AB11AA", [900], "2026-01-02T10:00:00.000Z"));
     real.flush();
     expect(versions()).toHaveLength(2);
     expect(releases()).toEqual([{ lookup: "broadband", name: "2026-01-01" }]);
-    expect([...changedVersions(db, { runId: null, lookups: ["broadband"] }, { kind: "previous" })]).toEqual([]);
+    expect([...changedVersions(t.db, { runId: null, lookups: ["broadband"] }, { kind: "previous" })]).toEqual([]);
   });
 
   it("--release NAME labels broadband answers", () => {
-    const w = answerWriter(db, DEFAULT_PROVIDERS, { release: "spring-2026" });
+    const w = answerWriter(t.db, DEFAULT_PROVIDERS, { release: "spring-2026" });
     w.write(bb("AB11AA", [20], "2026-01-01T10:00:00.000Z"));
     w.flush();
     expect(releases()).toEqual([{ lookup: "broadband", name: "spring-2026" }]);
@@ -116,8 +105,8 @@ describe("answer versions", () => {
 
 describe("migration of a database from before history", () => {
   it("turns each stored answer into its first version, and a later identical fetch adds none", () => {
-    db.close();
-    const path = join(dir, "old.sqlite");
+    t.db.close();
+    const path = join(t.dir, "old.sqlite");
     const old = new Database(path);
     old.exec(MIGRATIONS[0]!);
     old.exec(MIGRATIONS[1]!);
@@ -131,16 +120,16 @@ describe("migration of a database from before history", () => {
                 MaxUfbbPredictedDown, MaxUfbbPredictedUp, MaxPredictedDown, MaxPredictedUp)
               VALUES ('AB11AA', 100, '1, HIGH STREET', 5, 0.5, -1, -1, -1, -1, 20, 1), ('AB11AA', 101, '2, HIGH STREET', 5, 0.5, -1, -1, -1, -1, 25, 1)`);
     old.close();
-    db = openDatabase(path);
-    ensureProviderColumns(db, DEFAULT_PROVIDERS);
+    t.db = openDatabase(path);
+    ensureProviderColumns(t.db, DEFAULT_PROVIDERS);
     expect(versions()).toEqual([
       { postcode: "AB11AA", lookup: "broadband", release: "2025-12-01", first_seen: "2025-12-01T00:00:00.000Z", last_seen: "2025-12-01T00:00:00.000Z", retired: 0 },
       { postcode: "AB11AB", lookup: "broadband", release: "2025-12-01", first_seen: "2025-12-02T00:00:00.000Z", last_seen: "2025-12-02T00:00:00.000Z", retired: 0 },
     ]);
-    const w = answerWriter(db, DEFAULT_PROVIDERS);
+    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
     w.write(bb("AB11AA", [20, 25], "2026-01-01T10:00:00.000Z"));
     w.flush();
     expect(versions()).toHaveLength(2);
-    expect(db.prepare("SELECT last_seen FROM answer_versions WHERE postcode = 'AB11AA'").pluck().get()).toBe("2026-01-01T10:00:00.000Z");
+    expect(t.db.prepare("SELECT last_seen FROM answer_versions WHERE postcode = 'AB11AA'").pluck().get()).toBe("2026-01-01T10:00:00.000Z");
   });
 });

@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useTempDatabase } from "./helpers/temp-database.js";
 import { answerWriter } from "../src/store/answers.js";
 import type { FinalRecord, OkRecord } from "../src/spec/records.js";
-import { ensureProviderColumns, openDatabase, type Db } from "../src/store/db.js";
+import { ensureProviderColumns, openDatabase } from "../src/store/db.js";
 import { acquireLock, LockedError, releaseLock } from "../src/store/lock.js";
 import { processAlive, processIdentity } from "../src/store/process-identity.js";
 import { spawn } from "node:child_process";
@@ -16,20 +15,10 @@ import { planFetches } from "../src/plan/plan.js";
 import { finalCounts } from "../src/store/counts.js";
 import { mobileFields, DEFAULT_PROVIDERS } from "../src/spec/fields.js";
 
-let dir: string;
-let db: Db;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "pcc-store-"));
-  db = openDatabase(join(dir, "t.sqlite"));
-  ensureProviderColumns(db, DEFAULT_PROVIDERS);
-});
-afterEach(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const t = useTempDatabase("pcc-store-");
 
 const newRun = () =>
-  createRun(db, { startedAt: "2026-01-01T00:00:00.000Z", simulated: false, inputName: "x", args: {}, lookups: ["broadband", "mobile"], providers: [...DEFAULT_PROVIDERS] });
+  createRun(t.db, { startedAt: "2026-01-01T00:00:00.000Z", simulated: false, inputName: "x", args: {}, lookups: ["broadband", "mobile"], providers: [...DEFAULT_PROVIDERS] });
 
 const ok = (postcode: string, uprns: number[], fetchedAt = "2026-01-01T00:00:00.000Z"): OkRecord => ({
   postcode,
@@ -56,38 +45,38 @@ const failed = (postcode: string, fetchedAt: string): FinalRecord => ({
 
 describe("store", () => {
   it("migrates to the current schema version, WAL mode", () => {
-    expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
-    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(t.db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+    expect(t.db.pragma("journal_mode", { simple: true })).toBe("wal");
     // idempotent reopen
-    db.close();
-    db = openDatabase(join(dir, "t.sqlite"));
-    expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+    t.db.close();
+    t.db = openDatabase(join(t.dir, "t.sqlite"));
+    expect(t.db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
   });
 
   it("adds rating columns for new providers", () => {
-    ensureProviderColumns(db, ["EE"]);
-    const cols = (db.prepare("SELECT name FROM pragma_table_info('mobile_addresses')").all() as { name: string }[]).map((r) => r.name);
+    ensureProviderColumns(t.db, ["EE"]);
+    const cols = (t.db.prepare("SELECT name FROM pragma_table_info('mobile_addresses')").all() as { name: string }[]).map((r) => r.name);
     for (const f of [...mobileFields(DEFAULT_PROVIDERS), ...mobileFields(["EE"])]) expect(cols).toContain(f);
   });
 
   it("replaces a postcode's addresses with each answer and keeps 12-digit UPRNs exact", () => {
-    const w = answerWriter(db, DEFAULT_PROVIDERS);
+    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
     w.write(ok("AB11AA", [100020416747, 999999999999, 5]));
     w.write(ok("AB11AA", [100020416747, 7]));
     w.flush();
-    const rows = db.prepare("SELECT uprn FROM broadband_addresses WHERE postcode = 'AB11AA' ORDER BY uprn").pluck().all();
+    const rows = t.db.prepare("SELECT uprn FROM broadband_addresses WHERE postcode = 'AB11AA' ORDER BY uprn").pluck().all();
     expect(rows).toEqual([7, 100020416747]);
-    const l = db.prepare("SELECT status, address_count FROM lookups").get();
+    const l = t.db.prepare("SELECT status, address_count FROM lookups").get();
     expect(l).toEqual({ status: "ok", address_count: 2 });
   });
 
   it("a later failure keeps the last good addresses and records the error", () => {
-    const w = answerWriter(db, DEFAULT_PROVIDERS);
+    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
     w.write(ok("AB11AA", [1, 2]));
     w.write({ postcode: "AB11AA", lookup: "broadband", status: "failed", httpStatus: 500, attempts: 6, lastError: "HTTP 500: boom", fetchedAt: "2026-01-02T00:00:00.000Z", runId: 2 });
     w.flush();
-    expect(db.prepare("SELECT COUNT(*) FROM broadband_addresses").pluck().get()).toBe(2);
-    expect(db.prepare("SELECT status, attempts, last_error, address_count FROM lookups").get()).toEqual({
+    expect(t.db.prepare("SELECT COUNT(*) FROM broadband_addresses").pluck().get()).toBe(2);
+    expect(t.db.prepare("SELECT status, attempts, last_error, address_count FROM lookups").get()).toEqual({
       status: "failed",
       attempts: 6,
       last_error: "HTTP 500: boom",
@@ -96,8 +85,8 @@ describe("store", () => {
   });
 
   it("commits the answers of one event-loop turn together, before any I/O", async () => {
-    const w = answerWriter(db, DEFAULT_PROVIDERS);
-    const count = () => db.prepare("SELECT COUNT(*) FROM lookups").pluck().get();
+    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
+    const count = () => t.db.prepare("SELECT COUNT(*) FROM lookups").pluck().get();
     w.write(ok("AA11AA", [1]));
     w.write(ok("BB11BB", [2]));
     w.write(ok("CC11CC", [3]));
@@ -108,19 +97,19 @@ describe("store", () => {
 
   it("reports a deferred commit that fails, and refuses more writes", async () => {
     const errors: Error[] = [];
-    const w = answerWriter(db, DEFAULT_PROVIDERS, { onError: (e) => errors.push(e) });
-    db.exec("CREATE TEMP TRIGGER full BEFORE INSERT ON broadband_addresses BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
+    const w = answerWriter(t.db, DEFAULT_PROVIDERS, { onError: (e) => errors.push(e) });
+    t.db.exec("CREATE TEMP TRIGGER full BEFORE INSERT ON broadband_addresses BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
     w.write(ok("AA11AA", [1]));
     await new Promise((r) => setImmediate(r));
     expect(errors.map((e) => e.message)).toEqual(["database or disk is full"]);
     expect(() => w.flush()).toThrow(/disk is full/);
     expect(() => w.write(ok("BB11BB", [2]))).toThrow(/disk is full/);
-    expect(db.prepare("SELECT COUNT(*) FROM lookups").pluck().get()).toBe(0);
+    expect(t.db.prepare("SELECT COUNT(*) FROM lookups").pluck().get()).toBe(0);
   });
 
   it("adds rating columns for a new provider, and takes a provider in other letter case for the same columns", () => {
-    ensureProviderColumns(db, ["provA", "EE"]);
-    const columns = db.prepare("SELECT name FROM pragma_table_info('mobile_addresses')").pluck().all();
+    ensureProviderColumns(t.db, ["provA", "EE"]);
+    const columns = t.db.prepare("SELECT name FROM pragma_table_info('mobile_addresses')").pluck().all();
     expect(columns).toContain("EEVoiceOutdoor");
     expect(columns).not.toContain("provAVoiceOutdoor");
     expect(columns).toHaveLength(3 + 40);
@@ -135,29 +124,29 @@ describe("store", () => {
 
   it("plans what is missing or failed in input order, then what is stale; --refresh plans everything", () => {
     const runId = newRun();
-    const rows = rowWriter(db, runId);
+    const rows = rowWriter(t.db, runId);
     const input = ["CC11CC", "AA11AA", "BB11BB", "AA11AA", "DD11DD"];
     input.forEach((p, i) => rows.add({ line: i + 2, value: p, postcode: p, reason: null, cells: [p] }));
     rows.add({ line: 9, value: "junk", postcode: null, reason: "not a valid UK postcode", cells: ["junk"] });
     rows.flush();
-    const w = answerWriter(db, DEFAULT_PROVIDERS);
+    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
     w.write(ok("AA11AA", [1], "2026-03-01T00:00:00.000Z")); // fresh
     w.write(ok("BB11BB", [2], "2025-01-01T00:00:00.000Z")); // stale
     w.write(failed("DD11DD", "2026-03-01T00:00:00.000Z"));
     w.flush();
-    const plan = planFetches(db, { probe: 0, runId, lookups: ["broadband", "mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated: false });
+    const plan = planFetches(t.db, { probe: 0, runId, lookups: ["broadband", "mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated: false });
     expect(plan.postcodes).toBe(4);
     expect(plan.toFetch.get("broadband")).toEqual(["CC11CC", "DD11DD", "BB11BB"]);
     expect(plan.toFetch.get("mobile")).toEqual(["CC11CC", "AA11AA", "BB11BB", "DD11DD"]);
     expect(plan.reused.get("broadband")).toBe(1);
-    const all = planFetches(db, { probe: 0, runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: true, providers: DEFAULT_PROVIDERS, simulated: false });
+    const all = planFetches(t.db, { probe: 0, runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: true, providers: DEFAULT_PROVIDERS, simulated: false });
     expect(all.toFetch.get("broadband")).toHaveLength(4);
-    expect(finalCounts(db, runId, ["broadband", "mobile"])).toEqual({ ok: 2, notFound: 0, failed: 1, pending: 5 });
+    expect(finalCounts(t.db, runId, ["broadband", "mobile"])).toEqual({ ok: 2, notFound: 0, failed: 1, pending: 5 });
   });
 
   it("refetches a fresh mobile answer stored for another provider list, and nothing else", () => {
     const runId = newRun();
-    const rows = rowWriter(db, runId);
+    const rows = rowWriter(t.db, runId);
     ["AA11AA", "BB11BB"].forEach((p, i) => rows.add({ line: i + 2, value: p, postcode: p, reason: null, cells: [p] }));
     rows.flush();
     const at = "2026-03-01T00:00:00.000Z";
@@ -166,14 +155,14 @@ describe("store", () => {
       lookup: "mobile",
       answer: { lookup: "mobile", dataset: null, addresses: [{ uprn: 7, address: "7", ratings: mobileFields(providers).map(() => 3) }] },
     });
-    const two = answerWriter(db, ["ProvA", "ProvB"]);
+    const two = answerWriter(t.db, ["ProvA", "ProvB"]);
     two.write(mobile("AA11AA", ["ProvA", "ProvB"]));
     two.flush();
-    const four = answerWriter(db, DEFAULT_PROVIDERS);
+    const four = answerWriter(t.db, DEFAULT_PROVIDERS);
     four.write(mobile("BB11BB", DEFAULT_PROVIDERS));
     four.flush();
     const plan = (providers: readonly string[]) =>
-      planFetches(db, { probe: 0, runId, lookups: ["mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers, simulated: false })
+      planFetches(t.db, { probe: 0, runId, lookups: ["mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers, simulated: false })
         .toFetch.get("mobile");
     expect(plan(DEFAULT_PROVIDERS)).toEqual(["AA11AA"]);
     // fewer providers, or the same in another order: the stored ratings cover them
@@ -184,40 +173,40 @@ describe("store", () => {
 
   it("never lets a real run reuse a simulated answer, nor a simulated run a real one", () => {
     const runId = newRun();
-    const rows = rowWriter(db, runId);
+    const rows = rowWriter(t.db, runId);
     ["AA11AA", "BB11BB", "CC11CC"].forEach((p, i) => rows.add({ line: i + 2, value: p, postcode: p, reason: null, cells: [p] }));
     rows.flush();
     const at = "2026-03-01T00:00:00.000Z";
-    const sim = answerWriter(db, DEFAULT_PROVIDERS, { simulated: true });
+    const sim = answerWriter(t.db, DEFAULT_PROVIDERS, { simulated: true });
     sim.write(ok("AA11AA", [1], at));
     sim.write(ok("CC11CC", [3], at));
     sim.flush();
-    const real = answerWriter(db, DEFAULT_PROVIDERS);
+    const real = answerWriter(t.db, DEFAULT_PROVIDERS);
     real.write(ok("BB11BB", [2], at));
     // a real failure keeps the simulated addresses, and so their flag
     real.write(failed("AA11AA", at));
     real.flush();
-    expect(db.prepare("SELECT postcode, simulated FROM lookups ORDER BY postcode").all()).toEqual([
+    expect(t.db.prepare("SELECT postcode, simulated FROM lookups ORDER BY postcode").all()).toEqual([
       { postcode: "AA11AA", simulated: 1 },
       { postcode: "BB11BB", simulated: 0 },
       { postcode: "CC11CC", simulated: 1 },
     ]);
     const plan = (simulated: boolean) =>
-      planFetches(db, { probe: 0, runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated })
+      planFetches(t.db, { probe: 0, runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated })
         .toFetch.get("broadband");
     expect(plan(false)).toEqual(["AA11AA", "CC11CC"]);
     expect(plan(true)).toEqual(["AA11AA", "BB11BB"]);
   });
 
   it("locks: a live holder is refused, a dead holder's lock is taken over", () => {
-    acquireLock(db, "t0");
+    acquireLock(t.db, "t0");
     // another process (simulated by a different pid in the row) that is still alive
-    db.prepare("UPDATE batch_lock SET pid = 999999").run();
-    expect(() => acquireLock(db, "t1", () => true)).toThrow(LockedError);
-    expect(() => acquireLock(db, "t1", () => true)).toThrow(/another batch \(pid 999999/);
-    expect(acquireLock(db, "t2", () => false)).toEqual({ previous: { pid: 999999, runId: null } });
-    releaseLock(db);
-    expect(db.prepare("SELECT COUNT(*) FROM batch_lock").pluck().get()).toBe(0);
+    t.db.prepare("UPDATE batch_lock SET pid = 999999").run();
+    expect(() => acquireLock(t.db, "t1", () => true)).toThrow(LockedError);
+    expect(() => acquireLock(t.db, "t1", () => true)).toThrow(/another batch \(pid 999999/);
+    expect(acquireLock(t.db, "t2", () => false)).toEqual({ previous: { pid: 999999, runId: null } });
+    releaseLock(t.db);
+    expect(t.db.prepare("SELECT COUNT(*) FROM batch_lock").pluck().get()).toBe(0);
   });
 
   it("knows a lock holder is gone when its pid is dead, a zombie, or now another process", async () => {
@@ -242,11 +231,11 @@ describe("store", () => {
   it("marks runs left running by a killed process as abandoned", () => {
     const a = newRun();
     const b = newRun();
-    finishRun(db, b, { endedAt: "t", state: "completed", exitCode: 0, message: null, counts: { ...zeroOutcomes(), inputRows: 0, postcodes: 0, rejects: 0, requests: 0, retries: 0, throttled: 0 } });
-    const stale = db.prepare("SELECT id FROM runs WHERE state = 'running'").pluck().all();
-    expect(abandonStaleRuns(db, "later")).toBe(stale.length);
-    expect(db.prepare("SELECT state FROM runs WHERE id = ?").pluck().get(a)).toBe("abandoned");
-    expect(db.prepare("SELECT state FROM runs WHERE id = ?").pluck().get(b)).toBe("completed");
-    expect(db.prepare("SELECT COUNT(*) FROM runs WHERE state = 'running'").pluck().get()).toBe(0);
+    finishRun(t.db, b, { endedAt: "t", state: "completed", exitCode: 0, message: null, counts: { ...zeroOutcomes(), inputRows: 0, postcodes: 0, rejects: 0, requests: 0, retries: 0, throttled: 0 } });
+    const stale = t.db.prepare("SELECT id FROM runs WHERE state = 'running'").pluck().all();
+    expect(abandonStaleRuns(t.db, "later")).toBe(stale.length);
+    expect(t.db.prepare("SELECT state FROM runs WHERE id = ?").pluck().get(a)).toBe("abandoned");
+    expect(t.db.prepare("SELECT state FROM runs WHERE id = ?").pluck().get(b)).toBe("completed");
+    expect(t.db.prepare("SELECT COUNT(*) FROM runs WHERE state = 'running'").pluck().get()).toBe(0);
   });
 });
