@@ -59,9 +59,16 @@ export function changesRows(c: ChangesSummary): SummaryRow[] {
   return rows;
 }
 
+/** Whether anything moved against the baseline: any count of the section above zero. */
+export function anyChange(c: ChangesSummary): boolean {
+  const counts = (o: unknown): number[] =>
+    typeof o === "number" ? [o] : o !== null && typeof o === "object" ? Object.values(o).flatMap(counts) : [];
+  return counts({ broadband: c.broadband, mobile: c.mobile }).some((n) => n > 0);
+}
+
 /** One line for the end of a batch; null when nothing changed. */
 export function changesHeadline(c: ChangesSummary): string | null {
-  if (changesRows(c).every((r) => typeof r.count !== "number" || r.count === 0)) return null;
+  if (!anyChange(c)) return null;
   const parts: string[] = [];
   if (c.broadband) parts.push(`broadband ${c.broadband.upATier} addresses up a tier, ${c.broadband.downATier} down`);
   if (c.mobile) {

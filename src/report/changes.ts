@@ -67,10 +67,6 @@ export function collectChanges(db: Db, scope: ReportScope, options: { goodRating
   return { baseline: label, lookups: scope.lookups, providers: scope.providers, rows, summary };
 }
 
-export function computeChangesSummary(changes: ChangeSet): ChangesSummary {
-  return changes.summary;
-}
-
 export function writeChangesCsv(changes: ChangeSet, path: string, options: CsvFileOptions): Promise<number> {
   return writeCsv(
     path,

@@ -68,11 +68,16 @@ function reportCodeDigest(): string {
   if (codeDigest !== null) return codeDigest;
   const hash = createHash("sha256");
   const here = dirname(fileURLToPath(import.meta.url));
-  for (const dir of [here, join(here, "..", "spec")])
+  // every file below src/report (report.html's renderer is in a folder of its own) and src/spec
+  const add = (dir: string, prefix: string): void => {
     for (const name of readdirSync(dir).sort()) {
       const path = join(dir, name);
-      if (statSync(path).isFile()) hash.update(name).update(readFileSync(path));
+      if (statSync(path).isDirectory()) add(path, `${prefix}${name}/`);
+      else hash.update(prefix + name).update(readFileSync(path));
     }
+  };
+  add(here, "report/");
+  add(join(here, "..", "spec"), "spec/");
   return (codeDigest = hash.digest("hex"));
 }
 

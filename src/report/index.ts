@@ -10,7 +10,7 @@ import { writeBroadbandCsv, writeCoverageCsv, writeMobileCsv } from "./address-f
 import { writePostcodesCsv, writeEnrichedCsv } from "./postcode-files.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
 import { writeHtmlReport, type GroupRow as HtmlGroupRow } from "./html/index.js";
-import { collectChanges, computeChangesSummary, writeChangesCsv, type ChangeSet } from "./changes.js";
+import { collectChanges, writeChangesCsv, type ChangeSet } from "./changes.js";
 import { buildPostcodeTable, createPostcodeTable, dropPostcodeTable } from "./postcode-table.js";
 import { ReportError, resolveScope, type ReportScope } from "./scope.js";
 import { writeReportSet, type ReportFile } from "./report-set.js";
@@ -111,7 +111,7 @@ export async function writeReports(db: Db, options: ReportOptions): Promise<Repo
     buildPostcodeTable(db, scope, goodRating);
     const fingerprint = reportFingerprint(db, scope, { ...options, bom: csv.bom, goodRating });
     const changes = collectChanges(db, scope, { goodRating, since: options.since });
-    const summary = computeSummary(db, scope, goodRating, generatedAt, computeChangesSummary(changes));
+    const summary = computeSummary(db, scope, goodRating, generatedAt, changes.summary);
     const groups = await prepareGroups(db, scope, goodRating, options);
     const context = { db, scope, goodRating, csv, summary, changes, groups, uprnColumn: options.uprnColumn };
     const set = options.files ?? REPORT_FILES;

@@ -3,7 +3,7 @@ import type { Db } from "../../store/db.js";
 import { writeAtomically } from "../atomic-file.js";
 import type { ReportScope } from "../scope.js";
 import type { Summary } from "../summary.js";
-import { changesHeadline, type ChangesSummary } from "../changes-summary.js";
+import { anyChange, type ChangesSummary } from "../changes-summary.js";
 import { collectHtmlReportData } from "./data.js";
 import { renderHtmlReport } from "./render.js";
 import type { ChangesData, HtmlReportData } from "./types.js";
@@ -28,7 +28,7 @@ export function writeHtmlReport(
 
 /** The chart's view of the summary's changes: none when nothing moved against the baseline. */
 export function changesData(c: ChangesSummary): ChangesData | undefined {
-  if (changesHeadline(c) === null) return undefined;
+  if (!anyChange(c)) return undefined;
   return {
     baseline: c.baseline,
     tierUp: c.broadband?.upATier ?? 0,
