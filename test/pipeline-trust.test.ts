@@ -120,4 +120,23 @@ describe("status of a running batch", () => {
       h.close();
     }
   });
+
+  it("counts what a refresh night plans to fetch, not only what was never fetched", async () => {
+    const d = dir();
+    const s = await sim();
+    const db = join(d, "coverage.sqlite");
+    const input = writeCsv(d, "in.csv", ["postcode", ...POSTCODES]);
+    expect((await runIn(d, { in: input, baseUrl: s.url }, env)).exitCode).toBe(0);
+    // every answer is stored and fresh; a --refresh gets through 20 of its 80 before it is cut short
+    expect((await runIn(d, { in: input, baseUrl: s.url, refresh: true, maxRequests: 20 }, env)).exitCode).toBe(3);
+    const w = openDatabase(db);
+    w.prepare("UPDATE runs SET state = 'running' WHERE id = 2").run();
+    w.close();
+    const h = openDatabase(db, { readonly: true });
+    try {
+      expect(runningProgress(h, Date.now())).toMatchObject({ runId: 2, pairs: 80, toFetch: 80, fetched: 20, reused: 0 });
+    } finally {
+      h.close();
+    }
+  });
 });

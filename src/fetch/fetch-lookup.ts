@@ -108,12 +108,13 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
       let attempt: Attempt | null;
       try {
         if (schedule.aborted || !(await o.pacer.acquire(schedule))) return;
-        if (!o.budget.take()) {
-          o.stop.stopAll({ kind: "max_requests", limit: o.budget.limit ?? 0 });
-          return;
-        }
+        // this lookup's own cap first: a request it may not send takes nothing from the run's --max-requests
         if (o.lookupBudget && !o.lookupBudget.take()) {
           o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "what --monthly-quota leaves this period is spent" });
+          return;
+        }
+        if (!o.budget.take()) {
+          o.stop.stopAll({ kind: "max_requests", limit: o.budget.limit ?? 0 });
           return;
         }
         attempts++;
@@ -237,9 +238,14 @@ class OutageGate {
         return "stopped";
       }
       if (this.probing) {
+        // the abort listener goes with the wait: a long outage must not pile them up on the signal
         await new Promise<void>((resolve) => {
-          this.waiters.push(resolve);
-          signal.addEventListener("abort", () => resolve(), { once: true });
+          const done = () => {
+            signal.removeEventListener("abort", done);
+            resolve();
+          };
+          this.waiters.push(done);
+          signal.addEventListener("abort", done, { once: true });
         });
         continue;
       }

@@ -67,8 +67,13 @@ export function formatEta(seconds: number | null): string {
   return `${Math.floor(seconds / 3600)} h ${Math.round((seconds % 3600) / 60)} min`;
 }
 
+/** Seconds left at the pace so far; null before the first is done. */
+export function etaSeconds(elapsedMs: number, done: number, total: number): number | null {
+  return done > 0 ? Math.round(((elapsedMs / done) * (total - done)) / 1000) : null;
+}
+
 function eta(started: number, now: number, s: ProgressSnapshot): number | null {
-  return s.done > 0 ? Math.round((((now - started) / s.done) * (s.total - s.done)) / 1000) : null;
+  return etaSeconds(now - started, s.done, s.total);
 }
 
 export function startProgress(options: {

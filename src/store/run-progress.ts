@@ -6,15 +6,17 @@ export interface RunningProgress {
   startedAt: string;
   /** postcode x lookup pairs of the run's input */
   pairs: number;
-  /** pairs answered by this run so far */
+  /** pairs the run planned to fetch (its run_needs): new, failed, stale, probes */
+  toFetch: number;
+  /** of those, answered by this run so far */
   fetched: number;
-  /** pairs the run found fresh and did not need to fetch (answered before it started) */
+  /** pairs the run found fresh and did not need to fetch */
   reused: number;
   /** requests at the last checkpoint */
   requests: number;
 }
 
-/** The newest run still marked running, or null. Counts come from its rows and answers, not its checkpoint. */
+/** The newest run still marked running, or null. Counts come from its plan and answers, not its checkpoint. */
 export function runningProgress(db: Db): RunningProgress | null {
   const run = db.prepare("SELECT id, started_at, lookups, requests FROM runs WHERE state = 'running' ORDER BY id DESC LIMIT 1").get() as
     | { id: number; started_at: string; lookups: string; requests: number }
@@ -24,12 +26,11 @@ export function runningProgress(db: Db): RunningProgress | null {
   const counts = db
     .prepare(
       `SELECT COUNT(*) * ? AS pairs,
-              (SELECT COUNT(*) FROM lookups l WHERE l.run_id = @run AND l.postcode IN (SELECT postcode FROM run_rows WHERE run_id = @run)) AS fetched,
-              (SELECT COUNT(*) FROM lookups l WHERE l.fetched_at < @started
-                  AND l.postcode IN (SELECT postcode FROM run_rows WHERE run_id = @run)
-                  AND l.lookup IN (SELECT value FROM json_each(@lookups))) AS reused
+              (SELECT COUNT(*) FROM run_needs WHERE run_id = @run) AS toFetch,
+              (SELECT COUNT(*) FROM run_needs n JOIN lookups l ON l.postcode = n.postcode AND l.lookup = n.lookup AND l.run_id = n.run_id
+                WHERE n.run_id = @run) AS fetched
          FROM (SELECT DISTINCT postcode FROM run_rows WHERE run_id = @run AND postcode IS NOT NULL)`,
     )
-    .get(lookups.length, { run: run.id, started: run.started_at, lookups: run.lookups }) as { pairs: number; fetched: number; reused: number };
-  return { runId: run.id, startedAt: run.started_at, requests: run.requests, ...counts };
+    .get(lookups.length, { run: run.id }) as { pairs: number; toFetch: number; fetched: number };
+  return { runId: run.id, startedAt: run.started_at, requests: run.requests, ...counts, reused: Math.max(0, counts.pairs - counts.toFetch) };
 }
