@@ -32,7 +32,7 @@ runCli({
   epilogue:
     `Keys come from ${ENV.key} (both lookups), ${ENV.broadbandKey} / ${ENV.mobileKey}, or --key-file; never from a flag.\n` + EXIT_CODE_HELP,
   options: declareBatchOptions,
-  run: async (argv, out) => {
+  run: async (argv) => {
     const logger = createLogger({ format: argv.logFormat === "json" ? "json" : "text", quiet: argv.quiet === true, verbose: argv.verbose === true });
     const config = buildConfig(argv, process.env, (m) => logger.security(m));
     const deps: BatchDeps = {
@@ -43,7 +43,6 @@ runCli({
       ...(argv.rateWindowMs !== undefined ? { rateWindowMs: argv.rateWindowMs } : {}),
       ...(config.simulate ? { api: simulatedApi(config.providers, { release: config.simulateRelease }) } : {}),
     };
-    void out;
     return (await runBatch(config, deps)).exitCode;
   },
 });

@@ -1,5 +1,6 @@
 // npm run export -- --out DIR [--db PATH] [--format parquet|csv] [--run ID | --all]: the stored
 // answers as typed Parquet (or CSV) for DuckDB, pandas/polars, Spark (see docs/scale-and-export.md).
+import { DEFAULT_DB } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import { DatabaseError } from "../store/db.js";
 import { openReadOnly } from "../store/read-only.js";
@@ -12,7 +13,7 @@ runCli({
   usage: "$0 --out DIR [options]\n\nWrites the stored answers as Parquet (or CSV) files (see docs/scale-and-export.md).",
   options: (y) =>
     y
-      .option("db", { type: "string", default: "output/coverage.sqlite", describe: "SQLite database" })
+      .option("db", { type: "string", default: DEFAULT_DB, describe: "SQLite database" })
       .option("out", { type: "string", demandOption: true, describe: "directory for the export" })
       .option("format", { type: "string", default: "parquet", describe: "parquet or csv" })
       .option("run", { type: "string", describe: "export this run's postcodes instead of the last run's (an id from npm run status)" })

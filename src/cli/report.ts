@@ -1,5 +1,6 @@
 // npm run report -- [--db PATH] [--out DIR] [--run ID | --all] [--no-bom] [--good-rating 3]:
 // rewrites the report set from the database, without fetching anything.
+import { DEFAULT_DB } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
 import { DatabaseError } from "../store/db.js";
@@ -13,7 +14,7 @@ runCli({
   usage: "$0 [options]\n\nWrites the report set for the last run that read its input (see docs/reports.md).",
   options: (y) =>
     y
-      .option("db", { type: "string", default: "output/coverage.sqlite", describe: "SQLite database" })
+      .option("db", { type: "string", default: DEFAULT_DB, describe: "SQLite database" })
       .option("out", { type: "string", default: "output", describe: "directory for the reports" })
       .option("run", { type: "string", describe: "report this run's input instead of the last run's (an id from npm run status)" })
       .option("all", { type: "boolean", describe: "report every stored postcode instead" })

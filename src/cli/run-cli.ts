@@ -26,15 +26,14 @@ export interface CliSpec<A> {
   /** declares the command's options on the parser */
   options: (y: Argv) => Argv<A>;
   /** runs the command; returns the exit code. Throw UsageError (ConfigError) for a one-line user error. */
-  run: (argv: ArgumentsCamelCase<A>, out: CliOutput) => Promise<number> | number;
+  run: (argv: ArgumentsCamelCase<A>) => Promise<number> | number;
   /** errors the command knows to be the user's or the environment's, printed as one line without a stack */
   isUserError?: (err: unknown) => boolean;
 }
 
-export interface CliOutput {
+interface CliOutput {
   /** one error line in the chosen format */
   error(message: string): void;
-  json: boolean;
 }
 
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -45,11 +44,10 @@ export function runCli<A>(spec: CliSpec<A>, args: readonly string[] = hideBin(pr
   for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
   const json = args.some((a, i) => a === "--log-format=json" || (a === "--log-format" && args[i + 1] === "json"));
   const out: CliOutput = {
-    json,
     error: (message) => process.stderr.write(errorLine(message, json) + "\n"),
   };
   const hint = `(npm run ${spec.name} -- --help lists the options)`;
-  main(spec, args, out).then(
+  main(spec, args).then(
     (code) => {
       process.exitCode = code;
     },
@@ -62,7 +60,7 @@ export function runCli<A>(spec: CliSpec<A>, args: readonly string[] = hideBin(pr
   );
 }
 
-async function main<A>(spec: CliSpec<A>, args: readonly string[], out: CliOutput): Promise<number> {
+async function main<A>(spec: CliSpec<A>, args: readonly string[]): Promise<number> {
   const parser = spec
     .options(
       yargs([...args])
@@ -92,7 +90,7 @@ async function main<A>(spec: CliSpec<A>, args: readonly string[], out: CliOutput
   const unknown = unknownOption(args, knownOptions(parser));
   if (unknown) throw new ConfigError(unknown);
   const argv = (await parser.parse()) as ArgumentsCamelCase<A>;
-  return spec.run(argv, out);
+  return spec.run(argv);
 }
 
 /** yargs' own messages, in the words and flag spelling of the others. */

@@ -1,4 +1,5 @@
 // npm run status -- [--db PATH]: the last runs (a running one with its progress and ETA) and what the database holds.
+import { DEFAULT_DB } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import { openReadOnly } from "../store/read-only.js";
 import { databaseStatus } from "../store/status.js";
@@ -13,7 +14,7 @@ runCli({
   usage: "$0 [--db PATH]\n\nPrints the last runs recorded in the database and what it holds.",
   options: (y) =>
     y
-      .option("db", { type: "string", default: "output/coverage.sqlite", describe: "SQLite database" })
+      .option("db", { type: "string", default: DEFAULT_DB, describe: "SQLite database" })
       .option("runs", { type: "string", default: "10", describe: "how many recent runs to list" })
       .option("json", { type: "boolean", default: false, describe: "print JSON" }),
   run: (argv) => {

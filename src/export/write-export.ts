@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from "@duckdb/node-api";
-import type { Db } from "../store/db.js";
+import { tableExists, type Db } from "../store/db.js";
 import { resolveScope } from "../report/scope.js";
 import { groupedPlan, quote, stagePlan, type StagePlan } from "./stage-plan.js";
 import { EXPORT_TABLES, postcodeArea, selectSql, type ExportTable } from "./tables.js";
@@ -97,10 +97,6 @@ export async function writeExport(db: Db, options: ExportOptions): Promise<Expor
     instance?.closeSync();
     rmSync(staging, { recursive: true, force: true });
   }
-}
-
-function tableExists(db: Db, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
 
 /** A staging table on a connection of its own, and the COPY of it in flight, if any. */

@@ -16,8 +16,6 @@ export interface Logger {
   /** secrets to mask in every line from now on */
   addSecret(secret: string): void;
   redact(text: string): string;
-  /** the redactor itself, to mask texts before they are cut or stored */
-  readonly redactor: Redactor;
   /** a progress line takes the terminal: each log line then clears it first and redraws it after */
   setAround(around: ((write: () => void) => void) | undefined): void;
 }
@@ -28,15 +26,13 @@ export interface LoggerOptions {
   verbose?: boolean;
   write?: (line: string) => void;
   now?: () => Date;
-  /** a progress line to clear before each log line and redraw after it */
-  around?: (write: () => void) => void;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
   const write = options.write ?? ((line: string) => process.stderr.write(line + "\n"));
   const now = options.now ?? (() => new Date());
   const redactor = new Redactor();
-  const logState: { around: ((write: () => void) => void) | undefined } = { around: options.around };
+  const logState: { around: ((write: () => void) => void) | undefined } = { around: undefined };
   const redact = (text: string): string => redactor.redact(text);
 
   const emit = (level: Level | "result" | "security", message: string, fields?: Record<string, unknown>) => {
@@ -61,7 +57,6 @@ export function createLogger(options: LoggerOptions): Logger {
     security: (m, f) => emit("security", m, f),
     addSecret: (secret) => redactor.add(secret),
     redact,
-    redactor,
     setAround(around) {
       logState.around = around;
     },

@@ -24,10 +24,6 @@ export class Redactor {
     for (let i = 0; i + MIN_RUN <= secret.length; i++) this.pieces.add(secret.slice(i, i + MIN_RUN));
   }
 
-  get empty(): boolean {
-    return this.pieces.size === 0;
-  }
-
   /** Masks each stretch of `text` covered by pieces of a secret; the rest is kept as it was. */
   redact(text: string): string {
     return this.redactConfigured(text).replace(KEY_LIKE, MASK);

@@ -219,7 +219,7 @@ function planStage(ctx: RunContext): FetchPlan {
 }
 
 /** The API to use: --simulate's (started only when there is work) or the configured one. */
-async function connect(ctx: RunContext): Promise<ApiEndpoint | null> {
+async function connect(ctx: RunContext): Promise<ApiEndpoint> {
   const { config, deps, log } = ctx;
   if (!config.simulate) return { baseUrl: config.baseUrl!, description: config.baseUrl!.href, close: async () => {} };
   if (!deps.api) throw new Error("--simulate needs an API to start (BatchDeps.api)");
@@ -244,9 +244,9 @@ async function fetchStage(ctx: RunContext): Promise<void> {
   const plan = ctx.plan!;
   const total = config.lookups.reduce((n, l) => n + plan.toFetch.get(l)!.length, 0);
   if (total === 0 || stop.stopped) return;
-  ctx.api = await connect(ctx);
-  if (!ctx.api || stop.stopped) return;
-  const api = ctx.api;
+  const api = await connect(ctx);
+  ctx.api = api;
+  if (stop.stopped) return;
   const http = createHttpClient({
     // one socket per request in flight: both lookups share the client (and the host)
     maxSockets: config.concurrency * config.lookups.length,

@@ -19,7 +19,6 @@ export const ENV = {
   key: "COVERAGE_API_KEY",
   broadbandKey: "COVERAGE_BROADBAND_KEY",
   mobileKey: "COVERAGE_MOBILE_KEY",
-  monthlyQuota: "COVERAGE_MONTHLY_QUOTA",
 } as const;
 
 /** `security` receives warnings that must reach the user even with --quiet. */

@@ -65,10 +65,13 @@ const text = (raw: string | undefined) => raw;
 const duration = (raw: string | undefined, name: string) => wrapped(name, () => parseDuration(raw!));
 const flag = (raw: boolean | undefined) => raw === true;
 
+/** Where the batch keeps its database; the report, status and export commands read it there too. */
+export const DEFAULT_DB = "output/coverage.sqlite";
+
 export const BATCH_OPTIONS = {
   in: option({ type: "string", required: true, help: "input CSV file, or - for standard input", parse: (raw) => raw! }),
   column: option({ type: "string", help: "input column holding postcodes (default: auto-detect)", parse: text }),
-  db: option({ type: "string", default: "output/coverage.sqlite", help: "SQLite database", parse: (raw) => raw! }),
+  db: option({ type: "string", default: DEFAULT_DB, help: "SQLite database", parse: (raw) => raw! }),
   out: option({ type: "string", default: "output", help: "directory for the reports", parse: (raw) => raw! }),
   lookups: option({
     type: "string",

@@ -9,6 +9,11 @@ export type Db = Database.Database;
 
 export class DatabaseError extends Error {}
 
+/** Whether the database has this table: a reader of an older schema may not (it never migrates). */
+export function tableExists(db: Db, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
 export function openDatabase(path: string, options: { readonly?: boolean } = {}): Db {
   const db = connect(path, options);
   try {

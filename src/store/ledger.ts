@@ -1,7 +1,7 @@
 // The request ledger: every request sent, per lookup and quota period, with its status; and the
 // service's "quota replenished in" answer, until which nothing is sent to that lookup.
 import type { Lookup } from "../spec/fields.js";
-import type { Db } from "./db.js";
+import { tableExists, type Db } from "./db.js";
 
 export interface SentRequest {
   lookup: Lookup;
@@ -38,8 +38,7 @@ export function requestLedger(db: Db, runId: number): Ledger {
 
 /** Read-only figures for `status`: requests per lookup in a period, and blocks (empty before schema 4). */
 export function ledgerFigures(db: Db, period: string, now: string): { used: Record<Lookup, number>; blocks: { lookup: Lookup; until: string }[] } {
-  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'request_ledger'").get();
-  if (!has) return { used: { broadband: 0, mobile: 0 }, blocks: [] };
+  if (!tableExists(db, "request_ledger")) return { used: { broadband: 0, mobile: 0 }, blocks: [] };
   const used = { broadband: 0, mobile: 0 };
   for (const r of db.prepare("SELECT lookup, COUNT(*) AS n FROM request_ledger WHERE period = ? GROUP BY lookup").all(period) as { lookup: Lookup; n: number }[])
     used[r.lookup] = r.n;

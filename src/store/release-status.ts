@@ -1,7 +1,7 @@
 // What `npm run status` says of releases: per lookup, each release with the answers confirmed on
 // it and the versions first seen in it, and how much of the last run's input is on the newest.
 import { LOOKUPS, type Lookup } from "../spec/fields.js";
-import type { Db } from "./db.js";
+import { tableExists, type Db } from "./db.js";
 
 export interface LookupReleases {
   lookup: Lookup;
@@ -13,8 +13,7 @@ export interface LookupReleases {
 
 export function releaseStatus(db: Db): LookupReleases[] {
   // status opens read-only and never migrates: a database from before history has no releases
-  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'releases'").get();
-  if (!has) return [];
+  if (!tableExists(db, "releases")) return [];
   const releases = db.prepare(
     `SELECT r.name, r.detected_at,
             (SELECT COUNT(*) FROM lookups l WHERE l.lookup = r.lookup AND l.release = r.name) AS answers,
