@@ -18,7 +18,7 @@ import { DatabaseError, ensureProviderColumns, type Db } from "../store/db.js";
 import { LockedError, releaseLock, setLockRun } from "../store/lock.js";
 import { openForBatch } from "../store/open-for-batch.js";
 import { abandonStaleRuns, checkpointRun, createRun, finishRun, type RunCounts } from "../store/runs.js";
-import { headlineLines, openFirstLine, reportsAreCurrent, writeReports } from "../report/index.js";
+import { headlineLines, openFirstLine, writeReportsUnlessCurrent } from "../report/index.js";
 import { reportOptionsProblem } from "../report/check-options.js";
 import type { Logger } from "../log/logger.js";
 import { startProgress } from "../log/progress.js";
@@ -348,12 +348,12 @@ async function reportStage(ctx: RunContext, exitCode: number): Promise<number> {
   };
   try {
     // A nightly run that changed nothing keeps the set it would rewrite (report/fingerprint.ts).
-    if (await reportsAreCurrent(ctx.db, options)) {
+    const report = await writeReportsUnlessCurrent(ctx.db, options);
+    if (report === "current") {
       log.info(`reports are current: ${config.out} already holds this set (same input, options and answers), kept as it is`, { event: "reports" });
       log.result(openFirstLine(config.out));
       return exitCode;
     }
-    const report = await writeReports(ctx.db, options);
     log.info(`reports written to ${config.out}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
     for (const line of headlineLines(report.summary)) log.result(line);
     for (const f of report.files.filter((f) => f.endsWith(".html"))) log.info(`open ${f} in a browser to see these figures as charts`);

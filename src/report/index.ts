@@ -103,13 +103,28 @@ export interface ReportResult {
   summary: Summary;
 }
 
+/** Writes the report set (npm run report: always). */
 export async function writeReports(db: Db, options: ReportOptions): Promise<ReportResult> {
+  return (await writeSet(db, options, false)) as ReportResult;
+}
+
+/**
+ * The batch's reports: the set is kept, and "current" returned, when --out already holds the set
+ * these options would write from the database as it stands (report/fingerprint.ts).
+ */
+export function writeReportsUnlessCurrent(db: Db, options: ReportOptions): Promise<ReportResult | "current"> {
+  return writeSet(db, options, true);
+}
+
+async function writeSet(db: Db, options: ReportOptions, keepCurrent: boolean): Promise<ReportResult | "current"> {
   const goodRating = checkedGoodRating(options.goodRating);
   const csv: CsvFileOptions = { bom: options.bom ?? true, onWarning: options.onWarning };
   const generatedAt = (options.now?.() ?? new Date()).toISOString();
   return inSnapshot(db, options, async (scope) => {
-    buildPostcodeTable(db, scope, goodRating);
+    // one snapshot for the check and the set: the fingerprint is hashed once
     const fingerprint = reportFingerprint(db, scope, { ...options, bom: csv.bom, goodRating });
+    if (keepCurrent && isReportSetCurrent(options.outDir, fingerprint)) return "current";
+    buildPostcodeTable(db, scope, goodRating);
     const changes = collectChanges(db, scope, { goodRating, since: options.since });
     const summary = computeSummary(db, scope, goodRating, generatedAt, changes.summary);
     const groups = await prepareGroups(db, scope, goodRating, options);
@@ -121,17 +136,6 @@ export async function writeReports(db: Db, options: ReportOptions): Promise<Repo
     const files = (await writeReportSet(options.outDir, [...set, record], context)).filter((f) => !f.endsWith(FINGERPRINT_FILE));
     return { files, summary };
   });
-}
-
-/**
- * True when --out already holds the complete set that writeReports would write with these
- * options from the database as it stands (report/fingerprint.ts): a batch then keeps it.
- */
-export function reportsAreCurrent(db: Db, options: ReportOptions): Promise<boolean> {
-  const goodRating = checkedGoodRating(options.goodRating);
-  return inSnapshot(db, { runId: options.runId, all: options.all }, async (scope) =>
-    isReportSetCurrent(options.outDir, reportFingerprint(db, scope, { ...options, bom: options.bom ?? true, goodRating })),
-  );
 }
 
 /**
