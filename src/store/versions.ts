@@ -3,6 +3,7 @@
 // the reports read); an older version keeps its addresses as JSON rows in answer_versions.content,
 // written when a newer version replaces it. An identical re-fetch only moves last_seen.
 import { createHash } from "node:crypto";
+import type Database from "better-sqlite3";
 import { SPEED_FIELDS, mobileFields, type Lookup } from "../spec/fields.js";
 import type { Answer } from "../spec/records.js";
 import type { Db } from "./db.js";
@@ -39,12 +40,17 @@ export function answerRows(answer: Answer): VersionRow[] {
   return rows.sort(byUprn);
 }
 
-/** The rows of a postcode's latest answer, as the address tables hold them. */
-export function storedRows(db: Db, postcode: string, lookup: Lookup, providers: string | null): VersionRow[] {
-  const table = lookup === "broadband" ? "broadband_addresses" : "mobile_addresses";
-  const fields = valueFields(lookup, providers);
-  const columns = fields.length > 0 ? `, ${fields.join(", ")}` : "";
-  return db.prepare(`SELECT uprn, address${columns} FROM ${table} WHERE postcode = ? ORDER BY uprn`).raw(true).all(postcode) as VersionRow[];
+/** Reads the rows of a postcode's latest answer, as the address tables hold them; one statement per column set. */
+function storedRowsReader(db: Db): (postcode: string, lookup: Lookup, providers: string | null) => VersionRow[] {
+  const statements = new Map<string, Database.Statement>();
+  return (postcode, lookup, providers) => {
+    const table = lookup === "broadband" ? "broadband_addresses" : "mobile_addresses";
+    const fields = valueFields(lookup, providers);
+    const sql = `SELECT uprn, address${fields.length > 0 ? `, ${fields.join(", ")}` : ""} FROM ${table} WHERE postcode = ? ORDER BY uprn`;
+    let statement = statements.get(sql);
+    if (!statement) statements.set(sql, (statement = db.prepare(sql).raw(true)));
+    return statement.all(postcode) as VersionRow[];
+  };
 }
 
 /** Equal content, equal hash: what tells an identical re-fetch from a new version. */
@@ -87,8 +93,8 @@ export function versionStore(db: Db): VersionStore {
     `INSERT INTO answer_versions (postcode, lookup, status, hash, release, first_seen, last_seen, run_id, simulated, address_count, providers)
      VALUES (@postcode, @lookup, @status, @hash, @release, @at, @at, @runId, @simulated, @addressCount, @providers)`,
   );
-  const rowsOf = (postcode: string, lookup: Lookup, v: CurrentVersion) =>
-    v.status === "ok" ? storedRows(db, postcode, lookup, v.providers) : [];
+  const storedRows = storedRowsReader(db);
+  const rowsOf = (postcode: string, lookup: Lookup, v: CurrentVersion) => (v.status === "ok" ? storedRows(postcode, lookup, v.providers) : []);
   return {
     current: (postcode, lookup) => (selectCurrent.get(postcode, lookup) as CurrentVersion | undefined) ?? null,
     hashOf(postcode, lookup, v) {
@@ -177,6 +183,7 @@ export function* changedVersions(db: Db, scope: { runId: number | null; lookups:
     beforeProviders: string | null;
     beforeContent: string | null;
   }[];
+  const storedRows = storedRowsReader(db);
   for (const p of pairs) {
     const side = (status: "ok" | "not_found", release: string, providers: string | null, content: string | null): VersionSide => ({
       status,
@@ -184,7 +191,7 @@ export function* changedVersions(db: Db, scope: { runId: number | null; lookups:
       providers: providersOfKey(providers),
       fields: valueFields(p.lookup, providers),
       // the latest version's rows are the address tables'; older ones carry theirs
-      rows: content === null ? (status === "ok" ? storedRows(db, p.postcode, p.lookup, providers) : []) : (JSON.parse(content) as VersionRow[]),
+      rows: content === null ? (status === "ok" ? storedRows(p.postcode, p.lookup, providers) : []) : (JSON.parse(content) as VersionRow[]),
     });
     yield {
       postcode: p.postcode,
