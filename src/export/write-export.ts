@@ -7,11 +7,13 @@
 // so that DuckDB writes one file on its own threads while JavaScript reads the next rows from
 // SQLite. DuckDB is loaded only here, and only its built-in writers are used (its SQLite extension
 // would be downloaded at run time).
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import { tableExists, type Db } from "../store/db.js";
 import { resolveScope } from "../report/scope.js";
+import { acquireOutLock } from "../report/out-lock.js";
+import { clearDebris, debrisPrefix, EXPORT_ASIDE, restoreExportTables } from "../report/out-debris.js";
 import { groupedPlan, quote, stagePlan, type StagePlan } from "./stage-plan.js";
 import { EXPORT_TABLES, postcodeArea, selectSql, type ExportTable } from "./tables.js";
 
@@ -28,6 +30,8 @@ export interface ExportOptions {
   /** rows of one output file at most (tests make it small) */
   fileRows?: number | undefined;
   onProgress?: ((message: string) => void) | undefined;
+  /** test and soak hook: called before each table is written and at each step of its replacement */
+  onStep?: ((step: string) => void | Promise<void>) | undefined;
 }
 
 export interface ExportedTable {
@@ -54,13 +58,17 @@ type DuckDb = typeof import("@duckdb/node-api");
 export async function writeExport(db: Db, options: ExportOptions): Promise<ExportResult> {
   const format = options.format ?? "parquet";
   const progress = options.onProgress ?? (() => {});
-  const staging = join(options.outDir, `.export-${process.pid}`);
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
+  const step = options.onStep ?? (() => {});
+  // One writer of the folder at a time; what dead writers left is cleared first (report/out-debris.ts).
+  const lock = acquireOutLock(options.outDir, { command: "export" });
+  let staging: string | null = null;
   let instance: DuckDBInstance | null = null;
   const ownTransaction = !db.inTransaction;
-  if (ownTransaction) db.exec("BEGIN");
+  let failed = false;
   try {
+    for (const line of clearDebris(options.outDir)) progress(line);
+    staging = mkdtempSync(join(options.outDir, debrisPrefix("export")));
+    if (ownTransaction) db.exec("BEGIN");
     const scope = resolveScope(db, { runId: options.runId, all: options.all });
     const postcodeFilter = options.all
       ? "1"
@@ -77,6 +85,7 @@ export async function writeExport(db: Db, options: ExportOptions): Promise<Expor
     for (const table of EXPORT_TABLES) {
       if (!tableExists(db, table.source)) continue;
       const started = performance.now();
+      await step(`write ${table.name}`);
       const writer = new TableWriter(duckdb, instance, table, scope.providers, join(staging, `${table.name}.${format}`), format);
       const written = await writer.write(db, postcodeFilter, options.fileRows ?? FILE_ROWS);
       tables.push(written);
@@ -84,18 +93,38 @@ export async function writeExport(db: Db, options: ExportOptions): Promise<Expor
       progress(`${written.path}: ${written.rows} rows, ${written.files} file(s), ${written.bytes} bytes in ${seconds} s`);
     }
     rmSync(join(staging, ".duckdb-tmp"), { recursive: true, force: true });
-    // Everything is written: only now does each table replace its previous export.
+    // Everything is written: only now does each table replace its previous export, by two renames (old
+    // aside, new in) and then the old one's deletion, so a kill leaves a whole old or new table (the
+    // next writer puts an old one back whose place is empty).
+    lock.assertHeld();
+    mkdirSync(join(staging, EXPORT_ASIDE));
     for (const t of tables) {
       const target = join(options.outDir, t.path);
-      rmSync(target, { recursive: true, force: true });
-      if (existsSync(join(staging, t.path))) renameSync(join(staging, t.path), target);
+      const aside = join(staging, EXPORT_ASIDE, t.path);
+      if (!existsSync(join(staging, t.path))) continue;
+      if (existsSync(target)) {
+        await step(`aside ${t.path}`);
+        renameSync(target, aside);
+      }
+      await step(`in ${t.path}`);
+      renameSync(join(staging, t.path), target);
+      await step(`delete ${t.path}`);
+      rmSync(aside, { recursive: true, force: true });
     }
     return { runId: options.all ? null : scope.runId, tables };
+  } catch (err) {
+    failed = true;
+    // a table moved aside whose new one did not get in goes back
+    if (staging) cleanupAfter(() => restoreExportTables(options.outDir, basename(staging!)), progress);
+    throw err;
   } finally {
-    if (ownTransaction) db.exec("COMMIT");
+    // Cleanup after a failure never masks it: its own errors are logged (the next writer clears what is left).
+    const cleanup = (work: () => unknown) => (failed ? cleanupAfter(work, progress) : work());
+    if (ownTransaction) cleanup(() => db.inTransaction && db.exec("COMMIT"));
     // Closed, or the process would not exit.
-    instance?.closeSync();
-    rmSync(staging, { recursive: true, force: true });
+    cleanup(() => instance?.closeSync());
+    if (staging) cleanup(() => rmSync(staging!, { recursive: true, force: true }));
+    lock.release();
   }
 }
 
@@ -215,6 +244,15 @@ class TableWriter {
     const dir = join(this.target, `area=${area}`);
     mkdirSync(dir, { recursive: true });
     return join(dir, `data_${n}.${this.format}`);
+  }
+}
+
+/** Cleanup after a failure: its own error is logged, never thrown over the first one. */
+function cleanupAfter(work: () => unknown, log: (message: string) => void): void {
+  try {
+    work();
+  } catch (err) {
+    log(`cleanup after the failure also failed: ${(err as Error).message}`);
   }
 }
 

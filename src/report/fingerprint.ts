@@ -19,12 +19,33 @@ interface FingerprintFile {
   fingerprint: string;
   /** the set's files, relative to --out: all must still be there for the set to be current */
   files: string[];
+  /**
+   * each file's size, modification time and inode as written (a rename keeps all three): a set is
+   * current only when every file is still the one this record was written with, so a set mixed from
+   * two writers, or a file replaced by hand, is never kept
+   */
+  stamps?: Record<string, FileStamp>;
+}
+
+interface FileStamp {
+  size: number;
+  modified: number;
+  inode: number;
+}
+
+function stampOf(path: string): FileStamp | null {
+  try {
+    const st = statSync(path);
+    return { size: st.size, modified: st.mtimeMs, inode: st.ino };
+  } catch {
+    return null;
+  }
 }
 
 /** Report options as they shape the files: values only (no directory, clock or callbacks). */
 export function optionsKey(options: Record<string, unknown>): Record<string, unknown> {
   // --all is in the scope's kind.
-  const skip = new Set(["outDir", "runId", "all", "now", "onWarning", "files"]);
+  const skip = new Set(["outDir", "runId", "all", "now", "onWarning", "files", "command"]);
   return Object.fromEntries(
     Object.entries(options)
       .filter(([k, v]) => !skip.has(k) && v !== undefined && typeof v !== "function")
@@ -89,11 +110,25 @@ export function isReportSetCurrent(outDir: string, fingerprint: string): boolean
   } catch {
     return false;
   }
-  return stored.fingerprint === fingerprint && Array.isArray(stored.files) && stored.files.every((f) => existsSync(join(outDir, f)));
+  if (stored.fingerprint !== fingerprint || !Array.isArray(stored.files) || !stored.stamps) return false;
+  const stamps = stored.stamps;
+  return stored.files.every((f) => {
+    const now = stampOf(join(outDir, f));
+    const then = stamps[f];
+    return now !== null && then !== undefined && now.size === then.size && now.modified === then.modified && now.inode === then.inode;
+  });
 }
 
-/** The set's record of what it was made from, written at `path` as the set's last file. */
+/**
+ * The set's record of what it was made from, written at `path` as the set's last file, beside the
+ * files it names (the staging directory): their stamps are taken as written.
+ */
 export async function recordFingerprint(path: string, fingerprint: string, files: readonly string[]): Promise<void> {
-  const record: FingerprintFile = { fingerprint, files: [...files] };
+  const stamps: Record<string, FileStamp> = {};
+  for (const f of files) {
+    const stamp = stampOf(join(dirname(path), f));
+    if (stamp) stamps[f] = stamp;
+  }
+  const record: FingerprintFile = { fingerprint, files: [...files], stamps };
   await writeAtomically(path, [JSON.stringify(record) + "\n"]);
 }

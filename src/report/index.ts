@@ -13,7 +13,9 @@ import { writeHtmlReport, type GroupRow as HtmlGroupRow } from "./html/index.js"
 import { collectChanges, writeChangesCsv, type ChangeSet } from "./changes.js";
 import { buildPostcodeTable, createPostcodeTable, dropPostcodeTable } from "./postcode-table.js";
 import { ReportError, resolveScope, type ReportScope } from "./scope.js";
-import { writeReportSet, type ReportFile } from "./report-set.js";
+import { prepareOut, writeReportSet, type ReportFile, type SwapStepHook } from "./report-set.js";
+import { withOutLock } from "./out-lock.js";
+import { clearDebris } from "./out-debris.js";
 import { FINGERPRINT_FILE, isReportSetCurrent, recordFingerprint, reportFingerprint } from "./fingerprint.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
 import { writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
@@ -95,6 +97,10 @@ export interface ReportOptions extends GroupOptions {
   files?: readonly ReportFile<ReportContext>[] | undefined;
   /** changes.csv compares with the versions current at this run id or date, instead of each answer's previous one */
   since?: string | undefined;
+  /** what writes the set, as the --out lock names it (default "report") */
+  command?: string | undefined;
+  /** test and soak hook: called before each file write and rename of the set (report-set.ts) */
+  onStep?: SwapStepHook | undefined;
 }
 
 export interface ReportResult {
@@ -120,7 +126,10 @@ async function writeSet(db: Db, options: ReportOptions, keepCurrent: boolean): P
   const goodRating = checkedGoodRating(options.goodRating);
   const csv: CsvFileOptions = { bom: options.bom ?? true, onWarning: options.onWarning };
   const generatedAt = (options.now?.() ?? new Date()).toISOString();
-  return inSnapshot(db, options, async (scope) => {
+  await prepareOut(options.outDir);
+  // One writer of --out at a time, from the fingerprint check to the swap: a set is one writer's.
+  return withOutLock(options.outDir, { command: options.command ?? "report" }, (lock) => inSnapshot(db, options, async (scope) => {
+    for (const line of clearDebris(options.outDir)) options.onWarning?.(line);
     // one snapshot for the check and the set: the fingerprint is hashed once
     const fingerprint = reportFingerprint(db, scope, { ...options, bom: csv.bom, goodRating });
     if (keepCurrent && isReportSetCurrent(options.outDir, fingerprint)) return "current";
@@ -133,9 +142,9 @@ async function writeSet(db: Db, options: ReportOptions, keepCurrent: boolean): P
     // Last, and swapped in with the set: what the set was made from, so that a batch can keep it.
     const made = set.filter((f) => f.applies?.(context) ?? true).map((f) => f.name);
     const record: ReportFile<ReportContext> = { name: FINGERPRINT_FILE, write: (_c, path) => recordFingerprint(path, fingerprint, made) };
-    const files = (await writeReportSet(options.outDir, [...set, record], context)).filter((f) => !f.endsWith(FINGERPRINT_FILE));
-    return { files, summary };
-  });
+    const written = await writeReportSet(options.outDir, [...set, record], context, { beforeSwap: lock.assertHeld, onStep: options.onStep });
+    return { files: written.filter((f) => !f.endsWith(FINGERPRINT_FILE)), summary };
+  }));
 }
 
 /**
