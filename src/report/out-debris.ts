@@ -27,7 +27,7 @@ type Kind = "staging" | "previous" | "discard" | "export";
 
 /** Host names as they may appear in a file name. */
 function hostTag(host: string): string {
-  return host.replace(/[^A-Za-z0-9.]/g, "_");
+  return host.replace(/[^A-Za-z0-9.-]/g, "_");
 }
 
 /** The prefix of a working directory of this process (mkdtemp adds six characters). */

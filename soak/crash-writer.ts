@@ -1,0 +1,28 @@
+// A report writer or an export that SIGKILLs itself at one named step: before a file of the set is
+// written, before each rename of the swap, before the commit (the report set, report-set.ts), or
+// before each table is written, moved aside, moved in or deleted (the export, write-export.ts).
+// With STEP `list` it runs to the end and prints every step it passed, one a line.
+//
+//   tsx soak/crash-writer.ts report|export DB OUT STEP
+//
+// Used by the soak's crash-point step and by test/crash-points.test.ts.
+import { openReadOnly } from "../src/store/read-only.js";
+import { writeReports } from "../src/report/index.js";
+import { writeExport } from "../src/export/write-export.js";
+
+const [what, dbPath, out, target] = process.argv.slice(2);
+if ((what !== "report" && what !== "export") || !dbPath || !out || !target) {
+  process.stderr.write("usage: tsx soak/crash-writer.ts report|export DB OUT STEP|list\n");
+  process.exit(64);
+}
+const onStep = (step: string) => {
+  if (target === "list") process.stdout.write(step + "\n");
+  else if (step === target) process.kill(process.pid, "SIGKILL");
+};
+const reader = openReadOnly(dbPath);
+try {
+  if (what === "report") await writeReports(reader.db, { outDir: out, onStep, onWarning: (m) => process.stderr.write(`warning: ${m}\n`) });
+  else await writeExport(reader.db, { outDir: out, all: true, fileRows: 50, onStep, onProgress: (m) => process.stderr.write(`export: ${m}\n`) });
+} finally {
+  reader.close();
+}
