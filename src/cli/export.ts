@@ -6,6 +6,8 @@ import { DatabaseError } from "../store/db.js";
 import { openReadOnly } from "../store/read-only.js";
 import { ReportError } from "../report/index.js";
 import { EXPORT_FORMATS, writeExport, type ExportFormat } from "../export/write-export.js";
+import { EXPORT_TABLES } from "../export/tables.js";
+import { readPathInReportSet } from "../report/read-paths.js";
 import { CliError, parseRunId, runCli, UsageError } from "./run-cli.js";
 
 runCli({
@@ -24,6 +26,9 @@ runCli({
     if (!(EXPORT_FORMATS as readonly string[]).includes(argv.format))
       throw new UsageError(`--format: "${argv.format}" is not one of ${EXPORT_FORMATS.join(", ")}`);
     const runId = parseRunId(argv.run);
+    const tables = EXPORT_TABLES.flatMap((t) => EXPORT_FORMATS.map((f) => `${t.name}.${f}`));
+    const clash = readPathInReportSet(["", "-wal", "-shm"].map((s) => ({ flag: "--db", path: argv.db + s })), argv.out, tables, "the export");
+    if (clash) throw new CliError(clash);
     if (!existsSync(argv.db)) throw new CliError(`no database at ${argv.db} (run a batch first, or give --db PATH)`);
     const reader = openReadOnly(argv.db);
     try {

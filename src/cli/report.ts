@@ -5,7 +5,8 @@ import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
 import { DatabaseError } from "../store/db.js";
 import { openForReport, type ReadOnlyDb } from "../store/read-only.js";
-import { headlineLines, openFirstLine, ReportError, writeReports } from "../report/index.js";
+import { headlineLines, openFirstLine, REPORT_FILES, ReportError, writeReports } from "../report/index.js";
+import { readPathInReportSet } from "../report/read-paths.js";
 import { BATCH_OPTIONS } from "../pipeline/options.js";
 import { parseRunId, runCli, UsageError } from "./run-cli.js";
 
@@ -29,6 +30,9 @@ runCli({
   run: async (argv) => {
     const runId = parseRunId(argv.run);
     if (!/^\d+$/.test(argv.goodRating)) throw new UsageError(`--good-rating: expected a whole number, got ${JSON.stringify(argv.goodRating)}`);
+    const reads = [...["", "-wal", "-shm"].map((s) => ({ flag: "--db", path: argv.db + s })), ...(argv.areaFile ? [{ flag: "--area-file", path: argv.areaFile }] : [])];
+    const clash = readPathInReportSet(reads, argv.out, REPORT_FILES.map((f) => f.name));
+    if (clash) throw new ReportError(clash);
     if (!existsSync(argv.db)) throw new ReportError(`no database at ${argv.db} (run a batch first, or give --db PATH)`);
     let reader: ReadOnlyDb | null = null;
     try {

@@ -18,7 +18,8 @@ import { DatabaseError, ensureProviderColumns, type Db } from "../store/db.js";
 import { LockedError, releaseLock, setLockRun } from "../store/lock.js";
 import { openForBatch } from "../store/open-for-batch.js";
 import { abandonStaleRuns, checkpointRun, createRun, finishRun, type RunCounts } from "../store/runs.js";
-import { headlineLines, openFirstLine, writeReportsUnlessCurrent } from "../report/index.js";
+import { headlineLines, openFirstLine, REPORT_FILES, writeReportsUnlessCurrent } from "../report/index.js";
+import { readPathInReportSet, type ReadPath } from "../report/read-paths.js";
 import { reportOptionsProblem } from "../report/check-options.js";
 import type { Logger } from "../log/logger.js";
 import { startProgress } from "../log/progress.js";
@@ -92,6 +93,12 @@ interface RunContext {
 
 export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<BatchResult> {
   for (const key of Object.values(config.keys)) if (key) deps.logger.addSecret(key);
+  // Before anything is read: a file the run reads must not be one the report set replaces.
+  const clash = config.reports ? readPathInReportSet(readPaths(config), config.out, REPORT_FILES.map((f) => f.name)) : null;
+  if (clash) {
+    deps.logger.error(clash);
+    return { exitCode: EXIT.error, runId: null, counts: null, stats: null };
+  }
   const ctx = openRun(config, deps);
   if (!("db" in ctx)) return ctx;
   try {
@@ -115,6 +122,16 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
   } finally {
     await closeRun(ctx);
   }
+}
+
+/** Every file the run reads, by the flag that names it (the database with its companions). */
+function readPaths(config: BatchConfig): ReadPath[] {
+  return [
+    ...(config.in !== "-" ? [{ flag: "--in", path: config.in }] : []),
+    ...(config.areaFile ? [{ flag: "--area-file", path: config.areaFile }] : []),
+    ...(config.keyFile ? [{ flag: "--key-file", path: config.keyFile }] : []),
+    ...["", "-wal", "-shm", "-journal"].map((suffix) => ({ flag: "--db", path: config.db + suffix })),
+  ];
 }
 
 /** Database and lock. The lock comes before the run writes anything: a second batch must not even add columns. */
