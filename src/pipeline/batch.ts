@@ -17,7 +17,7 @@ import { finalCounts } from "../store/counts.js";
 import { DatabaseError, ensureProviderColumns, type Db } from "../store/db.js";
 import { LockedError, releaseLock, setLockRun } from "../store/lock.js";
 import { openForBatch } from "../store/open-for-batch.js";
-import { abandonStaleRuns, checkpointRun, createRun, finishRun, type RunCounts } from "../store/runs.js";
+import { abandonStaleRuns, checkpointRun, createRun, finishRun, setRunExit, type RunCounts } from "../store/runs.js";
 import { headlineLines, openFirstLine, REPORT_FILES, writeReportsUnlessCurrent } from "../report/index.js";
 import { readPathInReportSet, type ReadPath } from "../report/read-paths.js";
 import { reportOptionsProblem } from "../report/check-options.js";
@@ -113,8 +113,16 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     await fetchStage(ctx);
     const result = finishStage(ctx);
     // A run that stopped before any answer (rejected key, wrong URL) replaces no reports.
-    if (config.reports && result.state !== "failed") result.exitCode = await reportStage(ctx, result.exitCode);
-    printSummary(ctx, result.counts, result.exitCode, result.message);
+    const reportFailure = config.reports && result.state !== "failed" ? await reportStage(ctx) : null;
+    let stopReason = ctx.stop.reasons[0] ? stopReasonCode(ctx.stop.reasons[0]) : null;
+    if (reportFailure) {
+      // the run row was written before the reports: it takes the exit the process really ends with
+      result.exitCode = result.exitCode === EXIT.ok ? EXIT.error : result.exitCode;
+      result.message = result.message ? `${result.message}; ${reportFailure}` : reportFailure;
+      stopReason ??= "reports";
+      recordExit(ctx, result.exitCode, result.message);
+    }
+    printSummary(ctx, result.counts, result.exitCode, result.message, stopReason);
     return { exitCode: result.exitCode, runId: ctx.runId, counts: result.counts, stats: ctx.stats };
   } catch (err) {
     failUnexpectedly(ctx, err);
@@ -352,8 +360,8 @@ function finishStage(ctx: RunContext): Finish {
   return { exitCode: code, state, counts, message };
 }
 
-/** The run's report set, replaced whole; a set that cannot be written makes the run exit 1. */
-async function reportStage(ctx: RunContext, exitCode: number): Promise<number> {
+/** The run's report set, replaced whole. Returns why it could not be written (the run then exits 1), or null. */
+async function reportStage(ctx: RunContext): Promise<string | null> {
   const { log, config } = ctx;
   const options = {
     outDir: config.out,
@@ -370,19 +378,32 @@ async function reportStage(ctx: RunContext, exitCode: number): Promise<number> {
     if (report === "current") {
       log.info(`reports are current: ${config.out} already holds this set (same input, options and answers), kept as it is`, { event: "reports" });
       log.result(openFirstLine(config.out));
-      return exitCode;
+      return null;
     }
     log.info(`reports written to ${config.out}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
     for (const line of headlineLines(report.summary)) log.result(line);
     for (const f of report.files.filter((f) => f.endsWith(".html"))) log.info(`open ${f} in a browser to see these figures as charts`);
     log.result(openFirstLine(config.out));
-    return exitCode;
+    return null;
   } catch (err) {
-    log.error(`${(err as Error).message}; the previous reports are unchanged and the database is complete: \`npm run report\` retries`, {
-      event: "reports",
-    });
-    return exitCode === EXIT.ok ? EXIT.error : exitCode;
+    const message = `${oneLine(err)}; the previous reports are unchanged and the database is complete: \`npm run report\` retries`;
+    log.error(message, { event: "reports" });
+    return `reports not written: ${oneLine(err)}`;
   }
+}
+
+/** The exit and message the run really ends with, when the report stage changed them; a failure here is logged, not thrown. */
+function recordExit(ctx: RunContext, exitCode: number, message: string): void {
+  try {
+    setRunExit(ctx.db, ctx.runId!, exitCode, message);
+  } catch (err) {
+    ctx.log.error(`cannot record the run's exit in ${ctx.config.db}: ${oneLine(err)}`);
+  }
+}
+
+/** An error's message, redaction-free text on one line (SQLite and file errors included). */
+function oneLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, " ");
 }
 
 /** Input counts as read and requests as spent so far: an unexpected failure keeps them. */
@@ -447,12 +468,11 @@ function installSignals(stop: StopControl, log: Logger): () => void {
   };
 }
 
-function printSummary(ctx: RunContext, c: RunCounts, exitCode: number, stopMessage: string | null): void {
-  const { log, stats, stop } = ctx;
+function printSummary(ctx: RunContext, c: RunCounts, exitCode: number, stopMessage: string | null, stopReason: string | null): void {
+  const { log, stats } = ctx;
   const perLookup = ctx.config.lookups
     .map((l) => `${l} ${stats[l].requests} requests (${stats[l].retries} retries, ${stats[l].throttled} 429s)`)
     .join("; ");
-  const first = stop.reasons[0];
   // refreshes --monthly-quota left for later nights: not pending, and no reason to exit non-zero
   const deferredRefreshes = Object.fromEntries(ctx.config.lookups.map((l) => [l, ctx.plan?.deferred.get(l)?.refreshes ?? 0]));
   const deferred = Object.values(deferredRefreshes).reduce((n, d) => n + d, 0);
@@ -460,6 +480,6 @@ function printSummary(ctx: RunContext, c: RunCounts, exitCode: number, stopMessa
     `run ${ctx.runId} finished, exit ${exitCode}${stopMessage ? ` (${stopMessage})` : ""}: ${c.postcodes} postcodes (${c.rejects} rejected rows); ` +
       `lookups ok ${c.ok}, not found ${c.notFound}, failed ${c.failed}, pending ${c.pending}` +
       `${deferred > 0 ? `, ${deferred} refreshes deferred to later nights` : ""}; ${perLookup}`,
-    { event: "summary", runId: ctx.runId, exitCode, stopped: stopMessage, stopReason: first ? stopReasonCode(first) : null, deferredRefreshes, ...c },
+    { event: "summary", runId: ctx.runId, exitCode, stopped: stopMessage, stopReason, deferredRefreshes, ...c },
   );
 }

@@ -77,6 +77,11 @@ export function finishRun(
   );
 }
 
+/** The exit a finished run really ended with, when a later stage (the reports) changed it. */
+export function setRunExit(db: Db, runId: number, exitCode: number, message: string | null): void {
+  db.prepare("UPDATE runs SET exit_code = ?, message = ? WHERE id = ?").run(exitCode, message, runId);
+}
+
 /** Requests so far, written every few seconds: a killed run's row still says what it spent. */
 export function checkpointRun(db: Db, runId: number, c: Pick<RunCounts, "requests" | "retries" | "throttled">): void {
   db.prepare("UPDATE runs SET requests = ?, retries = ?, throttled = ? WHERE id = ? AND state = 'running'").run(
@@ -92,27 +97,24 @@ export function checkpointRun(db: Db, runId: number, c: Pick<RunCounts, "request
  * with the final state of its postcodes as they stand (its request counts are from its last checkpoint).
  */
 export function abandonStaleRuns(db: Db, at: string): number {
-  const stale = db.prepare("SELECT id, lookups FROM runs WHERE state = 'running'").all() as {
-    id: number;
-    lookups: string;
-  }[];
-  const inputCounts = db.prepare(
-    `SELECT COUNT(*) AS inputRows, COUNT(DISTINCT postcode) AS postcodes, COUNT(reason) AS rejects
-       FROM run_rows WHERE run_id = ?`,
-  );
+  const stale = db.prepare("SELECT id, lookups FROM runs WHERE state = 'running'").all() as { id: number; lookups: string }[];
   const mark = db.prepare(
     `UPDATE runs SET state = 'abandoned', ended_at = @at, input_rows = @inputRows, postcodes = @postcodes, rejects = @rejects,
        ok = @ok, not_found = @notFound, failed = @failed, pending = @pending,
        message = 'the process ended without finishing the run (killed?)' WHERE id = @id`,
   );
   db.transaction(() => {
-    for (const run of stale) {
-      const input = inputCounts.get(run.id) as { inputRows: number; postcodes: number; rejects: number };
-      const final = finalCounts(db, run.id, JSON.parse(run.lookups) as Lookup[]);
-      mark.run({ id: run.id, at, ...input, ...final });
-    }
+    for (const run of stale) mark.run({ id: run.id, at, ...countsAsTheyStand(db, run.id, JSON.parse(run.lookups) as Lookup[]) });
   }).immediate();
   return stale.length;
+}
+
+/** A run's input and outcome counts from what it has stored so far: for a run that has not finished (or never will). */
+export function countsAsTheyStand(db: Db, runId: number, lookups: readonly Lookup[]): Omit<RunCounts, "requests" | "retries" | "throttled"> {
+  const input = db
+    .prepare(`SELECT COUNT(*) AS inputRows, COUNT(DISTINCT postcode) AS postcodes, COUNT(reason) AS rejects FROM run_rows WHERE run_id = ?`)
+    .get(runId) as { inputRows: number; postcodes: number; rejects: number };
+  return { ...input, ...finalCounts(db, runId, lookups) };
 }
 
 /** A run as readers (the reports) see it: its state and what it asked for, lists parsed. */

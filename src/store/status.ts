@@ -2,7 +2,9 @@
 // The wording is report/status-text.ts's.
 import { hostname } from "node:os";
 import type { Db } from "./db.js";
+import type { Lookup } from "../spec/fields.js";
 import { processAlive } from "./lock.js";
+import { countsAsTheyStand } from "./runs.js";
 
 export interface RunSummary {
   id: number;
@@ -38,6 +40,18 @@ export interface DatabaseStatus {
   lock: { pid: number; host: string; run_id: number | null; started_at: string; alive: boolean | null } | null;
 }
 
+/** A running run's row holds its counts only at the end: what it has stored so far instead (its requests are checkpointed). */
+function withCountsSoFar(db: Db, run: RunSummary, lookups: string): RunSummary {
+  let list: Lookup[];
+  try {
+    list = JSON.parse(lookups) as Lookup[];
+  } catch {
+    return run;
+  }
+  const c = countsAsTheyStand(db, run.id, list);
+  return { ...run, input_rows: c.inputRows, postcodes: c.postcodes, rejects: c.rejects, ok: c.ok, not_found: c.notFound, failed: c.failed, pending: c.pending };
+}
+
 /** The lock holder's process identity (see process-identity.ts); kept out of what status shows. */
 function lockHolderIdentity(db: Db): string | null {
   // status opens read-only and never migrates: a database from before schema 2 has no such column
@@ -53,13 +67,15 @@ export function databaseStatus(db: Db, recentRuns: number, isAlive: (pid: number
     | undefined;
   return {
     schemaVersion: db.pragma("user_version", { simple: true }) as number,
-    runs: db
-      .prepare(
-        `SELECT id, started_at, ended_at, state, exit_code, simulated, input_name, input_rows, postcodes, rejects,
-                ok, not_found, failed, pending, requests, retries, throttled, message
-           FROM runs ORDER BY id DESC LIMIT ?`,
-      )
-      .all(recentRuns) as RunSummary[],
+    runs: (
+      db
+        .prepare(
+          `SELECT id, started_at, ended_at, state, exit_code, simulated, input_name, input_rows, postcodes, rejects,
+                  ok, not_found, failed, pending, requests, retries, throttled, message, lookups
+             FROM runs ORDER BY id DESC LIMIT ?`,
+        )
+        .all(recentRuns) as (RunSummary & { lookups: string })[]
+    ).map(({ lookups, ...run }) => (run.state === "running" ? withCountsSoFar(db, run, lookups) : run)),
     lookups: db
       .prepare(
         `SELECT lookup, status, COUNT(*) AS postcodes, MIN(fetched_at) AS oldest, MAX(fetched_at) AS newest

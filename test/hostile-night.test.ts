@@ -1,0 +1,84 @@
+// Issue 19, points 3, 4, 5, 7, 8 and 9: what a hostile night still broke, each against the simulator
+// over loopback with real SQLite files.
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
+import { databaseStatus } from "../src/store/status.js";
+import { formatStatus } from "../src/report/status-text.js";
+import { openDatabase } from "../src/store/db.js";
+import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+
+const KEY = "Hq3-vN8w-Xp2k-Lm5-Qt4";
+const SEED = 7;
+const env = { COVERAGE_API_KEY: KEY };
+const dirs: string[] = [];
+const sims: Simulator[] = [];
+afterEach(async () => {
+  await Promise.all(sims.splice(0).map((s) => s.close()));
+});
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+async function setUp(count = 6, simulator: Parameters<typeof startSimulator>[0] = {}) {
+  const d = tempDir("pcc-night-");
+  dirs.push(d);
+  const s = await startSimulator({ port: 0, seed: SEED, key: KEY, ...simulator });
+  sims.push(s);
+  const input = writeCsv(d, "in.csv", ["postcode", ...generatePostcodes(SEED, count)]);
+  return { d, s, input, db: join(d, "coverage.sqlite") };
+}
+
+interface LogLine {
+  level: string;
+  message: string;
+  exitCode?: number;
+  stopReason?: string | null;
+  event?: string;
+}
+const parse = (logs: string[]) => logs.map((l) => JSON.parse(l) as LogLine);
+
+describe("19.4 the recorded exit is the real one", () => {
+  it("a run whose reports fail records exit 1 in its row, status and the JSON summary, with stop reason `reports`", async () => {
+    const { d, s, input, db } = await setUp();
+    const file = join(d, "not-a-dir");
+    writeFileSync(file, "x");
+    const r = await runIn(d, { in: input, baseUrl: s.url, out: file }, env);
+    expect(r.exitCode).toBe(1);
+    const summary = parse(r.logs).find((l) => l.event === "summary")!;
+    expect(summary).toMatchObject({ exitCode: 1, stopReason: "reports" });
+    const reader = openDatabase(db, { readonly: true });
+    try {
+      const row = reader.prepare("SELECT state, exit_code, message FROM runs WHERE id = ?").get(r.runId) as Record<string, unknown>;
+      expect(row).toEqual({
+        state: "completed",
+        exit_code: 1,
+        message: `reports not written: cannot write the reports to ${file}: a file is in the way`,
+      });
+      expect(formatStatus(databaseStatus(reader, 5), db)).toContain("completed, exit 1");
+    } finally {
+      reader.close();
+    }
+  });
+});
+
+describe("19.9 status of a running run", () => {
+  it("shows the input and the counts as they stand, not the zeros of an unfinished row", async () => {
+    const { d, s, input, db } = await setUp(6);
+    const r = await runIn(d, { in: input, baseUrl: s.url }, env);
+    expect(r.exitCode).toBe(0);
+    // the row as a batch leaves it while fetching: created, counts not yet written
+    const writer = new Database(db);
+    writer.prepare("UPDATE runs SET state = 'running', ended_at = NULL, exit_code = NULL, input_rows = 0, postcodes = 0, rejects = 0, ok = 0, not_found = 0, failed = 0, pending = 0").run();
+    writer.close();
+    const reader = openDatabase(db, { readonly: true });
+    try {
+      const [run] = databaseStatus(reader, 1).runs;
+      expect(run).toMatchObject({ state: "running", input_rows: 6, postcodes: 6, rejects: 0 });
+      expect(run!.ok + run!.not_found).toBe(12);
+      expect(formatStatus(databaseStatus(reader, 1), db)).toContain(`input ${input}: 6 rows, 6 postcodes, 0 rejected`);
+    } finally {
+      reader.close();
+    }
+  });
+});
