@@ -108,10 +108,55 @@ describe("an outage stops the lookup after --outage-limit, with exit 3, and spen
     const r = await runIn(d, { in: input, baseUrl: s.url, lookups: "broadband", outageLimit: "2h" }, env, { clock });
     expect(r.exitCode).toBe(3);
     expect(summary(r.logs).stopReason).toBe("outage");
-    expect(r.logs.join("\n")).toContain("the API has failed (HTTP 429)");
+    // each wait is the day's remaining Retry-After (capped at 1 h): the one that outlasts --outage-limit ends the lookup
+    expect(r.logs.join("\n")).toMatch(/stopped by an API outage: the server asked to wait Retry-After: \d+ \(60 min\), longer than the \d+ (s|min) left of --outage-limit 2 h/);
     // on main: 50 attempts per postcode before failing it
     expect(r.counts!.requests).toBeLessThan(40);
     expect(r.counts!.failed).toBe(0);
+  });
+});
+
+describe("--outage-limit bounds every wait, a Retry-After included (issue 19.3)", () => {
+  /** A server answering every request 429 with this Retry-After. */
+  async function throttling(retryAfter: string): Promise<string> {
+    const server = http.createServer((_req, res) => {
+      res.writeHead(429, { "retry-after": retryAfter, "content-type": "application/json" });
+      res.end(JSON.stringify({ statusCode: 429, message: "Rate limit is exceeded." }));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    closers.push(() => new Promise((r) => server.close(() => r())));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  it("a Retry-After longer than the limit ends the lookup at once, exit 3, saying what the server asked for", async () => {
+    const { d } = setup();
+    const input = writeCsv(d, "one.csv", ["postcode", known[0]!]);
+    const clock = new FakeClock();
+    const start = clock.now();
+    const r = await runIn(d, { in: input, baseUrl: await throttling("1000000000"), lookups: "broadband", outageLimit: "1m" }, env, { clock });
+    expect(r.exitCode).toBe(3);
+    expect(summary(r.logs).stopReason).toBe("outage");
+    expect(r.logs.join("\n")).toContain(
+      "broadband: stopped by an API outage: the server asked to wait Retry-After: 1000000000 (60 min), longer than the 60 s left of --outage-limit 60 s; a re-run resumes",
+    );
+    // on main: the lookup parks for the 1-hour cap, 50 times, and the postcode fails (exit 2)
+    expect(r.counts!.requests).toBe(1);
+    expect(clock.now() - start).toBeLessThan(60_000);
+    expect(r.counts).toMatchObject({ failed: 0, pending: 1 });
+  });
+
+  it("one postcode that only ever gets 429s counts: it stops once the waits reach the limit", async () => {
+    const { d } = setup();
+    const input = writeCsv(d, "one.csv", ["postcode", known[1]!]);
+    const clock = new FakeClock();
+    const start = clock.now();
+    const r = await runIn(d, { in: input, baseUrl: await throttling("10"), lookups: "broadband", outageLimit: "1m" }, env, { clock });
+    expect(r.exitCode).toBe(3);
+    expect(summary(r.logs).stopReason).toBe("outage");
+    expect(r.logs.join("\n")).toMatch(/the server asked to wait Retry-After: 10 \(10 s\), longer than the \d s left of --outage-limit 60 s/);
+    // six waits of 10 s fit in the minute; on main 50 429s, then the postcode failed (exit 2)
+    expect(r.counts!.requests).toBeLessThanOrEqual(7);
+    expect(clock.now() - start).toBeLessThanOrEqual(60_000);
   });
 });
 

@@ -55,8 +55,11 @@ export function classify(input: ClassifyInput): Outcome {
     return QUOTA.test(text) ? { kind: "quota", message: error.message ?? http } : { kind: "auth", message: http };
   }
   if (status === 429) {
-    const retryAfterMs = parseRetryAfter(header(input.headers, "retry-after"), input.now) ?? retryAfterFromText(error.message, input.now);
-    return { kind: "throttled", retryAfterMs, message: http };
+    const raw = header(input.headers, "retry-after");
+    const fromHeader = parseRetryAfter(raw, input.now);
+    const retryAfterMs = fromHeader ?? retryAfterFromText(error.message, input.now);
+    const asked = fromHeader !== null ? `Retry-After: ${cut(String(typeof raw === "string" ? raw : raw?.[0]).trim(), 40)}` : retryAfterMs !== null ? `"${cut(error.message ?? "", 60)}"` : undefined;
+    return { kind: "throttled", retryAfterMs, message: http, ...(asked ? { asked } : {}) };
   }
   if (status === 408 || (status >= 500 && status <= 599)) return { kind: "retryable", message: http };
   return { kind: "final_error", message: http };

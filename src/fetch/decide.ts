@@ -31,8 +31,8 @@ export type Decision =
   | { kind: "wait"; waitMs: number; lastError: string }
   /** the API as a whole is down: the postcode waits for the outage to end, spending nothing */
   | { kind: "hold"; lastError: string }
-  /** nothing more for this lookup (quota) */
-  | { kind: "stop"; scope: "lookup"; reason: StopReason & { kind: "quota" } }
+  /** nothing more for this lookup (quota; a wait longer than --outage-limit leaves) */
+  | { kind: "stop"; scope: "lookup"; reason: StopReason & { kind: "quota" | "outage" } }
   /** nothing more for the run (key, URL, unreachable) */
   | { kind: "stop"; scope: "all"; reason: StopReason };
 
@@ -63,4 +63,21 @@ export function decide(lookup: Lookup, outcome: Outcome, state: AttemptState, he
       return { kind: "retry", afterMs: backoffDelay(state.retriesUsed, policy.backoff, policy.random), lastError: outcome.message };
     }
   }
+}
+
+/**
+ * --outage-limit bounds every wait: a 429's (its Retry-After) or a retry's backoff longer than what
+ * is left of the limit, counted from the first failure since the last success, ends the lookup at
+ * once instead of parking it past the limit. `asked`: what the server asked for, for the message.
+ */
+export function boundWait(lookup: Lookup, decision: Decision, leftMs: number, limitMs: number, asked: string | undefined): Decision {
+  const waitMs = decision.kind === "wait" ? decision.waitMs : decision.kind === "retry" ? decision.afterMs : 0;
+  if (waitMs <= Math.max(0, leftMs)) return decision;
+  const what = decision.kind === "wait" ? `the server asked to wait ${asked ?? "(429)"} (${duration(waitMs)})` : `the next retry is due in ${duration(waitMs)}`;
+  const message = `${what}, longer than the ${duration(Math.max(0, leftMs))} left of --outage-limit ${duration(limitMs)}; a re-run resumes`;
+  return { kind: "stop", scope: "lookup", reason: { kind: "outage", lookup, message } };
+}
+
+function duration(ms: number): string {
+  return ms >= 7_200_000 ? `${Math.round(ms / 3_600_000)} h` : ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`;
 }

@@ -8,7 +8,7 @@ import type { BackoffPolicy } from "./backoff.js";
 import type { RequestBudget } from "./budget.js";
 import { classify } from "./classify.js";
 import type { Clock } from "./clock.js";
-import { decide, type AttemptState } from "./decide.js";
+import { boundWait, decide, type AttemptState } from "./decide.js";
 import { NetworkError, type HttpClient } from "./http-client.js";
 import { DEFAULT_OUTAGE_THRESHOLDS, OutageMonitor, type FailureSignature } from "./outage.js";
 import type { Outcome } from "./outcome.js";
@@ -125,7 +125,10 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
         lastStatus = attempt.httpStatus;
         const health = monitor.record(postcode, attempt.failure, o.clock.now());
         if (attempt.outcome.kind === "throttled" && attempt.outcome.retryAfterMs !== null) outage.retryAfterMs = attempt.outcome.retryAfterMs;
-        const decision = decide(o.lookup, attempt.outcome, state, health, policy);
+        const now = o.clock.now();
+        const left = (monitor.failingSince ?? now) + o.outageLimitMs - now;
+        const asked = attempt.outcome.kind === "throttled" ? attempt.outcome.asked : undefined;
+        const decision = boundWait(o.lookup, decide(o.lookup, attempt.outcome, state, health, policy), left, o.outageLimitMs, asked);
         switch (decision.kind) {
           case "final":
             lastError = decision.lastError;
@@ -233,6 +236,16 @@ class OutageGate {
           kind: "outage",
           lookup: this.o.lookup,
           message: `the API has failed (${health.what}) for ${seconds(this.o.clock.now() - health.since)}, past --outage-limit; a re-run resumes`,
+        });
+        this.wake();
+        return "stopped";
+      }
+      // a Retry-After longer than what is left ends the lookup now rather than at the limit
+      if (this.retryAfterMs !== null && this.retryAfterMs > left) {
+        this.o.stop.stopLookup({
+          kind: "outage",
+          lookup: this.o.lookup,
+          message: `the API has failed (${health.what}) for ${seconds(this.o.clock.now() - health.since)} and asked to wait ${seconds(this.retryAfterMs)}, longer than the ${seconds(left)} left of --outage-limit; a re-run resumes`,
         });
         this.wake();
         return "stopped";

@@ -35,8 +35,14 @@ export class OutageMonitor {
   private successes = 0;
   private streak: { group: string; count: number; postcodes: Set<string> } | null = null;
   private state: Health = { kind: "healthy" };
+  private failing: number | null = null;
 
   constructor(private readonly options: OutageOptions) {}
+
+  /** When the attempts started failing without a success between (any failure, one postcode's included); null while they succeed. */
+  get failingSince(): number | null {
+    return this.failing;
+  }
 
   get health(): Health {
     return this.state;
@@ -45,11 +51,13 @@ export class OutageMonitor {
   /** One attempt's result: `failure` null for any answer about the postcode (ok, not found, a bad body). */
   record(postcode: string, failure: FailureSignature | null, now: number): Health {
     if (failure === null) {
+      this.failing = null;
       this.successes++;
       this.streak = null;
       this.state = { kind: "healthy" };
       return this.state;
     }
+    this.failing ??= now;
     if (this.state.kind !== "healthy") return this.state;
     if (this.streak?.group === failure.group) {
       this.streak.count++;

@@ -14,7 +14,7 @@ export type Outcome =
   /** 403 quota exhausted: stop scheduling this lookup. */
   | { kind: "quota"; message: string }
   /** 429: wait (Retry-After in ms when given), slow down, retry without using up retries. */
-  | { kind: "throttled"; retryAfterMs: number | null; message: string }
+  | { kind: "throttled"; retryAfterMs: number | null; message: string; /** what the server asked for, as sent (`Retry-After: 3600`) */ asked?: string }
   /** 5xx, a malformed or out-of-spec body: retry with backoff. */
   | { kind: "retryable"; message: string }
   /** another 4xx: retrying cannot help; the postcode fails at once. */
