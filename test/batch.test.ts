@@ -186,10 +186,10 @@ describe("batch against the simulator", () => {
   });
 
   it("a separate mobile key is used for the mobile lookup", async () => {
-    const s = await sim({ key: "bb-key-1234", mobileKey: "mob-key-5678" });
+    const s = await sim({ key: "bb-key-1234-abcdef", mobileKey: "mob-key-5678-ghijkl" });
     const d = dir();
     const input = writeCsv(d, "in.csv", ["postcode", known[0]!, known[1]!]);
-    const r = await runIn(d, { in: input, baseUrl: s.url }, { COVERAGE_BROADBAND_KEY: "bb-key-1234", COVERAGE_MOBILE_KEY: "mob-key-5678" });
+    const r = await runIn(d, { in: input, baseUrl: s.url }, { COVERAGE_BROADBAND_KEY: "bb-key-1234-abcdef", COVERAGE_MOBILE_KEY: "mob-key-5678-ghijkl" });
     expect(r.exitCode).toBe(0);
     expect(r.counts!.ok).toBe(4);
   });

@@ -66,18 +66,25 @@ describe("config", () => {
 
   it("takes keys from the environment, per lookup overriding the shared one", () => {
     const c = buildConfig(flags({ baseUrl: "https://api.example.com" }), {
-      COVERAGE_API_KEY: "shared",
-      COVERAGE_MOBILE_KEY: "mob",
+      COVERAGE_API_KEY: "shared-key-0123456",
+      COVERAGE_MOBILE_KEY: "mob-key-0123456789",
     });
-    expect(c.keys).toEqual({ broadband: "shared", mobile: "mob" });
+    expect(c.keys).toEqual({ broadband: "shared-key-0123456", mobile: "mob-key-0123456789" });
     expect(JSON.stringify(c.recordedArgs)).not.toMatch(/shared|mob"/);
+  });
+
+  it("refuses a key shorter than 16 characters, saying how long it is but never what it is (issue 19.8)", () => {
+    expect(() => buildConfig(flags({ baseUrl: "https://a.example" }), { COVERAGE_API_KEY: "Kx7-short-key" })).toThrow(
+      /^COVERAGE_API_KEY: the key is 13 characters long; a subscription key is 32 \(at least 16 are needed\): a cut-off copy\?$/,
+    );
+    expect(() => buildConfig(flags({ baseUrl: "https://a.example" }), { COVERAGE_API_KEY: "0123456789abcdef" })).not.toThrow();
   });
 
   it("needs a key per requested lookup and a base URL unless simulated", () => {
     expect(() => buildConfig(flags({ baseUrl: "https://a.example" }), {})).toThrow(/no key for the broadband lookup/);
-    expect(() => buildConfig(flags(), { COVERAGE_API_KEY: "k" })).toThrow(/no API address/);
+    expect(() => buildConfig(flags(), { COVERAGE_API_KEY: "k-0123456789abcdef" })).toThrow(/no API address/);
     expect(buildConfig(flags({ simulate: true }), {}).baseUrl).toBeNull();
-    expect(buildConfig(flags({ lookups: "mobile", baseUrl: "https://a.example" }), { COVERAGE_MOBILE_KEY: "m" }).lookups).toEqual([
+    expect(buildConfig(flags({ lookups: "mobile", baseUrl: "https://a.example" }), { COVERAGE_MOBILE_KEY: "m-0123456789abcdef" }).lookups).toEqual([
       "mobile",
     ]);
   });
@@ -86,10 +93,10 @@ describe("config", () => {
     const dir = mkdtempSync(join(tmpdir(), "pcc-keyfile-"));
     try {
       const file = join(dir, "keys");
-      writeFileSync(file, "broadband=bb-secret-1\nmobile=mob-secret-2\n", { mode: 0o600 });
+      writeFileSync(file, "broadband=bb-secret-1-abcdef\nmobile=mob-secret-2-abcdef\n", { mode: 0o600 });
       const warnings: string[] = [];
-      const c = buildConfig(flags({ baseUrl: "https://api.example.com", keyFile: file }), { COVERAGE_API_KEY: "env-key" }, (m) => warnings.push(m));
-      expect(c.keys).toEqual({ broadband: "bb-secret-1", mobile: "mob-secret-2" });
+      const c = buildConfig(flags({ baseUrl: "https://api.example.com", keyFile: file }), { COVERAGE_API_KEY: "env-key-0123456789" }, (m) => warnings.push(m));
+      expect(c.keys).toEqual({ broadband: "bb-secret-1-abcdef", mobile: "mob-secret-2-abcdef" });
       expect(JSON.stringify(c.recordedArgs)).not.toMatch(/secret|env-key/);
       expect(c.recordedArgs.keySource).toBe("key-file");
       expect(warnings).toEqual([]);

@@ -11,7 +11,7 @@ import { writeExport, type ExportFormat } from "../src/export/write-export.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { spawnCli } from "./helpers/child-cli.js";
 
-const KEY = "test-key-export";
+const KEY = "test-key-export-long";
 const PROVIDERS = ["ProvA", "ProvB", "ProvC", "ProvD"];
 let dir: string;
 let dbPath: string;

@@ -1,6 +1,8 @@
 // Issue 19, points 3, 4, 5, 7, 8 and 9: what a hostile night still broke, each against the simulator
 // over loopback with real SQLite files.
-import { rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -80,5 +82,50 @@ describe("19.9 status of a running run", () => {
     } finally {
       reader.close();
     }
+  });
+});
+
+/** Forwards to `target`, putting `insert` at the start of every address description of a 200 answer. */
+async function echoingProxy(target: string, insert: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const up = http.request(new URL(req.url!, target), { headers: req.headers }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on("data", (c: Buffer) => chunks.push(c));
+      answer.on("end", () => {
+        let body = Buffer.concat(chunks).toString("utf8");
+        if (answer.statusCode === 200) body = body.replaceAll('"AddressShortDescription":"', `"AddressShortDescription":"${insert} `);
+        const headers = { ...answer.headers, "content-length": String(Buffer.byteLength(body)) };
+        res.writeHead(answer.statusCode!, headers);
+        res.end(body);
+      });
+    });
+    up.end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+describe("19.8 the key in an answer", () => {
+  it.each([
+    ["the whole key", KEY],
+    ["a 6-character run of it", KEY.slice(4, 11)],
+  ])("is masked before the answer is stored: %s echoed by a gateway reaches neither the database nor the reports", async (_what, insert) => {
+    const { d, s, input, db } = await setUp(4);
+    const proxy = await echoingProxy(s.url, insert);
+    try {
+      const r = await runIn(d, { in: input, baseUrl: proxy.url }, env);
+      expect(r.exitCode).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+    const reader = openDatabase(db, { readonly: true });
+    try {
+      const descriptions = reader.prepare("SELECT DISTINCT substr(address, 1, 4) FROM broadband_addresses").pluck().all();
+      expect(descriptions).toEqual(["*** "]);
+    } finally {
+      reader.close();
+    }
+    const files = [...readdirSync(d).map((f) => join(d, f)), ...readdirSync(join(d, "out")).map((f) => join(d, "out", f))];
+    for (const f of files) if (!f.endsWith("out")) expect([f, readFileSync(f).includes(insert)]).toEqual([f, false]);
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { BATCH_OPTIONS, flagName, parseOptions, recordedArgs, optionsTable } from "../src/pipeline/options.js";
 import { buildConfig } from "../src/pipeline/config.js";
 
-const KEY = "Ab3-Cd4-Ef5-Gh6";
+const KEY = "Ab3-Cd4-Ef5-Gh6-Ij7";
 
 describe("batch option declarations", () => {
   it("give every option its default and check", () => {

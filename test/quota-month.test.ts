@@ -11,7 +11,7 @@ import { LOOKUPS, type Lookup } from "../src/spec/fields.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 
-const KEY = "quota-key-71c0";
+const KEY = "quota-key-71c0-Tw5";
 const SEED = 13;
 const QUOTA = 100;
 const env = { COVERAGE_API_KEY: KEY };

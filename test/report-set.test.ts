@@ -93,7 +93,7 @@ describe("a run that fails before fetching", () => {
     const { d, out, input, s } = await goodRun();
     const before = contents(out);
     // a rejected key
-    const bad = await runIn(d, { in: input, baseUrl: s.url, refresh: true }, { COVERAGE_API_KEY: "Wr0ng-K3y-zz99" });
+    const bad = await runIn(d, { in: input, baseUrl: s.url, refresh: true }, { COVERAGE_API_KEY: "Wr0ng-K3y-zz99-Qp1" });
     expect(bad.exitCode).toBe(1);
     // a mistyped input
     const missing = await runIn(d, { in: join(d, "nope.csv"), baseUrl: s.url }, env);

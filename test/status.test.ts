@@ -11,7 +11,7 @@ import { formatReleaseStatus, releaseStatus } from "../src/store/release-status.
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { spawnCli } from "./helpers/child-cli.js";
 
-const KEY = "Zr8-qW2v-K9pd";
+const KEY = "Zr8-qW2v-K9pd-Hx3";
 const env = { COVERAGE_API_KEY: KEY };
 const postcodes = generatePostcodes(5, 12);
 const unknown = postcodes.filter((p) => generatePostcode(5, p) === null).length;

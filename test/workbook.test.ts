@@ -21,7 +21,7 @@ import { buildPostcodeTable, dropPostcodeTable } from "../src/report/postcode-ta
 import { computeSummary } from "../src/report/summary.js";
 import { writeWorkbook } from "../src/report/workbook.js";
 
-const KEY = "Zq4-secret-77x";
+const KEY = "Zq4-secret-77x-Lp2";
 const SEED = 13;
 const PROVIDERS = ["ProvA", "ProvB", "ProvC", "ProvD"];
 const SOFFICE = spawnSync("soffice", ["--version"], { encoding: "utf8" }).status === 0;

@@ -19,7 +19,8 @@ export function classify(input: ClassifyInput): Outcome {
   const redacted = input.redact ? input.redact(input.body) : input.body;
   if (status === 200) {
     const check = validateBody(input.lookup, input.body, input.requested, input.providers);
-    if (check.ok) return { kind: "ok", answer: check.answer };
+    // A key the body echoes (a misbehaving gateway) is masked in the answer's text before it is stored.
+    if (check.ok) return { kind: "ok", answer: redacted === input.body ? check.answer : redactStrings(check.answer, input.redact!) };
     const safe = redacted === input.body ? check : validateBody(input.lookup, redacted, input.requested, input.providers);
     const message = safe.ok ? "the body of this answer quoted the key" : safe.message;
     return check.providers ? { kind: "misconfigured", message } : { kind: "retryable", message };
@@ -63,6 +64,14 @@ export function classify(input: ClassifyInput): Outcome {
   }
   if (status === 408 || (status >= 500 && status <= 599)) return { kind: "retryable", message: http };
   return { kind: "final_error", message: http };
+}
+
+/** Every string inside `value` redacted; numbers and the shape kept. */
+function redactStrings<T>(value: T, redact: (text: string) => string): T {
+  if (typeof value === "string") return redact(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => redactStrings(v, redact)) as T;
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactStrings(v, redact)])) as T;
+  return value;
 }
 
 interface ErrorBody {

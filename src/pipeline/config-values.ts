@@ -69,4 +69,11 @@ export function checkKeyCharacters(key: string, source: string): void {
     throw new ConfigError(
       `${source}: the key contains a character that is not allowed in an HTTP header (a space, a line break or a carriage return from a Windows file?)`,
     );
+  // A subscription key is 32 characters; a much shorter one is a cut-off copy, and could not be
+  // masked in logs and answers without masking ordinary text (redact.ts masks runs of 6 of its characters).
+  if (key.length < MIN_KEY_LENGTH)
+    throw new ConfigError(`${source}: the key is ${key.length} characters long; a subscription key is 32 (at least ${MIN_KEY_LENGTH} are needed): a cut-off copy?`);
 }
+
+/** The shortest key accepted. */
+export const MIN_KEY_LENGTH = 16;
