@@ -54,7 +54,8 @@ export function runCli<A>(spec: CliSpec<A>, args: readonly string[] = hideBin(pr
     (err: unknown) => {
       if (err instanceof ConfigError) out.error(`${err.message} ${hint}`);
       else if (err instanceof CliError || spec.isUserError?.(err) || isFileSystemError(err)) out.error((err as Error).message);
-      else out.error(`unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      // one line even for a bug: the message, never a stack trace (NODE_DEBUG-style detail is not for cron logs)
+      else out.error(`unexpected failure: ${err instanceof Error ? err.message : String(err)}`);
       process.exitCode = 1;
     },
   );

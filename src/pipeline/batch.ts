@@ -14,7 +14,7 @@ import { describeReasons, planFetches } from "../plan/plan.js";
 import { closeRefreshMarks } from "../store/plan-queries.js";
 import { answerWriter } from "../store/answers.js";
 import { finalCounts } from "../store/counts.js";
-import { DatabaseError, ensureProviderColumns, type Db } from "../store/db.js";
+import { DatabaseError, ensureProviderColumns, namingPath, type Db } from "../store/db.js";
 import { LockedError, releaseLock, setLockRun } from "../store/lock.js";
 import { openForBatch } from "../store/open-for-batch.js";
 import { abandonStaleRuns, checkpointRun, createRun, finishRun, setRunExit, type RunCounts } from "../store/runs.js";
@@ -126,7 +126,11 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     return { exitCode: result.exitCode, runId: ctx.runId, counts: result.counts, stats: ctx.stats };
   } catch (err) {
     failUnexpectedly(ctx, err);
-    throw err;
+    // A full disk or a damaged database is one line naming the database, not a stack trace.
+    const named = namingPath(err, config.db);
+    if (!(named instanceof DatabaseError) && !isFileSystemError(err)) throw err;
+    ctx.log.error(oneLine(named), { event: "failed" });
+    return { exitCode: EXIT.error, runId: ctx.runId, counts: null, stats: ctx.stats };
   } finally {
     await closeRun(ctx);
   }
@@ -177,16 +181,25 @@ function openRun(config: BatchConfig, deps: BatchDeps): RunContext | BatchResult
     cleanups: [],
   };
   ctx.cleanups.push(() => {
-    releaseLock(db);
-    db.close();
+    try {
+      releaseLock(db);
+    } finally {
+      db.close();
+    }
   });
   if (deps.handleSignals) ctx.cleanups.push(installSignals(stop, log));
   return ctx;
 }
 
-/** Closes what openRun and connect opened, last opened first. */
+/** Closes what openRun and connect opened, last opened first. A cleanup that fails is logged and the rest still run. */
 async function closeRun(ctx: RunContext): Promise<void> {
-  for (const cleanup of ctx.cleanups.reverse()) await cleanup();
+  for (const cleanup of ctx.cleanups.reverse()) {
+    try {
+      await cleanup();
+    } catch (err) {
+      ctx.log.error(`cleanup failed: ${oneLine(namingPath(err, ctx.config.db))}; the next batch takes over the lock of this finished process`);
+    }
+  }
 }
 
 function nowIso(ctx: RunContext): string {
@@ -401,7 +414,12 @@ function recordExit(ctx: RunContext, exitCode: number, message: string): void {
   }
 }
 
-/** An error's message, redaction-free text on one line (SQLite and file errors included). */
+/** An error of the file system (ENOSPC, EACCES, ...) with its path. */
+function isFileSystemError(err: unknown): boolean {
+  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === "string" && /^E[A-Z]+$/.test((err as NodeJS.ErrnoException).code!);
+}
+
+/** An error's message on one line (SQLite and file errors included). */
 function oneLine(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, " ");
 }

@@ -4,7 +4,6 @@
 // shares). Rows are committed as they come, and every few hundred rows the writer waits until the
 // zip has taken them: memory stays flat at any row count.
 import type { Style, Worksheet, stream } from "exceljs";
-import { once } from "node:events";
 import type { Writable } from "node:stream";
 
 export interface SheetColumn {
@@ -33,7 +32,7 @@ export function fitWidth(heading: string, longest: number): number {
 
 /** The sheet's XML stream inside exceljs, and the zip entries (archiver's streams) it pipes into. */
 interface SheetStream {
-  stream?: { pipes?: { _writableState?: { length?: number; needDrain?: boolean }; once(event: "drain", f: () => void): unknown }[] };
+  stream?: { pipes?: { _writableState?: { length?: number; needDrain?: boolean }; once(event: "drain", f: () => void): unknown; removeListener(event: "drain", f: () => void): unknown }[] };
 }
 
 /**
@@ -52,9 +51,25 @@ const MAX_PENDING_BYTES = 4 * 1024 * 1024;
 async function drain(sheet: Worksheet, out: Writable): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
   for (const entry of (sheet as unknown as SheetStream).stream?.pipes ?? [])
-    if (entry._writableState?.needDrain && (entry._writableState.length ?? 0) > MAX_PENDING_BYTES)
-      await new Promise<void>((resolve) => entry.once("drain", resolve));
-  if (out.writableNeedDrain) await once(out, "drain");
+    if (entry._writableState?.needDrain && (entry._writableState.length ?? 0) > MAX_PENDING_BYTES) await drainOrClose(entry, out);
+  if (out.writableNeedDrain && !out.destroyed) await drainOrClose(out, out);
+  // A failed file (a full disk) destroys `out`: the sheet's loop throws, which closes its SQLite
+  // iterator (left open, it would keep the connection busy and mask the cause).
+  if (out.destroyed) throw out.errored ?? new Error("the workbook's output was closed");
+}
+
+/** Waits for `stream`'s drain, or for `out` to close (a failure): a drain never comes after one. */
+function drainOrClose(stream: { once(event: "drain", f: () => void): unknown; removeListener(event: "drain", f: () => void): unknown }, out: Writable): Promise<void> {
+  if (out.destroyed) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      stream.removeListener("drain", done);
+      out.removeListener("close", done);
+      resolve();
+    };
+    stream.once("drain", done);
+    out.once("close", done);
+  });
 }
 
 export async function writeSheet(

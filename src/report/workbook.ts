@@ -83,11 +83,14 @@ export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookI
     }
     await workbook.commit();
   };
+  const building = build();
   try {
-    await Promise.all([build(), written]);
+    await Promise.all([building, written]);
   } catch (err) {
     out.destroy(err as Error);
     await written.catch(() => {});
+    // the sheet being written stops at its next wait, closing its SQLite iterator
+    await building.catch(() => {});
     throw err;
   }
   return result;
