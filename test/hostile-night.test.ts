@@ -11,6 +11,11 @@ import { databaseStatus } from "../src/store/status.js";
 import { formatStatus } from "../src/report/status-text.js";
 import { openDatabase } from "../src/store/db.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { spawnSync } from "node:child_process";
+import { openSync, closeSync, writeSync, statSync } from "node:fs";
+import { PassThrough } from "node:stream";
+import ExcelJS from "exceljs";
+import { writeSheet } from "../src/report/workbook-sheet.js";
 
 const KEY = "Hq3-vN8w-Xp2k-Lm5-Qt4";
 const SEED = 7;
@@ -128,4 +133,52 @@ describe("19.8 the key in an answer", () => {
     const files = [...readdirSync(d).map((f) => join(d, f)), ...readdirSync(join(d, "out")).map((f) => join(d, "out", f))];
     for (const f of files) if (!f.endsWith("out")) expect([f, readFileSync(f).includes(insert)]).toEqual([f, false]);
   });
+});
+
+describe("19.5 failures are one line naming their cause", () => {
+  it("a workbook whose file fails mid-sheet (a full disk) rejects with that cause and leaves the connection free", async () => {
+    const db = new Database(":memory:");
+    db.exec("CREATE TABLE t (n INTEGER, s TEXT)");
+    const insert = db.prepare("INSERT INTO t VALUES (?, ?)");
+    db.transaction(() => {
+      for (let i = 0; i < 20_000; i++) insert.run(i, "x".repeat(40));
+    })();
+    db.exec("BEGIN");
+    // nobody reads `out`: it fills, the writer waits for a drain that a full disk never gives
+    const out = new PassThrough();
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+    const rows = db.prepare("SELECT n, s FROM t").raw(true).iterate() as Iterable<unknown[]>;
+    const writing = writeSheet(workbook, out, "Rows", [{ heading: "n", width: 8 }, { heading: "s", width: 40 }], rows);
+    setImmediate(() => out.destroy(Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" })));
+    await expect(writing).rejects.toThrow("ENOSPC: no space left on device");
+    // on main the sheet never returns and its iterator keeps the connection busy: COMMIT fails
+    expect(() => db.exec("COMMIT")).not.toThrow();
+    db.close();
+  }, 20_000);
+
+  it("a damaged database: batch, status, report and export each say so in one line naming it, without a stack", async () => {
+    const { d, s, input, db } = await setUp(30);
+    const r = await runIn(d, { in: input, baseUrl: s.url }, env);
+    expect(r.exitCode).toBe(0);
+    // overwrite every page past the first third (the answers) with garbage
+    const size = statSync(db).size;
+    const fd = openSync(db, "r+");
+    for (let page = Math.floor(size / 4096 / 3); page < size / 4096 - 1; page++) writeSync(fd, Buffer.alloc(256, 0xde), 0, 256, page * 4096);
+    closeSync(fd);
+    const again = await runIn(d, { in: input, baseUrl: s.url }, env);
+    expect(again.exitCode).toBe(1);
+    const errors = parse(again.logs).filter((l) => l.level === "error").map((l) => l.message);
+    expect(errors[0]).toBe(`database ${db}: database disk image is malformed`);
+    for (const [script, args] of [
+      ["report", ["--db", db, "--out", join(d, "r")]],
+      ["export", ["--db", db, "--out", join(d, "e"), "--all"]],
+      ["status", ["--db", db]],
+    ] as const) {
+      const cli = spawnSync(process.execPath, ["--import", "tsx", `src/cli/${script}.ts`, ...args], { encoding: "utf8" });
+      expect([script, cli.status]).toEqual([script, 1]);
+      const lines = cli.stderr.trim().split("\n").filter((l) => l.startsWith("error:"));
+      expect([script, lines]).toEqual([script, [`error: ${script === "status" ? "" : "cannot read "}${db}: database disk image is malformed`]]);
+      expect(cli.stderr).not.toMatch(/\n\s+at /);
+    }
+  }, 60_000);
 });

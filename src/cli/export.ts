@@ -2,6 +2,7 @@
 // answers as typed Parquet (or CSV) for DuckDB, pandas/polars, Spark (see docs/scale-and-export.md).
 import { DEFAULT_DB } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
+import Database from "better-sqlite3";
 import { DatabaseError } from "../store/db.js";
 import { openReadOnly } from "../store/read-only.js";
 import { ReportError } from "../report/index.js";
@@ -41,6 +42,10 @@ runCli({
       });
       const scope = result.runId === null ? "every stored postcode" : `run ${result.runId}'s postcodes`;
       process.stdout.write(`exported ${scope} to ${argv.out}: ${result.tables.map((t) => `${t.path} (${t.rows} rows)`).join(", ")}\n`);
+    } catch (err) {
+      // a damaged database: one line naming it
+      if (err instanceof Database.SqliteError) throw new CliError(`cannot read ${argv.db}: ${err.message}`);
+      throw err;
     } finally {
       reader.close();
     }

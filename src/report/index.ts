@@ -179,24 +179,27 @@ function checkedGoodRating(goodRating = DEFAULT_GOOD_RATING): number {
 async function inSnapshot<T>(db: Db, options: Pick<ReportOptions, "runId" | "all" | "onWarning">, work: (scope: ReportScope) => Promise<T>): Promise<T> {
   const ownTransaction = !db.inTransaction;
   if (ownTransaction) db.exec("BEGIN");
-  let failed = false;
-  try {
-    const scope = resolveScope(db, { runId: options.runId ?? undefined, all: options.all });
-    if (scope.kind === "run" && scope.runState === "running")
-      options.onWarning?.(`run ${scope.runId} has not finished (it is running, or was killed): the reports show what it has stored so far`);
-    return await work(scope);
-  } catch (err) {
-    failed = true;
-    throw err;
-  } finally {
-    // After a failure, cleanup that fails too is reported, never thrown over the first error.
+  // After a failure, cleanup that fails too is reported, never thrown over the first error.
+  const cleanUp = (afterFailure: boolean) => {
     for (const step of [() => dropGroupTables(db), () => dropPostcodeTable(db), () => ownTransaction && db.inTransaction && db.exec("COMMIT")]) {
       try {
         step();
       } catch (err) {
-        if (!failed) throw err;
+        if (!afterFailure) throw err;
         options.onWarning?.(`cleanup after the failure also failed: ${(err as Error).message}`);
       }
     }
+  };
+  let result: T;
+  try {
+    const scope = resolveScope(db, { runId: options.runId ?? undefined, all: options.all });
+    if (scope.kind === "run" && scope.runState === "running")
+      options.onWarning?.(`run ${scope.runId} has not finished (it is running, or was killed): the reports show what it has stored so far`);
+    result = await work(scope);
+  } catch (err) {
+    cleanUp(true);
+    throw err;
   }
+  cleanUp(false);
+  return result;
 }
