@@ -182,3 +182,30 @@ describe("19.5 failures are one line naming their cause", () => {
     }
   }, 60_000);
 });
+
+describe("19.7 an input the report set cannot hold", () => {
+  it("more columns than the reports hold is refused before the first request, naming the file and the count", async () => {
+    const { d, s } = await setUp(0);
+    const header = ["postcode", ...Array.from({ length: 2000 }, (_, i) => `c${i}`)];
+    const input = writeCsv(d, "wide.csv", [header.join(","), ...generatePostcodes(SEED, 3).map((p) => [p, ...Array<string>(2000).fill("x")].join(","))]);
+    const r = await runIn(d, { in: input, baseUrl: s.url }, env);
+    expect(r.exitCode).toBe(1);
+    expect(parse(r.logs).filter((l) => l.level === "error").map((l) => l.message)).toEqual([
+      `${input}: 2,001 columns; the reports hold at most 2,000 (keep the columns you need, or give only the postcode column)`,
+    ]);
+    // on main: every postcode fetched, then the reports fail ("too many columns in result set")
+    expect(s.counters.total).toBe(0);
+  });
+
+  it("a cell larger than a worksheet cell is refused, naming its line and column", async () => {
+    const { d, s } = await setUp(0);
+    const [a, b] = generatePostcodes(SEED, 2);
+    const input = writeCsv(d, "long.csv", ["postcode,note", `${a},short`, `${b},${"y".repeat(40_000)}`]);
+    const r = await runIn(d, { in: input, baseUrl: s.url }, env);
+    expect(r.exitCode).toBe(1);
+    expect(parse(r.logs).filter((l) => l.level === "error").map((l) => l.message)).toEqual([
+      `${input} line 3, column 2: a cell of 40,000 characters; a worksheet cell holds at most 32,767`,
+    ]);
+    expect(s.counters.total).toBe(0);
+  });
+});

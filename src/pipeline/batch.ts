@@ -20,7 +20,7 @@ import { openForBatch } from "../store/open-for-batch.js";
 import { abandonStaleRuns, checkpointRun, createRun, finishRun, setRunExit, type RunCounts } from "../store/runs.js";
 import { headlineLines, openFirstLine, REPORT_FILES, writeReportsUnlessCurrent } from "../report/index.js";
 import { readPathInReportSet, type ReadPath } from "../report/read-paths.js";
-import { reportOptionsProblem } from "../report/check-options.js";
+import { inputShapeProblem, reportOptionsProblem } from "../report/check-options.js";
 import type { Logger } from "../log/logger.js";
 import { startProgress } from "../log/progress.js";
 import type { BatchConfig } from "./config.js";
@@ -105,9 +105,9 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     ctx.runId = startRun(ctx);
     const read = await readInputIntoRun(ctx.db, ctx.runId, config, deps, ctx.stop.stopAllSignal);
     if (!read.ok) return failBeforeFetching(ctx, read.message);
-    ctx.input = read;
-    // Report options that name columns are checked now, before anything is fetched.
-    const reportProblem = config.reports ? await reportOptionsProblem(ctx.db, ctx.runId, config) : null;
+    ctx.input = { inputRows: read.inputRows, rejects: read.rejects };
+    // Report options that name columns, and an input the reports cannot hold, are refused now, before anything is fetched.
+    const reportProblem = config.reports ? (inputShapeProblem(read.shape) ?? (await reportOptionsProblem(ctx.db, ctx.runId, config))) : null;
     if (reportProblem) return failBeforeFetching(ctx, reportProblem);
     ctx.plan = planStage(ctx);
     await fetchStage(ctx);

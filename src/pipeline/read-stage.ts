@@ -8,8 +8,9 @@ import { rowWriter, storedRow } from "../store/run-rows.js";
 import { setRunInput } from "../store/runs.js";
 import type { Logger } from "../log/logger.js";
 import type { BatchConfig } from "./config.js";
+import type { InputShape } from "../report/check-options.js";
 
-export type ReadResult = { ok: true; inputRows: number; rejects: number } | { ok: false; message: string };
+export type ReadResult = { ok: true; inputRows: number; rejects: number; shape: InputShape } | { ok: false; message: string };
 
 export async function readInputIntoRun(
   db: Db,
@@ -33,6 +34,7 @@ export async function readInputIntoRun(
   const rows = rowWriter(db, runId);
   let inputRows = 0;
   let rejects = 0;
+  const shape: InputShape = { source, columns: 0, widestLine: 0, longestCell: 0, longestAt: { line: 0, column: 0 } };
   // Ctrl-C while waiting on standard input (or reading a huge file) must not wait for its end.
   const onStop = () => stream.destroy(new Error("interrupted"));
   if (stopped.aborted) onStop();
@@ -41,8 +43,10 @@ export async function readInputIntoRun(
     const input = await openInput(stream, { source, column: config.column });
     for (const w of input.warnings) deps.logger.warn(w);
     setRunInput(db, runId, input.header.columns, input.header.postcodeColumn);
+    shape.columns = input.header.columns.length;
     for await (const row of input.rows) {
       inputRows++;
+      measure(shape, row.line, row.cells);
       if (!row.postcode.ok) rejects++;
       rows.add(storedRow(row));
     }
@@ -50,7 +54,7 @@ export async function readInputIntoRun(
   } catch (err) {
     if (stopped.aborted) {
       rows.flush();
-      return { ok: true, inputRows, rejects };
+      return { ok: true, inputRows, rejects, shape };
     }
     if (err instanceof InputError) return { ok: false, message: err.message };
     throw err;
@@ -58,5 +62,18 @@ export async function readInputIntoRun(
     stopped.removeEventListener("abort", onStop);
     stream.destroy();
   }
-  return { ok: true, inputRows, rejects };
+  return { ok: true, inputRows, rejects, shape };
+}
+
+/** The widest row and the longest cell, found as the rows stream in. */
+function measure(shape: InputShape, line: number, cells: readonly string[]): void {
+  if (cells.length > shape.columns) {
+    shape.columns = cells.length;
+    shape.widestLine = line;
+  }
+  for (let i = 0; i < cells.length; i++)
+    if (cells[i]!.length > shape.longestCell) {
+      shape.longestCell = cells[i]!.length;
+      shape.longestAt = { line, column: i + 1 };
+    }
 }

@@ -20,3 +20,36 @@ export async function reportOptionsProblem(db: Db, runId: number, options: Group
     throw err;
   }
 }
+
+/** How wide and long the input is, as read. */
+export interface InputShape {
+  /** the file name, as messages name it */
+  source: string;
+  /** the header's columns, or the widest row's cells when wider */
+  columns: number;
+  /** the line of that widest row (0: the header) */
+  widestLine: number;
+  /** characters of the longest cell, and where it is */
+  longestCell: number;
+  longestAt: { line: number; column: number };
+}
+
+/** coverage.xlsx measures every input column in one SQLite query, which returns 2,000 columns at most (a sheet holds 16,384). */
+export const MAX_INPUT_COLUMNS = 2000;
+/** The most characters a worksheet cell holds (Excel's limit). */
+export const MAX_CELL_CHARS = 32_767;
+
+/** Why the report set cannot hold this input (one line naming where), or null. Pure. */
+export function inputShapeProblem(shape: InputShape): string | null {
+  if (shape.columns > MAX_INPUT_COLUMNS)
+    return (
+      `${shape.source}${shape.widestLine > 0 ? ` line ${shape.widestLine}` : ""}: ${shape.columns.toLocaleString("en-GB")} columns; ` +
+      `the reports hold at most ${MAX_INPUT_COLUMNS.toLocaleString("en-GB")} (keep the columns you need, or give only the postcode column)`
+    );
+  if (shape.longestCell > MAX_CELL_CHARS)
+    return (
+      `${shape.source} line ${shape.longestAt.line}, column ${shape.longestAt.column}: a cell of ${shape.longestCell.toLocaleString("en-GB")} characters; ` +
+      `a worksheet cell holds at most ${MAX_CELL_CHARS.toLocaleString("en-GB")}`
+    );
+  return null;
+}
