@@ -37,6 +37,7 @@ import { findSecret, readReports } from "./files.js";
 import { buildSoakInput } from "./input.js";
 import { planKills, type KillPoint } from "./kill-plan.js";
 import { PROFILES, RATE_WINDOW_MS, SOAK_FAULTS } from "./profile.js";
+import { crashPointSteps } from "./crash-points.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const LOOKUPS = ["broadband", "mobile"] as const;
@@ -82,8 +83,18 @@ async function main(): Promise<number> {
     .option("seed", { type: "number", describe: "replay a soak: the input, dataset, faults and kill moments follow from it" })
     .option("keep", { type: "boolean", default: false, describe: "keep the temporary directory (databases, reports, batch logs)" })
     .option("json", { type: "string", default: "output/soak.json", describe: "where to write the results" })
+    .option("crash-points", { type: "boolean", default: false, describe: "only the crash-point and disk-full steps of the report writer and the export (docs/soak.md)" })
     .strict()
     .parse();
+  if (argv.crashPoints) {
+    const work = mkdtempSync(join(tmpdir(), "pcc-soak-"));
+    say(`crash points and disk full, working in ${work}`);
+    const problems = crashPointSteps(ROOT, work, say);
+    for (const p of problems) say(`PROBLEM: ${p}`);
+    if (problems.length === 0 && !argv.keep) rmSync(work, { recursive: true, force: true });
+    say(problems.length === 0 ? "passed" : `FAILED: ${problems.length} problem(s); kept ${work}`);
+    return problems.length === 0 ? 0 : 1;
+  }
   const profile = PROFILES[argv.quick ? "quick" : "full"];
   const seed = argv.seed ?? randomInt(1, 2 ** 31);
   if (!Number.isSafeInteger(seed)) throw new Error(`--seed: expected a whole number, got ${argv.seed}`);

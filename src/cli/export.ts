@@ -45,6 +45,9 @@ runCli({
     } catch (err) {
       // a damaged database: one line naming it
       if (err instanceof Database.SqliteError) throw new CliError(`cannot read ${argv.db}: ${err.message}`);
+      // DuckDB's own words for a full disk: "IO Error: Could not write file ...: No space left on device"
+      if (err instanceof Error && /No space left on device|ENOSPC/i.test(err.message))
+        throw new CliError(`cannot write the export to ${argv.out}: no space left on the device; the previous export is kept`);
       throw err;
     } finally {
       reader.close();
