@@ -201,6 +201,11 @@ export const BATCH_OPTIONS = {
     help: "CSV of postcodes and their areas (e.g. an ONS postcode directory extract) whose columns --group-by can name",
     parse: text,
   }),
+  openData: option({
+    type: "string",
+    help: "Ofcom's open postcode data (the zip as downloaded, a folder or one CSV): imported once per release; a first figure for every postcode, new multi-band postcodes first (docs/open-data.md)",
+    parse: (raw): string | null => (raw === undefined || raw.trim() === "" ? null : raw.trim()),
+  }),
   uprnColumn: option({ type: "string", help: "input column holding a UPRN: enriched.csv and the workbook give that property's own figures", parse: text }),
 };
 
