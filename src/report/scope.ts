@@ -2,6 +2,7 @@
 import { LOOKUPS, PROVIDER_CODE, type Lookup } from "../spec/fields.js";
 import { missingProviderColumns, type Db } from "../store/db.js";
 import { readRun, runIdRange } from "../store/runs.js";
+import { currentOpenData } from "../store/open-data.js";
 
 /** A report that cannot be made as asked (unknown run, empty database): the CLI exits 1 with it. */
 export class ReportError extends Error {}
@@ -17,6 +18,8 @@ export interface ReportScope {
   inputColumns: string[];
   runSimulated: boolean;
   runState: string;
+  /** the stored release of Ofcom's open postcode data (docs/open-data.md); null or absent: none */
+  openData?: { id: number; month: string; revision: number } | null;
 }
 
 export function resolveScope(db: Db, request: { runId?: number | undefined; all?: boolean | undefined }): ReportScope {
@@ -41,5 +44,11 @@ export function resolveScope(db: Db, request: { runId?: number | undefined; all?
     inputColumns: request.all ? [] : run.inputColumns,
     runSimulated: run.simulated,
     runState: run.state,
+    openData: openDataOf(db),
   };
+}
+
+function openDataOf(db: Db): ReportScope["openData"] {
+  const current = currentOpenData(db);
+  return current ? { id: current.id, month: current.month, revision: current.revision } : null;
 }
