@@ -83,3 +83,27 @@ export function openDataAttribution(month: string): string {
 
 /** Shares more than this many percentage points apart count as differing in the cross-check. */
 export const CROSS_CHECK_POINTS = 20;
+
+/** The header of the January 2026 files, verbatim (20 columns): what the simulator publishes. */
+export const PUBLISHED_HEADER_2026 = [
+  "postcode",
+  "postcode_space",
+  "postcode area",
+  "% of premises with 30<300Mbit/s download speed",
+  "% of premises with >=300Mbit/s download speed",
+  "% of premises with 0<2Mbit/s download speed",
+  "% of premises with 2<5Mbit/s download speed",
+  "% of premises with 5<10Mbit/s download speed",
+  "% of premises with 10<30Mbit/s download speed",
+  "SFBB availability (% premises)",
+  "UFBB (100Mbit/s) availability (% premises)",
+  "UFBB availability (% premises)",
+  "% of premises unable to receive 2Mbit/s",
+  "% of premises unable to receive 5Mbit/s",
+  "% of premises unable to receive 10Mbit/s",
+  "% of premises unable to receive 30Mbit/s",
+  "Gigabit availability (% premises)",
+  "% of premises unable to receive decent broadband from fixed or FWA",
+  "% of premises with NGA",
+  "% of premises able to receive decent broadband from FWA",
+] as const;
