@@ -211,6 +211,7 @@ function planStage(ctx: RunContext): FetchPlan {
     now: nowIso(ctx),
     probe: config.probe,
     quota: ctx.quota.planOptions,
+    openData: config.openData !== null,
   });
   const { inputRows, rejects } = ctx.input!;
   log.info(
@@ -220,6 +221,12 @@ function planStage(ctx: RunContext): FetchPlan {
         .join("; "),
     { event: "plan", runId: ctx.runId, inputRows, postcodes: plan.postcodes, rejects },
   );
+  for (const [lookup, c] of plan.openDataNew)
+    log.info(
+      `${lookup}: of ${c.multiBand + c.singleBand + c.notListed} new postcodes, Ofcom's open data puts ${c.multiBand} in more than one speed band (fetched first), ` +
+        `${c.singleBand} wholly in one (fetched after), ${c.notListed} not listed`,
+      { event: "plan_open_data", lookup, ...c },
+    );
   return plan;
 }
 

@@ -12,8 +12,11 @@ import type { SummaryRow } from "./summary.js";
 
 /** The API's share of a postcode's addresses at superfast or more, in points (one decimal). */
 const API_SUPERFAST = "ROUND(100.0 * s.Superfast / s.BroadbandAddresses, 1)";
-/** Postcodes with both: a broadband answer with addresses and an open-data row. */
-const BOTH = `s.BroadbandStatus = 'ok' AND s.BroadbandAddresses > 0 AND s.OfcomSuperfast IS NOT NULL`;
+/** Postcodes whose figures include the API's addresses (an older answer of a pending one counts too). */
+const FROM_API = "IFNULL(s.BroadbandAddresses, 0) > 0";
+/** Postcodes with both: the API's addresses and an open-data row. */
+const BOTH = `${FROM_API} AND s.OfcomSuperfast IS NOT NULL`;
+const WITHOUT = `NOT (${FROM_API})`;
 
 export interface OpenDataSummary {
   /** YYYY-MM and revision of the stored release */
@@ -43,16 +46,16 @@ const bandsSql = BAND_COLUMNS.map((c) => `(IFNULL(s.${c}, 0) > 0)`).join(" + ");
 
 export function openDataSummary(db: Db, scope: ReportScope): OpenDataSummary | undefined {
   if (!scope.openData) return undefined;
-  const mean = (c: string) => `ROUND(AVG(CASE WHEN s.BroadbandStatus <> 'ok' THEN s.${c} END), 1)`;
+  const mean = (c: string) => `ROUND(AVG(CASE WHEN ${WITHOUT} THEN s.${c} END), 1)`;
   const r = db
     .prepare(
       `SELECT COUNT(s.OfcomDataMonth) AS inOpenData,
-              COUNT(CASE WHEN s.BroadbandStatus <> 'ok' THEN 1 END) AS without,
-              COUNT(CASE WHEN s.BroadbandStatus <> 'ok' AND s.OfcomDataMonth IS NOT NULL THEN 1 END) AS withoutIn,
+              COUNT(CASE WHEN ${WITHOUT} THEN 1 END) AS without,
+              COUNT(CASE WHEN ${WITHOUT} AND s.OfcomDataMonth IS NOT NULL THEN 1 END) AS withoutIn,
               ${mean("OfcomSuperfast")} AS superfast, ${mean("OfcomUltrafast")} AS ultrafast,
               ${mean("OfcomGigabit")} AS gigabit, ${mean("OfcomNoDecent")} AS noDecent,
-              COUNT(CASE WHEN s.BroadbandStatus <> 'ok' AND s.OfcomGigabit >= 100 THEN 1 END) AS allGigabit,
-              COUNT(CASE WHEN s.BroadbandStatus <> 'ok' AND s.OfcomDataMonth IS NOT NULL AND ${bandsSql} > 1 THEN 1 END) AS multiBand,
+              COUNT(CASE WHEN ${WITHOUT} AND s.OfcomGigabit >= 100 THEN 1 END) AS allGigabit,
+              COUNT(CASE WHEN ${WITHOUT} AND s.OfcomDataMonth IS NOT NULL AND ${bandsSql} > 1 THEN 1 END) AS multiBand,
               COUNT(CASE WHEN ${BOTH} THEN 1 END) AS both,
               COUNT(CASE WHEN ${BOTH} AND ABS(${API_SUPERFAST} - s.OfcomSuperfast) > @points THEN 1 END) AS differing
          FROM ${POSTCODE_TABLE} s`,
