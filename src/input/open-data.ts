@@ -1,12 +1,15 @@
 // Ofcom's open postcode files as published (docs/open-data.md): the zip as downloaded, zips inside
-// zips, a folder, or one CSV. Everything is streamed and synchronous per chunk read: a chunk of the
-// file goes through fflate's streaming unzip (and an inner zip's, for a zip in a zip), the UTF-8
-// decoder and the CSV parser, and its rows reach `onRow` before the next chunk is read, so memory
-// stays bounded by a chunk whatever the size of the release.
+// zips, a folder, or one CSV. Everything is streamed: each chunk of a CSV (from the file, or
+// inflated from its zip entry by yauzl) goes through the UTF-8 decoder and the CSV parser, and its
+// rows reach `onRow` before the next chunk is read, so memory stays bounded by a chunk whatever
+// the size of the release.
 import { createHash } from "node:crypto";
-import { createReadStream, readdirSync, statSync } from "node:fs";
+import { createReadStream, createWriteStream, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, join, relative } from "node:path";
-import { Unzip, UnzipInflate } from "fflate";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import yauzl from "yauzl";
 import { parse } from "csv-parse/sync";
 import {
   headerKey,
@@ -88,9 +91,7 @@ export async function readOpenData(path: string, onRow: OpenDataRowHandler): Pro
   };
   for (const file of sourceFiles(path)) {
     if (/\.zip$/i.test(file)) {
-      const unzip = zipSink(file, opened);
-      for await (const chunk of createReadStream(file, { highWaterMark: CHUNK })) unzip.push(chunk as Buffer, false);
-      unzip.push(new Uint8Array(0), true);
+      await readZip(file, file, opened);
     } else {
       const name = parsePostcodeFileName(file);
       if (!name) {
@@ -112,31 +113,73 @@ interface Sink {
   push(chunk: Uint8Array, final: boolean): void;
 }
 
-/** A zip whose postcode CSVs go to `opened`'s sinks and whose inner zips are unzipped in turn. */
-function zipSink(where: string, opened: (name: string, file: PostcodeFileName) => Sink): Sink {
-  const unzip = new Unzip();
-  unzip.register(UnzipInflate);
-  unzip.onfile = (entry) => {
-    const inside = `${where}/${entry.name}`;
-    const name = parsePostcodeFileName(entry.name);
-    // Every entry is started: fflate keeps the data of one that is not.
-    const sink: Sink | null = /\.zip$/i.test(entry.name) ? zipSink(inside, opened) : name ? opened(inside, name) : null;
-    entry.ondata = (err, data, final) => {
-      if (err) throw new OpenDataError(`--open-data ${inside}: ${err.message}`);
-      sink?.push(data, final);
-    };
-    entry.start();
-  };
-  return {
-    push(chunk, final) {
-      try {
-        unzip.push(chunk, final);
-      } catch (err) {
-        if (err instanceof OpenDataError) throw err;
-        throw new OpenDataError(`--open-data ${where}: not a readable zip (${(err as Error).message})`);
+type Opened = (name: string, file: PostcodeFileName) => Sink;
+
+/**
+ * A zip on disk, read through its central directory (yauzl), so entry sizes are always known
+ * (a streamed zip's data descriptors included). Each postcode CSV streams to its sink; an inner zip
+ * is copied to a temporary file and read the same way.
+ */
+async function readZip(file: string, where: string, opened: Opened): Promise<void> {
+  const fail = (err: unknown) =>
+    err instanceof OpenDataError ? err : new OpenDataError(`--open-data ${where}: not a readable zip (${(err as Error).message})`);
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await openZip(file);
+  } catch (err) {
+    throw fail(err);
+  }
+  try {
+    for (let entry = await nextEntry(zip); entry !== null; entry = await nextEntry(zip)) {
+      const inside = `${where}/${entry.fileName}`;
+      if (entry.fileName.endsWith("/")) continue;
+      const name = parsePostcodeFileName(entry.fileName);
+      if (/\.zip$/i.test(entry.fileName)) {
+        const dir = mkdtempSync(join(tmpdir(), "pcc-open-data-"));
+        try {
+          const inner = join(dir, "inner.zip");
+          await pipeline(await entryStream(zip, entry), createWriteStream(inner));
+          await readZip(inner, inside, opened);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      } else if (name) {
+        const sink = opened(inside, name);
+        for await (const chunk of await entryStream(zip, entry)) sink.push(chunk as Buffer, false);
+        sink.push(new Uint8Array(0), true);
       }
-    },
-  };
+    }
+  } catch (err) {
+    throw fail(err);
+  } finally {
+    zip.close();
+  }
+}
+
+const openZip = (file: string) =>
+  new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true, autoClose: false }, (err, zip) => (err ? reject(err) : resolve(zip))),
+  );
+
+const entryStream = (zip: yauzl.ZipFile, entry: yauzl.Entry) =>
+  new Promise<Readable>((resolve, reject) => zip.openReadStream(entry, (err, stream) => (err ? reject(err) : resolve(stream))));
+
+/** The zip's next entry, or null after the last. */
+function nextEntry(zip: yauzl.ZipFile): Promise<yauzl.Entry | null> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      zip.off("entry", onEntry);
+      zip.off("end", onEnd);
+      zip.off("error", onError);
+    };
+    const onEntry = (entry: yauzl.Entry) => (done(), resolve(entry));
+    const onEnd = () => (done(), resolve(null));
+    const onError = (err: Error) => (done(), reject(err));
+    zip.on("entry", onEntry);
+    zip.on("end", onEnd);
+    zip.on("error", onError);
+    zip.readEntry();
+  });
 }
 
 /** Column indexes of the header's known names; the postcode's first. */

@@ -40,11 +40,12 @@ export async function importOpenData(
       files: read.files,
       runId: run.runId,
     });
+    const seconds = (Date.now() - started) / 1000;
     log.info(
       `open data: imported release ${imported.month} (r${imported.revision}) from ${path}: ${read.files} files, ` +
-        `${imported.postcodes} postcodes (all premises), ${imported.residential} residential, in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+        `${imported.postcodes} postcodes (all premises), ${imported.residential} residential, in ${seconds.toFixed(1)} s` +
         (current ? `; replaces release ${current.month}` : ""),
-      { event: "open_data", month: imported.month, postcodes: imported.postcodes, residential: imported.residential },
+      { event: "open_data", month: imported.month, postcodes: imported.postcodes, residential: imported.residential, seconds },
     );
     return { ok: true };
   } catch (err) {
