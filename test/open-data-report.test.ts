@@ -20,8 +20,8 @@ type Row = Record<string, string>;
 const readCsv = (path: string) => parse(readFileSync(path, "utf8"), { columns: true, bom: true }) as Row[];
 
 /** Ofcom's superfast availability as the simulated addresses give it: % at 30 Mbit/s or more, one decimal. */
-function superfastOf(postcode: string): string {
-  const addresses = generatePostcode(SEED, postcode)!.addresses;
+function superfastOf(postcode: string, residential = false): string {
+  const addresses = generatePostcode(SEED, postcode)!.addresses.filter((a) => !residential || a.UPRN % 10 !== 0);
   return String(Math.round((1000 * addresses.filter((a) => a.speeds.MaxPredictedDown >= 30).length) / addresses.length) / 10);
 }
 
@@ -100,5 +100,18 @@ describe("reports with Ofcom's open data", () => {
     expect(sections).toContain("Open data");
     const header = (workbook.getWorksheet("Postcodes")!.getRow(1).values as unknown[]).map(String);
     expect(header.some((h) => /Ofcom/.test(h))).toBe(true);
+
+    // --open-data-premises residential: the residential files' shares instead (the release is not read again)
+    const res = await runIn(d, { in: input, simulate: true, lookups: "broadband", maxRequests: 0, openData: join(d, archive.name), openDataPremises: "residential" }, {});
+    expect(res.logs.some((l) => l.includes("not read again"))).toBe(true);
+    const residential = readCsv(join(out, "postcodes.csv"));
+    let differ = 0;
+    for (const row of residential.filter((x) => generatePostcode(SEED, x.PostCode!) !== null)) {
+      if (generatePostcode(SEED, row.PostCode!)!.addresses.every((a) => a.UPRN % 10 === 0)) continue;
+      expect(row.OfcomSuperfast, row.PostCode).toBe(superfastOf(row.PostCode!, true));
+      if (row.OfcomSuperfast !== superfastOf(row.PostCode!)) differ++;
+    }
+    expect(differ).toBeGreaterThan(0);
+    expect(readFileSync(join(out, "summary.csv"), "utf8")).toContain("residential premises");
   }, 60_000);
 });

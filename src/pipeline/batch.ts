@@ -211,7 +211,7 @@ function planStage(ctx: RunContext): FetchPlan {
     now: nowIso(ctx),
     probe: config.probe,
     quota: ctx.quota.planOptions,
-    openData: config.openData !== null,
+    openData: config.openData !== null ? config.openDataPremises : undefined,
   });
   const { inputRows, rejects } = ctx.input!;
   log.info(

@@ -27,7 +27,7 @@ export function openDataStatus(db: Db): OpenDataStatus | null {
     refreshSince: null,
     providers: last.providers,
     simulated: last.simulated,
-    openData: true,
+    openData: last.args.openDataPremises === "residential" ? "residential" : "all",
   });
   return { release, newPostcodes: countByBands(candidates) };
 }

@@ -7,6 +7,7 @@ import type { Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
 import { planCandidates, recordNeeds, refreshMark, type Candidate, type NeedReason } from "../store/plan-queries.js";
 import { allowance, quotaPeriod, type Allowance } from "./quota-plan.js";
+import type { Premises } from "../spec/open-data.js";
 
 export interface PlanOptions {
   runId: number;
@@ -24,8 +25,8 @@ export interface PlanOptions {
   probe?: number | undefined;
   /** --monthly-quota: what the period allows each lookup with a quota */
   quota?: QuotaOptions | undefined;
-  /** --open-data: new postcodes Ofcom's files put in more than one speed band come first (broadband) */
-  openData?: boolean | undefined;
+  /** --open-data (with the premises chosen): new postcodes Ofcom's files put in more than one speed band come first (broadband) */
+  openData?: Premises | undefined;
 }
 
 export interface QuotaOptions {
@@ -160,9 +161,9 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
       providers: options.providers,
       simulated: options.simulated,
       // open data tells of fixed broadband only: mobile keeps the input's order
-      openData: options.openData === true && lookup === "broadband",
+      openData: lookup === "broadband" ? options.openData : undefined,
     });
-    if (options.openData === true && lookup === "broadband") openDataNew.set(lookup, countByBands(candidates));
+    if (options.openData && lookup === "broadband") openDataNew.set(lookup, countByBands(candidates));
     postcodes = candidates.length;
     const q = options.quota;
     const limit = q?.limits[lookup];

@@ -4,7 +4,7 @@
 // (Ofcom publishes no counts there), so they are never added to the API's per-address counts:
 // they are reported beside them, as means of the postcodes' shares, and labelled so.
 import type { Db } from "../store/db.js";
-import { BAND_COLUMNS, CROSS_CHECK_POINTS, OPEN_DATA_MONTH_COLUMN, openDataAttribution } from "../spec/open-data.js";
+import { BAND_COLUMNS, CROSS_CHECK_POINTS, OPEN_DATA_MONTH_COLUMN, openDataAttribution, type Premises } from "../spec/open-data.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { POSTCODE_TABLE } from "./postcode-table.js";
 import type { ReportScope } from "./scope.js";
@@ -23,8 +23,8 @@ export interface OpenDataSummary {
   month: string;
   revision: number;
   attribution: string;
-  /** the figures are of all premises (Ofcom's residential files are stored apart) */
-  premises: "all";
+  /** whose shares: all premises (the default) or residential (--open-data-premises) */
+  premises: Premises;
   /** postcodes in scope that the open data lists */
   inOpenData: number;
   /** postcodes without broadband figures from the API (pending, failed, not found or not requested) */
@@ -66,7 +66,7 @@ export function openDataSummary(db: Db, scope: ReportScope): OpenDataSummary | u
     month: scope.openData.month,
     revision: scope.openData.revision,
     attribution: openDataAttribution(scope.openData.month),
-    premises: "all",
+    premises: scope.openData.premises,
     inOpenData: num("inOpenData"),
     withoutApi: {
       postcodes: num("without"),
@@ -96,7 +96,7 @@ export function openDataRows(o: OpenDataSummary, unique: number): SummaryRow[] {
   });
   return [
     { section, figure: "Source", count: o.attribution, of: null, ofWhat: "" },
-    { section, figure: `Postcodes in ${SOURCE} (data of ${o.month}, all premises)`, count: o.inOpenData, of: unique, ofWhat: "unique postcodes" },
+    { section, figure: `Postcodes in ${SOURCE} (data of ${o.month}, ${o.premises === "all" ? "all premises" : "residential premises"})`, count: o.inOpenData, of: unique, ofWhat: "unique postcodes" },
     { section, figure: "Postcodes without broadband figures from the API (pending, failed or not found)", count: w.postcodes, of: unique, ofWhat: "unique postcodes" },
     { section, figure: `Postcodes without API broadband figures that ${SOURCE} list`, count: w.inOpenData, of: w.postcodes, ofWhat: "postcodes without API broadband figures" },
     mean("Superfast (30 Mbit/s or more) available", w.meanShares.superfast),

@@ -74,18 +74,18 @@ export function createPostcodeTable(db: Db, scope: ReportScope): void {
   );
 }
 
-/** The postcode table's columns of Ofcom's open data (all premises), when the store holds a release (docs/open-data.md). */
+/** The postcode table's columns of Ofcom's open data, when the store holds a release (docs/open-data.md). */
 export function openDataColumns(scope: Pick<ReportScope, "openData">): string[] {
   return scope.openData ? [OPEN_DATA_MONTH_COLUMN, ...OPEN_DATA_COLUMNS] : [];
 }
 
-/** Copies each postcode's all-premises figures from the stored open data. */
+/** Copies each postcode's figures (all premises, or residential) from the stored open data. */
 export function fillOpenDataColumns(db: Db, scope: ReportScope): void {
   if (!scope.openData) return;
   db.prepare(
     `UPDATE ${POSTCODE_TABLE} AS s SET ${OPEN_DATA_MONTH_COLUMN} = @month, ${OPEN_DATA_COLUMNS.map((c) => `${c} = od.${c}`).join(", ")}
-       FROM open_data od WHERE od.postcode = s.postcode AND od.premises = 'all'`,
-  ).run({ month: scope.openData.month });
+       FROM open_data od WHERE od.postcode = s.postcode AND od.premises = @premises`,
+  ).run({ month: scope.openData.month, premises: scope.openData.premises });
 }
 
 /** Counts every postcode's addresses into its figures: one aggregate pass per lookup. */

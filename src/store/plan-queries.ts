@@ -3,7 +3,7 @@
 import type { Lookup } from "../spec/fields.js";
 import type { Db } from "./db.js";
 import { providerKey } from "./answers.js";
-import { BAND_COLUMNS } from "../spec/open-data.js";
+import { BAND_COLUMNS, type Premises } from "../spec/open-data.js";
 
 /** Why a postcode is fetched, in the planner's order of priority. */
 export type NeedReason = "new" | "failed" | "incomplete" | "refresh" | "release" | "age" | "probe";
@@ -30,13 +30,13 @@ export interface CandidateQuery {
   refreshSince: string | null;
   providers: readonly string[];
   simulated: boolean;
-  /** read each postcode's speed bands from the stored open data */
-  openData?: boolean | undefined;
+  /** read each postcode's speed bands from the stored open data of these premises */
+  openData?: Premises | undefined;
 }
 
 /** The speed bands a postcode's premises fall in, from the stored open data (all premises). */
 const OPEN_DATA_BANDS = `(SELECT ${BAND_COLUMNS.map((c) => `(IFNULL(od.${c}, 0) > 0)`).join(" + ")}
-                           FROM open_data od WHERE od.postcode = r.postcode AND od.premises = 'all')`;
+                           FROM open_data od WHERE od.postcode = r.postcode AND od.premises = @premises)`;
 
 /** Every unique postcode of the run's input with the state of its stored answer for one lookup. */
 export function planCandidates(db: Db, q: CandidateQuery): Candidate[] {
@@ -69,6 +69,7 @@ export function planCandidates(db: Db, q: CandidateQuery): Candidate[] {
       freshSince: q.freshSince,
       refreshSince: q.refreshSince,
       simulated: q.simulated ? 1 : 0,
+      ...(q.openData ? { premises: q.openData } : {}),
       ...providerParams,
     }) as Candidate[];
 }

@@ -22,7 +22,7 @@ export function openDataSection(o: OpenDataSummary, title: string): string {
   const pct = (v: number | null) => (v === null ? "-" : `${v.toFixed(1)}%`);
   const intro = paragraph(
     `${n(w.postcodes)} postcode${w.postcodes === 1 ? " has" : "s have"} no broadband figures from the API yet (pending, failed or not found); ` +
-      `Ofcom's postcode files (data of ${o.month}, all premises) list ${n(w.inOpenData)} of them. These are shares of premises per postcode, ` +
+      `Ofcom's postcode files (data of ${o.month}, ${o.premises === "all" ? "all premises" : "residential premises"}) list ${n(w.inOpenData)} of them. These are shares of premises per postcode, ` +
       `averaged over those postcodes; they are not added to the API's per-address figures above.`,
   );
   const chart = figure({
