@@ -126,9 +126,13 @@ export function openDataRows(o: OpenDataSummary, unique: number): SummaryRow[] {
 export function openDataHeadline(o: OpenDataSummary): string {
   const w = o.withoutApi;
   const pct = (v: number | null) => (v === null ? "-" : `${v.toFixed(1)}%`);
+  const without =
+    w.inOpenData === 0
+      ? "no postcode without API broadband figures is listed"
+      : `${w.inOpenData} of ${w.postcodes} postcodes without API broadband figures listed; ` +
+        `mean share of premises with superfast ${pct(w.meanShares.superfast)}, gigabit ${pct(w.meanShares.gigabit)}`;
   return (
-    `open data (${SOURCE}, ${o.month}): ${w.inOpenData} of ${w.postcodes} postcodes without API broadband figures listed; ` +
-    `mean share of premises with superfast ${pct(w.meanShares.superfast)}, gigabit ${pct(w.meanShares.gigabit)}; ` +
+    `open data (${SOURCE}, ${o.month}): ${without}; ` +
     `${o.crossCheck.differing} of ${o.crossCheck.postcodes} postcodes with both differ by more than ${o.crossCheck.points} points (open-data-vs-api.csv)`
   );
 }

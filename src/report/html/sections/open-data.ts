@@ -13,10 +13,11 @@ const n = formatCount;
 export function openDataSection(o: OpenDataSummary, title: string): string {
   const w = o.withoutApi;
   const shares = [
-    { name: "Superfast (30 Mbit/s+)", value: w.meanShares.superfast },
-    { name: "Ultrafast (300 Mbit/s+)", value: w.meanShares.ultrafast },
-    { name: "Gigabit", value: w.meanShares.gigabit },
-    { name: "Unable to get decent", value: w.meanShares.noDecent },
+    // short names on the chart's axis; the table says what each is
+    { name: "Superfast (30 Mbit/s+)", short: "Superfast", value: w.meanShares.superfast },
+    { name: "Ultrafast (300 Mbit/s+)", short: "Ultrafast", value: w.meanShares.ultrafast },
+    { name: "Gigabit (1,000 Mbit/s)", short: "Gigabit", value: w.meanShares.gigabit },
+    { name: "Unable to get decent", short: "No decent", value: w.meanShares.noDecent },
   ];
   const values = shares.map((s) => s.value ?? 0);
   const pct = (v: number | null) => (v === null ? "-" : `${v.toFixed(1)}%`);
@@ -34,7 +35,7 @@ export function openDataSection(o: OpenDataSummary, title: string): string {
         ? null
         : barChart({
             title: "Mean share of premises per postcode",
-            categories: shares.map((s) => s.name),
+            categories: shares.map((s) => s.short),
             series: [{ name: "Mean share of premises (%)", values, labels: shares.map((s) => pct(s.value)), colour: PALETTE[1] }],
             orientation: "horizontal",
             valueAxis: "% of premises",
