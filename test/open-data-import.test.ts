@@ -2,7 +2,7 @@
 // built by its make.py with Python's zipfile): verbatim headers of 2025 and 2026, BOM or not, CRLF,
 // a zip in a zip, data descriptors, a folder, one CSV. Every figure stored is compared with an
 // independent reading of the same bytes (csv/), split by hand and matched by exact header text.
-import { copyFileSync, readFileSync, readdirSync, utimesSync } from "node:fs";
+import { copyFileSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../src/log/logger.js";
@@ -110,14 +110,18 @@ describe("importing Ofcom's open postcode files", () => {
 
   it("says in one line what is wrong, and keeps the stored release", async () => {
     await importOpenData(t.db, join(FIXTURES, "202507_fixed_broadband_coverage_r01.zip"), run, logger([]));
+    // a download cut short: the first half of the archive
+    const whole = readFileSync(join(FIXTURES, "202601_fixed_broadband_coverage_and_full_fibre_take-up-r1.zip"));
+    writeFileSync(join(t.dir, "cut.zip"), whole.subarray(0, whole.length >> 1));
     const cases: [string, RegExp][] = [
+      [join(t.dir, "cut.zip"), /--open-data .*cut\.zip: not a readable zip \(/],
       ["cp1252", /202601_fixed_pc_coverage_r2_XX\.csv line 3: not UTF-8 \(Windows-1252\?\); convert it/],
       ["csv", /holds files of two releases, 2025-07 and 2026-01/],
       ["missing.zip", /--open-data .*missing\.zip: no such file or folder/],
       ["make.py", /not one of Ofcom's postcode files/],
     ];
     for (const [path, message] of cases) {
-      const result = await importOpenData(t.db, join(FIXTURES, path), run, logger([]));
+      const result = await importOpenData(t.db, path.startsWith("/") ? path : join(FIXTURES, path), run, logger([]));
       expect(result.ok, path).toBe(false);
       const text = (result as { message: string }).message;
       expect(text, path).toMatch(message);

@@ -121,36 +121,38 @@ type Opened = (name: string, file: PostcodeFileName) => Sink;
  * is copied to a temporary file and read the same way.
  */
 async function readZip(file: string, where: string, opened: Opened): Promise<void> {
-  const fail = (err: unknown) =>
-    err instanceof OpenDataError ? err : new OpenDataError(`--open-data ${where}: not a readable zip (${(err as Error).message})`);
-  let zip: yauzl.ZipFile;
+  // What the zip itself fails with is said as such; a CSV's own problem (or the store's) passes as it is.
+  const unzipping = <T>(step: Promise<T>): Promise<T> =>
+    step.catch((err: unknown) => {
+      throw err instanceof OpenDataError ? err : new OpenDataError(`--open-data ${where}: not a readable zip (${(err as Error).message})`);
+    });
+  const zip = await unzipping(openZip(file));
   try {
-    zip = await openZip(file);
-  } catch (err) {
-    throw fail(err);
-  }
-  try {
-    for (let entry = await nextEntry(zip); entry !== null; entry = await nextEntry(zip)) {
-      const inside = `${where}/${entry.fileName}`;
+    for (let entry = await unzipping(nextEntry(zip)); entry !== null; entry = await unzipping(nextEntry(zip))) {
       if (entry.fileName.endsWith("/")) continue;
+      const inside = `${where}/${entry.fileName}`;
       const name = parsePostcodeFileName(entry.fileName);
       if (/\.zip$/i.test(entry.fileName)) {
         const dir = mkdtempSync(join(tmpdir(), "pcc-open-data-"));
         try {
           const inner = join(dir, "inner.zip");
-          await pipeline(await entryStream(zip, entry), createWriteStream(inner));
+          await unzipping(entryStream(zip, entry).then((stream) => pipeline(stream, createWriteStream(inner))));
           await readZip(inner, inside, opened);
         } finally {
           rmSync(dir, { recursive: true, force: true });
         }
       } else if (name) {
         const sink = opened(inside, name);
-        for await (const chunk of await entryStream(zip, entry)) sink.push(chunk as Buffer, false);
-        sink.push(new Uint8Array(0), true);
+        const stream = await unzipping(entryStream(zip, entry));
+        try {
+          const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+          for (let next = await unzipping(chunks.next()); !next.done; next = await unzipping(chunks.next())) sink.push(next.value, false);
+          sink.push(new Uint8Array(0), true);
+        } finally {
+          stream.destroy();
+        }
       }
     }
-  } catch (err) {
-    throw fail(err);
   } finally {
     zip.close();
   }

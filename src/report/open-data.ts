@@ -81,6 +81,9 @@ export function openDataSummary(db: Db, scope: ReportScope): OpenDataSummary | u
 
 const SOURCE = "Ofcom's postcode files";
 
+/** A mean share of premises as the reports write it: "85.3%", or "-" without any postcode. */
+export const meanShareText = (v: number | null): string => (v === null ? "-" : `${v.toFixed(1)}%`);
+
 /** The summary's open-data rows: counts of postcodes, and the means of shares of premises (in %, with no share of their own). */
 export function openDataRows(o: OpenDataSummary, unique: number): SummaryRow[] {
   const section = "Open data";
@@ -90,7 +93,7 @@ export function openDataRows(o: OpenDataSummary, unique: number): SummaryRow[] {
     section,
     figure: `${what}: mean share of premises per postcode, % (${SOURCE}, postcodes without API broadband figures)`,
     // a percentage, not a count: written as text so no sheet formats it as one
-    count: value === null ? "-" : `${value.toFixed(1)}%`,
+    count: meanShareText(value),
     of: null,
     ofWhat: "",
   });
@@ -125,7 +128,7 @@ export function openDataRows(o: OpenDataSummary, unique: number): SummaryRow[] {
 /** The closing line of a batch about the open data. */
 export function openDataHeadline(o: OpenDataSummary): string {
   const w = o.withoutApi;
-  const pct = (v: number | null) => (v === null ? "-" : `${v.toFixed(1)}%`);
+  const pct = meanShareText;
   const without =
     w.inOpenData === 0
       ? "no postcode without API broadband figures is listed"

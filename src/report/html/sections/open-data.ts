@@ -6,7 +6,7 @@ import { figure, paragraph, section } from "../figure.js";
 import { formatCount } from "../format.js";
 import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
-import type { OpenDataSummary } from "../../open-data.js";
+import { meanShareText, type OpenDataSummary } from "../../open-data.js";
 
 const n = formatCount;
 
@@ -20,7 +20,7 @@ export function openDataSection(o: OpenDataSummary, title: string): string {
     { name: "Unable to get decent", short: "No decent", value: w.meanShares.noDecent },
   ];
   const values = shares.map((s) => s.value ?? 0);
-  const pct = (v: number | null) => (v === null ? "-" : `${v.toFixed(1)}%`);
+  const pct = meanShareText;
   const intro = paragraph(
     `${n(w.postcodes)} postcode${w.postcodes === 1 ? " has" : "s have"} no broadband figures from the API yet (pending, failed or not found); ` +
       `Ofcom's postcode files (data of ${o.month}, ${o.premises === "all" ? "all premises" : "residential premises"}) list ${n(w.inOpenData)} of them. These are shares of premises per postcode, ` +
