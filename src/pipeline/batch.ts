@@ -26,7 +26,6 @@ import type { BatchConfig } from "./config.js";
 import { decideExit, describeStop, EXIT, stopReasonCode } from "./exit-code.js";
 import { readInputIntoRun } from "./read-stage.js";
 import { startRunQuota, type RunQuota } from "./quota.js";
-import { importOpenData } from "./open-data-stage.js";
 
 /** Where the requests go: the configured API, or what the CLI started for --simulate. */
 export interface ApiEndpoint {
@@ -104,6 +103,8 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     const reportProblem = config.reports ? await reportOptionsProblem(ctx.db, ctx.runId, config) : null;
     if (reportProblem) return failBeforeFetching(ctx, reportProblem);
     if (config.openData) {
+      // loaded only when asked for: every other run starts without the zip reader
+      const { importOpenData } = await import("./open-data-stage.js");
       const imported = await importOpenData(ctx.db, config.openData, { runId: ctx.runId, now: () => nowIso(ctx) }, ctx.log);
       if (!imported.ok) return failBeforeFetching(ctx, imported.message);
     }
