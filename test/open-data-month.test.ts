@@ -10,7 +10,7 @@ import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, simulatedOpenDataArchive, startSimulator } from "../src/simulator/index.js";
 import { openDatabase } from "../src/store/db.js";
-import { openDataStatus } from "../src/plan/open-data-status.js";
+import { formatOpenDataStatus, openDataStatus } from "../src/plan/open-data-status.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 
@@ -58,7 +58,11 @@ describe("open data beside the API over a month of nights", () => {
             // the plan said how many of each wait, and status says what remains
             const plan = r.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.event === "plan_open_data")!;
             expect(plan).toMatchObject({ multiBand: multi.size, singleBand: single.size, notListed: list.length - multi.size - single.size });
-            expect(openDataStatus(db)!.newPostcodes).toEqual({ multiBand: multi.size - QUOTA, singleBand: single.size, notListed: list.length - multi.size - single.size });
+            const status = openDataStatus(db)!;
+            expect(status.newPostcodes).toEqual({ multiBand: multi.size - QUOTA, singleBand: single.size, notListed: list.length - multi.size - single.size });
+            expect(formatOpenDataStatus(status)).toContain(
+              `broadband: ${list.length - QUOTA} postcodes of the last input still without a first answer: ${multi.size - QUOTA} in more than one speed band (first), ${single.size} wholly in one`,
+            );
             // the first night spends the month's quota, all of it on multi-band postcodes
             expect(fetched).toHaveLength(QUOTA);
             for (const p of fetched) expect(multi.has(p), p).toBe(true);
