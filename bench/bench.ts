@@ -13,6 +13,7 @@ import { formatTable } from "./lib/table.js";
 import { faults } from "./scenarios/faults.js";
 import { latencyBound } from "./scenarios/latency-bound.js";
 import { memory } from "./scenarios/memory.js";
+import { openData } from "./scenarios/open-data.js";
 import { overhead } from "./scenarios/overhead.js";
 import { rateLimited } from "./scenarios/rate-limited.js";
 import { report } from "./scenarios/report.js";
@@ -20,7 +21,7 @@ import { scale, SCALE_POSTCODES } from "./scenarios/scale.js";
 import { simulatorThroughput } from "./scenarios/simulator-throughput.js";
 import { workbook } from "./scenarios/workbook.js";
 
-const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, latencyBound, rateLimited, faults, report, memory, workbook, scale];
+const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, latencyBound, rateLimited, faults, report, memory, workbook, openData, scale];
 
 async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))

@@ -66,7 +66,10 @@ describe("batch option declarations", () => {
   });
 
   it("group and match the analyst's rows: --group-by, --area-file, --uprn-column", () => {
-    expect(parseOptions({ in: "x" }, {})).toMatchObject({ groupBy: undefined, areaFile: undefined, uprnColumn: undefined });
+    expect(parseOptions({ in: "x" }, {})).toMatchObject({ groupBy: undefined, areaFile: undefined, uprnColumn: undefined, openData: null });
+    expect(parseOptions({ in: "x", openData: " ofcom.zip " }, {})).toMatchObject({ openData: "ofcom.zip", openDataPremises: "all" });
+    expect(parseOptions({ in: "x", openDataPremises: "residential" }, {})).toMatchObject({ openDataPremises: "residential" });
+    expect(() => parseOptions({ in: "x", openDataPremises: "homes" }, {})).toThrow('--open-data-premises: expected all or residential, got "homes"');
     expect(parseOptions({ in: "x", groupBy: "region,district", areaFile: "onspd.csv", uprnColumn: "uprn" }, {})).toMatchObject({
       groupBy: ["region", "district"],
       areaFile: "onspd.csv",

@@ -1,7 +1,10 @@
 // npm run simulate -- [--port 8787] [options]: serve the coverage API simulator until SIGINT/SIGTERM.
 // First line on stdout is `listening <url>`, for scripts that start it with --port 0.
 import { DEFAULT_PROVIDERS, parseProviders } from "../spec/fields.js";
-import { DEFAULT_KEY, startSimulator, type Simulator } from "../simulator/index.js";
+import { createReadStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEFAULT_KEY, simulatedOpenDataArchive, startSimulator, type Simulator } from "../simulator/index.js";
+import { openInput } from "../input/read-input.js";
 import { runCli, UsageError } from "./run-cli.js";
 
 /** Option checks name the option as code spells it; a user typed the flag. */
@@ -45,8 +48,11 @@ runCli({
       .option("jitter", { type: "number", default: 0, describe: "up to this many ms more, uniform" })
       .option("stall-rate", { type: "number", default: 0, describe: "share of requests never answered" })
       .option("reset-rate", { type: "number", default: 0, describe: "share of answers cut off mid-body" })
-      .option("malformed-rate", { type: "number", default: 0, describe: "share of answers with a broken body" }),
+      .option("malformed-rate", { type: "number", default: 0, describe: "share of answers with a broken body" })
+      .option("publish-open-data", { type: "string", describe: "write the simulator's open data for the postcodes of --postcodes into this folder (Ofcom's layout), then exit" })
+      .option("postcodes", { type: "string", describe: "with --publish-open-data: a CSV of postcodes (as the batch reads its input)" }),
   run: async (argv) => {
+    if (argv.publishOpenData !== undefined) return publishOpenData(argv.publishOpenData, argv.postcodes, argv.seed, argv.release, parseProviders(argv.providers));
     let simulator: Simulator;
     try {
       simulator = await startSimulator({
@@ -83,6 +89,20 @@ runCli({
     return 0;
   },
 });
+
+/** The simulator's open data for a list of postcodes: written only when its bytes changed, so a batch does not import it again. */
+async function publishOpenData(dir: string, postcodesCsv: string | undefined, seed: string, release: number, providers: string[]): Promise<number> {
+  if (postcodesCsv === undefined) throw new UsageError("--publish-open-data needs --postcodes CSV: the postcodes to publish figures for");
+  const input = await openInput(createReadStream(postcodesCsv), { source: postcodesCsv });
+  const postcodes = new Set<string>();
+  for await (const row of input.rows) if (row.postcode.ok) postcodes.add(row.postcode.compact);
+  const archive = simulatedOpenDataArchive(seed, postcodes, release, providers);
+  const path = join(dir, archive.name);
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(path) || !Buffer.from(archive.bytes).equals(readFileSync(path))) writeFileSync(path, archive.bytes);
+  console.log(`open data of ${postcodes.size} postcodes (simulated, release ${release}): ${path}`);
+  return 0;
+}
 
 function untilSignal(simulator: Simulator): Promise<void> {
   return new Promise((resolve) => {

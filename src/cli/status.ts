@@ -6,6 +6,7 @@ import { databaseStatus } from "../store/status.js";
 import { formatStatus } from "../report/status-text.js";
 import { formatReleaseStatus, releaseStatus } from "../store/release-status.js";
 import { formatQuotaStatus, quotaStatus } from "../plan/quota-status.js";
+import { formatOpenDataStatus, openDataStatus } from "../plan/open-data-status.js";
 import { runningProgress, formatRunningProgress } from "./running-progress.js";
 import { CliError, runCli, UsageError } from "./run-cli.js";
 
@@ -31,10 +32,11 @@ runCli({
       const running = runningProgress(reader.db, Date.now());
       const releases = releaseStatus(reader.db);
       const quota = quotaStatus(reader.db, Date.now());
-      if (argv.json) process.stdout.write(JSON.stringify({ ...status, running, releases, quota }, null, 2) + "\n");
+      const openData = openDataStatus(reader.db);
+      if (argv.json) process.stdout.write(JSON.stringify({ ...status, running, releases, quota, openData }, null, 2) + "\n");
       else
         process.stdout.write(
-          formatStatus(status, argv.db) + formatRunningProgress(running) + formatReleaseStatus(releases) + formatQuotaStatus(quota),
+          formatStatus(status, argv.db) + formatRunningProgress(running) + formatReleaseStatus(releases) + formatQuotaStatus(quota) + formatOpenDataStatus(openData),
         );
     } catch (err) {
       throw new CliError(`${argv.db}: ${(err as Error).message}`);

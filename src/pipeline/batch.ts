@@ -109,6 +109,12 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     // Report options that name columns, and an input the reports cannot hold, are refused now, before anything is fetched.
     const reportProblem = config.reports ? (inputShapeProblem(read.shape) ?? (await reportOptionsProblem(ctx.db, ctx.runId, config))) : null;
     if (reportProblem) return failBeforeFetching(ctx, reportProblem);
+    if (config.openData) {
+      // loaded only when asked for: every other run starts without the zip reader
+      const { importOpenData } = await import("./open-data-stage.js");
+      const imported = await importOpenData(ctx.db, config.openData, { runId: ctx.runId, now: () => nowIso(ctx) }, ctx.log);
+      if (!imported.ok) return failBeforeFetching(ctx, imported.message);
+    }
     ctx.plan = planStage(ctx);
     await fetchStage(ctx);
     const result = finishStage(ctx);
@@ -244,6 +250,7 @@ function planStage(ctx: RunContext): FetchPlan {
     now: nowIso(ctx),
     probe: config.probe,
     quota: ctx.quota.planOptions,
+    openData: config.openData !== null ? config.openDataPremises : undefined,
   });
   const { inputRows, rejects } = ctx.input!;
   log.info(
@@ -253,6 +260,12 @@ function planStage(ctx: RunContext): FetchPlan {
         .join("; "),
     { event: "plan", runId: ctx.runId, inputRows, postcodes: plan.postcodes, rejects },
   );
+  for (const [lookup, c] of plan.openDataNew)
+    log.info(
+      `${lookup}: of ${c.multiBand + c.singleBand + c.notListed} new postcodes, Ofcom's open data puts ${c.multiBand} in more than one speed band (fetched first), ` +
+        `${c.singleBand} wholly in one (fetched after), ${c.notListed} not listed`,
+      { event: "plan_open_data", lookup, ...c },
+    );
   return plan;
 }
 

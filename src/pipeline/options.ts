@@ -10,6 +10,7 @@ import { parseGroupBy } from "../report/groups.js";
 import { ConfigError, parseBaseUrl, parseLookups, URL_ENV } from "./config-values.js";
 import { DEFAULT_PROBE } from "../plan/plan.js";
 import { parseMonthlyQuota } from "../plan/quota-plan.js";
+import type { Premises } from "../spec/open-data.js";
 
 export type OptionKind = "string" | "number" | "boolean";
 /** What a caller may pass: numbers arrive as text from the command line, as numbers from code. */
@@ -200,6 +201,20 @@ export const BATCH_OPTIONS = {
     type: "string",
     help: "CSV of postcodes and their areas (e.g. an ONS postcode directory extract) whose columns --group-by can name",
     parse: text,
+  }),
+  openData: option({
+    type: "string",
+    help: "Ofcom's open postcode data (the zip as downloaded, a folder or one CSV): imported once per release; a first figure for every postcode, new multi-band postcodes first (docs/open-data.md)",
+    parse: (raw): string | null => (raw === undefined || raw.trim() === "" ? null : raw.trim()),
+  }),
+  openDataPremises: option({
+    type: "string",
+    default: "all",
+    help: "with --open-data: whose shares the reports and the planner use, all premises or residential (both are imported)",
+    parse: (raw, name): Premises => {
+      if (raw !== "all" && raw !== "residential") throw new ConfigError(`${name}: expected all or residential, got ${JSON.stringify(raw)}`);
+      return raw;
+    },
   }),
   uprnColumn: option({ type: "string", help: "input column holding a UPRN: enriched.csv and the workbook give that property's own figures", parse: text }),
 };

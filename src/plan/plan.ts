@@ -7,6 +7,7 @@ import type { Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
 import { planCandidates, recordNeeds, refreshMark, type Candidate, type NeedReason } from "../store/plan-queries.js";
 import { allowance, quotaPeriod, type Allowance } from "./quota-plan.js";
+import type { Premises } from "../spec/open-data.js";
 
 export interface PlanOptions {
   runId: number;
@@ -24,6 +25,8 @@ export interface PlanOptions {
   probe?: number | undefined;
   /** --monthly-quota: what the period allows each lookup with a quota */
   quota?: QuotaOptions | undefined;
+  /** --open-data (with the premises chosen): new postcodes Ofcom's files put in more than one speed band come first (broadband) */
+  openData?: Premises | undefined;
 }
 
 export interface QuotaOptions {
@@ -50,6 +53,28 @@ export interface Plan {
   allowance: Map<Lookup, Allowance>;
   /** per lookup: refreshes left for later nights, and postcodes left without an answer, by the quota */
   deferred: Map<Lookup, { refreshes: number; unanswered: number }>;
+  /** with --open-data, per lookup ordered by it: the new postcodes by Ofcom's speed bands */
+  openDataNew: Map<Lookup, OpenDataBandCounts>;
+}
+
+export interface OpenDataBandCounts {
+  /** premises in more than one speed band: fetched first */
+  multiBand: number;
+  /** every premises in one band: fetched after */
+  singleBand: number;
+  /** not in Ofcom's files (or no premises in any band): fetched with the multi-band ones, as nothing is known of them */
+  notListed: number;
+}
+
+/** Ofcom's files put every premises of the postcode in one speed band: the API's per-address answer adds least there. */
+export const singleBand = (c: Pick<Candidate, "openDataBands">): boolean => c.openDataBands === 1;
+
+/** The new postcodes of a lookup's candidates by their speed bands. */
+export function countByBands(candidates: readonly Candidate[]): OpenDataBandCounts {
+  const fresh = candidates.filter((c) => c.state === "new");
+  const multiBand = fresh.filter((c) => (c.openDataBands ?? 0) > 1).length;
+  const single = fresh.filter(singleBand).length;
+  return { multiBand, singleBand: single, notListed: fresh.length - multiBand - single };
 }
 
 export const DEFAULT_PROBE = 20;
@@ -79,8 +104,12 @@ export function orderNeeds(
 ): OrderedNeeds {
   const of = (state: Candidate["state"]) => candidates.filter((c) => c.state === state);
   const byAge = (a: Candidate, b: Candidate) => (a.fetchedAt ?? "").localeCompare(b.fetchedAt ?? "") || a.line - b.line;
-  // New data first, in input order; then what the run must refresh.
-  const first = candidates.filter((c) => c.state === "new" || c.state === "failed" || c.state === "incomplete" || c.state === "refresh");
+  // New data first, in input order (new postcodes open data puts wholly in one speed band after the
+  // rest: a stable sort); then what the run must refresh.
+  const last = (c: Candidate) => (c.state === "new" && singleBand(c) ? 1 : 0);
+  const first = candidates
+    .filter((c) => c.state === "new" || c.state === "failed" || c.state === "incomplete" || c.state === "refresh")
+    .sort((a, b) => last(a) - last(b));
   const release = of("release").sort((a, b) => a.releaseRank - b.releaseRank || byAge(a, b));
   const age = of("age").sort(byAge);
   // While an older release is being replaced there is nothing to probe for; refreshes of answers
@@ -120,6 +149,7 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
   const reasons = new Map<Lookup, Record<NeedReason, number>>();
   const allowances = new Map<Lookup, Allowance>();
   const deferred = new Map<Lookup, { refreshes: number; unanswered: number }>();
+  const openDataNew = new Map<Lookup, OpenDataBandCounts>();
   let postcodes = 0;
   for (const lookup of options.lookups) {
     const refreshSince = options.refresh ? refreshMark(db, lookup, options.now ?? new Date().toISOString(), options.runId) : null;
@@ -130,7 +160,10 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
       refreshSince,
       providers: options.providers,
       simulated: options.simulated,
+      // open data tells of fixed broadband only: mobile keeps the input's order
+      openData: lookup === "broadband" ? options.openData : undefined,
     });
+    if (options.openData && lookup === "broadband") openDataNew.set(lookup, countByBands(candidates));
     postcodes = candidates.length;
     const q = options.quota;
     const limit = q?.limits[lookup];
@@ -152,7 +185,7 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
     reasons.set(lookup, counts);
     deferred.set(lookup, ordered.deferred);
   }
-  return { postcodes, toFetch, reused, reasons, allowance: allowances, deferred };
+  return { postcodes, toFetch, reused, reasons, allowance: allowances, deferred, openDataNew };
 }
 
 /** "3 new, 20 probe": the reasons that have any, for the plan's log line. */

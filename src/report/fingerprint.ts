@@ -62,6 +62,8 @@ export function reportFingerprint(db: Db, scope: ReportScope, options: Record<st
       options: optionsKey(options),
       scope: { kind: scope.kind, lookups: scope.lookups, providers: scope.providers, columns: scope.inputColumns, simulated: scope.runSimulated },
       answers: answersVersion(db),
+      // the stored release of Ofcom's open data (a new import is a new id)
+      openData: scope.openData ? [scope.openData.id, scope.openData.premises] : null,
       // --area-file: its content is read, so its size and time are part of what the set is made from
       areaFile: typeof options.areaFile === "string" && existsSync(options.areaFile) ? fileStamp(options.areaFile) : null,
       // a run's answers it needed but did not fetch show as pending

@@ -8,6 +8,7 @@ import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { DEFAULT_GOOD_RATING } from "./definitions.js";
 import { writeBroadbandCsv, writeCoverageCsv, writeMobileCsv } from "./address-files.js";
 import { writePostcodesCsv, writeEnrichedCsv } from "./postcode-files.js";
+import { writeOpenDataVsApiCsv } from "./open-data.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
 import { writeHtmlReport, type GroupRow as HtmlGroupRow } from "./html/index.js";
 import { collectChanges, writeChangesCsv, type ChangeSet } from "./changes.js";
@@ -54,6 +55,7 @@ export const REPORT_FILES: readonly ReportFile<ReportContext>[] = [
   { name: "rejects.csv", applies: (c) => c.scope.kind === "run", write: (c, path) => writeRejectsCsv(c.db, c.scope, path, c.csv) },
   { name: "failures.csv", write: (c, path) => writeFailuresCsv(c.db, c.scope, path, c.csv) },
   { name: "groups.csv", applies: (c) => c.groups !== null, write: (c, path) => writeGroupsCsv(c.db, c.scope, c.groups!, path, c.csv) },
+  { name: "open-data-vs-api.csv", applies: (c) => c.summary.openData !== undefined, write: (c, path) => writeOpenDataVsApiCsv(c.db, path, c.csv) },
   { name: "changes.csv", write: (c, path) => writeChangesCsv(c.changes, path, c.csv) },
   { name: "summary.csv", write: (c, path) => writeCsv(path, SUMMARY_HEADER, summaryRows(c.summary).map(summaryCells), c.csv) },
   { name: "summary.json", write: (c, path) => writeAtomically(path, [JSON.stringify(c.summary, null, 2) + "\n"]) },

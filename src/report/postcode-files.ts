@@ -4,12 +4,12 @@ import type { Db } from "../store/db.js";
 import { widestRow } from "../store/run-rows.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { providerColumn, SPREAD_METRICS } from "./measures.js";
-import { ADDRESSES_COLUMN, countColumns, DOWNLOAD_RANGE_COLUMNS, POSTCODE_TABLE, STATUS_COLUMN } from "./postcode-table.js";
+import { ADDRESSES_COLUMN, countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns, POSTCODE_TABLE, STATUS_COLUMN } from "./postcode-table.js";
 import type { ReportScope } from "./scope.js";
 import { propertyCells, propertyColumns, propertyFoundSql, propertyJoinSql, propertySelectSql, UPRN_NOT_FOUND } from "./property-figures.js";
 
-/** postcodes.csv after PostCode: statuses, address counts, speeds, then mobile notspots. */
-export function postcodeFigureColumns(providers: readonly string[]): string[] {
+/** postcodes.csv after PostCode: statuses, address counts, speeds, mobile notspots, then (with `openData`) Ofcom's open data. */
+export function postcodeFigureColumns(providers: readonly string[], openData: Pick<ReportScope, "openData"> = {}): string[] {
   return [
     STATUS_COLUMN.broadband,
     STATUS_COLUMN.mobile,
@@ -19,6 +19,7 @@ export function postcodeFigureColumns(providers: readonly string[]): string[] {
     ...countColumns(providers).broadband,
     ...providers.flatMap((p) => [providerColumn(p, "IndoorVoiceNotspots"), providerColumn(p, "IndoorDataNotspots")]),
     ...SPREAD_METRICS,
+    ...openDataColumns(openData),
   ];
 }
 
@@ -29,7 +30,7 @@ export function enrichedFigureColumns(providers: readonly string[]): string[] {
 }
 
 export function writePostcodesCsv(db: Db, scope: ReportScope, path: string, options: CsvFileOptions): Promise<number> {
-  const columns = postcodeFigureColumns(scope.providers);
+  const columns = postcodeFigureColumns(scope.providers, scope);
   const rows = db.prepare(`SELECT display, ${columns.join(", ")} FROM ${POSTCODE_TABLE} ORDER BY display`).raw(true).iterate() as Iterable<unknown[]>;
   return writeCsv(path, ["PostCode", ...columns], rows, options);
 }

@@ -6,6 +6,7 @@ import type { Db } from "../store/db.js";
 import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "./measures.js";
 import { displayPostcodeSql } from "../spec/postcode.js";
 import type { ReportScope } from "./scope.js";
+import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../spec/open-data.js";
 
 export const POSTCODE_TABLE = "temp.report_postcodes";
 
@@ -28,6 +29,7 @@ export function createPostcodeTable(db: Db, scope: ReportScope): void {
   const figureDefs = [
     ...DOWNLOAD_RANGE_COLUMNS.map((c) => `${c} REAL`),
     ...[...counts.broadband, ...counts.mobile].map((c) => `${c} INTEGER`),
+    ...openDataColumns(scope).map((c) => `${c} ${c === OPEN_DATA_MONTH_COLUMN ? "TEXT" : "REAL"}`),
   ];
   db.exec(`DROP TABLE IF EXISTS ${POSTCODE_TABLE}`);
   db.exec(
@@ -70,6 +72,20 @@ export function createPostcodeTable(db: Db, scope: ReportScope): void {
        WHEN 'ok' IN (BroadbandStatus, MobileStatus) THEN 'ok'
        ELSE 'not_found' END`,
   );
+}
+
+/** The postcode table's columns of Ofcom's open data, when the store holds a release (docs/open-data.md). */
+export function openDataColumns(scope: Pick<ReportScope, "openData">): string[] {
+  return scope.openData ? [OPEN_DATA_MONTH_COLUMN, ...OPEN_DATA_COLUMNS] : [];
+}
+
+/** Copies each postcode's figures (all premises, or residential) from the stored open data. */
+export function fillOpenDataColumns(db: Db, scope: ReportScope): void {
+  if (!scope.openData) return;
+  db.prepare(
+    `UPDATE ${POSTCODE_TABLE} AS s SET ${OPEN_DATA_MONTH_COLUMN} = @month, ${OPEN_DATA_COLUMNS.map((c) => `${c} = od.${c}`).join(", ")}
+       FROM open_data od WHERE od.postcode = s.postcode AND od.premises = @premises`,
+  ).run({ month: scope.openData.month, premises: scope.openData.premises });
 }
 
 /** Counts every postcode's addresses into its figures: one aggregate pass per lookup. */
@@ -118,6 +134,7 @@ export function countAddressesEither(db: Db, scope: ReportScope): void {
 export function buildPostcodeTable(db: Db, scope: ReportScope, goodRating: number): void {
   createPostcodeTable(db, scope);
   countPostcodeFigures(db, scope, goodRating);
+  fillOpenDataColumns(db, scope);
 }
 
 export function dropPostcodeTable(db: Db): void {

@@ -1,7 +1,9 @@
 // Which postcodes a report covers: one run's input (by default the last run), or everything stored.
 import { LOOKUPS, PROVIDER_CODE, type Lookup } from "../spec/fields.js";
 import { missingProviderColumns, type Db } from "../store/db.js";
-import { readRun, runIdRange } from "../store/runs.js";
+import { readRun, runArg, runIdRange } from "../store/runs.js";
+import { currentOpenData } from "../store/open-data.js";
+import type { Premises } from "../spec/open-data.js";
 
 /** A report that cannot be made as asked (unknown run, empty database): the CLI exits 1 with it. */
 export class ReportError extends Error {}
@@ -17,6 +19,8 @@ export interface ReportScope {
   inputColumns: string[];
   runSimulated: boolean;
   runState: string;
+  /** the stored release of Ofcom's open postcode data (docs/open-data.md); null or absent: none */
+  openData?: { id: number; month: string; revision: number; premises: Premises } | null;
 }
 
 export function resolveScope(db: Db, request: { runId?: number | undefined; all?: boolean | undefined }): ReportScope {
@@ -41,5 +45,13 @@ export function resolveScope(db: Db, request: { runId?: number | undefined; all?
     inputColumns: request.all ? [] : run.inputColumns,
     runSimulated: run.simulated,
     runState: run.state,
+    openData: openDataOf(db, run.id),
   };
+}
+
+/** The stored open data, with the premises the run chose (--open-data-premises; all by default). */
+function openDataOf(db: Db, runId: number): ReportScope["openData"] {
+  const current = currentOpenData(db);
+  const premises: Premises = runArg(db, runId, "openDataPremises") === "residential" ? "residential" : "all";
+  return current ? { id: current.id, month: current.month, revision: current.revision, premises } : null;
 }

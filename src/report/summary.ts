@@ -11,6 +11,7 @@ import type { ReportScope } from "./scope.js";
 
 export { percent } from "./figure-labels.js";
 import { changesHeadline, changesRows, type ChangesSummary } from "./changes-summary.js";
+import { openDataHeadline, openDataRows, openDataSummary, type OpenDataSummary } from "./open-data.js";
 
 
 type BroadbandKey = "noData" | "belowDecent" | "belowSuperfast" | "superfast" | "ultrafast" | "gigabit";
@@ -78,6 +79,8 @@ export interface Summary {
   releases: Record<Lookup, Release[]>;
   /** what changed against each answer's previous version (or --since): changes.ts */
   changes: ChangesSummary | null;
+  /** Ofcom's open postcode data, when the store holds a release: beside the API's figures, never added to them */
+  openData?: OpenDataSummary | undefined;
 }
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
@@ -134,6 +137,7 @@ export function computeSummary(db: Db, scope: ReportScope, goodRating: number, g
     mobile,
     releases: releases(db, scope.lookups),
     changes,
+    openData: openDataSummary(db, scope),
   };
 }
 
@@ -253,6 +257,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
       });
   }
   if (s.changes) rows.push(...changesRows(s.changes));
+  if (s.openData) rows.push(...openDataRows(s.openData, s.postcodes.unique));
   return rows;
 }
 
@@ -303,6 +308,7 @@ export function headlineLines(s: Summary): string[] {
         `data ${pc(m.indoorData.totalNotspots, m.addresses)} none, ${pc(m.indoorData.partialNotspots, m.addresses)} only some`,
     );
   }
+  if (s.openData) lines.push(openDataHeadline(s.openData));
   const changed = s.changes && changesHeadline(s.changes);
   if (changed) lines.push(changed);
   if (s.simulated) lines.push("these figures include SIMULATED data from the bundled simulator, not the real API");

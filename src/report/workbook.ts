@@ -69,11 +69,11 @@ export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookI
       const table = enrichedTable(db, scope, input.goodRating, input.uprnColumn);
       await sheet("Your rows", yourRowsColumns(db, scope, table.header, table.inputWidth), table.rows());
     }
-    const figures = postcodeFigureColumns(scope.providers);
+    const figures = postcodeFigureColumns(scope.providers, scope);
     if (postcodes)
       await sheet(
         "Postcodes",
-        [column("PostCode", scope, 10, TEXT), ...figures.map((f) => column(f, scope, 10, /Status/.test(f) ? TEXT : /Down$/.test(f) ? SPEED : COUNT))],
+        [column("PostCode", scope, 10, TEXT), ...figures.map((f) => column(f, scope, 10, /Status|Month/.test(f) ? TEXT : /Down$|^Ofcom/.test(f) ? SPEED : COUNT))],
         db.prepare(`SELECT display, ${figures.join(", ")} FROM ${POSTCODE_TABLE} ORDER BY display`).raw(true).iterate() as Iterable<unknown[]>,
       );
     for (const a of addressSheets) {

@@ -3,6 +3,7 @@
 import type { Lookup } from "../spec/fields.js";
 import type { Db } from "./db.js";
 import { providerKey } from "./answers.js";
+import { BAND_COLUMNS, type Premises } from "../spec/open-data.js";
 
 /** Why a postcode is fetched, in the planner's order of priority. */
 export type NeedReason = "new" | "failed" | "incomplete" | "refresh" | "release" | "age" | "probe";
@@ -16,6 +17,8 @@ export interface Candidate {
   fetchedAt: string | null;
   /** detection order of the release the answer is confirmed on (0: none) */
   releaseRank: number;
+  /** with open data: how many of the six speed bands the postcode's premises fall in (Ofcom's files); null when it is not listed */
+  openDataBands?: number | null;
 }
 
 export interface CandidateQuery {
@@ -27,7 +30,13 @@ export interface CandidateQuery {
   refreshSince: string | null;
   providers: readonly string[];
   simulated: boolean;
+  /** read each postcode's speed bands from the stored open data of these premises */
+  openData?: Premises | undefined;
 }
+
+/** The speed bands a postcode's premises fall in, from the stored open data (all premises). */
+const OPEN_DATA_BANDS = `(SELECT ${BAND_COLUMNS.map((c) => `(IFNULL(od.${c}, 0) > 0)`).join(" + ")}
+                           FROM open_data od WHERE od.postcode = r.postcode AND od.premises = @premises)`;
 
 /** Every unique postcode of the run's input with the state of its stored answer for one lookup. */
 export function planCandidates(db: Db, q: CandidateQuery): Candidate[] {
@@ -39,6 +48,7 @@ export function planCandidates(db: Db, q: CandidateQuery): Candidate[] {
       `WITH newest AS (SELECT name, id FROM releases WHERE lookup = @lookup ORDER BY id DESC LIMIT 1)
        SELECT r.postcode, r.first_line AS line, l.fetched_at AS fetchedAt,
               COALESCE((SELECT id FROM releases x WHERE x.lookup = @lookup AND x.name = l.release), 0) AS releaseRank,
+              ${q.openData ? OPEN_DATA_BANDS : "NULL"} AS openDataBands,
               CASE
                 WHEN l.postcode IS NULL OR l.simulated <> @simulated THEN 'new'
                 WHEN l.status = 'failed' THEN 'failed'
@@ -59,6 +69,7 @@ export function planCandidates(db: Db, q: CandidateQuery): Candidate[] {
       freshSince: q.freshSince,
       refreshSince: q.refreshSince,
       simulated: q.simulated ? 1 : 0,
+      ...(q.openData ? { premises: q.openData } : {}),
       ...providerParams,
     }) as Candidate[];
 }

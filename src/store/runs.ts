@@ -162,6 +162,16 @@ export function readRun(db: Db, which: number | "last"): RunInfo | null {
   };
 }
 
+/** One option the run recorded (runs.args), undefined when it recorded none or the row is unreadable. */
+export function runArg(db: Db, runId: number, name: string): unknown {
+  const args = db.prepare("SELECT args FROM runs WHERE id = ?").pluck().get(runId) as string | undefined;
+  try {
+    return args === undefined ? undefined : (JSON.parse(args) as Record<string, unknown>)[name];
+  } catch {
+    return undefined;
+  }
+}
+
 /** What a run did, as its row says. */
 export interface RunFacts {
   id: number;

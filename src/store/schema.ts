@@ -1,6 +1,7 @@
 // Database schema, versioned with PRAGMA user_version. Mobile rating columns are generated
 // from the provider list (spec field names as columns); other providers add columns later.
 import { SPEED_FIELDS } from "../spec/fields.js";
+import { OPEN_DATA_COLUMNS } from "../spec/open-data.js";
 
 /** Each migration takes the schema from version i to i+1. Never edit one that has shipped. */
 export const MIGRATIONS: readonly string[] = [
@@ -192,6 +193,29 @@ export const MIGRATIONS: readonly string[] = [
       OR OLD.attempts IS NOT NEW.attempts
     BEGIN UPDATE answers_version SET n = n + 1 WHERE id = 1; END;
   CREATE TRIGGER lookups_deleted AFTER DELETE ON lookups BEGIN UPDATE answers_version SET n = n + 1 WHERE id = 1; END;
+  `,
+  // Ofcom's open postcode data (docs/open-data.md): one release at a time, all premises and
+  // residential apart; each import is recorded with its source's fingerprint, so the same archive
+  // is not read twice. The newest import is the one the rows belong to.
+  `
+  CREATE TABLE open_data_imports (
+    id          INTEGER PRIMARY KEY,
+    month       TEXT NOT NULL,            -- the data month, YYYY-MM
+    revision    INTEGER NOT NULL,
+    source      TEXT NOT NULL,            -- the path given to --open-data
+    fingerprint TEXT NOT NULL,            -- names, sizes and times of the files read
+    imported_at TEXT NOT NULL,
+    files       INTEGER NOT NULL,
+    postcodes   INTEGER NOT NULL,         -- all-premises rows
+    residential INTEGER NOT NULL,         -- residential rows
+    run_id      INTEGER
+  );
+  CREATE TABLE open_data (
+    postcode TEXT NOT NULL,               -- compact
+    premises TEXT NOT NULL,               -- all | residential
+    ${OPEN_DATA_COLUMNS.map((c) => `${c} REAL`).join(",\n    ")},
+    PRIMARY KEY (postcode, premises)
+  ) WITHOUT ROWID;
   `,
 ];
 

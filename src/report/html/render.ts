@@ -8,6 +8,7 @@ import { changesSection } from "./sections/changes.js";
 import { groupsSection } from "./sections/groups.js";
 import { headlineSection } from "./sections/headline.js";
 import { mobileSection } from "./sections/mobile.js";
+import { openDataSection } from "./sections/open-data.js";
 import type { HtmlReportData } from "./types.js";
 
 export function renderHtmlReport(data: HtmlReportData): string {
@@ -17,6 +18,7 @@ export function renderHtmlReport(data: HtmlReportData): string {
     (t) => broadbandSection(data, t("Broadband")),
     (t) => mobileSection(data, t("Mobile")),
   ];
+  if (s.openData) sections.push((t) => openDataSection(s.openData!, t("Open data for postcodes without API figures")));
   if (data.groups && data.groups.length > 0) sections.push((t) => groupsSection(data.groups!, t("Groups")));
   if (data.changes) sections.push((t) => changesSection(data.changes!, t("Changes since the previous release")));
   sections.push((t) => aboutSection(data, t("Definitions and what the run did")));

@@ -1,0 +1,265 @@
+// Ofcom's open postcode files as published (docs/open-data.md): the zip as downloaded, zips inside
+// zips, a folder, or one CSV. Everything is streamed: each chunk of a CSV (from the file, or
+// inflated from its zip entry by yauzl) goes through the UTF-8 decoder and the CSV parser, and its
+// rows reach `onRow` before the next chunk is read, so memory stays bounded by a chunk whatever
+// the size of the release.
+import { createHash } from "node:crypto";
+import { createReadStream, createWriteStream, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, relative } from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import yauzl from "yauzl";
+import { parse } from "csv-parse/sync";
+import {
+  headerKey,
+  OPEN_DATA_FIELDS,
+  parsePostcodeFileName,
+  POSTCODE_HEADERS,
+  type PostcodeFileName,
+  type Premises,
+} from "../spec/open-data.js";
+import { squeezePostcode } from "../spec/postcode.js";
+
+export class OpenDataError extends Error {}
+
+/** One postcode of one file: its figures in OPEN_DATA_FIELDS order (null: no data). */
+export type OpenDataRowHandler = (premises: Premises, postcode: string, values: (number | null)[]) => void;
+
+export interface OpenDataRead {
+  month: string;
+  revision: number;
+  /** postcode files read */
+  files: number;
+  rows: Record<Premises, number>;
+}
+
+const CHUNK = 256 * 1024;
+
+/**
+ * What identifies the source without reading it: the names, sizes and modification times of its
+ * files. The same archive again has the same fingerprint, and is not re-read.
+ */
+export function sourceFingerprint(path: string): string {
+  const hash = createHash("sha256");
+  for (const file of sourceFiles(path)) {
+    const st = statSync(file);
+    hash.update(`${relative(path, file) || basename(file)}\u001f${st.size}\u001f${Math.round(st.mtimeMs)}\u001e`);
+  }
+  return hash.digest("hex");
+}
+
+/** The zip and CSV files to read: the path itself, or every one below a folder, in name order. */
+function sourceFiles(path: string): string[] {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new OpenDataError(`--open-data ${path}: no such file or folder`);
+  }
+  if (!st.isDirectory()) return [path];
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const full = join(dir, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else if (/\.(zip|csv)$/i.test(name)) out.push(full);
+    }
+  };
+  walk(path);
+  return out;
+}
+
+/** Reads every postcode file of one release at `path`, handing each row to `onRow`. */
+export async function readOpenData(path: string, onRow: OpenDataRowHandler): Promise<OpenDataRead> {
+  const release: { month: string | null; revision: number; files: number; rows: Record<Premises, number> } = {
+    month: null,
+    revision: 0,
+    files: 0,
+    rows: { all: 0, residential: 0 },
+  };
+  const opened = (name: string, file: PostcodeFileName) => {
+    if (release.month !== null && release.month !== file.month)
+      throw new OpenDataError(`--open-data ${path} holds files of two releases, ${release.month} and ${file.month} (${name}): give one release at a time`);
+    release.month = file.month;
+    release.revision = Math.max(release.revision, file.revision);
+    release.files++;
+    return new CsvSink(name, file.premises, (premises, postcode, values) => {
+      release.rows[premises]++;
+      onRow(premises, postcode, values);
+    });
+  };
+  for (const file of sourceFiles(path)) {
+    if (/\.zip$/i.test(file)) {
+      await readZip(file, file, opened);
+    } else {
+      const name = parsePostcodeFileName(file);
+      if (!name) {
+        // a folder may hold other files; a CSV named on its own must be one of them
+        if (file !== path) continue;
+        throw new OpenDataError(`--open-data ${path}: not one of Ofcom's postcode files (names like 202601_fixed_pc_coverage_r2_CR.csv)`);
+      }
+      const sink = opened(basename(file), name);
+      for await (const chunk of createReadStream(file, { highWaterMark: CHUNK })) sink.push(chunk as Buffer, false);
+      sink.push(new Uint8Array(0), true);
+    }
+  }
+  if (release.month === null)
+    throw new OpenDataError(`--open-data ${path} holds no Ofcom postcode file (names like 202601_fixed_pc_coverage_r2_CR.csv)`);
+  return { month: release.month, revision: release.revision, files: release.files, rows: release.rows };
+}
+
+interface Sink {
+  push(chunk: Uint8Array, final: boolean): void;
+}
+
+type Opened = (name: string, file: PostcodeFileName) => Sink;
+
+/**
+ * A zip on disk, read through its central directory (yauzl), so entry sizes are always known
+ * (a streamed zip's data descriptors included). Each postcode CSV streams to its sink; an inner zip
+ * is copied to a temporary file and read the same way.
+ */
+async function readZip(file: string, where: string, opened: Opened): Promise<void> {
+  // What the zip itself fails with is said as such; a CSV's own problem (or the store's) passes as it is.
+  const unzipping = <T>(step: Promise<T>): Promise<T> =>
+    step.catch((err: unknown) => {
+      throw err instanceof OpenDataError ? err : new OpenDataError(`--open-data ${where}: not a readable zip (${(err as Error).message})`);
+    });
+  const zip = await unzipping(openZip(file));
+  try {
+    for (let entry = await unzipping(nextEntry(zip)); entry !== null; entry = await unzipping(nextEntry(zip))) {
+      if (entry.fileName.endsWith("/")) continue;
+      const inside = `${where}/${entry.fileName}`;
+      const name = parsePostcodeFileName(entry.fileName);
+      if (/\.zip$/i.test(entry.fileName)) {
+        const dir = mkdtempSync(join(tmpdir(), "pcc-open-data-"));
+        try {
+          const inner = join(dir, "inner.zip");
+          await unzipping(entryStream(zip, entry).then((stream) => pipeline(stream, createWriteStream(inner))));
+          await readZip(inner, inside, opened);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      } else if (name) {
+        const sink = opened(inside, name);
+        const stream = await unzipping(entryStream(zip, entry));
+        try {
+          const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+          for (let next = await unzipping(chunks.next()); !next.done; next = await unzipping(chunks.next())) sink.push(next.value, false);
+          sink.push(new Uint8Array(0), true);
+        } finally {
+          stream.destroy();
+        }
+      }
+    }
+  } finally {
+    zip.close();
+  }
+}
+
+const openZip = (file: string) =>
+  new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true, autoClose: false }, (err, zip) => (err ? reject(err) : resolve(zip))),
+  );
+
+const entryStream = (zip: yauzl.ZipFile, entry: yauzl.Entry) =>
+  new Promise<Readable>((resolve, reject) => zip.openReadStream(entry, (err, stream) => (err ? reject(err) : resolve(stream))));
+
+/** The zip's next entry, or null after the last. */
+function nextEntry(zip: yauzl.ZipFile): Promise<yauzl.Entry | null> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      zip.off("entry", onEntry);
+      zip.off("end", onEnd);
+      zip.off("error", onError);
+    };
+    const onEntry = (entry: yauzl.Entry) => (done(), resolve(entry));
+    const onEnd = () => (done(), resolve(null));
+    const onError = (err: Error) => (done(), reject(err));
+    zip.on("entry", onEntry);
+    zip.on("end", onEnd);
+    zip.on("error", onError);
+    zip.readEntry();
+  });
+}
+
+/** Column indexes of the header's known names; the postcode's first. */
+function matchHeader(name: string, header: string[]): number[] {
+  const keys = header.map(headerKey);
+  const postcode = POSTCODE_HEADERS.map((h) => keys.indexOf(h)).find((i) => i >= 0);
+  if (postcode === undefined) throw new OpenDataError(`${name} line 1: no postcode column (postcode, postcode_space or pcds) in its header`);
+  const figures = OPEN_DATA_FIELDS.map((f) => f.headers.map((h) => keys.indexOf(headerKey(h))).find((i) => i >= 0) ?? -1);
+  if (figures.every((i) => i < 0))
+    throw new OpenDataError(`${name} line 1: none of the coverage columns of the postcode files (e.g. "${OPEN_DATA_FIELDS[6].headers[0]}") in its header`);
+  return [postcode, ...figures];
+}
+
+/** One CSV: UTF-8 (a BOM or not), CRLF or LF, header matched by name, rows to `onRow`. */
+class CsvSink implements Sink {
+  private readonly decoder = new TextDecoder("utf-8", { fatal: true });
+  private text = "";
+  private line = 0;
+  private columns: number[] | null = null;
+
+  constructor(
+    private readonly name: string,
+    private readonly premises: Premises,
+    private readonly onRow: OpenDataRowHandler,
+  ) {}
+
+  push(chunk: Uint8Array, final: boolean): void {
+    let decoded: string;
+    try {
+      decoded = this.decoder.decode(chunk, { stream: !final });
+    } catch {
+      throw new OpenDataError(this.encodingProblem(chunk));
+    }
+    this.text += decoded;
+    // whole lines only: the rest waits for the next chunk
+    const end = final ? this.text.length : this.text.lastIndexOf("\n") + 1;
+    if (end === 0) return;
+    const block = this.text.slice(0, end);
+    this.text = this.text.slice(end);
+    this.rows(block);
+  }
+
+  private rows(block: string): void {
+    let records: string[][];
+    try {
+      records = parse(block, { relax_column_count: true, skip_empty_lines: true, trim: true }) as string[][];
+    } catch (err) {
+      throw new OpenDataError(`${this.name} after line ${this.line}: ${(err as Error).message}`);
+    }
+    for (const record of records) {
+      this.line++;
+      if (this.columns === null) {
+        this.columns = matchHeader(this.name, record);
+        continue;
+      }
+      const postcode = squeezePostcode(record[this.columns[0]!] ?? "");
+      if (postcode === "") continue;
+      const values = new Array<number | null>(this.columns.length - 1);
+      for (let i = 1; i < this.columns.length; i++) {
+        const at = this.columns[i]!;
+        const cell = at < 0 ? "" : (record[at] ?? "");
+        if (cell === "") values[i - 1] = null;
+        else {
+          const v = Number(cell);
+          if (!Number.isFinite(v) || v < 0 || v > 100)
+            throw new OpenDataError(`${this.name} line ${this.line}: "${cell.slice(0, 20)}" under "${OPEN_DATA_FIELDS[i - 1]!.headers[0]}" is not a percentage`);
+          values[i - 1] = v;
+        }
+      }
+      this.onRow(this.premises, postcode, values);
+    }
+  }
+
+  /** The line and byte where the text stops being UTF-8: Ofcom's files are UTF-8, one of 2025 was Windows-1252. */
+  private encodingProblem(chunk: Uint8Array): string {
+    const lenient = this.text + new TextDecoder("utf-8").decode(chunk);
+    const at = lenient.indexOf("\uFFFD");
+    const line = this.line + 1 + (lenient.slice(0, Math.max(0, at)).match(/\n/g)?.length ?? 0);
+    return `${this.name} line ${line}: not UTF-8 (Windows-1252?); convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8, or download it again`;
+  }
+}

@@ -1,0 +1,55 @@
+// --open-data: Ofcom's open postcode files into the store, once per release. The source's
+// fingerprint (names, sizes, times) tells an archive already imported, which is then not read.
+import { OpenDataError, readOpenData, sourceFingerprint } from "../input/open-data.js";
+import type { Logger } from "../log/logger.js";
+import type { Db } from "../store/db.js";
+import { currentOpenData, openDataWriter } from "../store/open-data.js";
+
+/** Imports the release at `path` unless it is the one stored; a problem is one line, and the stored release stays. */
+export async function importOpenData(
+  db: Db,
+  path: string,
+  run: { runId: number | null; now: () => string },
+  log: Logger,
+): Promise<{ ok: true } | { ok: false; message: string }> {
+  const current = currentOpenData(db);
+  const failed = (err: unknown) => {
+    if (!(err instanceof OpenDataError)) throw err;
+    return { ok: false as const, message: err.message + (current ? ` (the stored release ${current.month} is kept)` : "") };
+  };
+  let fingerprint: string;
+  try {
+    fingerprint = sourceFingerprint(path);
+  } catch (err) {
+    return failed(err);
+  }
+  if (current?.fingerprint === fingerprint) {
+    log.info(`open data: release ${current.month} (r${current.revision}) from ${path} already imported (${current.postcodes} postcodes); not read again`);
+    return { ok: true };
+  }
+  const started = Date.now();
+  const writer = openDataWriter(db);
+  try {
+    const read = await readOpenData(path, writer.row);
+    const imported = writer.commit({
+      month: read.month,
+      revision: read.revision,
+      source: path,
+      fingerprint,
+      importedAt: run.now(),
+      files: read.files,
+      runId: run.runId,
+    });
+    const seconds = (Date.now() - started) / 1000;
+    log.info(
+      `open data: imported release ${imported.month} (r${imported.revision}) from ${path}: ${read.files} files, ` +
+        `${imported.postcodes} postcodes (all premises), ${imported.residential} residential, in ${seconds.toFixed(1)} s` +
+        (current ? `; replaces release ${current.month}` : ""),
+      { event: "open_data", month: imported.month, postcodes: imported.postcodes, residential: imported.residential, seconds },
+    );
+    return { ok: true };
+  } catch (err) {
+    writer.rollback();
+    return failed(err);
+  }
+}

@@ -1,0 +1,50 @@
+// What `npm run status` says of Ofcom's open data: the stored release, and (when the last run was
+// given --open-data) how many of its input's postcodes still wait for a first broadband answer, by
+// speed bands: those in more than one come first in the next nights.
+import type { Db } from "../store/db.js";
+import { lastRunSettings } from "../store/ledger.js";
+import { currentOpenData, type OpenDataImport } from "../store/open-data.js";
+import { planCandidates } from "../store/plan-queries.js";
+import { countByBands, type OpenDataBandCounts } from "./plan.js";
+
+export interface OpenDataStatus {
+  release: Omit<OpenDataImport, "fingerprint">;
+  /** the last run's new broadband postcodes by bands; null when that run had no --open-data */
+  newPostcodes: OpenDataBandCounts | null;
+}
+
+export function openDataStatus(db: Db): OpenDataStatus | null {
+  const current = currentOpenData(db);
+  if (!current) return null;
+  const { fingerprint: _fingerprint, ...release } = current;
+  const last = lastRunSettings(db);
+  if (!last || typeof last.args.openData !== "string") return { release, newPostcodes: null };
+  const candidates = planCandidates(db, {
+    runId: last.runId,
+    lookup: "broadband",
+    // only the never-fetched state is counted: freshness does not matter here
+    freshSince: last.startedAt,
+    refreshSince: null,
+    providers: last.providers,
+    simulated: last.simulated,
+    openData: last.args.openDataPremises === "residential" ? "residential" : "all",
+  });
+  return { release, newPostcodes: countByBands(candidates) };
+}
+
+export function formatOpenDataStatus(s: OpenDataStatus | null): string {
+  if (!s) return "";
+  const r = s.release;
+  const lines = [
+    "",
+    `open data: Ofcom's postcode files of ${r.month} (r${r.revision}), ${r.postcodes} postcodes (all premises), ${r.residential} residential; imported ${r.importedAt} from ${r.source}`,
+  ];
+  if (s.newPostcodes) {
+    const c = s.newPostcodes;
+    lines.push(
+      `  broadband: ${c.multiBand + c.singleBand + c.notListed} postcodes of the last input still without a first answer: ` +
+        `${c.multiBand} in more than one speed band (first), ${c.singleBand} wholly in one, ${c.notListed} not listed`,
+    );
+  }
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,69 @@
+// The store's copy of Ofcom's open postcode data: one release at a time (the newest import), all
+// premises and residential apart. An import replaces the previous rows in one transaction, so a
+// failed one leaves the previous release whole.
+import { OPEN_DATA_COLUMNS, type Premises } from "../spec/open-data.js";
+import { tableExists, type Db } from "./db.js";
+
+export interface OpenDataImport {
+  id: number;
+  month: string;
+  revision: number;
+  source: string;
+  fingerprint: string;
+  importedAt: string;
+  files: number;
+  postcodes: number;
+  residential: number;
+}
+
+/** The import the open_data rows belong to; null when none (or a database older than open data). */
+export function currentOpenData(db: Db): OpenDataImport | null {
+  if (!tableExists(db, "open_data_imports")) return null;
+  return (
+    (db
+      .prepare(
+        `SELECT id, month, revision, source, fingerprint, imported_at AS importedAt, files, postcodes, residential
+           FROM open_data_imports ORDER BY id DESC LIMIT 1`,
+      )
+      .get() as OpenDataImport | undefined) ?? null
+  );
+}
+
+export interface OpenDataWriter {
+  row(premises: Premises, postcode: string, values: readonly (number | null)[]): void;
+  commit(meta: Omit<OpenDataImport, "id" | "postcodes" | "residential"> & { runId: number | null }): OpenDataImport;
+  rollback(): void;
+}
+
+/**
+ * Starts replacing the stored release: rows go in as they come, inside one transaction that
+ * commit() ends (recording the import) and rollback() undoes.
+ */
+export function openDataWriter(db: Db): OpenDataWriter {
+  db.exec("BEGIN IMMEDIATE");
+  db.exec("DELETE FROM open_data");
+  const insert = db.prepare(
+    `INSERT OR REPLACE INTO open_data (postcode, premises, ${OPEN_DATA_COLUMNS.join(", ")})
+     VALUES (?, ?, ${OPEN_DATA_COLUMNS.map(() => "?").join(", ")})`,
+  );
+  return {
+    row: (premises, postcode, values) => insert.run(postcode, premises, ...values),
+    commit(meta) {
+      const counts = db.prepare("SELECT COUNT(CASE WHEN premises = 'all' THEN 1 END) AS a, COUNT(CASE WHEN premises = 'residential' THEN 1 END) AS r FROM open_data").get() as {
+        a: number;
+        r: number;
+      };
+      const id = db
+        .prepare(
+          `INSERT INTO open_data_imports (month, revision, source, fingerprint, imported_at, files, postcodes, residential, run_id)
+           VALUES (@month, @revision, @source, @fingerprint, @importedAt, @files, @a, @r, @runId)`,
+        )
+        .run({ ...meta, a: counts.a, r: counts.r }).lastInsertRowid as number;
+      db.exec("COMMIT");
+      return { ...meta, id, postcodes: counts.a, residential: counts.r };
+    },
+    rollback() {
+      if (db.inTransaction) db.exec("ROLLBACK");
+    },
+  };
+}

@@ -1,0 +1,117 @@
+// Issue 25, points 2 and 4: the reports with Ofcom's open data (the simulator's, published as
+// Ofcom's are). Ofcom's shares are checked against the simulated addresses counted here; the
+// summary's means against postcodes.csv; the cross-check against the API's own counts, and its
+// "more than 20 points" count against a postcode whose stored share is moved by 50 points.
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "csv-parse/sync";
+import ExcelJS from "exceljs";
+import { afterAll, describe, expect, it } from "vitest";
+import { generatePostcode, generatePostcodes, simulatedOpenDataArchive } from "../src/simulator/index.js";
+import { openDatabase } from "../src/store/db.js";
+import { writeReports } from "../src/report/index.js";
+import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+
+const SEED = 1; // the seed --simulate's simulator uses
+const d = tempDir("pcc-open-report-");
+afterAll(() => rmSync(d, { recursive: true, force: true }));
+
+type Row = Record<string, string>;
+const readCsv = (path: string) => parse(readFileSync(path, "utf8"), { columns: true, bom: true }) as Row[];
+
+/** Ofcom's superfast availability as the simulated addresses give it: % at 30 Mbit/s or more, one decimal. */
+function superfastOf(postcode: string, residential = false): string {
+  const addresses = generatePostcode(SEED, postcode)!.addresses.filter((a) => !residential || a.UPRN % 10 !== 0);
+  return String(Math.round((1000 * addresses.filter((a) => a.speeds.MaxPredictedDown >= 30).length) / addresses.length) / 10);
+}
+
+describe("reports with Ofcom's open data", () => {
+  it("give every postcode Ofcom's figures, means for those without API figures apart from the API's, and the cross-check", async () => {
+    const list = generatePostcodes(SEED + 7, 40);
+    const archive = simulatedOpenDataArchive(SEED, list);
+    writeFileSync(join(d, archive.name), archive.bytes);
+    const input = writeCsv(d, "in.csv", ["postcode", ...list]);
+    const r = await runIn(d, { in: input, simulate: true, lookups: "broadband", maxRequests: 10, openData: join(d, archive.name) }, {});
+    expect(r.exitCode).toBe(3);
+    const out = join(d, "out");
+
+    const rows = readCsv(join(out, "postcodes.csv"));
+    expect(rows).toHaveLength(40);
+    const known = rows.filter((row) => generatePostcode(SEED, row.PostCode!) !== null);
+    for (const row of known) {
+      expect(row.OfcomDataMonth, row.PostCode).toBe("2026-01");
+      expect(row.OfcomSuperfast, row.PostCode).toBe(superfastOf(row.PostCode!));
+    }
+    for (const row of rows.filter((x) => !known.includes(x))) expect(row.OfcomDataMonth, row.PostCode).toBe("");
+
+    // the summary: means of the shares of the postcodes without API addresses; the API's figures untouched
+    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+    const without = rows.filter((row) => Number(row.BroadbandAddresses) === 0);
+    const listed = without.filter((row) => row.OfcomSuperfast !== "");
+    const mean = (column: string) => Math.round((10 * listed.reduce((s, row) => s + Number(row[column]), 0)) / listed.length) / 10;
+    expect(summary.openData).toMatchObject({
+      month: "2026-01",
+      attribution: expect.stringContaining("Open Government Licence v3.0"),
+      withoutApi: {
+        postcodes: without.length,
+        inOpenData: listed.length,
+        meanShares: { superfast: mean("OfcomSuperfast"), gigabit: mean("OfcomGigabit") },
+        allGigabit: listed.filter((row) => row.OfcomGigabit === "100").length,
+      },
+    });
+    expect(summary.broadband.addresses).toBe(rows.reduce((s, row) => s + Number(row.BroadbandAddresses), 0));
+
+    // the cross-check: the simulator's open data and API agree everywhere
+    const both = readCsv(join(out, "open-data-vs-api.csv"));
+    expect(both.map((row) => row.PostCode).sort()).toEqual(rows.filter((row) => Number(row.BroadbandAddresses) > 0 && row.OfcomSuperfast !== "").map((row) => row.PostCode).sort());
+    for (const row of both) {
+      const p = rows.find((x) => x.PostCode === row.PostCode)!;
+      expect(Number(row.ApiSuperfast)).toBeCloseTo((100 * Number(p.Superfast)) / Number(p.BroadbandAddresses), 1);
+      expect(Number(row.Difference), row.PostCode).toBe(0);
+    }
+    expect(summary.openData.crossCheck).toEqual({ postcodes: both.length, differing: 0, points: 20 });
+
+    // a postcode whose stored share is 50 points off is counted, one 20 points off is not
+    const db = openDatabase(join(d, "coverage.sqlite"));
+    try {
+      const move = db.prepare("UPDATE open_data SET OfcomSuperfast = ? WHERE postcode = ? AND premises = 'all'");
+      const shift = (row: Row, by: number) => move.run(Math.max(0, Number(row.OfcomSuperfast) + (Number(row.OfcomSuperfast) >= 50 ? -by : by)), row.PostCode!.replace(" ", ""));
+      shift(both[0]!, 50);
+      shift(both[1]!, 20);
+      const again = await writeReports(db, { outDir: join(d, "again") });
+      expect(again.summary.openData!.crossCheck.differing).toBe(1);
+      const moved = readCsv(join(d, "again", "open-data-vs-api.csv"));
+      expect(moved.map((row) => Math.abs(Number(row.Difference)))).toEqual([50, 20, ...Array(both.length - 2).fill(0)]);
+    } finally {
+      db.close();
+    }
+
+    // the words: summary.csv, report.html and the workbook's Summary print the source and keep the figures apart
+    const summaryCsv = readFileSync(join(out, "summary.csv"), "utf8");
+    expect(summaryCsv).toContain(`Open data,Source,"Contains Ofcom data`);
+    expect(summaryCsv).toContain(`Open data,"Superfast (30 Mbit/s or more) available: mean share of premises per postcode, %`);
+    const html = readFileSync(join(out, "report.html"), "utf8");
+    expect(html).toContain("Open data for postcodes without API figures");
+    expect(html).toContain("licensed under the Open Government Licence v3.0");
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(join(out, "coverage.xlsx"));
+    const sections = new Set<string>();
+    workbook.getWorksheet("Summary")!.eachRow((row) => sections.add(String(row.getCell(1).value)));
+    expect(sections).toContain("Open data");
+    const header = (workbook.getWorksheet("Postcodes")!.getRow(1).values as unknown[]).map(String);
+    expect(header.some((h) => /Ofcom/.test(h))).toBe(true);
+
+    // --open-data-premises residential: the residential files' shares instead (the release is not read again)
+    const res = await runIn(d, { in: input, simulate: true, lookups: "broadband", maxRequests: 0, openData: join(d, archive.name), openDataPremises: "residential" }, {});
+    expect(res.logs.some((l) => l.includes("not read again"))).toBe(true);
+    const residential = readCsv(join(out, "postcodes.csv"));
+    let differ = 0;
+    for (const row of residential.filter((x) => generatePostcode(SEED, x.PostCode!) !== null)) {
+      if (generatePostcode(SEED, row.PostCode!)!.addresses.every((a) => a.UPRN % 10 === 0)) continue;
+      expect(row.OfcomSuperfast, row.PostCode).toBe(superfastOf(row.PostCode!, true));
+      if (row.OfcomSuperfast !== superfastOf(row.PostCode!)) differ++;
+    }
+    expect(differ).toBeGreaterThan(0);
+    expect(readFileSync(join(out, "summary.csv"), "utf8")).toContain("residential premises");
+  }, 60_000);
+});
