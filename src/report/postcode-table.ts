@@ -6,6 +6,7 @@ import type { Db } from "../store/db.js";
 import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "./measures.js";
 import { displayPostcodeSql } from "../spec/postcode.js";
 import type { ReportScope } from "./scope.js";
+import { COORDINATE_COLUMNS } from "./coordinates.js";
 
 export const POSTCODE_TABLE = "temp.report_postcodes";
 
@@ -34,7 +35,8 @@ export function createPostcodeTable(db: Db, scope: ReportScope): void {
     `CREATE TABLE ${POSTCODE_TABLE} (
        display TEXT PRIMARY KEY, postcode TEXT NOT NULL UNIQUE,
        BroadbandStatus TEXT NOT NULL, MobileStatus TEXT NOT NULL, Status TEXT,
-       BroadbandAddresses INTEGER, MobileAddresses INTEGER, Addresses INTEGER, ${figureDefs.join(", ")}
+       BroadbandAddresses INTEGER, MobileAddresses INTEGER, Addresses INTEGER, ${figureDefs.join(", ")},
+       ${COORDINATE_COLUMNS.map((c) => `${c} REAL`).join(", ")}
      ) WITHOUT ROWID`,
   );
 
