@@ -1,7 +1,9 @@
 // npm run simulate -- [--port 8787] [options]: serve the coverage API simulator until SIGINT/SIGTERM.
 // First line on stdout is `listening <url>`, for scripts that start it with --port 0.
 import { DEFAULT_PROVIDERS, parseProviders } from "../spec/fields.js";
-import { DEFAULT_KEY, startSimulator, type Simulator } from "../simulator/index.js";
+import { createReadStream } from "node:fs";
+import { DEFAULT_KEY, simulatedAreaFile, startSimulator, type Simulator } from "../simulator/index.js";
+import { InputError, openInput } from "../input/read-input.js";
 import { runCli, UsageError } from "./run-cli.js";
 
 /** Option checks name the option as code spells it; a user typed the flag. */
@@ -45,8 +47,17 @@ runCli({
       .option("jitter", { type: "number", default: 0, describe: "up to this many ms more, uniform" })
       .option("stall-rate", { type: "number", default: 0, describe: "share of requests never answered" })
       .option("reset-rate", { type: "number", default: 0, describe: "share of answers cut off mid-body" })
-      .option("malformed-rate", { type: "number", default: 0, describe: "share of answers with a broken body" }),
+      .option("malformed-rate", { type: "number", default: 0, describe: "share of answers with a broken body" })
+      .option("area-file-for", {
+        type: "string",
+        describe: "print an area file (ONS directory columns pcds, lat, long) with simulated coordinates for the postcodes of this CSV, and exit",
+      }),
+  isUserError: (err) => err instanceof InputError,
   run: async (argv) => {
+    if (argv.areaFileFor !== undefined) {
+      process.stdout.write(simulatedAreaFile(await inputPostcodes(argv.areaFileFor)).join("\r\n") + "\r\n");
+      return 0;
+    }
     let simulator: Simulator;
     try {
       simulator = await startSimulator({
@@ -83,6 +94,14 @@ runCli({
     return 0;
   },
 });
+
+/** The valid postcodes of an input CSV, each once, in input order. */
+async function inputPostcodes(path: string): Promise<Set<string>> {
+  const input = await openInput(createReadStream(path), { source: path });
+  const postcodes = new Set<string>();
+  for await (const row of input.rows) if (row.postcode.ok) postcodes.add(row.postcode.compact);
+  return postcodes;
+}
 
 function untilSignal(simulator: Simulator): Promise<void> {
   return new Promise((resolve) => {

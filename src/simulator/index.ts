@@ -21,3 +21,4 @@ export {
 } from "./bodies.js";
 export { MISSING_KEY_MESSAGE, INVALID_KEY_MESSAGE, formatHms } from "./gateway.js";
 export { FAULT_KINDS, MALFORMED_KINDS, type FaultKind, type MalformedKind, type FaultRates } from "./faults.js";
+export { AREA_CENTRES, simulatedAreaFile, simulatedCoordinates } from "./places.js";
