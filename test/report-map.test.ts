@@ -150,7 +150,7 @@ describe("a report without coordinates", () => {
       expect(run.exitCode).toBe(0);
       const html = readFileSync(join(dir, "out", "report.html"), "utf8");
       expect(html).toContain("None of the 4 postcodes has coordinates, so there is no map. Give --area-file an extract of the ONS Postcode Directory");
-      expect(html).not.toContain('class="chart map"');
+      expect(html).not.toContain('<svg class="map"');
       expect(existsSync(join(dir, "out", "postcodes.geojson"))).toBe(false);
       expect(existsSync(join(dir, "out", "postcodes.csv"))).toBe(true);
     } finally {

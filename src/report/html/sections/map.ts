@@ -142,7 +142,8 @@ function mapSvg(layout: MapLayout, m: MapMeasure): string {
     })
     .join("");
   return [
-    `<svg class="chart map" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height + LEGEND_HEIGHT}" width="${width}" height="${height + LEGEND_HEIGHT}" role="img" aria-label="${escapeHtml(m.title)}">`,
+    // sized like the charts (svg.chart's rule), inline so that the stylesheet stays the charts' own
+    `<svg class="map" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height + LEGEND_HEIGHT}" width="${width}" height="${height + LEGEND_HEIGHT}" style="display:block;max-width:100%;height:auto" role="img" aria-label="${escapeHtml(m.title)}">`,
     `<rect width="${width}" height="${height}" fill="#e4edf3"/>`,
     `<path class="land" d="${layout.land}" fill="#f7f5f0" stroke="#8c8c8c" stroke-width="0.6"/>`,
     `<g class="bins" stroke="${OUTLINE}" stroke-width="0.5">${bins}</g>`,
