@@ -45,9 +45,9 @@ export const MAP_WIDTH = 560;
 const MAX_HEIGHT = 720;
 const MIN_HEIGHT = 260;
 export const HEX_RADIUS = 8;
-/** the margin around the list's extent: a share of its span, at least about 2 km */
+/** the margin around the list's extent: a share of its span, at least about 500 m */
 const MARGIN_SHARE = 0.08;
-const MIN_MARGIN_DEGREES = 0.02;
+const MIN_MARGIN_DEGREES = 0.005;
 const EARTH_KM = 6371;
 
 const round1 = (v: number) => Math.round(v * 10) / 10;
