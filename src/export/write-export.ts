@@ -14,6 +14,7 @@ import { tableExists, type Db } from "../store/db.js";
 import { resolveScope } from "../report/scope.js";
 import { groupedPlan, quote, stagePlan, type StagePlan } from "./stage-plan.js";
 import { EXPORT_TABLES, postcodeArea, selectSql, type ExportTable } from "./tables.js";
+import { dropExportCoordinates, loadExportCoordinates } from "./coordinates.js";
 
 export type ExportFormat = "parquet" | "csv";
 export const EXPORT_FORMATS: readonly ExportFormat[] = ["parquet", "csv"];
@@ -25,6 +26,8 @@ export interface ExportOptions {
   runId?: number | undefined;
   /** every stored postcode instead */
   all?: boolean | undefined;
+  /** --area-file: the latitude and longitude of the postcodes table (empty without) */
+  areaFile?: string | undefined;
   /** rows of one output file at most (tests make it small) */
   fileRows?: number | undefined;
   onProgress?: ((message: string) => void) | undefined;
@@ -65,6 +68,8 @@ export async function writeExport(db: Db, options: ExportOptions): Promise<Expor
     const postcodeFilter = options.all
       ? "1"
       : `t.postcode IN (SELECT postcode FROM run_rows WHERE run_id = ${scope.runId} AND postcode IS NOT NULL)`;
+    const located = await loadExportCoordinates(db, scope, options.areaFile);
+    if (options.areaFile !== undefined) progress(`${options.areaFile}: coordinates for ${located} postcodes`);
     const duckdb = await import("@duckdb/node-api");
     instance = await duckdb.DuckDBInstance.create(":memory:", {
       // Staged rows beyond this spill to disk instead of growing the process.
@@ -92,6 +97,7 @@ export async function writeExport(db: Db, options: ExportOptions): Promise<Expor
     }
     return { runId: options.all ? null : scope.runId, tables };
   } finally {
+    dropExportCoordinates(db);
     if (ownTransaction) db.exec("COMMIT");
     // Closed, or the process would not exit.
     instance?.closeSync();
