@@ -8,6 +8,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "csv-parse/sync";
+import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findCoordinateColumns, parseCoordinates } from "../src/report/coordinates.js";
 import { layoutMap, type MapPoint } from "../src/report/html/map/layout.js";
@@ -138,6 +139,21 @@ describe("the map and postcodes.geojson with a real-format directory extract", (
       expect([Number(csv.Longitude), Number(csv.Latitude)]).toEqual([Number(r.long), Number(r.lat)]);
     }
     expect(postcodes.get("CF10 1ZZ")!.Latitude).toBe("");
+  });
+
+  it("gives the workbook's Postcodes sheet the same Latitude and Longitude, as numbers", async () => {
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.readFile(join(dir, "out", "coverage.xlsx"));
+    const sheet = book.getWorksheet("Postcodes")!;
+    const header = (sheet.getRow(1).values as unknown[]).slice(1);
+    const [postcode, lat, lon] = ["Postcode", "Latitude", "Longitude"].map((h) => header.findIndex((c) => String(c).startsWith(h)) + 1);
+    expect([lat, lon].every((i) => i! > 0)).toBe(true);
+    const read = new Map<string, [unknown, unknown]>();
+    sheet.eachRow((row, n) => {
+      if (n > 1) read.set(String(row.getCell(postcode!).value), [row.getCell(lat!).value, row.getCell(lon!).value]);
+    });
+    for (const r of located()) expect(read.get(r.pcds!), r.pcds).toEqual([Number(r.lat), Number(r.long)]);
+    expect(read.get("CF10 1ZZ")).toEqual([null, null]);
   });
 });
 
