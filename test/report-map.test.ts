@@ -209,6 +209,15 @@ describe("the map's size", () => {
     expect(layout.land).toMatch(/^M0,0/);
   });
 
+  it("draws one postcode alone in one hexagon at the map's centre", () => {
+    const layout = layoutMap([{ latitude: 57.48, longitude: -4.22, broadbandAddresses: 3, belowSuperfast: 1, mobileAddresses: 0, voiceNotspots: 0 }])!;
+    expect(layout.bins).toHaveLength(1);
+    expect(Math.abs(layout.bins[0]!.x - layout.width / 2)).toBeLessThan(layout.radius * 2);
+    expect(Math.abs(layout.bins[0]!.y - layout.height / 2)).toBeLessThan(layout.radius * 2);
+    expect(layout.bins[0]).toMatchObject({ postcodes: 1, broadbandAddresses: 3, belowSuperfast: 1 });
+    expect(layoutMap([])).toBeNull();
+  });
+
   it("colours by exact share classes", () => {
     expect([mapClass(0, 10), mapClass(9, 100), mapClass(10, 100), mapClass(1, 4), mapClass(3, 4), mapClass(10, 10)]).toEqual([0, 0, 1, 2, 4, 4]);
   });
