@@ -14,16 +14,29 @@ const KB = 1024;
 const GROWTH = 1.5;
 const LIMIT_KB = 1024;
 
-/** Figures that vary from point to point, so that every share class appears. */
-const figures = (i: number) => ({ broadbandAddresses: 10 + (i % 30), belowSuperfast: i % 13, mobileAddresses: 10 + (i % 30), voiceNotspots: i % 7 });
+/**
+ * A point with figures that vary, so that every share class appears. Written out field by field,
+ * as SQLite's rows arrive: objects built by spreading are several times slower to read in V8.
+ */
+const point = (latitude: number, longitude: number, i: number): MapPoint => ({
+  latitude,
+  longitude,
+  broadbandAddresses: 10 + (i % 30),
+  belowSuperfast: i % 13,
+  mobileAddresses: 10 + (i % 30),
+  voiceNotspots: i % 7,
+});
 
 function simulated(n: number): MapPoint[] {
-  return generatePostcodes(22, n).map((p, i) => ({ ...simulatedCoordinates(p)!, ...figures(i) }));
+  return generatePostcodes(22, n).map((p, i) => {
+    const at = simulatedCoordinates(p)!;
+    return point(at.latitude, at.longitude, i);
+  });
 }
 
 /** Evenly over 50°–58.7° N, 6.3° W–1.8° E, by a fixed low-discrepancy sequence. */
 function even(n: number): MapPoint[] {
-  return Array.from({ length: n }, (_, i) => ({ latitude: 50 + ((i * 0.618034) % 1) * 8.7, longitude: -6.3 + ((i * 0.754878) % 1) * 8.1, ...figures(i) }));
+  return Array.from({ length: n }, (_, i) => point(50 + ((i * 0.618034) % 1) * 8.7, -6.3 + ((i * 0.754878) % 1) * 8.1, i));
 }
 
 function measure(points: MapPoint[]): { hexagons: number; kb: number; layoutSeconds: number } {
