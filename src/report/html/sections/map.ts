@@ -44,6 +44,8 @@ interface MapMeasure {
   /** what the share is of, and what it counts */
   of: string;
   what: string;
+  /** what the affected addresses are, as a sentence's verb phrase */
+  are: string;
   count: (b: MapBin) => number;
   addresses: (b: MapBin) => number;
 }
@@ -54,6 +56,7 @@ const MEASURES = {
     title: `Broadband: share of addresses below superfast (under ${T.superfast} Mbit/s down)`,
     of: "broadband addresses",
     what: "below superfast",
+    are: "are below superfast",
     count: (b) => b.belowSuperfast,
     addresses: (b) => b.broadbandAddresses,
   },
@@ -62,6 +65,7 @@ const MEASURES = {
     title: "Indoor mobile: share of addresses where no provider is good for indoor voice",
     of: "mobile addresses",
     what: "with no provider good indoors",
+    are: "have no provider good for indoor voice",
     count: (b) => b.voiceNotspots,
     addresses: (b) => b.mobileAddresses,
   },
@@ -85,8 +89,16 @@ export function mapSection(data: MapData, lookups: { broadband: boolean; mobile:
   const maps = [lookups.broadband ? MEASURES.broadband : null, lookups.mobile ? MEASURES.mobile : null]
     .filter((m): m is MapMeasure => m !== null)
     .map((m) => mapFigure(layout, m));
-  return section("map", title, missing + intro + maps.join(""));
+  return section("map", title, MAP_CSS + missing + intro + maps.join(""));
 }
+
+/**
+ * The maps' own rules, kept with them rather than in the page's stylesheet: sized like the charts
+ * on screen, and small enough in print for the map and its table to share an A4 page.
+ */
+const MAP_CSS =
+  "<style>.plot svg.map { display: block; max-width: 100%; height: auto; } " +
+  "@media print { .plot svg.map { max-height: 150mm; width: auto; } }</style>";
 
 function mapFigure(layout: MapLayout, m: MapMeasure): string {
   const withAddresses = layout.bins.filter((b) => m.addresses(b) > 0);
@@ -104,7 +116,7 @@ function mapFigure(layout: MapLayout, m: MapMeasure): string {
   return figure({
     id: m.slug,
     title: m.title,
-    reading: `${formatShare(affected, total)} of the ${n(total)} ${m.of} on the map are ${m.what}; the darkest hexagons have the fewest, the lightest the most.${
+    reading: `${formatShare(affected, total)} of the ${n(total)} ${m.of} on the map ${m.are}; the darkest hexagons have the fewest, the lightest the most.${
       worst ? ` The highest share in one hexagon: ${formatShare(m.count(worst), m.addresses(worst))} of ${n(m.addresses(worst))}.` : ""
     }`,
     chart: withAddresses.length === 0 ? null : mapSvg(layout, m),
@@ -142,8 +154,7 @@ function mapSvg(layout: MapLayout, m: MapMeasure): string {
     })
     .join("");
   return [
-    // sized like the charts (svg.chart's rule), inline so that the stylesheet stays the charts' own
-    `<svg class="map" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height + LEGEND_HEIGHT}" width="${width}" height="${height + LEGEND_HEIGHT}" style="display:block;max-width:100%;height:auto" role="img" aria-label="${escapeHtml(m.title)}">`,
+    `<svg class="map" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height + LEGEND_HEIGHT}" width="${width}" height="${height + LEGEND_HEIGHT}" role="img" aria-label="${escapeHtml(m.title)}">`,
     `<rect width="${width}" height="${height}" fill="#e4edf3"/>`,
     `<path class="land" d="${layout.land}" fill="#f7f5f0" stroke="#8c8c8c" stroke-width="0.6"/>`,
     `<g class="bins" stroke="${OUTLINE}" stroke-width="0.5">${bins}</g>`,
