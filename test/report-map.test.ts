@@ -11,6 +11,9 @@ import { parse } from "csv-parse/sync";
 import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findCoordinateColumns, parseCoordinates } from "../src/report/coordinates.js";
+import { readAreaHeader } from "../src/report/area-file.js";
+import { normalisePostcode } from "../src/spec/postcode.js";
+import { writeFileSync } from "node:fs";
 import { layoutMap, type MapPoint } from "../src/report/html/map/layout.js";
 import { mapClass, mapSection } from "../src/report/html/sections/map.js";
 import { generatePostcodes, simulatedAreaFile, simulatedCoordinates } from "../src/simulator/index.js";
@@ -27,6 +30,23 @@ describe("coordinates from an area file's header and cells", () => {
     expect(findCoordinateColumns(["postcode", "Longitude", "Latitude"])).toEqual({ latitude: 2, longitude: 1 });
     expect(findCoordinateColumns(["pcds", "lat"])).toBeNull();
     expect(findCoordinateColumns(["pcds", "oslaua"])).toBeNull();
+  });
+
+  it("takes the directory's pcd7 or pcd8 column as the postcode, whose padded forms normalise", async () => {
+    const dir = tempDir("pcc-area-header-");
+    try {
+      for (const [header, column] of [["PCD7,OSLAUA,LAT,LONG", "PCD7"], ["pcd8;lat;long", "pcd8"]] as const) {
+        const path = join(dir, `${column}.csv`);
+        writeFileSync(path, `${header}\n`);
+        const file = await readAreaHeader(path);
+        expect(file.postcodeColumn).toBe(column);
+        expect(file.coordinates).not.toBeNull();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // pcd7 pads a short outward code to 4, pcd8 puts a space after it
+    expect(["B1  1AA", "B1   1AA", "CF101AA"].map((p) => normalisePostcode(p)).map((n) => (n.ok ? n.compact : null))).toEqual(["B11AA", "B11AA", "CF101AA"]);
   });
 
   it("reads the placeholder, empty cells and nonsense as unknown", () => {
