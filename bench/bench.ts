@@ -20,8 +20,9 @@ import { report } from "./scenarios/report.js";
 import { scale, SCALE_POSTCODES } from "./scenarios/scale.js";
 import { simulatorThroughput } from "./scenarios/simulator-throughput.js";
 import { workbook } from "./scenarios/workbook.js";
+import { map } from "./scenarios/map.js";
 
-const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, latencyBound, rateLimited, faults, report, memory, workbook, openData, scale];
+const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, latencyBound, rateLimited, faults, report, memory, workbook, openData, scale, map];
 
 async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))

@@ -4,7 +4,8 @@ import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
+import { generatePostcodes, simulatedAreaFile, startSimulator } from "../src/simulator/index.js";
+import { EXPORT_COORDINATES } from "../src/export/coordinates.js";
 import { openDatabase, type Db } from "../src/store/db.js";
 import { EXPORT_TABLES, postcodeArea, type ExportColumn, type ExportTable } from "../src/export/tables.js";
 import { writeExport, type ExportFormat } from "../src/export/write-export.js";
@@ -53,6 +54,8 @@ afterAll(() => {
 /** SQLite's rows of one table in the export's terms: the same expressions, timestamps as ISO text. */
 function sqliteRows(table: ExportTable, filter: string): unknown[][] {
   const columns = table.columns(PROVIDERS);
+  // the export's coordinates table, empty as without --area-file (writeExport drops its own)
+  db.exec(`CREATE TABLE IF NOT EXISTS ${EXPORT_COORDINATES} (postcode TEXT PRIMARY KEY, latitude REAL NOT NULL, longitude REAL NOT NULL)`);
   const where = table.scoped ? `WHERE ${filter}` : "";
   return db
     .prepare(`SELECT ${columns.map((c) => c.sql).join(", ")} FROM ${table.source} t ${where}`)
@@ -178,6 +181,24 @@ describe("export", () => {
     expect(result.tables.find((t) => t.name === "mobile")!.rows).toBeLessThan(
       (await writeExport(db, { outDir: join(dir, "first-again"), runId: 1 })).tables.find((t) => t.name === "mobile")!.rows,
     );
+  });
+
+  it("--area-file: the postcodes table has each postcode's latitude and longitude as the file gives them", async () => {
+    const postcodes = generatePostcodes(11, 40);
+    // the file places all but the first postcode
+    const areaFile = writeCsv(dir, "areas.csv", simulatedAreaFile(postcodes.slice(1)));
+    const out = join(dir, "located");
+    await writeExport(db, { outDir: out, all: true, areaFile });
+    const back = (await con.runAndReadAll(`SELECT DISTINCT PostCode, latitude, longitude FROM '${out}/postcodes.parquet' ORDER BY PostCode`)).getRowsJS() as [string, number | null, number | null][];
+    const expected = new Map(
+      simulatedAreaFile(postcodes.slice(1))
+        .slice(1)
+        .map((line) => line.split(",").map((c) => c.replace(/"/g, "")))
+        .map(([p, lat, lon]) => [p!, [Number(lat), Number(lon)]]),
+    );
+    expect(back).toHaveLength(40);
+    for (const [postcode, lat, lon] of back) expect([lat, lon], postcode).toEqual(expected.get(postcode) ?? [null, null]);
+    expect(back.filter(([, lat]) => lat === null).map(([p]) => p)).toEqual([postcodes[0]]);
   });
 
   it("writes CSV with --format csv, read back equal", async () => {

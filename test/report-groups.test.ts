@@ -157,7 +157,7 @@ describe("--area-file at scale", () => {
     buildPostcodeTable(db, scope, 3);
     try {
       const load = await loadAreaFile(db, await readAreaHeader(path), ["oslaua"]);
-      expect(load).toEqual({ rows: 200_000, invalid: 0, matched: 2, unmatched: 2 });
+      expect(load).toEqual({ rows: 200_000, invalid: 0, matched: 2, unmatched: 2, located: 0 });
       expect(db.prepare(`SELECT postcode, cells FROM ${AREA_TABLE} ORDER BY postcode`).raw(true).all()).toEqual([
         ["CF101AA", '["W06000015"]'],
         ["SW1A2AA", '["E09000033"]'],

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generatePostcode, generatePostcodes } from "../src/simulator/index.js";
+import { generatePostcode, generatePostcodes, simulatedAreaFile } from "../src/simulator/index.js";
 import { percent, type Summary } from "../src/report/summary.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
 
@@ -20,9 +20,11 @@ interface Case {
   name: string;
   postcodes: string[];
   lookups: string;
+  /** with the simulator's area file for its postcodes: a map */
+  map?: boolean;
 }
 const CASES: Case[] = [
-  { name: "normal", postcodes: [...known.slice(0, 40), ...unknown.slice(0, 2)], lookups: "broadband,mobile" },
+  { name: "normal", postcodes: [...known.slice(0, 40), ...unknown.slice(0, 2)], lookups: "broadband,mobile", map: true },
   { name: "one postcode", postcodes: known.slice(0, 1), lookups: "broadband,mobile" },
   { name: "no mobile lookup", postcodes: known.slice(0, 10), lookups: "broadband" },
   { name: "all not found", postcodes: unknown.slice(0, 3), lookups: "broadband,mobile" },
@@ -52,7 +54,8 @@ beforeAll(async () => {
     const dir = tempDir("pcc-html-browser-");
     dirs.push(dir);
     const input = writeCsv(dir, "in.csv", ["postcode", ...c.postcodes]);
-    const run = await runIn(dir, { in: input, simulate: true, lookups: c.lookups }, {}, { simulator: { seed: SEED } });
+    const areaFile = c.map ? writeCsv(dir, "areas.csv", simulatedAreaFile(c.postcodes)) : undefined;
+    const run = await runIn(dir, { in: input, simulate: true, lookups: c.lookups, areaFile }, {}, { simulator: { seed: SEED } });
     expect(run.exitCode).toBe(0);
     const summary = JSON.parse(readFileSync(join(dir, "out", "summary.json"), "utf8")) as Summary;
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -95,8 +98,9 @@ describe.each(CASES.map((c) => c.name))("report.html of the %s case", (name) => 
     const { page } = get(name);
     const figures = await page.$$eval("figure", (fs) =>
       fs.map((f) => {
-        const svg = f.querySelector("svg.chart");
-        const marks = svg ? [...svg.querySelectorAll('path[ecmeta_ssr_type="chart"]')] : [];
+        // an ECharts chart's marks, or a map's hexagons
+        const svg = f.querySelector("svg.chart, svg.map");
+        const marks = svg ? [...svg.querySelectorAll('path[ecmeta_ssr_type="chart"], g.bins path')] : [];
         const drawn = marks.filter((m) => {
           const box = (m as SVGGraphicsElement).getBBox();
           return box.width > 0 && box.height > 0;
@@ -213,6 +217,34 @@ describe("what each edge case shows instead of charts", () => {
     // five charts of the figures, and the groups of groups.csv (by default the postcode's area and district)
     expect(await page.$$("#groups svg.chart")).toHaveLength(2);
     expect(await page.$$("svg.chart")).toHaveLength(7);
+  });
+
+  it("with coordinates: two maps whose hexagons, titles and legend are in the page with scripts off", async () => {
+    const { dir, summary } = get("normal");
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await context.newPage();
+      const requests: string[] = [];
+      page.on("request", (r) => requests.push(r.url()));
+      await page.route(/^(?!file:)/, (route) => route.abort());
+      const file = pathToFileURL(join(dir, "out", "report.html")).href;
+      await page.goto(file);
+      expect(requests).toEqual([file]);
+      for (const id of ["map-below-superfast", "map-voice-notspots"]) {
+        const hexagons = await page.$$eval(`#${id} svg.map g.bins path`, (ps) => ps.map((p) => p.querySelector("title")?.textContent ?? ""));
+        expect(hexagons.length, id).toBeGreaterThan(5);
+        for (const t of hexagons) expect(t, id).toMatch(/^\d+ postcodes?, /);
+        expect(await page.$$eval(`#${id} svg.map g.legend text`, (ts) => ts.map((t) => t.textContent))).toEqual(["0–<10%", "10–<25%", "25–<50%", "50–<75%", "75–100%", "no addresses"]);
+        // the legend's table adds up to the postcodes on the map with addresses
+        const total = await page.$eval(`#${id} tfoot`, (f) => [...f.querySelectorAll("td")].map((c) => c.textContent));
+        expect(Number(total[1]!.replace(/,/g, ""))).toBeLessThanOrEqual(summary.postcodes.unique);
+      }
+      expect(await page.textContent("#map")).toContain(`${n(summary.postcodes.unique)} postcodes on the map`);
+      const png = await page.locator("#map").screenshot({ path: join(dir, "map.png") });
+      expect(png.subarray(1, 4).toString()).toBe("PNG");
+    } finally {
+      await context.close();
+    }
   });
 
   it("no mobile lookup: says so, with no mobile chart", async () => {

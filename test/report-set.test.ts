@@ -2,7 +2,7 @@
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
+import { generatePostcodes, simulatedAreaFile, startSimulator, type Simulator } from "../src/simulator/index.js";
 import { openDatabase } from "../src/store/db.js";
 import { REPORT_FILES, ReportSetError, writeReports } from "../src/report/index.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
@@ -24,7 +24,9 @@ async function goodRun() {
   const s = await startSimulator({ port: 0, seed: SEED, key: KEY });
   sims.push(s);
   const input = writeCsv(d, "in.csv", ["postcode", ...postcodes]);
-  const r = await runIn(d, { in: input, baseUrl: s.url }, env);
+  // with coordinates, so that the set has every file (postcodes.geojson too)
+  const areaFile = writeCsv(d, "areas.csv", simulatedAreaFile(postcodes));
+  const r = await runIn(d, { in: input, baseUrl: s.url, areaFile }, env);
   expect(r.exitCode).toBe(0);
   return { d, out: join(d, "out"), input, s };
 }

@@ -21,6 +21,7 @@ runCli({
       .option("format", { type: "string", default: "parquet", describe: "parquet or csv" })
       .option("run", { type: "string", describe: "export this run's postcodes instead of the last run's (an id from npm run status)" })
       .option("all", { type: "boolean", describe: "export every stored postcode instead" })
+      .option("area-file", { type: "string", describe: "CSV of postcodes with lat and long columns (e.g. an ONS postcode directory extract): the postcodes table's latitude and longitude" })
       .conflicts("run", "all"),
   isUserError: (err) => err instanceof ReportError || err instanceof DatabaseError,
   run: async (argv) => {
@@ -38,6 +39,7 @@ runCli({
         format: argv.format as ExportFormat,
         runId,
         all: argv.all,
+        areaFile: argv.areaFile,
         onProgress: (m) => process.stderr.write(`export: ${m}\n`),
       });
       const scope = result.runId === null ? "every stored postcode" : `run ${result.runId}'s postcodes`;

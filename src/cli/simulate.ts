@@ -3,8 +3,8 @@
 import { DEFAULT_PROVIDERS, parseProviders } from "../spec/fields.js";
 import { createReadStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_KEY, simulatedOpenDataArchive, startSimulator, type Simulator } from "../simulator/index.js";
-import { openInput } from "../input/read-input.js";
+import { DEFAULT_KEY, simulatedAreaFile, simulatedOpenDataArchive, startSimulator, type Simulator } from "../simulator/index.js";
+import { InputError, openInput } from "../input/read-input.js";
 import { runCli, UsageError } from "./run-cli.js";
 
 /** Option checks name the option as code spells it; a user typed the flag. */
@@ -50,9 +50,18 @@ runCli({
       .option("reset-rate", { type: "number", default: 0, describe: "share of answers cut off mid-body" })
       .option("malformed-rate", { type: "number", default: 0, describe: "share of answers with a broken body" })
       .option("publish-open-data", { type: "string", describe: "write the simulator's open data for the postcodes of --postcodes into this folder (Ofcom's layout), then exit" })
-      .option("postcodes", { type: "string", describe: "with --publish-open-data: a CSV of postcodes (as the batch reads its input)" }),
+      .option("postcodes", { type: "string", describe: "with --publish-open-data: a CSV of postcodes (as the batch reads its input)" })
+      .option("area-file-for", {
+        type: "string",
+        describe: "print an area file (ONS directory columns pcds, lat, long) with simulated coordinates for the postcodes of this CSV, and exit",
+      }),
+  isUserError: (err) => err instanceof InputError,
   run: async (argv) => {
     if (argv.publishOpenData !== undefined) return publishOpenData(argv.publishOpenData, argv.postcodes, argv.seed, argv.release, parseProviders(argv.providers));
+    if (argv.areaFileFor !== undefined) {
+      process.stdout.write(simulatedAreaFile(await inputPostcodes(argv.areaFileFor)).join("\r\n") + "\r\n");
+      return 0;
+    }
     let simulator: Simulator;
     try {
       simulator = await startSimulator({
@@ -93,15 +102,21 @@ runCli({
 /** The simulator's open data for a list of postcodes: written only when its bytes changed, so a batch does not import it again. */
 async function publishOpenData(dir: string, postcodesCsv: string | undefined, seed: string, release: number, providers: string[]): Promise<number> {
   if (postcodesCsv === undefined) throw new UsageError("--publish-open-data needs --postcodes CSV: the postcodes to publish figures for");
-  const input = await openInput(createReadStream(postcodesCsv), { source: postcodesCsv });
-  const postcodes = new Set<string>();
-  for await (const row of input.rows) if (row.postcode.ok) postcodes.add(row.postcode.compact);
+  const postcodes = await inputPostcodes(postcodesCsv);
   const archive = simulatedOpenDataArchive(seed, postcodes, release, providers);
   const path = join(dir, archive.name);
   mkdirSync(dir, { recursive: true });
   if (!existsSync(path) || !Buffer.from(archive.bytes).equals(readFileSync(path))) writeFileSync(path, archive.bytes);
   console.log(`open data of ${postcodes.size} postcodes (simulated, release ${release}): ${path}`);
   return 0;
+}
+
+/** The valid postcodes of an input CSV, each once, in input order. */
+async function inputPostcodes(path: string): Promise<Set<string>> {
+  const input = await openInput(createReadStream(path), { source: path });
+  const postcodes = new Set<string>();
+  for await (const row of input.rows) if (row.postcode.ok) postcodes.add(row.postcode.compact);
+  return postcodes;
 }
 
 function untilSignal(simulator: Simulator): Promise<void> {

@@ -3,6 +3,7 @@
 // history's versions, say) is one more entry in EXPORT_TABLES.
 import { ADDRESS_FIELDS, SPEED_FIELDS, mobileFields } from "../spec/fields.js";
 import { displayPostcodeSql } from "../spec/postcode.js";
+import { EXPORT_COORDINATES } from "./coordinates.js";
 
 /** The DuckDB types the export uses. Speeds stay DOUBLE: the spec's speeds are doubles (0.5 Mbit/s up is real). */
 export type ExportType = "VARCHAR" | "BIGINT" | "INTEGER" | "TINYINT" | "DOUBLE" | "BOOLEAN" | "TIMESTAMP";
@@ -79,6 +80,10 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
       plain("address_count", "INTEGER"),
       plain("providers", "VARCHAR"),
       plain("simulated", "BOOLEAN"),
+      // WGS84 degrees from --area-file; null without one
+      ...(["latitude", "longitude"] as const).map(
+        (c): ExportColumn => ({ name: c, sql: `(SELECT c.${c} FROM ${EXPORT_COORDINATES} c WHERE c.postcode = t.postcode)`, type: "DOUBLE" }),
+      ),
     ],
     orderBy: "t.postcode, t.lookup",
   },

@@ -16,6 +16,7 @@ import { acquireOutLock } from "../report/out-lock.js";
 import { clearDebris, debrisPrefix, EXPORT_ASIDE, restoreExportTables } from "../report/out-debris.js";
 import { groupedPlan, quote, stagePlan, type StagePlan } from "./stage-plan.js";
 import { EXPORT_TABLES, postcodeArea, selectSql, type ExportTable } from "./tables.js";
+import { dropExportCoordinates, loadExportCoordinates } from "./coordinates.js";
 
 export type ExportFormat = "parquet" | "csv";
 export const EXPORT_FORMATS: readonly ExportFormat[] = ["parquet", "csv"];
@@ -27,6 +28,8 @@ export interface ExportOptions {
   runId?: number | undefined;
   /** every stored postcode instead */
   all?: boolean | undefined;
+  /** --area-file: the latitude and longitude of the postcodes table (empty without) */
+  areaFile?: string | undefined;
   /** rows of one output file at most (tests make it small) */
   fileRows?: number | undefined;
   onProgress?: ((message: string) => void) | undefined;
@@ -73,6 +76,8 @@ export async function writeExport(db: Db, options: ExportOptions): Promise<Expor
     const postcodeFilter = options.all
       ? "1"
       : `t.postcode IN (SELECT postcode FROM run_rows WHERE run_id = ${scope.runId} AND postcode IS NOT NULL)`;
+    const located = await loadExportCoordinates(db, scope, options.areaFile);
+    if (options.areaFile !== undefined) progress(`${options.areaFile}: coordinates for ${located} postcodes`);
     const duckdb = await import("@duckdb/node-api");
     instance = await duckdb.DuckDBInstance.create(":memory:", {
       // Staged rows beyond this spill to disk instead of growing the process.
@@ -120,6 +125,7 @@ export async function writeExport(db: Db, options: ExportOptions): Promise<Expor
   } finally {
     // Cleanup after a failure never masks it: its own errors are logged (the next writer clears what is left).
     const cleanup = (work: () => unknown) => (failed ? cleanupAfter(work, progress) : work());
+    cleanup(() => dropExportCoordinates(db));
     if (ownTransaction) cleanup(() => db.inTransaction && db.exec("COMMIT"));
     // Closed, or the process would not exit.
     cleanup(() => instance?.closeSync());

@@ -199,7 +199,7 @@ export const BATCH_OPTIONS = {
   }),
   areaFile: option({
     type: "string",
-    help: "CSV of postcodes and their areas (e.g. an ONS postcode directory extract) whose columns --group-by can name",
+    help: "CSV of postcodes and their areas (e.g. an ONS postcode directory extract) whose columns --group-by can name and whose lat/long place them on the map",
     parse: text,
   }),
   openData: option({

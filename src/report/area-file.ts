@@ -3,7 +3,8 @@
 // columns can be named in --group-by. The file streams through the input reader (csv-parse, the
 // same delimiter and encoding rules as the input) into a temporary table that keeps only the
 // postcodes in the report's scope and only the columns asked for: memory and disk stay bounded by
-// the report, not by the 2.6M-row directory.
+// the report, not by the 2.6M-row directory. Its latitude and longitude (coordinates.ts), when it
+// has them, go into the report's postcode table for the map, postcodes.geojson and the workbook.
 import { constants, createReadStream } from "node:fs";
 import { access } from "node:fs/promises";
 import type { Readable } from "node:stream";
@@ -13,6 +14,7 @@ import { detectDelimiter, excelSepLine } from "../input/delimiter.js";
 import { InputError, openInput } from "../input/read-input.js";
 import { readPrefix } from "../input/text-guard.js";
 import { POSTCODE_TABLE } from "./postcode-table.js";
+import { COORDINATE_COLUMNS, findCoordinateColumns, parseCoordinates, type CoordinateColumns } from "./coordinates.js";
 import { ReportError } from "./scope.js";
 
 export const AREA_TABLE = "temp.report_areas";
@@ -23,6 +25,8 @@ export interface AreaFile {
   columns: string[];
   /** the column holding the postcodes */
   postcodeColumn: string;
+  /** the latitude and longitude columns; null when the file has none */
+  coordinates: CoordinateColumns | null;
 }
 
 export interface AreaLoad {
@@ -33,6 +37,8 @@ export interface AreaLoad {
   /** postcodes in scope found in the file, and not found */
   matched: number;
   unmatched: number;
+  /** postcodes in scope with known coordinates */
+  located: number;
 }
 
 const fail = (path: string, err: unknown): never => {
@@ -41,9 +47,12 @@ const fail = (path: string, err: unknown): never => {
   throw new ReportError(`--area-file ${path}: cannot read it (${e.code === "ENOENT" ? "no such file" : e.message})`);
 };
 
+/** The input's postcode headers, and the directory's other forms of the postcode (pcd7, pcd8, pcd2). */
+const isAreaPostcodeHeader = (name: string) => isPostcodeHeader(name) || /^pcd[0-9]$/i.test(name.trim());
+
 /**
  * The header of the area file. Its postcode column is the first that is named like one (pcds, pcd,
- * postcode…): the ONS directory has several (pcd, pcd2, pcds), all holding the same postcode.
+ * pcd7, pcd8, postcode…): the ONS directory has several (pcd, pcd2, pcds), all holding the same postcode.
  */
 export async function readAreaHeader(path: string): Promise<AreaFile> {
   await access(path, constants.R_OK).catch((err: unknown) => fail(path, err));
@@ -52,10 +61,10 @@ export async function readAreaHeader(path: string): Promise<AreaFile> {
     const prefix = await readPrefix(stream, path);
     const line = excelSepLine(prefix.firstLine) ? "" : prefix.firstLine;
     const columns = line.split(detectDelimiter(line)).map(headerName);
-    const postcodeColumn = columns.find(isPostcodeHeader);
+    const postcodeColumn = columns.find(isAreaPostcodeHeader);
     if (postcodeColumn === undefined)
-      throw new ReportError(`--area-file ${path}: line 1: no postcode column (pcds, pcd or postcode) among ${columns.map((c) => JSON.stringify(c)).join(", ")}`);
-    return { path, columns, postcodeColumn };
+      throw new ReportError(`--area-file ${path}: line 1: no postcode column (pcds, pcd, pcd7, pcd8 or postcode) among ${columns.map((c) => JSON.stringify(c)).join(", ")}`);
+    return { path, columns, postcodeColumn, coordinates: findCoordinateColumns(columns) };
   } catch (err) {
     if (err instanceof ReportError) throw err;
     return fail(path, err);
@@ -67,22 +76,26 @@ export async function readAreaHeader(path: string): Promise<AreaFile> {
 const BATCH = 5000;
 
 /**
- * Streams the file into AREA_TABLE (postcode, cells: JSON array of `wanted` columns), keeping the
- * first row of a postcode that appears twice. Needs the report's postcode table.
+ * Streams the file into AREA_TABLE (postcode, cells: JSON array of `wanted` columns, latitude,
+ * longitude), keeping the first row of a postcode that appears twice, and copies the coordinates
+ * into the report's postcode table, which it needs.
  */
 export async function loadAreaFile(db: Db, file: AreaFile, wanted: readonly string[], stream: Readable = createReadStream(file.path)): Promise<AreaLoad> {
   const indexes = wanted.map((w) => file.columns.findIndex((c) => c.toLowerCase() === w.toLowerCase()));
   db.exec(`DROP TABLE IF EXISTS ${AREA_TABLE}`);
-  db.exec(`CREATE TABLE ${AREA_TABLE} (postcode TEXT PRIMARY KEY, cells TEXT NOT NULL) WITHOUT ROWID`);
+  db.exec(`CREATE TABLE ${AREA_TABLE} (postcode TEXT PRIMARY KEY, cells TEXT NOT NULL, latitude REAL, longitude REAL) WITHOUT ROWID`);
   const insert = db.prepare(
-    `INSERT OR IGNORE INTO ${AREA_TABLE} (postcode, cells) SELECT @postcode, @cells WHERE EXISTS (SELECT 1 FROM ${POSTCODE_TABLE} WHERE postcode = @postcode)`,
+    `INSERT OR IGNORE INTO ${AREA_TABLE} (postcode, cells, latitude, longitude)
+     SELECT @postcode, @cells, @latitude, @longitude WHERE EXISTS (SELECT 1 FROM ${POSTCODE_TABLE} WHERE postcode = @postcode)`,
   );
-  const insertMany = db.transaction((batch: { postcode: string; cells: string }[]) => {
+  type Row = { postcode: string; cells: string; latitude: number | null; longitude: number | null };
+  const insertMany = db.transaction((batch: Row[]) => {
     for (const b of batch) insert.run(b);
   });
+  const at = file.coordinates;
   let rows = 0;
   let invalid = 0;
-  let batch: { postcode: string; cells: string }[] = [];
+  let batch: Row[] = [];
   try {
     const input = await openInput(stream, { source: file.path, column: file.postcodeColumn });
     for await (const row of input.rows) {
@@ -91,7 +104,13 @@ export async function loadAreaFile(db: Db, file: AreaFile, wanted: readonly stri
         invalid++;
         continue;
       }
-      batch.push({ postcode: row.postcode.compact, cells: JSON.stringify(indexes.map((i) => row.cells[i] ?? "")) });
+      const position = at ? parseCoordinates(row.cells[at.latitude], row.cells[at.longitude]) : null;
+      batch.push({
+        postcode: row.postcode.compact,
+        cells: JSON.stringify(indexes.map((i) => row.cells[i] ?? "")),
+        latitude: position?.latitude ?? null,
+        longitude: position?.longitude ?? null,
+      });
       if (batch.length >= BATCH) {
         insertMany(batch);
         batch = [];
@@ -102,9 +121,16 @@ export async function loadAreaFile(db: Db, file: AreaFile, wanted: readonly stri
     if (err instanceof ReportError) throw err;
     return fail(file.path, err);
   }
+  const [lat, lon] = COORDINATE_COLUMNS;
+  const located = db
+    .prepare(
+      `UPDATE ${POSTCODE_TABLE} AS s SET ${lat} = a.latitude, ${lon} = a.longitude
+         FROM ${AREA_TABLE} a WHERE a.postcode = s.postcode AND a.latitude IS NOT NULL`,
+    )
+    .run().changes;
   const matched = db.prepare(`SELECT COUNT(*) FROM ${AREA_TABLE}`).pluck().get() as number;
   const inScope = db.prepare(`SELECT COUNT(*) FROM ${POSTCODE_TABLE}`).pluck().get() as number;
-  return { rows, invalid, matched, unmatched: inScope - matched };
+  return { rows, invalid, matched, unmatched: inScope - matched, located };
 }
 
 export function dropAreaTable(db: Db): void {

@@ -20,6 +20,7 @@ import { clearDebris } from "./out-debris.js";
 import { FINGERPRINT_FILE, isReportSetCurrent, recordFingerprint, reportFingerprint } from "./fingerprint.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
 import { writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
+import { countLocated, GEOJSON_NAME, writePostcodesGeojson } from "./geojson.js";
 import { computeGroups, dropGroupTables, prepareGroups, writeGroupsCsv, type GroupOptions, type GroupSet } from "./groups.js";
 
 export { headlineLines, type Summary } from "./summary.js";
@@ -38,6 +39,8 @@ export interface ReportContext {
   groups: GroupSet | null;
   /** --uprn-column */
   uprnColumn: string | undefined;
+  /** postcodes with coordinates (--area-file) */
+  located: number;
 }
 
 /** The report set, in the order written. To add a report: one more entry here. */
@@ -46,6 +49,7 @@ export const REPORT_FILES: readonly ReportFile<ReportContext>[] = [
   { name: "mobile.csv", write: (c, path) => writeMobileCsv(c.db, c.scope, c.goodRating, path, c.csv) },
   { name: "coverage.csv", write: (c, path) => writeCoverageCsv(c.db, c.scope, c.goodRating, path, c.csv) },
   { name: "postcodes.csv", write: (c, path) => writePostcodesCsv(c.db, c.scope, path, c.csv) },
+  { name: GEOJSON_NAME, applies: (c) => c.located > 0, write: (c, path) => writePostcodesGeojson(c.db, c.scope, path) },
   // Input rows belong to one run: --all has no single input to enrich.
   {
     name: "enriched.csv",
@@ -139,7 +143,7 @@ async function writeSet(db: Db, options: ReportOptions, keepCurrent: boolean): P
     const changes = collectChanges(db, scope, { goodRating, since: options.since });
     const summary = computeSummary(db, scope, goodRating, generatedAt, changes.summary);
     const groups = await prepareGroups(db, scope, goodRating, options);
-    const context = { db, scope, goodRating, csv, summary, changes, groups, uprnColumn: options.uprnColumn };
+    const context = { db, scope, goodRating, csv, summary, changes, groups, uprnColumn: options.uprnColumn, located: countLocated(db) };
     const set = options.files ?? REPORT_FILES;
     // Last, and swapped in with the set: what the set was made from, so that a batch can keep it.
     const made = set.filter((f) => f.applies?.(context) ?? true).map((f) => f.name);

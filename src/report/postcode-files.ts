@@ -6,9 +6,10 @@ import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { providerColumn, SPREAD_METRICS } from "./measures.js";
 import { ADDRESSES_COLUMN, countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns, POSTCODE_TABLE, STATUS_COLUMN } from "./postcode-table.js";
 import type { ReportScope } from "./scope.js";
+import { COORDINATE_COLUMNS } from "./coordinates.js";
 import { propertyCells, propertyColumns, propertyFoundSql, propertyJoinSql, propertySelectSql, UPRN_NOT_FOUND } from "./property-figures.js";
 
-/** postcodes.csv after PostCode: statuses, address counts, speeds, mobile notspots, then (with `openData`) Ofcom's open data. */
+/** postcodes.csv after PostCode: statuses, address counts, speeds, mobile notspots, where it is (--area-file), then (with `openData`) Ofcom's open data. */
 export function postcodeFigureColumns(providers: readonly string[], openData: Pick<ReportScope, "openData"> = {}): string[] {
   return [
     STATUS_COLUMN.broadband,
@@ -19,14 +20,15 @@ export function postcodeFigureColumns(providers: readonly string[], openData: Pi
     ...countColumns(providers).broadband,
     ...providers.flatMap((p) => [providerColumn(p, "IndoorVoiceNotspots"), providerColumn(p, "IndoorDataNotspots")]),
     ...SPREAD_METRICS,
+    ...COORDINATE_COLUMNS,
     ...openDataColumns(openData),
   ];
 }
 
-/** enriched.csv's figures: those of postcodes.csv except the per-provider ones. */
+/** enriched.csv's figures: those of postcodes.csv except the per-provider ones and the coordinates. */
 export function enrichedFigureColumns(providers: readonly string[]): string[] {
-  const perProvider = new Set(providers.flatMap((p) => [providerColumn(p, "IndoorVoiceNotspots"), providerColumn(p, "IndoorDataNotspots")]));
-  return postcodeFigureColumns(providers).filter((c) => !perProvider.has(c));
+  const leftOut = new Set<string>([...providers.flatMap((p) => [providerColumn(p, "IndoorVoiceNotspots"), providerColumn(p, "IndoorDataNotspots")]), ...COORDINATE_COLUMNS]);
+  return postcodeFigureColumns(providers).filter((c) => !leftOut.has(c));
 }
 
 export function writePostcodesCsv(db: Db, scope: ReportScope, path: string, options: CsvFileOptions): Promise<number> {

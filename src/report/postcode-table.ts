@@ -7,6 +7,7 @@ import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql 
 import { displayPostcodeSql } from "../spec/postcode.js";
 import type { ReportScope } from "./scope.js";
 import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../spec/open-data.js";
+import { COORDINATE_COLUMNS } from "./coordinates.js";
 
 export const POSTCODE_TABLE = "temp.report_postcodes";
 
@@ -36,7 +37,8 @@ export function createPostcodeTable(db: Db, scope: ReportScope): void {
     `CREATE TABLE ${POSTCODE_TABLE} (
        display TEXT PRIMARY KEY, postcode TEXT NOT NULL UNIQUE,
        BroadbandStatus TEXT NOT NULL, MobileStatus TEXT NOT NULL, Status TEXT,
-       BroadbandAddresses INTEGER, MobileAddresses INTEGER, Addresses INTEGER, ${figureDefs.join(", ")}
+       BroadbandAddresses INTEGER, MobileAddresses INTEGER, Addresses INTEGER, ${figureDefs.join(", ")},
+       ${COORDINATE_COLUMNS.map((c) => `${c} REAL`).join(", ")}
      ) WITHOUT ROWID`,
   );
 

@@ -19,6 +19,8 @@ export const TEXT: Partial<Style> = { numFmt: "@" };
 export const SHARE: Partial<Style> = { numFmt: "0.0%" };
 export const COUNT: Partial<Style> = { numFmt: "#,##0" };
 /** Speeds: -1 is the API's "no prediction"; the value stays -1, the cell says what it means. */
+/** WGS84 degrees to the directory's 6 decimals (about 0.1 m) */
+export const COORDINATE: Partial<Style> = { numFmt: "0.000000" };
 export const SPEED: Partial<Style> = { numFmt: '0.0;"-1 (none)"' };
 
 const HEADER_FONT = { bold: true };

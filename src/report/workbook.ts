@@ -14,7 +14,7 @@ import { enrichedTable, postcodeFigureColumns } from "./postcode-files.js";
 import { POSTCODE_TABLE } from "./postcode-table.js";
 import type { ReportScope } from "./scope.js";
 import { releaseWords, summaryRows, type Summary } from "./summary.js";
-import { COUNT, fitWidth, SHARE, SPEED, TEXT, writeSheet, type SheetColumn } from "./workbook-sheet.js";
+import { COORDINATE, COUNT, fitWidth, SHARE, SPEED, TEXT, writeSheet, type SheetColumn } from "./workbook-sheet.js";
 
 export const WORKBOOK_NAME = "coverage.xlsx";
 
@@ -73,7 +73,7 @@ export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookI
     if (postcodes)
       await sheet(
         "Postcodes",
-        [column("PostCode", scope, 10, TEXT), ...figures.map((f) => column(f, scope, 10, /Status|Month/.test(f) ? TEXT : /Down$|^Ofcom/.test(f) ? SPEED : COUNT))],
+        [column("PostCode", scope, 10, TEXT), ...figures.map((f) => column(f, scope, 10, /Status|Month/.test(f) ? TEXT : /Down$|^Ofcom/.test(f) ? SPEED : /itude$/.test(f) ? COORDINATE : COUNT))],
         db.prepare(`SELECT display, ${figures.join(", ")} FROM ${POSTCODE_TABLE} ORDER BY display`).raw(true).iterate() as Iterable<unknown[]>,
       );
     for (const a of addressSheets) {

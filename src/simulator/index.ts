@@ -22,3 +22,4 @@ export {
 export { MISSING_KEY_MESSAGE, INVALID_KEY_MESSAGE, formatHms } from "./gateway.js";
 export { FAULT_KINDS, MALFORMED_KINDS, type FaultKind, type MalformedKind, type FaultRates } from "./faults.js";
 export { simulatedOpenDataArchive, simulatedDataMonth, openDataRow } from "./open-data.js";
+export { AREA_CENTRES, simulatedAreaFile, simulatedCoordinates } from "./places.js";

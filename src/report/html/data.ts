@@ -8,7 +8,9 @@ import { POSTCODE_TABLE } from "../postcode-table.js";
 import type { ReportScope } from "../scope.js";
 import type { Summary } from "../summary.js";
 import { readRunFacts } from "../../store/runs.js";
-import type { HtmlReportData, SpeedBin, TierCount } from "./types.js";
+import type { HtmlReportData, MapData, SpeedBin, TierCount } from "./types.js";
+import { COORDINATE_COLUMNS } from "../coordinates.js";
+import { layoutMap, type MapPoint } from "./map/layout.js";
 
 /** The histogram's bin edges, Mbit/s: every tier threshold is an edge, with finer steps between. */
 export const SPEED_BIN_EDGES: readonly number[] = [...new Set([0, 2, 5, T.decentDown, 20, T.superfast, 50, 100, 200, T.ultrafast, 500, T.gigabit])].sort(
@@ -50,6 +52,20 @@ export function broadbandDistribution(db: Db): { tiers: TierCount[]; speedBins: 
   };
 }
 
+/** The postcodes with coordinates and their figures, binned for the map; and how many have none. */
+export function collectMapData(db: Db): MapData {
+  const [lat, lon] = COORDINATE_COLUMNS;
+  const points = db
+    .prepare(
+      `SELECT ${lat} AS latitude, ${lon} AS longitude, BroadbandAddresses AS broadbandAddresses, BelowSuperfast AS belowSuperfast,
+              MobileAddresses AS mobileAddresses, IndoorVoiceTotalNotspots AS voiceNotspots
+         FROM ${POSTCODE_TABLE} WHERE ${lat} IS NOT NULL ORDER BY display`,
+    )
+    .all() as MapPoint[];
+  const missing = db.prepare(`SELECT COUNT(*) FROM ${POSTCODE_TABLE} WHERE ${lat} IS NULL`).pluck().get() as number;
+  return { located: points.length, missing, layout: layoutMap(points) };
+}
+
 /** Everything but the optional groups and changes; the report's postcode table must be built. */
 export function collectHtmlReportData(db: Db, scope: ReportScope, summary: Summary): HtmlReportData {
   const broadband = scope.lookups.includes("broadband") ? broadbandDistribution(db) : { tiers: [], speedBins: [] };
@@ -57,5 +73,6 @@ export function collectHtmlReportData(db: Db, scope: ReportScope, summary: Summa
     summary,
     ...broadband,
     run: readRunFacts(db, scope.runId),
+    map: collectMapData(db),
   };
 }

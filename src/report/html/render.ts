@@ -9,6 +9,7 @@ import { groupsSection } from "./sections/groups.js";
 import { headlineSection } from "./sections/headline.js";
 import { mobileSection } from "./sections/mobile.js";
 import { openDataSection } from "./sections/open-data.js";
+import { mapSection } from "./sections/map.js";
 import type { HtmlReportData } from "./types.js";
 
 export function renderHtmlReport(data: HtmlReportData): string {
@@ -19,6 +20,8 @@ export function renderHtmlReport(data: HtmlReportData): string {
     (t) => mobileSection(data, t("Mobile")),
   ];
   if (s.openData) sections.push((t) => openDataSection(s.openData!, t("Open data for postcodes without API figures")));
+  const lookups = { broadband: s.broadband !== null, mobile: s.mobile !== null };
+  if (data.map) sections.push((t) => mapSection(data.map!, lookups, t("Where")));
   if (data.groups && data.groups.length > 0) sections.push((t) => groupsSection(data.groups!, t("Groups")));
   if (data.changes) sections.push((t) => changesSection(data.changes!, t("Changes since the previous release")));
   sections.push((t) => aboutSection(data, t("Definitions and what the run did")));

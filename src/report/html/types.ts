@@ -13,6 +13,7 @@
 import type { Tier } from "../definitions.js";
 import type { Summary } from "../summary.js";
 import type { RunFacts } from "../../store/runs.js";
+import type { MapLayout } from "./map/layout.js";
 
 export type { RunFacts } from "../../store/runs.js";
 
@@ -55,6 +56,14 @@ export interface ChangesData {
   notspots: { provider: string; closed: number; opened: number }[];
 }
 
+/** The map section: the postcodes with coordinates (--area-file) in hexagons, and how many have none. */
+export interface MapData {
+  located: number;
+  missing: number;
+  /** null when no postcode has coordinates */
+  layout: MapLayout | null;
+}
+
 export interface HtmlReportData {
   summary: Summary;
   /** exclusive tiers, best first (TIERS order); empty without the broadband lookup */
@@ -65,4 +74,6 @@ export interface HtmlReportData {
   run: RunFacts | null;
   groups?: GroupRow[] | undefined;
   changes?: ChangesData | undefined;
+  /** absent: no map section (sample data in tests) */
+  map?: MapData | undefined;
 }

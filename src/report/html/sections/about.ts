@@ -30,6 +30,11 @@ function definitions(data: HtmlReportData): string {
     ["Needs 4G", "good indoor data with 4G, not good without it (the No4g rating)."],
     ["Shares", "of all the lookup's addresses in the report, one decimal place."],
   ];
+  if (data.map?.layout)
+    terms.push(
+      ["Map", "each hexagon sums the addresses of the postcodes placed in it by --area-file; its colour is their share affected, in the classes of the legend."],
+      ["Map data", "coastline and borders from Natural Earth (naturalearthdata.com, public domain), through the world-atlas package (ISC licence); postcode positions from the area file (for the ONS Postcode Directory: Open Government Licence, with its Ordnance Survey and Royal Mail attributions)."],
+    );
   return (
     `<h3>Definitions</h3><dl class="terms">${terms.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("")}</dl>` +
     `<p>Every figure here is also in summary.json and summary.csv; the addresses behind them are in broadband.csv, mobile.csv and coverage.csv (docs/reports.md describes them).</p>`
