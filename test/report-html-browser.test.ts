@@ -1,7 +1,7 @@
 // report.html opened in a real browser (Debian's chromium driven by playwright-core; nothing is
 // downloaded), from real batches against the bundled simulator: a normal run, one postcode, no
 // mobile lookup, and every postcode not found. One browser for all of them.
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes } from "../src/simulator/index.js";
 import { percent, type Summary } from "../src/report/summary.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
+import { CHROMIUM_PATH, requiresTool, TOOLS } from "./helpers/requires-tool.js";
 
-const CHROMIUM = process.env.PCC_CHROMIUM ?? "/usr/bin/chromium";
+const BROWSER = requiresTool(TOOLS.chromium);
 const SEED = 11;
 const pool = generatePostcodes(SEED, 400);
 const known = pool.filter((p) => generatePostcode(SEED, p) !== null);
@@ -42,10 +43,10 @@ const opened = new Map<string, Opened>();
 const dirs: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: apt-get install chromium (or set PCC_CHROMIUM)`);
+  if (BROWSER.skip) return;
   expect(unknown.length).toBeGreaterThanOrEqual(3);
   browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: CHROMIUM_PATH,
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
   for (const c of CASES) {
@@ -84,7 +85,7 @@ function rows(page: Page, figureId: string): Promise<string[][]> {
   return page.$$eval(`#${figureId} table tbody tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll("th, td")].map((c) => c.textContent ?? "")));
 }
 
-describe.each(CASES.map((c) => c.name))("report.html of the %s case", (name) => {
+describe.skipIf(BROWSER.skip).each(CASES.map((c) => c.name))("report.html of the %s case", (name) => {
   it("loads with no console error and no request but the file itself", () => {
     const o = get(name);
     expect(o.consoleErrors).toEqual([]);
@@ -200,7 +201,7 @@ describe.each(CASES.map((c) => c.name))("report.html of the %s case", (name) => 
   });
 });
 
-describe("what each edge case shows instead of charts", () => {
+describe.skipIf(BROWSER.skip)("what each edge case shows instead of charts", () => {
   it("the batch's closing lines name report.html", () => {
     const { run, dir } = get("normal");
     const file = join(dir, "out", "report.html");
