@@ -65,7 +65,7 @@ describe("the commands as processes", () => {
       ["not a number", [...base, "--base-url", url, "--rate", "abc"], { COVERAGE_API_KEY: KEY }, /^error: --rate: expected a number, got "abc"/],
       ["missing key file", [...base, "--base-url", url, "--key-file", join(d, "nope.key")], {}, /^error: --key-file .*nope\.key: no such file/],
       // swapped: the key in COVERAGE_API_URL must not be printed
-      ["swapped env", base, { COVERAGE_API_URL: KEY, COVERAGE_API_KEY: url }, /^error: COVERAGE_API_URL: not a valid value for --base-url \(value not shown\)/],
+      ["swapped env", base, { COVERAGE_API_URL: KEY, COVERAGE_API_KEY: url }, /^error: COVERAGE_API_URL: not a valid value for --base-url: \*\*\* is not a URL \(value not shown\)/],
       ["CRLF key", [...base, "--base-url", url], { COVERAGE_API_KEY: `${KEY}\r` }, /^error: COVERAGE_API_KEY: the key contains a character that is not allowed in an HTTP header/],
       ["query in URL", [...base, "--base-url", `${url}/?x=1`], { COVERAGE_API_KEY: KEY }, /without \?query or #fragment/],
       ["empty fragment", [...base, "--base-url", `${url}/#`], { COVERAGE_API_KEY: KEY }, /without \?query or #fragment/],

@@ -205,7 +205,9 @@ describe.skipIf(BROWSER.skip)("what each edge case shows instead of charts", () 
   it("the batch's closing lines name report.html", () => {
     const { run, dir } = get("normal");
     const file = join(dir, "out", "report.html");
-    expect(run.logs.some((l) => (JSON.parse(l) as { message: string }).message === `open ${file} in a browser to see these figures as charts`)).toBe(true);
+    const last = run.logs.map((l) => JSON.parse(l) as { message: string }).filter((l) => / first: /.test(l.message));
+    // one "open first" line, naming the workbook first and report.html beside it
+    expect(last.map((l) => l.message)).toEqual([`open ${join(dir, "out", "coverage.xlsx")} first: the summary, figures per group and your rows with their figures; ${file} shows them as charts in a browser`]);
   });
 
   it("one postcode: every chart drawn from its few addresses", async () => {

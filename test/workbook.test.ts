@@ -68,7 +68,9 @@ describe("the batch's workbook", () => {
   it("is written with the reports, and the closing lines name it as the file to open first", () => {
     expect(run.exitCode).toBe(0);
     const results = run.logs.map((l) => JSON.parse(l) as { level: string; message: string }).map((l) => l.message);
-    expect(results).toContain(`open ${join(out(), "coverage.xlsx")} first: the summary, figures per group and your rows with their figures`);
+    expect(results).toContain(
+      `open ${join(out(), "coverage.xlsx")} first: the summary, figures per group and your rows with their figures; ${join(out(), "report.html")} shows them as charts in a browser`,
+    );
   });
 
   it("has its sheets in order, each with a frozen, filtered header and readable headings (API names in notes)", async () => {

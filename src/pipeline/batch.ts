@@ -9,13 +9,14 @@ import { systemClock, type Clock } from "../fetch/clock.js";
 import { emptyStats, fetchLookup, type FetchStats } from "../fetch/fetch-lookup.js";
 import { createHttpClient } from "../fetch/http-client.js";
 import { Pacer } from "../fetch/pacer.js";
-import { StopControl } from "../fetch/stop.js";
+import { StopControl, type StopReason } from "../fetch/stop.js";
 import { describeReasons, planFetches } from "../plan/plan.js";
 import { closeRefreshMarks } from "../store/plan-queries.js";
 import { answerWriter } from "../store/answers.js";
 import { finalCounts } from "../store/counts.js";
 import { DatabaseError, ensureProviderColumns, type Db } from "../store/db.js";
 import { LockedError, releaseLock, setLockRun } from "../store/lock.js";
+import { answersOfOtherKind, otherKindMessage } from "../store/data-kind.js";
 import { openForBatch } from "../store/open-for-batch.js";
 import { abandonStaleRuns, checkpointRun, createRun, finishRun, type RunCounts } from "../store/runs.js";
 import { headlineLines, openFirstLine, writeReportsUnlessCurrent } from "../report/index.js";
@@ -24,7 +25,7 @@ import type { Logger } from "../log/logger.js";
 import { startProgress } from "../log/progress.js";
 import type { BatchConfig } from "./config.js";
 import { decideExit, describeStop, EXIT, stopReasonCode } from "./exit-code.js";
-import { readInputIntoRun } from "./read-stage.js";
+import { openInputSource, readInputIntoRun } from "./read-stage.js";
 import { startRunQuota, type RunQuota } from "./quota.js";
 
 /** Where the requests go: the configured API, or what the CLI started for --simulate. */
@@ -92,16 +93,21 @@ interface RunContext {
 
 export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<BatchResult> {
   for (const key of Object.values(config.keys)) if (key) deps.logger.addSecret(key);
+  const input = await openInputSource(config, deps.stdin);
+  if (!("stream" in input)) return refuse(deps.logger, input.message, "input");
   const ctx = openRun(config, deps);
-  if (!("db" in ctx)) return ctx;
+  if (!("db" in ctx)) {
+    input.stream.destroy();
+    return ctx;
+  }
   try {
     ctx.runId = startRun(ctx);
-    const read = await readInputIntoRun(ctx.db, ctx.runId, config, deps, ctx.stop.stopAllSignal);
-    if (!read.ok) return failBeforeFetching(ctx, read.message);
+    const read = await readInputIntoRun(ctx.db, ctx.runId, input, config, deps, ctx.stop.stopAllSignal);
+    if (!read.ok) return failBeforeFetching(ctx, read.message, "input");
     ctx.input = read;
     // Report options that name columns are checked now, before anything is fetched.
     const reportProblem = config.reports ? await reportOptionsProblem(ctx.db, ctx.runId, config) : null;
-    if (reportProblem) return failBeforeFetching(ctx, reportProblem);
+    if (reportProblem) return failBeforeFetching(ctx, reportProblem, "options");
     ctx.plan = planStage(ctx);
     await fetchStage(ctx);
     const result = finishStage(ctx);
@@ -117,11 +123,19 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
   }
 }
 
+/**
+ * A run refused before it has a run number (an unreadable --in, a locked or unusable database, a
+ * database of the other kind): one error line that ends the run, with what a run's last JSON line carries.
+ */
+function refuse(log: Logger, message: string, stopReason: string): BatchResult {
+  log.error(message, { event: "refused", exitCode: EXIT.error, stopReason });
+  return { exitCode: EXIT.error, runId: null, counts: null, stats: null };
+}
+
 /** Database and lock. The lock comes before the run writes anything: a second batch must not even add columns. */
 function openRun(config: BatchConfig, deps: BatchDeps): RunContext | BatchResult {
   const log = deps.logger;
   const clock = deps.clock ?? systemClock;
-  const failed = { exitCode: EXIT.error, runId: null, counts: null, stats: null };
   // The lock comes before the run writes anything; the schema is migrated under it.
   let db: Db;
   try {
@@ -131,10 +145,16 @@ function openRun(config: BatchConfig, deps: BatchDeps): RunContext | BatchResult
       log.warn(`took over the lock of pid ${opened.lock.previous.pid} (run ${opened.lock.previous.runId ?? "?"}), which is no longer running`);
   } catch (err) {
     if (!(err instanceof LockedError) && !(err instanceof DatabaseError)) throw err;
-    log.error(err.message);
-    return failed;
+    return refuse(log, err.message, err instanceof LockedError ? "locked" : "database");
   }
-  const stop = new StopControl();
+  // Simulated answers and real ones never share a database: the quota ledger and the reports would mix them.
+  const otherKind = answersOfOtherKind(db, config.simulate);
+  if (otherKind) {
+    releaseLock(db);
+    db.close();
+    return refuse(log, otherKindMessage(config.db, config.simulate), "mixed_data");
+  }
+  const stop = new StopControl((reason) => logStop(log, reason));
   const ctx: RunContext = {
     config,
     deps,
@@ -186,8 +206,8 @@ function startRun(ctx: RunContext): number {
 }
 
 /** Configuration, input: nothing was fetched, so no report is written. */
-function failBeforeFetching(ctx: RunContext, message: string): BatchResult {
-  ctx.log.error(message);
+function failBeforeFetching(ctx: RunContext, message: string, stopReason: "input" | "options"): BatchResult {
+  ctx.log.error(message, { event: "failed", runId: ctx.runId, exitCode: EXIT.error, stopReason });
   finishRun(ctx.db, ctx.runId!, { endedAt: nowIso(ctx), state: "failed", exitCode: EXIT.error, message, counts: countsSoFar(ctx) });
   ctx.finished = true;
   return { exitCode: EXIT.error, runId: ctx.runId, counts: null, stats: null };
@@ -208,7 +228,8 @@ function planStage(ctx: RunContext): FetchPlan {
     quota: ctx.quota.planOptions,
   });
   const { inputRows, rejects } = ctx.input!;
-  log.info(
+  log.milestone(
+    "info",
     `run ${ctx.runId}: ${inputRows} input rows, ${plan.postcodes} unique postcodes, ${rejects} rejected; ` +
       config.lookups
         .map((l) => `${l}: ${plan.toFetch.get(l)!.length} to fetch (${describeReasons(plan.reasons.get(l)!)}), ${plan.reused.get(l)} fresh`)
@@ -317,13 +338,8 @@ interface Finish {
 }
 
 function finishStage(ctx: RunContext): Finish {
-  const { stop, log, config } = ctx;
+  const { stop, config } = ctx;
   ctx.quota!.afterFetch(ctx.plan!, stop);
-  for (const reason of stop.reasons) {
-    const text = describeStop(reason);
-    if (decideExit([reason], 0, 0).code === EXIT.error) log.error(text, { event: "stop", stopReason: stopReasonCode(reason) });
-    else log.warn(text, { event: "stop", stopReason: stopReasonCode(reason) });
-  }
   const final = finalCounts(ctx.db, ctx.runId!, config.lookups);
   // a refresh the quota spreads over nights is not finished while refreshes are deferred
   if (config.refresh) closeRefreshMarks(ctx.db, ctx.runId!, config.lookups.filter((l) => !ctx.plan!.deferred.get(l)?.refreshes));
@@ -356,7 +372,6 @@ async function reportStage(ctx: RunContext, exitCode: number): Promise<number> {
     }
     log.info(`reports written to ${config.out}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
     for (const line of headlineLines(report.summary)) log.result(line);
-    for (const f of report.files.filter((f) => f.endsWith(".html"))) log.info(`open ${f} in a browser to see these figures as charts`);
     log.result(openFirstLine(config.out));
     return exitCode;
   } catch (err) {
@@ -403,6 +418,13 @@ function failUnexpectedly(ctx: RunContext, err: unknown): void {
 export function progressMode(config: Pick<BatchConfig, "progress" | "quiet">, isTTY: boolean): "bar" | "log" | "off" {
   if (config.progress === false || config.quiet) return "off";
   return isTTY ? "bar" : "log";
+}
+
+/** Why the run stops, the moment it does (with --quiet too: the log of a run that hangs afterwards says it). */
+function logStop(log: Logger, reason: StopReason): void {
+  const fields = { event: "stop", stopReason: stopReasonCode(reason) };
+  if (decideExit([reason], 0, 0).code === EXIT.error) log.error(describeStop(reason), fields);
+  else log.milestone("warn", describeStop(reason), fields);
 }
 
 function installSignals(stop: StopControl, log: Logger): () => void {

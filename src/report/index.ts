@@ -73,7 +73,7 @@ function htmlGroups(c: ReportContext): HtmlGroupRow[] | undefined {
 
 /** The closing line that names the file to open first. */
 export function openFirstLine(outDir: string): string {
-  return `open ${join(outDir, WORKBOOK_NAME)} first: the summary, figures per group and your rows with their figures`;
+  return `open ${join(outDir, WORKBOOK_NAME)} first: the summary, figures per group and your rows with their figures; ${join(outDir, "report.html")} shows them as charts in a browser`;
 }
 
 export interface ReportOptions extends GroupOptions {
