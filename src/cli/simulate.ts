@@ -1,5 +1,6 @@
 // npm run simulate -- [--port 8787] [options]: serve the coverage API simulator until SIGINT/SIGTERM.
 // First line on stdout is `listening <url>`, for scripts that start it with --port 0.
+import { readFileSync } from "node:fs";
 import { DEFAULT_PROVIDERS, parseProviders } from "../spec/fields.js";
 import { DEFAULT_KEY, startSimulator, type Simulator } from "../simulator/index.js";
 import { runCli, UsageError } from "./run-cli.js";
@@ -84,14 +85,61 @@ runCli({
   },
 });
 
+/** Serves until a signal, or until the process that started it exits. */
 function untilSignal(simulator: Simulator): Promise<void> {
   return new Promise((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
+      stopWatching();
       void simulator.close().then(resolve);
     };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
+    const stopWatching = whenStarterExits(() => {
+      console.error("the process that started the simulator exited: stopping");
+      stop();
+    });
   });
+}
+
+/**
+ * Calls `gone` once the parent exits, or (started by an npm script: npm, then its shell) the
+ * grandparent. A killed npm does not pass the signal on, and an orphaned simulator would keep
+ * its port. Polled each second on a timer that keeps nothing alive.
+ */
+function whenStarterExits(gone: () => void, everyMs = 1_000): () => void {
+  const parent = process.ppid;
+  const starters = [parent];
+  if (process.env.npm_lifecycle_event) {
+    const grandparent = parentOf(parent);
+    if (grandparent !== null && grandparent > 1) starters.push(grandparent);
+  }
+  const timer = setInterval(() => {
+    if (process.ppid === parent && starters.every(alive)) return;
+    clearInterval(timer);
+    gone();
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** The parent of `pid` from /proc (Linux); null where there is no /proc. */
+function parentOf(pid: number): number | null {
+  try {
+    // the command name (field 2) is in parentheses and may hold spaces: the fields after its ")" are fixed
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return null;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
