@@ -1,5 +1,5 @@
 // The four commands as a user meets them: one-line errors, did-you-mean, --help and --version.
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { unknownOption } from "../src/cli/run-cli.js";
@@ -41,7 +41,8 @@ describe("the commands as processes", () => {
   it("--version and --help print and exit 0 in every command, and never run it", async () => {
     const d = dir();
     const db = join(d, "coverage.sqlite");
-    const runs = (["batch", "report", "status", "simulate"] as const).flatMap((cli) => [
+    const optionsDoc = statSync(join(ROOT, "docs/options.md")).mtimeMs;
+    const runs = (["batch", "report", "status", "simulate", "options-table"] as const).flatMap((cli) => [
       spawnCli(cli, ["--version", "--in", join(d, "in.csv"), "--simulate", "--db", db]).done.then((r) => ({ cli, flag: "--version", r })),
       spawnCli(cli, ["--help"]).done.then((r) => ({ cli, flag: "--help", r })),
     ]);
@@ -50,8 +51,9 @@ describe("the commands as processes", () => {
       if (flag === "--version") expect(r.stdout).toBe(`${VERSION}\n`);
       else expect(r.stdout).toContain(`npm run ${cli} --`);
     }
-    // the batch did not run: no database was made
+    // the batch did not run: no database was made; nor did options-table rewrite its file
     expect(existsSync(db)).toBe(false);
+    expect(statSync(join(ROOT, "docs/options.md")).mtimeMs).toBe(optionsDoc);
   });
 
   it("configuration errors are one line, never echo a secret, and exit 1", async () => {
