@@ -372,6 +372,7 @@ async function reportStage(ctx: RunContext, exitCode: number): Promise<number> {
     }
     log.info(`reports written to ${config.out}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
     for (const line of headlineLines(report.summary)) log.result(line);
+    for (const note of report.notes) log.result(note, { event: "note" });
     log.result(openFirstLine(config.out));
     return exitCode;
   } catch (err) {

@@ -18,6 +18,7 @@ import { FINGERPRINT_FILE, isReportSetCurrent, recordFingerprint, reportFingerpr
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
 import { writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
 import { computeGroups, dropGroupTables, prepareGroups, writeGroupsCsv, type GroupOptions, type GroupSet } from "./groups.js";
+import { describeUprnMatching, uprnMatching } from "./uprn-matching.js";
 
 export { headlineLines, type Summary } from "./summary.js";
 export { ReportError } from "./scope.js";
@@ -101,6 +102,8 @@ export interface ReportResult {
   /** paths of the files written, in the order written */
   files: string[];
   summary: Summary;
+  /** lines for the log beside the headline: with --uprn-column, how its UPRNs matched */
+  notes: string[];
 }
 
 /** Writes the report set (npm run report: always). */
@@ -134,7 +137,8 @@ async function writeSet(db: Db, options: ReportOptions, keepCurrent: boolean): P
     const made = set.filter((f) => f.applies?.(context) ?? true).map((f) => f.name);
     const record: ReportFile<ReportContext> = { name: FINGERPRINT_FILE, write: (_c, path) => recordFingerprint(path, fingerprint, made) };
     const files = (await writeReportSet(options.outDir, [...set, record], context)).filter((f) => !f.endsWith(FINGERPRINT_FILE));
-    return { files, summary };
+    const notes = options.uprnColumn === undefined ? [] : [describeUprnMatching(uprnMatching(db, scope, options.uprnColumn), options.uprnColumn)];
+    return { files, summary, notes };
   });
 }
 
