@@ -126,6 +126,41 @@ describe.skipIf(BROWSER.skip).each(CASES.map((c) => c.name))("report.html of the
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
   });
 
+  it("draws no chart text outside its chart or over other text, in this machine's fonts", async () => {
+    const { page } = get(name);
+    const problems = await page.$$eval("svg.chart", (svgs) =>
+      svgs.flatMap((svg) => {
+        const chart = svg.getBoundingClientRect();
+        const texts = [...svg.querySelectorAll("text")].map((t) => ({ text: t.textContent ?? "", box: t.getBoundingClientRect(), turned: (t.getCTM()?.b ?? 0) !== 0 }));
+        const out: string[] = [];
+        for (const { text, box } of texts)
+          if (box.left < chart.left - 0.5 || box.right > chart.right + 0.5 || box.top < chart.top - 0.5 || box.bottom > chart.bottom + 0.5) out.push(`cut: ${text}`);
+        // turned labels (many columns) have boxes wider than their ink: only upright ones are compared
+        const upright = texts.filter((t) => !t.turned);
+        for (const [i, a] of upright.entries())
+          for (const b of upright.slice(i + 1))
+            if (a.box.left < b.box.right - 1 && b.box.left < a.box.right - 1 && a.box.top < b.box.bottom - 1 && b.box.top < a.box.bottom - 1)
+              out.push(`overlap: ${a.text} | ${b.text}`);
+        return out;
+      }),
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it("prints every chart at the page's full width", async () => {
+    const { page } = get(name);
+    await page.emulateMedia({ media: "print" });
+    try {
+      await page.setViewportSize({ width: 703, height: 1000 }); // A4's 186 mm between the margins, at 96 px an inch
+      const widths = await page.$$eval("svg.chart", (svgs) => svgs.map((s) => Math.round(s.getBoundingClientRect().width)));
+      const body = await page.evaluate(() => Math.round(document.body.getBoundingClientRect().width));
+      for (const w of widths) expect(w).toBe(body);
+    } finally {
+      await page.emulateMedia({ media: "screen" });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
   it("shows the headline and the run's figures as summary.json has them", async () => {
     const { page, summary, run } = get(name);
     const figures = await page.$$eval("dl.figures div", (ds) => Object.fromEntries(ds.map((d) => [d.querySelector("dt")!.textContent, d.querySelector("dd")!.textContent])));
@@ -216,6 +251,8 @@ describe.skipIf(BROWSER.skip)("what each edge case shows instead of charts", () 
     // five charts of the figures, and the groups of groups.csv (by default the postcode's area and district)
     expect(await page.$$("#groups svg.chart")).toHaveLength(2);
     expect(await page.$$("svg.chart")).toHaveLength(7);
+    // counted in the singular where there is one
+    expect(await page.textContent("#headline")).toContain("From 1 input row: 1 distinct valid postcode, 0 rows without a valid postcode.");
   });
 
   it("no mobile lookup: says so, with no mobile chart", async () => {
