@@ -119,12 +119,14 @@ describe.skipIf(SETPRIV.skip)("a read-only reader while a batch has the database
     const work = dir();
     const input = writeCsv(work, "in.csv", ["postcode", "SW1A 2AA"]);
     expect((await runIn(work, { in: input, simulate: true, db: dbPath, reports: false }, {})).exitCode).toBe(0);
-    readOnly(dbDir);
-    // The running batch: a writer with a write in its WAL, not yet checkpointed into the file.
+    // The running batch: a writer with a write in its WAL, not yet checkpointed into the file. It
+    // writes before the modes are taken away (an ordinary user cannot write through them), and
+    // keeps the database open.
     const writer = new Database(dbPath);
     try {
       writer.pragma("wal_autocheckpoint = 0");
       writer.prepare("UPDATE runs SET message = 'written by the running batch' WHERE id = 1").run();
+      readOnly(dbDir);
       expect(readdirSync(dbDir).sort()).toEqual(["coverage.sqlite", "coverage.sqlite-shm", "coverage.sqlite-wal"]);
       const r = await runAsReader("status", ["--db", dbPath, "--json"]);
       expect(r.stderr).toBe("");
