@@ -2,7 +2,8 @@
 // postcode handling, the gateway (keys, rate limit, quota, unknown paths), every fault, counters.
 import { squeezePostcode } from "../src/spec/postcode.js";
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
+import { parentPid, processAlive } from "../src/store/process-identity.js";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -527,30 +528,16 @@ describe("npm run simulate", () => {
       expect(stderr).toContain("the process that started the simulator exited: stopping");
       await expect(get(url!, lookupPath("broadband", "SW1A 1AA"))).rejects.toMatchObject({ cause: { code: "ECONNREFUSED" } });
     } finally {
-      for (const pid of [npm.pid!, ...descendants]) if (alive(pid)) process.kill(pid, "SIGKILL");
+      for (const pid of [npm.pid!, ...descendants]) if (processAlive(pid)) process.kill(pid, "SIGKILL");
     }
   });
 
   /** the processes whose parent is `pid`, from /proc */
   function childrenOf(pid: number): number[] {
-    const children: number[] = [];
-    for (const entry of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) children.push(Number(entry));
-      } catch {
-        // gone meanwhile
-      }
-    }
-    return children;
-  }
-  function alive(pid: number): boolean {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
+    return readdirSync("/proc")
+      .filter((e) => /^\d+$/.test(e))
+      .map(Number)
+      .filter((p) => parentPid(p) === pid);
   }
 
   it("refuses a bad flag with a one-line error and exit code 1", async () => {

@@ -1,8 +1,8 @@
 // npm run simulate -- [--port 8787] [options]: serve the coverage API simulator until SIGINT/SIGTERM.
 // First line on stdout is `listening <url>`, for scripts that start it with --port 0.
-import { readFileSync } from "node:fs";
 import { DEFAULT_PROVIDERS, parseProviders } from "../spec/fields.js";
 import { DEFAULT_KEY, startSimulator, type Simulator } from "../simulator/index.js";
+import { parentPid, processAlive } from "../store/process-identity.js";
 import { runCli, UsageError } from "./run-cli.js";
 
 /** Option checks name the option as code spells it; a user typed the flag. */
@@ -112,34 +112,14 @@ function whenStarterExits(gone: () => void, everyMs = 1_000): () => void {
   const parent = process.ppid;
   const starters = [parent];
   if (process.env.npm_lifecycle_event) {
-    const grandparent = parentOf(parent);
+    const grandparent = parentPid(parent);
     if (grandparent !== null && grandparent > 1) starters.push(grandparent);
   }
   const timer = setInterval(() => {
-    if (process.ppid === parent && starters.every(alive)) return;
+    if (process.ppid === parent && starters.every((pid) => processAlive(pid))) return;
     clearInterval(timer);
     gone();
   }, everyMs);
   timer.unref();
   return () => clearInterval(timer);
-}
-
-/** The parent of `pid` from /proc (Linux); null where there is no /proc. */
-function parentOf(pid: number): number | null {
-  try {
-    // the command name (field 2) is in parentheses and may hold spaces: the fields after its ")" are fixed
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return null;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
