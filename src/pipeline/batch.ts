@@ -18,7 +18,7 @@ import { DatabaseError, ensureProviderColumns, type Db } from "../store/db.js";
 import { LockedError, releaseLock, setLockRun } from "../store/lock.js";
 import { answersOfOtherKind, otherKindMessage } from "../store/data-kind.js";
 import { openForBatch } from "../store/open-for-batch.js";
-import { abandonStaleRuns, checkpointRun, createRun, finishRun, type RunCounts } from "../store/runs.js";
+import { abandonStaleRuns, checkpointRun, createRun, finishRun, forgetRun, type RunCounts } from "../store/runs.js";
 import { headlineLines, openFirstLine, writeReportsUnlessCurrent } from "../report/index.js";
 import { reportOptionsProblem } from "../report/check-options.js";
 import type { Logger } from "../log/logger.js";
@@ -125,7 +125,8 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
 
 /**
  * A run refused before it has a run number (an unreadable --in, a locked or unusable database, a
- * database of the other kind): one error line that ends the run, with what a run's last JSON line carries.
+ * database of the other kind) or whose number is given back (report options the input cannot
+ * meet): one error line that ends the run, with what a run's last JSON line carries.
  */
 function refuse(log: Logger, message: string, stopReason: string): BatchResult {
   log.error(message, { event: "refused", exitCode: EXIT.error, stopReason });
@@ -205,11 +206,19 @@ function startRun(ctx: RunContext): number {
   return runId;
 }
 
-/** Configuration, input: nothing was fetched, so no report is written. */
+/**
+ * Input or report options: nothing was fetched, so no report is written. A bad input is recorded as
+ * a failed run; report options naming columns the input lacks are a configuration mistake, and
+ * the run is forgotten (it keeps no run number), as if refused before it started.
+ */
 function failBeforeFetching(ctx: RunContext, message: string, stopReason: "input" | "options"): BatchResult {
+  ctx.finished = true;
+  if (stopReason === "options") {
+    forgetRun(ctx.db, ctx.runId!);
+    return refuse(ctx.log, message, stopReason);
+  }
   ctx.log.error(message, { event: "failed", runId: ctx.runId, exitCode: EXIT.error, stopReason });
   finishRun(ctx.db, ctx.runId!, { endedAt: nowIso(ctx), state: "failed", exitCode: EXIT.error, message, counts: countsSoFar(ctx) });
-  ctx.finished = true;
   return { exitCode: EXIT.error, runId: ctx.runId, counts: null, stats: null };
 }
 
