@@ -27,7 +27,7 @@ const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, latencyBo
 async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))
     .scriptName("npm run bench --")
-    .usage("$0 [--quick] [--only LIST]\n\nMeasures how close the batch runs to its limits; see README, Performance.")
+    .usage("$0 [--quick] [--only LIST]\n\nMeasures how close the batch runs to its limits; see docs/bench.md.")
     .option("quick", { type: "boolean", default: false, describe: "every scenario scaled down (about a minute instead of seven)" })
     .option("only", { type: "string", describe: `comma-separated scenarios: ${SCENARIOS.map((s) => s.name).join(", ")}` })
     .option("out", { type: "string", default: join(OUTPUT_DIR, "bench.json"), describe: "where to write the figures" })

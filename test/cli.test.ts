@@ -1,5 +1,5 @@
 // The four commands as a user meets them: one-line errors, did-you-mean, --help and --version.
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { unknownOption } from "../src/cli/run-cli.js";
@@ -41,7 +41,8 @@ describe("the commands as processes", () => {
   it("--version and --help print and exit 0 in every command, and never run it", async () => {
     const d = dir();
     const db = join(d, "coverage.sqlite");
-    const runs = (["batch", "report", "status", "simulate"] as const).flatMap((cli) => [
+    const optionsDoc = statSync(join(ROOT, "docs/options.md")).mtimeMs;
+    const runs = (["batch", "report", "status", "simulate", "options-table"] as const).flatMap((cli) => [
       spawnCli(cli, ["--version", "--in", join(d, "in.csv"), "--simulate", "--db", db]).done.then((r) => ({ cli, flag: "--version", r })),
       spawnCli(cli, ["--help"]).done.then((r) => ({ cli, flag: "--help", r })),
     ]);
@@ -50,8 +51,9 @@ describe("the commands as processes", () => {
       if (flag === "--version") expect(r.stdout).toBe(`${VERSION}\n`);
       else expect(r.stdout).toContain(`npm run ${cli} --`);
     }
-    // the batch did not run: no database was made
+    // the batch did not run: no database was made; nor did options-table rewrite its file
     expect(existsSync(db)).toBe(false);
+    expect(statSync(join(ROOT, "docs/options.md")).mtimeMs).toBe(optionsDoc);
   });
 
   it("configuration errors are one line, never echo a secret, and exit 1", async () => {
@@ -65,7 +67,7 @@ describe("the commands as processes", () => {
       ["not a number", [...base, "--base-url", url, "--rate", "abc"], { COVERAGE_API_KEY: KEY }, /^error: --rate: expected a number, got "abc"/],
       ["missing key file", [...base, "--base-url", url, "--key-file", join(d, "nope.key")], {}, /^error: --key-file .*nope\.key: no such file/],
       // swapped: the key in COVERAGE_API_URL must not be printed
-      ["swapped env", base, { COVERAGE_API_URL: KEY, COVERAGE_API_KEY: url }, /^error: COVERAGE_API_URL: not a valid value for --base-url \(value not shown\)/],
+      ["swapped env", base, { COVERAGE_API_URL: KEY, COVERAGE_API_KEY: url }, /^error: COVERAGE_API_URL: not a valid value for --base-url: \*\*\* is not a URL \(value not shown\)/],
       ["CRLF key", [...base, "--base-url", url], { COVERAGE_API_KEY: `${KEY}\r` }, /^error: COVERAGE_API_KEY: the key contains a character that is not allowed in an HTTP header/],
       ["query in URL", [...base, "--base-url", `${url}/?x=1`], { COVERAGE_API_KEY: KEY }, /without \?query or #fragment/],
       ["empty fragment", [...base, "--base-url", `${url}/#`], { COVERAGE_API_KEY: KEY }, /without \?query or #fragment/],

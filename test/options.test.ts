@@ -36,7 +36,11 @@ describe("batch option declarations", () => {
   it("take a value from the environment when the flag is absent, and never echo it in an error", () => {
     expect(parseOptions({ in: "x" }, { COVERAGE_API_URL: "https://api.example.com/v1" }).baseUrl?.href).toBe("https://api.example.com/v1");
     expect(parseOptions({ in: "x", baseUrl: "https://flag.example.com" }, { COVERAGE_API_URL: "https://env.example.com" }).baseUrl?.host).toBe("flag.example.com");
-    expect(() => parseOptions({ in: "x" }, { COVERAGE_API_URL: KEY })).toThrow(/^COVERAGE_API_URL: not a valid value for --base-url \(value not shown\)$/);
+    expect(() => parseOptions({ in: "x" }, { COVERAGE_API_URL: KEY })).toThrow(/^COVERAGE_API_URL: not a valid value for --base-url: \*\*\* is not a URL \(value not shown\)$/);
+    // it still says why, as the flag would, with the value (and every piece of it) left out
+    expect(() => parseOptions({ in: "x" }, { COVERAGE_API_URL: "http://coverage.example.org" })).toThrow(
+      /^COVERAGE_API_URL: not a valid value for --base-url: refusing plain http to \*\*\*: the key would travel in clear; use https \(value not shown\)$/,
+    );
   });
 
   it("--simulate ignores an address in the environment", () => {

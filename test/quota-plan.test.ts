@@ -46,7 +46,9 @@ describe("parsing", () => {
     expect(buildConfig(flags, { COVERAGE_MONTHLY_QUOTA: "mobile=7" }).monthlyQuota).toEqual({ mobile: 7 });
     expect(() => buildConfig({ ...flags, monthlyQuota: "x" }, {})).toThrow(/^--monthly-quota: "x" is neither N nor broadband=N/);
     // a value from the environment is named by its variable and never echoed
-    expect(() => buildConfig(flags, { COVERAGE_MONTHLY_QUOTA: "x" })).toThrow(/^COVERAGE_MONTHLY_QUOTA: not a valid value for --monthly-quota \(value not shown\)$/);
+    expect(() => buildConfig(flags, { COVERAGE_MONTHLY_QUOTA: "x" })).toThrow(
+      /^COVERAGE_MONTHLY_QUOTA: not a valid value for --monthly-quota: \*\*\* is neither N nor broadband=N \/ mobile=N \(value not shown\)$/,
+    );
     expect(() => buildConfig({ ...flags, quotaResetDay: 31 }, {})).toThrow(/^--quota-reset-day: expected a whole number from 1 to 28, got 31$/);
     expect(() => buildConfig({ ...flags, release: "a b" }, {})).toThrow(/--release: "a b" is not a release name/);
   });

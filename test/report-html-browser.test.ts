@@ -1,7 +1,7 @@
 // report.html opened in a real browser (Debian's chromium driven by playwright-core; nothing is
 // downloaded), from real batches against the bundled simulator: a normal run, one postcode, no
 // mobile lookup, and every postcode not found. One browser for all of them.
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, simulatedAreaFile } from "../src/simulator/index.js";
 import { percent, type Summary } from "../src/report/summary.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
+import { CHROMIUM_PATH, requiresTool, TOOLS } from "./helpers/requires-tool.js";
 
-const CHROMIUM = process.env.PCC_CHROMIUM ?? "/usr/bin/chromium";
+const BROWSER = requiresTool(TOOLS.chromium);
 const SEED = 11;
 const pool = generatePostcodes(SEED, 400);
 const known = pool.filter((p) => generatePostcode(SEED, p) !== null);
@@ -44,10 +45,10 @@ const opened = new Map<string, Opened>();
 const dirs: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: apt-get install chromium (or set PCC_CHROMIUM)`);
+  if (BROWSER.skip) return;
   expect(unknown.length).toBeGreaterThanOrEqual(3);
   browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: CHROMIUM_PATH,
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
   for (const c of CASES) {
@@ -87,7 +88,7 @@ function rows(page: Page, figureId: string): Promise<string[][]> {
   return page.$$eval(`#${figureId} table tbody tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll("th, td")].map((c) => c.textContent ?? "")));
 }
 
-describe.each(CASES.map((c) => c.name))("report.html of the %s case", (name) => {
+describe.skipIf(BROWSER.skip).each(CASES.map((c) => c.name))("report.html of the %s case", (name) => {
   it("loads with no console error and no request but the file itself", () => {
     const o = get(name);
     expect(o.consoleErrors).toEqual([]);
@@ -127,6 +128,41 @@ describe.each(CASES.map((c) => c.name))("report.html of the %s case", (name) => 
       }
     }
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+  });
+
+  it("draws no chart text outside its chart or over other text, in this machine's fonts", async () => {
+    const { page } = get(name);
+    const problems = await page.$$eval("svg.chart", (svgs) =>
+      svgs.flatMap((svg) => {
+        const chart = svg.getBoundingClientRect();
+        const texts = [...svg.querySelectorAll("text")].map((t) => ({ text: t.textContent ?? "", box: t.getBoundingClientRect(), turned: (t.getCTM()?.b ?? 0) !== 0 }));
+        const out: string[] = [];
+        for (const { text, box } of texts)
+          if (box.left < chart.left - 0.5 || box.right > chart.right + 0.5 || box.top < chart.top - 0.5 || box.bottom > chart.bottom + 0.5) out.push(`cut: ${text}`);
+        // turned labels (many columns) have boxes wider than their ink: only upright ones are compared
+        const upright = texts.filter((t) => !t.turned);
+        for (const [i, a] of upright.entries())
+          for (const b of upright.slice(i + 1))
+            if (a.box.left < b.box.right - 1 && b.box.left < a.box.right - 1 && a.box.top < b.box.bottom - 1 && b.box.top < a.box.bottom - 1)
+              out.push(`overlap: ${a.text} | ${b.text}`);
+        return out;
+      }),
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it("prints every chart at the page's full width", async () => {
+    const { page } = get(name);
+    await page.emulateMedia({ media: "print" });
+    try {
+      await page.setViewportSize({ width: 703, height: 1000 }); // A4's 186 mm between the margins, at 96 px an inch
+      const widths = await page.$$eval("svg.chart", (svgs) => svgs.map((s) => Math.round(s.getBoundingClientRect().width)));
+      const body = await page.evaluate(() => Math.round(document.body.getBoundingClientRect().width));
+      for (const w of widths) expect(w).toBe(body);
+    } finally {
+      await page.emulateMedia({ media: "screen" });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
   });
 
   it("shows the headline and the run's figures as summary.json has them", async () => {
@@ -204,11 +240,13 @@ describe.each(CASES.map((c) => c.name))("report.html of the %s case", (name) => 
   });
 });
 
-describe("what each edge case shows instead of charts", () => {
+describe.skipIf(BROWSER.skip)("what each edge case shows instead of charts", () => {
   it("the batch's closing lines name report.html", () => {
     const { run, dir } = get("normal");
     const file = join(dir, "out", "report.html");
-    expect(run.logs.some((l) => (JSON.parse(l) as { message: string }).message === `open ${file} in a browser to see these figures as charts`)).toBe(true);
+    const last = run.logs.map((l) => JSON.parse(l) as { message: string }).filter((l) => / first: /.test(l.message));
+    // one "open first" line, naming the workbook first and report.html beside it
+    expect(last.map((l) => l.message)).toEqual([`open ${join(dir, "out", "coverage.xlsx")} first: the summary, figures per group and your rows with their figures; ${file} shows them as charts in a browser`]);
   });
 
   it("one postcode: every chart drawn from its few addresses", async () => {
@@ -217,6 +255,8 @@ describe("what each edge case shows instead of charts", () => {
     // five charts of the figures, and the groups of groups.csv (by default the postcode's area and district)
     expect(await page.$$("#groups svg.chart")).toHaveLength(2);
     expect(await page.$$("svg.chart")).toHaveLength(7);
+    // counted in the singular where there is one
+    expect(await page.textContent("#headline")).toContain("From 1 input row: 1 distinct valid postcode, 0 rows without a valid postcode.");
   });
 
   it("with coordinates: two maps whose hexagons, titles and legend are in the page with scripts off", async () => {

@@ -210,6 +210,8 @@ describe("renderHtmlReport", () => {
       ["Indoor data: some, not all", "60,000", "25.0%"],
     ]);
     expect(tableRows(html, "mobile-needs-4g")[1]).toEqual(["ProvB", "1,234", "0.5%"]);
+    // the best provider first, in words that read right whichever way the shares run
+    expect(figureHtml(html, "mobile-good")).toMatch(/Good indoor voice: at most 90\.0% of addresses \(ProvA\), at least [\d.]+% \(ProvB\)\./);
   });
 
   it("draws the 20 worst groups per dimension and measure, worst first, escaping group names", () => {

@@ -7,6 +7,7 @@ import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeReports } from "../src/report/index.js";
 import { bestProviders } from "../src/report/property-figures.js";
+import { classifyUprnMiss } from "../src/report/uprn-matching.js";
 import type { Db } from "../src/store/db.js";
 import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 import { expectedProperty } from "./helpers/independent-figures.js";
@@ -75,3 +76,42 @@ describe("--uprn-column", () => {
 });
 
 const normalised = (p: string) => p.replace(/\s+/g, "").toUpperCase();
+
+describe("--uprn-column says how its UPRNs matched", () => {
+  it("counts the matches, and tells a spreadsheet's mangling from a UPRN the answer lacks", async () => {
+    const rows = [
+      ["01", "CF10 1AA", "100020416747"], // matches
+      ["02", "CF10 1AA", "1.0002E+11"], // what Excel saves for 100020416747 in a General column
+      ["03", "CF10 1AA", "100020000000"], // the same, read back as a number: digits lost
+      ["04", "CF10 1AA", "42"], // simply not in the answer
+      ["05", "B1 1AA", "5"], // its postcode was not found: not counted
+      ["06", "SW1A 2AA", ""], // names no UPRN: not counted
+    ];
+    const id = addRun(db, rows, ["broadband", "mobile"], false, COLUMNS);
+    const result = await writeReports(db, { outDir: join(dir, "out-matching"), runId: id, now: () => FIXED_NOW, uprnColumn: "uprn", groupBy: [] });
+    expect(result.notes).toEqual([
+      "--uprn-column uprn: 1 of 4 UPRNs match an address in their postcode's answer; " +
+        "2 look mangled by a spreadsheet (scientific notation, digits lost to rounding: line 3: 1.0002E+11, line 4: 100020000000); " +
+        "format the column as text in the spreadsheet, type the UPRNs again and save; " +
+        "1 is not in its postcode's answer (line 5: 42)",
+    ]);
+    const all = addRun(db, rows.slice(0, 1), ["broadband", "mobile"], false, COLUMNS);
+    const matched = await writeReports(db, { outDir: join(dir, "out-matched"), runId: all, now: () => FIXED_NOW, uprnColumn: "uprn", groupBy: [] });
+    expect(matched.notes).toEqual(["--uprn-column uprn: the 1 UPRN matches an address in its postcode's answer"]);
+    // without --uprn-column there is nothing to say
+    expect((await writeReports(db, { outDir: join(dir, "out-plain"), runId: all, now: () => FIXED_NOW, groupBy: [] })).notes).toEqual([]);
+  });
+
+  it("classifies a UPRN that matched nothing from how it looks beside its postcode's UPRNs", () => {
+    const answer = [100020416747, 200000000001];
+    expect(classifyUprnMiss("1.00020E+11", answer)).toBe("scientific");
+    expect(classifyUprnMiss(" 1,0002E+11 ", answer)).toBe("scientific"); // a comma-decimal locale
+    expect(classifyUprnMiss("100020000000", answer)).toBe("lost_digits");
+    expect(classifyUprnMiss("100020400000", answer)).toBe("lost_digits");
+    // rounded, but to no UPRN of this postcode; or not rounded at all
+    expect(classifyUprnMiss("300000000000", answer)).toBe("not_in_answer");
+    expect(classifyUprnMiss("10002000000", answer)).toBe("not_in_answer");
+    expect(classifyUprnMiss("100020416748", answer)).toBe("not_in_answer");
+    expect(classifyUprnMiss("abc", answer)).toBe("not_in_answer");
+  });
+});

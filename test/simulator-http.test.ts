@@ -2,6 +2,8 @@
 // postcode handling, the gateway (keys, rate limit, quota, unknown paths), every fault, counters.
 import { squeezePostcode } from "../src/spec/postcode.js";
 import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { parentPid, processAlive } from "../src/store/process-identity.js";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -505,6 +507,38 @@ describe("npm run simulate", () => {
     expect(await exited).toBe(0);
     expect(lines.join("\n") + stderr).not.toContain("cli-secret-key");
   });
+
+  it("stops when the npm process that started it is killed", async () => {
+    const root = fileURLToPath(new URL("..", import.meta.url));
+    // npm, then its shell, then the simulator: killing npm by its pid reaches neither of the others
+    const npm = spawn("npm", ["run", "--silent", "simulate", "--", "--port", "0"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    npm.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    // the pipe ends when its last writer, the simulator itself, has exited
+    const outputEnded = new Promise<void>((resolve) => npm.stdout.once("end", resolve).resume());
+    const first = await new Promise<string>((resolve) => createInterface({ input: npm.stdout }).once("line", resolve));
+    // its shell and the simulator, to clean up after a failure
+    const descendants = childrenOf(npm.pid!).flatMap((pid) => [pid, ...childrenOf(pid)]);
+    try {
+      const url = /^listening (http:\/\/\S+)$/.exec(first)?.[1];
+      expect(url, first).toBeDefined();
+      expect((await get(url!, lookupPath("broadband", "SW1A 1AA"))).status).toBe(200);
+      npm.kill("SIGKILL");
+      await outputEnded;
+      expect(stderr).toContain("the process that started the simulator exited: stopping");
+      await expect(get(url!, lookupPath("broadband", "SW1A 1AA"))).rejects.toMatchObject({ cause: { code: "ECONNREFUSED" } });
+    } finally {
+      for (const pid of [npm.pid!, ...descendants]) if (processAlive(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+
+  /** the processes whose parent is `pid`, from /proc */
+  function childrenOf(pid: number): number[] {
+    return readdirSync("/proc")
+      .filter((e) => /^\d+$/.test(e))
+      .map(Number)
+      .filter((p) => parentPid(p) === pid);
+  }
 
   it("refuses a bad flag with a one-line error and exit code 1", async () => {
     const root = fileURLToPath(new URL("..", import.meta.url));

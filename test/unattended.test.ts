@@ -136,7 +136,8 @@ describe("unattended runs (child processes)", () => {
     expect(second.code).toBe(1);
     const refusal = jsonLines(second);
     expect(refusal).toHaveLength(1);
-    expect(refusal[0]).toMatchObject({ level: "error" });
+    // the line that ends the refused run says so in the fields every run's last line has
+    expect(refusal[0]).toMatchObject({ level: "error", event: "refused", exitCode: 1, stopReason: "locked" });
     expect(refusal[0]!.message).toMatch(new RegExp(`another batch \\(pid ${holder.pid} .*is using this database; wait for it to finish or use another --db`));
     expect(query(db, "SELECT COUNT(*) AS n FROM runs")).toEqual([{ n: 1 }]);
 
@@ -212,7 +213,7 @@ describe("unattended runs (child processes)", () => {
     expect(row!.pending).toBe(2 * kept);
   });
 
-  it("cron mode: --in - reads standard input, --quiet and --log-format json print only JSON errors and the summary", async () => {
+  it("cron mode: --in - reads standard input, --quiet and --log-format json print only JSON errors, the plan and the summary", async () => {
     const d = dir();
     const r = await batch(
       ["--in", "-", "--simulate", "--db", join(d, "coverage.sqlite"), "--out", join(d, "out"), "--quiet", "--log-format", "json",
@@ -222,10 +223,11 @@ describe("unattended runs (child processes)", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
     const lines = jsonLines(r);
-    // the report's headline (run, broadband, mobile, the simulated-data note), the file to open first, then the run's summary
-    expect(lines.map((l) => l.level)).toEqual(["result", "result", "result", "result", "result", "result"]);
+    // the plan as it is made; the report's headline (run, broadband, mobile, the simulated-data note), the file to open first, then the run's summary
+    expect(lines.map((l) => l.level)).toEqual(["info", "result", "result", "result", "result", "result", "result"]);
+    expect(lines[0]).toMatchObject({ event: "plan", runId: 1, inputRows: 7, postcodes: 6, rejects: 1 });
     // (the key-piece redaction masks the temp dir's name, which shares a word with the test's key)
-    expect(lines.at(-2)!.message).toMatch(/^open \/.*\/out\/coverage\.xlsx first: the summary, figures per group and your rows with their figures$/);
+    expect(lines.at(-2)!.message).toMatch(/^open \/.*\/out\/coverage\.xlsx first: the summary, figures per group and your rows with their figures; \/.*\/out\/report\.html shows them as charts in a browser$/);
     expect(lines.at(-1)).toMatchObject({ exitCode: 0, postcodes: 6, rejects: 1, failed: 0, pending: 0, requests: 12 });
     expect(query(join(d, "coverage.sqlite"), "SELECT simulated, input_name FROM runs")).toEqual([{ simulated: 1, input_name: "-" }]);
     expect(readdirSync(join(d, "out"))).toEqual(
@@ -249,7 +251,10 @@ describe("unattended runs (child processes)", () => {
       expect(r.stderr).toMatch(cases[i]![2]);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     });
-    // with --log-format json even the error is a JSON object
-    expect(jsonLines(results[3]!).find((l) => l.level === "error")?.message).toMatch(/no such file/);
+    // with --log-format json even the error is a JSON object, ending the run as every run's last line does
+    expect(jsonLines(results[3]!).at(-1)).toMatchObject({ level: "error", event: "refused", exitCode: 1, stopReason: "input" });
+    expect(jsonLines(results[3]!).at(-1)?.message).toMatch(/no such file/);
+    // refused before reading its input: no run number taken, no database file left behind
+    expect(readdirSync(d)).toEqual(["in.csv"]);
   });
 });

@@ -4,7 +4,7 @@
 // per sheet and read back): the IDs and UPRNs are intact, the figures per region equal an
 // independent computation and the per-UPRN figures equal the stored answers. exceljs reads the
 // workbook back for its structure: sheet order, frozen filtered headers, notes, text cells.
-import { execFile, spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -20,11 +20,12 @@ import { resolveScope } from "../src/report/scope.js";
 import { buildPostcodeTable, dropPostcodeTable } from "../src/report/postcode-table.js";
 import { computeSummary } from "../src/report/summary.js";
 import { writeWorkbook } from "../src/report/workbook.js";
+import { requiresTool, TOOLS } from "./helpers/requires-tool.js";
 
 const KEY = "Zq4-secret-77x-Lp2";
 const SEED = 13;
 const PROVIDERS = ["ProvA", "ProvB", "ProvC", "ProvD"];
-const SOFFICE = spawnSync("soffice", ["--version"], { encoding: "utf8" }).status === 0;
+const LIBREOFFICE = requiresTool(TOOLS.soffice);
 
 let dir: string;
 let sim: Simulator;
@@ -67,7 +68,9 @@ describe("the batch's workbook", () => {
   it("is written with the reports, and the closing lines name it as the file to open first", () => {
     expect(run.exitCode).toBe(0);
     const results = run.logs.map((l) => JSON.parse(l) as { level: string; message: string }).map((l) => l.message);
-    expect(results).toContain(`open ${join(out(), "coverage.xlsx")} first: the summary, figures per group and your rows with their figures`);
+    expect(results).toContain(
+      `open ${join(out(), "coverage.xlsx")} first: the summary, figures per group and your rows with their figures; ${join(out(), "report.html")} shows them as charts in a browser`,
+    );
   });
 
   it("has its sheets in order, each with a frozen, filtered header and readable headings (API names in notes)", async () => {
@@ -97,9 +100,7 @@ describe("the batch's workbook", () => {
     expect(figures.some((r) => r[0] === "Provenance" && r[1] === "Mobile data" && /^release /.test(String(r[2])))).toBe(true);
   });
 
-  const skipped = SOFFICE ? "" : " (SKIPPED: soffice is not installed; apt-get install libreoffice-calc-nogui)";
-  // CI installs LibreOffice (.ci/run): there a missing soffice fails instead of skipping
-  it.skipIf(!SOFFICE && !process.env.CI)(`opens in LibreOffice with IDs and UPRNs intact, figures per region and per property as stored${skipped}`, async () => {
+  it.skipIf(LIBREOFFICE.skip)("opens in LibreOffice with IDs and UPRNs intact, figures per region and per property as stored", async () => {
     const lo = join(dir, "lo");
     // one CSV per sheet (the last filter option, -1); a profile of its own so that parallel runs do not collide
     await promisify(execFile)(

@@ -1,8 +1,17 @@
 // npm run options-table: writes docs/options.md from the option declarations (src/pipeline/options.ts).
 import { writeFileSync } from "node:fs";
 import { optionsTable } from "../pipeline/options.js";
+import { runCli } from "./run-cli.js";
 
-export const OPTIONS_DOC = new URL("../../docs/options.md", import.meta.url);
+const OPTIONS_DOC = new URL("../../docs/options.md", import.meta.url);
 
-writeFileSync(OPTIONS_DOC, optionsTable());
-process.stdout.write(`wrote ${OPTIONS_DOC.pathname}\n`);
+runCli({
+  name: "options-table",
+  usage: "$0\n\nWrites docs/options.md, the table of the batch's options, from their declarations in src/pipeline/options.ts.",
+  options: (y) => y,
+  run: () => {
+    writeFileSync(OPTIONS_DOC, optionsTable());
+    process.stdout.write(`wrote ${OPTIONS_DOC.pathname}\n`);
+    return 0;
+  },
+});

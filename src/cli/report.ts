@@ -51,7 +51,7 @@ runCli({
         onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
       });
       process.stdout.write(`reports written to ${argv.out}: ${result.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}\n`);
-      for (const line of headlineLines(result.summary)) process.stdout.write(line + "\n");
+      for (const line of [...headlineLines(result.summary), ...result.notes]) process.stdout.write(line + "\n");
       process.stdout.write(openFirstLine(argv.out) + "\n");
     } catch (err) {
       // A file that is not this program's database, or a damaged one.

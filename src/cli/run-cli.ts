@@ -32,8 +32,8 @@ export interface CliSpec<A> {
 }
 
 interface CliOutput {
-  /** one error line in the chosen format */
-  error(message: string): void;
+  /** one error line in the chosen format; it ends the command, so it says why (stopReason) */
+  error(message: string, stopReason: "config" | "error" | "unexpected"): void;
 }
 
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -44,7 +44,7 @@ export function runCli<A>(spec: CliSpec<A>, args: readonly string[] = hideBin(pr
   for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
   const json = args.some((a, i) => a === "--log-format=json" || (a === "--log-format" && args[i + 1] === "json"));
   const out: CliOutput = {
-    error: (message) => process.stderr.write(errorLine(message, json) + "\n"),
+    error: (message, stopReason) => process.stderr.write(errorLine(message, json, stopReason) + "\n"),
   };
   const hint = `(npm run ${spec.name} -- --help lists the options)`;
   main(spec, args).then(
@@ -52,10 +52,10 @@ export function runCli<A>(spec: CliSpec<A>, args: readonly string[] = hideBin(pr
       process.exitCode = code;
     },
     (err: unknown) => {
-      if (err instanceof ConfigError) out.error(`${err.message} ${hint}`);
-      else if (err instanceof CliError || spec.isUserError?.(err) || isFileSystemError(err)) out.error((err as Error).message);
+      if (err instanceof ConfigError) out.error(`${err.message} ${hint}`, "config");
+      else if (err instanceof CliError || spec.isUserError?.(err) || isFileSystemError(err)) out.error((err as Error).message, "error");
       // one line even for a bug: the message, never a stack trace (NODE_DEBUG-style detail is not for cron logs)
-      else out.error(`unexpected failure: ${err instanceof Error ? err.message : String(err)}`);
+      else out.error(`unexpected failure: ${err instanceof Error ? err.message : String(err)}`, "unexpected");
       process.exitCode = 1;
     },
   );
@@ -103,9 +103,10 @@ function plainYargsMessage(message: string): string {
   return message;
 }
 
-export function errorLine(message: string, json: boolean): string {
+/** The error that ends a command; in JSON with what every run's last line carries (event, exitCode, stopReason). */
+export function errorLine(message: string, json: boolean, stopReason: string): string {
   const line = message.replace(/\s*\n\s*/g, " ");
-  return json ? JSON.stringify({ time: new Date().toISOString(), level: "error", message: line }) : `error: ${line}`;
+  return json ? JSON.stringify({ time: new Date().toISOString(), level: "error", message: line, event: "refused", exitCode: 1, stopReason }) : `error: ${line}`;
 }
 
 function isFileSystemError(err: unknown): boolean {

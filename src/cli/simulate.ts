@@ -5,6 +5,7 @@ import { createReadStream, existsSync, mkdirSync, readFileSync, writeFileSync } 
 import { join } from "node:path";
 import { DEFAULT_KEY, simulatedAreaFile, simulatedOpenDataArchive, startSimulator, type Simulator } from "../simulator/index.js";
 import { InputError, openInput } from "../input/read-input.js";
+import { parentPid, processAlive } from "../store/process-identity.js";
 import { runCli, UsageError } from "./run-cli.js";
 
 /** Option checks name the option as code spells it; a user typed the flag. */
@@ -119,14 +120,41 @@ async function inputPostcodes(path: string): Promise<Set<string>> {
   return postcodes;
 }
 
+/** Serves until a signal, or until the process that started it exits. */
 function untilSignal(simulator: Simulator): Promise<void> {
   return new Promise((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
+      stopWatching();
       void simulator.close().then(resolve);
     };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
+    const stopWatching = whenStarterExits(() => {
+      console.error("the process that started the simulator exited: stopping");
+      stop();
+    });
   });
+}
+
+/**
+ * Calls `gone` once the parent exits, or (started by an npm script: npm, then its shell) the
+ * grandparent. A killed npm does not pass the signal on, and an orphaned simulator would keep
+ * its port. Polled each second on a timer that keeps nothing alive.
+ */
+function whenStarterExits(gone: () => void, everyMs = 1_000): () => void {
+  const parent = process.ppid;
+  const starters = [parent];
+  if (process.env.npm_lifecycle_event) {
+    const grandparent = parentPid(parent);
+    if (grandparent !== null && grandparent > 1) starters.push(grandparent);
+  }
+  const timer = setInterval(() => {
+    if (process.ppid === parent && starters.every((pid) => processAlive(pid))) return;
+    clearInterval(timer);
+    gone();
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -21,7 +21,8 @@ export class StopControl {
   private readonly hard = new AbortController();
   readonly reasons: StopReason[] = [];
 
-  constructor() {
+  /** onReason: told of each new reason as it is recorded (the log says why a run stops when it stops) */
+  constructor(private readonly onReason: (reason: StopReason) => void = () => {}) {
     // Every request in flight listens on the in-flight signal: --concurrency 16 is 32 listeners, not a leak.
     setMaxListeners(0, this.hard.signal, this.all.signal);
   }
@@ -67,7 +68,9 @@ export class StopControl {
   /** Every request in flight may answer the same (four 403s, four 401s): one reason of each kind per lookup. */
   private record(reason: StopReason): void {
     const lookupOf = (r: StopReason) => ("lookup" in r ? r.lookup : null);
-    if (!this.reasons.some((r) => r.kind === reason.kind && lookupOf(r) === lookupOf(reason))) this.reasons.push(reason);
+    if (this.reasons.some((r) => r.kind === reason.kind && lookupOf(r) === lookupOf(reason))) return;
+    this.reasons.push(reason);
+    this.onReason(reason);
   }
 
   /** An unexpected error: stop scheduling and abandon requests in flight, with no reason of its own. */

@@ -13,6 +13,8 @@ export interface Logger {
   security(message: string, fields?: Record<string, unknown>): void;
   /** the final summary: printed even when quiet */
   result(message: string, fields?: Record<string, unknown>): void;
+  /** what the run does as it happens (its plan, why it stops): printed even when quiet, so a hung run's log says how far it got */
+  milestone(level: "info" | "warn", message: string, fields?: Record<string, unknown>): void;
   /** secrets to mask in every line from now on */
   addSecret(secret: string): void;
   redact(text: string): string;
@@ -35,8 +37,8 @@ export function createLogger(options: LoggerOptions): Logger {
   const logState: { around: ((write: () => void) => void) | undefined } = { around: undefined };
   const redact = (text: string): string => redactor.redact(text);
 
-  const emit = (level: Level | "result" | "security", message: string, fields?: Record<string, unknown>) => {
-    if (options.quiet && (level === "info" || level === "warn" || level === "debug")) return;
+  const emit = (level: Level | "result" | "security", message: string, fields?: Record<string, unknown>, evenQuiet = false) => {
+    if (options.quiet && !evenQuiet && (level === "info" || level === "warn" || level === "debug")) return;
     if (level === "debug" && !options.verbose) return;
     // Redacted before JSON escaping, so a key cannot hide behind an escape.
     const line =
@@ -55,6 +57,7 @@ export function createLogger(options: LoggerOptions): Logger {
     error: (m, f) => emit("error", m, f),
     result: (m, f) => emit("result", m, f),
     security: (m, f) => emit("security", m, f),
+    milestone: (level, m, f) => emit(level, m, f, true),
     addSecret: (secret) => redactor.add(secret),
     redact,
     setAround(around) {

@@ -9,15 +9,16 @@ import { systemClock, type Clock } from "../fetch/clock.js";
 import { emptyStats, fetchLookup, type FetchStats } from "../fetch/fetch-lookup.js";
 import { createHttpClient } from "../fetch/http-client.js";
 import { Pacer } from "../fetch/pacer.js";
-import { StopControl } from "../fetch/stop.js";
+import { StopControl, type StopReason } from "../fetch/stop.js";
 import { describeReasons, planFetches } from "../plan/plan.js";
 import { closeRefreshMarks } from "../store/plan-queries.js";
 import { answerWriter } from "../store/answers.js";
 import { finalCounts } from "../store/counts.js";
 import { DatabaseError, ensureProviderColumns, namingPath, type Db } from "../store/db.js";
 import { LockedError, releaseLock, setLockRun } from "../store/lock.js";
+import { answersOfOtherKind, otherKindMessage } from "../store/data-kind.js";
 import { openForBatch } from "../store/open-for-batch.js";
-import { abandonStaleRuns, checkpointRun, createRun, finishRun, setRunExit, type RunCounts } from "../store/runs.js";
+import { abandonStaleRuns, checkpointRun, createRun, finishRun, forgetRun, setRunExit, type RunCounts } from "../store/runs.js";
 import { headlineLines, openFirstLine, REPORT_FILES, writeReportsUnlessCurrent } from "../report/index.js";
 import { readPathInReportSet, type ReadPath } from "../report/read-paths.js";
 import { inputShapeProblem, reportOptionsProblem } from "../report/check-options.js";
@@ -25,7 +26,7 @@ import type { Logger } from "../log/logger.js";
 import { startProgress } from "../log/progress.js";
 import type { BatchConfig } from "./config.js";
 import { decideExit, describeStop, EXIT, stopReasonCode } from "./exit-code.js";
-import { readInputIntoRun } from "./read-stage.js";
+import { openInputSource, readInputIntoRun } from "./read-stage.js";
 import { startRunQuota, type RunQuota } from "./quota.js";
 
 /** Where the requests go: the configured API, or what the CLI started for --simulate. */
@@ -95,25 +96,29 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
   for (const key of Object.values(config.keys)) if (key) deps.logger.addSecret(key);
   // Before anything is read: a file the run reads must not be one the report set replaces.
   const clash = config.reports ? readPathInReportSet(readPaths(config), config.out, REPORT_FILES.map((f) => f.name)) : null;
-  if (clash) {
-    deps.logger.error(clash);
-    return { exitCode: EXIT.error, runId: null, counts: null, stats: null };
-  }
+  if (clash) return refuse(deps.logger, clash, "input");
+  const input = await openInputSource(config, deps.stdin);
+  if (!("stream" in input)) return refuse(deps.logger, input.message, "input");
   const ctx = openRun(config, deps);
-  if (!("db" in ctx)) return ctx;
+  if (!("db" in ctx)) {
+    input.stream.destroy();
+    return ctx;
+  }
   try {
     ctx.runId = startRun(ctx);
-    const read = await readInputIntoRun(ctx.db, ctx.runId, config, deps, ctx.stop.stopAllSignal);
-    if (!read.ok) return failBeforeFetching(ctx, read.message);
-    ctx.input = { inputRows: read.inputRows, rejects: read.rejects };
+    const read = await readInputIntoRun(ctx.db, ctx.runId, input, config, deps, ctx.stop.stopAllSignal);
+    if (!read.ok) return failBeforeFetching(ctx, read.message, "input");
+    ctx.input = read;
     // Report options that name columns, and an input the reports cannot hold, are refused now, before anything is fetched.
-    const reportProblem = config.reports ? (inputShapeProblem(read.shape) ?? (await reportOptionsProblem(ctx.db, ctx.runId, config))) : null;
-    if (reportProblem) return failBeforeFetching(ctx, reportProblem);
+    const shapeProblem = config.reports ? inputShapeProblem(read.shape) : null;
+    if (shapeProblem) return failBeforeFetching(ctx, shapeProblem, "input");
+    const reportProblem = config.reports ? await reportOptionsProblem(ctx.db, ctx.runId, config) : null;
+    if (reportProblem) return failBeforeFetching(ctx, reportProblem, "options");
     if (config.openData) {
       // loaded only when asked for: every other run starts without the zip reader
       const { importOpenData } = await import("./open-data-stage.js");
       const imported = await importOpenData(ctx.db, config.openData, { runId: ctx.runId, now: () => nowIso(ctx) }, ctx.log);
-      if (!imported.ok) return failBeforeFetching(ctx, imported.message);
+      if (!imported.ok) return failBeforeFetching(ctx, imported.message, "input");
     }
     ctx.plan = planStage(ctx);
     await fetchStage(ctx);
@@ -152,11 +157,20 @@ function readPaths(config: BatchConfig): ReadPath[] {
   ];
 }
 
+/**
+ * A run refused before it has a run number (an unreadable --in, a locked or unusable database, a
+ * database of the other kind) or whose number is given back (report options the input cannot
+ * meet): one error line that ends the run, with what a run's last JSON line carries.
+ */
+function refuse(log: Logger, message: string, stopReason: string): BatchResult {
+  log.error(message, { event: "refused", exitCode: EXIT.error, stopReason });
+  return { exitCode: EXIT.error, runId: null, counts: null, stats: null };
+}
+
 /** Database and lock. The lock comes before the run writes anything: a second batch must not even add columns. */
 function openRun(config: BatchConfig, deps: BatchDeps): RunContext | BatchResult {
   const log = deps.logger;
   const clock = deps.clock ?? systemClock;
-  const failed = { exitCode: EXIT.error, runId: null, counts: null, stats: null };
   // The lock comes before the run writes anything; the schema is migrated under it.
   let db: Db;
   try {
@@ -166,10 +180,16 @@ function openRun(config: BatchConfig, deps: BatchDeps): RunContext | BatchResult
       log.warn(`took over the lock of pid ${opened.lock.previous.pid} (run ${opened.lock.previous.runId ?? "?"}), which is no longer running`);
   } catch (err) {
     if (!(err instanceof LockedError) && !(err instanceof DatabaseError)) throw err;
-    log.error(err.message);
-    return failed;
+    return refuse(log, err.message, err instanceof LockedError ? "locked" : "database");
   }
-  const stop = new StopControl();
+  // Simulated answers and real ones never share a database: the quota ledger and the reports would mix them.
+  const otherKind = answersOfOtherKind(db, config.simulate);
+  if (otherKind) {
+    releaseLock(db);
+    db.close();
+    return refuse(log, otherKindMessage(config.db, config.simulate), "mixed_data");
+  }
+  const stop = new StopControl((reason) => logStop(log, reason));
   const ctx: RunContext = {
     config,
     deps,
@@ -229,11 +249,19 @@ function startRun(ctx: RunContext): number {
   return runId;
 }
 
-/** Configuration, input: nothing was fetched, so no report is written. */
-function failBeforeFetching(ctx: RunContext, message: string): BatchResult {
-  ctx.log.error(message);
-  finishRun(ctx.db, ctx.runId!, { endedAt: nowIso(ctx), state: "failed", exitCode: EXIT.error, message, counts: countsSoFar(ctx) });
+/**
+ * Input or report options: nothing was fetched, so no report is written. A bad input is recorded as
+ * a failed run; report options naming columns the input lacks are a configuration mistake, and
+ * the run is forgotten (it keeps no run number), as if refused before it started.
+ */
+function failBeforeFetching(ctx: RunContext, message: string, stopReason: "input" | "options"): BatchResult {
   ctx.finished = true;
+  if (stopReason === "options") {
+    forgetRun(ctx.db, ctx.runId!);
+    return refuse(ctx.log, message, stopReason);
+  }
+  ctx.log.error(message, { event: "failed", runId: ctx.runId, exitCode: EXIT.error, stopReason });
+  finishRun(ctx.db, ctx.runId!, { endedAt: nowIso(ctx), state: "failed", exitCode: EXIT.error, message, counts: countsSoFar(ctx) });
   return { exitCode: EXIT.error, runId: ctx.runId, counts: null, stats: null };
 }
 
@@ -253,7 +281,8 @@ function planStage(ctx: RunContext): FetchPlan {
     openData: config.openData !== null ? config.openDataPremises : undefined,
   });
   const { inputRows, rejects } = ctx.input!;
-  log.info(
+  log.milestone(
+    "info",
     `run ${ctx.runId}: ${inputRows} input rows, ${plan.postcodes} unique postcodes, ${rejects} rejected; ` +
       config.lookups
         .map((l) => `${l}: ${plan.toFetch.get(l)!.length} to fetch (${describeReasons(plan.reasons.get(l)!)}), ${plan.reused.get(l)} fresh`)
@@ -368,13 +397,8 @@ interface Finish {
 }
 
 function finishStage(ctx: RunContext): Finish {
-  const { stop, log, config } = ctx;
+  const { stop, config } = ctx;
   ctx.quota!.afterFetch(ctx.plan!, stop);
-  for (const reason of stop.reasons) {
-    const text = describeStop(reason);
-    if (decideExit([reason], 0, 0).code === EXIT.error) log.error(text, { event: "stop", stopReason: stopReasonCode(reason) });
-    else log.warn(text, { event: "stop", stopReason: stopReasonCode(reason) });
-  }
   const final = finalCounts(ctx.db, ctx.runId!, config.lookups);
   // a refresh the quota spreads over nights is not finished while refreshes are deferred
   if (config.refresh) closeRefreshMarks(ctx.db, ctx.runId!, config.lookups.filter((l) => !ctx.plan!.deferred.get(l)?.refreshes));
@@ -408,7 +432,7 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
     }
     log.info(`reports written to ${config.out}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
     for (const line of headlineLines(report.summary)) log.result(line);
-    for (const f of report.files.filter((f) => f.endsWith(".html"))) log.info(`open ${f} in a browser to see these figures as charts`);
+    for (const note of report.notes) log.result(note, { event: "note" });
     log.result(openFirstLine(config.out));
     return null;
   } catch (err) {
@@ -473,6 +497,13 @@ function failUnexpectedly(ctx: RunContext, err: unknown): void {
 export function progressMode(config: Pick<BatchConfig, "progress" | "quiet">, isTTY: boolean): "bar" | "log" | "off" {
   if (config.progress === false || config.quiet) return "off";
   return isTTY ? "bar" : "log";
+}
+
+/** Why the run stops, the moment it does (with --quiet too: the log of a run that hangs afterwards says it). */
+function logStop(log: Logger, reason: StopReason): void {
+  const fields = { event: "stop", stopReason: stopReasonCode(reason) };
+  if (decideExit([reason], 0, 0).code === EXIT.error) log.error(describeStop(reason), fields);
+  else log.milestone("warn", describeStop(reason), fields);
 }
 
 function installSignals(stop: StopControl, log: Logger): () => void {

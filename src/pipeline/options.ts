@@ -7,6 +7,7 @@ import { DEFAULT_PROVIDERS, parseProviders, type Lookup } from "../spec/fields.j
 import type { LogFormat } from "../log/logger.js";
 import { parseDuration } from "./duration.js";
 import { parseGroupBy } from "../report/groups.js";
+import { MIN_RUN, Redactor } from "../log/redact.js";
 import { ConfigError, parseBaseUrl, parseLookups, URL_ENV } from "./config-values.js";
 import { DEFAULT_PROBE } from "../plan/plan.js";
 import { parseMonthlyQuota } from "../plan/quota-plan.js";
@@ -252,11 +253,23 @@ export function parseOptions(flags: BatchFlags, env: NodeJS.ProcessEnv): OptionV
       values[name] = spec.parse(raw as never, label);
     } catch (err) {
       if (label !== flagName(name) && err instanceof ConfigError)
-        throw new ConfigError(`${label}: not a valid value for ${flagName(name)} (value not shown)`);
+        throw new ConfigError(`${label}: not a valid value for ${flagName(name)}: ${withoutValue(err.message, label, String(raw))} (value not shown)`);
       throw err;
     }
   }
   return values as OptionValues;
+}
+
+/**
+ * Why a value from the environment was refused, without the value: the parser's reason with the
+ * value (quoted or not) and every 6-character piece of it masked, so a key swapped into the
+ * wrong variable is never printed.
+ */
+function withoutValue(message: string, label: string, raw: string): string {
+  const reason = message.startsWith(`${label}: `) ? message.slice(label.length + 2) : message;
+  const quoted = reason.split(JSON.stringify(raw)).join("***").split(`"${raw.trim()}"`).join("***");
+  const whole = raw.trim() === "" ? quoted : quoted.split(raw.trim()).join("***");
+  return new Redactor([raw.trim()].filter((r) => r.length >= MIN_RUN)).redact(whole);
 }
 
 /** What the runs table records: each recorded option's checked value; never a key. */

@@ -25,7 +25,7 @@ export interface RunQuota {
 
 export function startRunQuota(
   db: Db,
-  config: Pick<BatchConfig, "lookups" | "monthlyQuota" | "quotaResetDay" | "spendAll">,
+  config: Pick<BatchConfig, "lookups" | "monthlyQuota" | "quotaResetDay" | "spendAll" | "simulate">,
   runId: number,
   now: () => number,
   stop: StopControl,
@@ -47,7 +47,8 @@ export function startRunQuota(
       : undefined,
     onRequest: (lookup) => (r) => {
       const at = now();
-      ledger.record({ lookup, status: r.status, at: new Date(at).toISOString() }, quotaPeriod(at, config.quotaResetDay).key);
+      // the ledger counts what the real API's quota counts: a simulated request spends none of it
+      if (!config.simulate) ledger.record({ lookup, status: r.status, at: new Date(at).toISOString() }, quotaPeriod(at, config.quotaResetDay).key);
       const wait = r.quotaMessage === null ? null : replenishMs(r.quotaMessage);
       if (r.quotaMessage !== null && wait !== null) ledger.block(lookup, new Date(at + wait).toISOString(), r.quotaMessage);
     },

@@ -12,25 +12,36 @@ import type { InputShape } from "../report/check-options.js";
 
 export type ReadResult = { ok: true; inputRows: number; rejects: number; shape: InputShape } | { ok: false; message: string };
 
+/** --in, opened: what messages call it and its stream. */
+export interface InputSource {
+  source: string;
+  stream: Readable;
+}
+
+/**
+ * Opens --in before the run touches the database: a file that cannot be opened is refused with
+ * one line, taking no run number and leaving no database file behind.
+ */
+export async function openInputSource(config: Pick<BatchConfig, "in">, stdin: Readable | undefined): Promise<InputSource | { message: string }> {
+  if (config.in === "-") return { source: "standard input", stream: stdin ?? process.stdin };
+  const stream = createReadStream(config.in);
+  // Surface "no such file" as an input error instead of an unhandled stream error.
+  const opened = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+    stream.once("open", () => resolve(null));
+    stream.once("error", (err) => resolve(err as NodeJS.ErrnoException));
+  });
+  if (!opened) return { source: config.in, stream };
+  return { message: `cannot read ${config.in}: ${opened.code === "ENOENT" ? "no such file" : opened.message}` };
+}
+
 export async function readInputIntoRun(
   db: Db,
   runId: number,
-  config: Pick<BatchConfig, "in" | "column">,
-  deps: { logger: Logger; stdin?: Readable | undefined },
+  { source, stream }: InputSource,
+  config: Pick<BatchConfig, "column">,
+  deps: { logger: Logger },
   stopped: AbortSignal,
 ): Promise<ReadResult> {
-  const source = config.in === "-" ? "standard input" : config.in;
-  let stream: Readable;
-  if (config.in === "-") stream = deps.stdin ?? process.stdin;
-  else {
-    stream = createReadStream(config.in);
-    // Surface "no such file" as an input error instead of an unhandled stream error.
-    const opened = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
-      stream.once("open", () => resolve(null));
-      stream.once("error", (err) => resolve(err as NodeJS.ErrnoException));
-    });
-    if (opened) return { ok: false, message: `cannot read ${source}: ${opened.code === "ENOENT" ? "no such file" : opened.message}` };
-  }
   const rows = rowWriter(db, runId);
   let inputRows = 0;
   let rejects = 0;

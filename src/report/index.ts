@@ -22,6 +22,7 @@ import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary
 import { writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
 import { countLocated, GEOJSON_NAME, writePostcodesGeojson } from "./geojson.js";
 import { computeGroups, dropGroupTables, prepareGroups, writeGroupsCsv, type GroupOptions, type GroupSet } from "./groups.js";
+import { describeUprnMatching, uprnMatching } from "./uprn-matching.js";
 
 export { headlineLines, type Summary } from "./summary.js";
 export { ReportError } from "./scope.js";
@@ -81,7 +82,7 @@ function htmlGroups(c: ReportContext): HtmlGroupRow[] | undefined {
 
 /** The closing line that names the file to open first. */
 export function openFirstLine(outDir: string): string {
-  return `open ${join(outDir, WORKBOOK_NAME)} first: the summary, figures per group and your rows with their figures`;
+  return `open ${join(outDir, WORKBOOK_NAME)} first: the summary, figures per group and your rows with their figures; ${join(outDir, "report.html")} shows them as charts in a browser`;
 }
 
 export interface ReportOptions extends GroupOptions {
@@ -113,6 +114,8 @@ export interface ReportResult {
   /** paths of the files written, in the order written */
   files: string[];
   summary: Summary;
+  /** lines for the log beside the headline: with --uprn-column, how its UPRNs matched */
+  notes: string[];
 }
 
 /** Writes the report set (npm run report: always). */
@@ -149,7 +152,8 @@ async function writeSet(db: Db, options: ReportOptions, keepCurrent: boolean): P
     const made = set.filter((f) => f.applies?.(context) ?? true).map((f) => f.name);
     const record: ReportFile<ReportContext> = { name: FINGERPRINT_FILE, write: (_c, path) => recordFingerprint(path, fingerprint, made) };
     const written = await writeReportSet(options.outDir, [...set, record], context, { beforeSwap: lock.assertHeld, onStep: options.onStep });
-    return { files: written.filter((f) => !f.endsWith(FINGERPRINT_FILE)), summary };
+    const notes = options.uprnColumn === undefined ? [] : [describeUprnMatching(uprnMatching(db, scope, options.uprnColumn), options.uprnColumn)];
+    return { files: written.filter((f) => !f.endsWith(FINGERPRINT_FILE)), summary, notes };
   }));
 }
 

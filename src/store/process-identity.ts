@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 
 interface ProcStat {
   state: string;
+  ppid: number;
   /** clock ticks after boot: with the boot id, names one process for good */
   startTime: string;
 }
@@ -15,7 +16,7 @@ function procStat(pid: number): ProcStat | null {
     const text = readFileSync(`/proc/${pid}/stat`, "utf8");
     // "pid (comm) state ..." where comm may itself hold spaces and parentheses.
     const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    return { state: fields[0] ?? "", startTime: fields[19] ?? "" };
+    return { state: fields[0] ?? "", ppid: Number(fields[1]), startTime: fields[19] ?? "" };
   } catch {
     return null;
   }
@@ -38,6 +39,11 @@ export function processIdentity(pid: number): string | null {
   const boot = currentBootId();
   const stat = procStat(pid);
   return boot && stat ? `${boot}:${stat.startTime}` : null;
+}
+
+/** The parent of `pid`; null where there is no /proc (or no such process). */
+export function parentPid(pid: number): number | null {
+  return procStat(pid)?.ppid ?? null;
 }
 
 /** True while `pid` runs (not a zombie) and, when an identity was recorded, is the same process. */

@@ -82,6 +82,17 @@ export function setRunExit(db: Db, runId: number, exitCode: number, message: str
   db.prepare("UPDATE runs SET exit_code = ?, message = ? WHERE id = ?").run(exitCode, message, runId);
 }
 
+/**
+ * Removes a run that was refused for its options before it fetched anything (its rows and its
+ * row), so that the next run takes its number: a configuration mistake leaves no run behind.
+ */
+export function forgetRun(db: Db, runId: number): void {
+  db.transaction(() => {
+    db.prepare("DELETE FROM run_rows WHERE run_id = ?").run(runId);
+    db.prepare("DELETE FROM runs WHERE id = ?").run(runId);
+  })();
+}
+
 /** Requests so far, written every few seconds: a killed run's row still says what it spent. */
 export function checkpointRun(db: Db, runId: number, c: Pick<RunCounts, "requests" | "retries" | "throttled">): void {
   db.prepare("UPDATE runs SET requests = ?, retries = ?, throttled = ? WHERE id = ? AND state = 'running'").run(

@@ -32,7 +32,7 @@ export interface SpawnOptions {
   keepStdinOpen?: boolean;
 }
 
-export function spawnCli(cli: "batch" | "status" | "report" | "simulate" | "export", args: string[], options: SpawnOptions = {}): ChildRun {
+export function spawnCli(cli: "batch" | "status" | "report" | "simulate" | "export" | "options-table", args: string[], options: SpawnOptions = {}): ChildRun {
   const env: NodeJS.ProcessEnv = { NO_COLOR: "1" };
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("COVERAGE_")) env[k] = v;
   Object.assign(env, options.env);

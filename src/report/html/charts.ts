@@ -3,6 +3,7 @@
 // reads without colour; the table beside each chart holds the same numbers.
 import { createRequire } from "node:module";
 import { escapeHtml } from "./format.js";
+import { dejaVuWidth } from "./text-width.js";
 import { GRID_LINE, INK, OUTLINE } from "./palette.js";
 
 export interface BarSeries {
@@ -39,7 +40,11 @@ let loaded: ECharts | undefined;
  * modules take seconds to load (its one-file CommonJS build, a fraction of that).
  */
 function echarts(): ECharts {
-  return (loaded ??= require("echarts") as ECharts);
+  if (loaded) return loaded;
+  loaded = require("echarts") as ECharts;
+  // lay text out for the widest face likely to draw it (text-width.ts)
+  loaded.setPlatformAPI({ measureText: (text: string, font?: string) => ({ width: dejaVuWidth(text, font ?? "12px sans-serif") }) as TextMetrics });
+  return loaded;
 }
 
 const FONT = "Helvetica, Arial, sans-serif";
@@ -47,6 +52,16 @@ const FONT = "Helvetica, Arial, sans-serif";
 export const CHART_WIDTH = 640;
 const BAR = 20;
 const GAP = 12;
+/** the height of a rotated axis name, kept clear beside the tick labels */
+const NAME_ROOM = 24;
+/** room above the grid of upright charts for the label of a bar that reaches the top */
+const LABEL_ROOM = 24;
+
+/** Width of the widest value-axis tick label, at most that of the power of ten above the largest value. */
+function widestTick(spec: BarChartSpec): number {
+  const max = spec.percent ? 100 : Math.max(1, ...spec.series.flatMap((s) => s.values));
+  return dejaVuWidth((10 ** Math.ceil(Math.log10(max))).toLocaleString("en-GB"), "12px");
+}
 
 /** The SVG of one bar chart. */
 export function barChart(spec: BarChartSpec): string {
@@ -74,9 +89,12 @@ export function barChart(spec: BarChartSpec): string {
     const value = {
       type: "value" as const,
       max: spec.percent ? 100 : undefined,
+      // counts step in whole addresses
+      minInterval: spec.percent ? undefined : 1,
       name: spec.valueAxis,
       nameLocation: "middle" as const,
-      nameGap: horizontal ? 26 : 52,
+      // upright charts: the axis name sits left of the widest tick label, inside the grid's left margin
+      nameGap: horizontal ? 26 : widestTick(spec) + 12,
       nameTextStyle: { color: INK, fontFamily: FONT },
       axisLabel: { color: INK, fontFamily: FONT, formatter: (v: number) => v.toLocaleString("en-GB") },
       splitLine: { lineStyle: { color: GRID_LINE } },
@@ -89,7 +107,7 @@ export function barChart(spec: BarChartSpec): string {
         ? { top: 0, left: 0, itemWidth: 14, itemHeight: 14, textStyle: { color: INK, fontFamily: FONT }, data: spec.series.map((s) => s.name) }
         : undefined,
       // room for the labels past the longest bar
-      grid: { left: 8, right: horizontal ? 170 : 16, top: legend ? 36 : 12, bottom: horizontal ? 40 : spec.categories.length > 8 ? 64 : 40, containLabel: true },
+      grid: { left: horizontal ? 8 : 8 + NAME_ROOM, right: horizontal ? 170 : 16, top: legend ? 36 : horizontal ? 12 : LABEL_ROOM, bottom: horizontal ? 40 : spec.categories.length > 8 ? 64 : 40, containLabel: true },
       xAxis: horizontal ? value : category,
       yAxis: horizontal ? category : value,
       series: spec.series.map((s) => ({

@@ -19,7 +19,13 @@ dl.figures dd { margin: 0; font-size: 28px; font-weight: bold; }
 figure { margin: 12px 0 24px; break-inside: avoid; page-break-inside: avoid; }
 .reading { font-style: italic; }
 .empty { padding: 10px 12px; border-left: 4px solid #888; background: #f3f3f3; }
-.pair { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 24px; align-items: start; }
+.keep { display: contents; }
+figure.pair { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); column-gap: 24px; align-items: start;
+  grid-template-areas: "title title" "reading reading" "plot numbers"; }
+figure.pair h3 { grid-area: title; }
+figure.pair .reading { grid-area: reading; }
+figure.pair .plot { grid-area: plot; }
+figure.pair .numbers { grid-area: numbers; }
 .stack .numbers { margin-top: 8px; }
 .plot svg.chart { display: block; max-width: 100%; height: auto; }
 table { border-collapse: collapse; font-size: 13px; width: 100%; }
@@ -35,14 +41,19 @@ dl.terms { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px;
 dl.terms dt { font-weight: bold; }
 dl.terms dd { margin: 0; }
 section > table, section > p + table { max-width: 720px; margin: 12px 0; }
-@media (max-width: 900px) { .pair { grid-template-columns: 1fr; } }
+@media (max-width: 900px) { figure.pair { grid-template-columns: 1fr; grid-template-areas: "title" "reading" "plot" "numbers"; } }
 @page { size: A4; margin: 14mm 12mm; }
 @media print {
   body { max-width: none; padding: 0; font-size: 10.5pt; }
-  h2 { break-after: avoid; page-break-after: avoid; }
-  h3 { break-after: avoid; page-break-after: avoid; }
-  .pair { grid-template-columns: 1fr; gap: 8px; }
-  .plot svg.chart { max-height: 120mm; width: auto; }
-  table, dl.terms { break-inside: avoid; page-break-inside: avoid; }
+  h2, h3, .reading { break-after: avoid; page-break-after: avoid; }
+  /* a figure may continue on the next page between its chart and its table, so that no page is
+     left half empty; the chart itself, full width, and each table row stay whole */
+  figure { break-inside: auto; page-break-inside: auto; }
+  figure.pair { display: block; }
+  .keep { display: block; break-inside: avoid; page-break-inside: avoid; }
+  .numbers { margin-top: 6px; }
+  .plot svg.chart { width: 100%; height: auto; max-height: 240mm; }
+  tr, dl.terms { break-inside: avoid; page-break-inside: avoid; }
+  thead { display: table-header-group; }
 }
 `;

@@ -18,12 +18,14 @@ export interface FigureSpec {
 }
 
 export function figure(f: FigureSpec): string {
-  const body =
-    f.chart === null
-      ? `<p class="empty">${escapeHtml(f.empty)}</p>`
-      : `<div class="${f.wide ? "stack" : "pair"}"><div class="plot">${f.chart}</div><div class="numbers">${f.table ?? ""}</div></div>`;
-  const reading = f.chart === null ? "" : `<p class="reading">${escapeHtml(f.reading)}</p>`;
-  return `<figure id="${escapeHtml(f.id)}" aria-labelledby="${escapeHtml(f.id)}-title"><h3 id="${escapeHtml(f.id)}-title">${escapeHtml(f.title)}</h3>${reading}${body}</figure>`;
+  const id = escapeHtml(f.id);
+  const title = `<h3 id="${id}-title">${escapeHtml(f.title)}</h3>`;
+  const attributes = `id="${id}" aria-labelledby="${id}-title"`;
+  if (f.chart === null) return `<figure ${attributes}>${title}<p class="empty">${escapeHtml(f.empty)}</p></figure>`;
+  // title, reading and chart in one block that printing keeps on one page; on screen the block
+  // dissolves into the figure's grid, the table beside the chart
+  const keep = `<div class="keep">${title}<p class="reading">${escapeHtml(f.reading)}</p><div class="plot">${f.chart}</div></div>`;
+  return `<figure ${attributes} class="${f.wide ? "stack" : "pair"}">${keep}<div class="numbers">${f.table ?? ""}</div></figure>`;
 }
 
 /** A numbered section of the report. */

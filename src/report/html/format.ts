@@ -11,6 +11,11 @@ export function formatCount(n: number): string {
   return n.toLocaleString("en-GB");
 }
 
+/** 1 -> "1 row", 1234 -> "1,234 rows" (plural by adding "s", or the given plural). */
+export function formatCounted(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
 /** 12.345% of a whole -> "12.3%"; "–" (n/a) without a whole. */
 export function formatShare(value: number, of: number): string {
   const p = percent(value, of);

@@ -3,7 +3,7 @@ import type { Lookup } from "../../../spec/fields.js";
 import { SPEED_THRESHOLDS as T } from "../../definitions.js";
 import type { OutcomeCounts } from "../../../spec/counts.js";
 import { section } from "../figure.js";
-import { escapeHtml, formatCount, formatShare, formatTime } from "../format.js";
+import { escapeHtml, formatCount, formatCounted, formatShare, formatTime } from "../format.js";
 import { table } from "../tables.js";
 import type { HtmlReportData } from "../types.js";
 
@@ -65,7 +65,7 @@ function runTables(data: HtmlReportData): string {
     const cell = (v: number) => `${n(v)} (${formatShare(v, u)})`;
     parts.push(
       table({
-        caption: `Postcodes by the answer of each lookup, of ${n(u)} postcodes`,
+        caption: `Postcodes by the answer of each lookup, of ${formatCounted(u, "postcode")}`,
         columns: ["Lookup", "Found", "Not found", "Failed", "Pending"],
         rows: lookups.map(([l, p]) => ({ header: l, cells: [cell(p.ok), cell(p.notFound), cell(p.failed), cell(p.pending)] })),
       }),

@@ -2,7 +2,7 @@
 import { SPEED_THRESHOLDS as T, type Tier } from "../../definitions.js";
 import { barChart, nothingToDraw } from "../charts.js";
 import { figure, paragraph, section } from "../figure.js";
-import { formatCount, formatShare } from "../format.js";
+import { formatCount, formatCounted, formatShare } from "../format.js";
 import { TIER_COLOURS } from "../palette.js";
 import { table } from "../tables.js";
 import type { HtmlReportData, SpeedBin } from "../types.js";
@@ -49,7 +49,7 @@ function tiersFigure(data: HtmlReportData): string {
           orientation: "horizontal",
           valueAxis: "addresses",
         }),
-    empty: `No broadband addresses: none of the ${n(data.summary.postcodes.unique)} postcodes has an address in the broadband answers.`,
+    empty: `No broadband addresses: none of the ${formatCounted(data.summary.postcodes.unique, "postcode")} has an address in the broadband answers.`,
     table: table({
       caption: "Addresses per broadband tier (each address in one tier; speeds in Mbit/s)",
       columns: ["Tier", "Speed", "Addresses", "Share"],
@@ -69,7 +69,7 @@ function speedFigure(data: HtmlReportData): string {
     id: "broadband-speeds",
     title: "Predicted download speed (MaxPredictedDown)",
     reading: top
-      ? `Of ${n(withData)} addresses with a prediction, the most common range is ${binLabel(top)} Mbit/s (${n(top.addresses)}, ${formatShare(top.addresses, withData)}).`
+      ? `Of ${formatCounted(withData, "address", "addresses")} with a prediction, the most common range is ${binLabel(top)} Mbit/s (${n(top.addresses)}, ${formatShare(top.addresses, withData)}).`
       : "",
     chart: !top
       ? null

@@ -1,5 +1,5 @@
 // 1. Headline: what the report covers, from which release(s), when, and whether it is simulated.
-import { escapeHtml, formatCount, formatDate, formatTime } from "../format.js";
+import { escapeHtml, formatCount, formatCounted, formatDate, formatTime } from "../format.js";
 import type { Summary } from "../../summary.js";
 import type { HtmlReportData } from "../types.js";
 
@@ -12,7 +12,7 @@ export function headlineSection(data: HtmlReportData): string {
   const input =
     s.postcodes.input === null
       ? ""
-      : `<p>From ${formatCount(s.postcodes.input)} input rows: ${formatCount(s.postcodes.unique)} distinct valid postcodes, ${formatCount(s.postcodes.invalid ?? 0)} rows without a valid postcode.</p>`;
+      : `<p>From ${formatCounted(s.postcodes.input, "input row")}: ${formatCounted(s.postcodes.unique, "distinct valid postcode")}, ${formatCounted(s.postcodes.invalid ?? 0, "row")} without a valid postcode.</p>`;
   return [
     `<header id="headline">`,
     `<h1>Broadband and mobile coverage</h1>`,

@@ -3,7 +3,7 @@
 import type { ProviderSummary } from "../../summary.js";
 import { barChart, nothingToDraw } from "../charts.js";
 import { figure, paragraph, section } from "../figure.js";
-import { formatCount, formatShare, shareValue } from "../format.js";
+import { formatCount, formatCounted, formatShare, shareValue } from "../format.js";
 import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
 import type { HtmlReportData } from "../types.js";
@@ -22,7 +22,7 @@ export function mobileSection(data: HtmlReportData, title: string): string {
   const m = data.summary.mobile;
   if (!m) return section("mobile", title, paragraph("This run did not ask for the mobile lookup (--lookups), so there are no mobile figures."));
   if (m.addresses === 0)
-    return section("mobile", title, paragraph(`No mobile addresses: none of the ${n(data.summary.postcodes.unique)} postcodes has an address in the mobile answers.`, "empty"));
+    return section("mobile", title, paragraph(`No mobile addresses: none of the ${formatCounted(data.summary.postcodes.unique, "postcode")} has an address in the mobile answers.`, "empty"));
   return section("mobile", title, goodFigure(data) + notspotsFigure(data) + needs4gFigure(data));
 }
 
@@ -46,7 +46,9 @@ function goodFigure(data: HtmlReportData): string {
     reading:
       voice.length === 1
         ? `${best.p} has good indoor voice at ${formatShare(best.good, m.addresses)} of addresses.`
-        : `Good indoor voice ranges from ${formatShare(best.good, m.addresses)} of addresses (${best.p}) to ${formatShare(worst.good, m.addresses)} (${worst.p}).`,
+        : best.good === worst.good
+          ? `Good indoor voice: ${formatShare(best.good, m.addresses)} of addresses with every provider.`
+          : `Good indoor voice: at most ${formatShare(best.good, m.addresses)} of addresses (${best.p}), at least ${formatShare(worst.good, m.addresses)} (${worst.p}).`,
     chart: barChart({
       title: "Share of addresses with good coverage per provider",
       categories: providers,
@@ -105,7 +107,7 @@ function needs4gFigure(data: HtmlReportData): string {
   return figure({
     id: "mobile-needs-4g",
     title: "Addresses whose good indoor data needs 4G, per provider",
-    reading: `With ${most.p}, ${n(most.v)} addresses (${formatShare(most.v, m.addresses)}) have good indoor data only thanks to 4G.`,
+    reading: `With ${most.p}, ${formatCounted(most.v, "address", "addresses")} (${formatShare(most.v, m.addresses)}) have good indoor data only thanks to 4G.`,
     chart: nothingToDraw([{ values }])
       ? null
       : barChart({

@@ -1,0 +1,79 @@
+// --uprn-column says what it did: how many of the UPRNs named in the input matched an address of
+// their postcode's answer, and for the rest whether they look mangled by a spreadsheet (Excel
+// shows a 12-digit number as 1.00023E+11 and saves it so, or keeps only its first digits) or are
+// simply not in the answer. Only rows whose postcode has an answer count.
+import type { Db } from "../store/db.js";
+import { propertyColumns, propertyFoundSql, propertyJoinSql } from "./property-figures.js";
+import type { ReportScope } from "./scope.js";
+
+export type UprnMiss = "scientific" | "lost_digits" | "not_in_answer";
+
+export interface UprnMatching {
+  /** rows naming a UPRN whose postcode has an answer */
+  named: number;
+  matched: number;
+  /** the unmatched rows, in input order */
+  misses: { line: number; cell: string; why: UprnMiss }[];
+}
+
+/** How a UPRN that matched nothing looks, given the UPRNs of its postcode's answer. */
+export function classifyUprnMiss(cell: string, answerUprns: readonly number[]): UprnMiss {
+  const text = cell.trim();
+  if (/^[+]?\d+(?:[.,]\d+)?[eE][+]?\d+$/.test(text)) return "scientific";
+  // rounded to its first digits, the rest zeros: an answer's UPRN of the same length starts with them
+  const rounded = /^([1-9]\d*?)(0{3,})$/.exec(text);
+  if (rounded && answerUprns.some((u) => String(u).length === text.length && String(u).startsWith(rounded[1]!))) return "lost_digits";
+  return "not_in_answer";
+}
+
+export function uprnMatching(db: Db, scope: ReportScope, uprnColumn: string): UprnMatching {
+  const { index } = propertyColumns(scope, uprnColumn);
+  const { named, found } = propertyFoundSql(scope, index);
+  const lookups = scope.lookups.map((l) => `'${l}'`).join(", ");
+  const rows = db
+    .prepare(
+      `SELECT r.line, r.postcode, json_extract(r.cells, '$[${index}]') AS cell, MAX(${found}) AS found
+         FROM run_rows r ${propertyJoinSql(scope, index)}
+        WHERE r.run_id = ? AND r.postcode IS NOT NULL AND ${named}
+          AND EXISTS (SELECT 1 FROM lookups l WHERE l.postcode = r.postcode AND l.status = 'ok' AND l.lookup IN (${lookups}))
+        GROUP BY r.line ORDER BY r.line`,
+    )
+    .all(scope.runId) as { line: number; postcode: string; cell: string; found: number }[];
+  const answerUprns = db.prepare(
+    scope.lookups.map((l) => `SELECT uprn FROM ${l}_addresses WHERE postcode = @postcode`).join(" UNION "),
+  ).pluck();
+  const misses = rows
+    .filter((r) => !r.found)
+    .map((r) => ({ line: r.line, cell: String(r.cell), why: classifyUprnMiss(String(r.cell), answerUprns.all({ postcode: r.postcode }) as number[]) }));
+  return { named: rows.length, matched: rows.length - misses.length, misses };
+}
+
+const EXAMPLES = 3;
+
+/** One line for the log: what matched, and what to do about the rest. */
+export function describeUprnMatching(m: UprnMatching, uprnColumn: string): string {
+  const head = `--uprn-column ${uprnColumn}: `;
+  if (m.named === 0) return `${head}no row of a found postcode names a UPRN`;
+  if (m.misses.length === 0)
+    return head + (m.named === 1 ? "the 1 UPRN matches an address in its postcode's answer" : `all ${m.named} UPRNs match an address in their postcode's answer`);
+  const examples = (misses: UprnMatching["misses"]) =>
+    misses
+      .slice(0, EXAMPLES)
+      .map((x) => `line ${x.line}: ${x.cell}`)
+      .join(", ") + (misses.length > EXAMPLES ? ", ..." : "");
+  const mangled = m.misses.filter((x) => x.why !== "not_in_answer");
+  const absent = m.misses.filter((x) => x.why === "not_in_answer");
+  const parts = [`${m.matched} of ${m.named} UPRNs match an address in their postcode's answer`];
+  if (mangled.length > 0) {
+    const kinds = [
+      mangled.some((x) => x.why === "scientific") ? "scientific notation" : "",
+      mangled.some((x) => x.why === "lost_digits") ? "digits lost to rounding" : "",
+    ].filter(Boolean);
+    parts.push(
+      `${mangled.length} look mangled by a spreadsheet (${kinds.join(", ")}: ${examples(mangled)}); format the column as text in the spreadsheet, type the UPRNs again and save`,
+    );
+  }
+  if (absent.length > 0)
+    parts.push(`${absent.length} ${absent.length === 1 ? "is not in its postcode's answer" : "are not in their postcode's answer"} (${examples(absent)})`);
+  return head + parts.join("; ");
+}

@@ -1,0 +1,57 @@
+// Tests that need a program beyond Node (a browser, LibreOffice, later PostgreSQL) declare it with
+// requiresTool. Outside CI a missing program skips them, and the run ends with one line naming the
+// program and how to install it (test/global-setup.ts prints it); with CI=true they fail instead,
+// so CI cannot go green without them.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, inject } from "vitest";
+
+export interface Tool {
+  /** what the line at the end of the run names */
+  name: string;
+  /** the command that installs it on Debian */
+  install: string;
+  /** whether this machine has it */
+  present(): boolean;
+}
+
+/** Debian's chromium, driven by playwright-core (which downloads no browser); PCC_CHROMIUM overrides the path. */
+export const CHROMIUM_PATH = process.env.PCC_CHROMIUM ?? "/usr/bin/chromium";
+
+export const TOOLS = {
+  chromium: { name: `chromium (${CHROMIUM_PATH})`, install: "apt-get install chromium", present: () => existsSync(CHROMIUM_PATH) },
+  soffice: { name: "LibreOffice (soffice)", install: "apt-get install libreoffice-calc-nogui", present: () => runs("soffice", ["--version"]) },
+  setpriv: { name: "setpriv", install: "apt-get install util-linux", present: () => runs("setpriv", ["--version"]) },
+} satisfies Record<string, Tool>;
+
+function runs(command: string, args: string[]): boolean {
+  return spawnSync(command, args, { stdio: "ignore", timeout: 60_000 }).status === 0;
+}
+
+export const onCi = (): boolean => process.env.CI === "true" || process.env.CI === "1";
+
+/**
+ * Whether the tests needing `tool` should be skipped: true only outside CI when it is missing (and
+ * then the end of the run names it). On CI a missing tool fails every test of the file at once.
+ */
+export function requiresTool(tool: Tool): { skip: boolean } {
+  if (tool.present()) return { skip: false };
+  const message = `${tool.name} is missing: ${tool.install}`;
+  if (onCi()) {
+    beforeAll(() => {
+      throw new Error(`${message} (CI=true: tests that need it fail rather than skip)`);
+    });
+    return { skip: false };
+  }
+  const dir = inject("missingToolsDir");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, tool.install.replace(/[^a-z0-9.-]+/gi, "_")), `${message}\n`);
+  return { skip: true };
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    missingToolsDir: string;
+  }
+}
