@@ -344,6 +344,7 @@ async function reportStage(ctx: RunContext, exitCode: number): Promise<number> {
     groupBy: config.groupBy,
     areaFile: config.areaFile,
     uprnColumn: config.uprnColumn,
+    workbookRows: config.workbookRows,
     onWarning: (m: string) => log.warn(m),
   };
   try {

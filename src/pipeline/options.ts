@@ -9,6 +9,7 @@ import { parseDuration } from "./duration.js";
 import { parseGroupBy } from "../report/groups.js";
 import { ConfigError, parseBaseUrl, parseLookups, URL_ENV } from "./config-values.js";
 import { DEFAULT_PROBE } from "../plan/plan.js";
+import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "../report/workbook.js";
 import { parseMonthlyQuota } from "../plan/quota-plan.js";
 
 export type OptionKind = "string" | "number" | "boolean";
@@ -202,6 +203,12 @@ export const BATCH_OPTIONS = {
     parse: text,
   }),
   uprnColumn: option({ type: "string", help: "input column holding a UPRN: enriched.csv and the workbook give that property's own figures", parse: text }),
+  workbookRows: option({
+    type: "number",
+    default: DEFAULT_WORKBOOK_ROWS,
+    help: "rows an address sheet of coverage.xlsx may hold; a longer one holds a note naming its CSV (and the Parquet export) instead",
+    parse: wholeNumber(0, SHEET_MAX_ROWS),
+  }),
 };
 
 export type BatchOptions = typeof BATCH_OPTIONS;
