@@ -295,7 +295,8 @@ async function fetchStage(ctx: RunContext): Promise<void> {
           stats: ctx.stats[lookup],
           redact: (text) => log.redact(text),
           onFinal: (record) => writer.write(record),
-          onRequest: ctx.quota!.onRequest(lookup),
+          // the ledger's row joins the answers' transaction of the same event-loop turn
+          onRequest: ctx.quota!.onRequest(lookup, (write) => writer.alongside(write)),
           lookupBudget: ctx.quota!.budget(lookup),
           onEvent: (e) => (e.level === "warn" ? log.warn(e.message, { event: "outage", lookup }) : log.debug(e.message)),
         }),
@@ -303,6 +304,12 @@ async function fetchStage(ctx: RunContext): Promise<void> {
     );
     writer.flush();
   } finally {
+    // what an error left queued (answers, ledger rows) is still written, unless the store itself failed
+    try {
+      writer.flush();
+    } catch {
+      // the error that stopped the fetch is the one to report
+    }
     clearInterval(checkpoint);
     progress.stop();
     http.close();
