@@ -13,6 +13,7 @@ import { StopControl } from "../fetch/stop.js";
 import { describeReasons, planFetches } from "../plan/plan.js";
 import { closeRefreshMarks } from "../store/plan-queries.js";
 import { answerWriter } from "../store/answers.js";
+import { recordReleaseCheck, runStoredNamedRelease } from "../store/release-checks.js";
 import { finalCounts } from "../store/counts.js";
 import { DatabaseError, ensureProviderColumns, type Db } from "../store/db.js";
 import { LockedError, releaseLock, setLockRun } from "../store/lock.js";
@@ -211,7 +212,11 @@ function planStage(ctx: RunContext): FetchPlan {
   log.info(
     `run ${ctx.runId}: ${inputRows} input rows, ${plan.postcodes} unique postcodes, ${rejects} rejected; ` +
       config.lookups
-        .map((l) => `${l}: ${plan.toFetch.get(l)!.length} to fetch (${describeReasons(plan.reasons.get(l)!)}), ${plan.reused.get(l)} fresh`)
+        .map((l) => {
+          const probes = plan.probes.get(l);
+          const why = plan.reused.get(l)! > 0 && probes && probes.probes === 0 && probes.why !== "--probe 0" ? ` (no probes: ${probes.why})` : "";
+          return `${l}: ${plan.toFetch.get(l)!.length} to fetch (${describeReasons(plan.reasons.get(l)!)}), ${plan.reused.get(l)} fresh${why}`;
+        })
         .join("; "),
     { event: "plan", runId: ctx.runId, inputRows, postcodes: plan.postcodes, rejects },
   );
@@ -303,6 +308,7 @@ async function fetchStage(ctx: RunContext): Promise<void> {
       ),
     );
     writer.flush();
+    recordReleaseChecks(ctx);
   } finally {
     // what an error left queued (answers, ledger rows) is still written, unless the store itself failed
     try {
@@ -340,6 +346,23 @@ function finishStage(ctx: RunContext): Finish {
   finishRun(ctx.db, ctx.runId!, { endedAt: nowIso(ctx), state, exitCode: code, message, counts });
   ctx.finished = true;
   return { exitCode: code, state, counts, message };
+}
+
+/**
+ * Each lookup whose release the run checked (its probe round, or answers that tell as much) and
+ * whose fetching ended unstopped: the time goes to the store, so that a second run today sends no
+ * probe round (plan/probe-rule.ts).
+ */
+function recordReleaseChecks(ctx: RunContext): void {
+  const { db, stop, config } = ctx;
+  const at = nowIso(ctx);
+  for (const lookup of config.lookups) {
+    const check = ctx.plan!.probes.get(lookup)?.check;
+    if (!check || stop.stopped || stop.signalFor(lookup).aborted) continue;
+    // a mobile check by answers needs one that names its release (not-found answers name none)
+    if (check === "answers" && lookup === "mobile" && !runStoredNamedRelease(db, ctx.runId!, lookup)) continue;
+    recordReleaseCheck(db, { lookup, at, how: check, runId: ctx.runId! });
+  }
 }
 
 /** The run's report set, replaced whole; a set that cannot be written makes the run exit 1. */

@@ -136,7 +136,7 @@ export const BATCH_OPTIONS = {
   probe: option({
     type: "number",
     default: DEFAULT_PROBE,
-    help: "fresh answers re-fetched per lookup to notice a new dataset release (0: none)",
+    help: "fresh answers re-fetched per lookup to notice a new dataset release: one round a day at most, none when the run's own answers tell (0: none)",
     parse: wholeNumber(0),
   }),
   release: option({
