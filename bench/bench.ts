@@ -18,9 +18,10 @@ import { rateLimited } from "./scenarios/rate-limited.js";
 import { report } from "./scenarios/report.js";
 import { scale, SCALE_POSTCODES } from "./scenarios/scale.js";
 import { simulatorThroughput } from "./scenarios/simulator-throughput.js";
+import { wholeJob } from "./scenarios/whole-job.js";
 import { workbook } from "./scenarios/workbook.js";
 
-const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, latencyBound, rateLimited, faults, report, memory, workbook, scale];
+const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, wholeJob, latencyBound, rateLimited, faults, report, memory, workbook, scale];
 
 async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))
