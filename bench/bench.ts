@@ -20,8 +20,9 @@ import { scale, SCALE_POSTCODES } from "./scenarios/scale.js";
 import { simulatorThroughput } from "./scenarios/simulator-throughput.js";
 import { wholeJob } from "./scenarios/whole-job.js";
 import { workbook } from "./scenarios/workbook.js";
+import { workbookWriters } from "./scenarios/workbook-writers.js";
 
-const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, wholeJob, latencyBound, rateLimited, faults, report, memory, workbook, scale];
+const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, wholeJob, latencyBound, rateLimited, faults, report, memory, workbook, workbookWriters, scale];
 
 async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))
