@@ -184,7 +184,7 @@ describe("the batch's workbook", () => {
   }, 180_000);
 });
 
-describe("an address sheet longer than --workbook-rows", () => {
+describe("a sheet longer than --workbook-rows", () => {
   it("holds a note naming the CSV and the Parquet export instead of its rows, and the Summary says so", async () => {
     const fixture = buildFixtureDb(join(dir, "fixture.sqlite"));
     try {
@@ -205,6 +205,15 @@ describe("an address sheet longer than --workbook-rows", () => {
         ["7 rows are more than this sheet is set to hold (--workbook-rows 6): every row is in mobile.csv in this folder, or mobile/ of `npm run export` (Parquet)."],
       ]);
       expect(book.getWorksheet("Broadband")!.rowCount).toBe(7);
+      // a limit of 3: every sheet of rows holds a note, Your rows' naming only its CSV
+      buildPostcodeTable(fixture.db, scope, 3);
+      const tiny = await writeWorkbook(fixture.db, scope, { summary, groups: null, goodRating: 3, workbookRows: 3 }, join(dir, "tiny.xlsx"));
+      dropPostcodeTable(fixture.db);
+      expect(tiny.leftOut.map((l) => [l.sheet, l.rows])).toEqual([["Your rows", 6], ["Postcodes", 4], ["Broadband", 6], ["Mobile", 7]]);
+      const tinyBook = new ExcelJS.Workbook();
+      await tinyBook.xlsx.readFile(join(dir, "tiny.xlsx"));
+      expect(tinyBook.getWorksheet("Your rows")!.getCell("A2").value).toBe("6 rows are more than this sheet is set to hold (--workbook-rows 3): every row is in enriched.csv in this folder.");
+      expect(tinyBook.getWorksheet("Postcodes")!.getCell("A2").value).toMatch(/every row is in postcodes\.csv in this folder, or postcodes\.parquet of `npm run export`/);
       const about = book.getWorksheet("Summary")!.getSheetValues().slice(2).map((r) => (r as unknown[]).slice(1, 4));
       expect(about).toContainEqual([
         "About",

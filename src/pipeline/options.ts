@@ -206,7 +206,7 @@ export const BATCH_OPTIONS = {
   workbookRows: option({
     type: "number",
     default: DEFAULT_WORKBOOK_ROWS,
-    help: "rows an address sheet of coverage.xlsx may hold; a longer one holds a note naming its CSV (and the Parquet export) instead",
+    help: "rows a sheet of coverage.xlsx may hold (Your rows, Postcodes, Broadband, Mobile); a longer one holds a note naming its CSV and Parquet export instead",
     parse: wholeNumber(0, SHEET_MAX_ROWS),
   }),
 };

@@ -24,7 +24,7 @@ export interface WorkbookInput {
   groups: GroupSet | null;
   goodRating: number;
   uprnColumn?: string | undefined;
-  /** --workbook-rows: an address sheet with more rows holds a note naming the files that have them */
+  /** --workbook-rows: a sheet of rows (Your rows, Postcodes, Broadband, Mobile) with more holds a note naming the files that have them */
   workbookRows?: number | undefined;
   /** the changes behind summary.changes: whether any answer had anything to compare with */
   changes?: Pick<ChangeSet, "compared"> | undefined;
@@ -43,7 +43,7 @@ export const SHEET_MAX_ROWS = EXCEL_MAX_ROWS - 1;
 /**
  * --workbook-rows' default. Measured (docs/bench.md): a 100,000-row address sheet takes exceljs about
  * 6 s to write and LibreOffice about 4 s to open; at 10,000 postcodes (240,000 addresses a lookup)
- * whole address sheets would make the workbook cost ten times all the CSVs together.
+ * whole address sheets would make the workbook cost several times all the CSVs together.
  */
 export const DEFAULT_WORKBOOK_ROWS = 100_000;
 
@@ -58,10 +58,13 @@ const addressSheets: { sheet: string; lookup: Lookup; csv: string }[] = [
   { sheet: "Mobile", lookup: "mobile", csv: "mobile.csv" },
 ];
 
-/** Where the rows of a sheet left out are: its CSV, and for address sheets the Parquet export. */
+/** What `npm run export` writes for the rows of a CSV, where it has them (src/export/tables.ts). */
+const PARQUET: Record<string, string> = { "broadband.csv": "broadband/", "mobile.csv": "mobile/", "postcodes.csv": "postcodes.parquet" };
+
+/** Where the rows of a sheet left out are: its CSV, and the Parquet export's file when there is one. */
 function elsewhere(l: WorkbookResult["leftOut"][number]): string {
-  const parquet = addressSheets.find((a) => a.csv === l.csv);
-  return parquet ? `${l.csv} in this folder, or ${parquet.lookup}/ of \`npm run export\` (Parquet)` : `${l.csv} in this folder`;
+  const parquet = PARQUET[l.csv];
+  return parquet ? `${l.csv} in this folder, or ${parquet} of \`npm run export\` (Parquet)` : `${l.csv} in this folder`;
 }
 
 export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookInput, path: string): Promise<WorkbookResult> {
@@ -74,23 +77,28 @@ export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookI
     result.leftOut.push({ sheet, rows, csv });
     return true;
   };
-  const yourRows = scope.kind === "run" && !tooLong("Your rows", input.summary.postcodes.input ?? 0, "enriched.csv", SHEET_MAX_ROWS);
-  const postcodes = !tooLong("Postcodes", input.summary.postcodes.unique, "postcodes.csv", SHEET_MAX_ROWS);
-  const addressLimit = Math.min(SHEET_MAX_ROWS, input.workbookRows ?? DEFAULT_WORKBOOK_ROWS);
-  for (const a of addressSheets) if (scope.lookups.includes(a.lookup)) tooLong(a.sheet, input.summary[a.lookup]?.addresses ?? 0, a.csv, addressLimit);
+  const limit = Math.min(SHEET_MAX_ROWS, input.workbookRows ?? DEFAULT_WORKBOOK_ROWS);
+  const yourRows = scope.kind === "run" && !tooLong("Your rows", input.summary.postcodes.input ?? 0, "enriched.csv", limit);
+  const postcodes = !tooLong("Postcodes", input.summary.postcodes.unique, "postcodes.csv", limit);
+  for (const a of addressSheets) if (scope.lookups.includes(a.lookup)) tooLong(a.sheet, input.summary[a.lookup]?.addresses ?? 0, a.csv, limit);
+  const noteSheet = (name: string) => {
+    const leftOut = result.leftOut.find((l) => l.sheet === name);
+    return leftOut ? { name, columns: NOTE_COLUMNS, rows: [[leftOutNote(leftOut, limit)]], decorate: wrapNote } : null;
+  };
   const build = async () => {
     const sheet = async (spec: SheetSpec) => {
       await writeSheet(workbook, out, spec);
       result.sheets.push(spec.name);
     };
-    await sheet({ name: "Summary", columns: SUMMARY_COLUMNS, rows: summarySheetRows(input, result, addressLimit), decorate: summaryLayout });
+    await sheet({ name: "Summary", columns: SUMMARY_COLUMNS, rows: summarySheetRows(input, result, limit), decorate: summaryLayout });
     if (input.groups) await sheet({ name: "Groups", columns: groupColumns(input.groups), rows: groupRows(db, scope, input.groups) });
     if (yourRows) {
       const table = enrichedTable(db, scope, input.goodRating, input.uprnColumn);
       await sheet({ name: "Your rows", columns: yourRowsColumns(db, scope, table.header, table.inputWidth), rows: table.rows() });
-    }
+    } else if (scope.kind === "run") await sheet(noteSheet("Your rows")!);
     const figures = postcodeFigureColumns(scope.providers);
-    if (postcodes)
+    if (!postcodes) await sheet(noteSheet("Postcodes")!);
+    else
       await sheet({
         name: "Postcodes",
         columns: [column("PostCode", scope, 10, TEXT), ...figures.map((f) => column(f, scope, 10, /Status/.test(f) ? TEXT : /Down$/.test(f) ? SPEED : COUNT))],
@@ -99,11 +107,11 @@ export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookI
     for (const a of addressSheets) {
       if (!scope.lookups.includes(a.lookup)) continue;
       const rows = input.summary[a.lookup]?.addresses ?? 0;
-      const leftOut = result.leftOut.find((l) => l.sheet === a.sheet);
+      const note = noteSheet(a.sheet);
       const print = rows > PRINTED_ADDRESS_ROWS
         ? { rows: PRINTED_ADDRESS_ROWS, footer: `Printed: the first ${PRINTED_ADDRESS_ROWS} of ${n(rows)} rows (every row: ${a.csv}); clear the print area to print all` }
         : undefined;
-      if (leftOut) await sheet({ name: a.sheet, columns: NOTE_COLUMNS, rows: [[leftOutNote(leftOut, addressLimit)]], decorate: wrapNote });
+      if (note) await sheet(note);
       else if (a.lookup === "broadband") await sheet({ name: a.sheet, columns: broadbandColumns(scope), rows: broadbandRows(db), print });
       else
         await sheet({
@@ -172,14 +180,13 @@ function summaryLayout(sheet: Worksheet, row: Row, values: readonly unknown[]): 
   if (tallest > 1) row.height = tallest * LINE_POINTS;
 }
 
-function* summarySheetRows(input: WorkbookInput, result: WorkbookResult, addressLimit: number): Generator<unknown[]> {
+function* summarySheetRows(input: WorkbookInput, result: WorkbookResult, limit: number): Generator<unknown[]> {
   const s = input.summary;
   const what = s.runId === null ? "every postcode stored in the database" : `the postcodes of run ${s.runId}'s input`;
   yield ["About", "What this is", `Predicted broadband speeds and mobile coverage per address for ${what}`, null, null];
   yield ["About", "Sheets", "Summary; Groups (figures per area and per your columns); Your rows (your input with its figures); Postcodes; Broadband and Mobile (one row per address)", null, null];
   for (const l of result.leftOut) {
-    const limit = addressSheets.some((a) => a.sheet === l.sheet) ? `this workbook's limit (--workbook-rows ${n(addressLimit)})` : `a sheet's limit (${n(SHEET_MAX_ROWS)})`;
-    yield ["About", `${l.sheet} sheet: rows left out`, `its ${n(l.rows)} rows are more than ${limit}: every row is in ${elsewhere(l)}`, null, null];
+    yield ["About", `${l.sheet} sheet: rows left out`, `its ${n(l.rows)} rows are more than this workbook's limit (--workbook-rows ${n(limit)}): every row is in ${elsewhere(l)}`, null, null];
   }
   yield ["Provenance", "Simulated data", s.simulated ? "YES: figures from the bundled simulator, not the real API" : "no", null, null];
   for (const lookup of s.lookups)
