@@ -78,6 +78,9 @@ export const wholeJob: Scenario = {
           postcodes: n,
           batch: { wallSeconds: round(batch.wallSeconds, 2), fetchSeconds: round(batch.fetchSeconds, 2), cpuSeconds: round(batch.cpuSeconds, 2), eventLoopUtilization: round(batch.eventLoopUtilization) },
           bareLoopSeconds: [round(bare1.seconds, 2), round(bare2.seconds, 2)],
+          bareLoopCpuSeconds: [round(bare1.cpuSeconds, 2), round(bare2.cpuSeconds, 2)],
+          // on a busy machine the wall times follow the load; the CPU each side needed does not
+          cpuRatio: round(median([bare1.cpuSeconds, bare2.cpuSeconds]) / batch.cpuSeconds),
           ratio: round(ratio),
           reportPartsSeconds: parts,
           reportPartsNote: "shared: writeReports with no files (postcode table, changes, summary, fingerprint); csvs, workbook, all include the shared work",
