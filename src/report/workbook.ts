@@ -134,7 +134,7 @@ export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookI
   return result;
 }
 
-// ---- An address sheet left out
+// ---- A sheet whose rows are left out
 
 const NOTE_COLUMNS: SheetColumn[] = [{ heading: "Note", width: 100 }];
 
