@@ -19,10 +19,12 @@ import { rateLimited } from "./scenarios/rate-limited.js";
 import { report } from "./scenarios/report.js";
 import { scale, SCALE_POSTCODES } from "./scenarios/scale.js";
 import { simulatorThroughput } from "./scenarios/simulator-throughput.js";
+import { wholeJob } from "./scenarios/whole-job.js";
 import { workbook } from "./scenarios/workbook.js";
 import { map } from "./scenarios/map.js";
+import { workbookWriters } from "./scenarios/workbook-writers.js";
 
-const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, latencyBound, rateLimited, faults, report, memory, workbook, openData, scale, map];
+const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, wholeJob, latencyBound, rateLimited, faults, report, memory, workbook, workbookWriters, openData, scale, map];
 
 async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))

@@ -90,13 +90,19 @@ describe("batch against the simulator", () => {
     expect(again.exitCode).toBe(0);
     expect(again.counts!.requests).toBe(0);
     expect(totalRequests(s)).toBe(120);
-    // by default a fresh re-run probes 20 answers per lookup for a new release
-    const probed = await runIn(d, { in: input, baseUrl: s.url }, env);
+    // by default a fresh re-run the same day sends nothing: the first run's answers checked the release today
+    const sameDay = await runIn(d, { in: input, baseUrl: s.url }, env);
+    expect(sameDay.counts!.requests).toBe(0);
+    // the next day, one probe round of 20 answers per lookup looks for a new release, once
+    const nextDay = { now: () => Date.now() + 24 * 3600 * 1000, sleep: instantSleepClock.sleep };
+    const probed = await runIn(d, { in: input, baseUrl: s.url }, env, { clock: nextDay });
     expect(probed.exitCode).toBe(0);
     expect(probed.counts!.requests).toBe(40);
+    expect((await runIn(d, { in: input, baseUrl: s.url }, env, { clock: nextDay })).counts!.requests).toBe(0);
     // --refresh fetches everything again, and the data is the same
     const before = snapshot(join(d, "coverage.sqlite"));
-    const refreshed = await runIn(d, { in: input, baseUrl: s.url, refresh: true }, env);
+    const twoDaysOn = { now: () => Date.now() + 2 * 24 * 3600 * 1000, sleep: instantSleepClock.sleep };
+    const refreshed = await runIn(d, { in: input, baseUrl: s.url, refresh: true }, env, { clock: twoDaysOn });
     expect(refreshed.counts!.requests).toBe(120);
     expect(snapshot(join(d, "coverage.sqlite"))).toEqual(before);
   });

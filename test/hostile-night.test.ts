@@ -148,7 +148,7 @@ describe("19.5 failures are one line naming their cause", () => {
     const out = new PassThrough();
     const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
     const rows = db.prepare("SELECT n, s FROM t").raw(true).iterate() as Iterable<unknown[]>;
-    const writing = writeSheet(workbook, out, "Rows", [{ heading: "n", width: 8 }, { heading: "s", width: 40 }], rows);
+    const writing = writeSheet(workbook, out, { name: "Rows", columns: [{ heading: "n", width: 8 }, { heading: "s", width: 40 }], rows });
     setImmediate(() => out.destroy(Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" })));
     await expect(writing).rejects.toThrow("ENOSPC: no space left on device");
     // on main the sheet never returns and its iterator keeps the connection busy: COMMIT fails

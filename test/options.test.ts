@@ -81,6 +81,12 @@ describe("batch option declarations", () => {
     });
   });
 
+  it("limit the workbook's address sheets: --workbook-rows", () => {
+    expect(parseOptions({ in: "x" }, {})).toMatchObject({ workbookRows: 100_000 });
+    expect(parseOptions({ in: "x", workbookRows: "0" }, {})).toMatchObject({ workbookRows: 0 });
+    expect(() => parseOptions({ in: "x", workbookRows: "2000000" }, {})).toThrow("--workbook-rows: expected a whole number from 0 to 1048575, got 2000000");
+  });
+
   it("name flags in kebab case and list every visible option in the table", () => {
     expect(flagName("maxRequests")).toBe("--max-requests");
     const table = optionsTable();

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTempDatabase } from "./helpers/temp-database.js";
 import { answerWriter } from "../src/store/answers.js";
+import { requestLedger } from "../src/store/ledger.js";
 import type { FinalRecord, OkRecord } from "../src/spec/records.js";
 import { ensureProviderColumns, openDatabase } from "../src/store/db.js";
 import { acquireLock, LockedError, releaseLock } from "../src/store/lock.js";
@@ -93,6 +94,28 @@ describe("store", () => {
     expect(count()).toBe(0);
     await new Promise((r) => setImmediate(r));
     expect(count()).toBe(3);
+  });
+
+  it("writes a request's ledger row in the same transaction as the answers of its turn", async () => {
+    const runId = newRun();
+    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
+    const ledger = requestLedger(t.db, runId);
+    const rows = () => [t.db.prepare("SELECT COUNT(*) FROM lookups").pluck().get(), ledger.used("broadband", "2026-01-01")];
+    w.alongside(() => ledger.record({ lookup: "broadband", status: 200, at: "2026-01-01T00:00:01.000Z" }, "2026-01-01"));
+    w.write(ok("AA11AA", [1]));
+    w.alongside(() => ledger.record({ lookup: "broadband", status: 200, at: "2026-01-01T00:00:02.000Z" }, "2026-01-01"));
+    w.write(ok("BB11BB", [2]));
+    expect(rows()).toEqual([0, 0]);
+    expect(t.db.inTransaction).toBe(false);
+    await new Promise((r) => setImmediate(r));
+    expect(rows()).toEqual([2, 2]);
+    // a group that fails leaves neither its answers nor its ledger rows
+    w.alongside(() => ledger.record({ lookup: "broadband", status: 200, at: "2026-01-01T00:00:03.000Z" }, "2026-01-01"));
+    w.alongside(() => {
+      throw new Error("disk full");
+    });
+    expect(() => w.flush()).toThrow("disk full");
+    expect(rows()).toEqual([2, 2]);
   });
 
   it("reports a deferred commit that fails, and refuses more writes", async () => {

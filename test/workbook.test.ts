@@ -84,7 +84,7 @@ describe("the batch's workbook", () => {
     }
     const mobile = book.getWorksheet("Mobile")!;
     expect(mobile.getRow(1).getCell(6).value).toBe("ProvA voice indoor (rating)");
-    expect(String(mobile.getRow(1).getCell(6).note)).toMatch(/^ProvAVoiceIndoor: 0 Clear, 1 Red, 2 Amber, 3 Green, 4 Enhanced/);
+    expect(String(mobile.getRow(1).getCell(6).note)).toMatch(/^ProvAVoiceIndoor: 0 Clear: no signal; 1 Red: reliable signal unlikely; 2 Amber: .*; 4 Enhanced: /);
     const broadband = book.getWorksheet("Broadband")!;
     expect(broadband.getRow(1).getCell(10).value).toBe("Best download (Mbit/s)");
     expect(typeof broadband.getRow(2).getCell(2).value).toBe("string"); // UPRN as text
@@ -185,23 +185,42 @@ describe("the batch's workbook", () => {
   }, 180_000);
 });
 
-describe("an address sheet too long for a sheet", () => {
-  it("is left out, with a Summary line naming the CSV that holds its rows", async () => {
+describe("a sheet longer than --workbook-rows", () => {
+  it("holds a note naming the CSV and the Parquet export instead of its rows, and the Summary says so", async () => {
     const fixture = buildFixtureDb(join(dir, "fixture.sqlite"));
     try {
       const scope = resolveScope(fixture.db, { runId: fixture.runId });
       buildPostcodeTable(fixture.db, scope, 3);
       const summary = computeSummary(fixture.db, scope, 3, "2026-01-02T03:04:05.000Z");
       const path = join(dir, "small.xlsx");
-      // 6 input rows, 4 postcodes, 6 broadband and 7 mobile addresses: a limit of 6 rows leaves out Mobile only
-      const result = await writeWorkbook(fixture.db, scope, { summary, groups: null, goodRating: 3, maxSheetRows: 6 }, path);
+      // 6 input rows, 4 postcodes, 6 broadband and 7 mobile addresses: a limit of 6 rows leaves out Mobile's rows only
+      const result = await writeWorkbook(fixture.db, scope, { summary, groups: null, goodRating: 3, workbookRows: 6 }, path);
       dropPostcodeTable(fixture.db);
-      expect(result).toEqual({ sheets: ["Summary", "Your rows", "Postcodes", "Broadband"], leftOut: [{ sheet: "Mobile", rows: 7, csv: "mobile.csv" }] });
+      expect(result).toEqual({ sheets: ["Summary", "Your rows", "Postcodes", "Broadband", "Mobile"], leftOut: [{ sheet: "Mobile", rows: 7, csv: "mobile.csv" }] });
       const book = new ExcelJS.Workbook();
       await book.xlsx.readFile(path);
       expect(book.worksheets.map((w) => w.name)).toEqual(result.sheets);
+      const mobile = book.getWorksheet("Mobile")!;
+      expect(mobile.getSheetValues().slice(1).map((r) => (r as unknown[]).slice(1))).toEqual([
+        ["Note"],
+        ["7 rows are more than this sheet is set to hold (--workbook-rows 6): every row is in mobile.csv in this folder, or mobile/ of `npm run export` (Parquet)."],
+      ]);
+      expect(book.getWorksheet("Broadband")!.rowCount).toBe(7);
+      // a limit of 3: every sheet of rows holds a note, Your rows' naming only its CSV
+      buildPostcodeTable(fixture.db, scope, 3);
+      const tiny = await writeWorkbook(fixture.db, scope, { summary, groups: null, goodRating: 3, workbookRows: 3 }, join(dir, "tiny.xlsx"));
+      dropPostcodeTable(fixture.db);
+      expect(tiny.leftOut.map((l) => [l.sheet, l.rows])).toEqual([["Your rows", 6], ["Postcodes", 4], ["Broadband", 6], ["Mobile", 7]]);
+      const tinyBook = new ExcelJS.Workbook();
+      await tinyBook.xlsx.readFile(join(dir, "tiny.xlsx"));
+      expect(tinyBook.getWorksheet("Your rows")!.getCell("A2").value).toBe("6 rows are more than this sheet is set to hold (--workbook-rows 3): every row is in enriched.csv in this folder.");
+      expect(tinyBook.getWorksheet("Postcodes")!.getCell("A2").value).toMatch(/every row is in postcodes\.csv in this folder, or postcodes\.parquet of `npm run export`/);
       const about = book.getWorksheet("Summary")!.getSheetValues().slice(2).map((r) => (r as unknown[]).slice(1, 4));
-      expect(about).toContainEqual(["About", "Mobile sheet left out", "7 rows are more than a sheet holds (6): open mobile.csv, which holds them all"]);
+      expect(about).toContainEqual([
+        "About",
+        "Mobile sheet: rows left out",
+        "its 7 rows are more than this workbook's limit (--workbook-rows 6): every row is in mobile.csv in this folder, or mobile/ of `npm run export` (Parquet)",
+      ]);
     } finally {
       fixture.db.close();
     }

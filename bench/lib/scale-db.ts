@@ -8,6 +8,7 @@ import { openInput } from "../../src/input/read-input.js";
 import { generateCompact } from "../../src/simulator/data.js";
 import { DEFAULT_PROVIDERS, SPEED_FIELDS, type Lookup } from "../../src/spec/fields.js";
 import { answerWriter } from "../../src/store/answers.js";
+import { recordReleaseCheck } from "../../src/store/release-checks.js";
 import type { Answer, FinalRecord } from "../../src/spec/records.js";
 import { finalCounts } from "../../src/store/counts.js";
 import { ensureProviderColumns, openDatabase } from "../../src/store/db.js";
@@ -87,6 +88,9 @@ export async function buildScaleDb(dbPath: string, inputPath: string, log: (m: s
       message: null,
       counts: { inputRows, postcodes: postcodes.length, rejects: 0, ...final, requests: 0, retries: 0, throttled: 0 },
     });
+    // As the batch records after a list's first run: its own answers checked each lookup's release
+    // today, so the unchanged re-run the same day sends no probe round (plan/probe-rule.ts).
+    for (const lookup of LOOKUPS) recordReleaseCheck(db, { lookup, at: now, how: "answers", runId });
     // Later steps read a settled file, as after a batch: fold the WAL back in.
     db.pragma("wal_checkpoint(TRUNCATE)");
     return { runId, postcodes: postcodes.length, addresses, seconds: (performance.now() - started) / 1000 };

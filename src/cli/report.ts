@@ -25,6 +25,7 @@ runCli({
       .option("group-by", { type: "string", describe: BATCH_OPTIONS.groupBy.help })
       .option("area-file", { type: "string", describe: BATCH_OPTIONS.areaFile.help })
       .option("uprn-column", { type: "string", describe: BATCH_OPTIONS.uprnColumn.help })
+      .option("workbook-rows", { type: "string", default: String(BATCH_OPTIONS.workbookRows.default), describe: BATCH_OPTIONS.workbookRows.help })
       .conflicts("run", "all"),
   isUserError: (err) => err instanceof ReportError || err instanceof DatabaseError,
   run: async (argv) => {
@@ -47,6 +48,7 @@ runCli({
         groupBy: BATCH_OPTIONS.groupBy.parse(argv.groupBy, "--group-by"),
         areaFile: argv.areaFile,
         uprnColumn: argv.uprnColumn,
+        workbookRows: BATCH_OPTIONS.workbookRows.parse(argv.workbookRows, "--workbook-rows"),
         since: argv.since,
         onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
       });

@@ -48,6 +48,8 @@ export interface LookupFetchOptions {
   stats: FetchStats;
   /** masks keys in answer bodies before any text of them is kept */
   redact: (text: string) => string;
+  /** whether a body holds a key or a piece of one: valid answers are redacted only then */
+  holdsSecret?: (text: string) => boolean;
   onFinal: (record: FinalRecord) => void;
   /** hears of every request sent and its answer (the request ledger); quotaMessage: the text of a 403 quota answer */
   onRequest?: (r: { status: number | null; quotaMessage: string | null }) => void;
@@ -84,6 +86,7 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
         body: res.body,
         now: o.clock.now(),
         redact: o.redact,
+        holdsSecret: o.holdsSecret,
       });
       return { outcome, httpStatus: res.status, failure: signatureOf(res.status, outcome) };
     } catch (err) {

@@ -35,4 +35,6 @@ export interface ClassifyInput {
   now: number;
   /** masks keys (and pieces of them) in the body before any text of it is taken */
   redact?: (text: string) => string;
+  /** whether the body holds a configured key or a piece of one (without it, a body is redacted to find out) */
+  holdsSecret?: (text: string) => boolean;
 }

@@ -18,6 +18,8 @@ export interface Logger {
   /** secrets to mask in every line from now on */
   addSecret(secret: string): void;
   redact(text: string): string;
+  /** whether a text holds a secret or a piece of one: a cheap test before redacting a whole answer */
+  holdsSecret(text: string): boolean;
   /** a progress line takes the terminal: each log line then clears it first and redraws it after */
   setAround(around: ((write: () => void) => void) | undefined): void;
 }
@@ -60,6 +62,7 @@ export function createLogger(options: LoggerOptions): Logger {
     milestone: (level, m, f) => emit(level, m, f, true),
     addSecret: (secret) => redactor.add(secret),
     redact,
+    holdsSecret: (text) => redactor.holdsSecret(text),
     setAround(around) {
       logState.around = around;
     },

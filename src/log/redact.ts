@@ -10,23 +10,29 @@ const KEY_LIKE = /[0-9a-f]{32,}/gi;
 export class Redactor {
   /** every MIN_RUN-character piece of every secret */
   private readonly pieces = new Set<string>();
+  /** any piece, as one regular expression: a text scan in native code instead of a slice per position */
+  private anyPiece: RegExp | null = null;
 
   constructor(secrets: Iterable<string> = []) {
     for (const s of secrets) this.add(s);
   }
 
   add(secret: string): void {
-    if (secret.length < MIN_RUN) {
-      // a key this short can only be masked whole
-      if (secret.length > 0) this.pieces.add(secret);
-      return;
-    }
-    for (let i = 0; i + MIN_RUN <= secret.length; i++) this.pieces.add(secret.slice(i, i + MIN_RUN));
+    if (secret.length === 0) return;
+    // a key this short can only be masked whole
+    if (secret.length < MIN_RUN) this.pieces.add(secret);
+    else for (let i = 0; i + MIN_RUN <= secret.length; i++) this.pieces.add(secret.slice(i, i + MIN_RUN));
+    this.anyPiece = new RegExp([...this.pieces].map((p) => p.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")).join("|"));
+  }
+
+  /** Whether `text` holds a configured secret or a piece of one (one scan: cheap enough for every answer body). */
+  holdsSecret(text: string): boolean {
+    return this.anyPiece !== null && this.anyPiece.test(text);
   }
 
   /** Masks each stretch of `text` covered by pieces of a secret; the rest is kept as it was. */
   redact(text: string): string {
-    return this.redactConfigured(text).replace(KEY_LIKE, MASK);
+    return (this.holdsSecret(text) ? this.redactConfigured(text) : text).replace(KEY_LIKE, MASK);
   }
 
   private redactConfigured(text: string): string {

@@ -13,6 +13,7 @@ import { StopControl, type StopReason } from "../fetch/stop.js";
 import { describeReasons, planFetches } from "../plan/plan.js";
 import { closeRefreshMarks } from "../store/plan-queries.js";
 import { answerWriter } from "../store/answers.js";
+import { recordReleaseCheck, runStoredNamedRelease } from "../store/release-checks.js";
 import { finalCounts } from "../store/counts.js";
 import { DatabaseError, ensureProviderColumns, namingPath, type Db } from "../store/db.js";
 import { LockedError, releaseLock, setLockRun } from "../store/lock.js";
@@ -285,7 +286,11 @@ function planStage(ctx: RunContext): FetchPlan {
     "info",
     `run ${ctx.runId}: ${inputRows} input rows, ${plan.postcodes} unique postcodes, ${rejects} rejected; ` +
       config.lookups
-        .map((l) => `${l}: ${plan.toFetch.get(l)!.length} to fetch (${describeReasons(plan.reasons.get(l)!)}), ${plan.reused.get(l)} fresh`)
+        .map((l) => {
+          const probes = plan.probes.get(l);
+          const why = plan.reused.get(l)! > 0 && probes && probes.probes === 0 && probes.why !== "--probe 0" ? ` (no probes: ${probes.why})` : "";
+          return `${l}: ${plan.toFetch.get(l)!.length} to fetch (${describeReasons(plan.reasons.get(l)!)}), ${plan.reused.get(l)} fresh${why}`;
+        })
         .join("; "),
     { event: "plan", runId: ctx.runId, inputRows, postcodes: plan.postcodes, rejects },
   );
@@ -374,15 +379,24 @@ async function fetchStage(ctx: RunContext): Promise<void> {
           stop,
           stats: ctx.stats[lookup],
           redact: (text) => log.redact(text),
+          holdsSecret: (text) => log.holdsSecret(text),
           onFinal: (record) => writer.write(record),
-          onRequest: ctx.quota!.onRequest(lookup),
+          // the ledger's row joins the answers' transaction of the same event-loop turn
+          onRequest: ctx.quota!.onRequest(lookup, (write) => writer.alongside(write)),
           lookupBudget: ctx.quota!.budget(lookup),
           onEvent: (e) => (e.level === "warn" ? log.warn(e.message, { event: "outage", lookup }) : log.debug(e.message)),
         }),
       ),
     );
     writer.flush();
+    recordReleaseChecks(ctx);
   } finally {
+    // what an error left queued (answers, ledger rows) is still written, unless the store itself failed
+    try {
+      writer.flush();
+    } catch {
+      // the error that stopped the fetch is the one to report
+    }
     clearInterval(checkpoint);
     progress.stop();
     http.close();
@@ -410,6 +424,23 @@ function finishStage(ctx: RunContext): Finish {
   return { exitCode: code, state, counts, message };
 }
 
+/**
+ * Each lookup whose release the run checked (its probe round, or answers that tell as much) and
+ * whose fetching ended unstopped: the time goes to the store, so that a second run today sends no
+ * probe round (plan/probe-rule.ts).
+ */
+function recordReleaseChecks(ctx: RunContext): void {
+  const { db, stop, config } = ctx;
+  const at = nowIso(ctx);
+  for (const lookup of config.lookups) {
+    const check = ctx.plan!.probes.get(lookup)?.check;
+    if (!check || stop.stopped || stop.signalFor(lookup).aborted) continue;
+    // a mobile check by answers needs one that names its release (not-found answers name none)
+    if (check === "answers" && lookup === "mobile" && !runStoredNamedRelease(db, ctx.runId!, lookup)) continue;
+    recordReleaseCheck(db, { lookup, at, how: check, runId: ctx.runId! });
+  }
+}
+
 /** The run's report set, replaced whole. Returns why it could not be written (the run then exits 1), or null. */
 async function reportStage(ctx: RunContext): Promise<string | null> {
   const { log, config } = ctx;
@@ -420,6 +451,7 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
     areaFile: config.areaFile,
     uprnColumn: config.uprnColumn,
     command: "batch",
+    workbookRows: config.workbookRows,
     onWarning: (m: string) => log.warn(m),
   };
   try {

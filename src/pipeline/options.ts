@@ -10,6 +10,7 @@ import { parseGroupBy } from "../report/groups.js";
 import { MIN_RUN, Redactor } from "../log/redact.js";
 import { ConfigError, parseBaseUrl, parseLookups, URL_ENV } from "./config-values.js";
 import { DEFAULT_PROBE } from "../plan/plan.js";
+import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "../report/workbook.js";
 import { parseMonthlyQuota } from "../plan/quota-plan.js";
 import type { Premises } from "../spec/open-data.js";
 
@@ -137,7 +138,7 @@ export const BATCH_OPTIONS = {
   probe: option({
     type: "number",
     default: DEFAULT_PROBE,
-    help: "fresh answers re-fetched per lookup to notice a new dataset release (0: none)",
+    help: "fresh answers re-fetched per lookup to notice a new dataset release: one round a day at most, none when the run's own answers tell (0: none)",
     parse: wholeNumber(0),
   }),
   release: option({
@@ -218,6 +219,12 @@ export const BATCH_OPTIONS = {
     },
   }),
   uprnColumn: option({ type: "string", help: "input column holding a UPRN: enriched.csv and the workbook give that property's own figures", parse: text }),
+  workbookRows: option({
+    type: "number",
+    default: DEFAULT_WORKBOOK_ROWS,
+    help: "rows a sheet of coverage.xlsx may hold (Your rows, Postcodes, Broadband, Mobile); a longer one holds a note naming its CSV and Parquet export instead",
+    parse: wholeNumber(0, SHEET_MAX_ROWS),
+  }),
 };
 
 export type BatchOptions = typeof BATCH_OPTIONS;

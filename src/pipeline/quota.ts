@@ -15,8 +15,12 @@ import type { BatchConfig } from "./config.js";
 export interface RunQuota {
   /** for planFetches: undefined without --monthly-quota */
   planOptions: QuotaOptions | undefined;
-  /** records each request of the lookup in the ledger; a quota answer blocks the lookup until it is replenished */
-  onRequest(lookup: Lookup): (r: { status: number | null; quotaMessage: string | null }) => void;
+  /**
+   * Records each request of the lookup in the ledger; a quota answer blocks the lookup until it is
+   * replenished. `queue` runs the ledger's writes (default: at once); the batch queues them with the
+   * answers' transaction, so that a request costs no commit of its own.
+   */
+  onRequest(lookup: Lookup, queue?: (write: () => void) => void): (r: { status: number | null; quotaMessage: string | null }) => void;
   /** the lookup's cap for this run: what the period has left */
   budget(lookup: Lookup): RequestBudget | undefined;
   /** Says what the plan deferred; postcodes left without an answer stop the run as a quota does (exit 3). */
@@ -45,13 +49,20 @@ export function startRunQuota(
     planOptions: config.monthlyQuota
       ? { limits, used, nowMs: startMs, resetDay: config.quotaResetDay, spendAll: config.spendAll }
       : undefined,
-    onRequest: (lookup) => (r) => {
-      const at = now();
-      // the ledger counts what the real API's quota counts: a simulated request spends none of it
-      if (!config.simulate) ledger.record({ lookup, status: r.status, at: new Date(at).toISOString() }, quotaPeriod(at, config.quotaResetDay).key);
-      const wait = r.quotaMessage === null ? null : replenishMs(r.quotaMessage);
-      if (r.quotaMessage !== null && wait !== null) ledger.block(lookup, new Date(at + wait).toISOString(), r.quotaMessage);
-    },
+    onRequest:
+      (lookup, queue = (write) => write()) =>
+      (r) => {
+        const at = now();
+        const sent = { lookup, status: r.status, at: new Date(at).toISOString() };
+        const period = quotaPeriod(at, config.quotaResetDay).key;
+        const wait = r.quotaMessage === null ? null : replenishMs(r.quotaMessage);
+        const message = r.quotaMessage;
+        queue(() => {
+          // the ledger counts what the real API's quota counts: a simulated request spends none of it
+          if (!config.simulate) ledger.record(sent, period);
+          if (message !== null && wait !== null) ledger.block(lookup, new Date(at + wait).toISOString(), message);
+        });
+      },
     budget: (lookup) => {
       const limit = limits[lookup];
       return limit === undefined ? undefined : new RequestBudget(Math.max(0, limit - used[lookup]));

@@ -2,12 +2,16 @@
 // another provider list, or simulated when this run is real), failed ones, a --refresh in progress,
 // answers from an older release than the newest (oldest release first), answers past --max-age
 // (oldest first), then a few probes: the fresh answers checked longest ago (fetched_at, which an
-// identical re-fetch moves, so probes rotate through the list), re-fetched to notice a new release. What the run needs is recorded, so that what it does not fetch counts as pending.
+// identical re-fetch moves, so probes rotate through the list), re-fetched to notice a new release,
+// only when the run's own fetches do not tell and at most one round a day (probe-rule.ts). What
+// the run needs is recorded, so that what it does not fetch counts as pending.
 import type { Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
 import { planCandidates, recordNeeds, refreshMark, type Candidate, type NeedReason } from "../store/plan-queries.js";
+import { lastReleaseCheck } from "../store/release-checks.js";
 import { allowance, quotaPeriod, type Allowance } from "./quota-plan.js";
 import type { Premises } from "../spec/open-data.js";
+import { probeRule, type ProbeDecision, type ProbeSituation } from "./probe-rule.js";
 
 export interface PlanOptions {
   runId: number;
@@ -55,6 +59,8 @@ export interface Plan {
   deferred: Map<Lookup, { refreshes: number; unanswered: number }>;
   /** with --open-data, per lookup ordered by it: the new postcodes by Ofcom's speed bands */
   openDataNew: Map<Lookup, OpenDataBandCounts>;
+  /** per lookup: whether and why it probes, and how the run checks its release (probe-rule.ts) */
+  probes: Map<Lookup, ProbeDecision>;
 }
 
 export interface OpenDataBandCounts {
@@ -99,7 +105,7 @@ export interface OrderedNeeds {
  */
 export function orderNeeds(
   candidates: readonly Candidate[],
-  probe: number,
+  probes: (situation: Pick<ProbeSituation, "fresh" | "fetching" | "refetching" | "replacingRelease">) => number,
   budget?: (firstNeeds: number) => Allowance,
 ): OrderedNeeds {
   const of = (state: Candidate["state"]) => candidates.filter((c) => c.state === state);
@@ -112,14 +118,21 @@ export function orderNeeds(
     .sort((a, b) => last(a) - last(b));
   const release = of("release").sort((a, b) => a.releaseRank - b.releaseRank || byAge(a, b));
   const age = of("age").sort(byAge);
-  // While an older release is being replaced there is nothing to probe for; refreshes of answers
-  // already on the newest release detect a new one as well as probes would.
-  const probes = release.length > 0 ? [] : of("fresh").sort(byAge).slice(0, Math.max(0, probe - age.length));
+  const fresh = of("fresh");
+  const probeCount = probes({
+    fresh: fresh.length,
+    fetching: first.length + release.length + age.length,
+    refetching: first.filter((c) => c.state === "refresh").length + release.length + age.length,
+    replacingRelease: release.length > 0,
+  });
   const firsts: Need[] = first.map((c) => ({ postcode: c.postcode, reason: c.state as NeedReason }));
   const refreshes: Need[] = [
     ...release.map((c) => ({ postcode: c.postcode, reason: "release" as const })),
     ...age.map((c) => ({ postcode: c.postcode, reason: "age" as const })),
-    ...probes.map((c) => ({ postcode: c.postcode, reason: "probe" as const })),
+    ...fresh
+      .sort(byAge)
+      .slice(0, probeCount)
+      .map((c) => ({ postcode: c.postcode, reason: "probe" as const })),
   ];
   if (!budget) return { needs: [...firsts, ...refreshes], fetch: firsts.length + refreshes.length, deferred: { refreshes: 0, unanswered: 0 } };
   // --refresh in progress is a refresh too: it takes the refresh share, ahead of the others.
@@ -150,6 +163,8 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
   const allowances = new Map<Lookup, Allowance>();
   const deferred = new Map<Lookup, { refreshes: number; unanswered: number }>();
   const openDataNew = new Map<Lookup, OpenDataBandCounts>();
+  const probes = new Map<Lookup, ProbeDecision>();
+  const now = options.now ?? new Date().toISOString();
   let postcodes = 0;
   for (const lookup of options.lookups) {
     const refreshSince = options.refresh ? refreshMark(db, lookup, options.now ?? new Date().toISOString(), options.runId) : null;
@@ -175,7 +190,17 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
             return a;
           }
         : undefined;
-    const ordered = orderNeeds(candidates, options.refresh ? 0 : (options.probe ?? DEFAULT_PROBE), budget);
+    const probe = options.refresh ? 0 : (options.probe ?? DEFAULT_PROBE);
+    const lastCheck = lastReleaseCheck(db, lookup);
+    const ordered = orderNeeds(
+      candidates,
+      (situation) => {
+        const decision = probeRule({ ...situation, lookup, probe, lastCheck, now });
+        probes.set(lookup, decision);
+        return decision.probes;
+      },
+      budget,
+    );
     recordNeeds(db, options.runId, lookup, ordered.needs);
     const fetched = ordered.needs.slice(0, ordered.fetch);
     const counts = emptyReasons();
@@ -185,7 +210,7 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
     reasons.set(lookup, counts);
     deferred.set(lookup, ordered.deferred);
   }
-  return { postcodes, toFetch, reused, reasons, allowance: allowances, deferred, openDataNew };
+  return { postcodes, toFetch, reused, reasons, allowance: allowances, deferred, openDataNew, probes };
 }
 
 /** "3 new, 20 probe": the reasons that have any, for the plan's log line. */

@@ -4,7 +4,7 @@
 import { CHANNELS, LOCATIONS, mobileField, type Channel, type Location, type Lookup } from "../spec/fields.js";
 import { displayPostcode } from "../spec/postcode.js";
 import type { Db } from "../store/db.js";
-import { changedVersions, runExists, type Baseline, type VersionPair, type VersionRow } from "../store/versions.js";
+import { anyAnswerCompared, changedVersions, runExists, type Baseline, type VersionPair, type VersionRow } from "../store/versions.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { tierOf, TIERS, type Tier } from "./definitions.js";
 import { ReportError, type ReportScope } from "./scope.js";
@@ -34,6 +34,8 @@ export interface ChangeSet {
   providers: string[];
   rows: Change[];
   summary: ChangesSummary;
+  /** false when no answer had anything to compare with yet (a first run, against its previous versions) */
+  compared: boolean;
 }
 
 /** --since: a run id (digits) or an ISO date or time; the baseline is the versions current then. */
@@ -64,7 +66,9 @@ export function collectChanges(db: Db, scope: ReportScope, options: { goodRating
   for (const pair of changedVersions(db, { runId: scope.kind === "run" ? scope.runId : null, lookups: scope.lookups }, baseline))
     diffPair(pair, options.goodRating, scope.providers, rows, summary);
   rows.sort((a, b) => compare(a.postcode, b.postcode) || a.uprn - b.uprn || compare(a.lookup, b.lookup) || compare(a.change, b.change));
-  return { baseline: label, lookups: scope.lookups, providers: scope.providers, rows, summary };
+  const versionScope = { runId: scope.kind === "run" ? scope.runId : null, lookups: scope.lookups };
+  const compared = baseline.kind !== "previous" || rows.length > 0 || anyAnswerCompared(db, versionScope);
+  return { baseline: label, lookups: scope.lookups, providers: scope.providers, rows, summary, compared };
 }
 
 export function writeChangesCsv(changes: ChangeSet, path: string, options: CsvFileOptions): Promise<number> {

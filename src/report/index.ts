@@ -19,7 +19,7 @@ import { withOutLock } from "./out-lock.js";
 import { clearDebris } from "./out-debris.js";
 import { FINGERPRINT_FILE, isReportSetCurrent, recordFingerprint, reportFingerprint } from "./fingerprint.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
-import { writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
+import { DEFAULT_WORKBOOK_ROWS, writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
 import { countLocated, GEOJSON_NAME, writePostcodesGeojson } from "./geojson.js";
 import { computeGroups, dropGroupTables, prepareGroups, writeGroupsCsv, type GroupOptions, type GroupSet } from "./groups.js";
 import { describeUprnMatching, uprnMatching } from "./uprn-matching.js";
@@ -42,6 +42,8 @@ export interface ReportContext {
   uprnColumn: string | undefined;
   /** postcodes with coordinates (--area-file) */
   located: number;
+  /** --workbook-rows */
+  workbookRows: number;
 }
 
 /** The report set, in the order written. To add a report: one more entry here. */
@@ -97,6 +99,8 @@ export interface ReportOptions extends GroupOptions {
   goodRating?: number | undefined;
   /** --uprn-column: the input column naming each row's property */
   uprnColumn?: string | undefined;
+  /** --workbook-rows: rows an address sheet of the workbook may hold (default DEFAULT_WORKBOOK_ROWS) */
+  workbookRows?: number | undefined;
   /** the clock for generatedAt */
   now?: (() => Date) | undefined;
   onWarning?: ((message: string) => void) | undefined;
@@ -140,13 +144,14 @@ async function writeSet(db: Db, options: ReportOptions, keepCurrent: boolean): P
   return withOutLock(options.outDir, { command: options.command ?? "report" }, (lock) => inSnapshot(db, options, async (scope) => {
     for (const line of clearDebris(options.outDir)) options.onWarning?.(line);
     // one snapshot for the check and the set: the fingerprint is hashed once
-    const fingerprint = reportFingerprint(db, scope, { ...options, bom: csv.bom, goodRating });
+    const workbookRows = options.workbookRows ?? DEFAULT_WORKBOOK_ROWS;
+    const fingerprint = reportFingerprint(db, scope, { ...options, bom: csv.bom, goodRating, workbookRows });
     if (keepCurrent && isReportSetCurrent(options.outDir, fingerprint)) return "current";
     buildPostcodeTable(db, scope, goodRating);
     const changes = collectChanges(db, scope, { goodRating, since: options.since });
     const summary = computeSummary(db, scope, goodRating, generatedAt, changes.summary);
     const groups = await prepareGroups(db, scope, goodRating, options);
-    const context = { db, scope, goodRating, csv, summary, changes, groups, uprnColumn: options.uprnColumn, located: countLocated(db) };
+    const context = { db, scope, goodRating, csv, summary, changes, groups, uprnColumn: options.uprnColumn, located: countLocated(db), workbookRows };
     const set = options.files ?? REPORT_FILES;
     // Last, and swapped in with the set: what the set was made from, so that a batch can keep it.
     const made = set.filter((f) => f.applies?.(context) ?? true).map((f) => f.name);

@@ -2,8 +2,9 @@
 // frozen and carries the autofilter, readable headings with the CSV/API name in the cell's note,
 // widths that fit, a style per column (text for the user's cells, number formats for speeds and
 // shares). Rows are committed as they come, and every few hundred rows the writer waits until the
-// zip has taken them: memory stays flat at any row count.
-import type { Style, Worksheet, stream } from "exceljs";
+// zip has taken them: memory stays flat at any row count. Each sheet prints the same way: fit to one
+// page wide, landscape when its columns are wide, the header row repeated on every page.
+import type { PageSetup, PaperSize, Row, Style, Worksheet, stream } from "exceljs";
 import type { Writable } from "node:stream";
 
 export interface SheetColumn {
@@ -23,13 +24,23 @@ export const COUNT: Partial<Style> = { numFmt: "#,##0" };
 export const COORDINATE: Partial<Style> = { numFmt: "0.000000" };
 export const SPEED: Partial<Style> = { numFmt: '0.0;"-1 (none)"' };
 
-const HEADER_FONT = { bold: true };
+// the name and size of the default font: a bold font without them falls back to a serif in LibreOffice
+const HEADER_FONT = { name: "Calibri", size: 11, bold: true };
 const ROWS_PER_YIELD = 500;
 export const MAX_WIDTH = 60;
 
-/** A width that fits a heading and values of `longest` characters. */
+/** Characters a wrapped line of `width` surely holds: measured, DejaVu Sans (wider than Calibri) fits about 1.15 a unit. */
+export const lineChars = (width: number): number => Math.max(1, Math.floor(width));
+/** Points per line of 11-point text: the height of a row whose cells wrap to n lines is n times this. */
+export const LINE_POINTS = 15;
+
+/**
+ * A width that fits values of `longest` characters and the heading's longest word: headings wrap
+ * (the header row is as tall as they need), so that a sheet of many columns still prints legibly.
+ */
 export function fitWidth(heading: string, longest: number): number {
-  return Math.min(MAX_WIDTH, Math.max(8, heading.length + 2, longest + 2));
+  const word = Math.max(0, ...heading.split(/\s+/).map((w) => w.length));
+  return Math.min(MAX_WIDTH, Math.max(8, word + 2, longest + 2));
 }
 
 /** The sheet's XML stream inside exceljs, and the zip entries (archiver's streams) it pipes into. */
@@ -74,15 +85,62 @@ function drainOrClose(stream: { once(event: "drain", f: () => void): unknown; re
   });
 }
 
-export async function writeSheet(
-  workbook: stream.xlsx.WorkbookWriter,
-  out: Writable,
-  name: string,
-  columns: readonly SheetColumn[],
-  rows: Iterable<readonly unknown[]>,
-  finish?: (sheet: Worksheet, rowCount: number) => void,
-): Promise<number> {
-  const sheet = workbook.addWorksheet(name, { views: [{ state: "frozen", ySplit: 1 }] });
+/** Column widths (in characters) that fit a portrait A4 page at a readable size; wider prints landscape. */
+const PORTRAIT_WIDTH = 100;
+
+export interface SheetPrint {
+  /** print only the header and this many rows (a sheet too long to be worth printing whole) */
+  rows?: number | undefined;
+  /** the page footer's text (left), e.g. what the printed rows leave out */
+  footer?: string | undefined;
+}
+
+/** Page set-up: A4, fit to one page wide and as many tall as needed, header row on every page. */
+export function pageSetup(columns: readonly SheetColumn[], print: SheetPrint = {}): Partial<PageSetup> {
+  const width = columns.reduce((sum, c) => sum + c.width, 0);
+  return {
+    paperSize: 9 as PaperSize, // A4
+    orientation: width > PORTRAIT_WIDTH ? "landscape" : "portrait",
+    fitToPage: true,
+    fitToWidth: 1,
+    fitToHeight: 0,
+    printTitlesRow: "1:1",
+    margins: { left: 0.4, right: 0.4, top: 0.5, bottom: 0.6, header: 0.2, footer: 0.25 },
+    // exceljs puts a $ before each end: "A$1:L$51" is written as the absolute $A$1:$L$51 that LibreOffice honours
+    ...(print.rows === undefined ? {} : { printArea: `A$1:${columnLetter(Math.max(1, columns.length))}$${print.rows + 1}` }),
+  };
+}
+
+/** "A", ..., "Z", "AA", ...: a column's letters from its 1-based number. */
+export function columnLetter(n: number): string {
+  let s = "";
+  for (let i = n; i > 0; i = Math.floor((i - 1) / 26)) s = String.fromCharCode(65 + ((i - 1) % 26)) + s;
+  return s;
+}
+
+/** Footer text as Excel's header/footer codes want it: `&` doubled, page numbers on the right. */
+function footerCodes(text: string | undefined): string {
+  return `${text ? `&L${text.replace(/&/g, "&&")}` : ""}&RPage &P of &N`;
+}
+
+export interface SheetSpec {
+  name: string;
+  columns: readonly SheetColumn[];
+  rows: Iterable<readonly unknown[]>;
+  /** styles a row before it is committed (merged, wrapped cells) */
+  decorate?: ((sheet: Worksheet, row: Row, values: readonly unknown[]) => void) | undefined;
+  /** after the last row, before the sheet is committed */
+  finish?: ((sheet: Worksheet, rowCount: number) => void) | undefined;
+  print?: SheetPrint | undefined;
+}
+
+export async function writeSheet(workbook: stream.xlsx.WorkbookWriter, out: Writable, spec: SheetSpec): Promise<number> {
+  const { name, columns, rows, decorate, finish, print } = spec;
+  const sheet = workbook.addWorksheet(name, {
+    views: [{ state: "frozen", ySplit: 1 }],
+    pageSetup: pageSetup(columns, print),
+    headerFooter: { oddFooter: footerCodes(print?.footer) },
+  });
   sheet.columns = columns.map((c) => ({ width: c.width, ...(c.style ? { style: c.style } : {}) }));
   sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: Math.max(1, columns.length) } };
   const header = sheet.getRow(1);
@@ -91,12 +149,17 @@ export async function writeSheet(
     cell.value = c.heading;
     cell.font = HEADER_FONT;
     cell.numFmt = "@";
+    cell.alignment = { vertical: "top", wrapText: true };
     if (c.note) cell.note = c.note;
   });
+  const headerLines = Math.max(1, ...columns.map((c) => Math.ceil(c.heading.length / lineChars(c.width))));
+  if (headerLines > 1) header.height = headerLines * LINE_POINTS;
   header.commit();
   let count = 0;
   for (const values of rows) {
-    sheet.addRow(values as unknown[]).commit();
+    const row = sheet.addRow(values as unknown[]);
+    decorate?.(sheet, row, values);
+    row.commit();
     if (++count % ROWS_PER_YIELD === 0) await drain(sheet, out);
   }
   finish?.(sheet, count);

@@ -2,8 +2,8 @@
 // (inline strings, rows committed as they come), written atomically like every report file.
 // Sheets in order: Summary, Groups, Your rows, Postcodes, Broadband, Mobile (docs/reports.md).
 import { PassThrough } from "node:stream";
-import ExcelJS from "exceljs";
-import { mobileFields, RATING_LABELS, RATING_MAX, RATING_MIN, SPEED_FIELDS, type Lookup } from "../spec/fields.js";
+import ExcelJS, { type Row, type Worksheet } from "exceljs";
+import { mobileFields, RATING_MAX, RATING_MIN, ratingWords, SPEED_FIELDS, type Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
 import { writeAtomically } from "./atomic-file.js";
 import { columnHeading } from "./column-headings.js";
@@ -14,7 +14,8 @@ import { enrichedTable, postcodeFigureColumns } from "./postcode-files.js";
 import { POSTCODE_TABLE } from "./postcode-table.js";
 import type { ReportScope } from "./scope.js";
 import { releaseWords, summaryRows, type Summary } from "./summary.js";
-import { COORDINATE, COUNT, fitWidth, SHARE, SPEED, TEXT, writeSheet, type SheetColumn } from "./workbook-sheet.js";
+import type { ChangeSet } from "./changes.js";
+import { COORDINATE, COUNT, fitWidth, LINE_POINTS, lineChars, SHARE, SPEED, TEXT, writeSheet, type SheetColumn, type SheetSpec } from "./workbook-sheet.js";
 
 export const WORKBOOK_NAME = "coverage.xlsx";
 
@@ -23,19 +24,31 @@ export interface WorkbookInput {
   groups: GroupSet | null;
   goodRating: number;
   uprnColumn?: string | undefined;
-  /** rows an address sheet may hold (tests lower it); default SHEET_MAX_ROWS */
-  maxSheetRows?: number | undefined;
+  /** --workbook-rows: a sheet of rows (Your rows, Postcodes, Broadband, Mobile) with more holds a note naming the files that have them */
+  workbookRows?: number | undefined;
+  /** the changes behind summary.changes: whether any answer had anything to compare with */
+  changes?: Pick<ChangeSet, "compared"> | undefined;
 }
 
 export interface WorkbookResult {
   /** the sheets written, in order */
   sheets: string[];
-  /** sheets with more rows than a sheet holds, left out, with the CSV that holds their rows */
+  /** sheets whose rows are left out (a note instead), with their row count and the CSV that holds them */
   leftOut: { sheet: string; rows: number; csv: string }[];
 }
 
 /** Rows a sheet holds below its header. */
 export const SHEET_MAX_ROWS = EXCEL_MAX_ROWS - 1;
+
+/**
+ * --workbook-rows' default. Measured (docs/bench.md): a 100,000-row address sheet takes exceljs about
+ * 6 s to write and LibreOffice about 4 s to open; at 10,000 postcodes (240,000 addresses a lookup)
+ * whole address sheets would make the workbook cost several times all the CSVs together.
+ */
+export const DEFAULT_WORKBOOK_ROWS = 100_000;
+
+/** Rows of an address sheet that print: the first page or so; every row is in its CSV. */
+export const PRINTED_ADDRESS_ROWS = 50;
 
 /** The rating colours of Ofcom's checker, as cell fills (conditional formatting keeps ratings numbers). */
 const RATING_FILLS: Record<number, string> = { 0: "FFD9D9D9", 1: "FFF4A6A6", 2: "FFFFD580", 3: "FFA9D8A0", 4: "FF6FBF73" };
@@ -45,41 +58,69 @@ const addressSheets: { sheet: string; lookup: Lookup; csv: string }[] = [
   { sheet: "Mobile", lookup: "mobile", csv: "mobile.csv" },
 ];
 
+/** What `npm run export` writes for the rows of a CSV, where it has them (src/export/tables.ts). */
+const PARQUET: Record<string, string> = { "broadband.csv": "broadband/", "mobile.csv": "mobile/", "postcodes.csv": "postcodes.parquet" };
+
+/** Where the rows of a sheet left out are: its CSV, and the Parquet export's file when there is one. */
+function elsewhere(l: WorkbookResult["leftOut"][number]): string {
+  const parquet = PARQUET[l.csv];
+  return parquet ? `${l.csv} in this folder, or ${parquet} of \`npm run export\` (Parquet)` : `${l.csv} in this folder`;
+}
+
 export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookInput, path: string): Promise<WorkbookResult> {
   const out = new PassThrough();
   const written = writeAtomically(path, out);
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
   const result: WorkbookResult = { sheets: [], leftOut: [] };
-  const tooLong = (sheet: string, rows: number, csv: string) => {
-    if (rows <= (input.maxSheetRows ?? SHEET_MAX_ROWS)) return false;
+  const tooLong = (sheet: string, rows: number, csv: string, limit: number) => {
+    if (rows <= limit) return false;
     result.leftOut.push({ sheet, rows, csv });
     return true;
   };
-  const yourRows = scope.kind === "run" && !tooLong("Your rows", input.summary.postcodes.input ?? 0, "enriched.csv");
-  const postcodes = !tooLong("Postcodes", input.summary.postcodes.unique, "postcodes.csv");
-  for (const a of addressSheets) tooLong(a.sheet, input.summary[a.lookup]?.addresses ?? 0, a.csv);
+  const limit = Math.min(SHEET_MAX_ROWS, input.workbookRows ?? DEFAULT_WORKBOOK_ROWS);
+  const yourRows = scope.kind === "run" && !tooLong("Your rows", input.summary.postcodes.input ?? 0, "enriched.csv", limit);
+  const postcodes = !tooLong("Postcodes", input.summary.postcodes.unique, "postcodes.csv", limit);
+  for (const a of addressSheets) if (scope.lookups.includes(a.lookup)) tooLong(a.sheet, input.summary[a.lookup]?.addresses ?? 0, a.csv, limit);
+  const noteSheet = (name: string) => {
+    const leftOut = result.leftOut.find((l) => l.sheet === name);
+    return leftOut ? { name, columns: NOTE_COLUMNS, rows: [[leftOutNote(leftOut, limit)]], decorate: wrapNote } : null;
+  };
   const build = async () => {
-    const sheet = async (name: string, columns: SheetColumn[], rows: Iterable<readonly unknown[]>, finish?: Parameters<typeof writeSheet>[5]) => {
-      await writeSheet(workbook, out, name, columns, rows, finish);
-      result.sheets.push(name);
+    const sheet = async (spec: SheetSpec) => {
+      await writeSheet(workbook, out, spec);
+      result.sheets.push(spec.name);
     };
-    await sheet("Summary", SUMMARY_COLUMNS, summarySheetRows(input, result));
-    if (input.groups) await sheet("Groups", groupColumns(input.groups), groupRows(db, scope, input.groups));
+    await sheet({ name: "Summary", columns: SUMMARY_COLUMNS, rows: summarySheetRows(input, result, limit), decorate: summaryLayout });
+    if (input.groups) await sheet({ name: "Groups", columns: groupColumns(input.groups), rows: groupRows(db, scope, input.groups) });
     if (yourRows) {
       const table = enrichedTable(db, scope, input.goodRating, input.uprnColumn);
-      await sheet("Your rows", yourRowsColumns(db, scope, table.header, table.inputWidth), table.rows());
-    }
+      await sheet({ name: "Your rows", columns: yourRowsColumns(db, scope, table.header, table.inputWidth), rows: table.rows() });
+    } else if (scope.kind === "run") await sheet(noteSheet("Your rows")!);
     const figures = postcodeFigureColumns(scope.providers, scope);
-    if (postcodes)
-      await sheet(
-        "Postcodes",
-        [column("PostCode", scope, 10, TEXT), ...figures.map((f) => column(f, scope, 10, /Status|Month/.test(f) ? TEXT : /Down$|^Ofcom/.test(f) ? SPEED : /itude$/.test(f) ? COORDINATE : COUNT))],
-        db.prepare(`SELECT display, ${figures.join(", ")} FROM ${POSTCODE_TABLE} ORDER BY display`).raw(true).iterate() as Iterable<unknown[]>,
-      );
+    if (!postcodes) await sheet(noteSheet("Postcodes")!);
+    else
+      await sheet({
+        name: "Postcodes",
+        columns: [column("PostCode", scope, 10, TEXT), ...figures.map((f) => column(f, scope, 10, /Status|Month/.test(f) ? TEXT : /Down$|^Ofcom/.test(f) ? SPEED : /itude$/.test(f) ? COORDINATE : COUNT))],
+        rows: db.prepare(`SELECT display, ${figures.join(", ")} FROM ${POSTCODE_TABLE} ORDER BY display`).raw(true).iterate() as Iterable<unknown[]>,
+      });
     for (const a of addressSheets) {
-      if (!scope.lookups.includes(a.lookup) || result.leftOut.some((l) => l.sheet === a.sheet)) continue;
-      if (a.lookup === "broadband") await sheet(a.sheet, broadbandColumns(scope), broadbandRows(db));
-      else await sheet(a.sheet, mobileColumns(scope), mobileRows(db, scope, input.goodRating), (ws, n) => colourRatings(ws, scope, n));
+      if (!scope.lookups.includes(a.lookup)) continue;
+      const rows = input.summary[a.lookup]?.addresses ?? 0;
+      const note = noteSheet(a.sheet);
+      const print = rows > PRINTED_ADDRESS_ROWS
+        ? { rows: PRINTED_ADDRESS_ROWS, footer: `Printed: the first ${PRINTED_ADDRESS_ROWS} of ${n(rows)} rows (every row: ${a.csv}); clear the print area to print all` }
+        : undefined;
+      if (note) await sheet(note);
+      else if (a.lookup === "broadband") await sheet({ name: a.sheet, columns: broadbandColumns(scope), rows: broadbandRows(db), print });
+      else
+        await sheet({
+          name: a.sheet,
+          columns: mobileColumns(scope),
+          rows: mobileRows(db, scope, input.goodRating),
+          finish: (ws, count) => colourRatings(ws, scope, count),
+          print,
+        });
     }
     await workbook.commit();
   };
@@ -96,6 +137,18 @@ export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookI
   return result;
 }
 
+// ---- A sheet whose rows are left out
+
+const NOTE_COLUMNS: SheetColumn[] = [{ heading: "Note", width: 100 }];
+
+function leftOutNote(l: WorkbookResult["leftOut"][number], limit: number): string {
+  return `${n(l.rows)} rows are more than this sheet is set to hold (--workbook-rows ${n(limit)}): every row is in ${elsewhere(l)}.`;
+}
+
+function wrapNote(_sheet: Worksheet, row: Row): void {
+  row.getCell(1).alignment = { wrapText: true, vertical: "top" };
+}
+
 function column(name: string, scope: ReportScope, width: number, style?: SheetColumn["style"]): SheetColumn {
   const heading = columnHeading(name, scope.providers);
   return { heading, note: heading === name ? undefined : name, width: fitWidth(heading, width), style };
@@ -103,35 +156,58 @@ function column(name: string, scope: ReportScope, width: number, style?: SheetCo
 
 // ---- Summary
 
+/**
+ * Figures wrap in their own column; texts (about, provenance, definitions) sit in Count merged
+ * across to Of, wrapped. Rows are as tall as their longest wrapped cell: neither Excel nor
+ * LibreOffice grows a row for a merged cell.
+ */
 const SUMMARY_COLUMNS: SheetColumn[] = [
-  { heading: "Section", width: 14 },
-  { heading: "Figure", width: 90 },
-  { heading: "Count", width: 16, style: { ...COUNT, alignment: { horizontal: "right" } } },
-  { heading: "Share", width: 9, style: SHARE },
-  { heading: "Of", width: 44 },
+  { heading: "Section", width: 12, style: { alignment: { vertical: "top" } } },
+  { heading: "Figure", width: 56, style: { alignment: { vertical: "top", wrapText: true } } },
+  { heading: "Count", width: 12, style: { ...COUNT, alignment: { horizontal: "right", vertical: "top" } } },
+  { heading: "Share", width: 8, style: { ...SHARE, alignment: { vertical: "top" } } },
+  { heading: "Of", width: 48, style: { alignment: { vertical: "top", wrapText: true } } },
 ];
+const TEXT_WIDTH = 12 + 8 + 48;
 
 const n = (x: number) => x.toLocaleString("en-GB");
 
-function* summarySheetRows(input: WorkbookInput, result: WorkbookResult): Generator<unknown[]> {
+function summaryLayout(sheet: Worksheet, row: Row, values: readonly unknown[]): void {
+  const lines = (value: unknown, width: number) => (typeof value === "string" ? Math.ceil(value.length / lineChars(width)) : 1);
+  const text = typeof values[2] === "string" && values[3] === null && values[4] === null;
+  if (text) {
+    sheet.mergeCells(row.number, 3, row.number, 5);
+    row.getCell(3).alignment = { horizontal: "left", vertical: "top", wrapText: true };
+  }
+  const tallest = Math.max(1, lines(values[1], 56), text ? lines(values[2], TEXT_WIDTH) : lines(values[4], 48));
+  if (tallest > 1) row.height = tallest * LINE_POINTS;
+}
+
+function* summarySheetRows(input: WorkbookInput, result: WorkbookResult, limit: number): Generator<unknown[]> {
   const s = input.summary;
   const what = s.runId === null ? "every postcode stored in the database" : `the postcodes of run ${s.runId}'s input`;
   yield ["About", "What this is", `Predicted broadband speeds and mobile coverage per address for ${what}`, null, null];
   yield ["About", "Sheets", "Summary; Groups (figures per area and per your columns); Your rows (your input with its figures); Postcodes; Broadband and Mobile (one row per address)", null, null];
-  for (const l of result.leftOut)
-    yield ["About", `${l.sheet} sheet left out`, `${n(l.rows)} rows are more than a sheet holds (${n(input.maxSheetRows ?? SHEET_MAX_ROWS)}): open ${l.csv}, which holds them all`, null, null];
+  for (const l of result.leftOut) {
+    yield ["About", `${l.sheet} sheet: rows left out`, `its ${n(l.rows)} rows are more than this workbook's limit (--workbook-rows ${n(limit)}): every row is in ${elsewhere(l)}`, null, null];
+  }
   yield ["Provenance", "Simulated data", s.simulated ? "YES: figures from the bundled simulator, not the real API" : "no", null, null];
   for (const lookup of s.lookups)
-    for (const r of s.releases[lookup]) yield ["Provenance", `${lookup === "broadband" ? "Broadband" : "Mobile"} data`, releaseWords(r), null, `${n(r.addresses)} addresses`];
-  yield ["Provenance", "Thresholds", `decent ${T.decentDown}/${T.decentUp} Mbit/s down/up; superfast ${T.superfast}, ultrafast ${T.ultrafast}, gigabit ${n(T.gigabit)} Mbit/s down; good mobile rating ${s.goodRating} (${RATING_LABELS[s.goodRating]}) or more`, null, null];
+    for (const r of s.releases[lookup])
+      yield ["Provenance", `${lookup === "broadband" ? "Broadband" : "Mobile"} data`, `${releaseWords(r)}: ${n(r.addresses)} addresses`, null, null];
+  yield ["Provenance", "Thresholds", `decent ${T.decentDown}/${T.decentUp} Mbit/s down/up; superfast ${T.superfast}, ultrafast ${T.ultrafast}, gigabit ${n(T.gigabit)} Mbit/s down; good mobile rating ${ratingWords(s.goodRating)} or more`, null, null];
   const area = input.groups?.area;
   if (area)
     yield ["Provenance", "Area file", `${area.path}: ${n(area.matched)} postcodes matched, ${n(area.unmatched)} not in it (grouped as (unmatched))`, null, null];
+  // A first run has nothing to compare with: one line says so instead of a column of zeros.
+  const nothingToCompare = input.changes !== undefined && !input.changes.compared;
   for (const r of summaryRows(s)) {
-    if (r.section === "About" || r.section === "Releases") continue;
+    if (r.section === "About" || r.section === "Releases" || (nothingToCompare && r.section === "Changes")) continue;
     const share = typeof r.count === "number" && r.of !== null && r.of > 0 ? r.count / r.of : null;
     yield [r.section, r.figure, r.count, share, r.of === null ? null : `${n(r.of)} ${r.ofWhat}`];
   }
+  if (nothingToCompare && s.changes)
+    yield ["Changes", "Compared with", "nothing yet: these are the first answers stored for these postcodes; a later run that fetches them again shows what changed", null, null];
   for (const [term, meaning] of DEFINITIONS(s.goodRating)) yield ["Definitions", term, meaning, null, null];
 }
 
@@ -140,7 +216,7 @@ function DEFINITIONS(good: number): [string, string][] {
     ["No data", "the address's best predicted download is -1 (\"no prediction\") or absent; shown as -1 (none)"],
     ["Below decent", `under ${T.decentDown} Mbit/s down or ${T.decentUp} Mbit/s up (the Universal Service Obligation)`],
     ["Superfast / ultrafast / gigabit", `at least ${T.superfast} / ${T.ultrafast} / ${n(T.gigabit)} Mbit/s down (Ofcom); the counts nest: superfast includes ultrafast and gigabit`],
-    ...Array.from({ length: RATING_MAX - RATING_MIN + 1 }, (_, i): [string, string] => [`Mobile rating ${i}`, `${RATING_LABELS[i]}${i >= good ? " (good)" : ""}`]),
+    ...Array.from({ length: RATING_MAX - RATING_MIN + 1 }, (_, i): [string, string] => [`Mobile rating ${i}`, `${ratingWords(i)}${i >= good ? " (good)" : ""}`]),
     ["Total notspot", "no provider has a good rating at the address"],
     ["Partial notspot", "some providers have a good rating, but not all"],
     ["Shares", "of the addresses the lookup returned (in that group, for the Groups sheet)"],
@@ -219,7 +295,8 @@ function broadbandRows(db: Db): Iterable<unknown[]> {
 }
 
 function mobileColumns(scope: ReportScope): SheetColumn[] {
-  const ratings = mobileFields(scope.providers).map((f) => ({ ...column(f, scope, 4, COUNT), note: `${f}: 0 Clear, 1 Red, 2 Amber, 3 Green, 4 Enhanced` }));
+  const scale = Array.from({ length: RATING_MAX - RATING_MIN + 1 }, (_, i) => ratingWords(RATING_MIN + i)).join("; ");
+  const ratings = mobileFields(scope.providers).map((f) => ({ ...column(f, scope, 4, COUNT), note: `${f}: ${scale}` }));
   return [...ADDRESS(scope), ...ratings, ...goodColumns(scope.providers).map((g) => column(g.column, scope, 4, TEXT))];
 }
 
@@ -235,7 +312,7 @@ function mobileRows(db: Db, scope: ReportScope, goodRating: number): Iterable<un
 }
 
 /** Each rating cell filled with its colour, by conditional formatting: the values stay numbers. */
-function colourRatings(sheet: ExcelJS.Worksheet, scope: ReportScope, rows: number): void {
+function colourRatings(sheet: Worksheet, scope: ReportScope, rows: number): void {
   if (rows === 0) return;
   const first = sheet.getColumn(4).letter;
   const last = sheet.getColumn(3 + mobileFields(scope.providers).length).letter;

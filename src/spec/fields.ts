@@ -58,6 +58,20 @@ export const RATING_LABELS: Readonly<Record<number, string>> = {
   4: "Enhanced",
 };
 
+/** What each rating means for someone at the address (§2.5, shortened). */
+export const RATING_MEANINGS: Readonly<Record<number, string>> = {
+  0: "no signal",
+  1: "reliable signal unlikely",
+  2: "connection problems likely",
+  3: "good enough for basic web use",
+  4: "good indoors, fast enough for multimedia",
+};
+
+/** "0 Clear: no signal": a rating with its label and what it means. */
+export function ratingWords(rating: number): string {
+  return `${rating} ${RATING_LABELS[rating] ?? "?"}: ${RATING_MEANINGS[rating] ?? "?"}`;
+}
+
 /** The fields every address carries in both lookups (§2.2, §2.4), before its speeds or ratings. */
 export const ADDRESS_FIELDS = ["UPRN", "AddressShortDescription", "PostCode"] as const;
 

@@ -17,6 +17,8 @@ export function providerKey(providers: readonly string[]): string {
 export interface AnswerWriter {
   /** Queues the record; it is committed with the others of this event-loop turn, before any I/O. */
   write(record: FinalRecord): void;
+  /** Queues another write (a request's ledger row) to run in the same transaction as this turn's records. */
+  alongside(write: () => void): void;
   /** Commits what is queued now; throws the failure of an earlier deferred commit, if any. */
   flush(): void;
 }
@@ -118,11 +120,15 @@ export function answerWriter(db: Db, providers: readonly string[], options: Answ
       release,
     });
   };
-  const writeGroup = db.transaction((records: readonly FinalRecord[]) => {
-    for (const r of records) writeOne(r);
+  const writeGroup = db.transaction((group: readonly (FinalRecord | (() => void))[]) => {
+    for (const item of group) {
+      if (typeof item === "function") item();
+      else writeOne(item);
+    }
   });
 
-  let queued: FinalRecord[] = [];
+  // Records and other writes, in the order they came: one transaction per event-loop turn.
+  let queued: (FinalRecord | (() => void))[] = [];
   let scheduled = false;
   let failure: Error | null = null;
   const flush = () => {
@@ -138,21 +144,19 @@ export function answerWriter(db: Db, providers: readonly string[], options: Answ
       throw failure;
     }
   };
-
-  return {
-    write(record) {
-      if (failure) throw failure;
-      queued.push(record);
-      if (scheduled) return;
-      scheduled = true;
-      setImmediate(() => {
-        try {
-          flush();
-        } catch (err) {
-          onError(err as Error);
-        }
-      });
-    },
-    flush,
+  const enqueue = (item: FinalRecord | (() => void)) => {
+    if (failure) throw failure;
+    queued.push(item);
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      try {
+        flush();
+      } catch (err) {
+        onError(err as Error);
+      }
+    });
   };
+
+  return { write: enqueue, alongside: enqueue, flush };
 }

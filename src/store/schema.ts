@@ -217,6 +217,16 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (postcode, premises)
   ) WITHOUT ROWID;
   `,
+  // When each lookup's release was last checked (a probe round, or answers that tell as much): at
+  // most one probe round per lookup a day (plan/probe-rule.ts).
+  `
+  CREATE TABLE release_checks (
+    lookup     TEXT PRIMARY KEY,
+    checked_at TEXT NOT NULL,             -- the checking run's start (ISO, UTC)
+    how        TEXT NOT NULL,             -- probes | answers
+    run_id     INTEGER NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

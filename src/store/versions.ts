@@ -202,6 +202,29 @@ export function* changedVersions(db: Db, scope: { runId: number | null; lookups:
   }
 }
 
+/**
+ * Whether any latest answer in scope has something to compare with: an earlier version, or the
+ * same content fetched again later (last seen after first seen). False on a list's first run.
+ */
+export function anyAnswerCompared(db: Db, scope: { runId: number | null; lookups: readonly Lookup[] }): boolean {
+  const source =
+    scope.runId === null
+      ? "SELECT DISTINCT postcode FROM lookups"
+      : "SELECT DISTINCT postcode FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL";
+  return (
+    db
+      .prepare(
+        `SELECT EXISTS (SELECT 1 FROM (${source}) s
+                          JOIN lookups l ON l.postcode = s.postcode AND l.lookup IN (${scope.lookups.map((l) => `'${l}'`).join(", ") || "''"})
+                          JOIN answer_versions a ON a.id = l.version_id
+                         WHERE a.last_seen > a.first_seen
+                            OR EXISTS (SELECT 1 FROM answer_versions x WHERE x.postcode = l.postcode AND x.lookup = l.lookup AND x.id < a.id))`,
+      )
+      .pluck()
+      .get(scope.runId === null ? {} : { runId: scope.runId }) === 1
+  );
+}
+
 /** Whether the run is recorded: `--since RUN` names one. */
 export function runExists(db: Db, runId: number): boolean {
   return db.prepare("SELECT 1 FROM runs WHERE id = ?").get(runId) !== undefined;

@@ -1,0 +1,46 @@
+// Probes cost only what they must (issue 23): a probe re-fetches a fresh answer to notice a new
+// release, so a run whose own fetches already tell needs none, and otherwise one round a day is
+// enough. Pure: the planner passes in what it knows, and records the check the run makes.
+import type { Lookup } from "../spec/fields.js";
+import type { CheckedBy } from "../store/release-checks.js";
+
+export interface ProbeSituation {
+  lookup: Lookup;
+  /** --probe: the size of a round (0: never probe) */
+  probe: number;
+  /** fresh answers: what a probe could re-fetch */
+  fresh: number;
+  /** postcodes the run fetches anyway: new, failed, incomplete, refresh, release, age */
+  fetching: number;
+  /** of those, postcodes answered before and fetched again (refresh, release, age) */
+  refetching: number;
+  /** answers of an older release are being replaced: their re-fetches are the check */
+  replacingRelease: boolean;
+  /** the last check of the lookup's release (ISO), or null */
+  lastCheck: string | null;
+  /** the run's start (ISO) */
+  now: string;
+}
+
+export interface ProbeDecision {
+  /** fresh answers to re-fetch as probes */
+  probes: number;
+  /** how the run checks the release, recorded when the lookup's fetching ends unstopped; null: it does not */
+  check: CheckedBy | null;
+  /** why, in a few words */
+  why: string;
+}
+
+const utcDay = (iso: string) => iso.slice(0, 10);
+
+export function probeRule(s: ProbeSituation): ProbeDecision {
+  if (s.probe === 0) return { probes: 0, check: null, why: "--probe 0" };
+  if (s.replacingRelease) return { probes: 0, check: "answers", why: "answers of an older release are being replaced" };
+  if (s.fresh === 0) return { probes: 0, check: s.fetching > 0 ? "answers" : null, why: "no fresh answer to probe" };
+  // Every mobile answer names its release (DBName): any the run fetches tells what a probe would.
+  if (s.lookup === "mobile" && s.fetching > 0) return { probes: 0, check: "answers", why: "the run's own mobile answers name their release" };
+  // Broadband answers name none: only answers fetched again can show a change, as probes do.
+  if (s.refetching >= s.probe) return { probes: 0, check: "answers", why: `the run fetches ${s.refetching} answered postcodes again` };
+  if (s.lastCheck !== null && utcDay(s.lastCheck) === utcDay(s.now)) return { probes: 0, check: null, why: `the release was checked today (${s.lastCheck})` };
+  return { probes: Math.min(s.fresh, s.probe - s.refetching), check: "probes", why: "one probe round today" };
+}
