@@ -1,6 +1,6 @@
 // The fetch loop's decisions, table-driven: outcome, attempt state and API health in, what to do out.
 import { describe, expect, it } from "vitest";
-import { decide, MAX_THROTTLES_PER_POSTCODE, type Decision } from "../src/fetch/decide.js";
+import { boundWait, decide, MAX_THROTTLES_PER_POSTCODE, type Decision } from "../src/fetch/decide.js";
 import { OutageMonitor, type FailureSignature, type Health } from "../src/fetch/outage.js";
 import type { Outcome } from "../src/fetch/outcome.js";
 
@@ -84,5 +84,31 @@ describe("outage monitor", () => {
     for (let i = 0; i < 5; i++) m.record(`P${i}`, e429, i);
     expect(m.health.kind).toBe("healthy");
     expect(m.record("P5", e429, 9)).toEqual({ kind: "outage", since: 9, what: "HTTP 429" });
+  });
+});
+
+describe("--outage-limit bounds every wait (issue 19.3)", () => {
+  it("keeps a wait that fits what is left, stops the lookup on one that does not, naming what was asked", () => {
+    const wait: Decision = { kind: "wait", waitMs: 30_000, lastError: "HTTP 429" };
+    expect(boundWait("mobile", wait, 30_000, 60_000, "Retry-After: 30")).toBe(wait);
+    expect(boundWait("mobile", wait, 29_999, 60_000, "Retry-After: 30")).toEqual({
+      kind: "stop",
+      scope: "lookup",
+      reason: { kind: "outage", lookup: "mobile", message: "the server asked to wait Retry-After: 30 (30 s), longer than the 30 s left of --outage-limit 60 s; a re-run resumes" },
+    });
+    const retry: Decision = { kind: "retry", afterMs: 5_000, lastError: "HTTP 500" };
+    expect(boundWait("broadband", retry, -10, 900_000, undefined)).toMatchObject({ kind: "stop", reason: { message: "the next retry is due in 5 s, longer than the 0 s left of --outage-limit 15 min; a re-run resumes" } });
+    const final: Decision = { kind: "final", status: "ok", lastError: null };
+    expect(boundWait("broadband", final, 0, 60_000, undefined)).toBe(final);
+  });
+
+  it("counts from the first failure since the last success, whatever the postcodes", () => {
+    const m = monitor();
+    expect(m.failingSince).toBeNull();
+    m.record("P", e429, 100);
+    m.record("P", e429, 200);
+    expect(m.failingSince).toBe(100);
+    m.record("Q", null, 300);
+    expect(m.failingSince).toBeNull();
   });
 });
