@@ -295,11 +295,12 @@ function planStage(ctx: RunContext): FetchPlan {
     { event: "plan", runId: ctx.runId, inputRows, postcodes: plan.postcodes, rejects },
   );
   for (const [lookup, c] of plan.openDataNew)
-    log.info(
-      `${lookup}: of ${c.multiBand + c.singleBand + c.notListed} new postcodes, Ofcom's open data puts ${c.multiBand} in more than one speed band (fetched first), ` +
-        `${c.singleBand} wholly in one (fetched after), ${c.notListed} not listed`,
-      { event: "plan_open_data", lookup, ...c },
-    );
+    if (c.multiBand + c.singleBand + c.notListed > 0)
+      log.info(
+        `${lookup}: of ${c.multiBand + c.singleBand + c.notListed} new postcodes, Ofcom's open data puts ${c.multiBand} in more than one speed band (fetched first), ` +
+          `${c.singleBand} wholly in one (fetched after), ${c.notListed} not listed`,
+        { event: "plan_open_data", lookup, ...c },
+      );
   return plan;
 }
 

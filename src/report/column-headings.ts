@@ -3,6 +3,7 @@
 // columns are read from their parts; anything else is split at its capitals.
 import { CHANNELS, LOCATIONS, VARIANTS, mobileField } from "../spec/fields.js";
 import { PROVIDER_METRICS, providerColumn } from "./measures.js";
+import { OPEN_DATA_FIELDS, OPEN_DATA_MONTH_COLUMN } from "../spec/open-data.js";
 
 const KNOWN: Readonly<Record<string, string>> = {
   PostCode: "Postcode",
@@ -39,6 +40,8 @@ const KNOWN: Readonly<Record<string, string>> = {
   PropertyMaxPredictedUp: "This property: best upload (Mbit/s)",
   PropertyTier: "This property: broadband tier",
   PropertyBestProviderIndoors: "This property: best provider indoors",
+  [OPEN_DATA_MONTH_COLUMN]: "Ofcom data month",
+  ...Object.fromEntries(OPEN_DATA_FIELDS.map((f) => [f.column, f.heading])),
 };
 
 const METRIC_WORDS: Record<string, string> = {
