@@ -184,7 +184,21 @@ function openRun(config: BatchConfig, deps: BatchDeps): RunContext | BatchResult
     return refuse(log, err.message, err instanceof LockedError ? "locked" : "database");
   }
   // Simulated answers and real ones never share a database: the quota ledger and the reports would mix them.
-  const otherKind = answersOfOtherKind(db, config.simulate);
+  let otherKind: boolean;
+  try {
+    otherKind = answersOfOtherKind(db, config.simulate);
+  } catch (err) {
+    // a damaged database fails here first: one line naming it, and the lock given back
+    const named = namingPath(err, config.db);
+    try {
+      releaseLock(db);
+    } catch (cleanupErr) {
+      log.warn(`cannot release the lock in ${config.db}: ${oneLine(cleanupErr)}`);
+    }
+    db.close();
+    if (!(named instanceof DatabaseError)) throw named;
+    return refuse(log, named.message, "database");
+  }
   if (otherKind) {
     releaseLock(db);
     db.close();
