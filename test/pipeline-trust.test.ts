@@ -8,6 +8,7 @@ import { createLogger } from "../src/log/logger.js";
 import { openDatabase } from "../src/store/db.js";
 import { runningProgress, formatRunningProgress } from "../src/cli/running-progress.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { instantSleepClock } from "./helpers/fake-clock.js";
 import { query, ROOT, spawnCli, storedAnswers, waitFor, type ChildRun } from "./helpers/child-cli.js";
 
 const KEY = "Tq6-mW3z-Rk8v-Jc1x";
@@ -79,14 +80,17 @@ describe("an unexpected failure", () => {
     const input = writeCsv(d, "in.csv", ["postcode", ...POSTCODES]);
     const logs: string[] = [];
     const logger = createLogger({ format: "json", quiet: false, write: (l) => logs.push(l) });
-    // a bug that strikes on the 10th answer (the redactor runs on every answer)
-    let answers = 0;
-    const redact = logger.redact;
-    logger.redact = (text) => {
-      if (++answers === 10) throw new TypeError("a bug");
-      return redact(text);
+    // a bug that strikes a while into the fetch: the clock is read for every request (pacer,
+    // ledger), so its 60th reading after the plan comes after a dozen or so answers
+    let readings = 0;
+    const clock = {
+      now: () => {
+        if (logs.some((l) => l.includes('"event":"plan"')) && ++readings === 60) throw new TypeError("a bug");
+        return instantSleepClock.now();
+      },
+      sleep: instantSleepClock.sleep,
     };
-    await expect(runIn(d, { in: input, baseUrl: s.url, concurrency: 1 }, env, { logger })).rejects.toThrow("a bug");
+    await expect(runIn(d, { in: input, baseUrl: s.url, concurrency: 1 }, env, { logger, clock })).rejects.toThrow("a bug");
     const [row] = query<{ state: string; message: string; input_rows: number; requests: number; ok: number }>(
       join(d, "coverage.sqlite"),
       "SELECT state, message, input_rows, requests, ok + not_found AS ok FROM runs",

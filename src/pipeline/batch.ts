@@ -450,6 +450,8 @@ function recordReleaseChecks(ctx: RunContext): void {
   for (const lookup of config.lookups) {
     const check = ctx.plan!.probes.get(lookup)?.check;
     if (!check || stop.stopped || stop.signalFor(lookup).aborted) continue;
+    // a probe round the quota left for later nights checked nothing
+    if (check === "probes" && ctx.plan!.reasons.get(lookup)!.probe === 0) continue;
     // a mobile check by answers needs one that names its release (not-found answers name none)
     if (check === "answers" && lookup === "mobile" && !runStoredNamedRelease(db, ctx.runId!, lookup)) continue;
     recordReleaseCheck(db, { lookup, at, how: check, runId: ctx.runId! });

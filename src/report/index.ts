@@ -99,7 +99,7 @@ export interface ReportOptions extends GroupOptions {
   goodRating?: number | undefined;
   /** --uprn-column: the input column naming each row's property */
   uprnColumn?: string | undefined;
-  /** --workbook-rows: rows an address sheet of the workbook may hold (default DEFAULT_WORKBOOK_ROWS) */
+  /** --workbook-rows: rows a sheet of rows of the workbook may hold (default DEFAULT_WORKBOOK_ROWS) */
   workbookRows?: number | undefined;
   /** the clock for generatedAt */
   now?: (() => Date) | undefined;

@@ -96,7 +96,7 @@ export interface SheetPrint {
 }
 
 /** Page set-up: A4, fit to one page wide and as many tall as needed, header row on every page. */
-export function pageSetup(columns: readonly SheetColumn[], print: SheetPrint = {}): Partial<PageSetup> {
+function pageSetup(columns: readonly SheetColumn[], print: SheetPrint = {}): Partial<PageSetup> {
   const width = columns.reduce((sum, c) => sum + c.width, 0);
   return {
     paperSize: 9 as PaperSize, // A4
