@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import ExcelJS from "exceljs";
 import { afterAll, describe, expect, it } from "vitest";
-import { generatePostcode, generatePostcodes, simulatedOpenDataArchive } from "../src/simulator/index.js";
+import { generatePostcode, generatePostcodes, simulatedAreaFile, simulatedOpenDataArchive } from "../src/simulator/index.js";
 import { openDatabase } from "../src/store/db.js";
 import { writeReports } from "../src/report/index.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
@@ -82,6 +82,20 @@ describe("reports with Ofcom's open data", () => {
       expect(again.summary.openData!.crossCheck.differing).toBe(1);
       const moved = readCsv(join(d, "again", "open-data-vs-api.csv"));
       expect(moved.map((row) => Math.abs(Number(row.Difference)))).toEqual([50, 20, ...Array(both.length - 2).fill(0)]);
+
+      // postcodes.geojson (with an area file) carries the open-data month and shares that postcodes.csv has
+      writeFileSync(join(d, "areas.csv"), simulatedAreaFile(new Set(list.map((p) => p.replace(" ", "")))).join("\r\n") + "\r\n");
+      await writeReports(db, { outDir: join(d, "geo"), areaFile: join(d, "areas.csv") });
+      const csvRows = new Map(readCsv(join(d, "geo", "postcodes.csv")).map((row) => [row.PostCode!, row]));
+      const features = JSON.parse(readFileSync(join(d, "geo", "postcodes.geojson"), "utf8")).features as { properties: Record<string, unknown> }[];
+      expect(features.length).toBeGreaterThan(0);
+      for (const f of features) {
+        const row = csvRows.get(f.properties.PostCode as string)!;
+        expect(f.properties.OfcomDataMonth, row.PostCode).toBe(row.OfcomDataMonth === "" ? null : row.OfcomDataMonth);
+        expect(f.properties.OfcomSuperfast, row.PostCode).toBe(row.OfcomSuperfast === "" ? null : Number(row.OfcomSuperfast));
+        expect(f.properties.OfcomGigabit, row.PostCode).toBe(row.OfcomGigabit === "" ? null : Number(row.OfcomGigabit));
+      }
+      expect(features.some((f) => typeof f.properties.OfcomSuperfast === "number")).toBe(true);
     } finally {
       db.close();
     }

@@ -2,12 +2,13 @@
 // its figures, for QGIS, ArcGIS or kepler.gl. RFC 7946: WGS84 longitude then latitude, as the area
 // file gives them (not rounded); property names are postcodes.csv's, and each count of addresses
 // has its share beside it (percent of the lookup's addresses, one decimal; null without addresses).
+// With Ofcom's open data in the database, its month and shares of premises follow, as in postcodes.csv.
 // Streamed from the report's postcode table, one feature per line.
 import type { Db } from "../store/db.js";
 import { writeAtomically } from "./atomic-file.js";
 import { COORDINATE_COLUMNS } from "./coordinates.js";
 import { providerColumn } from "./measures.js";
-import { ADDRESSES_COLUMN, POSTCODE_TABLE, STATUS_COLUMN } from "./postcode-table.js";
+import { ADDRESSES_COLUMN, openDataColumns, POSTCODE_TABLE, STATUS_COLUMN } from "./postcode-table.js";
 import type { ReportScope } from "./scope.js";
 import { percent } from "./summary.js";
 
@@ -39,9 +40,10 @@ export function writePostcodesGeojson(db: Db, scope: ReportScope, path: string):
   const [lat, lon] = COORDINATE_COLUMNS;
   const counts = sharedCounts(scope.providers);
   const plain = ["Status", STATUS_COLUMN.broadband, STATUS_COLUMN.mobile, ADDRESSES_COLUMN.broadband, ADDRESSES_COLUMN.mobile];
+  const openData = openDataColumns(scope);
   const rows = db
     .prepare(
-      `SELECT s.display AS PostCode, s.${lat} AS lat, s.${lon} AS lon, ${[...plain, ...counts.map((c) => c.column)].map((c) => `s.${c}`).join(", ")},
+      `SELECT s.display AS PostCode, s.${lat} AS lat, s.${lon} AS lon, ${[...plain, ...counts.map((c) => c.column), ...openData].map((c) => `s.${c}`).join(", ")},
               lb.dataset AS BroadbandRelease, lm.dataset AS MobileRelease
          FROM ${POSTCODE_TABLE} s
          LEFT JOIN lookups lb ON lb.postcode = s.postcode AND lb.lookup = 'broadband'
@@ -64,6 +66,7 @@ export function writePostcodesGeojson(db: Db, scope: ReportScope, path: string):
       }
       properties.BroadbandRelease = r.BroadbandRelease ?? null;
       properties.MobileRelease = r.MobileRelease ?? null;
+      for (const c of openData) properties[c] = r[c] ?? null;
       const feature = { type: "Feature", geometry: { type: "Point", coordinates: [r.lon, r.lat] }, properties };
       yield `${first ? "\n" : ",\n"}${JSON.stringify(feature)}`;
       first = false;
