@@ -22,6 +22,7 @@ export const CHROMIUM_PATH = process.env.PCC_CHROMIUM ?? "/usr/bin/chromium";
 export const TOOLS = {
   chromium: { name: `chromium (${CHROMIUM_PATH})`, install: "apt-get install chromium", present: () => existsSync(CHROMIUM_PATH) },
   soffice: { name: "LibreOffice (soffice)", install: "apt-get install libreoffice-calc-nogui", present: () => runs("soffice", ["--version"]) },
+  pdftotext: { name: "pdftotext", install: "apt-get install poppler-utils", present: () => runs("pdftotext", ["-v"]) },
   setpriv: { name: "setpriv", install: "apt-get install util-linux", present: () => runs("setpriv", ["--version"]) },
 } satisfies Record<string, Tool>;
 
