@@ -37,6 +37,8 @@ export interface OutLockOptions {
   ttlMs?: number;
   /** how often the holder renews the expiry (default a quarter of the TTL) */
   renewMs?: number;
+  /** runs `renew` every `everyMs` until the returned function is called (default an unref'd setInterval; tests drive it by hand) */
+  schedule?: (renew: () => void, everyMs: number) => () => void;
   host?: string;
   isAlive?: (pid: number, identity: string | null) => boolean;
 }
@@ -124,8 +126,7 @@ export function acquireOutLock(dir: string, options: OutLockOptions): OutLock {
       rmSync(temporary, { force: true });
     }
   };
-  const timer = setInterval(renew, options.renewMs ?? Math.max(1, Math.floor(ttl / 4)));
-  timer.unref();
+  const stopRenewing = (options.schedule ?? everyInterval)(renew, options.renewMs ?? Math.max(1, Math.floor(ttl / 4)));
   const ours = () => {
     const o = readOwner(path);
     return o !== null && o.pid === owner.pid && o.host === owner.host && o.startedAt === owner.startedAt;
@@ -136,7 +137,7 @@ export function acquireOutLock(dir: string, options: OutLockOptions): OutLock {
       if (!ours()) throw new OutLockedError(`lost the lock of ${dir} (it expired and another process took it): the set was not put in place`);
     },
     release: () => {
-      clearInterval(timer);
+      stopRenewing();
       try {
         if (ours()) rmSync(path, { force: true });
       } catch {
@@ -183,4 +184,11 @@ export async function withOutLock<T>(dir: string, options: OutLockOptions, work:
   } finally {
     lock.release();
   }
+}
+
+/** A timer that does not keep the process alive. */
+function everyInterval(fn: () => void, ms: number): () => void {
+  const timer = setInterval(fn, ms);
+  timer.unref();
+  return () => clearInterval(timer);
 }
