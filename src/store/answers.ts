@@ -6,13 +6,9 @@
 import { SPEED_FIELDS, mobileFields } from "../spec/fields.js";
 import type { FinalRecord } from "../spec/records.js";
 import type { Db } from "./db.js";
+import { providerKey } from "./provider-key.js";
 import { releaseBook, releaseOf } from "./releases.js";
 import { answerRows, contentHash, versionStore, type VersionContent } from "./versions.js";
-
-/** How lookups.providers records the providers a mobile answer was stored for: ",ProvA,ProvB,". */
-export function providerKey(providers: readonly string[]): string {
-  return `,${providers.join(",")},`;
-}
 
 export interface AnswerWriter {
   /** Queues the record; it is committed with the others of this event-loop turn, before any I/O. */

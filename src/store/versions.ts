@@ -7,6 +7,7 @@ import type Database from "better-sqlite3";
 import { SPEED_FIELDS, mobileFields, type Lookup } from "../spec/fields.js";
 import type { Answer } from "../spec/records.js";
 import type { Db } from "./db.js";
+import { providersOfKey } from "./provider-key.js";
 
 /** One address of a version: [uprn, address, ...values] (speeds in SPEED_FIELDS order, ratings in mobileFields order). */
 export type VersionRow = [number, string, ...(number | null)[]];
@@ -18,11 +19,6 @@ export interface VersionContent {
   providers: string | null;
   /** sorted by UPRN */
   rows: VersionRow[];
-}
-
-/** The providers of a providerKey (",A,B," → [A, B]). */
-export function providersOfKey(key: string | null): string[] {
-  return key ? key.split(",").filter(Boolean) : [];
 }
 
 /** The value columns a version's rows hold after uprn and address. */
