@@ -3,9 +3,7 @@
 import { DEFAULT_DB } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
-import { DatabaseError } from "../store/db.js";
 import { openReadOnly } from "../store/read-only.js";
-import { ReportError } from "../report/index.js";
 import { EXPORT_FORMATS, writeExport, type ExportFormat } from "../export/write-export.js";
 import { EXPORT_TABLES } from "../export/tables.js";
 import { readPathInReportSet } from "../report/read-paths.js";
@@ -23,7 +21,6 @@ runCli({
       .option("all", { type: "boolean", describe: "export every stored postcode instead" })
       .option("area-file", { type: "string", describe: "CSV of postcodes with lat and long columns (e.g. an ONS postcode directory extract): the postcodes table's latitude and longitude" })
       .conflicts("run", "all"),
-  isUserError: (err) => err instanceof ReportError || err instanceof DatabaseError,
   run: async (argv) => {
     if (!(EXPORT_FORMATS as readonly string[]).includes(argv.format))
       throw new UsageError(`--format: "${argv.format}" is not one of ${EXPORT_FORMATS.join(", ")}`);

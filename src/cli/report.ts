@@ -3,7 +3,6 @@
 import { DEFAULT_DB } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
-import { DatabaseError } from "../store/db.js";
 import { openForReport, type ReadOnlyDb } from "../store/read-only.js";
 import { headlineLines, openFirstLine, REPORT_FILES, ReportError, writeReports } from "../report/index.js";
 import { readPathInReportSet } from "../report/read-paths.js";
@@ -27,7 +26,6 @@ runCli({
       .option("uprn-column", { type: "string", describe: BATCH_OPTIONS.uprnColumn.help })
       .option("workbook-rows", { type: "string", default: String(BATCH_OPTIONS.workbookRows.default), describe: BATCH_OPTIONS.workbookRows.help })
       .conflicts("run", "all"),
-  isUserError: (err) => err instanceof ReportError || err instanceof DatabaseError,
   run: async (argv) => {
     const runId = parseRunId(argv.run);
     if (!/^\d+$/.test(argv.goodRating)) throw new UsageError(`--good-rating: expected a whole number, got ${JSON.stringify(argv.goodRating)}`);

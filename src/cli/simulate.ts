@@ -4,7 +4,7 @@ import { DEFAULT_PROVIDERS, parseProviders } from "../spec/fields.js";
 import { createReadStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_KEY, simulatedAreaFile, simulatedOpenDataArchive, startSimulator, type Simulator } from "../simulator/index.js";
-import { InputError, openInput } from "../input/read-input.js";
+import { openInput } from "../input/read-input.js";
 import { parentPid, processAlive } from "../store/process-identity.js";
 import { runCli, UsageError } from "./run-cli.js";
 
@@ -56,7 +56,6 @@ runCli({
         type: "string",
         describe: "print an area file (ONS directory columns pcds, lat, long) with simulated coordinates for the postcodes of this CSV, and exit",
       }),
-  isUserError: (err) => err instanceof InputError,
   run: async (argv) => {
     if (argv.publishOpenData !== undefined) return publishOpenData(argv.publishOpenData, argv.postcodes, argv.seed, argv.release, parseProviders(argv.providers));
     if (argv.areaFileFor !== undefined) {

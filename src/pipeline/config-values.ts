@@ -1,11 +1,12 @@
 // Parsers for single configuration values, shared by the option declarations and buildConfig.
 import { LOOKUPS, type Lookup } from "../spec/fields.js";
+import { UserError } from "../errors.js";
 
 /** Where the API's address comes from when --base-url is not given. */
 export const URL_ENV = "COVERAGE_API_URL";
 
 /** A configuration or command-line error: one line for the user, exit 1. */
-export class ConfigError extends Error {}
+export class ConfigError extends UserError {}
 
 export function parseLookups(list: string): Lookup[] {
   const items = list
