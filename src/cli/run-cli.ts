@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import yargs, { type Argv, type ArgumentsCamelCase } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { ConfigError } from "../pipeline/config-values.js";
+import { flagName, type FlagsOf, type OptionSpec } from "../pipeline/options.js";
 import { UserError } from "../errors.js";
 
 export { ConfigError as UsageError } from "../pipeline/config-values.js";
@@ -12,11 +13,21 @@ export { ConfigError as UsageError } from "../pipeline/config-values.js";
 /** A one-line error about the environment (a missing database), printed without the --help hint (a UserError). */
 export class CliError extends UserError {}
 
-/** --run ID (report, export) as a number; a usage error for anything but a run id. */
-export function parseRunId(run: string | undefined): number | undefined {
-  if (run === undefined) return undefined;
-  if (!/^[1-9]\d{0,15}$/.test(run)) throw new ConfigError(`--run: "${run}" is not a run id (a whole number; npm run status lists them)`);
-  return Number(run);
+/** The yargs definitions of an option table (src/pipeline/options.ts). Numbers get no yargs type, so
+ *  "abc" reaches the declaration's check as typed (yargs' number type would turn it into NaN). */
+export function declareOptions<T extends object>(y: Argv, table: T): Argv<FlagsOf<T>> {
+  for (const [name, spec] of Object.entries(table) as [string, OptionSpec][]) {
+    y = y.option(flagName(name).slice(2), {
+      ...(spec.type === "number" ? {} : { type: spec.type }),
+      // nargs 1: without it yargs reads a lone "-" as a positional argument, not as the value of --in
+      ...(spec.type === "boolean" ? {} : { nargs: 1 }),
+      describe: spec.help + (spec.env ? ` (env ${spec.env})` : ""),
+      ...(spec.default !== undefined ? { default: spec.default } : {}),
+      ...(spec.required ? { demandOption: true } : {}),
+      ...(spec.hidden ? { hidden: true } : {}),
+    });
+  }
+  return y as Argv<FlagsOf<T>>;
 }
 
 export interface CliSpec<A> {

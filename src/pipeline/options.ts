@@ -1,7 +1,8 @@
-// The batch's options, each declared once: flag name, type, default, environment variable, help, and
-// how its text becomes a checked configuration value. The yargs definitions (cli/batch.ts), the
-// BatchFlags and BatchConfig types (config.ts), the arguments recorded in the runs table and the
-// option table in docs/options.md are all generated from BATCH_OPTIONS.
+// Every command's options, each declared once: flag name, type, default, environment variable, help, and
+// how its text becomes a checked value. BATCH_OPTIONS, REPORT_OPTIONS, EXPORT_OPTIONS and STATUS_OPTIONS
+// share the entries of options several commands take. The yargs definitions (declareOptions in
+// cli/run-cli.ts), the BatchFlags and BatchConfig types (config.ts), the arguments recorded in the runs
+// table and the option tables of docs/options.md are all generated from these tables.
 // To add an option: add one entry here and one test in test/options.test.ts; run `npm run options-table`.
 import { DEFAULT_PROVIDERS, parseProviders, type Lookup } from "../spec/fields.js";
 import type { LogFormat } from "../log/logger.js";
@@ -13,6 +14,8 @@ import { DEFAULT_PROBE } from "../plan/plan.js";
 import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "../report/workbook.js";
 import { parseMonthlyQuota } from "../plan/quota-plan.js";
 import type { Premises } from "../spec/open-data.js";
+import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
+import { EXPORT_FORMATS, type ExportFormat } from "../export/write-export.js";
 
 export type OptionKind = "string" | "number" | "boolean";
 /** What a caller may pass: numbers arrive as text from the command line, as numbers from code. */
@@ -227,6 +230,95 @@ export const BATCH_OPTIONS = {
   }),
 };
 
+/** --run ID (report, export): a run id, as a number. */
+const RUN_OPTION = option({
+  type: "string",
+  help: "this run's postcodes instead of the last run's (an id from npm run status)",
+  parse: (raw, name): number | undefined => {
+    if (raw === undefined) return undefined;
+    if (!/^[1-9]\d{0,15}$/.test(raw)) throw new ConfigError(`${name}: "${raw}" is not a run id (a whole number; npm run status lists them)`);
+    return Number(raw);
+  },
+});
+const ALL_OPTION = option({ type: "boolean", help: "every stored postcode instead", parse: (raw) => raw === true });
+
+/** npm run report: rewrites the report set from the database. */
+export const REPORT_OPTIONS = {
+  db: BATCH_OPTIONS.db,
+  out: BATCH_OPTIONS.out,
+  run: RUN_OPTION,
+  all: ALL_OPTION,
+  bom: option({ type: "boolean", default: true, help: "start each CSV with a UTF-8 BOM (--no-bom drops it)", parse: (raw) => raw !== false }),
+  since: option({
+    type: "string",
+    help: "changes.csv: compare with the answers as they were at this run id or date (default: each answer's previous version)",
+    parse: text,
+  }),
+  goodRating: option({
+    type: "number",
+    default: 3,
+    help: `mobile ratings at or above this are good coverage (${RATING_MIN + 1}-${RATING_MAX})`,
+    // the range is the report's own check (a ReportError naming it); here only the form
+    parse: (raw, name): number => {
+      if (!/^\d+$/.test(String(raw))) throw new ConfigError(`${name}: expected a whole number, got ${JSON.stringify(String(raw))}`);
+      return Number(raw);
+    },
+  }),
+  groupBy: BATCH_OPTIONS.groupBy,
+  areaFile: BATCH_OPTIONS.areaFile,
+  uprnColumn: BATCH_OPTIONS.uprnColumn,
+  workbookRows: BATCH_OPTIONS.workbookRows,
+};
+
+/** npm run export: the stored answers as Parquet or CSV. */
+export const EXPORT_OPTIONS = {
+  db: BATCH_OPTIONS.db,
+  out: option({ type: "string", required: true, help: "directory for the export", parse: (raw) => raw! }),
+  format: option({
+    type: "string",
+    default: "parquet",
+    help: EXPORT_FORMATS.join(" or "),
+    parse: (raw, name): ExportFormat => {
+      if (!(EXPORT_FORMATS as readonly string[]).includes(raw!)) throw new ConfigError(`${name}: "${raw}" is not one of ${EXPORT_FORMATS.join(", ")}`);
+      return raw as ExportFormat;
+    },
+  }),
+  run: RUN_OPTION,
+  all: ALL_OPTION,
+  areaFile: {
+    ...BATCH_OPTIONS.areaFile,
+    help: "CSV of postcodes with lat and long columns (e.g. an ONS postcode directory extract): the postcodes table's latitude and longitude",
+  },
+};
+
+/** npm run status: the last runs and what the database holds. */
+export const STATUS_OPTIONS = {
+  db: BATCH_OPTIONS.db,
+  runs: option({
+    type: "number",
+    default: 10,
+    help: "how many recent runs to list",
+    parse: (raw, name): number => {
+      if (!/^[1-9]\d{0,5}$/.test(String(raw))) throw new ConfigError(`${name}: expected a whole number >= 1, got ${JSON.stringify(String(raw))}`);
+      return Number(raw);
+    },
+  }),
+  json: option({ type: "boolean", default: false, help: "print JSON", parse: flag }),
+};
+
+/** The commands whose options docs/options.md lists, in its order. */
+export const COMMAND_OPTIONS = {
+  batch: BATCH_OPTIONS,
+  report: REPORT_OPTIONS,
+  export: EXPORT_OPTIONS,
+  status: STATUS_OPTIONS,
+};
+
+/** A table's options as given (command line or code). */
+export type FlagsOf<T> = { [N in keyof T]?: T[N] extends OptionSpec<infer K, unknown> ? RawOf<K> : never };
+/** A table's checked values, as each parse returns them. */
+export type ValuesOf<T> = { [N in keyof T]: T[N] extends { parse: (...args: never[]) => infer V } ? V : never };
+
 export type BatchOptions = typeof BATCH_OPTIONS;
 export type OptionName = keyof BatchOptions;
 type KindOf<N extends OptionName> = BatchOptions[N] extends OptionSpec<infer K, unknown> ? K : never;
@@ -234,7 +326,7 @@ type KindOf<N extends OptionName> = BatchOptions[N] extends OptionSpec<infer K, 
 /** The options as given (command line or code): every one optional but --in. */
 export type BatchFlags = { [N in OptionName]?: RawOf<KindOf<N>> } & { in: string };
 /** Each option's checked value, as its parse returns it. */
-export type OptionValues = { [N in OptionName]: ReturnType<BatchOptions[N]["parse"]> };
+export type OptionValues = ValuesOf<BatchOptions>;
 
 /** camelCase name → --kebab-case flag. */
 export function flagName(name: string): string {
@@ -242,12 +334,17 @@ export function flagName(name: string): string {
 }
 
 /**
- * Every option checked and converted. A value from the environment is named by its variable and
+ * Every batch option checked and converted. A value from the environment is named by its variable and
  * never echoed (a swapped URL and key must not print the key).
  */
 export function parseOptions(flags: BatchFlags, env: NodeJS.ProcessEnv): OptionValues {
+  return parseTable(BATCH_OPTIONS, flags, env);
+}
+
+/** A table's options checked and converted, as parseOptions does for the batch's. */
+export function parseTable<T extends object>(table: T, flags: FlagsOf<T>, env: NodeJS.ProcessEnv = {}): ValuesOf<T> {
   const values: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(BATCH_OPTIONS) as [OptionName, OptionSpec][]) {
+  for (const [name, spec] of Object.entries(table) as [string, OptionSpec][]) {
     let raw = (flags as Record<string, unknown>)[name];
     let label = flagName(name);
     if ((raw === undefined || raw === "") && spec.env && env[spec.env]) {
@@ -264,7 +361,7 @@ export function parseOptions(flags: BatchFlags, env: NodeJS.ProcessEnv): OptionV
       throw err;
     }
   }
-  return values as OptionValues;
+  return values as ValuesOf<T>;
 }
 
 /**
@@ -290,23 +387,24 @@ export function recordedArgs(values: OptionValues): Record<string, unknown> {
   return out;
 }
 
-/** The option table for docs/options.md (`npm run options-table` writes it; a test checks it is current). */
+/** The option tables for docs/options.md, one per command (`npm run options-table` writes it; a test checks it is current). */
 export function optionsTable(): string {
-  const rows = (Object.entries(BATCH_OPTIONS) as [OptionName, OptionSpec][])
-    .filter(([, spec]) => !spec.hidden)
-    .map(([name, spec]) => {
-      const def = spec.default === undefined ? (spec.required ? "required" : "") : `\`${String(spec.default)}\``;
-      const env = spec.env ? `\`${spec.env}\`` : "";
-      return `| \`${flagName(name)}\` | ${spec.type} | ${def} | ${env} | ${spec.help.replace(/\|/g, "\\|")} |`;
-    });
+  const section = (command: string, table: object) => {
+    const rows = (Object.entries(table) as [string, OptionSpec][])
+      .filter(([, spec]) => !spec.hidden)
+      .map(([name, spec]) => {
+        const def = spec.default === undefined ? (spec.required ? "required" : "") : `\`${String(spec.default)}\``;
+        const env = spec.env ? `\`${spec.env}\`` : "";
+        return `| \`${flagName(name)}\` | ${spec.type} | ${def} | ${env} | ${spec.help.replace(/\|/g, "\\|")} |`;
+      });
+    return [`## npm run ${command}`, "", "| Option | Type | Default | Environment | What it does |", "| --- | --- | --- | --- | --- |", ...rows, ""];
+  };
   return [
-    "# Batch options",
+    "# Options",
     "",
-    "Generated from `src/pipeline/options.ts` by `npm run options-table`; do not edit by hand.",
+    "Generated from `src/pipeline/options.ts` by `npm run options-table`; do not edit by hand. Options several",
+    "commands take (`--db`, `--run`, ...) are declared once and mean the same in each.",
     "",
-    "| Option | Type | Default | Environment | What it does |",
-    "| --- | --- | --- | --- | --- |",
-    ...rows,
-    "",
+    ...Object.entries(COMMAND_OPTIONS).flatMap(([command, table]) => section(command, table)),
   ].join("\n");
 }
