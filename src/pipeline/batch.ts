@@ -29,6 +29,7 @@ import type { BatchConfig } from "./config.js";
 import { decideExit, describeStop, EXIT, stopReasonCode } from "./exit-code.js";
 import { openInputSource, readInputIntoRun } from "./read-stage.js";
 import { startRunQuota, type RunQuota } from "./quota.js";
+import { LOOKUP_SPECS } from "../spec/lookups.js";
 
 /** Where the requests go: the configured API, or what the CLI started for --simulate. */
 export interface ApiEndpoint {
@@ -436,7 +437,7 @@ function recordReleaseChecks(ctx: RunContext): void {
     const check = ctx.plan!.probes.get(lookup)?.check;
     if (!check || stop.stopped || stop.signalFor(lookup).aborted) continue;
     // a mobile check by answers needs one that names its release (not-found answers name none)
-    if (check === "answers" && lookup === "mobile" && !runStoredNamedRelease(db, ctx.runId!, lookup)) continue;
+    if (check === "answers" && LOOKUP_SPECS[lookup].namesRelease && !runStoredNamedRelease(db, ctx.runId!, lookup)) continue;
     recordReleaseCheck(db, { lookup, at, how: check, runId: ctx.runId! });
   }
 }
