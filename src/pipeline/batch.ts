@@ -29,7 +29,7 @@ import type { BatchConfig } from "./config.js";
 import { decideExit, describeStop, EXIT, stopReasonCode } from "./exit-code.js";
 import { openInputSource, readInputIntoRun } from "./read-stage.js";
 import { startRunQuota, type RunQuota } from "./quota.js";
-import { LOOKUP_SPECS } from "../spec/lookups.js";
+import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
 
 /** Where the requests go: the configured API, or what the CLI started for --simulate. */
 export interface ApiEndpoint {
@@ -200,7 +200,7 @@ function openRun(config: BatchConfig, deps: BatchDeps): RunContext | BatchResult
     db,
     stop,
     runId: null,
-    stats: { broadband: emptyStats(), mobile: emptyStats() },
+    stats: perLookup(() => emptyStats()),
     input: null,
     plan: null,
     quota: null,

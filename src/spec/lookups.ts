@@ -52,3 +52,8 @@ export const LOOKUP_SPECS: Readonly<Record<Lookup, LookupSpec>> = {
 
 /** The registry's entries, in LOOKUPS order. */
 export const LOOKUP_LIST: readonly LookupSpec[] = LOOKUPS.map((l) => LOOKUP_SPECS[l]);
+
+/** One value per lookup, from the registry's order: { broadband: f("broadband"), mobile: f("mobile") }. */
+export function perLookup<T>(f: (lookup: Lookup) => T): Record<Lookup, T> {
+  return Object.fromEntries(LOOKUPS.map((l) => [l, f(l)])) as Record<Lookup, T>;
+}
