@@ -16,6 +16,8 @@ import { parseMonthlyQuota } from "../plan/quota-plan.js";
 import type { Premises } from "../spec/open-data.js";
 import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/write-export.js";
+import { DEFAULT_KEY } from "../simulator/options.js";
+import type { Dialect } from "../spec/types.js";
 
 export type OptionKind = "string" | "number" | "boolean";
 /** What a caller may pass: numbers arrive as text from the command line, as numbers from code. */
@@ -306,12 +308,65 @@ export const STATUS_OPTIONS = {
   json: option({ type: "boolean", default: false, help: "print JSON", parse: flag }),
 };
 
+/** A number, or undefined when not given: the simulator checks its range and names the flag. */
+const optionalNumber = (raw: number | string | undefined, name: string): number | undefined => (raw === undefined ? undefined : toNumber(raw, name));
+const givenNumber = (raw: number | string | undefined, name: string): number => toNumber(raw!, name);
+/** A share of answers from 0 to 1 (the simulator checks the range). */
+const rate = (what: string) => option({ type: "number", default: 0, help: `share of ${what}`, parse: givenNumber });
+
+/** npm run simulate: serves the simulated API. */
+export const SIMULATE_OPTIONS = {
+  port: option({ type: "number", default: 8787, help: "port; 0 picks a free one", parse: givenNumber }),
+  host: option({ type: "string", default: "127.0.0.1", help: "address to listen on", parse: (raw) => raw! }),
+  seed: option({ type: "string", default: "1", help: "dataset and fault seed", parse: (raw) => raw! }),
+  release: option({
+    type: "number",
+    default: 1,
+    help: "dataset release: each one after 1 changes about a tenth of postcodes and the mobile DBName",
+    parse: givenNumber,
+  }),
+  dialect: option({
+    type: "string",
+    default: "live",
+    help: "live: as production answers; spec: as documented",
+    parse: (raw, name): Dialect => {
+      if (raw !== "live" && raw !== "spec") throw new ConfigError(`${name}: expected live or spec, got ${JSON.stringify(raw)}`);
+      return raw;
+    },
+  }),
+  key: option({ type: "string", default: DEFAULT_KEY, help: "subscription key required (both lookups unless --mobile-key)", parse: (raw) => raw! }),
+  mobileKey: option({ type: "string", help: "separate key for the mobile lookup", parse: text }),
+  providers: { ...BATCH_OPTIONS.providers, help: "mobile provider prefixes" },
+  rateLimit: option({ type: "number", help: "requests per minute per key and lookup (default: no limit)", parse: optionalNumber }),
+  rateWindowMs: option({ type: "number", default: 60_000, hidden: true, help: "the rate limit's window", parse: givenNumber }),
+  quota: option({ type: "number", help: "requests per key and lookup before 403 (default: no quota)", parse: optionalNumber }),
+  failRate: rate("answers that are 500"),
+  unavailableRate: rate("answers that are 503"),
+  latency: option({ type: "number", default: 0, help: "ms added to every backend answer", parse: givenNumber }),
+  jitter: option({ type: "number", default: 0, help: "up to this many ms more, uniform", parse: givenNumber }),
+  stallRate: rate("requests never answered"),
+  resetRate: rate("answers cut off mid-body"),
+  malformedRate: rate("answers with a broken body"),
+  publishOpenData: option({
+    type: "string",
+    help: "write the simulator's open data for the postcodes of --postcodes into this folder (Ofcom's layout), then exit",
+    parse: text,
+  }),
+  postcodes: option({ type: "string", help: "with --publish-open-data: a CSV of postcodes (as the batch reads its input)", parse: text }),
+  areaFileFor: option({
+    type: "string",
+    help: "print an area file (ONS directory columns pcds, lat, long) with simulated coordinates for the postcodes of this CSV, and exit",
+    parse: text,
+  }),
+};
+
 /** The commands whose options docs/options.md lists, in its order. */
 export const COMMAND_OPTIONS = {
   batch: BATCH_OPTIONS,
   report: REPORT_OPTIONS,
   export: EXPORT_OPTIONS,
   status: STATUS_OPTIONS,
+  simulate: SIMULATE_OPTIONS,
 };
 
 /** A table's options as given (command line or code). */
