@@ -68,6 +68,14 @@ function wrapped<T>(name: string, parse: () => T): T {
   }
 }
 
+/** One of a few words, e.g. text or json; the message lists them. */
+function oneOf<T extends string>(...choices: T[]) {
+  return (raw: string | undefined, name: string): T => {
+    if (!(choices as string[]).includes(raw!)) throw new ConfigError(`${name}: expected ${choices.join(" or ")}, got ${JSON.stringify(raw)}`);
+    return raw as T;
+  };
+}
+
 const text = (raw: string | undefined) => raw;
 /** "30d", "15m", … → milliseconds */
 const duration = (raw: string | undefined, name: string) => wrapped(name, () => parseDuration(raw!));
@@ -191,10 +199,7 @@ export const BATCH_OPTIONS = {
     default: "text",
     help: "text, or json: one object per line",
     record: false,
-    parse: (raw, name): LogFormat => {
-      if (raw !== "text" && raw !== "json") throw new ConfigError(`${name}: expected text or json, got ${JSON.stringify(raw)}`);
-      return raw;
-    },
+    parse: oneOf<LogFormat>("text", "json"),
   }),
   quiet: option({ type: "boolean", default: false, help: "errors, security warnings and the final summary only", record: false, parse: flag }),
   verbose: option({ type: "boolean", default: false, help: "log every retry", record: false, parse: flag }),
@@ -218,10 +223,7 @@ export const BATCH_OPTIONS = {
     type: "string",
     default: "all",
     help: "with --open-data: whose shares the reports and the planner use, all premises or residential (both are imported)",
-    parse: (raw, name): Premises => {
-      if (raw !== "all" && raw !== "residential") throw new ConfigError(`${name}: expected all or residential, got ${JSON.stringify(raw)}`);
-      return raw;
-    },
+    parse: oneOf<Premises>("all", "residential"),
   }),
   uprnColumn: option({ type: "string", help: "input column holding a UPRN: enriched.csv and the workbook give that property's own figures", parse: text }),
   workbookRows: option({
@@ -329,10 +331,7 @@ export const SIMULATE_OPTIONS = {
     type: "string",
     default: "live",
     help: "live: as production answers; spec: as documented",
-    parse: (raw, name): Dialect => {
-      if (raw !== "live" && raw !== "spec") throw new ConfigError(`${name}: expected live or spec, got ${JSON.stringify(raw)}`);
-      return raw;
-    },
+    parse: oneOf<Dialect>("live", "spec"),
   }),
   key: option({ type: "string", default: DEFAULT_KEY, help: "subscription key required (both lookups unless --mobile-key)", parse: (raw) => raw! }),
   mobileKey: option({ type: "string", help: "separate key for the mobile lookup", parse: text }),
