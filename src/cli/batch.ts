@@ -2,26 +2,15 @@
 import type { Argv } from "yargs";
 import { createLogger } from "../log/logger.js";
 import { buildConfig, ENV, type BatchFlags } from "../pipeline/config.js";
-import { BATCH_OPTIONS, flagName, type OptionSpec } from "../pipeline/options.js";
+import { BATCH_OPTIONS } from "../pipeline/options.js";
 import { runBatch, type BatchDeps } from "../pipeline/batch.js";
 import { EXIT_CODE_HELP } from "../pipeline/exit-code.js";
-import { runCli } from "./run-cli.js";
+import { declareOptions, runCli } from "./run-cli.js";
 import { simulatedApi } from "./simulated-api.js";
 
-/** The yargs definitions, from the declarations. Numbers get no yargs type, so "abc" reaches the
- *  declaration's check as typed (yargs' number type would turn it into NaN). */
+/** The yargs definitions, from the declarations, and two hidden test hooks. */
 export function declareBatchOptions(y: Argv): Argv<BatchFlags & { backoffBaseMs?: number; rateWindowMs?: number }> {
-  for (const [name, spec] of Object.entries(BATCH_OPTIONS) as [string, OptionSpec][]) {
-    y = y.option(flagName(name).slice(2), {
-      ...(spec.type === "number" ? {} : { type: spec.type }),
-      // nargs 1: without it yargs reads a lone "-" as a positional argument, not as the value of --in
-      ...(spec.type === "boolean" ? {} : { nargs: 1 }),
-      describe: spec.help + (spec.env ? ` (env ${spec.env})` : ""),
-      ...(spec.default !== undefined ? { default: spec.default } : {}),
-      ...(spec.required ? { demandOption: true } : {}),
-      ...(spec.hidden ? { hidden: true } : {}),
-    });
-  }
+  y = declareOptions(y, BATCH_OPTIONS);
   // test hooks: shorten backoffs and the rate window in child-process tests
   return y.option("backoff-base-ms", { type: "number", hidden: true }).option("rate-window-ms", { type: "number", hidden: true }) as never;
 }

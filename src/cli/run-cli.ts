@@ -5,17 +5,29 @@ import { readFileSync } from "node:fs";
 import yargs, { type Argv, type ArgumentsCamelCase } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { ConfigError } from "../pipeline/config-values.js";
+import { flagName, type FlagsOf, type OptionSpec } from "../pipeline/options.js";
+import { UserError } from "../errors.js";
 
 export { ConfigError as UsageError } from "../pipeline/config-values.js";
 
-/** A one-line error about the environment (a missing database), printed without the --help hint. */
-export class CliError extends Error {}
+/** A one-line error about the environment (a missing database), printed without the --help hint (a UserError). */
+export class CliError extends UserError {}
 
-/** --run ID (report, export) as a number; a usage error for anything but a run id. */
-export function parseRunId(run: string | undefined): number | undefined {
-  if (run === undefined) return undefined;
-  if (!/^[1-9]\d{0,15}$/.test(run)) throw new ConfigError(`--run: "${run}" is not a run id (a whole number; npm run status lists them)`);
-  return Number(run);
+/** The yargs definitions of an option table (src/pipeline/options.ts). Numbers get no yargs type, so
+ *  "abc" reaches the declaration's check as typed (yargs' number type would turn it into NaN). */
+export function declareOptions<T extends object>(y: Argv, table: T): Argv<FlagsOf<T>> {
+  for (const [name, spec] of Object.entries(table) as [string, OptionSpec][]) {
+    y = y.option(flagName(name).slice(2), {
+      ...(spec.type === "number" ? {} : { type: spec.type }),
+      // nargs 1: without it yargs reads a lone "-" as a positional argument, not as the value of --in
+      ...(spec.type === "boolean" ? {} : { nargs: 1 }),
+      describe: spec.help + (spec.env ? ` (env ${spec.env})` : ""),
+      ...(spec.default !== undefined ? { default: spec.default } : {}),
+      ...(spec.required ? { demandOption: true } : {}),
+      ...(spec.hidden ? { hidden: true } : {}),
+    });
+  }
+  return y as Argv<FlagsOf<T>>;
 }
 
 export interface CliSpec<A> {
@@ -25,10 +37,9 @@ export interface CliSpec<A> {
   epilogue?: string;
   /** declares the command's options on the parser */
   options: (y: Argv) => Argv<A>;
-  /** runs the command; returns the exit code. Throw UsageError (ConfigError) for a one-line user error. */
+  /** runs the command; returns the exit code. Throw UsageError (ConfigError) for a bad flag, another
+   *  UserError for anything else the user can fix: both print as one line without a stack. */
   run: (argv: ArgumentsCamelCase<A>) => Promise<number> | number;
-  /** errors the command knows to be the user's or the environment's, printed as one line without a stack */
-  isUserError?: (err: unknown) => boolean;
 }
 
 interface CliOutput {
@@ -53,7 +64,7 @@ export function runCli<A>(spec: CliSpec<A>, args: readonly string[] = hideBin(pr
     },
     (err: unknown) => {
       if (err instanceof ConfigError) out.error(`${err.message} ${hint}`, "config");
-      else if (err instanceof CliError || spec.isUserError?.(err) || isFileSystemError(err)) out.error((err as Error).message, "error");
+      else if (err instanceof UserError || isFileSystemError(err)) out.error((err as Error).message, "error");
       // one line even for a bug: the message, never a stack trace (NODE_DEBUG-style detail is not for cron logs)
       else out.error(`unexpected failure: ${err instanceof Error ? err.message : String(err)}`, "unexpected");
       process.exitCode = 1;

@@ -1,12 +1,12 @@
 // npm run simulate -- [--port 8787] [options]: serve the coverage API simulator until SIGINT/SIGTERM.
 // First line on stdout is `listening <url>`, for scripts that start it with --port 0.
-import { DEFAULT_PROVIDERS, parseProviders } from "../spec/fields.js";
 import { createReadStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_KEY, simulatedAreaFile, simulatedOpenDataArchive, startSimulator, type Simulator } from "../simulator/index.js";
-import { InputError, openInput } from "../input/read-input.js";
+import { openInput } from "../input/read-input.js";
 import { parentPid, processAlive } from "../store/process-identity.js";
-import { runCli, UsageError } from "./run-cli.js";
+import { declareOptions, runCli, UsageError } from "./run-cli.js";
+import { parseTable, SIMULATE_OPTIONS } from "../pipeline/options.js";
 
 /** Option checks name the option as code spells it; a user typed the flag. */
 const FLAGS: Record<string, string> = {
@@ -30,35 +30,10 @@ const FLAGS: Record<string, string> = {
 runCli({
   name: "simulate",
   usage: "$0 [options]\n\nServes a simulated coverage API (broadband and mobile lookups, with its gateway) over HTTP.",
-  options: (y) =>
-    y
-      .option("port", { type: "number", default: 8787, describe: "port; 0 picks a free one" })
-      .option("host", { type: "string", default: "127.0.0.1", describe: "address to listen on" })
-      .option("seed", { type: "string", default: "1", describe: "dataset and fault seed" })
-      .option("release", { type: "number", default: 1, describe: "dataset release: each one after 1 changes about a tenth of postcodes and the mobile DBName" })
-      .option("dialect", { choices: ["live", "spec"] as const, default: "live" as const, describe: "live: as production answers; spec: as documented" })
-      .option("key", { type: "string", default: DEFAULT_KEY, describe: "subscription key required (both lookups unless --mobile-key)" })
-      .option("mobile-key", { type: "string", describe: "separate key for the mobile lookup" })
-      .option("providers", { type: "string", default: DEFAULT_PROVIDERS.join(","), describe: "mobile provider prefixes" })
-      .option("rate-limit", { type: "number", describe: "requests per minute per key and lookup (default: no limit)" })
-      .option("rate-window-ms", { type: "number", default: 60_000, hidden: true })
-      .option("quota", { type: "number", describe: "requests per key and lookup before 403 (default: no quota)" })
-      .option("fail-rate", { type: "number", default: 0, describe: "share of answers that are 500" })
-      .option("unavailable-rate", { type: "number", default: 0, describe: "share of answers that are 503" })
-      .option("latency", { type: "number", default: 0, describe: "ms added to every backend answer" })
-      .option("jitter", { type: "number", default: 0, describe: "up to this many ms more, uniform" })
-      .option("stall-rate", { type: "number", default: 0, describe: "share of requests never answered" })
-      .option("reset-rate", { type: "number", default: 0, describe: "share of answers cut off mid-body" })
-      .option("malformed-rate", { type: "number", default: 0, describe: "share of answers with a broken body" })
-      .option("publish-open-data", { type: "string", describe: "write the simulator's open data for the postcodes of --postcodes into this folder (Ofcom's layout), then exit" })
-      .option("postcodes", { type: "string", describe: "with --publish-open-data: a CSV of postcodes (as the batch reads its input)" })
-      .option("area-file-for", {
-        type: "string",
-        describe: "print an area file (ONS directory columns pcds, lat, long) with simulated coordinates for the postcodes of this CSV, and exit",
-      }),
-  isUserError: (err) => err instanceof InputError,
-  run: async (argv) => {
-    if (argv.publishOpenData !== undefined) return publishOpenData(argv.publishOpenData, argv.postcodes, argv.seed, argv.release, parseProviders(argv.providers));
+  options: (y) => declareOptions(y, SIMULATE_OPTIONS),
+  run: async (cli) => {
+    const argv = parseTable(SIMULATE_OPTIONS, cli);
+    if (argv.publishOpenData !== undefined) return publishOpenData(argv.publishOpenData, argv.postcodes, argv.seed, argv.release, argv.providers);
     if (argv.areaFileFor !== undefined) {
       process.stdout.write(simulatedAreaFile(await inputPostcodes(argv.areaFileFor)).join("\r\n") + "\r\n");
       return 0;
@@ -73,7 +48,7 @@ runCli({
         dialect: argv.dialect,
         key: argv.key,
         mobileKey: argv.mobileKey,
-        providers: parseProviders(argv.providers),
+        providers: argv.providers,
         rateLimit: argv.rateLimit,
         rateWindowMs: argv.rateWindowMs,
         quota: argv.quota,

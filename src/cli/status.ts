@@ -1,5 +1,5 @@
 // npm run status -- [--db PATH]: the last runs (a running one with its progress and ETA) and what the database holds.
-import { DEFAULT_DB } from "../pipeline/options.js";
+import { parseTable, STATUS_OPTIONS } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import { openReadOnly } from "../store/read-only.js";
 import { databaseStatus } from "../store/status.js";
@@ -8,38 +8,34 @@ import { formatReleaseStatus, releaseStatus } from "../store/release-status.js";
 import { formatQuotaStatus, quotaStatus } from "../plan/quota-status.js";
 import { formatOpenDataStatus, openDataStatus } from "../plan/open-data-status.js";
 import { runningProgress, formatRunningProgress } from "./running-progress.js";
-import { CliError, runCli, UsageError } from "./run-cli.js";
+import { CliError, declareOptions, runCli } from "./run-cli.js";
 
 runCli({
   name: "status",
   usage: "$0 [--db PATH]\n\nPrints the last runs recorded in the database and what it holds.",
-  options: (y) =>
-    y
-      .option("db", { type: "string", default: DEFAULT_DB, describe: "SQLite database" })
-      .option("runs", { type: "string", default: "10", describe: "how many recent runs to list" })
-      .option("json", { type: "boolean", default: false, describe: "print JSON" }),
+  options: (y) => declareOptions(y, STATUS_OPTIONS),
   run: (argv) => {
-    if (!/^[1-9]\d{0,5}$/.test(argv.runs)) throw new UsageError(`--runs: expected a whole number >= 1, got ${JSON.stringify(argv.runs)}`);
-    if (!existsSync(argv.db)) throw new CliError(`no database at ${argv.db} (run a batch first, or give --db PATH)`);
+    const o = parseTable(STATUS_OPTIONS, argv);
+    if (!existsSync(o.db)) throw new CliError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
     let reader;
     try {
-      reader = openReadOnly(argv.db);
+      reader = openReadOnly(o.db);
     } catch (err) {
       throw new CliError((err as Error).message);
     }
     try {
-      const status = databaseStatus(reader.db, Number(argv.runs));
+      const status = databaseStatus(reader.db, o.runs);
       const running = runningProgress(reader.db, Date.now());
       const releases = releaseStatus(reader.db);
       const quota = quotaStatus(reader.db, Date.now());
       const openData = openDataStatus(reader.db);
-      if (argv.json) process.stdout.write(JSON.stringify({ ...status, running, releases, quota, openData }, null, 2) + "\n");
+      if (o.json) process.stdout.write(JSON.stringify({ ...status, running, releases, quota, openData }, null, 2) + "\n");
       else
         process.stdout.write(
-          formatStatus(status, argv.db) + formatRunningProgress(running) + formatReleaseStatus(releases) + formatQuotaStatus(quota) + formatOpenDataStatus(openData),
+          formatStatus(status, o.db) + formatRunningProgress(running) + formatReleaseStatus(releases) + formatQuotaStatus(quota) + formatOpenDataStatus(openData),
         );
     } catch (err) {
-      throw new CliError(`${argv.db}: ${(err as Error).message}`);
+      throw new CliError(`${o.db}: ${(err as Error).message}`);
     } finally {
       reader.close();
     }

@@ -34,7 +34,7 @@ type Json = Record<string, unknown>;
  */
 export function validateBody(lookup: Lookup, body: string, requested: string, providers: readonly string[]): BodyCheck {
   try {
-    const answer = lookup === "broadband" ? broadband(parseBody(body), requested) : mobile(parseBody(body), requested, providers);
+    const answer = VALIDATORS[lookup](parseBody(body), requested, providers);
     return { ok: true, answer };
   } catch (e) {
     if (!(e instanceof Fault)) throw e;
@@ -42,6 +42,12 @@ export function validateBody(lookup: Lookup, body: string, requested: string, pr
     return e instanceof ProviderMismatch ? { ok: false, message: where, providers: true } : { ok: false, message: where };
   }
 }
+
+/** Each lookup's validator of a parsed 200 body. */
+const VALIDATORS: Record<Lookup, (value: unknown, requested: string, providers: readonly string[]) => Answer> = {
+  broadband: (value, requested) => broadband(value, requested),
+  mobile,
+};
 
 function broadband(value: unknown, requested: string): Answer {
   if (!isObject(value)) throw new Fault("", `is ${describe(value)}, expected an object`);

@@ -20,8 +20,9 @@ import {
   type Premises,
 } from "../spec/open-data.js";
 import { squeezePostcode } from "../spec/postcode.js";
+import { UserError } from "../errors.js";
 
-export class OpenDataError extends Error {}
+export class OpenDataError extends UserError {}
 
 /** One postcode of one file: its figures in OPEN_DATA_FIELDS order (null: no data). */
 export type OpenDataRowHandler = (premises: Premises, postcode: string, values: (number | null)[]) => void;

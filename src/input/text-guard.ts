@@ -4,9 +4,10 @@
 // so decoding them here as well would only cost time.
 import { Readable } from "node:stream";
 import { isUtf8 } from "node:buffer";
+import { UserError } from "../errors.js";
 
 /** A problem with the input that the user can fix: the message names the file and the line. */
-export class InputError extends Error {}
+export class InputError extends UserError {}
 
 export interface Prefix {
   /** the first line that is not blank, decoded (BOM removed), for delimiter detection */

@@ -29,6 +29,7 @@ import type { BatchConfig } from "./config.js";
 import { decideExit, describeStop, EXIT, stopReasonCode } from "./exit-code.js";
 import { openInputSource, readInputIntoRun } from "./read-stage.js";
 import { startRunQuota, type RunQuota } from "./quota.js";
+import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
 
 /** Where the requests go: the configured API, or what the CLI started for --simulate. */
 export interface ApiEndpoint {
@@ -213,7 +214,7 @@ function openRun(config: BatchConfig, deps: BatchDeps): RunContext | BatchResult
     db,
     stop,
     runId: null,
-    stats: { broadband: emptyStats(), mobile: emptyStats() },
+    stats: perLookup(() => emptyStats()),
     input: null,
     plan: null,
     quota: null,
@@ -453,7 +454,7 @@ function recordReleaseChecks(ctx: RunContext): void {
     // a probe round the quota left for later nights checked nothing
     if (check === "probes" && ctx.plan!.reasons.get(lookup)!.probe === 0) continue;
     // a mobile check by answers needs one that names its release (not-found answers name none)
-    if (check === "answers" && lookup === "mobile" && !runStoredNamedRelease(db, ctx.runId!, lookup)) continue;
+    if (check === "answers" && LOOKUP_SPECS[lookup].namesRelease && !runStoredNamedRelease(db, ctx.runId!, lookup)) continue;
     recordReleaseCheck(db, { lookup, at, how: check, runId: ctx.runId! });
   }
 }

@@ -1,20 +1,21 @@
 // Parsers for single configuration values, shared by the option declarations and buildConfig.
 import { LOOKUPS, type Lookup } from "../spec/fields.js";
+import { UserError } from "../errors.js";
 
 /** Where the API's address comes from when --base-url is not given. */
 export const URL_ENV = "COVERAGE_API_URL";
 
 /** A configuration or command-line error: one line for the user, exit 1. */
-export class ConfigError extends Error {}
+export class ConfigError extends UserError {}
 
 export function parseLookups(list: string): Lookup[] {
   const items = list
     .split(",")
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
-  if (items.length === 0) throw new ConfigError("--lookups: name at least one of broadband, mobile");
+  if (items.length === 0) throw new ConfigError(`--lookups: name at least one of ${LOOKUPS.join(", ")}`);
   for (const i of items)
-    if (!(LOOKUPS as readonly string[]).includes(i)) throw new ConfigError(`--lookups: "${i}" is not one of broadband, mobile`);
+    if (!(LOOKUPS as readonly string[]).includes(i)) throw new ConfigError(`--lookups: "${i}" is not one of ${LOOKUPS.join(", ")}`);
   return LOOKUPS.filter((l) => items.includes(l));
 }
 
@@ -49,13 +50,12 @@ export function parseKeyFile(text: string, path: string): Partial<Record<Lookup,
     .filter((l) => l.length > 0 && !l.startsWith("#"));
   const keys: Partial<Record<Lookup, string>> = {};
   for (const [i, line] of lines.entries()) {
-    const m = /^(broadband|mobile|both|\*)\s*[=:]\s*(\S+)$/i.exec(line);
-    if (m) {
-      const which = m[1]!.toLowerCase();
-      if (which === "broadband" || which === "mobile") keys[which] = m[2]!;
-      else keys.broadband = keys.mobile = m[2]!;
-    } else if (lines.length === 1 && !/\s/.test(line)) {
-      keys.broadband = keys.mobile = line;
+    const m = /^(\w+|\*)\s*[=:]\s*(\S+)$/i.exec(line);
+    const which = m?.[1]!.toLowerCase();
+    if (m && (LOOKUPS as readonly string[]).includes(which!)) keys[which as Lookup] = m[2]!;
+    else if (m && (which === "both" || which === "*")) for (const l of LOOKUPS) keys[l] = m[2]!;
+    else if (lines.length === 1 && !/\s/.test(line)) {
+      for (const l of LOOKUPS) keys[l] = line;
     } else {
       throw new ConfigError(`--key-file ${path}: line ${i + 1} is neither a key nor "broadband=KEY" / "mobile=KEY"`);
     }

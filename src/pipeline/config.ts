@@ -2,6 +2,7 @@
 // options.ts; what is checked here is what spans options: the API address, the keys.
 import { readFileSync, statSync } from "node:fs";
 import type { Lookup } from "../spec/fields.js";
+import { LOOKUP_LIST, LOOKUP_SPECS } from "../spec/lookups.js";
 import { ConfigError, checkKeyCharacters, parseKeyFile, URL_ENV } from "./config-values.js";
 import { parseOptions, recordedArgs, type BatchFlags, type OptionValues } from "./options.js";
 
@@ -17,8 +18,8 @@ export type BatchConfig = OptionValues & {
 export const ENV = {
   url: URL_ENV,
   key: "COVERAGE_API_KEY",
-  broadbandKey: "COVERAGE_BROADBAND_KEY",
-  mobileKey: "COVERAGE_MOBILE_KEY",
+  broadbandKey: LOOKUP_SPECS.broadband.keyEnv,
+  mobileKey: LOOKUP_SPECS.mobile.keyEnv,
 } as const;
 
 /** `security` receives warnings that must reach the user even with --quiet. */
@@ -36,7 +37,7 @@ export function buildConfig(flags: BatchFlags, env: NodeJS.ProcessEnv, security:
     for (const l of values.lookups)
       if (!keys[l])
         throw new ConfigError(
-          `no key for the ${l} lookup: set ${ENV.key} (or ${l === "broadband" ? ENV.broadbandKey : ENV.mobileKey}), or use --key-file PATH`,
+          `no key for the ${l} lookup: set ${ENV.key} (or ${LOOKUP_SPECS[l].keyEnv}), or use --key-file PATH`,
         );
   return { ...values, keys, recordedArgs: { ...recordedArgs(values), keySource: values.keyFile ? "key-file" : "environment" } };
 }
@@ -65,9 +66,9 @@ function keysFromEnv(env: NodeJS.ProcessEnv): Partial<Record<Lookup, string>> {
     return v;
   };
   const both = pick(ENV.key);
-  const broadband = pick(ENV.broadbandKey) || both;
-  const mobile = pick(ENV.mobileKey) || both;
-  if (broadband) keys.broadband = broadband;
-  if (mobile) keys.mobile = mobile;
+  for (const l of LOOKUP_LIST) {
+    const key = pick(l.keyEnv) || both;
+    if (key) keys[l.name] = key;
+  }
   return keys;
 }

@@ -1,7 +1,8 @@
-// The batch's options, each declared once: flag name, type, default, environment variable, help, and
-// how its text becomes a checked configuration value. The yargs definitions (cli/batch.ts), the
-// BatchFlags and BatchConfig types (config.ts), the arguments recorded in the runs table and the
-// option table in docs/options.md are all generated from BATCH_OPTIONS.
+// Every command's options, each declared once: flag name, type, default, environment variable, help, and
+// how its text becomes a checked value. BATCH_OPTIONS, REPORT_OPTIONS, EXPORT_OPTIONS and STATUS_OPTIONS
+// share the entries of options several commands take. The yargs definitions (declareOptions in
+// cli/run-cli.ts), the BatchFlags and BatchConfig types (config.ts), the arguments recorded in the runs
+// table and the option tables of docs/options.md are all generated from these tables.
 // To add an option: add one entry here and one test in test/options.test.ts; run `npm run options-table`.
 import { DEFAULT_PROVIDERS, parseProviders, type Lookup } from "../spec/fields.js";
 import type { LogFormat } from "../log/logger.js";
@@ -13,6 +14,10 @@ import { DEFAULT_PROBE } from "../plan/plan.js";
 import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "../report/workbook.js";
 import { parseMonthlyQuota } from "../plan/quota-plan.js";
 import type { Premises } from "../spec/open-data.js";
+import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
+import { EXPORT_FORMATS, type ExportFormat } from "../export/write-export.js";
+import { DEFAULT_KEY } from "../simulator/options.js";
+import type { Dialect } from "../spec/types.js";
 
 export type OptionKind = "string" | "number" | "boolean";
 /** What a caller may pass: numbers arrive as text from the command line, as numbers from code. */
@@ -61,6 +66,14 @@ function wrapped<T>(name: string, parse: () => T): T {
     if (err instanceof ConfigError) throw err;
     throw new ConfigError(`${name}: ${(err as Error).message}`);
   }
+}
+
+/** One of a few words, e.g. text or json; the message lists them. */
+function oneOf<T extends string>(...choices: T[]) {
+  return (raw: string | undefined, name: string): T => {
+    if (!(choices as string[]).includes(raw!)) throw new ConfigError(`${name}: expected ${choices.join(" or ")}, got ${JSON.stringify(raw)}`);
+    return raw as T;
+  };
 }
 
 const text = (raw: string | undefined) => raw;
@@ -186,10 +199,7 @@ export const BATCH_OPTIONS = {
     default: "text",
     help: "text, or json: one object per line",
     record: false,
-    parse: (raw, name): LogFormat => {
-      if (raw !== "text" && raw !== "json") throw new ConfigError(`${name}: expected text or json, got ${JSON.stringify(raw)}`);
-      return raw;
-    },
+    parse: oneOf<LogFormat>("text", "json"),
   }),
   quiet: option({ type: "boolean", default: false, help: "errors, security warnings and the final summary only", record: false, parse: flag }),
   verbose: option({ type: "boolean", default: false, help: "log every retry", record: false, parse: flag }),
@@ -213,10 +223,7 @@ export const BATCH_OPTIONS = {
     type: "string",
     default: "all",
     help: "with --open-data: whose shares the reports and the planner use, all premises or residential (both are imported)",
-    parse: (raw, name): Premises => {
-      if (raw !== "all" && raw !== "residential") throw new ConfigError(`${name}: expected all or residential, got ${JSON.stringify(raw)}`);
-      return raw;
-    },
+    parse: oneOf<Premises>("all", "residential"),
   }),
   uprnColumn: option({ type: "string", help: "input column holding a UPRN: enriched.csv and the workbook give that property's own figures", parse: text }),
   workbookRows: option({
@@ -227,6 +234,145 @@ export const BATCH_OPTIONS = {
   }),
 };
 
+/** --run ID (report, export): a run id, as a number. */
+const RUN_OPTION = option({
+  type: "string",
+  help: "this run's postcodes instead of the last run's (an id from npm run status)",
+  parse: (raw, name): number | undefined => {
+    if (raw === undefined) return undefined;
+    if (!/^[1-9]\d{0,15}$/.test(raw)) throw new ConfigError(`${name}: "${raw}" is not a run id (a whole number; npm run status lists them)`);
+    return Number(raw);
+  },
+});
+const ALL_OPTION = option({ type: "boolean", help: "every stored postcode instead", parse: (raw) => raw === true });
+
+/** npm run report: rewrites the report set from the database. */
+export const REPORT_OPTIONS = {
+  db: BATCH_OPTIONS.db,
+  out: BATCH_OPTIONS.out,
+  run: RUN_OPTION,
+  all: ALL_OPTION,
+  bom: option({ type: "boolean", default: true, help: "start each CSV with a UTF-8 BOM (--no-bom drops it)", parse: (raw) => raw !== false }),
+  since: option({
+    type: "string",
+    help: "changes.csv: compare with the answers as they were at this run id or date (default: each answer's previous version)",
+    parse: text,
+  }),
+  goodRating: option({
+    type: "number",
+    default: 3,
+    help: `mobile ratings at or above this are good coverage (${RATING_MIN + 1}-${RATING_MAX})`,
+    // the range is the report's own check (a ReportError naming it); here only the form
+    parse: (raw, name): number => {
+      if (!/^\d+$/.test(String(raw))) throw new ConfigError(`${name}: expected a whole number, got ${JSON.stringify(String(raw))}`);
+      return Number(raw);
+    },
+  }),
+  groupBy: BATCH_OPTIONS.groupBy,
+  areaFile: BATCH_OPTIONS.areaFile,
+  uprnColumn: BATCH_OPTIONS.uprnColumn,
+  workbookRows: BATCH_OPTIONS.workbookRows,
+};
+
+/** npm run export: the stored answers as Parquet or CSV. */
+export const EXPORT_OPTIONS = {
+  db: BATCH_OPTIONS.db,
+  out: option({ type: "string", required: true, help: "directory for the export", parse: (raw) => raw! }),
+  format: option({
+    type: "string",
+    default: "parquet",
+    help: EXPORT_FORMATS.join(" or "),
+    parse: (raw, name): ExportFormat => {
+      if (!(EXPORT_FORMATS as readonly string[]).includes(raw!)) throw new ConfigError(`${name}: "${raw}" is not one of ${EXPORT_FORMATS.join(", ")}`);
+      return raw as ExportFormat;
+    },
+  }),
+  run: RUN_OPTION,
+  all: ALL_OPTION,
+  areaFile: {
+    ...BATCH_OPTIONS.areaFile,
+    help: "CSV of postcodes with lat and long columns (e.g. an ONS postcode directory extract): the postcodes table's latitude and longitude",
+  },
+};
+
+/** npm run status: the last runs and what the database holds. */
+export const STATUS_OPTIONS = {
+  db: BATCH_OPTIONS.db,
+  runs: option({
+    type: "number",
+    default: 10,
+    help: "how many recent runs to list",
+    parse: (raw, name): number => {
+      if (!/^[1-9]\d{0,5}$/.test(String(raw))) throw new ConfigError(`${name}: expected a whole number >= 1, got ${JSON.stringify(String(raw))}`);
+      return Number(raw);
+    },
+  }),
+  json: option({ type: "boolean", default: false, help: "print JSON", parse: flag }),
+};
+
+/** A number, or undefined when not given: the simulator checks its range and names the flag. */
+const optionalNumber = (raw: number | string | undefined, name: string): number | undefined => (raw === undefined ? undefined : toNumber(raw, name));
+const givenNumber = (raw: number | string | undefined, name: string): number => toNumber(raw!, name);
+/** A share of answers from 0 to 1 (the simulator checks the range). */
+const rate = (what: string) => option({ type: "number", default: 0, help: `share of ${what}`, parse: givenNumber });
+
+/** npm run simulate: serves the simulated API. */
+export const SIMULATE_OPTIONS = {
+  port: option({ type: "number", default: 8787, help: "port; 0 picks a free one", parse: givenNumber }),
+  host: option({ type: "string", default: "127.0.0.1", help: "address to listen on", parse: (raw) => raw! }),
+  seed: option({ type: "string", default: "1", help: "dataset and fault seed", parse: (raw) => raw! }),
+  release: option({
+    type: "number",
+    default: 1,
+    help: "dataset release: each one after 1 changes about a tenth of postcodes and the mobile DBName",
+    parse: givenNumber,
+  }),
+  dialect: option({
+    type: "string",
+    default: "live",
+    help: "live: as production answers; spec: as documented",
+    parse: oneOf<Dialect>("live", "spec"),
+  }),
+  key: option({ type: "string", default: DEFAULT_KEY, help: "subscription key required (both lookups unless --mobile-key)", parse: (raw) => raw! }),
+  mobileKey: option({ type: "string", help: "separate key for the mobile lookup", parse: text }),
+  providers: { ...BATCH_OPTIONS.providers, help: "mobile provider prefixes" },
+  rateLimit: option({ type: "number", help: "requests per minute per key and lookup (default: no limit)", parse: optionalNumber }),
+  rateWindowMs: option({ type: "number", default: 60_000, hidden: true, help: "the rate limit's window", parse: givenNumber }),
+  quota: option({ type: "number", help: "requests per key and lookup before 403 (default: no quota)", parse: optionalNumber }),
+  failRate: rate("answers that are 500"),
+  unavailableRate: rate("answers that are 503"),
+  latency: option({ type: "number", default: 0, help: "ms added to every backend answer", parse: givenNumber }),
+  jitter: option({ type: "number", default: 0, help: "up to this many ms more, uniform", parse: givenNumber }),
+  stallRate: rate("requests never answered"),
+  resetRate: rate("answers cut off mid-body"),
+  malformedRate: rate("answers with a broken body"),
+  publishOpenData: option({
+    type: "string",
+    help: "write the simulator's open data for the postcodes of --postcodes into this folder (Ofcom's layout), then exit",
+    parse: text,
+  }),
+  postcodes: option({ type: "string", help: "with --publish-open-data: a CSV of postcodes (as the batch reads its input)", parse: text }),
+  areaFileFor: option({
+    type: "string",
+    help: "print an area file (ONS directory columns pcds, lat, long) with simulated coordinates for the postcodes of this CSV, and exit",
+    parse: text,
+  }),
+};
+
+/** The commands whose options docs/options.md lists, in its order. */
+export const COMMAND_OPTIONS = {
+  batch: BATCH_OPTIONS,
+  report: REPORT_OPTIONS,
+  export: EXPORT_OPTIONS,
+  status: STATUS_OPTIONS,
+  simulate: SIMULATE_OPTIONS,
+};
+
+/** A table's options as given (command line or code). */
+export type FlagsOf<T> = { [N in keyof T]?: T[N] extends OptionSpec<infer K, unknown> ? RawOf<K> : never };
+/** A table's checked values, as each parse returns them. */
+export type ValuesOf<T> = { [N in keyof T]: T[N] extends { parse: (...args: never[]) => infer V } ? V : never };
+
 export type BatchOptions = typeof BATCH_OPTIONS;
 export type OptionName = keyof BatchOptions;
 type KindOf<N extends OptionName> = BatchOptions[N] extends OptionSpec<infer K, unknown> ? K : never;
@@ -234,7 +380,7 @@ type KindOf<N extends OptionName> = BatchOptions[N] extends OptionSpec<infer K, 
 /** The options as given (command line or code): every one optional but --in. */
 export type BatchFlags = { [N in OptionName]?: RawOf<KindOf<N>> } & { in: string };
 /** Each option's checked value, as its parse returns it. */
-export type OptionValues = { [N in OptionName]: ReturnType<BatchOptions[N]["parse"]> };
+export type OptionValues = ValuesOf<BatchOptions>;
 
 /** camelCase name → --kebab-case flag. */
 export function flagName(name: string): string {
@@ -242,12 +388,17 @@ export function flagName(name: string): string {
 }
 
 /**
- * Every option checked and converted. A value from the environment is named by its variable and
+ * Every batch option checked and converted. A value from the environment is named by its variable and
  * never echoed (a swapped URL and key must not print the key).
  */
 export function parseOptions(flags: BatchFlags, env: NodeJS.ProcessEnv): OptionValues {
+  return parseTable(BATCH_OPTIONS, flags, env);
+}
+
+/** A table's options checked and converted, as parseOptions does for the batch's. */
+export function parseTable<T extends object>(table: T, flags: FlagsOf<T>, env: NodeJS.ProcessEnv = {}): ValuesOf<T> {
   const values: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(BATCH_OPTIONS) as [OptionName, OptionSpec][]) {
+  for (const [name, spec] of Object.entries(table) as [string, OptionSpec][]) {
     let raw = (flags as Record<string, unknown>)[name];
     let label = flagName(name);
     if ((raw === undefined || raw === "") && spec.env && env[spec.env]) {
@@ -264,7 +415,7 @@ export function parseOptions(flags: BatchFlags, env: NodeJS.ProcessEnv): OptionV
       throw err;
     }
   }
-  return values as OptionValues;
+  return values as ValuesOf<T>;
 }
 
 /**
@@ -290,23 +441,24 @@ export function recordedArgs(values: OptionValues): Record<string, unknown> {
   return out;
 }
 
-/** The option table for docs/options.md (`npm run options-table` writes it; a test checks it is current). */
+/** The option tables for docs/options.md, one per command (`npm run options-table` writes it; a test checks it is current). */
 export function optionsTable(): string {
-  const rows = (Object.entries(BATCH_OPTIONS) as [OptionName, OptionSpec][])
-    .filter(([, spec]) => !spec.hidden)
-    .map(([name, spec]) => {
-      const def = spec.default === undefined ? (spec.required ? "required" : "") : `\`${String(spec.default)}\``;
-      const env = spec.env ? `\`${spec.env}\`` : "";
-      return `| \`${flagName(name)}\` | ${spec.type} | ${def} | ${env} | ${spec.help.replace(/\|/g, "\\|")} |`;
-    });
+  const section = (command: string, table: object) => {
+    const rows = (Object.entries(table) as [string, OptionSpec][])
+      .filter(([, spec]) => !spec.hidden)
+      .map(([name, spec]) => {
+        const def = spec.default === undefined ? (spec.required ? "required" : "") : `\`${String(spec.default)}\``;
+        const env = spec.env ? `\`${spec.env}\`` : "";
+        return `| \`${flagName(name)}\` | ${spec.type} | ${def} | ${env} | ${spec.help.replace(/\|/g, "\\|")} |`;
+      });
+    return [`## npm run ${command}`, "", "| Option | Type | Default | Environment | What it does |", "| --- | --- | --- | --- | --- |", ...rows, ""];
+  };
   return [
-    "# Batch options",
+    "# Options",
     "",
-    "Generated from `src/pipeline/options.ts` by `npm run options-table`; do not edit by hand.",
+    "Generated from `src/pipeline/options.ts` by `npm run options-table`; do not edit by hand. Options several",
+    "commands take (`--db`, `--run`, ...) are declared once and mean the same in each.",
     "",
-    "| Option | Type | Default | Environment | What it does |",
-    "| --- | --- | --- | --- | --- |",
-    ...rows,
-    "",
+    ...Object.entries(COMMAND_OPTIONS).flatMap(([command, table]) => section(command, table)),
   ].join("\n");
 }

@@ -11,6 +11,7 @@ import { quotaPeriod, replenishMs } from "../plan/quota-plan.js";
 import type { Db } from "../store/db.js";
 import { requestLedger } from "../store/ledger.js";
 import type { BatchConfig } from "./config.js";
+import { perLookup } from "../spec/lookups.js";
 
 export interface RunQuota {
   /** for planFetches: undefined without --monthly-quota */
@@ -38,7 +39,7 @@ export function startRunQuota(
   const ledger = requestLedger(db, runId);
   const startMs = now();
   const period = quotaPeriod(startMs, config.quotaResetDay);
-  const used = { broadband: ledger.used("broadband", period.key), mobile: ledger.used("mobile", period.key) };
+  const used = perLookup((l) => ledger.used(l, period.key));
   // The service said the quota is spent: asking again before it is replenished only collects 403s.
   for (const lookup of config.lookups) {
     const block = ledger.blocked(lookup, new Date(startMs).toISOString());

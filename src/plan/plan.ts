@@ -12,6 +12,7 @@ import { lastReleaseCheck } from "../store/release-checks.js";
 import { allowance, quotaPeriod, type Allowance } from "./quota-plan.js";
 import type { Premises } from "../spec/open-data.js";
 import { probeRule, type ProbeDecision, type ProbeSituation } from "./probe-rule.js";
+import { LOOKUP_SPECS } from "../spec/lookups.js";
 
 export interface PlanOptions {
   runId: number;
@@ -176,9 +177,9 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
       providers: options.providers,
       simulated: options.simulated,
       // open data tells of fixed broadband only: mobile keeps the input's order
-      openData: lookup === "broadband" ? options.openData : undefined,
+      openData: LOOKUP_SPECS[lookup].openData ? options.openData : undefined,
     });
-    if (options.openData && lookup === "broadband") openDataNew.set(lookup, countByBands(candidates));
+    if (options.openData && LOOKUP_SPECS[lookup].openData) openDataNew.set(lookup, countByBands(candidates));
     postcodes = candidates.length;
     const q = options.quota;
     const limit = q?.limits[lookup];

@@ -3,6 +3,7 @@
 // enough. Pure: the planner passes in what it knows, and records the check the run makes.
 import type { Lookup } from "../spec/fields.js";
 import type { CheckedBy } from "../store/release-checks.js";
+import { LOOKUP_SPECS } from "../spec/lookups.js";
 
 export interface ProbeSituation {
   lookup: Lookup;
@@ -38,7 +39,7 @@ export function probeRule(s: ProbeSituation): ProbeDecision {
   if (s.replacingRelease) return { probes: 0, check: "answers", why: "answers of an older release are being replaced" };
   if (s.fresh === 0) return { probes: 0, check: s.fetching > 0 ? "answers" : null, why: "no fresh answer to probe" };
   // Every mobile answer names its release (DBName): any the run fetches tells what a probe would.
-  if (s.lookup === "mobile" && s.fetching > 0) return { probes: 0, check: "answers", why: "the run's own mobile answers name their release" };
+  if (LOOKUP_SPECS[s.lookup].namesRelease && s.fetching > 0) return { probes: 0, check: "answers", why: "the run's own mobile answers name their release" };
   // Broadband answers name none: only answers fetched again can show a change, as probes do.
   if (s.refetching >= s.probe) return { probes: 0, check: "answers", why: `the run fetches ${s.refetching} answered postcodes again` };
   if (s.lastCheck !== null && utcDay(s.lastCheck) === utcDay(s.now)) return { probes: 0, check: null, why: `the release was checked today (${s.lastCheck})` };

@@ -2,6 +2,8 @@
 // the date by which outstanding refreshes are done at that pace. Nothing here reads a clock or a
 // database: the batch and `status` pass the ledger's figures in.
 
+import { perLookup } from "../spec/lookups.js";
+
 const DAY_MS = 24 * 3600 * 1000;
 
 export interface QuotaPeriod {
@@ -90,7 +92,7 @@ export function parseMonthlyQuota(text: string): { broadband?: number; mobile?: 
   };
   if (/^\s*\d+\s*$/.test(text)) {
     const n = whole(text);
-    return { broadband: n, mobile: n };
+    return perLookup(() => n);
   }
   for (const part of text.split(",")) {
     const m = /^\s*(broadband|mobile)\s*=\s*(.*)$/i.exec(part);

@@ -1,6 +1,7 @@
 // The summary's `changes` section (figures made by changes.ts): its summary.csv rows and headline.
 import type { Tier } from "./definitions.js";
 import type { SummaryRow } from "./summary.js";
+import { perLookup } from "../spec/lookups.js";
 
 export interface Flow {
   closed: number;
@@ -63,7 +64,7 @@ export function changesRows(c: ChangesSummary): SummaryRow[] {
 export function anyChange(c: ChangesSummary): boolean {
   const counts = (o: unknown): number[] =>
     typeof o === "number" ? [o] : o !== null && typeof o === "object" ? Object.values(o).flatMap(counts) : [];
-  return counts({ broadband: c.broadband, mobile: c.mobile }).some((n) => n > 0);
+  return counts(perLookup((l) => c[l])).some((n) => n > 0);
 }
 
 /** One line for the end of a batch; null when nothing changed. */

@@ -117,7 +117,7 @@ function diffPair(pair: VersionPair, good: number, providers: readonly string[],
     beforeRelease: pair.before.release,
     afterRelease: pair.after.release,
   });
-  const counts = pair.lookup === "broadband" ? summary.broadband : summary.mobile;
+  const counts = summary[pair.lookup];
   for (const [uprn, b] of before)
     if (!after.has(uprn)) {
       out.push({ ...base(uprn, b[1]), change: "address removed", before: null, after: null });

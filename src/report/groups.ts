@@ -5,7 +5,7 @@
 // names it. SQLite does the work: one temporary table of (dimension, group, postcode, rows), then
 // one aggregate over it joined to the report's postcode table, streamed in order.
 import { toArea, toOutcode, toSector } from "postcode";
-import type { Lookup } from "../spec/fields.js";
+import { LOOKUPS, type Lookup } from "../spec/fields.js";
 import type { Db } from "../store/db.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareText, spreadLabel } from "./figure-labels.js";
@@ -97,10 +97,15 @@ export function groupFigures(providers: readonly string[], goodRating: number): 
   ];
 }
 
+/** The group's addresses with an answer of this lookup; null when the scope did not ask for it. */
+export function groupAddresses(row: GroupRow, lookup: Lookup): number | null {
+  return row[`${lookup}Addresses`];
+}
+
 /** A figure's share of its lookup's addresses in the group (0–1); null without a denominator. */
 export function groupShare(row: GroupRow, figure: GroupFigure): number | null {
   const count = row.counts[figure.column];
-  const of = figure.lookup === "broadband" ? row.broadbandAddresses : row.mobileAddresses;
+  const of = groupAddresses(row, figure.lookup);
   return count === null || count === undefined || of === null || of === 0 ? null : count / of;
 }
 
@@ -225,21 +230,18 @@ export function groupsHeader(figures: readonly GroupFigure[]): string[] {
     "InputRows",
     "Postcodes",
     "Addresses",
-    ADDRESSES_COLUMN.broadband,
-    ...figures.filter((f) => f.lookup === "broadband").flatMap((f) => [f.column, `${f.column}Share`]),
-    ADDRESSES_COLUMN.mobile,
-    ...figures.filter((f) => f.lookup === "mobile").flatMap((f) => [f.column, `${f.column}Share`]),
+    ...LOOKUPS.flatMap((l) => [ADDRESSES_COLUMN[l], ...figures.filter((f) => f.lookup === l).flatMap((f) => [f.column, `${f.column}Share`])]),
   ];
 }
 
 export function groupCells(row: GroupRow, figures: readonly GroupFigure[]): unknown[] {
-  const of = (l: Lookup) => (l === "broadband" ? row.broadbandAddresses : row.mobileAddresses);
+  const of = (l: Lookup) => groupAddresses(row, l);
   const cells = (l: Lookup) =>
     figures.filter((f) => f.lookup === l).flatMap((f) => {
       const count = row.counts[f.column] ?? null;
       return [count, count === null ? "" : shareText(count, of(l))];
     });
-  return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...cells("broadband"), row.mobileAddresses, ...cells("mobile")];
+  return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, ...LOOKUPS.flatMap((l) => [of(l), ...cells(l)])];
 }
 
 /** What the reports need to write the groups: the dimensions, the figures and (with --area-file) what was matched. */

@@ -2,24 +2,21 @@
 // by SQLite in one pass (per postcode, then summed) instead of rows travelling to JavaScript.
 // Mobile expressions compare with the bound parameter @good (the --good-rating).
 import { mobileField, type Channel, type Location, type SpeedField, type Variant } from "../spec/fields.js";
-import { SPEED_THRESHOLDS as T, type Tier } from "./definitions.js";
+import { TIER_RULES, type Tier } from "./definitions.js";
 
 const DOWN: SpeedField = "MaxPredictedDown";
 const UP: SpeedField = "MaxPredictedUp";
 
-/** An address's broadband tier; the tiers nest, so each address has exactly one. */
+/** An address's broadband tier (TIER_RULES as SQL); the tiers nest, so each address has exactly one. */
 export function tierSql(alias: string): string {
   const down = `${alias}.${DOWN}`;
   const up = `${alias}.${UP}`;
-  const rules: [Tier, string][] = [
-    ["No data", `${down} IS NULL OR ${down} < 0`],
-    ["Gigabit", `${down} >= ${T.gigabit}`],
-    ["Ultrafast", `${down} >= ${T.ultrafast}`],
-    ["Superfast", `${down} >= ${T.superfast}`],
-    // An absent or -1 upload does not meet the USO's 1 Mbit/s.
-    ["Decent", `${down} >= ${T.decentDown} AND IFNULL(${up}, -1) >= ${T.decentUp}`],
-  ];
-  return `(CASE ${rules.map(([tier, when]) => `WHEN ${when} THEN '${tier}'`).join(" ")} ELSE 'Below decent' END)`;
+  const rules = TIER_RULES.map(({ tier, minDown, minUp }) => {
+    const when = `${down} >= ${minDown}` + (minUp === undefined ? "" : ` AND IFNULL(${up}, -1) >= ${minUp}`);
+    return `WHEN ${when} THEN '${tier}'`;
+  });
+  const noData: Tier = "No data";
+  return `(CASE WHEN ${down} IS NULL OR ${down} < 0 THEN '${noData}' ${rules.join(" ")} ELSE 'Below decent' END)`;
 }
 
 /** The best download among addresses that have data, for best/worst per postcode. */

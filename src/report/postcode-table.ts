@@ -8,11 +8,12 @@ import { displayPostcodeSql } from "../spec/postcode.js";
 import type { ReportScope } from "./scope.js";
 import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../spec/open-data.js";
 import { COORDINATE_COLUMNS } from "./coordinates.js";
+import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
 
 export const POSTCODE_TABLE = "temp.report_postcodes";
 
-export const STATUS_COLUMN: Record<Lookup, string> = { broadband: "BroadbandStatus", mobile: "MobileStatus" };
-export const ADDRESSES_COLUMN: Record<Lookup, string> = { broadband: "BroadbandAddresses", mobile: "MobileAddresses" };
+export const STATUS_COLUMN: Record<Lookup, string> = perLookup((l) => `${LOOKUP_SPECS[l].label}Status`);
+export const ADDRESSES_COLUMN: Record<Lookup, string> = perLookup((l) => `${LOOKUP_SPECS[l].label}Addresses`);
 /** Best and worst MaxPredictedDown among a postcode's addresses that have data. */
 export const DOWNLOAD_RANGE_COLUMNS = ["BestMaxPredictedDown", "WorstMaxPredictedDown"] as const;
 

@@ -4,9 +4,10 @@ import { missingProviderColumns, type Db } from "../store/db.js";
 import { readRun, runArg, runIdRange } from "../store/runs.js";
 import { currentOpenData } from "../store/open-data.js";
 import type { Premises } from "../spec/open-data.js";
+import { UserError } from "../errors.js";
 
 /** A report that cannot be made as asked (unknown run, empty database): the CLI exits 1 with it. */
-export class ReportError extends Error {}
+export class ReportError extends UserError {}
 
 export interface ReportScope {
   kind: "run" | "all";

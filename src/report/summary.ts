@@ -12,6 +12,7 @@ import type { ReportScope } from "./scope.js";
 export { percent } from "./figure-labels.js";
 import { changesHeadline, changesRows, type ChangesSummary } from "./changes-summary.js";
 import { openDataHeadline, openDataRows, openDataSummary, type OpenDataSummary } from "./open-data.js";
+import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
 
 
 type BroadbandKey = "noData" | "belowDecent" | "belowSuperfast" | "superfast" | "ultrafast" | "gigabit";
@@ -183,7 +184,7 @@ function releases(db: Db, lookups: readonly Lookup[]): Record<Lookup, Release[]>
       WHERE l.status = 'ok' OR (l.status = 'failed' AND l.address_count > 0)
       GROUP BY l.dataset ORDER BY MIN(l.fetched_at), l.dataset`,
   );
-  const out: Record<Lookup, Release[]> = { broadband: [], mobile: [] };
+  const out: Record<Lookup, Release[]> = perLookup(() => []);
   for (const l of lookups) out[l] = select.all(l) as Release[];
   return out;
 }
@@ -202,8 +203,6 @@ export interface SummaryRow {
 }
 
 export const SUMMARY_HEADER = ["Section", "Figure", "Count", "Share", "Of"] as const;
-
-const LOOKUP_NAME: Record<Lookup, string> = { broadband: "Broadband", mobile: "Mobile" };
 
 /** Every figure of the summary with its plain-English name, share and denominator. */
 export function summaryRows(s: Summary): SummaryRow[] {
@@ -229,7 +228,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
         ["Postcodes whose lookup failed after every retry", p.failed],
         ["Postcodes without an answer yet (pending)", p.pending],
       ] as const
-    ).map(([figure, count]) => ({ section: LOOKUP_NAME[lookup], figure, count, of: s.postcodes.unique, ofWhat: "unique postcodes" }));
+    ).map(([figure, count]) => ({ section: LOOKUP_SPECS[lookup].label, figure, count, of: s.postcodes.unique, ofWhat: "unique postcodes" }));
   if (s.broadband) {
     const b = s.broadband;
     const of = { of: b.addresses, ofWhat: "addresses the broadband lookup returned" };
@@ -250,7 +249,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
     for (const r of s.releases[lookup])
       rows.push({
         section: "Releases",
-        figure: `${LOOKUP_NAME[lookup]}: ${releaseWords(r)}`,
+        figure: `${LOOKUP_SPECS[lookup].label}: ${releaseWords(r)}`,
         count: r.addresses,
         of: addresses,
         ofWhat: `addresses the ${lookup} lookup returned`,

@@ -16,6 +16,7 @@ import type { ReportScope } from "./scope.js";
 import { releaseWords, summaryRows, type Summary } from "./summary.js";
 import type { ChangeSet } from "./changes.js";
 import { COORDINATE, COUNT, fitWidth, LINE_POINTS, lineChars, SHARE, SPEED, TEXT, writeSheet, type SheetColumn, type SheetSpec } from "./workbook-sheet.js";
+import { LOOKUP_SPECS } from "../spec/lookups.js";
 
 export const WORKBOOK_NAME = "coverage.xlsx";
 
@@ -194,7 +195,7 @@ function* summarySheetRows(input: WorkbookInput, result: WorkbookResult, limit: 
   yield ["Provenance", "Simulated data", s.simulated ? "YES: figures from the bundled simulator, not the real API" : "no", null, null];
   for (const lookup of s.lookups)
     for (const r of s.releases[lookup])
-      yield ["Provenance", `${lookup === "broadband" ? "Broadband" : "Mobile"} data`, `${releaseWords(r)}: ${n(r.addresses)} addresses`, null, null];
+      yield ["Provenance", `${LOOKUP_SPECS[lookup].label} data`, `${releaseWords(r)}: ${n(r.addresses)} addresses`, null, null];
   yield ["Provenance", "Thresholds", `decent ${T.decentDown}/${T.decentUp} Mbit/s down/up; superfast ${T.superfast}, ultrafast ${T.ultrafast}, gigabit ${n(T.gigabit)} Mbit/s down; good mobile rating ${ratingWords(s.goodRating)} or more`, null, null];
   const area = input.groups?.area;
   if (area)

@@ -3,6 +3,9 @@
 // The 200 bodies are described by the field lists of fields.ts: the client validates them field by
 // field (fetch/validate-body.ts) and the simulator writes them from the same lists.
 
+import type { Lookup } from "./fields.js";
+import { LOOKUP_SPECS } from "./lookups.js";
+
 /** spec dialect: `ErrorMessage`; live dialect: `Error`. */
 export interface NotFoundBody {
   PostCode: string;
@@ -22,6 +25,6 @@ export const API_KEY_HEADER = "Ocp-Apim-Subscription-Key";
 export const API_KEY_QUERY = "subscription-key";
 
 /** Path of a lookup for a postcode (compact, upper case). */
-export function lookupPath(lookup: "broadband" | "mobile", postcode: string): string {
-  return `/${lookup}/coverage/${encodeURIComponent(postcode)}`;
+export function lookupPath(lookup: Lookup, postcode: string): string {
+  return LOOKUP_SPECS[lookup].path(postcode);
 }

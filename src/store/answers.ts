@@ -3,16 +3,13 @@
 // arrive in one turn of the event loop share a transaction: a commit per answer rewrote the same
 // pages over and over and cost more than fetching. The group is committed before the loop waits
 // for I/O again, so a kill loses at most the answers of one turn.
-import { SPEED_FIELDS, mobileFields } from "../spec/fields.js";
+import type { Lookup } from "../spec/fields.js";
+import { LOOKUP_LIST, LOOKUP_SPECS, type LookupSpec } from "../spec/lookups.js";
 import type { FinalRecord } from "../spec/records.js";
 import type { Db } from "./db.js";
+import { providerKey } from "./provider-key.js";
 import { releaseBook, releaseOf } from "./releases.js";
-import { answerRows, contentHash, versionStore, type VersionContent } from "./versions.js";
-
-/** How lookups.providers records the providers a mobile answer was stored for: ",ProvA,ProvB,". */
-export function providerKey(providers: readonly string[]): string {
-  return `,${providers.join(",")},`;
-}
+import { answerRows, answerValueRows, contentHash, versionStore, type VersionContent } from "./versions.js";
 
 export interface AnswerWriter {
   /** Queues the record; it is committed with the others of this event-loop turn, before any I/O. */
@@ -53,18 +50,19 @@ export function answerWriter(db: Db, providers: readonly string[], options: Answ
        status = 'failed', http_status = excluded.http_status, attempts = excluded.attempts,
        last_error = excluded.last_error, fetched_at = excluded.fetched_at, run_id = excluded.run_id`,
   );
-  const deleteBroadband = db.prepare("DELETE FROM broadband_addresses WHERE postcode = ?");
-  const deleteMobile = db.prepare("DELETE FROM mobile_addresses WHERE postcode = ?");
-  const insertBroadband = db.prepare(
-    `INSERT INTO broadband_addresses (postcode, uprn, address, ${SPEED_FIELDS.join(", ")})
-     VALUES (?, ?, ?, ${SPEED_FIELDS.map(() => "?").join(", ")})`,
-  );
-  const ratingColumns = mobileFields(providers);
+  // Per lookup, its address table's statements (the registry names the table and its columns).
+  const addressStatements = (spec: LookupSpec) => {
+    const columns = spec.valueFields(providers);
+    return {
+      delete: db.prepare(`DELETE FROM ${spec.table} WHERE postcode = ?`),
+      insert: db.prepare(
+        `INSERT INTO ${spec.table} (postcode, uprn, address, ${columns.join(", ")}) VALUES (?, ?, ?, ${columns.map(() => "?").join(", ")})`,
+      ),
+    };
+  };
+  const addresses = Object.fromEntries(LOOKUP_LIST.map((spec) => [spec.name, addressStatements(spec)])) as Record<Lookup, ReturnType<typeof addressStatements>>;
   const providerList = providerKey(providers);
-  const insertMobile = db.prepare(
-    `INSERT INTO mobile_addresses (postcode, uprn, address, ${ratingColumns.join(", ")})
-     VALUES (?, ?, ?, ${ratingColumns.map(() => "?").join(", ")})`,
-  );
+  const providersOf = (lookup: Lookup) => (LOOKUP_SPECS[lookup].perProvider ? providerList : null);
 
   const versions = versionStore(db);
   const releases = releaseBook(db);
@@ -79,7 +77,7 @@ export function answerWriter(db: Db, providers: readonly string[], options: Answ
     const content: VersionContent = {
       status: r.status === "ok" ? "ok" : "not_found",
       simulated: simulated === 1,
-      providers: answer?.lookup === "mobile" ? providerList : null,
+      providers: answer ? providersOf(answer.lookup) : null,
       rows: answer ? answerRows(answer) : [],
     };
     const hash = contentHash(content);
@@ -103,18 +101,14 @@ export function answerWriter(db: Db, providers: readonly string[], options: Answ
     } else {
       if (current) versions.retire(r.postcode, r.lookup, current);
       versionId = versions.add({ postcode: r.postcode, lookup: r.lookup, content, hash, release, at: r.fetchedAt, runId: r.runId });
-      if (r.lookup === "broadband") deleteBroadband.run(r.postcode);
-      else deleteMobile.run(r.postcode);
-      if (answer?.lookup === "broadband")
-        for (const a of answer.addresses) insertBroadband.run(r.postcode, a.uprn, a.address, ...a.speeds);
-      else if (answer?.lookup === "mobile")
-        for (const a of answer.addresses) insertMobile.run(r.postcode, a.uprn, a.address, ...a.ratings);
+      addresses[r.lookup].delete.run(r.postcode);
+      if (answer) for (const row of answerValueRows(answer)) addresses[answer.lookup].insert.run(r.postcode, ...row);
     }
     upsertLookup.run({
       ...r,
       dataset: answer?.dataset ?? null,
       addressCount: answer?.addresses.length ?? 0,
-      providers: answer?.lookup === "mobile" ? providerList : null,
+      providers: answer ? providersOf(answer.lookup) : null,
       simulated,
       versionId,
       release,

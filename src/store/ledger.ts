@@ -2,6 +2,7 @@
 // service's "quota replenished in" answer, until which nothing is sent to that lookup.
 import type { Lookup } from "../spec/fields.js";
 import { tableExists, type Db } from "./db.js";
+import { perLookup } from "../spec/lookups.js";
 
 export interface SentRequest {
   lookup: Lookup;
@@ -38,8 +39,8 @@ export function requestLedger(db: Db, runId: number): Ledger {
 
 /** Read-only figures for `status`: requests per lookup in a period, and blocks (empty before schema 4). */
 export function ledgerFigures(db: Db, period: string, now: string): { used: Record<Lookup, number>; blocks: { lookup: Lookup; until: string }[] } {
-  if (!tableExists(db, "request_ledger")) return { used: { broadband: 0, mobile: 0 }, blocks: [] };
-  const used = { broadband: 0, mobile: 0 };
+  const used = perLookup(() => 0);
+  if (!tableExists(db, "request_ledger")) return { used, blocks: [] };
   for (const r of db.prepare("SELECT lookup, COUNT(*) AS n FROM request_ledger WHERE period = ? GROUP BY lookup").all(period) as { lookup: Lookup; n: number }[])
     used[r.lookup] = r.n;
   return { used, blocks: db.prepare("SELECT lookup, until FROM quota_blocks WHERE until > ?").all(now) as { lookup: Lookup; until: string }[] };

@@ -3,10 +3,11 @@
 import { hostname } from "node:os";
 import type { Db } from "./db.js";
 import { processAlive, processIdentity } from "./process-identity.js";
+import { UserError } from "../errors.js";
 
 export { processAlive } from "./process-identity.js";
 
-export class LockedError extends Error {}
+export class LockedError extends UserError {}
 
 interface LockRow {
   pid: number;

@@ -2,7 +2,7 @@
 // decides without SQL of its own.
 import type { Lookup } from "../spec/fields.js";
 import type { Db } from "./db.js";
-import { providerKey } from "./answers.js";
+import { providerNeedle } from "./provider-key.js";
 import { BAND_COLUMNS, type Premises } from "../spec/open-data.js";
 
 /** Why a postcode is fetched, in the planner's order of priority. */
@@ -40,9 +40,9 @@ const OPEN_DATA_BANDS = `(SELECT ${BAND_COLUMNS.map((c) => `(IFNULL(od.${c}, 0) 
 
 /** Every unique postcode of the run's input with the state of its stored answer for one lookup. */
 export function planCandidates(db: Db, q: CandidateQuery): Candidate[] {
-  // lookups.providers holds each provider between commas (providerKey); a NULL list lacks them all.
+  // lookups.providers holds each provider between commas (provider-key.ts); a NULL list lacks them all.
   const missingProvider = q.providers.map((_, i) => `IFNULL(instr(l.providers, @p${i}), 0) = 0`).join(" OR ") || "0";
-  const providerParams = Object.fromEntries(q.providers.map((p, i) => [`p${i}`, providerKey([p])]));
+  const providerParams = Object.fromEntries(q.providers.map((p, i) => [`p${i}`, providerNeedle(p)]));
   return db
     .prepare(
       `WITH newest AS (SELECT name, id FROM releases WHERE lookup = @lookup ORDER BY id DESC LIMIT 1)

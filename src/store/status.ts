@@ -3,6 +3,7 @@
 import { hostname } from "node:os";
 import type { Db } from "./db.js";
 import type { Lookup } from "../spec/fields.js";
+import { LOOKUP_LIST } from "../spec/lookups.js";
 import { processAlive } from "./lock.js";
 import { countsAsTheyStand } from "./runs.js";
 
@@ -34,7 +35,7 @@ export interface DatabaseStatus {
   /** the commonest last errors of failed lookups, to see at a glance why they failed */
   failures: { lookup: string; last_error: string; postcodes: number }[];
   postcodes: number;
-  addresses: { broadband: number; mobile: number };
+  addresses: Record<Lookup, number>;
   datasets: { dataset: string; postcodes: number }[];
   /** alive: whether the holder still runs (null when it runs on another host and cannot be checked) */
   lock: { pid: number; host: string; run_id: number | null; started_at: string; alive: boolean | null } | null;
@@ -89,10 +90,7 @@ export function databaseStatus(db: Db, recentRuns: number, isAlive: (pid: number
       )
       .all() as DatabaseStatus["failures"],
     postcodes: count("SELECT COUNT(DISTINCT postcode) FROM lookups"),
-    addresses: {
-      broadband: count("SELECT COUNT(*) FROM broadband_addresses"),
-      mobile: count("SELECT COUNT(*) FROM mobile_addresses"),
-    },
+    addresses: Object.fromEntries(LOOKUP_LIST.map((l) => [l.name, count(`SELECT COUNT(*) FROM ${l.table}`)])) as Record<Lookup, number>,
     datasets: db
       .prepare("SELECT dataset, COUNT(*) AS postcodes FROM lookups WHERE dataset IS NOT NULL GROUP BY dataset ORDER BY dataset")
       .all() as DatabaseStatus["datasets"],

@@ -4,9 +4,11 @@
 // written when a newer version replaces it. An identical re-fetch only moves last_seen.
 import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
-import { SPEED_FIELDS, mobileFields, type Lookup } from "../spec/fields.js";
+import type { Lookup } from "../spec/fields.js";
+import { LOOKUP_SPECS } from "../spec/lookups.js";
 import type { Answer } from "../spec/records.js";
 import type { Db } from "./db.js";
+import { providersOfKey } from "./provider-key.js";
 
 /** One address of a version: [uprn, address, ...values] (speeds in SPEED_FIELDS order, ratings in mobileFields order). */
 export type VersionRow = [number, string, ...(number | null)[]];
@@ -20,31 +22,29 @@ export interface VersionContent {
   rows: VersionRow[];
 }
 
-/** The providers of a providerKey (",A,B," → [A, B]). */
-export function providersOfKey(key: string | null): string[] {
-  return key ? key.split(",").filter(Boolean) : [];
-}
-
 /** The value columns a version's rows hold after uprn and address. */
 export function valueFields(lookup: Lookup, providers: string | null): string[] {
-  return lookup === "broadband" ? [...SPEED_FIELDS] : mobileFields(providersOfKey(providers));
+  return LOOKUP_SPECS[lookup].valueFields(providersOfKey(providers));
 }
 
 const byUprn = (a: VersionRow, b: VersionRow) => a[0] - b[0];
 
+/** An answer's addresses as rows [uprn, address, ...values], in the answer's order. */
+export function answerValueRows(answer: Answer): VersionRow[] {
+  return answer.lookup === "broadband"
+    ? answer.addresses.map((a) => [a.uprn, a.address, ...a.speeds])
+    : answer.addresses.map((a) => [a.uprn, a.address, ...a.ratings]);
+}
+
 export function answerRows(answer: Answer): VersionRow[] {
-  const rows: VersionRow[] =
-    answer.lookup === "broadband"
-      ? answer.addresses.map((a) => [a.uprn, a.address, ...a.speeds])
-      : answer.addresses.map((a) => [a.uprn, a.address, ...a.ratings]);
-  return rows.sort(byUprn);
+  return answerValueRows(answer).sort(byUprn);
 }
 
 /** Reads the rows of a postcode's latest answer, as the address tables hold them; one statement per column set. */
 function storedRowsReader(db: Db): (postcode: string, lookup: Lookup, providers: string | null) => VersionRow[] {
   const statements = new Map<string, Database.Statement>();
   return (postcode, lookup, providers) => {
-    const table = lookup === "broadband" ? "broadband_addresses" : "mobile_addresses";
+    const table = LOOKUP_SPECS[lookup].table;
     const fields = valueFields(lookup, providers);
     const sql = `SELECT uprn, address${fields.length > 0 ? `, ${fields.join(", ")}` : ""} FROM ${table} WHERE postcode = ? ORDER BY uprn`;
     let statement = statements.get(sql);
@@ -99,7 +99,7 @@ export function versionStore(db: Db): VersionStore {
     current: (postcode, lookup) => (selectCurrent.get(postcode, lookup) as CurrentVersion | undefined) ?? null,
     hashOf(postcode, lookup, v) {
       if (v.hash !== null) return v.hash;
-      const hash = contentHash({ status: v.status, simulated: v.simulated === 1, providers: lookup === "mobile" ? v.providers : null, rows: rowsOf(postcode, lookup, v) });
+      const hash = contentHash({ status: v.status, simulated: v.simulated === 1, providers: LOOKUP_SPECS[lookup].perProvider ? v.providers : null, rows: rowsOf(postcode, lookup, v) });
       setHash.run(hash, v.id);
       return hash;
     },

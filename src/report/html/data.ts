@@ -2,7 +2,7 @@
 // (so they cover exactly the summary's addresses): the exclusive broadband tiers, the distribution
 // of MaxPredictedDown, and the run's own row.
 import type { Db } from "../../store/db.js";
-import { SPEED_THRESHOLDS as T, TIERS, type Tier } from "../definitions.js";
+import { downloadTier, SPEED_THRESHOLDS as T, TIERS, type Tier } from "../definitions.js";
 import { downloadWithDataSql, tierSql } from "../measures.js";
 import { POSTCODE_TABLE } from "../postcode-table.js";
 import type { ReportScope } from "../scope.js";
@@ -16,17 +16,6 @@ import { layoutMap, type MapPoint } from "./map/layout.js";
 export const SPEED_BIN_EDGES: readonly number[] = [...new Set([0, 2, 5, T.decentDown, 20, T.superfast, 50, 100, 200, T.ultrafast, 500, T.gigabit])].sort(
   (a, b) => a - b,
 );
-
-/** The tier a download speed reaches (Decent also needs the upload, which a bin does not know). */
-const DOWNLOAD_TIERS: readonly [Tier, number][] = [
-  ["Gigabit", T.gigabit],
-  ["Ultrafast", T.ultrafast],
-  ["Superfast", T.superfast],
-  ["Decent", T.decentDown],
-];
-function downloadTier(down: number): Tier {
-  return DOWNLOAD_TIERS.find(([, from]) => down >= from)?.[0] ?? "Below decent";
-}
 
 const ADDRESSES = `${POSTCODE_TABLE} s CROSS JOIN broadband_addresses b ON b.postcode = s.postcode`;
 
