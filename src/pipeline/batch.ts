@@ -142,7 +142,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     // A full disk or a damaged database is one line naming the database, not a stack trace.
     const named = namingPath(err, config.db);
     if (!(named instanceof DatabaseError) && !isFileSystemError(err)) throw err;
-    ctx.log.error(oneLine(named), { event: "failed" });
+    ctx.log.error(oneLine(named), { event: "failed", runId: ctx.runId, exitCode: EXIT.error, stopReason: "database" });
     return { exitCode: EXIT.error, runId: ctx.runId, counts: null, stats: ctx.stats };
   } finally {
     await closeRun(ctx);
@@ -155,6 +155,7 @@ function readPaths(config: BatchConfig): ReadPath[] {
     ...(config.in !== "-" ? [{ flag: "--in", path: config.in }] : []),
     ...(config.areaFile ? [{ flag: "--area-file", path: config.areaFile }] : []),
     ...(config.keyFile ? [{ flag: "--key-file", path: config.keyFile }] : []),
+    ...(config.openData ? [{ flag: "--open-data", path: config.openData }] : []),
     ...["", "-wal", "-shm", "-journal"].map((suffix) => ({ flag: "--db", path: config.db + suffix })),
   ];
 }
