@@ -216,10 +216,14 @@ async function main(): Promise<number> {
 
     // An API that accepts connections and never answers: the run stops with a reason, in bounded
     // time, storing nothing; the runs below resume. Without the outage handling, --max-requests
-    // bounds it instead (each request waits out its --timeout).
+    // bounds it instead (each request waits out its --timeout). --refresh gives it every postcode to
+    // fetch: by now the answers are fresh and the release was checked today, so without it the run
+    // would have only the few failed postcodes, too few to tell an outage from bad postcodes.
     const silent = await startSilentServer();
     try {
-      const args = outageHandling ? ["--outage-limit", `${profile.outageLimitSeconds}s`] : ["--max-requests", String(profile.silentMaxRequests)];
+      const args = outageHandling
+        ? ["--outage-limit", `${profile.outageLimitSeconds}s`, "--refresh"]
+        : ["--max-requests", String(profile.silentMaxRequests)];
       const r = await run(null, { name: "silent", url: silent.url, args });
       const id = lastRunId(chaosDb);
       const written = id === null ? 0 : lookupsWrittenBy(chaosDb, id);
