@@ -9,7 +9,7 @@ import { generatePostcode, generatePostcodes } from "../src/simulator/index.js";
 import { openDatabase } from "../src/store/db.js";
 import { systemClock } from "../src/fetch/clock.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
-import { instantSleepClock } from "./helpers/fake-clock.js";
+import { dayClock, instantSleepClock } from "./helpers/fake-clock.js";
 import { snapshot } from "./helpers/db-snapshot.js";
 import { mobileFields } from "../src/spec/fields.js";
 
@@ -56,7 +56,8 @@ describe("batch against the simulator", () => {
     const s = await sim();
     const d = dir();
     const input = writeCsv(d, "in.csv", inputLines);
-    const first = await runIn(d, { in: input, baseUrl: s.url }, env);
+    // every run on a clock of its own day: the same-day runs below must not straddle midnight
+    const first = await runIn(d, { in: input, baseUrl: s.url }, env, { clock: dayClock(0) });
     expect(first.exitCode).toBe(0);
     expect(first.counts).toMatchObject({ inputRows: 63, postcodes: 60, rejects: 2, failed: 0, pending: 0 });
     expect(first.counts!.ok + first.counts!.notFound).toBe(120);
@@ -86,22 +87,22 @@ describe("batch against the simulator", () => {
     ]);
     db.close();
 
-    const again = await runIn(d, { in: input, baseUrl: s.url, probe: 0 }, env);
+    const again = await runIn(d, { in: input, baseUrl: s.url, probe: 0 }, env, { clock: dayClock(0) });
     expect(again.exitCode).toBe(0);
     expect(again.counts!.requests).toBe(0);
     expect(totalRequests(s)).toBe(120);
     // by default a fresh re-run the same day sends nothing: the first run's answers checked the release today
-    const sameDay = await runIn(d, { in: input, baseUrl: s.url }, env);
+    const sameDay = await runIn(d, { in: input, baseUrl: s.url }, env, { clock: dayClock(0) });
     expect(sameDay.counts!.requests).toBe(0);
     // the next day, one probe round of 20 answers per lookup looks for a new release, once
-    const nextDay = { now: () => Date.now() + 24 * 3600 * 1000, sleep: instantSleepClock.sleep };
+    const nextDay = dayClock(1);
     const probed = await runIn(d, { in: input, baseUrl: s.url }, env, { clock: nextDay });
     expect(probed.exitCode).toBe(0);
     expect(probed.counts!.requests).toBe(40);
     expect((await runIn(d, { in: input, baseUrl: s.url }, env, { clock: nextDay })).counts!.requests).toBe(0);
     // --refresh fetches everything again, and the data is the same
     const before = snapshot(join(d, "coverage.sqlite"));
-    const twoDaysOn = { now: () => Date.now() + 2 * 24 * 3600 * 1000, sleep: instantSleepClock.sleep };
+    const twoDaysOn = dayClock(2);
     const refreshed = await runIn(d, { in: input, baseUrl: s.url, refresh: true }, env, { clock: twoDaysOn });
     expect(refreshed.counts!.requests).toBe(120);
     expect(snapshot(join(d, "coverage.sqlite"))).toEqual(before);

@@ -12,7 +12,7 @@ import { openDatabase } from "../src/store/db.js";
 import { writeReports, type Summary } from "../src/report/index.js";
 import { releaseStatus } from "../src/store/release-status.js";
 import { DEFAULT_PROVIDERS, LOOKUPS, mobileFields, type Lookup } from "../src/spec/fields.js";
-import { instantSleepClock } from "./helpers/fake-clock.js";
+import { dayClock } from "./helpers/fake-clock.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 
 const KEY = "history-key-5e2b";
@@ -117,7 +117,7 @@ describe("history: a new release between two runs", () => {
         const expected = Object.fromEntries(LOOKUPS.map((l) => [l, stale(l) > 0 ? stale(l) : 20])) as Record<Lookup, number>;
         const sent = { ...sim2.counters.requests };
         // each night a day later: at most one probe round per lookup a day
-        const clock = { now: () => Date.now() + night * 24 * 3600 * 1000, sleep: instantSleepClock.sleep };
+        const clock = dayClock(night);
         const r = await runIn(d, { in: input, baseUrl: sim2.url }, env, { clock });
         expect(r.exitCode).toBe(0);
         for (const l of LOOKUPS) {

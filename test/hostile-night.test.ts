@@ -11,7 +11,7 @@ import { databaseStatus } from "../src/store/status.js";
 import { formatStatus } from "../src/report/status-text.js";
 import { openDatabase } from "../src/store/db.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
-import { spawnSync } from "node:child_process";
+import { spawnCli } from "./helpers/child-cli.js";
 import { openSync, closeSync, writeSync, statSync } from "node:fs";
 import { PassThrough } from "node:stream";
 import ExcelJS from "exceljs";
@@ -174,8 +174,8 @@ describe("19.5 failures are one line naming their cause", () => {
       ["export", ["--db", db, "--out", join(d, "e"), "--all"]],
       ["status", ["--db", db]],
     ] as const) {
-      const cli = spawnSync(process.execPath, ["--import", "tsx", `src/cli/${script}.ts`, ...args], { encoding: "utf8" });
-      expect([script, cli.status]).toEqual([script, 1]);
+      const cli = await spawnCli(script, [...args]).done;
+      expect([script, cli.code]).toEqual([script, 1]);
       const lines = cli.stderr.trim().split("\n").filter((l) => l.startsWith("error:"));
       expect([script, lines]).toEqual([script, [`error: ${script === "status" ? "" : "cannot read "}${db}: database disk image is malformed`]]);
       expect(cli.stderr).not.toMatch(/\n\s+at /);

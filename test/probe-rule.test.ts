@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeRule, type ProbeSituation } from "../src/plan/probe-rule.js";
 import { openDatabase } from "../src/store/db.js";
 import { generatePostcodes } from "../src/simulator/index.js";
-import { instantSleepClock } from "./helpers/fake-clock.js";
+import { dayClock } from "./helpers/fake-clock.js";
 import { runIn, tempDir, type HarnessRun } from "./helpers/batch-harness.js";
 
 const NOW = "2026-11-23T21:00:00.000Z";
@@ -36,7 +36,8 @@ describe("the probe rule", () => {
 describe("the demo, run again", () => {
   let dir: string;
   const requests = (r: HarnessRun) => r.counts!.requests;
-  const day = (n: number) => ({ now: () => Date.now() + n * 24 * 3600 * 1000, sleep: instantSleepClock.sleep });
+  // every run on a clock of its own day: the first two must not straddle midnight
+  const day = dayClock;
   const demo = { in: "input/sample-postcodes.csv", simulate: true, rate: 6000 };
 
   beforeAll(() => {
@@ -45,10 +46,10 @@ describe("the demo, run again", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("sends no request the second time the same day; the next day one round per lookup, once", async () => {
-    const first = await runIn(dir, demo, {});
+    const first = await runIn(dir, demo, {}, { clock: day(0) });
     expect(first.exitCode).toBe(0);
     expect(requests(first)).toBe(600);
-    const second = await runIn(dir, demo, {});
+    const second = await runIn(dir, demo, {}, { clock: day(0) });
     expect(second.exitCode).toBe(0);
     expect(requests(second)).toBe(0);
     expect(second.logs.join("\n")).toMatch(/broadband: 0 to fetch \(nothing\), 300 fresh \(no probes: the release was checked today/);

@@ -8,7 +8,7 @@ import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { openDatabase } from "../src/store/db.js";
 import { writeReports } from "../src/report/index.js";
 import { optionsKey } from "../src/report/fingerprint.js";
-import { instantSleepClock } from "./helpers/fake-clock.js";
+import { dayClock } from "./helpers/fake-clock.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
 
 const KEY = "test-key-fingerprint";
@@ -61,7 +61,7 @@ describe("report set fingerprint", () => {
     expect(Object.keys(before)).toContain("enriched.csv");
 
     // the next day, the default probe round fetches 20 answers per lookup again; they come back the same
-    const nextDay = { now: () => Date.now() + 24 * 3600 * 1000, sleep: instantSleepClock.sleep };
+    const nextDay = dayClock(1);
     const second = await runIn(dir, { in: input, baseUrl: sim.url }, env, { clock: nextDay });
     expect(second.exitCode).toBe(0);
     expect(second.counts!.requests).toBe(40);

@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { openReadOnly } from "../store/read-only.js";
 import { EXPORT_FORMATS, writeExport } from "../export/write-export.js";
 import { EXPORT_TABLES } from "../export/tables.js";
-import { readPathInReportSet } from "../report/read-paths.js";
+import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
 import { CliError, declareOptions, runCli } from "./run-cli.js";
 
 runCli({
@@ -16,7 +16,7 @@ runCli({
   run: async (argv) => {
     const o = parseTable(EXPORT_OPTIONS, argv);
     const tables = EXPORT_TABLES.flatMap((t) => EXPORT_FORMATS.map((f) => `${t.name}.${f}`));
-    const clash = readPathInReportSet(["", "-wal", "-shm"].map((s) => ({ flag: "--db", path: o.db + s })), o.out, tables, "the export");
+    const clash = readPathInReportSet(dbReadPaths(o.db), o.out, tables, "the export");
     if (clash) throw new CliError(clash);
     if (!existsSync(o.db)) throw new CliError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
     const reader = openReadOnly(o.db);

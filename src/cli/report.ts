@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
 import { openForReport, type ReadOnlyDb } from "../store/read-only.js";
 import { headlineLines, openFirstLine, REPORT_FILES, ReportError, writeReports } from "../report/index.js";
-import { readPathInReportSet } from "../report/read-paths.js";
+import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
 import { declareOptions, runCli } from "./run-cli.js";
 
 runCli({
@@ -14,7 +14,7 @@ runCli({
   options: (y) => declareOptions(y, REPORT_OPTIONS).conflicts("run", "all"),
   run: async (argv) => {
     const o = parseTable(REPORT_OPTIONS, argv);
-    const reads = [...["", "-wal", "-shm"].map((s) => ({ flag: "--db", path: o.db + s })), ...(o.areaFile ? [{ flag: "--area-file", path: o.areaFile }] : [])];
+    const reads = [...dbReadPaths(o.db), ...(o.areaFile ? [{ flag: "--area-file", path: o.areaFile }] : [])];
     const clash = readPathInReportSet(reads, o.out, REPORT_FILES.map((f) => f.name));
     if (clash) throw new ReportError(clash);
     if (!existsSync(o.db)) throw new ReportError(`no database at ${o.db} (run a batch first, or give --db PATH)`);

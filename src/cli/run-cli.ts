@@ -6,7 +6,7 @@ import yargs, { type Argv, type ArgumentsCamelCase } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { ConfigError } from "../pipeline/config-values.js";
 import { flagName, type FlagsOf, type OptionSpec } from "../pipeline/options.js";
-import { UserError } from "../errors.js";
+import { isFileSystemError, oneLine, UserError } from "../errors.js";
 
 export { ConfigError as UsageError } from "../pipeline/config-values.js";
 
@@ -116,12 +116,8 @@ function plainYargsMessage(message: string): string {
 
 /** The error that ends a command; in JSON with what every run's last line carries (event, exitCode, stopReason). */
 export function errorLine(message: string, json: boolean, stopReason: string): string {
-  const line = message.replace(/\s*\n\s*/g, " ");
+  const line = oneLine(message);
   return json ? JSON.stringify({ time: new Date().toISOString(), level: "error", message: line, event: "refused", exitCode: 1, stopReason }) : `error: ${line}`;
-}
-
-function isFileSystemError(err: unknown): boolean {
-  return err instanceof Error && "code" in err && typeof err.code === "string" && /^E[A-Z]+$/.test(err.code) && "path" in err;
 }
 
 /** Every long option the parser knows, as typed (--kebab-case), aliases included. */

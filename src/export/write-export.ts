@@ -17,6 +17,7 @@ import { clearDebris, debrisPrefix, EXPORT_ASIDE, restoreExportTables } from "..
 import { groupedPlan, quote, stagePlan, type StagePlan } from "./stage-plan.js";
 import { EXPORT_TABLES, postcodeArea, selectSql, type ExportTable } from "./tables.js";
 import { dropExportCoordinates, loadExportCoordinates } from "./coordinates.js";
+import { cleanupAfter } from "../errors.js";
 
 export type ExportFormat = "parquet" | "csv";
 export const EXPORT_FORMATS: readonly ExportFormat[] = ["parquet", "csv"];
@@ -250,15 +251,6 @@ class TableWriter {
     const dir = join(this.target, `area=${area}`);
     mkdirSync(dir, { recursive: true });
     return join(dir, `data_${n}.${this.format}`);
-  }
-}
-
-/** Cleanup after a failure: its own error is logged, never thrown over the first one. */
-function cleanupAfter(work: () => unknown, log: (message: string) => void): void {
-  try {
-    work();
-  } catch (err) {
-    log(`cleanup after the failure also failed: ${(err as Error).message}`);
   }
 }
 

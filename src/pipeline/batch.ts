@@ -21,7 +21,7 @@ import { answersOfOtherKind, otherKindMessage } from "../store/data-kind.js";
 import { openForBatch } from "../store/open-for-batch.js";
 import { abandonStaleRuns, checkpointRun, createRun, finishRun, forgetRun, setRunExit, type RunCounts } from "../store/runs.js";
 import { headlineLines, openFirstLine, REPORT_FILES, writeReportsUnlessCurrent } from "../report/index.js";
-import { readPathInReportSet, type ReadPath } from "../report/read-paths.js";
+import { dbReadPaths, readPathInReportSet, type ReadPath } from "../report/read-paths.js";
 import { inputShapeProblem, reportOptionsProblem } from "../report/check-options.js";
 import type { Logger } from "../log/logger.js";
 import { startProgress } from "../log/progress.js";
@@ -30,6 +30,7 @@ import { decideExit, describeStop, EXIT, stopReasonCode } from "./exit-code.js";
 import { openInputSource, readInputIntoRun } from "./read-stage.js";
 import { startRunQuota, type RunQuota } from "./quota.js";
 import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
+import { isFileSystemError, oneLine } from "../errors.js";
 
 /** Where the requests go: the configured API, or what the CLI started for --simulate. */
 export interface ApiEndpoint {
@@ -156,7 +157,7 @@ function readPaths(config: BatchConfig): ReadPath[] {
     ...(config.areaFile ? [{ flag: "--area-file", path: config.areaFile }] : []),
     ...(config.keyFile ? [{ flag: "--key-file", path: config.keyFile }] : []),
     ...(config.openData ? [{ flag: "--open-data", path: config.openData }] : []),
-    ...["", "-wal", "-shm", "-journal"].map((suffix) => ({ flag: "--db", path: config.db + suffix })),
+    ...dbReadPaths(config.db),
   ];
 }
 
@@ -500,16 +501,6 @@ function recordExit(ctx: RunContext, exitCode: number, message: string): void {
   } catch (err) {
     ctx.log.error(`cannot record the run's exit in ${ctx.config.db}: ${oneLine(err)}`);
   }
-}
-
-/** An error of the file system (ENOSPC, EACCES, ...) with its path. */
-function isFileSystemError(err: unknown): boolean {
-  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === "string" && /^E[A-Z]+$/.test((err as NodeJS.ErrnoException).code!);
-}
-
-/** An error's message on one line (SQLite and file errors included). */
-function oneLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, " ");
 }
 
 /** Input counts as read and requests as spent so far: an unexpected failure keeps them. */

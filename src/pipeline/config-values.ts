@@ -76,4 +76,4 @@ export function checkKeyCharacters(key: string, source: string): void {
 }
 
 /** The shortest key accepted. */
-export const MIN_KEY_LENGTH = 16;
+const MIN_KEY_LENGTH = 16;

@@ -168,7 +168,7 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
   const now = options.now ?? new Date().toISOString();
   let postcodes = 0;
   for (const lookup of options.lookups) {
-    const refreshSince = options.refresh ? refreshMark(db, lookup, options.now ?? new Date().toISOString(), options.runId) : null;
+    const refreshSince = options.refresh ? refreshMark(db, lookup, now, options.runId) : null;
     const candidates = planCandidates(db, {
       runId: options.runId,
       lookup,

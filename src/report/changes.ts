@@ -63,10 +63,10 @@ export function collectChanges(db: Db, scope: ReportScope, options: { goodRating
   const { baseline, label } = parseSince(db, options.since);
   const summary = emptySummary(label, scope);
   const rows: Change[] = [];
-  for (const pair of changedVersions(db, { runId: scope.kind === "run" ? scope.runId : null, lookups: scope.lookups }, baseline))
+  const versionScope = { runId: scope.kind === "run" ? scope.runId : null, lookups: scope.lookups };
+  for (const pair of changedVersions(db, versionScope, baseline))
     diffPair(pair, options.goodRating, scope.providers, rows, summary);
   rows.sort((a, b) => compare(a.postcode, b.postcode) || a.uprn - b.uprn || compare(a.lookup, b.lookup) || compare(a.change, b.change));
-  const versionScope = { runId: scope.kind === "run" ? scope.runId : null, lookups: scope.lookups };
   const compared = baseline.kind !== "previous" || rows.length > 0 || anyAnswerCompared(db, versionScope);
   return { baseline: label, lookups: scope.lookups, providers: scope.providers, rows, summary, compared };
 }

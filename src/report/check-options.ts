@@ -35,9 +35,9 @@ export interface InputShape {
 }
 
 /** coverage.xlsx measures every input column in one SQLite query, which returns 2,000 columns at most (a sheet holds 16,384). */
-export const MAX_INPUT_COLUMNS = 2000;
+const MAX_INPUT_COLUMNS = 2000;
 /** The most characters a worksheet cell holds (Excel's limit). */
-export const MAX_CELL_CHARS = 32_767;
+const MAX_CELL_CHARS = 32_767;
 
 /** Why the report set cannot hold this input (one line naming where), or null. Pure. */
 export function inputShapeProblem(shape: InputShape): string | null {

@@ -7,7 +7,7 @@
 export const COORDINATE_COLUMNS = ["Latitude", "Longitude"] as const;
 
 /** The ONS directory's "no grid reference" latitude. */
-export const NO_GRID_LATITUDE = 99.999999;
+const NO_GRID_LATITUDE = 99.999999;
 
 const LATITUDE_HEADERS = ["lat", "latitude"];
 const LONGITUDE_HEADERS = ["long", "longitude", "lon", "lng"];

@@ -98,7 +98,7 @@ export function groupFigures(providers: readonly string[], goodRating: number): 
 }
 
 /** The group's addresses with an answer of this lookup; null when the scope did not ask for it. */
-export function groupAddresses(row: GroupRow, lookup: Lookup): number | null {
+function groupAddresses(row: GroupRow, lookup: Lookup): number | null {
   return row[`${lookup}Addresses`];
 }
 

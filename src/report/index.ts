@@ -23,6 +23,7 @@ import { DEFAULT_WORKBOOK_ROWS, writeWorkbook, WORKBOOK_NAME } from "./workbook.
 import { countLocated, GEOJSON_NAME, writePostcodesGeojson } from "./geojson.js";
 import { computeGroups, dropGroupTables, prepareGroups, writeGroupsCsv, type GroupOptions, type GroupSet } from "./groups.js";
 import { describeUprnMatching, uprnMatching } from "./uprn-matching.js";
+import { cleanupAfter } from "../errors.js";
 
 export { headlineLines, type Summary } from "./summary.js";
 export { ReportError } from "./scope.js";
@@ -196,14 +197,9 @@ async function inSnapshot<T>(db: Db, options: Pick<ReportOptions, "runId" | "all
   if (ownTransaction) db.exec("BEGIN");
   // After a failure, cleanup that fails too is reported, never thrown over the first error.
   const cleanUp = (afterFailure: boolean) => {
-    for (const step of [() => dropGroupTables(db), () => dropPostcodeTable(db), () => ownTransaction && db.inTransaction && db.exec("COMMIT")]) {
-      try {
-        step();
-      } catch (err) {
-        if (!afterFailure) throw err;
-        options.onWarning?.(`cleanup after the failure also failed: ${(err as Error).message}`);
-      }
-    }
+    for (const step of [() => dropGroupTables(db), () => dropPostcodeTable(db), () => ownTransaction && db.inTransaction && db.exec("COMMIT")])
+      if (afterFailure) cleanupAfter(step, (m) => options.onWarning?.(m));
+      else step();
   };
   let result: T;
   try {

@@ -15,7 +15,7 @@ import { ReportError } from "./scope.js";
 
 export const OUT_LOCK_FILE = ".writer-lock";
 /** A lock not renewed for this long is stale, whoever holds it. */
-export const LOCK_TTL_MS = 120_000;
+const LOCK_TTL_MS = 120_000;
 
 export interface LockOwner {
   host: string;

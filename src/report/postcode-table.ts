@@ -83,7 +83,7 @@ export function openDataColumns(scope: Pick<ReportScope, "openData">): string[] 
 }
 
 /** Copies each postcode's figures (all premises, or residential) from the stored open data. */
-export function fillOpenDataColumns(db: Db, scope: ReportScope): void {
+function fillOpenDataColumns(db: Db, scope: ReportScope): void {
   if (!scope.openData) return;
   db.prepare(
     `UPDATE ${POSTCODE_TABLE} AS s SET ${OPEN_DATA_MONTH_COLUMN} = @month, ${OPEN_DATA_COLUMNS.map((c) => `${c} = od.${c}`).join(", ")}

@@ -35,6 +35,11 @@ function sameFile(a: string, b: string): boolean {
   }
 }
 
+/** The database and the companions SQLite keeps beside it: a run reads them all. */
+export function dbReadPaths(db: string): ReadPath[] {
+  return ["", "-wal", "-shm", "-journal"].map((suffix) => ({ flag: "--db", path: db + suffix }));
+}
+
 /**
  * The first read path that is a member of the report set in `outDir` (one of `members`, the
  * fingerprint, the lock) or lies inside a writer's working directory there, as a one-line error;

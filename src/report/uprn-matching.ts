@@ -16,12 +16,15 @@ export interface UprnMatching {
   misses: { line: number; cell: string; why: UprnMiss }[];
 }
 
+/** A UPRN rounded to its first digits, the rest zeros. */
+const ROUNDED = /^([1-9]\d*?)(0{3,})$/;
+
 /** How a UPRN that matched nothing looks, given the UPRNs of its postcode's answer. */
 export function classifyUprnMiss(cell: string, answerUprns: readonly number[]): UprnMiss {
   const text = cell.trim();
   if (/^[+]?\d+(?:[.,]\d+)?[eE][+]?\d+$/.test(text)) return "scientific";
   // rounded to its first digits, the rest zeros: an answer's UPRN of the same length starts with them
-  const rounded = /^([1-9]\d*?)(0{3,})$/.exec(text);
+  const rounded = ROUNDED.exec(text);
   if (rounded && answerUprns.some((u) => String(u).length === text.length && String(u).startsWith(rounded[1]!))) return "lost_digits";
   return "not_in_answer";
 }
@@ -44,7 +47,12 @@ export function uprnMatching(db: Db, scope: ReportScope, uprnColumn: string): Up
   ).pluck();
   const misses = rows
     .filter((r) => !r.found)
-    .map((r) => ({ line: r.line, cell: String(r.cell), why: classifyUprnMiss(String(r.cell), answerUprns.all({ postcode: r.postcode }) as number[]) }));
+    .map((r) => {
+      const cell = String(r.cell);
+      // only a rounded-looking cell needs its postcode's UPRNs: no query per row of a wrong column
+      const uprns = ROUNDED.test(cell.trim()) ? (answerUprns.all({ postcode: r.postcode }) as number[]) : [];
+      return { line: r.line, cell, why: classifyUprnMiss(cell, uprns) };
+    });
   return { named: rows.length, matched: rows.length - misses.length, misses };
 }
 

@@ -42,7 +42,6 @@ export const POSTCODE_HEADERS = ["postcode", "postcode_space", "pcds"] as const;
 
 /** Which premises a file counts: all (the default for figures) or residential only. */
 export type Premises = "all" | "residential";
-export const PREMISES: readonly Premises[] = ["all", "residential"];
 
 /** The data month of the open data, and a report column holding it. */
 export const OPEN_DATA_MONTH_COLUMN = "OfcomDataMonth";
@@ -51,7 +50,7 @@ export const OPEN_DATA_MONTH_COLUMN = "OfcomDataMonth";
  * The names of the postcode files: data month, pc or postcode, optional res, revision, area
  * (the published pattern; case aside).
  */
-export const POSTCODE_FILE_PATTERN = /^(\d{4})(\d{2})_fixed_(?:pc|postcode)_(res_)?coverage_(res_)?r(\d+)(?:_([A-Z]{1,2}))?\.csv$/i;
+const POSTCODE_FILE_PATTERN = /^(\d{4})(\d{2})_fixed_(?:pc|postcode)_(res_)?coverage_(res_)?r(\d+)(?:_([A-Z]{1,2}))?\.csv$/i;
 
 export interface PostcodeFileName {
   /** YYYY-MM */

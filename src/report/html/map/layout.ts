@@ -41,10 +41,10 @@ export interface MapLayout {
   bins: MapBin[];
 }
 
-export const MAP_WIDTH = 560;
+const MAP_WIDTH = 560;
 const MAX_HEIGHT = 720;
 const MIN_HEIGHT = 260;
-export const HEX_RADIUS = 8;
+const HEX_RADIUS = 8;
 /** the margin around the list's extent: a share of its span, at least about 500 m */
 const MARGIN_SHARE = 0.08;
 const MIN_MARGIN_DEGREES = 0.005;
@@ -53,7 +53,7 @@ const EARTH_KM = 6371;
 const round1 = (v: number) => Math.round(v * 10) / 10;
 
 /** The list's extent with its margin, as [[west, south], [east, north]]. */
-export function paddedExtent(points: readonly MapPoint[]): [[number, number], [number, number]] {
+function paddedExtent(points: readonly MapPoint[]): [[number, number], [number, number]] {
   let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
   for (const p of points) {
     w = Math.min(w, p.longitude);
@@ -83,7 +83,7 @@ function extentPolygon([[w, s], [e, n]]: [[number, number], [number, number]]): 
 }
 
 /** The projection fitted to the extent, and the page's height for its shape. */
-export function fitProjection(extent: [[number, number], [number, number]]): { projection: GeoProjection; height: number } {
+function fitProjection(extent: [[number, number], [number, number]]): { projection: GeoProjection; height: number } {
   const centre = (extent[0][0] + extent[1][0]) / 2;
   const area = extentPolygon(extent);
   const shape = geoTransverseMercator().rotate([-centre, 0]).fitWidth(MAP_WIDTH, area);

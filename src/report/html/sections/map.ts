@@ -4,7 +4,7 @@
 // figures, which a browser shows on hover; the table beside each map is its legend with the numbers.
 import { SPEED_THRESHOLDS as T } from "../../definitions.js";
 import { figure, paragraph, section } from "../figure.js";
-import { escapeHtml, formatCount, formatShare } from "../format.js";
+import { escapeHtml, formatCount, formatCounted, formatShare } from "../format.js";
 import type { MapBin, MapLayout } from "../map/layout.js";
 import { hexagonPath } from "../map/layout.js";
 import { INK, OUTLINE, PALETTE } from "../palette.js";
@@ -12,7 +12,6 @@ import { table } from "../tables.js";
 import type { MapData } from "../types.js";
 
 const n = formatCount;
-const plural = (count: number, one: string, many = `${one}s`) => `${n(count)} ${count === 1 ? one : many}`;
 
 /** The colour classes, by the share of the bin's addresses affected: [from, to) in percent; the last includes 100. */
 export const MAP_CLASSES: readonly { from: number; to: number; colour: string }[] = [
@@ -77,14 +76,14 @@ export function mapSection(data: MapData, lookups: { broadband: boolean; mobile:
       ? ""
       : paragraph(
           data.located === 0
-            ? `None of the ${plural(data.missing, "postcode")} has coordinates, so there is no map. Give --area-file an extract of the ONS Postcode Directory (or any CSV with postcode, lat and long columns) to place them.`
-            : `${plural(data.missing, "postcode")} of ${n(data.missing + data.located)} ${data.missing === 1 ? "is" : "are"} not on the map: not in --area-file, or it has no grid reference for ${data.missing === 1 ? "it" : "them"}.`,
+            ? `None of the ${formatCounted(data.missing, "postcode")} has coordinates, so there is no map. Give --area-file an extract of the ONS Postcode Directory (or any CSV with postcode, lat and long columns) to place them.`
+            : `${formatCounted(data.missing, "postcode")} of ${n(data.missing + data.located)} ${data.missing === 1 ? "is" : "are"} not on the map: not in --area-file, or it has no grid reference for ${data.missing === 1 ? "it" : "them"}.`,
           data.located === 0 ? "empty" : undefined,
         );
   if (!data.layout) return section("map", title, missing);
   const layout = data.layout;
   const intro = paragraph(
-    `${plural(data.located, "postcode")} on the map, in hexagons ${layout.acrossKm < 10 ? layout.acrossKm.toFixed(1) : Math.round(layout.acrossKm)} km across; hover over a hexagon for its figures. Coastline and borders: Natural Earth.`,
+    `${formatCounted(data.located, "postcode")} on the map, in hexagons ${layout.acrossKm < 10 ? layout.acrossKm.toFixed(1) : Math.round(layout.acrossKm)} km across; hover over a hexagon for its figures. Coastline and borders: Natural Earth.`,
   );
   const maps = [lookups.broadband ? MEASURES.broadband : null, lookups.mobile ? MEASURES.mobile : null]
     .filter((m): m is MapMeasure => m !== null)
@@ -142,8 +141,8 @@ function mapSvg(layout: MapLayout, m: MapMeasure): string {
       const fill = of > 0 ? MAP_CLASSES[mapClass(m.count(b), of)]!.colour : NO_ADDRESSES;
       const tip =
         of > 0
-          ? `${plural(b.postcodes, "postcode")}, ${plural(of, m.of.replace(/es$/, ""), m.of)}: ${formatShare(m.count(b), of)} ${m.what} (${n(m.count(b))})`
-          : `${plural(b.postcodes, "postcode")}, no ${m.of}`;
+          ? `${formatCounted(b.postcodes, "postcode")}, ${formatCounted(of, m.of.replace(/es$/, ""), m.of)}: ${formatShare(m.count(b), of)} ${m.what} (${n(m.count(b))})`
+          : `${formatCounted(b.postcodes, "postcode")}, no ${m.of}`;
       return `<path d="M${b.x},${b.y}${hexagon}" fill="${fill}"><title>${escapeHtml(tip)}</title></path>`;
     })
     .join("");
