@@ -6,7 +6,7 @@
 //   tsx soak/crash-writer.ts report|export DB OUT STEP
 //
 // Used by the soak's crash-point step and by test/crash-points.test.ts.
-import { openReadOnly } from "../src/store/read-only.js";
+import { openReadOnly } from "../src/store/sqlite/read-only.js";
 import { writeReports } from "../src/report/index.js";
 import { writeExport } from "../src/export/write-export.js";
 

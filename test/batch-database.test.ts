@@ -5,8 +5,8 @@ import { spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../src/store/db.js";
-import { SCHEMA_VERSION } from "../src/store/schema.js";
+import { openDatabase } from "../src/store/sqlite/db.js";
+import { SCHEMA_VERSION } from "../src/store/sqlite/schema.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
 import { ROOT } from "./helpers/child-cli.js";
 

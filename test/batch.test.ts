@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type SimulatorOptions } from "../src/simulator/index.js";
 import { generatePostcode, generatePostcodes } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/db.js";
+import { openDatabase } from "../src/store/sqlite/db.js";
 import { systemClock } from "../src/fetch/clock.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { dayClock, instantSleepClock } from "./helpers/fake-clock.js";

@@ -6,7 +6,7 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcodes, simulatedAreaFile, startSimulator } from "../src/simulator/index.js";
 import { EXPORT_COORDINATES } from "../src/export/coordinates.js";
-import { openDatabase, type Db } from "../src/store/db.js";
+import { openDatabase, type Db } from "../src/store/sqlite/db.js";
 import { EXPORT_TABLES, postcodeArea, type ExportColumn, type ExportTable } from "../src/export/tables.js";
 import { writeExport, type ExportFormat } from "../src/export/write-export.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";

@@ -4,11 +4,11 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { useTempDatabase } from "./helpers/temp-database.js";
-import { answerWriter } from "../src/store/answers.js";
+import { answerWriter } from "../src/store/sqlite/answers.js";
 import type { Answer, FinalRecord } from "../src/spec/records.js";
-import { ensureProviderColumns, openDatabase } from "../src/store/db.js";
-import { MIGRATIONS } from "../src/store/schema.js";
-import { changedVersions } from "../src/store/versions.js";
+import { ensureProviderColumns, openDatabase } from "../src/store/sqlite/db.js";
+import { MIGRATIONS } from "../src/store/sqlite/schema.js";
+import { changedVersions } from "../src/store/sqlite/versions.js";
 import { DEFAULT_PROVIDERS, mobileFields } from "../src/spec/fields.js";
 
 const t = useTempDatabase("pcc-history-");

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startSimulator, generatePostcodes, generatePostcode } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/db.js";
+import { openDatabase } from "../src/store/sqlite/db.js";
 import { runIn, tempDir, type HarnessRun } from "./helpers/batch-harness.js";
 
 // keys look random, as real ones do: any 6-character run of a key is masked wherever it appears

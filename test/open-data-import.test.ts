@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../src/log/logger.js";
 import { importOpenData } from "../src/pipeline/open-data-stage.js";
-import { currentOpenData } from "../src/store/open-data.js";
+import { currentOpenData } from "../src/store/sqlite/open-data.js";
 import { useTempDatabase } from "./helpers/temp-database.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures", "open-data");

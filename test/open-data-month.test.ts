@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, simulatedOpenDataArchive, startSimulator } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/db.js";
+import { openDatabase } from "../src/store/sqlite/db.js";
 import { formatOpenDataStatus, openDataStatus } from "../src/plan/open-data-status.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";

@@ -8,7 +8,7 @@ import { parse } from "csv-parse/sync";
 import ExcelJS from "exceljs";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, simulatedAreaFile, simulatedOpenDataArchive } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/db.js";
+import { openDatabase } from "../src/store/sqlite/db.js";
 import { writeReports } from "../src/report/index.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 

@@ -6,7 +6,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/db.js";
+import { openDatabase } from "../src/store/sqlite/db.js";
 import { writeReports } from "../src/report/index.js";
 import { acquireOutLock, isStale, OUT_LOCK_FILE, OutLockedError, type LockOwner } from "../src/report/out-lock.js";
 import { clearDebris, debrisPrefix, parseDebrisName } from "../src/report/out-debris.js";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
 import { createLogger } from "../src/log/logger.js";
-import { openDatabase } from "../src/store/db.js";
+import { openDatabase } from "../src/store/sqlite/db.js";
 import { runningProgress, formatRunningProgress } from "../src/cli/running-progress.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { instantSleepClock } from "./helpers/fake-clock.js";

@@ -6,7 +6,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeRule, type ProbeSituation } from "../src/plan/probe-rule.js";
-import { openDatabase } from "../src/store/db.js";
+import { openDatabase } from "../src/store/sqlite/db.js";
 import { generatePostcodes } from "../src/simulator/index.js";
 import { dayClock } from "./helpers/fake-clock.js";
 import { runIn, tempDir, type HarnessRun } from "./helpers/batch-harness.js";

@@ -5,7 +5,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/db.js";
+import { openDatabase } from "../src/store/sqlite/db.js";
 import { quotaStatus } from "../src/plan/quota-status.js";
 import { LOOKUPS, type Lookup } from "../src/spec/fields.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";

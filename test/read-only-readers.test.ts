@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } f
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MIGRATIONS } from "../src/store/schema.js";
+import { MIGRATIONS } from "../src/store/sqlite/schema.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { ROOT } from "./helpers/child-cli.js";
 import { requiresTool, TOOLS } from "./helpers/requires-tool.js";

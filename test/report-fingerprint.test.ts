@@ -5,7 +5,7 @@ import { readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/db.js";
+import { openDatabase } from "../src/store/sqlite/db.js";
 import { writeReports } from "../src/report/index.js";
 import { optionsKey } from "../src/report/fingerprint.js";
 import { dayClock } from "./helpers/fake-clock.js";

@@ -13,7 +13,7 @@ import { ReportError, writeReports } from "../src/report/index.js";
 import { AREA_TABLE, dropAreaTable, loadAreaFile, readAreaHeader } from "../src/report/area-file.js";
 import { buildPostcodeTable, dropPostcodeTable } from "../src/report/postcode-table.js";
 import { resolveScope } from "../src/report/scope.js";
-import type { Db } from "../src/store/db.js";
+import type { Db } from "../src/store/sqlite/db.js";
 import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 import { independentGroups, type Expected } from "./helpers/independent-figures.js";
 

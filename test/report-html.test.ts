@@ -13,7 +13,7 @@ import { worstGroups, WORST_GROUPS } from "../src/report/html/sections/groups.js
 import { buildPostcodeTable, dropPostcodeTable } from "../src/report/postcode-table.js";
 import { resolveScope } from "../src/report/scope.js";
 import { computeSummary, type Summary } from "../src/report/summary.js";
-import type { Db } from "../src/store/db.js";
+import type { Db } from "../src/store/sqlite/db.js";
 import { buildFixtureDb, FIXED_NOW, PLACES } from "./fixtures/report-golden/build-fixture.js";
 
 /** The SVG marks (bars) ECharts drew inside the figure with this id. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeReports } from "../src/report/index.js";
 import { bestProviders } from "../src/report/property-figures.js";
 import { classifyUprnMiss } from "../src/report/uprn-matching.js";
-import type { Db } from "../src/store/db.js";
+import type { Db } from "../src/store/sqlite/db.js";
 import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 import { expectedProperty } from "./helpers/independent-figures.js";
 

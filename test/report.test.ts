@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { headlineLines, ReportError, writeAddressReport, writeReports, type Summary } from "../src/report/index.js";
-import { openDatabase, type Db } from "../src/store/db.js";
+import { openDatabase, type Db } from "../src/store/sqlite/db.js";
 import { TIERS } from "../src/report/definitions.js";
 import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 

@@ -4,10 +4,10 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, startSimulator } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/db.js";
-import { databaseStatus, type DatabaseStatus } from "../src/store/status.js";
+import { openDatabase } from "../src/store/sqlite/db.js";
+import { databaseStatus, type DatabaseStatus } from "../src/store/sqlite/status.js";
 import { formatStatus } from "../src/report/status-text.js";
-import { formatReleaseStatus, releaseStatus } from "../src/store/release-status.js";
+import { formatReleaseStatus, releaseStatus } from "../src/store/sqlite/release-status.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { spawnCli } from "./helpers/child-cli.js";
 

@@ -1,19 +1,19 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTempDatabase } from "./helpers/temp-database.js";
-import { answerWriter } from "../src/store/answers.js";
-import { requestLedger } from "../src/store/ledger.js";
+import { answerWriter } from "../src/store/sqlite/answers.js";
+import { requestLedger } from "../src/store/sqlite/ledger.js";
 import type { FinalRecord, OkRecord } from "../src/spec/records.js";
-import { ensureProviderColumns, openDatabase } from "../src/store/db.js";
-import { acquireLock, LockedError, releaseLock } from "../src/store/lock.js";
+import { ensureProviderColumns, openDatabase } from "../src/store/sqlite/db.js";
+import { acquireLock, LockedError, releaseLock } from "../src/store/sqlite/lock.js";
 import { processAlive, processIdentity } from "../src/store/process-identity.js";
 import { spawn } from "node:child_process";
-import { rowWriter } from "../src/store/run-rows.js";
-import { abandonStaleRuns, createRun, finishRun } from "../src/store/runs.js";
+import { rowWriter } from "../src/store/sqlite/run-rows.js";
+import { abandonStaleRuns, createRun, finishRun } from "../src/store/sqlite/runs.js";
 import { zeroOutcomes } from "../src/spec/counts.js";
-import { SCHEMA_VERSION } from "../src/store/schema.js";
+import { SCHEMA_VERSION } from "../src/store/sqlite/schema.js";
 import { planFetches } from "../src/plan/plan.js";
-import { finalCounts } from "../src/store/counts.js";
+import { finalCounts } from "../src/store/sqlite/counts.js";
 import { mobileFields, DEFAULT_PROVIDERS } from "../src/spec/fields.js";
 
 const t = useTempDatabase("pcc-store-");

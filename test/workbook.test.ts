@@ -12,7 +12,7 @@ import ExcelJS from "exceljs";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
-import { openDatabase, type Db } from "../src/store/db.js";
+import { openDatabase, type Db } from "../src/store/sqlite/db.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
 import { expectedProperty, independentGroups } from "./helpers/independent-figures.js";
 import { buildFixtureDb } from "./fixtures/report-golden/build-fixture.js";

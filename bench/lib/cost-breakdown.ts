@@ -7,10 +7,10 @@ import { classify } from "../../src/fetch/classify.js";
 import { normalisePostcode } from "../../src/spec/postcode.js";
 import { generatePostcode, generatePostcodes, okBodyText } from "../../src/simulator/index.js";
 import { DEFAULT_PROVIDERS, LOOKUPS, type Lookup } from "../../src/spec/fields.js";
-import { answerWriter } from "../../src/store/answers.js";
+import { answerWriter } from "../../src/store/sqlite/answers.js";
 import type { FinalRecord } from "../../src/spec/records.js";
-import { ensureProviderColumns, openDatabase } from "../../src/store/db.js";
-import { createRun } from "../../src/store/runs.js";
+import { ensureProviderColumns, openDatabase } from "../../src/store/sqlite/db.js";
+import { createRun } from "../../src/store/sqlite/runs.js";
 import { BENCH_SEED } from "./input-file.js";
 
 export interface CostBreakdown {

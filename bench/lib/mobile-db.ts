@@ -5,8 +5,8 @@
 import { normalisePostcode } from "../../src/spec/postcode.js";
 import { generatePostcode, generatePostcodes } from "../../src/simulator/index.js";
 import { DEFAULT_PROVIDERS, mobileFields } from "../../src/spec/fields.js";
-import { ensureProviderColumns, openDatabase } from "../../src/store/db.js";
-import { createRun, finishRun, setRunInput } from "../../src/store/runs.js";
+import { ensureProviderColumns, openDatabase } from "../../src/store/sqlite/db.js";
+import { createRun, finishRun, setRunInput } from "../../src/store/sqlite/runs.js";
 import { BENCH_SEED } from "./input-file.js";
 
 export interface BuiltDb {

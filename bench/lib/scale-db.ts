@@ -7,13 +7,13 @@ import { createReadStream } from "node:fs";
 import { openInput } from "../../src/input/read-input.js";
 import { generateCompact } from "../../src/simulator/data.js";
 import { DEFAULT_PROVIDERS, SPEED_FIELDS, type Lookup } from "../../src/spec/fields.js";
-import { answerWriter } from "../../src/store/answers.js";
-import { recordReleaseCheck } from "../../src/store/release-checks.js";
+import { answerWriter } from "../../src/store/sqlite/answers.js";
+import { recordReleaseCheck } from "../../src/store/sqlite/release-checks.js";
 import type { Answer, FinalRecord } from "../../src/spec/records.js";
-import { finalCounts } from "../../src/store/counts.js";
-import { ensureProviderColumns, openDatabase } from "../../src/store/db.js";
-import { rowWriter, storedRow } from "../../src/store/run-rows.js";
-import { createRun, finishRun, setRunInput } from "../../src/store/runs.js";
+import { finalCounts } from "../../src/store/sqlite/counts.js";
+import { ensureProviderColumns, openDatabase } from "../../src/store/sqlite/db.js";
+import { rowWriter, storedRow } from "../../src/store/sqlite/run-rows.js";
+import { createRun, finishRun, setRunInput } from "../../src/store/sqlite/runs.js";
 import { BENCH_SEED } from "./input-file.js";
 
 /** The whole UK: about 30M addresses in 1.8M postcodes. */

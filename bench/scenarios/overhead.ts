@@ -119,7 +119,7 @@ export const overhead: Scenario = {
         notes.push(
           `overhead: the batch is bound by its own thread: its event loop is busy ${pct(batchElu)} of the time, and per postcode it ` +
             `needs ${round(1 / cpuRatio, 2)}× the bare loop's CPU. The largest part measured is storing the answers synchronously on that ` +
-            `thread (src/store/answers.ts through better-sqlite3: ${breakdown.storeMs.toFixed(2)} ms of the extra ${(batchMs - bareMs).toFixed(2)} ms). ` +
+            `thread (src/store/sqlite/answers.ts through better-sqlite3: ${breakdown.storeMs.toFixed(2)} ms of the extra ${(batchMs - bareMs).toFixed(2)} ms). ` +
             "While the client, not the server, is the bottleneck, the wall-clock ratio follows the CPU ratio.",
         );
       if (ratio < 0.9 && batchElu < 0.8)

@@ -5,7 +5,7 @@
 import { createReadStream } from "node:fs";
 import { join } from "node:path";
 import { mobileFields } from "../../src/spec/fields.js";
-import { openDatabase } from "../../src/store/db.js";
+import { openDatabase } from "../../src/store/sqlite/db.js";
 import { DEFAULT_GOOD_RATING } from "../../src/report/definitions.js";
 import { writeAddressReport } from "../../src/report/index.js";
 import { goodColumns, goodSql } from "../../src/report/measures.js";

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { LOOKUPS } from "../../src/spec/fields.js";
 import { REPORT_FILES, writeReports } from "../../src/report/index.js";
-import { openDatabase } from "../../src/store/db.js";
+import { openDatabase } from "../../src/store/sqlite/db.js";
 import { runBareLoop } from "../lib/bare-loop.js";
 import { runBatchTimed } from "../lib/batch-in-process.js";
 import { compactPostcodes, writePostcodeCsv } from "../lib/input-file.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import ExcelJS from "exceljs";
 import { DEFAULT_PROVIDERS, mobileFields } from "../../src/spec/fields.js";
-import { openDatabase, type Db } from "../../src/store/db.js";
+import { openDatabase, type Db } from "../../src/store/sqlite/db.js";
 import { columnLetter, COUNT, TEXT, writeSheet, type SheetColumn } from "../../src/report/workbook-sheet.js";
 import { buildMobileDb } from "../lib/mobile-db.js";
 import { scratchDir } from "../lib/paths.js";

@@ -3,7 +3,7 @@
 import { EXPORT_OPTIONS, parseTable } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
-import { openReadOnly } from "../store/read-only.js";
+import { openReadOnly } from "../store/sqlite/read-only.js";
 import { EXPORT_FORMATS, writeExport } from "../export/write-export.js";
 import { EXPORT_TABLES } from "../export/tables.js";
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";

@@ -3,7 +3,7 @@
 import { parseTable, REPORT_OPTIONS } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
-import { openForReport, type ReadOnlyDb } from "../store/read-only.js";
+import { openForReport, type ReadOnlyDb } from "../store/sqlite/read-only.js";
 import { headlineLines, openFirstLine, REPORT_FILES, ReportError, writeReports } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
 import { declareOptions, runCli } from "./run-cli.js";

@@ -1,6 +1,6 @@
 // `npm run status` on a running batch: how far it is and when it should end, from its stored answers.
-import type { Db } from "../store/db.js";
-import { runningProgress as query, type RunningProgress } from "../store/run-progress.js";
+import type { Db } from "../store/sqlite/db.js";
+import { runningProgress as query, type RunningProgress } from "../store/sqlite/run-progress.js";
 import { etaSeconds, formatEta } from "../log/progress.js";
 
 export interface RunningView extends RunningProgress {

@@ -1,10 +1,10 @@
 // npm run status -- [--db PATH]: the last runs (a running one with its progress and ETA) and what the database holds.
 import { parseTable, STATUS_OPTIONS } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
-import { openReadOnly } from "../store/read-only.js";
-import { databaseStatus } from "../store/status.js";
+import { openReadOnly } from "../store/sqlite/read-only.js";
+import { databaseStatus } from "../store/sqlite/status.js";
 import { formatStatus } from "../report/status-text.js";
-import { formatReleaseStatus, releaseStatus } from "../store/release-status.js";
+import { formatReleaseStatus, releaseStatus } from "../store/sqlite/release-status.js";
 import { formatQuotaStatus, quotaStatus } from "../plan/quota-status.js";
 import { formatOpenDataStatus, openDataStatus } from "../plan/open-data-status.js";
 import { runningProgress, formatRunningProgress } from "./running-progress.js";

@@ -1,7 +1,7 @@
 // The export's latitude and longitude per postcode: read from --area-file as the reports read it
 // (area-file.ts: streamed, only the postcodes in scope kept) into a temporary table that the
 // postcodes table's columns look up; empty without an area file, so the columns are always there.
-import type { Db } from "../store/db.js";
+import type { Db } from "../store/sqlite/db.js";
 import { AREA_TABLE, dropAreaTable, loadAreaFile, readAreaHeader } from "../report/area-file.js";
 import { createPostcodeTable, dropPostcodeTable } from "../report/postcode-table.js";
 import type { ReportScope } from "../report/scope.js";

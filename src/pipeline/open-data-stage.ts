@@ -2,8 +2,8 @@
 // fingerprint (names, sizes, times) tells an archive already imported, which is then not read.
 import { OpenDataError, readOpenData, sourceFingerprint } from "../input/open-data.js";
 import type { Logger } from "../log/logger.js";
-import type { Db } from "../store/db.js";
-import { currentOpenData, openDataWriter } from "../store/open-data.js";
+import type { Db } from "../store/sqlite/db.js";
+import { currentOpenData, openDataWriter } from "../store/sqlite/open-data.js";
 
 /** Imports the release at `path` unless it is the one stored; a problem is one line, and the stored release stays. */
 export async function importOpenData(

@@ -8,8 +8,8 @@ import type { StopControl } from "../fetch/stop.js";
 import type { Logger } from "../log/logger.js";
 import type { Plan, QuotaOptions } from "../plan/plan.js";
 import { quotaPeriod, replenishMs } from "../plan/quota-plan.js";
-import type { Db } from "../store/db.js";
-import { requestLedger } from "../store/ledger.js";
+import type { Db } from "../store/sqlite/db.js";
+import { requestLedger } from "../store/sqlite/ledger.js";
 import type { BatchConfig } from "./config.js";
 import { perLookup } from "../spec/lookups.js";
 

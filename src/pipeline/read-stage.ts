@@ -3,9 +3,9 @@
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { InputError, openInput } from "../input/read-input.js";
-import type { Db } from "../store/db.js";
-import { rowWriter, storedRow } from "../store/run-rows.js";
-import { setRunInput } from "../store/runs.js";
+import type { Db } from "../store/sqlite/db.js";
+import { rowWriter, storedRow } from "../store/sqlite/run-rows.js";
+import { setRunInput } from "../store/sqlite/runs.js";
 import type { Logger } from "../log/logger.js";
 import type { BatchConfig } from "./config.js";
 import type { InputShape } from "../report/check-options.js";

@@ -1,10 +1,10 @@
 // What `npm run status` says of Ofcom's open data: the stored release, and (when the last run was
 // given --open-data) how many of its input's postcodes still wait for a first broadband answer, by
 // speed bands: those in more than one come first in the next nights.
-import type { Db } from "../store/db.js";
-import { lastRunSettings } from "../store/ledger.js";
-import { currentOpenData, type OpenDataImport } from "../store/open-data.js";
-import { planCandidates } from "../store/plan-queries.js";
+import type { Db } from "../store/sqlite/db.js";
+import { lastRunSettings } from "../store/sqlite/ledger.js";
+import { currentOpenData, type OpenDataImport } from "../store/sqlite/open-data.js";
+import { planCandidates } from "../store/sqlite/plan-queries.js";
 import { countByBands, type OpenDataBandCounts } from "./plan.js";
 
 export interface OpenDataStatus {

@@ -6,9 +6,9 @@
 // only when the run's own fetches do not tell and at most one round a day (probe-rule.ts). What
 // the run needs is recorded, so that what it does not fetch counts as pending.
 import type { Lookup } from "../spec/fields.js";
-import type { Db } from "../store/db.js";
-import { planCandidates, recordNeeds, refreshMark, type Candidate, type NeedReason } from "../store/plan-queries.js";
-import { lastReleaseCheck } from "../store/release-checks.js";
+import type { Db } from "../store/sqlite/db.js";
+import { planCandidates, recordNeeds, refreshMark, type Candidate, type NeedReason } from "../store/sqlite/plan-queries.js";
+import { lastReleaseCheck } from "../store/sqlite/release-checks.js";
 import { allowance, quotaPeriod, type Allowance } from "./quota-plan.js";
 import type { Premises } from "../spec/open-data.js";
 import { probeRule, type ProbeDecision, type ProbeSituation } from "./probe-rule.js";

@@ -2,9 +2,9 @@
 // was started with): used and remaining this period, the next night's refresh allowance, answers
 // deferred, and when the whole input will be on the newest release and within --max-age at this pace.
 import type { Lookup } from "../spec/fields.js";
-import type { Db } from "../store/db.js";
-import { lastRunSettings, ledgerFigures } from "../store/ledger.js";
-import { planCandidates } from "../store/plan-queries.js";
+import type { Db } from "../store/sqlite/db.js";
+import { lastRunSettings, ledgerFigures } from "../store/sqlite/ledger.js";
+import { planCandidates } from "../store/sqlite/plan-queries.js";
 import { allowance, predictFinish, quotaPeriod } from "./quota-plan.js";
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -3,7 +3,7 @@
 // ratings and yes/no joined into one CSV fragment per row) and each row costs JavaScript only a
 // few string joins; the iteration streams, so memory does not grow with the row count.
 import { SPEED_FIELDS, mobileFields } from "../spec/fields.js";
-import type { Db } from "../store/db.js";
+import type { Db } from "../store/sqlite/db.js";
 import { encodeNumber, encodeText } from "./csv-cells.js";
 import { writeCsvLines, type CsvFileOptions } from "./csv-file.js";
 import { goodColumns, goodSql, tierSql } from "./measures.js";

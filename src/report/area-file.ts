@@ -8,7 +8,7 @@
 import { constants, createReadStream } from "node:fs";
 import { access } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import type { Db } from "../store/db.js";
+import type { Db } from "../store/sqlite/db.js";
 import { headerName, isPostcodeHeader } from "../input/column.js";
 import { detectDelimiter, excelSepLine } from "../input/delimiter.js";
 import { InputError, openInput } from "../input/read-input.js";

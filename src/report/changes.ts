@@ -3,8 +3,8 @@
 // the broadband tier, a provider's rating across the good line, an address added or removed.
 import { CHANNELS, LOCATIONS, mobileField, type Channel, type Location, type Lookup } from "../spec/fields.js";
 import { displayPostcode } from "../spec/postcode.js";
-import type { Db } from "../store/db.js";
-import { anyAnswerCompared, changedVersions, runExists, type Baseline, type VersionPair, type VersionRow } from "../store/versions.js";
+import type { Db } from "../store/sqlite/db.js";
+import { anyAnswerCompared, changedVersions, runExists, type Baseline, type VersionPair, type VersionRow } from "../store/sqlite/versions.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { tierOf, TIERS, type Tier } from "./definitions.js";
 import { ReportError, type ReportScope } from "./scope.js";

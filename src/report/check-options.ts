@@ -1,7 +1,7 @@
 // The report options that name columns (--group-by, --uprn-column, --area-file), checked against
 // a run's input header as soon as it is read: a typo should stop the batch before hours of
 // fetching, not after, when the reports are written.
-import type { Db } from "../store/db.js";
+import type { Db } from "../store/sqlite/db.js";
 import { readAreaHeader } from "./area-file.js";
 import { DEFAULT_GROUP_BY, resolveDimensions, type GroupOptions } from "./groups.js";
 import { propertyColumns } from "./property-figures.js";

@@ -7,9 +7,9 @@ import { createHash, type Hash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Db } from "../store/db.js";
-import { answersVersion } from "../store/answers-version.js";
-import { finalCounts } from "../store/counts.js";
+import type { Db } from "../store/sqlite/db.js";
+import { answersVersion } from "../store/sqlite/answers-version.js";
+import { finalCounts } from "../store/sqlite/counts.js";
 import { writeAtomically } from "./atomic-file.js";
 import type { ReportScope } from "./scope.js";
 

@@ -4,7 +4,7 @@
 // has its share beside it (percent of the lookup's addresses, one decimal; null without addresses).
 // With Ofcom's open data in the database, its month and shares of premises follow, as in postcodes.csv.
 // Streamed from the report's postcode table, one feature per line.
-import type { Db } from "../store/db.js";
+import type { Db } from "../store/sqlite/db.js";
 import { writeAtomically } from "./atomic-file.js";
 import { COORDINATE_COLUMNS } from "./coordinates.js";
 import { providerColumn } from "./measures.js";

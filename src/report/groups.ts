@@ -6,7 +6,7 @@
 // one aggregate over it joined to the report's postcode table, streamed in order.
 import { toArea, toOutcode, toSector } from "postcode";
 import { LOOKUPS, type Lookup } from "../spec/fields.js";
-import type { Db } from "../store/db.js";
+import type { Db } from "../store/sqlite/db.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareText, spreadLabel } from "./figure-labels.js";
 import { providerColumn, SPREAD_METRICS } from "./measures.js";

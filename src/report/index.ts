@@ -2,7 +2,7 @@
 // from SQLite in one consistent snapshot, the set replaced whole (report-set.ts).
 import { join } from "node:path";
 import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
-import type { Db } from "../store/db.js";
+import type { Db } from "../store/sqlite/db.js";
 import { writeAtomically } from "./atomic-file.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { DEFAULT_GOOD_RATING } from "./definitions.js";

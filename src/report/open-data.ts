@@ -3,7 +3,7 @@
 // against the API where a postcode has both. Its figures are shares of premises per postcode
 // (Ofcom publishes no counts there), so they are never added to the API's per-address counts:
 // they are reported beside them, as means of the postcodes' shares, and labelled so.
-import type { Db } from "../store/db.js";
+import type { Db } from "../store/sqlite/db.js";
 import { BAND_COLUMNS, CROSS_CHECK_POINTS, OPEN_DATA_MONTH_COLUMN, openDataAttribution, type Premises } from "../spec/open-data.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { POSTCODE_TABLE } from "./postcode-table.js";

@@ -1,7 +1,7 @@
 // postcodes.csv (one row per postcode in scope) and enriched.csv (the user's input rows with the
 // figures of their postcode appended), both read from the report's postcode table.
-import type { Db } from "../store/db.js";
-import { widestRow } from "../store/run-rows.js";
+import type { Db } from "../store/sqlite/db.js";
+import { widestRow } from "../store/sqlite/run-rows.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { providerColumn, SPREAD_METRICS } from "./measures.js";
 import { ADDRESSES_COLUMN, countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns, POSTCODE_TABLE, STATUS_COLUMN } from "./postcode-table.js";

@@ -2,7 +2,7 @@
 // order, holding each lookup's status and every per-postcode figure. postcodes.csv, enriched.csv
 // and the summary read it; the address files join it to get their rows in PostCode order.
 import type { Lookup } from "../spec/fields.js";
-import type { Db } from "../store/db.js";
+import type { Db } from "../store/sqlite/db.js";
 import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "./measures.js";
 import { displayPostcodeSql } from "../spec/postcode.js";
 import type { ReportScope } from "./scope.js";

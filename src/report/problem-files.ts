@@ -1,7 +1,7 @@
 // rejects.csv (input rows that held no valid postcode) and failures.csv (postcodes whose lookup
 // failed after every retry): the two lists someone acts on after a run.
-import type { Db } from "../store/db.js";
-import { rejectedRows } from "../store/run-rows.js";
+import type { Db } from "../store/sqlite/db.js";
+import { rejectedRows } from "../store/sqlite/run-rows.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { POSTCODE_TABLE } from "./postcode-table.js";
 import type { ReportScope } from "./scope.js";

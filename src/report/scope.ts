@@ -1,8 +1,8 @@
 // Which postcodes a report covers: one run's input (by default the last run), or everything stored.
 import { LOOKUPS, PROVIDER_CODE, type Lookup } from "../spec/fields.js";
-import { missingProviderColumns, type Db } from "../store/db.js";
-import { readRun, runArg, runIdRange } from "../store/runs.js";
-import { currentOpenData } from "../store/open-data.js";
+import { missingProviderColumns, type Db } from "../store/sqlite/db.js";
+import { readRun, runArg, runIdRange } from "../store/sqlite/runs.js";
+import { currentOpenData } from "../store/sqlite/open-data.js";
 import type { Premises } from "../spec/open-data.js";
 import { UserError } from "../errors.js";
 

@@ -1,5 +1,5 @@
-// `npm run status` as text: the database status (store/status.ts) in words, for a terminal.
-import type { DatabaseStatus } from "../store/status.js";
+// `npm run status` as text: the database status (store/sqlite/status.ts) in words, for a terminal.
+import type { DatabaseStatus } from "../store/sqlite/status.js";
 
 export function formatStatus(s: DatabaseStatus, path: string): string {
   const lines: string[] = [`database ${path} (schema version ${s.schemaVersion})`];

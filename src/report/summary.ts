@@ -2,8 +2,8 @@
 // addresses), and the two views of them, summary.csv rows and the batch's closing lines.
 import type { OutcomeCounts } from "../spec/counts.js";
 import { RATING_LABELS, type Lookup } from "../spec/fields.js";
-import type { Db } from "../store/db.js";
-import { inputRowCounts } from "../store/run-rows.js";
+import type { Db } from "../store/sqlite/db.js";
+import { inputRowCounts } from "../store/sqlite/run-rows.js";
 import { countColumns, POSTCODE_TABLE, STATUS_COLUMN, ADDRESSES_COLUMN } from "./postcode-table.js";
 import { PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type SpreadMetric } from "./measures.js";
 import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareFraction, shareText, spreadLabel } from "./figure-labels.js";

@@ -2,7 +2,7 @@
 // their postcode's answer, and for the rest whether they look mangled by a spreadsheet (Excel
 // shows a 12-digit number as 1.00023E+11 and saves it so, or keeps only its first digits) or are
 // simply not in the answer. Only rows whose postcode has an answer count.
-import type { Db } from "../store/db.js";
+import type { Db } from "../store/sqlite/db.js";
 import { propertyColumns, propertyFoundSql, propertyJoinSql } from "./property-figures.js";
 import type { ReportScope } from "./scope.js";
 

@@ -4,7 +4,7 @@
 import { PassThrough } from "node:stream";
 import ExcelJS, { type Row, type Worksheet } from "exceljs";
 import { mobileFields, RATING_MAX, RATING_MIN, ratingWords, SPEED_FIELDS, type Lookup } from "../spec/fields.js";
-import type { Db } from "../store/db.js";
+import type { Db } from "../store/sqlite/db.js";
 import { writeAtomically } from "./atomic-file.js";
 import { columnHeading } from "./column-headings.js";
 import { EXCEL_MAX_ROWS, SPEED_THRESHOLDS as T } from "./definitions.js";

@@ -1,7 +1,7 @@
 // The lookup registry: what each of the API's lookups is, declared once, so the code loops over
 // LOOKUP_SPECS instead of spelling out "broadband" and "mobile". What stays per lookup elsewhere is
 // keyed by Lookup, so the compiler names every place a third lookup must fill in (docs/architecture.md):
-// its validator (fetch/validate-body.ts), its address table's columns (store/schema.ts) and its
+// its validator (fetch/validate-body.ts), its address table's columns (store/sqlite/schema.ts) and its
 // report figures (report/measures.ts, report/groups.ts).
 import { LOOKUPS, SPEED_FIELDS, mobileFields, type Lookup } from "./fields.js";
 

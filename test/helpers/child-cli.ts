@@ -3,7 +3,7 @@
 // (the tsx binary would put a second one in between, and kill -9 would miss the real batch).
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { openDatabase } from "../../src/store/db.js";
+import { openDatabase } from "../../src/store/sqlite/db.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 

@@ -1,5 +1,5 @@
 // A database's stored answers as plain data, to compare two runs.
-import { openDatabase } from "../../src/store/db.js";
+import { openDatabase } from "../../src/store/sqlite/db.js";
 
 export interface Snapshot {
   lookups: unknown[];

@@ -4,7 +4,7 @@
 // a running batch does) until its standard input closes.
 import Database from "better-sqlite3";
 import { hostname } from "node:os";
-import { MIGRATIONS } from "../../src/store/schema.js";
+import { MIGRATIONS } from "../../src/store/sqlite/schema.js";
 import { processIdentity } from "../../src/store/process-identity.js";
 
 const [path, commitAfterMs] = process.argv.slice(2) as [string, string];

@@ -1,6 +1,6 @@
 // The groups' figures by a different path from the reports' SQL: plain JavaScript over SELECT *
 // rows, from the definitions in docs/reports.md. Used by the groups and workbook tests.
-import type { Db } from "../../src/store/db.js";
+import type { Db } from "../../src/store/sqlite/db.js";
 
 type Row = Record<string, number | string | null>;
 

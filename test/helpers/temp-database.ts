@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { DEFAULT_PROVIDERS } from "../../src/spec/fields.js";
-import { ensureProviderColumns, openDatabase, type Db } from "../../src/store/db.js";
+import { ensureProviderColumns, openDatabase, type Db } from "../../src/store/sqlite/db.js";
 
 /** Call at the top of a test file; the returned object's `db` and `dir` are set before each test. */
 export function useTempDatabase(prefix: string): { db: Db; dir: string } {

@@ -1,13 +1,13 @@
 // The figures report.html adds to the summary, counted by SQLite over the report's postcode table
 // (so they cover exactly the summary's addresses): the exclusive broadband tiers, the distribution
 // of MaxPredictedDown, and the run's own row.
-import type { Db } from "../../store/db.js";
+import type { Db } from "../../store/sqlite/db.js";
 import { downloadTier, SPEED_THRESHOLDS as T, TIERS, type Tier } from "../definitions.js";
 import { downloadWithDataSql, tierSql } from "../measures.js";
 import { POSTCODE_TABLE } from "../postcode-table.js";
 import type { ReportScope } from "../scope.js";
 import type { Summary } from "../summary.js";
-import { readRunFacts } from "../../store/runs.js";
+import { readRunFacts } from "../../store/sqlite/runs.js";
 import type { HtmlReportData, MapData, SpeedBin, TierCount } from "./types.js";
 import { COORDINATE_COLUMNS } from "../coordinates.js";
 import { layoutMap, type MapPoint } from "./map/layout.js";

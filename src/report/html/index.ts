@@ -1,5 +1,5 @@
 // report.html, part of the report set: its data from the store, rendered, written atomically.
-import type { Db } from "../../store/db.js";
+import type { Db } from "../../store/sqlite/db.js";
 import { writeAtomically } from "../atomic-file.js";
 import type { ReportScope } from "../scope.js";
 import type { Summary } from "../summary.js";

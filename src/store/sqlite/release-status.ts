@@ -1,6 +1,6 @@
 // What `npm run status` says of releases: per lookup, each release with the answers confirmed on
 // it and the versions first seen in it, and how much of the last run's input is on the newest.
-import { LOOKUPS, type Lookup } from "../spec/fields.js";
+import { LOOKUPS, type Lookup } from "../../spec/fields.js";
 import { tableExists, type Db } from "./db.js";
 
 export interface LookupReleases {

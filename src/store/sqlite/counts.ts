@@ -1,6 +1,6 @@
 // Final state of a run's postcodes, per (postcode, lookup) pair.
-import { zeroOutcomes, type OutcomeCounts } from "../spec/counts.js";
-import type { Lookup } from "../spec/fields.js";
+import { zeroOutcomes, type OutcomeCounts } from "../../spec/counts.js";
+import type { Lookup } from "../../spec/fields.js";
 import type { Db } from "./db.js";
 
 export function finalCounts(db: Db, runId: number, lookups: readonly Lookup[]): OutcomeCounts {

@@ -1,5 +1,5 @@
 // Input rows of a run, written in batches as the input streams in.
-import type { NormalisedPostcode } from "../spec/postcode.js";
+import type { NormalisedPostcode } from "../../spec/postcode.js";
 import type { Db } from "./db.js";
 
 export interface StoredRow {

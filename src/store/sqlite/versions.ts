@@ -4,11 +4,11 @@
 // written when a newer version replaces it. An identical re-fetch only moves last_seen.
 import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
-import type { Lookup } from "../spec/fields.js";
-import { LOOKUP_SPECS } from "../spec/lookups.js";
-import type { Answer } from "../spec/records.js";
+import type { Lookup } from "../../spec/fields.js";
+import { LOOKUP_SPECS } from "../../spec/lookups.js";
+import type { Answer } from "../../spec/records.js";
 import type { Db } from "./db.js";
-import { providersOfKey } from "./provider-key.js";
+import { providersOfKey } from "../provider-key.js";
 
 /** One address of a version: [uprn, address, ...values] (speeds in SPEED_FIELDS order, ratings in mobileFields order). */
 export type VersionRow = [number, string, ...(number | null)[]];

@@ -1,6 +1,6 @@
 // The runs table: one row per batch, with its arguments (never keys), counts and exit code.
-import type { OutcomeCounts } from "../spec/counts.js";
-import type { Lookup } from "../spec/fields.js";
+import type { OutcomeCounts } from "../../spec/counts.js";
+import type { Lookup } from "../../spec/fields.js";
 import { finalCounts } from "./counts.js";
 import { DatabaseError, type Db } from "./db.js";
 

@@ -1,7 +1,7 @@
 // When each lookup's release was last checked: by a probe round, or by answers the run fetched
 // that tell as much (plan/probe-rule.ts decides which). The planner reads it to send at most one
 // probe round per lookup a day.
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../../spec/fields.js";
 import { tableExists, type Db } from "./db.js";
 
 export type CheckedBy = "probes" | "answers";

@@ -1,7 +1,7 @@
 // Dataset releases per lookup, numbered in the order they were first seen: the highest id of a
 // lookup is its newest release. Mobile answers name theirs (DBName); broadband answers do not, so a
 // broadband release is the user's --release NAME or the date its changed content was first seen.
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../../spec/fields.js";
 import type { Db } from "./db.js";
 
 export interface ReleaseInfo {

@@ -2,9 +2,9 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { mobileFields } from "../spec/fields.js";
+import { mobileFields } from "../../spec/fields.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./schema.js";
-import { UserError } from "../errors.js";
+import { UserError } from "../../errors.js";
 
 export type Db = Database.Database;
 

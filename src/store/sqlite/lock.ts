@@ -2,10 +2,10 @@
 // process is gone (killed run) is taken over.
 import { hostname } from "node:os";
 import type { Db } from "./db.js";
-import { processAlive, processIdentity } from "./process-identity.js";
-import { UserError } from "../errors.js";
+import { processAlive, processIdentity } from "../process-identity.js";
+import { UserError } from "../../errors.js";
 
-export { processAlive } from "./process-identity.js";
+export { processAlive } from "../process-identity.js";
 
 export class LockedError extends UserError {}
 

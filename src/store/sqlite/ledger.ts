@@ -1,8 +1,8 @@
 // The request ledger: every request sent, per lookup and quota period, with its status; and the
 // service's "quota replenished in" answer, until which nothing is sent to that lookup.
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../../spec/fields.js";
 import { tableExists, type Db } from "./db.js";
-import { perLookup } from "../spec/lookups.js";
+import { perLookup } from "../../spec/lookups.js";
 
 export interface SentRequest {
   lookup: Lookup;

@@ -1,9 +1,9 @@
 // What the planner reads and records: typed queries over the store's tables, so that src/plan
 // decides without SQL of its own.
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../../spec/fields.js";
 import type { Db } from "./db.js";
-import { providerNeedle } from "./provider-key.js";
-import { BAND_COLUMNS, type Premises } from "../spec/open-data.js";
+import { providerNeedle } from "../provider-key.js";
+import { BAND_COLUMNS, type Premises } from "../../spec/open-data.js";
 
 /** Why a postcode is fetched, in the planner's order of priority. */
 export type NeedReason = "new" | "failed" | "incomplete" | "refresh" | "release" | "age" | "probe";

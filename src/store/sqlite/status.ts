@@ -2,8 +2,8 @@
 // The wording is report/status-text.ts's.
 import { hostname } from "node:os";
 import type { Db } from "./db.js";
-import type { Lookup } from "../spec/fields.js";
-import { LOOKUP_LIST } from "../spec/lookups.js";
+import type { Lookup } from "../../spec/fields.js";
+import { LOOKUP_LIST } from "../../spec/lookups.js";
 import { processAlive } from "./lock.js";
 import { countsAsTheyStand } from "./runs.js";
 

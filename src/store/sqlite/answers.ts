@@ -3,11 +3,11 @@
 // arrive in one turn of the event loop share a transaction: a commit per answer rewrote the same
 // pages over and over and cost more than fetching. The group is committed before the loop waits
 // for I/O again, so a kill loses at most the answers of one turn.
-import type { Lookup } from "../spec/fields.js";
-import { LOOKUP_LIST, LOOKUP_SPECS, type LookupSpec } from "../spec/lookups.js";
-import type { FinalRecord } from "../spec/records.js";
+import type { Lookup } from "../../spec/fields.js";
+import { LOOKUP_LIST, LOOKUP_SPECS, type LookupSpec } from "../../spec/lookups.js";
+import type { FinalRecord } from "../../spec/records.js";
 import type { Db } from "./db.js";
-import { providerKey } from "./provider-key.js";
+import { providerKey } from "../provider-key.js";
 import { releaseBook, releaseOf } from "./releases.js";
 import { answerRows, answerValueRows, contentHash, versionStore, type VersionContent } from "./versions.js";
 
