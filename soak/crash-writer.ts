@@ -9,6 +9,7 @@
 import { openReadOnly } from "../src/store/sqlite/read-only.js";
 import { writeReports } from "../src/report/index.js";
 import { writeExport } from "../src/export/write-export.js";
+import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 
 const [what, dbPath, out, target] = process.argv.slice(2);
 if ((what !== "report" && what !== "export") || !dbPath || !out || !target) {
@@ -21,7 +22,7 @@ const onStep = (step: string) => {
 };
 const reader = openReadOnly(dbPath);
 try {
-  if (what === "report") await writeReports(reader.db, { outDir: out, onStep, onWarning: (m) => process.stderr.write(`warning: ${m}\n`) });
+  if (what === "report") await writeReports(sqliteSnapshotSource(reader.db), { outDir: out, onStep, onWarning: (m) => process.stderr.write(`warning: ${m}\n`) });
   else await writeExport(reader.db, { outDir: out, all: true, fileRows: 50, onStep, onProgress: (m) => process.stderr.write(`export: ${m}\n`) });
 } finally {
   reader.close();

@@ -14,6 +14,7 @@ import { scratchDir } from "../lib/paths.js";
 import { atLeast, atMost, check, type BenchContext, type Scenario } from "../lib/scenario.js";
 import { startSimulatorProcess } from "../lib/simulator-process.js";
 import { median, round, scaled, thousands } from "../lib/stats.js";
+import { sqliteSnapshotSource } from "../../src/store/sqlite/report/source.js";
 
 const CONCURRENCY = 16;
 const TIMEOUT_S = 30;
@@ -50,7 +51,7 @@ export const wholeJob: Scenario = {
       try {
         const timed = async (name: string, files: typeof REPORT_FILES) => {
           const t = performance.now();
-          await writeReports(db, { outDir: join(scratch.dir, `part-${name}`), runId: batch.result.runId, files });
+          await writeReports(sqliteSnapshotSource(db), { outDir: join(scratch.dir, `part-${name}`), runId: batch.result.runId, files });
           return (performance.now() - t) / 1000;
         };
         for (let r = 0; r < 3; r++) {

@@ -23,6 +23,7 @@ import { abandonStaleRuns, checkpointRun, createRun, finishRun, forgetRun, setRu
 import { headlineLines, openFirstLine, REPORT_FILES, writeReportsUnlessCurrent } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet, type ReadPath } from "../report/read-paths.js";
 import { inputShapeProblem, reportOptionsProblem } from "../report/check-options.js";
+import { sqliteSnapshotSource } from "../store/sqlite/report/source.js";
 import type { Logger } from "../log/logger.js";
 import { startProgress } from "../log/progress.js";
 import type { BatchConfig } from "./config.js";
@@ -115,7 +116,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     // Report options that name columns, and an input the reports cannot hold, are refused now, before anything is fetched.
     const shapeProblem = config.reports ? inputShapeProblem(read.shape) : null;
     if (shapeProblem) return failBeforeFetching(ctx, shapeProblem, "input");
-    const reportProblem = config.reports ? await reportOptionsProblem(ctx.db, ctx.runId, config) : null;
+    const reportProblem = config.reports ? await reportOptionsProblem(sqliteSnapshotSource(ctx.db), ctx.runId, config) : null;
     if (reportProblem) return failBeforeFetching(ctx, reportProblem, "options");
     if (config.openData) {
       // loaded only when asked for: every other run starts without the zip reader
@@ -476,7 +477,7 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
   };
   try {
     // A nightly run that changed nothing keeps the set it would rewrite (report/fingerprint.ts).
-    const report = await writeReportsUnlessCurrent(ctx.db, options);
+    const report = await writeReportsUnlessCurrent(sqliteSnapshotSource(ctx.db), options);
     if (report === "current") {
       log.info(`reports are current: ${config.out} already holds this set (same input, options and answers), kept as it is`, { event: "reports" });
       log.result(openFirstLine(config.out));
