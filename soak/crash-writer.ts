@@ -23,7 +23,7 @@ const onStep = (step: string) => {
 const reader = openReadOnly(dbPath);
 try {
   if (what === "report") await writeReports(sqliteSnapshotSource(reader.db), { outDir: out, onStep, onWarning: (m) => process.stderr.write(`warning: ${m}\n`) });
-  else await writeExport(reader.db, { outDir: out, all: true, fileRows: 50, onStep, onProgress: (m) => process.stderr.write(`export: ${m}\n`) });
+  else await writeExport(sqliteSnapshotSource(reader.db), { outDir: out, all: true, fileRows: 50, onStep, onProgress: (m) => process.stderr.write(`export: ${m}\n`) });
 } finally {
   reader.close();
 }
