@@ -27,6 +27,19 @@ export type Cell = string | number | null;
 /** A row stream: batches of rows, in the order the member documents. */
 export type RowBatches<R> = AsyncIterable<readonly R[]>;
 
+/** Rows of a synchronous iteration (an engine's cursor, a list) as a row stream: one await a batch, not a row. */
+export async function* batchesOf<R>(rows: Iterable<R>, size = SNAPSHOT_BATCH_ROWS): AsyncGenerator<R[]> {
+  let batch: R[] = [];
+  for (const row of rows) {
+    batch.push(row);
+    if (batch.length >= size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
 /** The scope a snapshot resolved: which postcodes, lookups and providers the reports cover. */
 export interface ReportScope {
   kind: "run" | "all";

@@ -38,7 +38,7 @@ import { finalCounts } from "../counts.js";
 import { inputRowCounts, rejectedRows, widestRow } from "../run-rows.js";
 import { readRunFacts } from "../runs.js";
 import { anyAnswerCompared, changedVersions, runExists } from "../versions.js";
-import { batchesOf } from "./batches.js";
+import { batchesOf } from "../../snapshot.js";
 import { goodColumns } from "../../../report/measures.js";
 import { RELEASE_COLUMN, STATUS_COLUMN } from "../../../report/postcode-columns.js";
 import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
