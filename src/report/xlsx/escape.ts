@@ -3,9 +3,9 @@
 // _xHHHH_, so a literal "_x0041_" in the text has its underscore escaped the same way (_x005F_).
 // Lone surrogates have no UTF-8 form at all: they become U+FFFD, as any UTF-8 encoder makes them.
 
-// eslint-disable-next-line no-control-regex -- the control characters are what this escapes
-const SPECIAL =
-  /[&<>"]|[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|_(?=x[0-9A-Fa-f]{4}_)/;
+// the control characters are what this escapes
+// eslint-disable-next-line no-control-regex
+const SPECIAL = /[&<>"]|[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|_(?=x[0-9A-Fa-f]{4}_)/;
 const SPECIAL_ALL = new RegExp(SPECIAL.source, "g");
 
 const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
