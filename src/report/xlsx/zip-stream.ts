@@ -23,6 +23,8 @@ export class ZipStream {
     private readonly out: Writable,
     private readonly level: DeflateOptions["level"] = ZIP_LEVEL,
   ) {
+    // the output's failure is the writer's: thrown at the next push (unheard, it would be uncaught)
+    out.on("error", (err) => (this.failure ??= err));
     this.zip = new Zip((err, data, final) => {
       if (err) {
         this.failure ??= err;
