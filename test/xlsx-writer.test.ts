@@ -10,6 +10,7 @@ import { createWriteStream, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { promisify } from "node:util";
+import { deflateRaw as deflateRawCallback } from "node:zlib";
 import { parse } from "csv-parse/sync";
 import ExcelJS from "exceljs";
 import { unzipSync, strFromU8 } from "fflate";
@@ -26,6 +27,7 @@ const dir = tempDir("pcc-xlsx-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const LIBREOFFICE = requiresTool(TOOLS.soffice);
+const deflateRaw = promisify(deflateRawCallback);
 
 const COLUMNS: SheetColumn[] = [
   { heading: "Text", note: "what was typed", width: 20, style: { numFmt: "@" } },
@@ -240,6 +242,8 @@ describe("a slow output", () => {
   it("holds the rows back while the output has no room, and writes them all once it has", async () => {
     // a file whose writes complete only when the test releases them
     const held: (() => void)[] = [];
+    let wrote = () => {};
+    const firstWrite = new Promise<void>((resolve) => (wrote = resolve));
     let received = 0;
     const chunks: Buffer[] = [];
     const sink = new Writable({
@@ -248,6 +252,7 @@ describe("a slow output", () => {
         received += chunk.length;
         chunks.push(chunk);
         held.push(done);
+        wrote();
       },
     });
     let taken = 0;
@@ -262,9 +267,15 @@ describe("a slow output", () => {
       await writeSheet(book, { name: "Rows", columns: COLUMNS, rows: rows() });
       await book.finish();
     })();
+    // the writer deflates in zlib's thread pool: a turn lets a job there finish (a 1-byte deflate
+    // queued behind the writer's) and then the event loop run, without a timer
     const turns = async (n: number) => {
-      for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+      for (let i = 0; i < n; i++) {
+        await deflateRaw(Buffer.alloc(1));
+        for (let j = 0; j < 5; j++) await new Promise((resolve) => setImmediate(resolve));
+      }
     };
+    await firstWrite;
     await turns(50);
     // stuck on the first held write: a few chunks' rows taken, not the 200,000
     expect(held.length).toBe(1);

@@ -76,7 +76,7 @@ async function drain(sheet: Worksheet, out: Writable): Promise<void> {
 }
 
 /** The reports' writer, at deflate `level`. */
-const ours = (level: 1 | 6) =>
+const ours = (level: number) =>
   async function (db: Db, path: string): Promise<void> {
     const out = new PassThrough();
     const file = createWriteStream(path);
@@ -87,7 +87,7 @@ const ours = (level: 1 | 6) =>
     await once(file, "close");
   };
 
-const WRITERS = { exceljs: withExceljs, ours: ours(ZIP_LEVEL as 1), oursLevel6: ours(6) } as const;
+const WRITERS = { exceljs: withExceljs, ours: ours(ZIP_LEVEL), oursLevel6: ours(6) } as const;
 type Writer = keyof typeof WRITERS;
 
 export const workbookWriters: Scenario = {

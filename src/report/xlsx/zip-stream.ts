@@ -1,20 +1,53 @@
-// The package's zip, streamed into `out` with fflate (entries deflated as they are pushed, one after
-// another). Every push waits until `out` has room: fflate compresses synchronously and hands its
-// output over at once, so waiting here is what keeps memory flat however many rows a sheet has.
+// The package's zip, streamed into `out`: fflate writes the container (headers, data descriptors,
+// the central directory) and Node's zlib deflates each entry, in its thread pool, beside the
+// JavaScript that builds the next rows' XML. Measured (docs/bench.md, "Workbook writers"): fflate's
+// own deflate, in JavaScript on the main thread, took 40% of the writer's time. Every push waits
+// until the deflater and `out` have room, which keeps memory flat however many rows a sheet has.
+import { once } from "node:events";
 import type { Writable } from "node:stream";
-import { Zip, ZipDeflate, type DeflateOptions } from "fflate";
+import { crc32, createDeflateRaw, type DeflateRaw } from "node:zlib";
+import { Zip, type AsyncFlateStreamHandler, type ZipInputFile } from "fflate";
 
 /**
  * Deflate level of the entries. Measured (docs/bench.md, "Workbook writers"): level 1 writes the
- * Mobile sheet about twice as fast as fflate's default 6, in a file the size exceljs wrote.
+ * Mobile sheet faster than 6 in a file the size exceljs wrote.
  */
-export const ZIP_LEVEL: DeflateOptions["level"] = 1;
+export const ZIP_LEVEL = 1;
 
 export interface ZipEntry {
-  /** deflates `text` into the entry; resolves when `out` has room for more */
+  /** deflates `text` into the entry; resolves when there is room for more */
   write(text: string): Promise<void>;
-  /** the entry's last text */
+  /** the entry's last text; resolves when the entry is wholly in the zip */
   end(text?: string): Promise<void>;
+}
+
+/** One entry, deflated by zlib: fflate reads its size and CRC when its last chunk comes. */
+class DeflatedEntry implements ZipInputFile {
+  readonly compression = 8; // deflate (APPNOTE 4.4.5)
+  size = 0;
+  crc = 0;
+  ondata?: AsyncFlateStreamHandler;
+  readonly ended: Promise<unknown>;
+  private readonly deflate: DeflateRaw;
+
+  constructor(
+    readonly filename: string,
+    level: number,
+  ) {
+    this.deflate = createDeflateRaw({ level });
+    this.deflate.on("data", (chunk: Uint8Array<ArrayBuffer>) => this.ondata?.(null, chunk, false));
+    this.ended = once(this.deflate, "end").then(() => this.ondata?.(null, new Uint8Array(0), true));
+  }
+
+  async push(data: Buffer, final: boolean): Promise<void> {
+    this.size += data.length;
+    this.crc = crc32(data, this.crc);
+    const room = this.deflate.write(data);
+    if (final) {
+      this.deflate.end();
+      await this.ended;
+    } else if (!room) await once(this.deflate, "drain");
+  }
 }
 
 export class ZipStream {
@@ -24,7 +57,7 @@ export class ZipStream {
 
   constructor(
     private readonly out: Writable,
-    private readonly level: DeflateOptions["level"] = ZIP_LEVEL,
+    private readonly level = ZIP_LEVEL,
   ) {
     // the output's failure is the writer's: thrown at the next push (unheard, it would be uncaught)
     out.on("error", (err) => (this.failure ??= err));
@@ -39,15 +72,15 @@ export class ZipStream {
     });
   }
 
-  /** A new entry; the previous one must have ended (fflate would hold this one's output until it does). */
+  /** A new entry; the previous one must have ended (the zip holds one entry's output at a time). */
   entry(name: string): ZipEntry {
     if (this.open) throw new Error(`zip entry ${name}: the previous entry is still open`);
-    const file = new ZipDeflate(name, { level: this.level });
+    const file = new DeflatedEntry(name, this.level);
     this.zip.add(file);
     this.open = true;
     const push = async (text: string, final: boolean) => {
       this.check();
-      file.push(Buffer.from(text, "utf8"), final);
+      await file.push(Buffer.from(text, "utf8"), final);
       if (final) this.open = false;
       await this.room();
     };
