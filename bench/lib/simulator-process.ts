@@ -29,9 +29,15 @@ export interface SimulatorProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * The key the bench's simulator takes and its clients send: the simulator's demo key is 8
+ * characters, shorter than the batch accepts from COVERAGE_API_KEY (src/pipeline/config-values.ts).
+ */
+export const BENCH_KEY = "bench-key-0123456789abcdef012345";
+
 export async function startSimulatorProcess(flags: SimulatorFlags = {}): Promise<SimulatorProcess> {
   const args = ["--import", "tsx", "src/cli/simulate.ts", "--port", "0"];
-  for (const [name, value] of Object.entries(flags)) {
+  for (const [name, value] of Object.entries({ key: BENCH_KEY, ...flags })) {
     if (value === undefined) continue;
     args.push(`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, String(value));
   }
