@@ -39,6 +39,11 @@ class DeflatedEntry implements ZipInputFile {
     this.ended = once(this.deflate, "end").then(() => this.ondata?.(null, new Uint8Array(0), true));
   }
 
+  /** Frees the deflater of an entry that will not be finished (a failure). */
+  abort(): void {
+    this.deflate.destroy();
+  }
+
   async push(data: Buffer, final: boolean): Promise<void> {
     this.size += data.length;
     this.crc = crc32(data, this.crc);
@@ -79,10 +84,15 @@ export class ZipStream {
     this.zip.add(file);
     this.open = true;
     const push = async (text: string, final: boolean) => {
-      this.check();
-      await file.push(Buffer.from(text, "utf8"), final);
-      if (final) this.open = false;
-      await this.room();
+      try {
+        this.check();
+        await file.push(Buffer.from(text, "utf8"), final);
+        if (final) this.open = false;
+        await this.room();
+      } catch (err) {
+        file.abort();
+        throw err;
+      }
     };
     return { write: (text) => push(text, false), end: (text = "") => push(text, true) };
   }
