@@ -3,6 +3,7 @@ import { parseTable, STATUS_OPTIONS } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import { openStore } from "../store/open-store.js";
 import type { Store } from "../store/store.js";
+import { DatabaseError } from "../store/types.js";
 import { formatStatus } from "../report/status-text.js";
 import { formatReleaseStatus } from "./release-status-text.js";
 import { formatQuotaStatus, quotaStatus } from "../plan/quota-status.js";
@@ -36,7 +37,9 @@ runCli({
           formatStatus(status, o.db) + formatRunningProgress(running) + formatReleaseStatus(releases) + formatQuotaStatus(quota) + formatOpenDataStatus(openData),
         );
     } catch (err) {
-      throw new CliError(`${o.db}: ${(err as Error).message}`);
+      // the store names the database in its errors; this line names it once
+      const cause = err instanceof DatabaseError && err.cause instanceof Error ? err.cause : (err as Error);
+      throw new CliError(`${o.db}: ${cause.message}`);
     } finally {
       await store.close();
     }
