@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { connectPostgres, type PostgresConnection } from "../src/store/postgres/connect.js";
 import { ensurePostgresProviderColumns, migratePostgres, PG_SCHEMA_VERSION } from "../src/store/postgres/schema.js";
 import { isPostgresUrl, passwordInArgv, redactUrl, urlHasPassword } from "../src/store/postgres/url.js";
-import { DatabaseError } from "../src/store/sqlite/db.js";
+import { DatabaseError } from "../src/store/types.js";
 import { ConfigError } from "../src/pipeline/config-values.js";
 import { BATCH_OPTIONS } from "../src/pipeline/options.js";
 import { dbReadPaths } from "../src/report/read-paths.js";

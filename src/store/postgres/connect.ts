@@ -3,7 +3,7 @@
 // variables and ~/.pgpass (PGPASSFILE), as libpq does. Only the redacted URL is ever shown.
 import pg from "pg";
 import { oneLine } from "../../errors.js";
-import { DatabaseError } from "../sqlite/db.js";
+import { DatabaseError } from "../types.js";
 import { redactUrl } from "./url.js";
 
 /** bigint (int8) and numeric as JavaScript numbers: ids, counts and sums stay far below 2^53, and
@@ -14,6 +14,19 @@ const TYPES = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === INT8 || oid === NUMERIC ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
+
+/** What runs a statement: the pool (one statement, its own transaction) or a transaction's client. */
+export type Queryable = pg.Pool | pg.PoolClient;
+
+/** The rows of one statement. */
+export async function rowsOf<T>(q: Queryable, sql: string, params: readonly unknown[] = []): Promise<T[]> {
+  return (await q.query(sql, params as unknown[])).rows as T[];
+}
+
+/** The first row of one statement, or null. */
+export async function rowOf<T>(q: Queryable, sql: string, params: readonly unknown[] = []): Promise<T | null> {
+  return ((await q.query(sql, params as unknown[])).rows[0] as T | undefined) ?? null;
+}
 
 export interface PostgresConnection {
   readonly pool: pg.Pool;
@@ -27,6 +40,8 @@ export interface ConnectOptions {
   max?: number;
   /** application_name: what pg_stat_activity shows for these connections */
   applicationName?: string;
+  /** every transaction read only (status): the server refuses any change */
+  readOnly?: boolean;
 }
 
 /** Connects (one round trip to check it), or throws a one-line DatabaseError naming the redacted URL. */
@@ -38,6 +53,7 @@ export async function connectPostgres(url: string, options: ConnectOptions = {})
     application_name: options.applicationName ?? "postcode-coverage",
     types: TYPES,
     connectionTimeoutMillis: 30_000,
+    ...(options.readOnly ? { options: "-c default_transaction_read_only=on" } : {}),
   });
   // An idle connection the server drops (a restart, an admin) must not kill the process: the next
   // query takes a new one, and its failure is reported there.
