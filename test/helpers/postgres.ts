@@ -48,7 +48,7 @@ export async function freshPostgresDatabase(): Promise<string> {
   const admin = new pg.Client({ connectionString: postgresUrl("postgres") });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(`CREATE DATABASE ${name} STRATEGY = FILE_COPY`);
   } finally {
     await admin.end();
   }
