@@ -18,7 +18,6 @@ import { DatabaseError, LockedError, type Lease, type RunCounts } from "../store
 import { otherKindMessage } from "../store/data-kind.js";
 import { keepLease, LEASE_TTL_MS, type Every } from "../store/lease-keeper.js";
 import { processIdentity } from "../store/process-identity.js";
-import { sqliteHandleForReports } from "../store/sqlite/handle-for-reports.js";
 import { headlineLines, openFirstLine, REPORT_FILES, writeReportsUnlessCurrent } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet, type ReadPath } from "../report/read-paths.js";
 import { inputShapeProblem, reportOptionsProblem } from "../report/check-options.js";
@@ -118,7 +117,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     // Report options that name columns, and an input the reports cannot hold, are refused now, before anything is fetched.
     const shapeProblem = config.reports ? inputShapeProblem(read.shape) : null;
     if (shapeProblem) return await failBeforeFetching(ctx, shapeProblem, "input");
-    const reportProblem = config.reports ? await reportOptionsProblem(sqliteHandleForReports(ctx.store), ctx.runId, config) : null;
+    const reportProblem = config.reports ? await reportOptionsProblem(ctx.store, ctx.runId, config) : null;
     if (reportProblem) return await failBeforeFetching(ctx, reportProblem, "options");
     if (config.openData) {
       // loaded only when asked for: every other run starts without the zip reader
@@ -514,7 +513,7 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
   };
   try {
     // A nightly run that changed nothing keeps the set it would rewrite (report/fingerprint.ts).
-    const report = await writeReportsUnlessCurrent(sqliteHandleForReports(ctx.store), options);
+    const report = await writeReportsUnlessCurrent(ctx.store, options);
     if (report === "current") {
       log.info(`reports are current: ${config.out} already holds this set (same input, options and answers), kept as it is`, { event: "reports" });
       log.result(openFirstLine(config.out));
