@@ -18,7 +18,7 @@ export interface LeaseContext {
 const isLive = (row: LeaseRow, nowMs: number, ctx: LeaseContext): boolean => leaseLive(row, nowMs, ctx.here, ctx.isAlive);
 
 /** Every lease row, oldest first. */
-export function allLeaseRows(q: Queryable): Promise<LeaseRow[]> {
+function allLeaseRows(q: Queryable): Promise<LeaseRow[]> {
   return rowsOf<LeaseRow>(q, "SELECT id, host, pid, process, run_id, taken_at, expires_ms FROM leases ORDER BY id");
 }
 
