@@ -52,7 +52,7 @@ const postgres: StoreEngineFactory = {
   name: "postgres",
   exclusiveLeases: false,
   async open(options = {}) {
-    const url = await freshPostgresDatabase();
+    const url = await freshPostgresDatabase({ schema: true });
     return openedAt(url, options, () => dropPostgresDatabase(url));
   },
 };
