@@ -2,6 +2,7 @@
 import { parseTable, STATUS_OPTIONS } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import { openStore } from "../store/open-store.js";
+import { isPostgresUrl } from "../store/postgres/url.js";
 import type { Store } from "../store/store.js";
 import { DatabaseError } from "../store/types.js";
 import { formatStatus } from "../report/status-text.js";
@@ -17,7 +18,7 @@ runCli({
   options: (y) => declareOptions(y, STATUS_OPTIONS),
   run: async (argv) => {
     const o = parseTable(STATUS_OPTIONS, argv);
-    if (!existsSync(o.db)) throw new CliError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
+    if (!isPostgresUrl(o.db) && !existsSync(o.db)) throw new CliError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
     let store: Store;
     try {
       store = await openStore(o.db, { readonly: true });
@@ -34,12 +35,12 @@ runCli({
       if (o.json) process.stdout.write(JSON.stringify({ ...status, running, releases, quota, openData }, null, 2) + "\n");
       else
         process.stdout.write(
-          formatStatus(status, o.db) + formatRunningProgress(running) + formatReleaseStatus(releases) + formatQuotaStatus(quota) + formatOpenDataStatus(openData),
+          formatStatus(status, store.location) + formatRunningProgress(running) + formatReleaseStatus(releases) + formatQuotaStatus(quota) + formatOpenDataStatus(openData),
         );
     } catch (err) {
       // the store names the database in its errors; this line names it once
       const cause = err instanceof DatabaseError && err.cause instanceof Error ? err.cause : (err as Error);
-      throw new CliError(`${o.db}: ${cause.message}`);
+      throw new CliError(`${store.location}: ${cause.message}`);
     } finally {
       await store.close();
     }
