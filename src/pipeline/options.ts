@@ -18,6 +18,7 @@ import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/write-export.js";
 import { DEFAULT_KEY } from "../simulator/options.js";
 import type { Dialect } from "../spec/types.js";
+import { isPostgresUrl, passwordInArgv } from "../store/postgres/url.js";
 
 export type OptionKind = "string" | "number" | "boolean";
 /** What a caller may pass: numbers arrive as text from the command line, as numbers from code. */
@@ -81,13 +82,20 @@ const text = (raw: string | undefined) => raw;
 const duration = (raw: string | undefined, name: string) => wrapped(name, () => parseDuration(raw!));
 const flag = (raw: boolean | undefined) => raw === true;
 
+/** A SQLite path, or a PostgreSQL URL without a password (argv is visible to every user). */
+function parseDb(raw: string | undefined, name: string): string {
+  const refused = isPostgresUrl(raw!) ? passwordInArgv(raw!, name) : null;
+  if (refused) throw new ConfigError(refused);
+  return raw!;
+}
+
 /** Where the batch keeps its database; the report, status and export commands read it there too. */
 export const DEFAULT_DB = "output/coverage.sqlite";
 
 export const BATCH_OPTIONS = {
   in: option({ type: "string", required: true, help: "input CSV file, or - for standard input", parse: (raw) => raw! }),
   column: option({ type: "string", help: "input column holding postcodes (default: auto-detect)", parse: text }),
-  db: option({ type: "string", default: DEFAULT_DB, help: "SQLite database", parse: (raw) => raw! }),
+  db: option({ type: "string", default: DEFAULT_DB, help: "SQLite database file, or a postgres:// URL (its password in PGPASSWORD or ~/.pgpass)", parse: parseDb }),
   out: option({ type: "string", default: "output", help: "directory for the reports", parse: (raw) => raw! }),
   lookups: option({
     type: "string",

@@ -1,0 +1,268 @@
+// Final answers on PostgreSQL, with the SQLite engine's meaning (sqlite/answers.ts, versions.ts):
+// each answer replaces the pair's latest answer in the transaction of its status row; an identical
+// re-fetch only moves its version's "last seen"; a failure keeps the last good answer's addresses.
+// The writer queues what one event-loop turn brings (answers, ledger rows, quota blocks) and
+// commits it as one transaction, one group after another, so a kill loses at most one turn's.
+import type pg from "pg";
+import type { Lookup } from "../../spec/fields.js";
+import { LOOKUP_SPECS } from "../../spec/lookups.js";
+import type { FinalRecord } from "../../spec/records.js";
+import { providerKey } from "../provider-key.js";
+import { releaseOf, type ReleaseBook, type ReleaseInfo } from "../sqlite/releases.js";
+import { answerRows, answerValueRows, contentHash, valueFields, type VersionContent, type VersionRow } from "../sqlite/versions.js";
+import type { AnswerStore, AnswerWriter } from "../store.js";
+import type { AnswerVersionInfo, AnswerWriterOptions, StoredAnswer } from "../types.js";
+import { databaseError, inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";
+import { recordBlock, recordRequest } from "./ledger.js";
+import { ensurePostgresProviderColumns } from "./schema.js";
+
+/** Column names as stored: unquoted, so lower case (schema.ts). */
+const columnsOf = (fields: readonly string[]): string[] => fields.map((f) => f.toLowerCase());
+
+/** The rows of a pair's latest answer as the address tables hold them, sorted by UPRN. */
+export async function storedRows(q: Queryable, postcode: string, lookup: Lookup, providers: string | null): Promise<VersionRow[]> {
+  const columns = ["uprn", "address", ...columnsOf(valueFields(lookup, providers))];
+  const result = await q.query({ text: `SELECT ${columns.join(", ")} FROM ${LOOKUP_SPECS[lookup].table} WHERE postcode = $1 ORDER BY uprn`, values: [postcode], rowMode: "array" });
+  return result.rows as VersionRow[];
+}
+
+interface CurrentVersion {
+  id: number;
+  status: "ok" | "not_found";
+  hash: string | null;
+  simulated: number;
+  providers: string | null;
+  confirmed: string | null;
+}
+
+/**
+ * The releases as a book the shared rule (releaseOf) reads synchronously: loaded at the start of a
+ * group's transaction; a release first seen in it is inserted before the next record
+ * (ON CONFLICT: another machine may have seen it at the same time).
+ */
+async function loadReleaseBook(client: pg.PoolClient): Promise<{ book: ReleaseBook; save(): Promise<void> }> {
+  const rows = await rowsOf<{ id: number; lookup: Lookup; name: string }>(client, "SELECT id, lookup, name FROM releases ORDER BY id");
+  let nextId = Math.max(0, ...rows.map((r) => r.id)) + 1;
+  const pending: { lookup: Lookup; name: string; at: string; runId: number }[] = [];
+  const find = (lookup: Lookup, name: string) => rows.find((r) => r.lookup === lookup && r.name === name);
+  const book: ReleaseBook = {
+    newest: (lookup) => rows.filter((r) => r.lookup === lookup).at(-1) ?? null,
+    ensure(lookup, name, at, runId): ReleaseInfo {
+      const found = find(lookup, name);
+      if (found) return found;
+      const added = { id: nextId++, lookup, name };
+      rows.push(added);
+      pending.push({ lookup, name, at, runId });
+      return added;
+    },
+    startDated(lookup, at, runId) {
+      const date = at.slice(0, 10);
+      let name = date;
+      for (let n = 2; find(lookup, name); n++) name = `${date}.${n}`;
+      return book.ensure(lookup, name, at, runId);
+    },
+  };
+  return {
+    book,
+    async save() {
+      for (const r of pending.splice(0))
+        await client.query("INSERT INTO releases (lookup, name, detected_at, run_id) VALUES ($1, $2, $3, $4) ON CONFLICT (lookup, name) DO NOTHING", [
+          r.lookup,
+          r.name,
+          r.at,
+          r.runId,
+        ]);
+    },
+  };
+}
+
+/** Inserts address rows, many per statement (PostgreSQL takes at most 65,535 parameters). */
+async function insertAddresses(client: pg.PoolClient, lookup: Lookup, postcode: string, fields: readonly string[], rows: readonly VersionRow[]): Promise<void> {
+  const columns = ["postcode", "uprn", "address", ...columnsOf(fields)];
+  const perStatement = Math.max(1, Math.floor(60_000 / columns.length));
+  for (let i = 0; i < rows.length; i += perStatement) {
+    const chunk = rows.slice(i, i + perStatement);
+    const values: unknown[] = [];
+    const tuples = chunk.map((row) => {
+      const start = values.length;
+      values.push(postcode, ...row);
+      return `(${columns.map((_, j) => `$${start + j + 1}`).join(", ")})`;
+    });
+    await client.query(`INSERT INTO ${LOOKUP_SPECS[lookup].table} (${columns.join(", ")}) VALUES ${tuples.join(", ")}`, values);
+  }
+}
+
+type Queued = FinalRecord | ((client: pg.PoolClient) => Promise<void>);
+
+function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: string): AnswerWriter {
+  const simulated = options.simulated ? 1 : 0;
+  const onError = options.onError ?? (() => {});
+  const providerList = providerKey(options.providers);
+  const providersOf = (lookup: Lookup) => (LOOKUP_SPECS[lookup].perProvider ? providerList : null);
+  const label = options.release ?? null;
+
+  const writeOne = async (client: pg.PoolClient, r: FinalRecord, book: ReleaseBook): Promise<void> => {
+    if (r.status === "failed") {
+      await client.query(
+        `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, simulated)
+         VALUES ($1, $2, 'failed', $3, $4, $5, $6, $7, NULL, 0, $8)
+         ON CONFLICT (postcode, lookup) DO UPDATE SET
+           status = 'failed', http_status = EXCLUDED.http_status, attempts = EXCLUDED.attempts,
+           last_error = EXCLUDED.last_error, fetched_at = EXCLUDED.fetched_at, run_id = EXCLUDED.run_id`,
+        [r.postcode, r.lookup, r.httpStatus, r.attempts, r.lastError, r.fetchedAt, r.runId, simulated],
+      );
+      return;
+    }
+    const answer = r.status === "ok" ? r.answer : null;
+    const content: VersionContent = {
+      status: r.status === "ok" ? "ok" : "not_found",
+      simulated: simulated === 1,
+      providers: answer ? providersOf(answer.lookup) : null,
+      rows: answer ? answerRows(answer) : [],
+    };
+    const hash = contentHash(content);
+    const current = await rowOf<CurrentVersion>(
+      client,
+      `SELECT v.id, v.status, v.hash, v.simulated, v.providers, l.release AS confirmed
+         FROM lookups l JOIN answer_versions v ON v.id = l.version_id WHERE l.postcode = $1 AND l.lookup = $2 FOR UPDATE OF l`,
+      [r.postcode, r.lookup],
+    );
+    const rowsOfCurrent = async (v: CurrentVersion) => (v.status === "ok" ? storedRows(client, r.postcode, r.lookup, v.providers) : []);
+    let currentHash = current?.hash ?? null;
+    if (current && currentHash === null) {
+      currentHash = contentHash({
+        status: current.status,
+        simulated: current.simulated === 1,
+        providers: LOOKUP_SPECS[r.lookup].perProvider ? current.providers : null,
+        rows: await rowsOfCurrent(current),
+      });
+      await client.query("UPDATE answer_versions SET hash = $1 WHERE id = $2", [currentHash, current.id]);
+    }
+    const changed = current === null || currentHash !== hash;
+    const release = releaseOf(book, {
+      lookup: r.lookup,
+      dataset: answer?.dataset ?? null,
+      label,
+      // a real answer replacing a simulated one (or the reverse) is a first answer, not a new release
+      changed: current !== null && changed && current.simulated === simulated,
+      confirmed: current?.confirmed ?? null,
+      at: r.fetchedAt,
+      runId: r.runId,
+    });
+    let versionId: number;
+    if (current && !changed) {
+      versionId = current.id;
+      await client.query("UPDATE answer_versions SET last_seen = $1 WHERE id = $2", [r.fetchedAt, current.id]);
+    } else {
+      if (current) await client.query("UPDATE answer_versions SET content = $1 WHERE id = $2", [JSON.stringify(await rowsOfCurrent(current)), current.id]);
+      versionId = (await rowOf<{ id: number }>(
+        client,
+        `INSERT INTO answer_versions (postcode, lookup, status, hash, release, first_seen, last_seen, run_id, simulated, address_count, providers)
+         VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $9, $10) RETURNING id`,
+        [r.postcode, r.lookup, content.status, hash, release, r.fetchedAt, r.runId, simulated, content.rows.length, content.providers],
+      ))!.id;
+      await client.query(`DELETE FROM ${LOOKUP_SPECS[r.lookup].table} WHERE postcode = $1`, [r.postcode]);
+      if (answer) await insertAddresses(client, answer.lookup, r.postcode, LOOKUP_SPECS[answer.lookup].valueFields(options.providers), answerValueRows(answer));
+    }
+    await client.query(
+      `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, providers, simulated, version_id, release)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+       ON CONFLICT (postcode, lookup) DO UPDATE SET
+         status = EXCLUDED.status, http_status = EXCLUDED.http_status, attempts = EXCLUDED.attempts,
+         last_error = EXCLUDED.last_error, fetched_at = EXCLUDED.fetched_at, run_id = EXCLUDED.run_id,
+         dataset = EXCLUDED.dataset, address_count = EXCLUDED.address_count, providers = EXCLUDED.providers,
+         simulated = EXCLUDED.simulated, version_id = EXCLUDED.version_id, release = EXCLUDED.release`,
+      [
+        r.postcode,
+        r.lookup,
+        r.status,
+        r.httpStatus,
+        r.attempts,
+        r.lastError,
+        r.fetchedAt,
+        r.runId,
+        answer?.dataset ?? null,
+        answer?.addresses.length ?? 0,
+        answer ? providersOf(answer.lookup) : null,
+        simulated,
+        versionId,
+        release,
+      ],
+    );
+  };
+
+  const writeGroup = (group: readonly Queued[]) =>
+    inTransaction(pool, async (client) => {
+      const releases = await loadReleaseBook(client);
+      for (const item of group) {
+        if (typeof item === "function") await item(client);
+        else await writeOne(client, item, releases.book);
+        await releases.save();
+      }
+    });
+
+  // Groups commit one after another, in the order they were queued.
+  let queued: Queued[] = [];
+  let scheduled = false;
+  let failure: Error | null = null;
+  let chain: Promise<void> = Promise.resolve();
+  const commitQueued = (): void => {
+    scheduled = false;
+    if (queued.length === 0 || failure) return;
+    const group = queued;
+    queued = [];
+    chain = chain.then(async () => {
+      if (failure) return;
+      try {
+        await writeGroup(group);
+      } catch (err) {
+        failure = databaseError(err, location);
+        onError(failure);
+      }
+    });
+  };
+  const enqueue = (item: Queued): void => {
+    if (failure) throw failure;
+    queued.push(item);
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(commitQueued);
+  };
+  return {
+    write: enqueue,
+    request: (sent) => enqueue((client) => recordRequest(client, sent)),
+    block: (b) => enqueue((client) => recordBlock(client, b)),
+    async flush() {
+      commitQueued();
+      await chain;
+      if (failure) throw failure;
+    },
+  };
+}
+
+export function postgresAnswers(pool: pg.Pool, location: string): AnswerStore {
+  return {
+    openWriter: async (options) => answerWriter(pool, options, location),
+    prepareProviders: (providers) => ensurePostgresProviderColumns(pool, providers),
+    async holdsOtherKind(simulated) {
+      return (await rowOf(pool, "SELECT 1 FROM lookups WHERE simulated <> $1 LIMIT 1", [simulated ? 1 : 0])) !== null;
+    },
+    async get(postcode, lookup): Promise<StoredAnswer | null> {
+      const row = await rowOf<Omit<StoredAnswer, "simulated"> & { simulated: number }>(
+        pool,
+        `SELECT postcode, lookup, status, fetched_at AS "fetchedAt", run_id AS "runId", address_count AS "addressCount", dataset, release,
+                simulated, version_id AS "versionId", last_error AS "lastError"
+           FROM lookups WHERE postcode = $1 AND lookup = $2`,
+        [postcode, lookup],
+      );
+      return row ? { ...row, simulated: row.simulated === 1 } : null;
+    },
+    versions: (postcode, lookup) =>
+      rowsOf<AnswerVersionInfo>(
+        pool,
+        `SELECT id, status, hash, release, first_seen AS "firstSeen", last_seen AS "lastSeen", run_id AS "runId", address_count AS "addressCount"
+           FROM answer_versions WHERE postcode = $1 AND lookup = $2 ORDER BY id`,
+        [postcode, lookup],
+      ),
+  };
+}

@@ -1,0 +1,96 @@
+// One pool of connections to a PostgreSQL database, shared by the store and (later) the report
+// snapshot. The URL is the user's `--db`; `pg` adds what it lacks from the PG* environment
+// variables and ~/.pgpass (PGPASSFILE), as libpq does. Only the redacted URL is ever shown.
+import pg from "pg";
+import { oneLine } from "../../errors.js";
+import { DatabaseError } from "../types.js";
+import { redactUrl } from "./url.js";
+
+/** bigint (int8) and numeric as JavaScript numbers: ids, counts and sums stay far below 2^53, and
+ * the SQLite engine returns numbers for the same columns. */
+const INT8 = 20;
+const NUMERIC = 1700;
+const TYPES = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8 || oid === NUMERIC ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** What runs a statement: the pool (one statement, its own transaction) or a transaction's client. */
+export type Queryable = pg.Pool | pg.PoolClient;
+
+/** The rows of one statement. */
+export async function rowsOf<T>(q: Queryable, sql: string, params: readonly unknown[] = []): Promise<T[]> {
+  return (await q.query(sql, params as unknown[])).rows as T[];
+}
+
+/** The first row of one statement, or null. */
+export async function rowOf<T>(q: Queryable, sql: string, params: readonly unknown[] = []): Promise<T | null> {
+  return ((await q.query(sql, params as unknown[])).rows[0] as T | undefined) ?? null;
+}
+
+export interface PostgresConnection {
+  readonly pool: pg.Pool;
+  /** the URL without its password: what logs, errors, status and run rows show */
+  readonly location: string;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  /** connections at most (the batch's writers and claim renewal share them) */
+  max?: number;
+  /** application_name: what pg_stat_activity shows for these connections */
+  applicationName?: string;
+  /** every transaction read only (status): the server refuses any change */
+  readOnly?: boolean;
+}
+
+/** Connects (one round trip to check it), or throws a one-line DatabaseError naming the redacted URL. */
+export async function connectPostgres(url: string, options: ConnectOptions = {}): Promise<PostgresConnection> {
+  const location = redactUrl(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 4,
+    application_name: options.applicationName ?? "postcode-coverage",
+    types: TYPES,
+    connectionTimeoutMillis: 30_000,
+    ...(options.readOnly ? { options: "-c default_transaction_read_only=on" } : {}),
+  });
+  // An idle connection the server drops (a restart, an admin) must not kill the process: the next
+  // query takes a new one, and its failure is reported there.
+  pool.on("error", () => {});
+  try {
+    await pool.query("SELECT 1");
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw databaseError(err, location, "cannot connect to");
+  }
+  return { pool, location, close: () => pool.end() };
+}
+
+/** A failure of the database as a one-line DatabaseError naming it (its URL without password). */
+export function databaseError(err: unknown, location: string, what = "database"): Error {
+  if (err instanceof DatabaseError) return err;
+  const code = (err as { code?: unknown }).code;
+  return new DatabaseError(`${what} ${location}: ${oneLine(err)}${typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? ` (${code})` : ""}`, { cause: err });
+}
+
+/**
+ * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it
+ * throws (and the error passed on).
+ */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    // a connection that cannot even roll back is dropped, not returned to the pool
+    await client.query("ROLLBACK").catch(() => (broken = true));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,102 @@
+// Leases on PostgreSQL: one per batch process, any number at once (team mode). A lease is live
+// until its expiry, and only while its holder runs when that holder is on this host (a killed
+// batch's lease lapses at once, as on SQLite); a holder on another host is trusted until its lease
+// expires. Taking a lease clears the ones no longer live, with their claims and reservations.
+import type pg from "pg";
+import type { Lease, LeaseHolder, LeaseTaken } from "../types.js";
+import type { LeaseStore } from "../store.js";
+import { inTransaction, rowsOf, type Queryable } from "./connect.js";
+
+export type IsAlive = (holder: LeaseHolder) => boolean;
+
+/** Where this process runs and how it tells whether a holder on this host still runs. */
+export interface LeaseContext {
+  here: string;
+  isAlive: IsAlive;
+}
+
+interface LeaseRow {
+  id: number;
+  host: string;
+  pid: number;
+  process: string | null;
+  run_id: number | null;
+  taken_at: string;
+  expires_ms: number;
+}
+
+function toLease(row: LeaseRow): Lease {
+  return {
+    id: row.id,
+    holder: { host: row.host, pid: row.pid, process: row.process },
+    runId: row.run_id,
+    takenAt: row.taken_at,
+    expiresAt: new Date(row.expires_ms).toISOString(),
+  };
+}
+
+function isLive(row: LeaseRow, nowMs: number, ctx: LeaseContext): boolean {
+  if (row.expires_ms <= nowMs) return false;
+  return row.host !== ctx.here || ctx.isAlive({ host: row.host, pid: row.pid, process: row.process });
+}
+
+/** Every lease row, oldest first. */
+export function allLeaseRows(q: Queryable): Promise<LeaseRow[]> {
+  return rowsOf<LeaseRow>(q, "SELECT id, host, pid, process, run_id, taken_at, expires_ms FROM leases ORDER BY id");
+}
+
+/** Ids of the leases live at `nowMs`. */
+export async function liveLeaseIds(q: Queryable, nowMs: number, ctx: LeaseContext): Promise<number[]> {
+  return (await allLeaseRows(q)).filter((r) => isLive(r, nowMs, ctx)).map((r) => r.id);
+}
+
+/** Leases live at `nowMs`, oldest first. */
+export async function liveLeases(q: Queryable, nowMs: number, ctx: LeaseContext): Promise<Lease[]> {
+  return (await allLeaseRows(q)).filter((r) => isLive(r, nowMs, ctx)).map(toLease);
+}
+
+/** The newest lease, live or not (status shows it as the lock), with whether its holder on this host runs. */
+export async function newestLease(q: Queryable, ctx: LeaseContext): Promise<{ lease: Lease; alive: boolean | null } | null> {
+  const row = (await allLeaseRows(q)).at(-1);
+  if (!row) return null;
+  return { lease: toLease(row), alive: row.host === ctx.here ? ctx.isAlive({ host: row.host, pid: row.pid, process: row.process }) : null };
+}
+
+/** Drops a lease with its claims and unspent reservations; `expiredBy`: only if it is still expired then (its holder may have renewed it meanwhile). */
+async function dropLease(client: pg.PoolClient, id: number, expiredBy: number | null): Promise<boolean> {
+  const dropped = await client.query(
+    expiredBy === null ? "DELETE FROM leases WHERE id = $1" : "DELETE FROM leases WHERE id = $1 AND expires_ms <= $2",
+    expiredBy === null ? [id] : [id, expiredBy],
+  );
+  if (dropped.rowCount !== 1) return false;
+  await client.query("DELETE FROM claims WHERE lease_id = $1", [id]);
+  await client.query("DELETE FROM ledger_reservations WHERE lease_id = $1", [id]);
+  return true;
+}
+
+export function postgresLeases(pool: pg.Pool, ctx: LeaseContext): LeaseStore {
+  return {
+    take: (holder, nowMs, ttlMs) =>
+      inTransaction(pool, async (client): Promise<LeaseTaken> => {
+        let previous: LeaseTaken["previous"] = null;
+        for (const row of await allLeaseRows(client)) {
+          if (isLive(row, nowMs, ctx)) continue;
+          if (await dropLease(client, row.id, row.expires_ms <= nowMs ? nowMs : null)) previous = { pid: row.pid, host: row.host, runId: row.run_id };
+        }
+        const takenAt = new Date(nowMs).toISOString();
+        const id = (
+          await rowsOf<{ id: number }>(
+            client,
+            "INSERT INTO leases (host, pid, process, run_id, taken_at, expires_ms) VALUES ($1, $2, $3, NULL, $4, $5) RETURNING id",
+            [holder.host, holder.pid, holder.process, takenAt, nowMs + ttlMs],
+          )
+        )[0]!.id;
+        return { lease: { id, holder, runId: null, takenAt, expiresAt: new Date(nowMs + ttlMs).toISOString() }, previous };
+      }),
+    async renew(leaseId, nowMs, ttlMs) {
+      return (await pool.query("UPDATE leases SET expires_ms = $1 WHERE id = $2", [nowMs + ttlMs, leaseId])).rowCount === 1;
+    },
+    release: (leaseId) => inTransaction(pool, async (client) => void (await dropLease(client, leaseId, null))),
+    live: (nowMs) => liveLeases(pool, nowMs, ctx),
+  };
+}

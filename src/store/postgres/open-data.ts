@@ -1,0 +1,104 @@
+// Ofcom's open postcode data on PostgreSQL: one release at a time. An import runs in one
+// transaction on its own connection: rows are copied (COPY) into a temporary table as they come,
+// then replace the stored release in one statement at commit; a rollback leaves it whole. As on
+// SQLite, a postcode listed twice keeps its last row.
+import type pg from "pg";
+import { OPEN_DATA_COLUMNS, type Premises } from "../../spec/open-data.js";
+import type { OpenDataStore, OpenDataWriter } from "../store.js";
+import type { OpenDataImport } from "../types.js";
+import { rowOf } from "./connect.js";
+import { copyRows } from "./copy.js";
+
+const BATCH = 5000;
+const COLUMNS = ["postcode", "premises", ...OPEN_DATA_COLUMNS];
+
+async function startImport(pool: pg.Pool): Promise<OpenDataWriter> {
+  const client = await pool.connect();
+  let done = false;
+  const end = async (sql: "COMMIT" | "ROLLBACK"): Promise<void> => {
+    if (done) return;
+    done = true;
+    let broken = false;
+    try {
+      await client.query(sql);
+    } catch (err) {
+      broken = true;
+      if (sql === "COMMIT") throw err;
+    } finally {
+      client.release(broken);
+    }
+  };
+  try {
+    await client.query("BEGIN");
+    await client.query(
+      `CREATE TEMPORARY TABLE open_data_incoming (seq bigint GENERATED ALWAYS AS IDENTITY, LIKE open_data) ON COMMIT DROP`,
+    );
+  } catch (err) {
+    await end("ROLLBACK");
+    throw err;
+  }
+  let buffer: unknown[][] = [];
+  let failure: Error | null = null;
+  let chain: Promise<void> = Promise.resolve();
+  const copyBuffer = (): void => {
+    const rows = buffer;
+    buffer = [];
+    chain = chain.then(async () => {
+      if (failure || rows.length === 0) return;
+      try {
+        await copyRows(client, "open_data_incoming", COLUMNS, rows);
+      } catch (err) {
+        failure = err as Error;
+      }
+    });
+  };
+  return {
+    row(premises: Premises, postcode: string, values: readonly (number | null)[]) {
+      buffer.push([postcode, premises, ...values]);
+      if (buffer.length >= BATCH) copyBuffer();
+    },
+    async commit(meta): Promise<OpenDataImport> {
+      copyBuffer();
+      await chain;
+      try {
+        if (failure) throw failure;
+        await client.query("DELETE FROM open_data");
+        await client.query(
+          `INSERT INTO open_data (${COLUMNS.join(", ")})
+           SELECT DISTINCT ON (postcode, premises) ${COLUMNS.join(", ")} FROM open_data_incoming ORDER BY postcode, premises, seq DESC`,
+        );
+        const counts = (await rowOf<{ a: number; r: number }>(
+          client,
+          "SELECT COUNT(*) FILTER (WHERE premises = 'all') AS a, COUNT(*) FILTER (WHERE premises = 'residential') AS r FROM open_data",
+        ))!;
+        const id = (await rowOf<{ id: number }>(
+          client,
+          `INSERT INTO open_data_imports (month, revision, source, fingerprint, imported_at, files, postcodes, residential, run_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+          [meta.month, meta.revision, meta.source, meta.fingerprint, meta.importedAt, meta.files, counts.a, counts.r, meta.runId],
+        ))!.id;
+        await end("COMMIT");
+        return { ...meta, id, postcodes: counts.a, residential: counts.r };
+      } catch (err) {
+        await end("ROLLBACK");
+        throw err;
+      }
+    },
+    async rollback() {
+      await chain;
+      await end("ROLLBACK");
+    },
+  };
+}
+
+export function postgresOpenData(pool: pg.Pool): OpenDataStore {
+  return {
+    current: () =>
+      rowOf<OpenDataImport>(
+        pool,
+        `SELECT id, month, revision, source, fingerprint, imported_at AS "importedAt", files, postcodes, residential
+           FROM open_data_imports ORDER BY id DESC LIMIT 1`,
+      ),
+    startImport: () => startImport(pool),
+  };
+}

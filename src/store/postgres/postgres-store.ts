@@ -1,0 +1,104 @@
+// The PostgreSQL store: the Store interface (store.ts) over one connection pool, for teams whose
+// machines share one database (issue 21): every batch holds its own lease, claims its pairs, and
+// shares the ledger and the pace. The report side (snapshot) is not implemented on PostgreSQL yet.
+import { hostname } from "node:os";
+import { UserError } from "../../errors.js";
+import { processAlive } from "../process-identity.js";
+import type { Store } from "../store.js";
+import { DatabaseError, type LeaseHolder } from "../types.js";
+import { connectPostgres, databaseError, rowOf } from "./connect.js";
+import { postgresAnswers } from "./answers.js";
+import { postgresClaims } from "./claims.js";
+import { postgresInputRows } from "./input-rows.js";
+import { postgresLeases, type LeaseContext } from "./leases.js";
+import { postgresLedger } from "./ledger.js";
+import { postgresOpenData } from "./open-data.js";
+import { postgresPace } from "./pace.js";
+import { postgresPlan } from "./plan.js";
+import { postgresReleaseChecks } from "./release-checks.js";
+import { postgresRuns } from "./runs.js";
+import { migratePostgres, PG_SCHEMA_VERSION, postgresSchemaVersion } from "./schema.js";
+import { postgresStatus } from "./status.js";
+
+export interface PostgresStoreOptions {
+  /** read only: never creates, migrates or changes the store (status) */
+  readonly?: boolean;
+  /** whether a lease holder on this host still runs (tests inject one; default: process-identity.ts) */
+  isAlive?: (holder: LeaseHolder) => boolean;
+}
+
+/** A failure of the server or the connection (it carries a code, or pg says the connection ended), not a bug. */
+function isDatabaseFailure(err: unknown): boolean {
+  if (!(err instanceof Error) || err instanceof UserError) return false;
+  return typeof (err as { code?: unknown }).code === "string" || /^Connection terminated|^timeout exceeded when trying to connect/.test(err.message);
+}
+
+/**
+ * The part's functions with the database's failures turned into one-line DatabaseErrors naming
+ * the store (its URL without password); what a function resolves to with functions of its own (a
+ * writer) is wrapped the same way.
+ */
+function naming<T extends object>(part: T, location: string): T {
+  const convert = (err: unknown): never => {
+    throw isDatabaseFailure(err) ? databaseError(err, location) : err;
+  };
+  const wrapValue = (value: unknown): unknown =>
+    value !== null && typeof value === "object" && !Array.isArray(value) && Object.values(value).some((v) => typeof v === "function") ? naming(value, location) : value;
+  return Object.fromEntries(
+    Object.entries(part).map(([name, member]) => [
+      name,
+      typeof member !== "function"
+        ? member
+        : (...args: unknown[]) => {
+            let result: unknown;
+            try {
+              result = (member as (...a: unknown[]) => unknown).apply(part, args);
+            } catch (err) {
+              return convert(err);
+            }
+            return result instanceof Promise ? result.then(wrapValue, convert) : result;
+          },
+    ]),
+  ) as T;
+}
+
+/** Opens the store at `url` (creating and migrating its schema unless read only). Throws DatabaseError naming it. */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+  const connection = await connectPostgres(url, options.readonly ? { readOnly: true } : {});
+  const { pool, location } = connection;
+  try {
+    if (options.readonly) {
+      const version = await postgresSchemaVersion(pool);
+      if (version === 0) throw new DatabaseError(`${location} holds no postcode-coverage data yet (run a batch first)`);
+      if (version > PG_SCHEMA_VERSION) throw new DatabaseError(`${location} has schema version ${version}; this program knows up to ${PG_SCHEMA_VERSION}`);
+    } else await migratePostgres(pool, location);
+  } catch (err) {
+    await connection.close().catch(() => {});
+    throw err instanceof UserError ? err : databaseError(err, location);
+  }
+  const ctx: LeaseContext = { here: hostname(), isAlive: options.isAlive ?? ((holder) => processAlive(holder.pid, holder.process)) };
+  return {
+    engine: "postgres",
+    location,
+    runs: naming(postgresRuns(pool, ctx), location),
+    inputRows: naming(postgresInputRows(pool), location),
+    answers: naming(postgresAnswers(pool, location), location),
+    releases: naming(
+      { newest: (lookup) => rowOf<{ id: number; name: string }>(pool, "SELECT id, name FROM releases WHERE lookup = $1 ORDER BY id DESC LIMIT 1", [lookup]) } satisfies Store["releases"],
+      location,
+    ),
+    plan: naming(postgresPlan(pool), location),
+    ledger: naming(postgresLedger(pool, ctx), location),
+    leases: naming(postgresLeases(pool, ctx), location),
+    claims: naming(postgresClaims(pool, ctx), location),
+    pace: naming(postgresPace(pool), location),
+    releaseChecks: naming(postgresReleaseChecks(pool), location),
+    openData: naming(postgresOpenData(pool), location),
+    status: naming(postgresStatus(pool, ctx), location),
+    snapshot() {
+      // the report side (issue 21, part 2) builds on this connection and schema
+      return Promise.reject(new DatabaseError(`${location}: reports from PostgreSQL: not implemented on PostgreSQL yet`));
+    },
+    close: () => connection.close(),
+  };
+}

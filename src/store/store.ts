@@ -1,0 +1,265 @@
+// The store: everything the batch, the planner, status, soak and bench read and write, as one
+// asynchronous interface with one implementation per engine (src/store/sqlite/, and PostgreSQL
+// next: issue 21). Nothing outside an engine's folder holds a database handle or SQL. Records are
+// in types.ts. Times are passed in (ISO text or epoch ms), never read from a clock here, so tests
+// drive them. `openStore` (open-store.ts) picks the engine from the location; the contract suite
+// (test/store-contract/) runs the same cases on every engine.
+//
+// Writers (answers, input rows, open data) queue synchronously and commit asynchronously: the
+// batch's hot path writes the answers of one event-loop turn, with their ledger rows, in one
+// transaction (issue 23), which a Promise per answer would defeat.
+import type { OutcomeCounts } from "../spec/counts.js";
+import type { Lookup } from "../spec/fields.js";
+import type { FinalRecord } from "../spec/records.js";
+import type { Premises } from "../spec/open-data.js";
+import type { SnapshotSource } from "./snapshot.js";
+import type {
+  AnswerVersionInfo,
+  AnswerWriterOptions,
+  Candidate,
+  CandidateQuery,
+  ClaimResult,
+  DatabaseStatus,
+  LastRunSettings,
+  Lease,
+  LeaseHolder,
+  LeaseTaken,
+  LedgerFigures,
+  LookupReleases,
+  NeedReason,
+  NewRun,
+  OpenDataImport,
+  OpenDataMeta,
+  QuotaBlock,
+  ReleaseCheck,
+  Reservation,
+  RunCounts,
+  RunEnd,
+  RunFacts,
+  RunInfo,
+  RunningProgress,
+  SentRequest,
+  StoredAnswer,
+  StoredRow,
+} from "./types.js";
+
+export type StoreEngine = "sqlite" | "postgres";
+
+export interface Store extends SnapshotSource {
+  readonly engine: StoreEngine;
+  /** where the store is, for messages: a path, or a URL without its password */
+  readonly location: string;
+  readonly runs: RunStore;
+  readonly inputRows: InputRowStore;
+  readonly answers: AnswerStore;
+  readonly releases: ReleaseStore;
+  readonly plan: PlanStore;
+  readonly ledger: LedgerStore;
+  readonly leases: LeaseStore;
+  readonly claims: ClaimStore;
+  readonly pace: PaceStore;
+  readonly releaseChecks: ReleaseCheckStore;
+  readonly openData: OpenDataStore;
+  readonly status: StatusStore;
+  /** Closes the store; writers must have been flushed. */
+  close(): Promise<void>;
+}
+
+/** One row per batch: its arguments (never keys), counts, exit code, and the lease it runs under. */
+export interface RunStore {
+  /** Records a new run in state 'running' under `run.leaseId`; returns its id. */
+  create(run: NewRun): Promise<number>;
+  /** The input's header names and which of them holds the postcode. */
+  setInput(runId: number, columns: readonly string[], postcodeColumn: string): Promise<void>;
+  /** The run's final state, exit code, message and counts. */
+  finish(runId: number, end: RunEnd): Promise<void>;
+  /** The exit a finished run really ended with, when a later stage (the reports) changed it. */
+  setExit(runId: number, exitCode: number, message: string | null): Promise<void>;
+  /** Removes a run refused for its options before it fetched anything (rows and row), so the next run takes its number. */
+  forget(runId: number): Promise<void>;
+  /** Requests so far, written every few seconds while the run is 'running': a killed run's row still says what it spent. */
+  checkpoint(runId: number, counts: Pick<RunCounts, "requests" | "retries" | "throttled">): Promise<void>;
+  /**
+   * Marks 'abandoned' every running run whose lease is no longer live (expired, released, or its
+   * holder on this host is gone), with its counts as they stand; returns how many.
+   */
+  abandonOrphans(at: string, nowMs: number): Promise<number>;
+  /** Final state of the run's postcode × lookup pairs: what it needed but did not fetch is pending. */
+  finalCounts(runId: number, lookups: readonly Lookup[]): Promise<OutcomeCounts>;
+  /** The run with this id, or the last run that read its input; null when there is none. */
+  read(which: number | "last"): Promise<RunInfo | null>;
+  /** What a run did, as its row says; null when there is no such run. */
+  facts(runId: number): Promise<RunFacts | null>;
+  /** The last run that read an input: its options say how the nightly job is set up. */
+  lastSettings(): Promise<LastRunSettings | null>;
+}
+
+/** The rows of a run's input, rejects included, in input order. */
+export interface InputRowStore {
+  /** A writer that batches rows; `flush` before anything reads them. */
+  openWriter(runId: number): Promise<InputRowWriter>;
+  /** How many rows a run's input had, and how many of them held no valid postcode. */
+  counts(runId: number): Promise<{ input: number; invalid: number }>;
+}
+
+export interface InputRowWriter {
+  /** Queues the row; a full batch is written before the Promise settles. */
+  add(row: StoredRow): Promise<void>;
+  /** Writes what is queued. */
+  flush(): Promise<void>;
+}
+
+/** Final answers and their versions: the latest answer per pair, every distinct answer as a version. */
+export interface AnswerStore {
+  /**
+   * The batch's writer: each record replaces the pair's latest answer in the transaction of its
+   * status row; an identical re-fetch only moves the version's "last seen"; a failure keeps the
+   * last good answer's addresses. Records, ledger rows and quota blocks queued in one event-loop
+   * turn are committed together before the loop waits for I/O again.
+   */
+  openWriter(options: AnswerWriterOptions): Promise<AnswerWriter>;
+  /** Makes room for these mobile providers' ratings (SQLite: columns), before a writer writes them. */
+  prepareProviders(providers: readonly string[]): Promise<void>;
+  /** Whether the store holds an answer of the other kind (simulated vs real) than this run's. */
+  holdsOtherKind(simulated: boolean): Promise<boolean>;
+  /** The pair's stored state; null when never fetched. */
+  get(postcode: string, lookup: Lookup): Promise<StoredAnswer | null>;
+  /** The pair's versions, oldest first. */
+  versions(postcode: string, lookup: Lookup): Promise<AnswerVersionInfo[]>;
+}
+
+export interface AnswerWriter {
+  /** Queues a final record; committed with the others of this event-loop turn. */
+  write(record: FinalRecord): void;
+  /** Queues a request's ledger row (spending one of its lease's reservation) in the same transaction. */
+  request(sent: SentRequest): void;
+  /** Queues the service's "quota spent until" answer in the same transaction. */
+  block(block: QuotaBlock): void;
+  /** Commits what is queued now; rejects with the failure of an earlier deferred commit, if any. */
+  flush(): Promise<void>;
+}
+
+/** Dataset releases per lookup, numbered in the order they were first seen. */
+export interface ReleaseStore {
+  /** The lookup's newest release; null before any. */
+  newest(lookup: Lookup): Promise<{ id: number; name: string } | null>;
+}
+
+/** What the planner reads and records, so that src/plan decides without SQL of its own. */
+export interface PlanStore {
+  /** Every unique postcode of the run's input, in input order, with the state of its stored answer for one lookup. */
+  candidates(query: CandidateQuery): Promise<Candidate[]>;
+  /** What the run needs to fetch: what it does not fetch counts as pending. */
+  recordNeeds(runId: number, lookup: Lookup, needs: readonly { postcode: string; reason: NeedReason }[]): Promise<void>;
+  /** The start of the --refresh in progress for the lookup (an unfinished one continues), else `now`, recorded. */
+  refreshMark(lookup: Lookup, now: string, runId: number): Promise<string>;
+  /** Ends the refresh of each lookup of which the run left nothing it needed unfetched. */
+  closeRefreshMarks(runId: number, lookups: readonly Lookup[]): Promise<void>;
+}
+
+/**
+ * The request ledger, per lookup and quota period: requests recorded (AnswerWriter.request) plus
+ * live reservations. Reserving is atomic: stores on one database reserving at once never grant
+ * more than the limit together. A reservation belongs to a lease: what a run reserved but did not
+ * send stops counting when its lease is released (giveBack) or expires.
+ */
+export interface LedgerStore {
+  reserve(r: { leaseId: number; lookup: Lookup; period: string; n: number; limit: number; nowMs: number }): Promise<Reservation>;
+  /** Drops the lease's reservations not yet spent by recorded requests. */
+  giveBack(leaseId: number): Promise<void>;
+  /** Requests counted in the period: recorded plus live reservations. */
+  used(lookup: Lookup, period: string, nowMs: number): Promise<number>;
+  /** Per-lookup figures of the period, and the blocks in force at `nowMs`, for the plan and `status`. */
+  figures(period: string, nowMs: number): Promise<LedgerFigures>;
+  /** The service's block in force at `now` (ISO), if any. */
+  blocked(lookup: Lookup, now: string): Promise<{ until: string; message: string } | null>;
+}
+
+/**
+ * Leases replace the batch lock: a holder, an expiry, renewed by its process on a timer
+ * (lease-keeper.ts). A run is abandoned only once its lease is no longer live. SQLite makes a lease
+ * exclusive (one batch per database: `take` throws LockedError while another is live); PostgreSQL
+ * lets every batch process hold its own.
+ */
+export interface LeaseStore {
+  /**
+   * Takes a lease for `ttlMs` from `nowMs`. A lease whose time ran out, or whose holder on this
+   * host is gone, is no longer live; SQLite takes it over and names it in `previous`.
+   */
+  take(holder: LeaseHolder, nowMs: number, ttlMs: number): Promise<LeaseTaken>;
+  /** Extends the lease to `nowMs + ttlMs`; false when it is no longer held (it expired and was taken over). */
+  renew(leaseId: number, nowMs: number, ttlMs: number): Promise<boolean>;
+  /** Ends the lease, with its claims and unspent reservations. */
+  release(leaseId: number): Promise<void>;
+  /** Leases live at `nowMs`. */
+  live(nowMs: number): Promise<Lease[]>;
+}
+
+/**
+ * Postcode-lookup pairs a run will fetch, claimed under its lease (team mode: no pair fetched by
+ * two machines at once). A claim lapses with its lease.
+ */
+export interface ClaimStore {
+  /**
+   * Claims what no other live lease holds and no other run fetched since `plannedAt` (ISO); says
+   * which pairs are held elsewhere and which were fetched meanwhile.
+   */
+  claim(c: { leaseId: number; runId: number; lookup: Lookup; postcodes: readonly string[]; plannedAt: string; nowMs: number }): Promise<ClaimResult>;
+  /** Gives the lease's claims of these pairs back (fetched, or given up). */
+  release(leaseId: number, lookup: Lookup, postcodes: readonly string[]): Promise<void>;
+}
+
+/** A slot from the shared pace: when this request may start, or that the key is blocked. */
+export interface PaceSlot {
+  startAtMs: number;
+  /** a quota block in force: nothing may be sent before this (epoch ms); null when none */
+  blockedUntilMs: number | null;
+}
+
+/**
+ * One pace per lookup and key, shared by every holder of the key (`keyId`: key-id.ts, a one-way
+ * digest, never the key). SQLite runs one batch at a time, so its pace lives in the process.
+ */
+export interface PaceStore {
+  /** Takes the next start slot at least `intervalMs` after the last one given for this lookup and key. */
+  nextSlot(lookup: Lookup, keyId: string, intervalMs: number, nowMs: number): Promise<PaceSlot>;
+  /** A 429: nobody with this key starts a request of the lookup before `untilMs`. */
+  slowDown(lookup: Lookup, keyId: string, untilMs: number): Promise<void>;
+  /** A 403 "quota replenished in": the key is blocked for the lookup until `untilMs`. */
+  block(lookup: Lookup, keyId: string, untilMs: number): Promise<void>;
+}
+
+/** When each lookup's release was last checked (a probe round, or answers that tell as much). */
+export interface ReleaseCheckStore {
+  /** The last check (ISO); null when none. */
+  last(lookup: Lookup): Promise<string | null>;
+  record(check: ReleaseCheck): Promise<void>;
+  /** Whether the run stored an ok answer of the lookup that names its release. */
+  runStoredNamedRelease(runId: number, lookup: Lookup): Promise<boolean>;
+}
+
+/** The store's copy of Ofcom's open postcode data: one release at a time. */
+export interface OpenDataStore {
+  /** The import the stored rows belong to; null when none. */
+  current(): Promise<OpenDataImport | null>;
+  /** Starts replacing the stored release; nothing changes for readers until `commit`. */
+  startImport(): Promise<OpenDataWriter>;
+}
+
+export interface OpenDataWriter {
+  /** Queues one postcode's figures (values in OPEN_DATA_COLUMNS order); a failure surfaces at commit. */
+  row(premises: Premises, postcode: string, values: readonly (number | null)[]): void;
+  /** Replaces the stored release with the rows written, records the import, and returns it. */
+  commit(meta: OpenDataMeta): Promise<OpenDataImport>;
+  /** Drops what was written: the stored release stays. */
+  rollback(): Promise<void>;
+}
+
+/** What `npm run status` reads. */
+export interface StatusStore {
+  database(recentRuns: number, nowMs: number): Promise<DatabaseStatus>;
+  /** The newest run still running, with counts from its plan and answers; null when none. */
+  running(): Promise<RunningProgress | null>;
+  /** Per lookup, each release with its answers and versions, and the last run's share on the newest. */
+  releases(): Promise<LookupReleases[]>;
+}

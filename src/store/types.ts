@@ -1,0 +1,340 @@
+// What the store's interface (store.ts) takes and gives: plain records, the same for every engine.
+// Engine-specific code (SQL, handles) lives under src/store/<engine>/.
+import type { OutcomeCounts } from "../spec/counts.js";
+import type { Lookup } from "../spec/fields.js";
+import type { Premises } from "../spec/open-data.js";
+import type { NormalisedPostcode } from "../spec/postcode.js";
+import { UserError } from "../errors.js";
+
+/** The database cannot be opened or used (not a database, a newer schema, a full disk): names it. */
+export class DatabaseError extends UserError {}
+
+/** Another batch holds the database (SQLite: one batch at a time). */
+export class LockedError extends UserError {}
+
+// ---- runs ----
+
+export type RunState = "running" | "completed" | "failed" | "stopped" | "interrupted" | "abandoned";
+
+export interface NewRun {
+  startedAt: string;
+  simulated: boolean;
+  inputName: string;
+  args: Record<string, unknown>;
+  lookups: readonly string[];
+  providers: readonly string[];
+  /** the lease the run works under: the run is abandoned once that lease has expired */
+  leaseId?: number | null | undefined;
+}
+
+export interface RunCounts extends OutcomeCounts {
+  inputRows: number;
+  postcodes: number;
+  rejects: number;
+  requests: number;
+  retries: number;
+  throttled: number;
+}
+
+export interface RunEnd {
+  endedAt: string;
+  state: RunState;
+  exitCode: number;
+  message: string | null;
+  counts: RunCounts;
+}
+
+/** A run as readers see it: its state and what it asked for, lists parsed. */
+export interface RunInfo {
+  id: number;
+  state: RunState;
+  simulated: boolean;
+  /** the input's header names, in order */
+  inputColumns: string[];
+  lookups: string[];
+  providers: string[];
+}
+
+/** What a run did, as its row says. */
+export interface RunFacts {
+  id: number;
+  state: string;
+  startedAt: string;
+  endedAt: string | null;
+  requests: number;
+  retries: number;
+  throttled: number;
+  message: string | null;
+}
+
+export interface LastRunSettings {
+  runId: number;
+  startedAt: string;
+  simulated: boolean;
+  providers: string[];
+  /** the run's recorded options (runs.args): what `status` plans the next nights with */
+  args: Record<string, unknown>;
+}
+
+// ---- input rows ----
+
+export interface StoredRow {
+  line: number;
+  value: string;
+  postcode: string | null;
+  reason: string | null;
+  cells: readonly string[];
+}
+
+/** A row as the input reads it (input's InputRow has this shape; store does not depend on input). */
+export interface ReadRow {
+  line: number;
+  value: string;
+  postcode: NormalisedPostcode;
+  cells: readonly string[];
+}
+
+/** An input row as the store keeps it: the compact postcode, or why it was rejected. */
+export function storedRow(row: ReadRow): StoredRow {
+  return {
+    line: row.line,
+    value: row.value,
+    postcode: row.postcode.ok ? row.postcode.compact : null,
+    reason: row.postcode.ok ? null : row.postcode.reason,
+    cells: row.cells,
+  };
+}
+
+// ---- answers and versions ----
+
+/** The stored state of one postcode × lookup pair (the latest answer). */
+export interface StoredAnswer {
+  postcode: string;
+  lookup: Lookup;
+  status: "ok" | "not_found" | "failed";
+  fetchedAt: string;
+  runId: number;
+  /** addresses of the last good answer (a failure keeps them) */
+  addressCount: number;
+  dataset: string | null;
+  release: string | null;
+  simulated: boolean;
+  /** the version the addresses belong to; null for a failure that never had a good answer */
+  versionId: number | null;
+  lastError: string | null;
+}
+
+/** One distinct answer of a pair, oldest first. */
+export interface AnswerVersionInfo {
+  id: number;
+  status: "ok" | "not_found";
+  hash: string | null;
+  release: string;
+  firstSeen: string;
+  lastSeen: string;
+  runId: number;
+  addressCount: number;
+}
+
+export interface AnswerWriterOptions {
+  /** mobile providers of this run: which rating fields the answers carry */
+  providers: readonly string[];
+  /** the answers come from the bundled simulator (--simulate) */
+  simulated?: boolean;
+  /** hears of a deferred commit that failed (a full disk): the caller should stop fetching */
+  onError?: (err: Error) => void;
+  /** --release NAME: the release label of answers that do not name theirs (broadband) */
+  release?: string | null | undefined;
+}
+
+/** A request sent, for the ledger: committed with the answers of the same event-loop turn. */
+export interface SentRequest {
+  lookup: Lookup;
+  /** HTTP status; null for a network failure */
+  status: number | null;
+  at: string;
+  /** the quota period it counts in (plan/quota-plan.ts quotaPeriod) */
+  period: string;
+  runId: number;
+  /** the lease whose reservation it spends (ledger.reserve); null when none was reserved */
+  leaseId: number | null;
+}
+
+export interface QuotaBlock {
+  lookup: Lookup;
+  /** nothing is sent to the lookup before this ISO time */
+  until: string;
+  message: string;
+  runId: number;
+}
+
+// ---- the planner ----
+
+/** Why a postcode is fetched, in the planner's order of priority. */
+export type NeedReason = "new" | "failed" | "incomplete" | "refresh" | "release" | "age" | "probe";
+
+export interface Candidate {
+  postcode: string;
+  /** the line of its first row in the input */
+  line: number;
+  /** what the stored answer needs; `fresh` needs nothing (a probe may still take it) */
+  state: Exclude<NeedReason, "probe"> | "fresh";
+  fetchedAt: string | null;
+  /** detection order of the release the answer is confirmed on (0: none) */
+  releaseRank: number;
+  /** with open data: how many of the six speed bands the postcode's premises fall in (Ofcom's files); null when it is not listed */
+  openDataBands?: number | null;
+}
+
+export interface CandidateQuery {
+  runId: number;
+  lookup: Lookup;
+  /** answers fetched at or after this ISO time are fresh */
+  freshSince: string;
+  /** a --refresh in progress: answers fetched before this still need fetching */
+  refreshSince: string | null;
+  providers: readonly string[];
+  simulated: boolean;
+  /** read each postcode's speed bands from the stored open data of these premises */
+  openData?: Premises | undefined;
+}
+
+// ---- ledger ----
+
+export interface Reservation {
+  /** how many of the n asked for were granted (0..n) */
+  granted: number;
+  /** what the period has left after this grant (never below 0) */
+  left: number;
+}
+
+export interface LedgerFigures {
+  /** requests per lookup counted in the period: recorded, plus live reservations not yet sent */
+  used: Record<Lookup, number>;
+  /** blocks in force */
+  blocks: { lookup: Lookup; until: string }[];
+}
+
+// ---- leases ----
+
+/** Who holds a lease: enough to tell, on the same host, whether the holder still runs. */
+export interface LeaseHolder {
+  host: string;
+  pid: number;
+  /** process identity (process-identity.ts): a reused pid is not the holder; null where unknown */
+  process: string | null;
+}
+
+export interface Lease {
+  id: number;
+  holder: LeaseHolder;
+  runId: number | null;
+  takenAt: string;
+  /** ISO; the holder renews it before then, or loses it */
+  expiresAt: string;
+}
+
+export interface LeaseTaken {
+  lease: Lease;
+  /** SQLite: the holder whose lease was taken over (expired, or its process gone); null when it was free */
+  previous: { pid: number; host: string; runId: number | null } | null;
+}
+
+// ---- claims ----
+
+export interface ClaimResult {
+  /** pairs this lease now holds: fetch these */
+  claimed: string[];
+  /** pairs another live lease holds: leave them to it */
+  heldElsewhere: string[];
+  /** pairs another run fetched since `plannedAt`: reuse its answer */
+  fetchedSince: string[];
+}
+
+// ---- release checks ----
+
+export type CheckedBy = "probes" | "answers";
+
+export interface ReleaseCheck {
+  lookup: Lookup;
+  at: string;
+  how: CheckedBy;
+  runId: number;
+}
+
+// ---- open data ----
+
+export interface OpenDataImport {
+  id: number;
+  month: string;
+  revision: number;
+  source: string;
+  fingerprint: string;
+  importedAt: string;
+  files: number;
+  postcodes: number;
+  residential: number;
+}
+
+export type OpenDataMeta = Omit<OpenDataImport, "id" | "postcodes" | "residential"> & { runId: number | null };
+
+// ---- status ----
+
+export interface RunSummary {
+  id: number;
+  started_at: string;
+  ended_at: string | null;
+  state: string;
+  exit_code: number | null;
+  simulated: number;
+  input_name: string;
+  input_rows: number;
+  postcodes: number;
+  rejects: number;
+  ok: number;
+  not_found: number;
+  failed: number;
+  pending: number;
+  requests: number;
+  retries: number;
+  throttled: number;
+  message: string | null;
+}
+
+export interface DatabaseStatus {
+  schemaVersion: number;
+  runs: RunSummary[];
+  lookups: { lookup: string; status: string; postcodes: number; oldest: string; newest: string }[];
+  /** the commonest last errors of failed lookups, to see at a glance why they failed */
+  failures: { lookup: string; last_error: string; postcodes: number }[];
+  postcodes: number;
+  addresses: Record<Lookup, number>;
+  datasets: { dataset: string; postcodes: number }[];
+  /** the oldest live lease, as a lock: alive says whether the holder still runs (null when it runs on another host) */
+  lock: { pid: number; host: string; run_id: number | null; started_at: string; alive: boolean | null } | null;
+  /** every lease not yet expired (one at most on SQLite) */
+  leases: Lease[];
+}
+
+export interface RunningProgress {
+  runId: number;
+  startedAt: string;
+  /** postcode x lookup pairs of the run's input */
+  pairs: number;
+  /** pairs the run planned to fetch (its needs): new, failed, stale, probes */
+  toFetch: number;
+  /** of those, answered by this run so far */
+  fetched: number;
+  /** pairs the run found fresh and did not need to fetch */
+  reused: number;
+  /** requests at the last checkpoint */
+  requests: number;
+}
+
+export interface LookupReleases {
+  lookup: Lookup;
+  releases: { name: string; detected_at: string; answers: number; versions: number }[];
+  newest: string | null;
+  /** the last run's unique input postcodes, and how many of them have an answer confirmed on the newest release */
+  input: { runId: number; postcodes: number; onNewest: number } | null;
+}

@@ -1,0 +1,56 @@
+// Tests on a real PostgreSQL server: the run's throwaway server (postgres-server.ts, started by
+// test/global-setup.ts) and a new database per test, reached over its Unix socket with no password.
+import pg from "pg";
+import { beforeAll, inject } from "vitest";
+import { requiresTool, TOOLS } from "./requires-tool.js";
+
+export interface ProvidedPostgres {
+  socketDir: string;
+  user: string;
+  /** why the server did not start although the package is installed; null when it runs */
+  failure: string | null;
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** absent when the package is missing */
+    postgres?: ProvidedPostgres;
+  }
+}
+
+/**
+ * Whether this file's PostgreSQL tests skip: outside CI when the package is missing (the run ends
+ * naming `apt-get install postgresql`); with CI=true they fail, as they do wherever the package is
+ * installed but the server did not start.
+ */
+export function requiresPostgres(): { skip: boolean } {
+  const need = requiresTool(TOOLS.postgresql);
+  if (need.skip) return need;
+  const server = inject("postgres");
+  if (server && server.failure === null) return need;
+  beforeAll(() => {
+    throw new Error(`the test PostgreSQL server did not start: ${server?.failure ?? "the package is missing"}`);
+  });
+  return need;
+}
+
+/** The URL of `database` on the run's server (no password: the socket trusts its user). */
+export function postgresUrl(database: string): string {
+  const server = inject("postgres")!;
+  return `postgres://${server.user}@/${database}?host=${server.socketDir}`;
+}
+
+let made = 0;
+
+/** A new, empty database on the run's server; its URL. */
+export async function freshPostgresDatabase(): Promise<string> {
+  const name = `t_${process.pid}_${++made}`;
+  const admin = new pg.Client({ connectionString: postgresUrl("postgres") });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return postgresUrl(name);
+}

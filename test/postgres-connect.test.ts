@@ -1,0 +1,141 @@
+// The PostgreSQL engine's connection and schema, on the run's throwaway server: URLs and their
+// redaction, one-line connection failures, the PG* variables, and a schema created once when two
+// processes open a new database together.
+import { afterEach, describe, expect, test } from "vitest";
+import { connectPostgres, type PostgresConnection } from "../src/store/postgres/connect.js";
+import { ensurePostgresProviderColumns, migratePostgres, PG_SCHEMA_VERSION } from "../src/store/postgres/schema.js";
+import { isPostgresUrl, passwordInArgv, redactUrl, urlHasPassword } from "../src/store/postgres/url.js";
+import { DatabaseError } from "../src/store/types.js";
+import { ConfigError } from "../src/pipeline/config-values.js";
+import { BATCH_OPTIONS } from "../src/pipeline/options.js";
+import { dbReadPaths } from "../src/report/read-paths.js";
+import { freshPostgresDatabase, postgresUrl, requiresPostgres } from "./helpers/postgres.js";
+
+describe("PostgreSQL URLs", () => {
+  test("postgres:// and postgresql:// select PostgreSQL; a path stays SQLite", () => {
+    expect(["postgres://h/db", "postgresql://u@h/db", "POSTGRES:///db"].map(isPostgresUrl)).toEqual([true, true, true]);
+    expect(["output/coverage.sqlite", "/tmp/postgres://x", "postgres.sqlite"].map(isPostgresUrl)).toEqual([false, false, false]);
+  });
+
+  test("every password is removed from a URL shown, wherever it sits", () => {
+    expect(redactUrl("postgres://ana:s3cret@db.example.org:5433/coverage?sslmode=require")).toBe("postgres://ana@db.example.org:5433/coverage?sslmode=require");
+    expect(redactUrl("postgresql://db.example.org/coverage?user=ana&password=s3cret&sslmode=require")).toBe(
+      "postgresql://db.example.org/coverage?user=ana&sslmode=require",
+    );
+    expect(redactUrl("postgres://ana:p%40ss:w@rd@h/db")).toBe("postgres://ana@h/db");
+    expect(redactUrl("postgres://ana@/db?host=/run/postgresql")).toBe("postgres://ana@/db?host=/run/postgresql");
+  });
+
+  test("a URL with a password is refused on the command line, pointing to PGPASSWORD and ~/.pgpass, without echoing it", () => {
+    expect(urlHasPassword("postgres://ana@h/db")).toBe(false);
+    expect(passwordInArgv("postgres://ana@h/db", "--db")).toBeNull();
+    for (const url of ["postgres://ana:s3cret@h/db", "postgres://h/db?password=s3cret"]) {
+      const message = passwordInArgv(url, "--db")!;
+      expect(message).toMatch(/^--db postgres:\/\/(ana@)?h\/db: a password in the URL is refused .*PGPASSWORD.*~\/\.pgpass/);
+      expect(message).not.toContain("s3cret");
+      expect(message).not.toContain("\n");
+    }
+  });
+
+  test("--db takes a URL without a password and refuses one with it; a URL has no file the report set could clash with", () => {
+    expect(BATCH_OPTIONS.db.parse("postgres://ana@db.example.org/coverage", "--db")).toBe("postgres://ana@db.example.org/coverage");
+    expect(() => BATCH_OPTIONS.db.parse("postgres://ana:s3cret@db.example.org/coverage", "--db")).toThrow(
+      new ConfigError(
+        "--db postgres://ana@db.example.org/coverage: a password in the URL is refused (the command line is visible to every user of the machine); set PGPASSWORD or put it in ~/.pgpass",
+      ),
+    );
+    expect(dbReadPaths("postgres://ana@db.example.org/coverage")).toEqual([]);
+    expect(dbReadPaths("out/coverage.sqlite").map((r) => r.path)).toContain("out/coverage.sqlite-wal");
+  });
+});
+
+describe("a PostgreSQL server", () => {
+  const { skip } = requiresPostgres();
+  const opened: PostgresConnection[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((c) => c.close()));
+  });
+  const open = async (url: string): Promise<PostgresConnection> => {
+    const c = await connectPostgres(url);
+    opened.push(c);
+    return c;
+  };
+
+  test.skipIf(skip)("a database that cannot be reached is one DatabaseError line naming the URL without its password", async () => {
+    const url = postgresUrl("no_such_database").replace("postgres://postgres@", "postgres://postgres:s3cret@");
+    const err = await connectPostgres(url).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(DatabaseError);
+    const message = (err as Error).message;
+    expect(message).toMatch(/^cannot connect to postgres:\/\/postgres@\/no_such_database\?host=\S+: .*database "no_such_database" does not exist/);
+    expect(message).not.toContain("s3cret");
+    expect(message).not.toContain("\n");
+  });
+
+  test.skipIf(skip)("what the URL leaves out comes from the PG* environment variables, as with libpq", async () => {
+    const url = await freshPostgresDatabase();
+    const host = new URLSearchParams(url.split("?")[1]).get("host")!;
+    const database = url.split("/")[3]!.split("?")[0]!;
+    const saved = { PGHOST: process.env.PGHOST, PGUSER: process.env.PGUSER };
+    Object.assign(process.env, { PGHOST: host, PGUSER: "postgres" });
+    try {
+      const c = await open(`postgresql:///${database}`);
+      expect((await c.pool.query("SELECT current_database() AS d, current_user AS u")).rows[0]).toEqual({ d: database, u: "postgres" });
+      expect(c.location).toBe(`postgresql:///${database}`);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
+
+  test.skipIf(skip)("two processes opening one new database at once both succeed, and the schema is created once", async () => {
+    const url = await freshPostgresDatabase();
+    const [a, b] = await Promise.all([open(url), open(url)]);
+    const before = await Promise.all([migratePostgres(a.pool, a.location), migratePostgres(b.pool, b.location)]);
+    expect(before.sort()).toEqual([0, PG_SCHEMA_VERSION]);
+    expect((await a.pool.query("SELECT version FROM schema_version")).rows).toEqual([{ version: PG_SCHEMA_VERSION }]);
+    expect((await a.pool.query("SELECT n FROM answers_version")).rows).toEqual([{ n: 0 }]);
+    // and again later: nothing to do
+    expect(await migratePostgres(b.pool, b.location)).toBe(PG_SCHEMA_VERSION);
+  });
+
+  test.skipIf(skip)("a schema newer than this program is refused, naming the database", async () => {
+    const url = await freshPostgresDatabase();
+    const c = await open(url);
+    await migratePostgres(c.pool, c.location);
+    await c.pool.query("UPDATE schema_version SET version = version + 1");
+    await expect(migratePostgres(c.pool, c.location)).rejects.toThrow(
+      new DatabaseError(`${c.location} has schema version ${PG_SCHEMA_VERSION + 1}; this program knows up to ${PG_SCHEMA_VERSION}`),
+    );
+  });
+
+  test.skipIf(skip)("provider rating columns are added once per provider, also by two processes at once, ignoring case as SQLite does", async () => {
+    const url = await freshPostgresDatabase();
+    const [a, b] = await Promise.all([open(url), open(url)]);
+    await migratePostgres(a.pool, a.location);
+    await Promise.all([ensurePostgresProviderColumns(a.pool, ["ProvA", "ProvB"]), ensurePostgresProviderColumns(b.pool, ["ProvB", "ProvC"])]);
+    await ensurePostgresProviderColumns(a.pool, ["provc"]);
+    const columns = (
+      await a.pool.query<{ c: string }>("SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'mobile_addresses' ORDER BY ordinal_position")
+    ).rows.map((r) => r.c);
+    expect(columns.slice(0, 3)).toEqual(["postcode", "uprn", "address"]);
+    expect(columns.length).toBe(3 + 3 * 8);
+    expect(new Set(columns.slice(3).map((c) => c.slice(0, 5)))).toEqual(new Set(["prova", "provb", "provc"]));
+  });
+
+  test.skipIf(skip)("the answers' version rises with every change the reports read, and not with an identical re-fetch", async () => {
+    const c = await open(await freshPostgresDatabase());
+    await migratePostgres(c.pool, c.location);
+    const n = async (): Promise<number> => (await c.pool.query("SELECT n FROM answers_version")).rows[0].n;
+    await c.pool.query("INSERT INTO lookups (postcode, lookup, status, attempts, fetched_at, run_id) VALUES ('SW1A2AA', 'broadband', 'ok', 1, '2026-11-23T00:00:00.000Z', 1)");
+    expect(await n()).toBe(1);
+    await c.pool.query("UPDATE lookups SET fetched_at = '2026-11-24T00:00:00.000Z', run_id = 2");
+    expect(await n()).toBe(1);
+    await c.pool.query("UPDATE lookups SET status = 'failed'");
+    expect(await n()).toBe(2);
+    await c.pool.query("DELETE FROM lookups");
+    expect(await n()).toBe(3);
+  });
+});

@@ -1,0 +1,125 @@
+// Team mode on a real PostgreSQL server: several stores (as several machines would open them) on one
+// database, working at once. Claims never overlap, an expired lease's claims go back, reserves
+// never pass the limit together, and the shared pace never gives two slots closer than its interval.
+import { afterEach, describe, expect, test } from "vitest";
+import { openPostgresStore } from "../src/store/postgres/postgres-store.js";
+import type { Store } from "../src/store/store.js";
+import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
+
+const { skip } = requiresPostgres();
+const T0 = Date.parse("2026-11-23T02:17:00.000Z");
+const postcodes = Array.from({ length: 300 }, (_, i) => `AB1${String(i).padStart(3, "0")}`);
+
+describe.skipIf(skip)("several machines on one PostgreSQL store", () => {
+  const opened: Store[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+  });
+
+  /** `n` stores on one new database, each with a lease (host m<i>, so none is judged by pid) and a run. */
+  async function machines(n: number, ttlMs = 60_000) {
+    const url = await freshPostgresDatabase();
+    const out: { store: Store; leaseId: number; runId: number }[] = [];
+    for (let i = 0; i < n; i++) {
+      const store = await openPostgresStore(url, { isAlive: () => true });
+      opened.push(store);
+      const { lease } = await store.leases.take({ host: `machine-${i}`, pid: 1000 + i, process: null }, T0, ttlMs);
+      const runId = await store.runs.create({ startedAt: new Date(T0).toISOString(), simulated: true, inputName: "in.csv", args: {}, lookups: ["broadband"], providers: [], leaseId: lease.id });
+      out.push({ store, leaseId: lease.id, runId });
+    }
+    return out;
+  }
+
+  test("three machines claiming one list at once never hold the same pair, and between them hold all of it", async () => {
+    const team = await machines(3);
+    const plannedAt = new Date(T0).toISOString();
+    // each claims in chunks of 50, in its own order, all at once
+    const claimed = await Promise.all(
+      team.map(async (m, i) => {
+        const mine: string[] = [];
+        const order = i === 1 ? [...postcodes].reverse() : postcodes;
+        for (let c = 0; c < order.length; c += 50) {
+          const r = await m.store.claims.claim({ leaseId: m.leaseId, runId: m.runId, lookup: "broadband", postcodes: order.slice(c, c + 50), plannedAt, nowMs: T0 + 1 });
+          expect(r.fetchedSince).toEqual([]);
+          expect([...r.claimed, ...r.heldElsewhere].sort()).toEqual(order.slice(c, c + 50).sort());
+          mine.push(...r.claimed);
+        }
+        return mine;
+      }),
+    );
+    const all = claimed.flat();
+    expect(all.length).toBe(postcodes.length);
+    expect(new Set(all).size).toBe(postcodes.length);
+  });
+
+  test("a lease that expires gives its claims back: another machine claims them then, not before", async () => {
+    const [a, b] = await machines(2, 30_000);
+    const plannedAt = new Date(T0).toISOString();
+    const list = postcodes.slice(0, 20);
+    expect((await a!.store.claims.claim({ leaseId: a!.leaseId, runId: a!.runId, lookup: "broadband", postcodes: list, plannedAt, nowMs: T0 })).claimed).toEqual(list);
+    const before = await b!.store.claims.claim({ leaseId: b!.leaseId, runId: b!.runId, lookup: "broadband", postcodes: list, plannedAt, nowMs: T0 + 29_999 });
+    expect(before).toEqual({ claimed: [], heldElsewhere: list, fetchedSince: [] });
+    // b renews its own lease; a (killed) does not
+    expect(await b!.store.leases.renew(b!.leaseId, T0 + 29_999, 30_000)).toBe(true);
+    const after = await b!.store.claims.claim({ leaseId: b!.leaseId, runId: b!.runId, lookup: "broadband", postcodes: list, plannedAt, nowMs: T0 + 30_001 });
+    expect(after).toEqual({ claimed: list, heldElsewhere: [], fetchedSince: [] });
+    expect((await b!.store.leases.live(T0 + 30_001)).map((l) => l.holder.host)).toEqual(["machine-1"]);
+    // and a's run is abandoned once its lease is gone; b's runs on
+    expect(await b!.store.runs.abandonOrphans(new Date(T0 + 30_001).toISOString(), T0 + 30_001)).toBe(1);
+    expect((await b!.store.runs.facts(a!.runId))!.state).toBe("abandoned");
+    expect((await b!.store.runs.facts(b!.runId))!.state).toBe("running");
+  });
+
+  test("a pair another machine fetched since the plan is reported, not claimed", async () => {
+    const [a, b] = await machines(2);
+    const writer = await a!.store.answers.openWriter({ providers: [], simulated: true });
+    writer.write({ postcode: "AB1000", lookup: "broadband", status: "not_found", httpStatus: 404, attempts: 1, lastError: null, fetchedAt: new Date(T0 + 5).toISOString(), runId: a!.runId });
+    await writer.flush();
+    const r = await b!.store.claims.claim({ leaseId: b!.leaseId, runId: b!.runId, lookup: "broadband", postcodes: ["AB1000", "AB1001"], plannedAt: new Date(T0).toISOString(), nowMs: T0 + 10 });
+    expect(r).toEqual({ claimed: ["AB1001"], heldElsewhere: [], fetchedSince: ["AB1000"] });
+  });
+
+  test("four machines reserving at once never pass the month's limit together, and a released lease's unspent part returns", async () => {
+    const team = await machines(4);
+    const grants = await Promise.all(
+      team.map(async (m) => {
+        let got = 0;
+        for (let i = 0; i < 15; i++) got += (await m.store.ledger.reserve({ leaseId: m.leaseId, lookup: "mobile", period: "2026-11-01", n: 7, limit: 250, nowMs: T0 })).granted;
+        return got;
+      }),
+    );
+    expect(grants.reduce((a, b) => a + b, 0)).toBe(250);
+    expect(await team[0]!.store.ledger.used("mobile", "2026-11-01", T0)).toBe(250);
+    // one machine sends 3 of what it reserved, then ends: the rest of its grant is free again
+    const w = await team[0]!.store.answers.openWriter({ providers: [], simulated: true });
+    for (let i = 0; i < 3; i++) w.request({ lookup: "mobile", status: 200, at: new Date(T0).toISOString(), period: "2026-11-01", runId: team[0]!.runId, leaseId: team[0]!.leaseId });
+    await w.flush();
+    expect(await team[1]!.store.ledger.used("mobile", "2026-11-01", T0)).toBe(250);
+    await team[0]!.store.leases.release(team[0]!.leaseId);
+    expect(await team[1]!.store.ledger.used("mobile", "2026-11-01", T0)).toBe(250 - grants[0]! + 3);
+    expect((await team[1]!.store.ledger.figures("2026-11-01", T0)).used).toEqual({ broadband: 0, mobile: 250 - grants[0]! + 3 });
+  });
+
+  test("two machines sharing a key get start slots at least the interval apart; a 429 or a quota block seen by one holds the other", async () => {
+    const [a, b] = await machines(2);
+    const interval = 600; // 100 a minute
+    const slots = (
+      await Promise.all([a!, b!].map(async (m) => {
+        const mine: number[] = [];
+        for (let i = 0; i < 40; i++) mine.push((await m.store.pace.nextSlot("broadband", "k1", interval, T0)).startAtMs);
+        return mine;
+      }))
+    ).flat().sort((x, y) => x - y);
+    expect(slots[0]).toBe(T0);
+    for (let i = 1; i < slots.length; i++) expect(slots[i]! - slots[i - 1]!).toBe(interval);
+    // another key has its own pace
+    expect((await a!.store.pace.nextSlot("broadband", "k2", interval, T0)).startAtMs).toBe(T0);
+    // a 429 seen by a: b's next slot waits for it
+    const last = slots.at(-1)!;
+    await a!.store.pace.slowDown("broadband", "k1", last + 60_000);
+    expect(await b!.store.pace.nextSlot("broadband", "k1", interval, T0)).toEqual({ startAtMs: last + 60_000, blockedUntilMs: null });
+    // a 403 "replenished in": nobody sends before it
+    await b!.store.pace.block("mobile", "k1", T0 + 3_600_000);
+    expect(await a!.store.pace.nextSlot("mobile", "k1", interval, T0 + 1000)).toEqual({ startAtMs: T0 + 3_600_000, blockedUntilMs: T0 + 3_600_000 });
+  });
+});
