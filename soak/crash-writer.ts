@@ -6,7 +6,8 @@
 //   tsx soak/crash-writer.ts report|export DB OUT STEP
 //
 // Used by the soak's crash-point step and by test/crash-points.test.ts.
-import { openReadOnly } from "../src/store/sqlite/read-only.js";
+import { openStore } from "../src/store/open-store.js";
+import { sqliteHandleForReports } from "../src/store/sqlite/handle-for-reports.js";
 import { writeReports } from "../src/report/index.js";
 import { writeExport } from "../src/export/write-export.js";
 
@@ -19,10 +20,11 @@ const onStep = (step: string) => {
   if (target === "list") process.stdout.write(step + "\n");
   else if (step === target) process.kill(process.pid, "SIGKILL");
 };
-const reader = openReadOnly(dbPath);
+const store = await openStore(dbPath, { readonly: true });
+const db = sqliteHandleForReports(store);
 try {
-  if (what === "report") await writeReports(reader.db, { outDir: out, onStep, onWarning: (m) => process.stderr.write(`warning: ${m}\n`) });
-  else await writeExport(reader.db, { outDir: out, all: true, fileRows: 50, onStep, onProgress: (m) => process.stderr.write(`export: ${m}\n`) });
+  if (what === "report") await writeReports(store, { outDir: out, onStep, onWarning: (m) => process.stderr.write(`warning: ${m}\n`) });
+  else await writeExport(db, { outDir: out, all: true, fileRows: 50, onStep, onProgress: (m) => process.stderr.write(`export: ${m}\n`) });
 } finally {
-  reader.close();
+  await store.close();
 }

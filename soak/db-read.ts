@@ -15,7 +15,7 @@ export interface DbContents {
   runs: Row[];
   /** the input rows recorded by the last run */
   lastRunRows: Row[];
-  /** rows left in batch_lock (0 once the last batch has ended) */
+  /** leases left (0 once the last batch has ended) */
   lockRows: number;
   /** final answers whose address_count disagrees with the address rows stored */
   countDisagreements: Row[];
@@ -47,7 +47,7 @@ export function readDb(path: string): DbContents {
       tables,
       runs,
       lastRunRows: lastRun === null ? [] : all("SELECT line, value, postcode, reason, cells FROM run_rows WHERE run_id = ? ORDER BY line", lastRun),
-      lockRows: count("SELECT COUNT(*) FROM batch_lock"),
+      lockRows: count("SELECT COUNT(*) FROM leases"),
       countDisagreements,
     };
   } finally {

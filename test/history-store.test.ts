@@ -38,7 +38,7 @@ const releases = () => t.db.prepare("SELECT lookup, name FROM releases ORDER BY 
 
 describe("answer versions", () => {
   it("an identical re-fetch only moves last seen; a change adds a version and keeps the old addresses", () => {
-    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
+    const w = answerWriter(t.db, { providers: DEFAULT_PROVIDERS });
     w.write(bb("AB11AA", [20, 25], "2026-01-01T10:00:00.000Z"));
     w.write(bb("AB11AB", [20], "2026-01-01T10:00:00.000Z"));
     w.flush();
@@ -67,7 +67,7 @@ describe("answer versions", () => {
   });
 
   it("a mobile DBName names the release; the same ratings under a new DBName are no new version", () => {
-    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
+    const w = answerWriter(t.db, { providers: DEFAULT_PROVIDERS });
     w.write(mob("AB11AA", 3, "Mob-1", "2026-01-01T10:00:00.000Z"));
     w.flush();
     w.write(mob("AB11AA", 3, "Mob-2", "2026-02-01T10:00:00.000Z"));
@@ -84,10 +84,10 @@ describe("answer versions", () => {
   });
 
   it("a real answer replacing a simulated one is no new release and no change", () => {
-    const sim = answerWriter(t.db, DEFAULT_PROVIDERS, { simulated: true });
+    const sim = answerWriter(t.db, { providers: DEFAULT_PROVIDERS, simulated: true });
     sim.write(bb("AB11AA", [20], "2026-01-01T10:00:00.000Z"));
     sim.flush();
-    const real = answerWriter(t.db, DEFAULT_PROVIDERS);
+    const real = answerWriter(t.db, { providers: DEFAULT_PROVIDERS });
     real.write(bb("AB11AA", [900], "2026-01-02T10:00:00.000Z"));
     real.flush();
     expect(versions()).toHaveLength(2);
@@ -96,7 +96,7 @@ describe("answer versions", () => {
   });
 
   it("--release NAME labels broadband answers", () => {
-    const w = answerWriter(t.db, DEFAULT_PROVIDERS, { release: "spring-2026" });
+    const w = answerWriter(t.db, { providers: DEFAULT_PROVIDERS, release: "spring-2026" });
     w.write(bb("AB11AA", [20], "2026-01-01T10:00:00.000Z"));
     w.flush();
     expect(releases()).toEqual([{ lookup: "broadband", name: "spring-2026" }]);
@@ -126,7 +126,7 @@ describe("migration of a database from before history", () => {
       { postcode: "AB11AA", lookup: "broadband", release: "2025-12-01", first_seen: "2025-12-01T00:00:00.000Z", last_seen: "2025-12-01T00:00:00.000Z", retired: 0 },
       { postcode: "AB11AB", lookup: "broadband", release: "2025-12-01", first_seen: "2025-12-02T00:00:00.000Z", last_seen: "2025-12-02T00:00:00.000Z", retired: 0 },
     ]);
-    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
+    const w = answerWriter(t.db, { providers: DEFAULT_PROVIDERS });
     w.write(bb("AB11AA", [20, 25], "2026-01-01T10:00:00.000Z"));
     w.flush();
     expect(versions()).toHaveLength(2);

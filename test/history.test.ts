@@ -14,6 +14,7 @@ import { releaseStatus } from "../src/store/sqlite/release-status.js";
 import { DEFAULT_PROVIDERS, LOOKUPS, mobileFields, type Lookup } from "../src/spec/fields.js";
 import { dayClock } from "./helpers/fake-clock.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 
 const KEY = "history-key-5e2b";
 const SEED = 11;
@@ -145,7 +146,7 @@ describe("history: a new release between two runs", () => {
         const out = join(d, `report-${since ?? "previous"}`);
         const db = openDatabase(dbPath);
         try {
-          const report = await writeReports(db, { outDir: out, since });
+          const report = await writeReports(sqliteSnapshotSource(db), { outDir: out, since });
           const rows = parse(readFileSync(join(out, "changes.csv")), { bom: true, columns: true }) as Record<string, string>[];
           expect(Object.keys(rows[0]!)).toEqual(["PostCode", "UPRN", "AddressShortDescription", "Lookup", "Change", "Before", "After", "BeforeRelease", "AfterRelease"]);
           expect(rows.map((r) => `${r.PostCode}|${r.UPRN}|${r.Lookup}|${r.Change}|${r.Before}|${r.After}`).sort()).toEqual(expected);

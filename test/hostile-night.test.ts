@@ -7,9 +7,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
-import { databaseStatus } from "../src/store/sqlite/status.js";
 import { formatStatus } from "../src/report/status-text.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
+import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { spawnCli } from "./helpers/child-cli.js";
 import { openSync, closeSync, writeSync, statSync } from "node:fs";
@@ -54,7 +53,8 @@ describe("19.4 the recorded exit is the real one", () => {
     expect(r.exitCode).toBe(1);
     const summary = parse(r.logs).find((l) => l.event === "summary")!;
     expect(summary).toMatchObject({ exitCode: 1, stopReason: "reports" });
-    const reader = openDatabase(db, { readonly: true });
+    const store = openSqliteStore(db, { readonly: true });
+    const reader = store.db;
     try {
       const row = reader.prepare("SELECT state, exit_code, message FROM runs WHERE id = ?").get(r.runId) as Record<string, unknown>;
       expect(row).toEqual({
@@ -62,9 +62,9 @@ describe("19.4 the recorded exit is the real one", () => {
         exit_code: 1,
         message: `reports not written: cannot write the reports to ${file}: a file is in the way`,
       });
-      expect(formatStatus(databaseStatus(reader, 5), db)).toContain("completed, exit 1");
+      expect(formatStatus(await store.status.database(5, Date.now()), db)).toContain("completed, exit 1");
     } finally {
-      reader.close();
+      await store.close();
     }
   });
 });
@@ -78,14 +78,14 @@ describe("19.9 status of a running run", () => {
     const writer = new Database(db);
     writer.prepare("UPDATE runs SET state = 'running', ended_at = NULL, exit_code = NULL, input_rows = 0, postcodes = 0, rejects = 0, ok = 0, not_found = 0, failed = 0, pending = 0").run();
     writer.close();
-    const reader = openDatabase(db, { readonly: true });
+    const store = openSqliteStore(db, { readonly: true });
     try {
-      const [run] = databaseStatus(reader, 1).runs;
+      const [run] = (await store.status.database(1, Date.now())).runs;
       expect(run).toMatchObject({ state: "running", input_rows: 6, postcodes: 6, rejects: 0 });
       expect(run!.ok + run!.not_found).toBe(12);
-      expect(formatStatus(databaseStatus(reader, 1), db)).toContain(`input ${input}: 6 rows, 6 postcodes, 0 rejected`);
+      expect(formatStatus(await store.status.database(1, Date.now()), db)).toContain(`input ${input}: 6 rows, 6 postcodes, 0 rejected`);
     } finally {
-      reader.close();
+      await store.close();
     }
   });
 });
@@ -123,7 +123,7 @@ describe("19.8 the key in an answer", () => {
     } finally {
       await proxy.close();
     }
-    const reader = openDatabase(db, { readonly: true });
+    const reader = openSqliteStore(db, { readonly: true }).db;
     try {
       const descriptions = reader.prepare("SELECT DISTINCT substr(address, 1, 4) FROM broadband_addresses").pluck().all();
       expect(descriptions).toEqual(["*** "]);

@@ -7,7 +7,6 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../src/log/logger.js";
 import { importOpenData } from "../src/pipeline/open-data-stage.js";
-import { currentOpenData } from "../src/store/sqlite/open-data.js";
 import { useTempDatabase } from "./helpers/temp-database.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures", "open-data");
@@ -65,51 +64,51 @@ const run = { runId: null, now: () => "2026-11-23T00:00:00.000Z" };
 describe("importing Ofcom's open postcode files", () => {
   it("reads a zip in a zip with the 2025 header names, BOM and CRLF: every figure as an independent reading has it", async () => {
     const lines: string[] = [];
-    const result = await importOpenData(t.db, join(FIXTURES, "202507_fixed_broadband_coverage_r01.zip"), run, logger(lines));
+    const result = await importOpenData(t.store, join(FIXTURES, "202507_fixed_broadband_coverage_r01.zip"), run, logger(lines));
     expect(result).toEqual({ ok: true });
     const expected = independentReading("202507");
     expect(expected.size).toBe(6);
     expect(stored()).toEqual(expected);
     // the empty Gigabit cell is no data, not 0
     expect(stored().get("all|SW1A2AA")!.OfcomGigabit).toBeNull();
-    expect(currentOpenData(t.db)).toMatchObject({ month: "2025-07", revision: 1, files: 3, postcodes: 4, residential: 2 });
+    expect(await t.store.openData.current()).toMatchObject({ month: "2025-07", revision: 1, files: 3, postcodes: 4, residential: 2 });
     expect(lines.join("\n")).toMatch(/imported release 2025-07 \(r1\).*3 files, 4 postcodes \(all premises\), 2 residential/);
   });
 
   it("reads the 2026 header names (no BOM in one file), skips other files in the zip, and replaces the older release", async () => {
-    await importOpenData(t.db, join(FIXTURES, "202507_fixed_broadband_coverage_r01.zip"), run, logger([]));
+    await importOpenData(t.store, join(FIXTURES, "202507_fixed_broadband_coverage_r01.zip"), run, logger([]));
     const lines: string[] = [];
-    expect(await importOpenData(t.db, join(FIXTURES, "202601_fixed_broadband_coverage_and_full_fibre_take-up-r1.zip"), run, logger(lines))).toEqual({ ok: true });
+    expect(await importOpenData(t.store, join(FIXTURES, "202601_fixed_broadband_coverage_and_full_fibre_take-up-r1.zip"), run, logger(lines))).toEqual({ ok: true });
     expect(stored()).toEqual(independentReading("202601"));
-    expect(currentOpenData(t.db)).toMatchObject({ month: "2026-01", revision: 2, files: 2, postcodes: 3, residential: 1 });
+    expect(await t.store.openData.current()).toMatchObject({ month: "2026-01", revision: 2, files: 2, postcodes: 3, residential: 1 });
     expect(lines.join("\n")).toContain("replaces release 2025-07");
   });
 
   it("reads zips written as a stream (data descriptors) and the 'postcode' spelling of the names", async () => {
-    expect(await importOpenData(t.db, join(FIXTURES, "streamed"), run, logger([]))).toEqual({ ok: true });
+    expect(await importOpenData(t.store, join(FIXTURES, "streamed"), run, logger([]))).toEqual({ ok: true });
     expect(stored()).toEqual(independentReading("202601"));
   });
 
   it("reads one CSV given on its own", async () => {
-    expect(await importOpenData(t.db, join(FIXTURES, "csv", "202507_fixed_pc_coverage_r01_SW.csv"), run, logger([]))).toEqual({ ok: true });
+    expect(await importOpenData(t.store, join(FIXTURES, "csv", "202507_fixed_pc_coverage_r01_SW.csv"), run, logger([]))).toEqual({ ok: true });
     expect([...stored().keys()]).toEqual(["all|SW1A2AA"]);
   });
 
   it("does not read the same archive twice, and reads it again once it changed", async () => {
     const zip = join(t.dir, "202601_fixed_broadband_coverage_and_full_fibre_take-up-r1.zip");
     copyFileSync(join(FIXTURES, "202601_fixed_broadband_coverage_and_full_fibre_take-up-r1.zip"), zip);
-    await importOpenData(t.db, zip, run, logger([]));
+    await importOpenData(t.store, zip, run, logger([]));
     const lines: string[] = [];
-    await importOpenData(t.db, zip, run, logger(lines));
+    await importOpenData(t.store, zip, run, logger(lines));
     expect(lines.join("\n")).toMatch(/release 2026-01 \(r2\) from .* already imported \(3 postcodes\); not read again/);
     expect(t.db.prepare("SELECT COUNT(*) FROM open_data_imports").pluck().get()).toBe(1);
     utimesSync(zip, new Date(), new Date(Date.now() + 60_000));
-    await importOpenData(t.db, zip, run, logger([]));
+    await importOpenData(t.store, zip, run, logger([]));
     expect(t.db.prepare("SELECT COUNT(*) FROM open_data_imports").pluck().get()).toBe(2);
   });
 
   it("says in one line what is wrong, and keeps the stored release", async () => {
-    await importOpenData(t.db, join(FIXTURES, "202507_fixed_broadband_coverage_r01.zip"), run, logger([]));
+    await importOpenData(t.store, join(FIXTURES, "202507_fixed_broadband_coverage_r01.zip"), run, logger([]));
     // a download cut short: the first half of the archive
     const whole = readFileSync(join(FIXTURES, "202601_fixed_broadband_coverage_and_full_fibre_take-up-r1.zip"));
     writeFileSync(join(t.dir, "cut.zip"), whole.subarray(0, whole.length >> 1));
@@ -121,7 +120,7 @@ describe("importing Ofcom's open postcode files", () => {
       ["make.py", /not one of Ofcom's postcode files/],
     ];
     for (const [path, message] of cases) {
-      const result = await importOpenData(t.db, path.startsWith("/") ? path : join(FIXTURES, path), run, logger([]));
+      const result = await importOpenData(t.store, path.startsWith("/") ? path : join(FIXTURES, path), run, logger([]));
       expect(result.ok, path).toBe(false);
       const text = (result as { message: string }).message;
       expect(text, path).toMatch(message);

@@ -4,12 +4,12 @@
 // postcodes.csv (the API's or Ofcom's), and the quota goes to postcodes whose premises fall in more
 // than one speed band before those Ofcom's files put wholly in one. The bands expected are counted
 // here from the simulator's addresses, not read back from the import.
+import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, simulatedOpenDataArchive, startSimulator } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
 import { formatOpenDataStatus, openDataStatus } from "../src/plan/open-data-status.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
@@ -50,7 +50,8 @@ describe("open data beside the API over a month of nights", () => {
         clock.t = Date.parse("2026-03-01T02:00:00Z") + night * DAY;
         const flags = { in: input, baseUrl: sim.url, lookups: "broadband", monthlyQuota: String(QUOTA), openData: join(d, archive.name), probe: 0 };
         const r = await runIn(d, { ...flags, reports: night === 0 }, env, { clock });
-        const db = openDatabase(dbPath, { readonly: true });
+        const store = openSqliteStore(dbPath, { readonly: true });
+        const db = store.db;
         try {
           const fetched = db.prepare("SELECT postcode FROM lookups WHERE lookup = 'broadband' AND run_id = ?").pluck().all(r.runId) as string[];
           for (const p of fetched) if (!fetchedBy.has(p)) fetchedBy.set(p, night);
@@ -58,7 +59,7 @@ describe("open data beside the API over a month of nights", () => {
             // the plan said how many of each wait, and status says what remains
             const plan = r.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.event === "plan_open_data")!;
             expect(plan).toMatchObject({ multiBand: multi.size, singleBand: single.size, notListed: list.length - multi.size - single.size });
-            const status = openDataStatus(db)!;
+            const status = (await openDataStatus(store))!;
             expect(status.newPostcodes).toEqual({ multiBand: multi.size - QUOTA, singleBand: single.size, notListed: list.length - multi.size - single.size });
             expect(formatOpenDataStatus(status)).toContain(
               `broadband: ${list.length - QUOTA} postcodes of the last input still without a first answer: ${multi.size - QUOTA} in more than one speed band (first), ${single.size} wholly in one`,

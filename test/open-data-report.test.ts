@@ -11,6 +11,7 @@ import { generatePostcode, generatePostcodes, simulatedAreaFile, simulatedOpenDa
 import { openDatabase } from "../src/store/sqlite/db.js";
 import { writeReports } from "../src/report/index.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 
 const SEED = 1; // the seed --simulate's simulator uses
 const d = tempDir("pcc-open-report-");
@@ -78,14 +79,14 @@ describe("reports with Ofcom's open data", () => {
       const shift = (row: Row, by: number) => move.run(Math.max(0, Number(row.OfcomSuperfast) + (Number(row.OfcomSuperfast) >= 50 ? -by : by)), row.PostCode!.replace(" ", ""));
       shift(both[0]!, 50);
       shift(both[1]!, 20);
-      const again = await writeReports(db, { outDir: join(d, "again") });
+      const again = await writeReports(sqliteSnapshotSource(db), { outDir: join(d, "again") });
       expect(again.summary.openData!.crossCheck.differing).toBe(1);
       const moved = readCsv(join(d, "again", "open-data-vs-api.csv"));
       expect(moved.map((row) => Math.abs(Number(row.Difference)))).toEqual([50, 20, ...Array(both.length - 2).fill(0)]);
 
       // postcodes.geojson (with an area file) carries the open-data month and shares that postcodes.csv has
       writeFileSync(join(d, "areas.csv"), simulatedAreaFile(new Set(list.map((p) => p.replace(" ", "")))).join("\r\n") + "\r\n");
-      await writeReports(db, { outDir: join(d, "geo"), areaFile: join(d, "areas.csv") });
+      await writeReports(sqliteSnapshotSource(db), { outDir: join(d, "geo"), areaFile: join(d, "areas.csv") });
       const csvRows = new Map(readCsv(join(d, "geo", "postcodes.csv")).map((row) => [row.PostCode!, row]));
       const features = JSON.parse(readFileSync(join(d, "geo", "postcodes.geojson"), "utf8")).features as { properties: Record<string, unknown> }[];
       expect(features.length).toBeGreaterThan(0);

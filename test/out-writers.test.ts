@@ -12,6 +12,7 @@ import { acquireOutLock, isStale, OUT_LOCK_FILE, OutLockedError, type LockOwner 
 import { clearDebris, debrisPrefix, parseDebrisName } from "../src/report/out-debris.js";
 import { asNextWriter, exportTree, exportProblems, reportSetProblems } from "../soak/whole-set.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 
 const KEY = "Hq3-vN8w-Xp2k-Lm5-Zr7";
 const SEED = 5;
@@ -113,7 +114,7 @@ describe("the --out lock", () => {
       const other = acquireOutLock(out, { command: "report", isAlive: () => true });
       const db = openDatabase(dbPath, { readonly: true });
       try {
-        await expect(writeReports(db, { outDir: out })).rejects.toThrow(OutLockedError);
+        await expect(writeReports(sqliteSnapshotSource(db), { outDir: out })).rejects.toThrow(OutLockedError);
       } finally {
         db.close();
       }
@@ -190,7 +191,7 @@ describe("what a killed writer leaves", () => {
     const db = openDatabase(dbPath, { readonly: true });
     try {
       const warnings: string[] = [];
-      await writeReports(db, { outDir: out, onWarning: (m) => warnings.push(m) });
+      await writeReports(sqliteSnapshotSource(db), { outDir: out, onWarning: (m) => warnings.push(m) });
       expect(warnings).toContain(`removed ${staging.split("/").pop()}, left by a writer that is no longer running`);
     } finally {
       db.close();

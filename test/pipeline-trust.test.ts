@@ -1,5 +1,6 @@
 // Issue 10.9 and 10.10 in the pipeline: one process, a batch outliving its parent, an unexpected failure
 // keeping its counts, and `status` showing a running batch's progress.
+import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -114,14 +115,14 @@ describe("status of a running batch", () => {
     const started = Date.parse((w.prepare("SELECT started_at FROM runs").pluck().get() as string));
     w.prepare("UPDATE runs SET state = 'running'").run();
     w.close();
-    const h = openDatabase(db, { readonly: true });
+    const h = openSqliteStore(db, { readonly: true });
     try {
       // 30 fetched in 60 s: 50 more take 100 s
-      const view = runningProgress(h, started + 60_000);
+      const view = await runningProgress(h, started + 60_000);
       expect(view).toMatchObject({ runId: 1, pairs: 80, reused: 0, toFetch: 80, fetched: 30, requests: 30, etaSeconds: 100 });
       expect(formatRunningProgress(view)).toBe("\nRun 1 is running: 30 of 80 lookups fetched (37%), 30 requests, ETA 100 s\n");
     } finally {
-      h.close();
+      await h.close();
     }
   });
 
@@ -136,11 +137,11 @@ describe("status of a running batch", () => {
     const w = openDatabase(db);
     w.prepare("UPDATE runs SET state = 'running' WHERE id = 2").run();
     w.close();
-    const h = openDatabase(db, { readonly: true });
+    const h = openSqliteStore(db, { readonly: true });
     try {
-      expect(runningProgress(h, Date.now())).toMatchObject({ runId: 2, pairs: 80, toFetch: 80, fetched: 20, reused: 0 });
+      expect(await runningProgress(h, Date.now())).toMatchObject({ runId: 2, pairs: 80, toFetch: 80, fetched: 20, reused: 0 });
     } finally {
-      h.close();
+      await h.close();
     }
   });
 });

@@ -9,7 +9,10 @@ import { DatabaseError } from "../src/store/types.js";
 import { ConfigError } from "../src/pipeline/config-values.js";
 import { BATCH_OPTIONS } from "../src/pipeline/options.js";
 import { dbReadPaths } from "../src/report/read-paths.js";
-import { freshPostgresDatabase, postgresUrl, requiresPostgres } from "./helpers/postgres.js";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freshPostgresDatabase, passwordRole, postgresUrl, requiresPostgres } from "./helpers/postgres.js";
 
 describe("PostgreSQL URLs", () => {
   test("postgres:// and postgresql:// select PostgreSQL; a path stays SQLite", () => {
@@ -87,6 +90,45 @@ describe("a PostgreSQL server", () => {
     } finally {
       for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
       else process.env[k] = v;
+    }
+  });
+
+  test.skipIf(skip)("a password comes from PGPASSWORD or ~/.pgpass (PGPASSFILE), never the URL; a wrong one is one line without it", async () => {
+    const url = await freshPostgresDatabase();
+    const secret = "s3cret-for-tests";
+    const role = await passwordRole(secret);
+    const asRole = url.replace("postgres://postgres@", `postgres://${role}@`);
+    const database = url.split("/")[3]!.split("?")[0]!;
+    const host = new URLSearchParams(url.split("?")[1]).get("host")!;
+    const dir = mkdtempSync(join(tmpdir(), "pcc-pgpass-"));
+    const saved = { PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
+    const restore = () => {
+      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    };
+    try {
+      delete process.env.PGPASSWORD;
+      process.env.PGPASSFILE = join(dir, "none");
+      const without = await connectPostgres(asRole).then(() => null, (e: unknown) => e as Error);
+      expect(without).toBeInstanceOf(DatabaseError);
+      expect(without!.message).toMatch(/^cannot connect to postgres:\/\/pcc_password@\/t_\w+\?host=\S+: .*password/);
+
+      const file = join(dir, "pgpass");
+      writeFileSync(file, `${host}:5432:${database}:${role}:${secret}\n`, { mode: 0o600 });
+      process.env.PGPASSFILE = file;
+      const c = await open(asRole);
+      expect((await c.pool.query("SELECT current_user AS u")).rows).toEqual([{ u: role }]);
+
+      process.env.PGPASSFILE = join(dir, "none");
+      process.env.PGPASSWORD = "wrong-one";
+      const wrong = await connectPostgres(asRole).then(() => null, (e: unknown) => e as Error);
+      expect(wrong!.message).toMatch(/password authentication failed for user "pcc_password"/);
+      expect(wrong!.message).not.toContain("wrong-one");
+      process.env.PGPASSWORD = secret;
+      expect((await (await open(asRole)).pool.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+    } finally {
+      restore();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

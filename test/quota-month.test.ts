@@ -1,6 +1,7 @@
 // Issue 12 end to end: the nightly batch over simulated months (an injected clock, no sleeping)
 // with --monthly-quota 100 on a 140-postcode list fetched the month before, 10 postcodes added on
 // March 8 and a new release arriving on March 12.
+import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -88,11 +89,11 @@ describe("quota planner over a month", () => {
           }
           if (!detected[lookup] && releases(lookup) === 2) {
             detected[lookup] = date;
-            const db = openDatabase(dbPath, { readonly: true });
+            const store = openSqliteStore(dbPath, { readonly: true });
             try {
-              predicted[lookup] = quotaStatus(db, clock.t + 3600_000).find((q) => q.lookup === lookup)!.finishDate!;
+              predicted[lookup] = (await quotaStatus(store, clock.t + 3600_000)).find((q) => q.lookup === lookup)!.finishDate!;
             } finally {
-              db.close();
+              await store.close();
             }
           }
           if (detected[lookup] && !finished[lookup] && now.size === 0) finished[lookup] = date;

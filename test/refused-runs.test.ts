@@ -28,7 +28,7 @@ describe("a run refused for its report options", () => {
     ]);
     expect(query(db, "SELECT COUNT(*) AS n FROM runs")).toEqual([{ n: 0 }]);
     expect(query(db, "SELECT COUNT(*) AS n FROM run_rows")).toEqual([{ n: 0 }]);
-    expect(query(db, "SELECT COUNT(*) AS n FROM batch_lock")).toEqual([{ n: 0 }]);
+    expect(query(db, "SELECT COUNT(*) AS n FROM leases")).toEqual([{ n: 0 }]);
 
     const good = await runIn(d, { in: input, simulate: true, reports: false }, {});
     expect(good.exitCode).toBe(0);

@@ -10,6 +10,7 @@ import { writeReports } from "../src/report/index.js";
 import { optionsKey } from "../src/report/fingerprint.js";
 import { dayClock } from "./helpers/fake-clock.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
+import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 
 const KEY = "test-key-fingerprint";
 const env = { COVERAGE_API_KEY: KEY };
@@ -106,7 +107,7 @@ describe("report set fingerprint", () => {
     const db = openDatabase(join(dir, "coverage.sqlite"));
     const before = files(out);
     try {
-      await writeReports(db, { outDir: out, runId: first.runId!, goodRating: 4 });
+      await writeReports(sqliteSnapshotSource(db), { outDir: out, runId: first.runId!, goodRating: 4 });
     } finally {
       db.close();
     }
@@ -128,7 +129,7 @@ describe("report set fingerprint", () => {
     const before = files(out);
     const db = openDatabase(join(dir, "coverage.sqlite"));
     try {
-      await writeReports(db, { outDir: out, runId: first.runId!, goodRating: 3, bom: true });
+      await writeReports(sqliteSnapshotSource(db), { outDir: out, runId: first.runId!, goodRating: 3, bom: true });
     } finally {
       db.close();
     }

@@ -10,12 +10,12 @@ import { parse } from "csv-parse/sync";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReportError, writeReports } from "../src/report/index.js";
-import { AREA_TABLE, dropAreaTable, loadAreaFile, readAreaHeader } from "../src/report/area-file.js";
-import { buildPostcodeTable, dropPostcodeTable } from "../src/report/postcode-table.js";
-import { resolveScope } from "../src/report/scope.js";
+import { loadAreaFile, readAreaHeader } from "../src/report/area-file.js";
+import { AREA_TABLE } from "../src/store/sqlite/report/area.js";
 import type { Db } from "../src/store/sqlite/db.js";
 import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 import { independentGroups, type Expected } from "./helpers/independent-figures.js";
+import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 
 const COLUMNS = ["id", "Post Code", "region"];
 const ROWS = [
@@ -85,7 +85,7 @@ describe("groups.csv", () => {
       "M11AE,M1 1AE,Piccadilly",
     ]);
     const warnings: string[] = [];
-    const result = await writeReports(db, {
+    const result = await writeReports(sqliteSnapshotSource(db), {
       outDir: out,
       runId,
       now: () => FIXED_NOW,
@@ -115,21 +115,21 @@ describe("groups.csv", () => {
 
   it("by default groups by the postcode's area and district; --group-by none writes no groups.csv", async () => {
     const out = join(dir, "default");
-    await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW });
+    await writeReports(sqliteSnapshotSource(db), { outDir: out, runId, now: () => FIXED_NOW });
     expect([...new Set(read(join(out, "groups.csv")).map((r) => r.Dimension))]).toEqual(["area", "district"]);
     expect(read(join(out, "groups.csv")).filter((r) => r.Dimension === "area").map((r) => r.Group)).toEqual(["B", "CF", "SW", "(invalid postcode)"]);
-    const none = await writeReports(db, { outDir: join(dir, "none"), runId, now: () => FIXED_NOW, groupBy: [] });
+    const none = await writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "none"), runId, now: () => FIXED_NOW, groupBy: [] });
     expect(none.files.some((f) => f.endsWith("groups.csv"))).toBe(false);
   });
 
   it("an unknown --group-by name or an area file without a postcode column is a ReportError naming it", async () => {
-    await expect(writeReports(db, { outDir: join(dir, "x"), runId, groupBy: ["regoin"] })).rejects.toThrow(
+    await expect(writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "x"), runId, groupBy: ["regoin"] })).rejects.toThrow(
       /--group-by "regoin": no such column; the names available are "area", "district", "sector", "id", "Post Code", "region"/,
     );
-    await expect(writeReports(db, { outDir: join(dir, "x"), runId, groupBy: ["region"], areaFile: areaFile(["code,ward", "x,y"]) })).rejects.toThrow(
+    await expect(writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "x"), runId, groupBy: ["region"], areaFile: areaFile(["code,ward", "x,y"]) })).rejects.toThrow(
       ReportError,
     );
-    await expect(writeReports(db, { outDir: join(dir, "x"), runId, areaFile: join(dir, "missing.csv") })).rejects.toThrow(
+    await expect(writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "x"), runId, areaFile: join(dir, "missing.csv") })).rejects.toThrow(
       /--area-file .*missing\.csv: cannot read it \(no such file\)/,
     );
   });
@@ -153,22 +153,18 @@ describe("--area-file at scale", () => {
     await once(file, "close");
 
     // loaded directly: only the in-scope postcodes are kept, whatever the file's size
-    const scope = resolveScope(db, { runId });
-    buildPostcodeTable(db, scope, 3);
-    try {
-      const load = await loadAreaFile(db, await readAreaHeader(path), ["oslaua"]);
+    await sqliteSnapshotSource(db).snapshot({ runId }, async (snapshot) => {
+      await snapshot.preparePostcodes(3);
+      const load = await loadAreaFile(snapshot, await readAreaHeader(path), ["oslaua"]);
       expect(load).toEqual({ rows: 200_000, invalid: 0, matched: 2, unmatched: 2, located: 0 });
       expect(db.prepare(`SELECT postcode, cells FROM ${AREA_TABLE} ORDER BY postcode`).raw(true).all()).toEqual([
         ["CF101AA", '["W06000015"]'],
         ["SW1A2AA", '["E09000033"]'],
       ]);
-    } finally {
-      dropAreaTable(db);
-      dropPostcodeTable(db);
-    }
+    });
 
     const out = join(dir, "big");
-    await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW, groupBy: ["oslaua"], areaFile: path });
+    await writeReports(sqliteSnapshotSource(db), { outDir: out, runId, now: () => FIXED_NOW, groupBy: ["oslaua"], areaFile: path });
     const groups = read(join(out, "groups.csv")).map((r) => [r.Group, r.Postcodes]);
     expect(groups).toEqual([["E09000033", "1"], ["W06000015", "1"], ["(invalid postcode)", "0"], ["(unmatched)", "2"]]);
   });

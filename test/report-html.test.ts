@@ -10,8 +10,7 @@ import { collectHtmlReportData, SPEED_BIN_EDGES } from "../src/report/html/data.
 import { formatCount, formatShare, formatTime } from "../src/report/html/format.js";
 import { renderHtmlReport, type GroupRow, type HtmlReportData } from "../src/report/html/index.js";
 import { worstGroups, WORST_GROUPS } from "../src/report/html/sections/groups.js";
-import { buildPostcodeTable, dropPostcodeTable } from "../src/report/postcode-table.js";
-import { resolveScope } from "../src/report/scope.js";
+import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 import { computeSummary, type Summary } from "../src/report/summary.js";
 import type { Db } from "../src/store/sqlite/db.js";
 import { buildFixtureDb, FIXED_NOW, PLACES } from "./fixtures/report-golden/build-fixture.js";
@@ -36,15 +35,13 @@ describe("the data module over the fixture database", () => {
   let dir: string;
   let db: Db;
   let data: HtmlReportData;
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "pcc-html-"));
     db = buildFixtureDb(join(dir, "coverage.sqlite")).db;
-    db.exec("BEGIN");
-    const scope = resolveScope(db, {});
-    buildPostcodeTable(db, scope, 3);
-    data = collectHtmlReportData(db, scope, computeSummary(db, scope, 3, FIXED_NOW.toISOString()));
-    dropPostcodeTable(db);
-    db.exec("COMMIT");
+    data = await sqliteSnapshotSource(db).snapshot({}, async (snapshot) => {
+      await snapshot.preparePostcodes(3);
+      return collectHtmlReportData(snapshot, await computeSummary(snapshot, 3, FIXED_NOW.toISOString()));
+    });
   });
   afterAll(() => {
     db.close();

@@ -11,6 +11,7 @@ import { classifyUprnMiss } from "../src/report/uprn-matching.js";
 import type { Db } from "../src/store/sqlite/db.js";
 import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 import { expectedProperty } from "./helpers/independent-figures.js";
+import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 
 const COLUMNS = ["id", "Post Code", "uprn"];
 const ROWS = [
@@ -43,7 +44,7 @@ const expected = (postcode: string, uprn: string) => expectedProperty(db, postco
 describe("--uprn-column", () => {
   it("gives each property its own stored figures, and uprn_not_found when no answer holds it", async () => {
     const out = join(dir, "out");
-    await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW, uprnColumn: "UPRN", groupBy: [] });
+    await writeReports(sqliteSnapshotSource(db), { outDir: out, runId, now: () => FIXED_NOW, uprnColumn: "UPRN", groupBy: [] });
     const rows = parse(readFileSync(join(out, "enriched.csv")), { bom: true, columns: true }) as Record<string, string>[];
     expect(rows.map((r) => [r.id, r.Status])).toEqual([
       ["01", "ok"],
@@ -62,7 +63,7 @@ describe("--uprn-column", () => {
   });
 
   it("names the columns when the input has no such column", async () => {
-    await expect(writeReports(db, { outDir: join(dir, "x"), runId, uprnColumn: "property" })).rejects.toThrow(
+    await expect(writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "x"), runId, uprnColumn: "property" })).rejects.toThrow(
       '--uprn-column "property": the input has no such column; its columns are "id", "Post Code", "uprn"',
     );
   });
@@ -88,7 +89,7 @@ describe("--uprn-column says how its UPRNs matched", () => {
       ["06", "SW1A 2AA", ""], // names no UPRN: not counted
     ];
     const id = addRun(db, rows, ["broadband", "mobile"], false, COLUMNS);
-    const result = await writeReports(db, { outDir: join(dir, "out-matching"), runId: id, now: () => FIXED_NOW, uprnColumn: "uprn", groupBy: [] });
+    const result = await writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "out-matching"), runId: id, now: () => FIXED_NOW, uprnColumn: "uprn", groupBy: [] });
     expect(result.notes).toEqual([
       "--uprn-column uprn: 1 of 4 UPRNs match an address in their postcode's answer; " +
         "2 look mangled by a spreadsheet (scientific notation, digits lost to rounding: line 3: 1.0002E+11, line 4: 100020000000); " +
@@ -96,10 +97,10 @@ describe("--uprn-column says how its UPRNs matched", () => {
         "1 is not in its postcode's answer (line 5: 42)",
     ]);
     const all = addRun(db, rows.slice(0, 1), ["broadband", "mobile"], false, COLUMNS);
-    const matched = await writeReports(db, { outDir: join(dir, "out-matched"), runId: all, now: () => FIXED_NOW, uprnColumn: "uprn", groupBy: [] });
+    const matched = await writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "out-matched"), runId: all, now: () => FIXED_NOW, uprnColumn: "uprn", groupBy: [] });
     expect(matched.notes).toEqual(["--uprn-column uprn: the 1 UPRN matches an address in its postcode's answer"]);
     // without --uprn-column there is nothing to say
-    expect((await writeReports(db, { outDir: join(dir, "out-plain"), runId: all, now: () => FIXED_NOW, groupBy: [] })).notes).toEqual([]);
+    expect((await writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "out-plain"), runId: all, now: () => FIXED_NOW, groupBy: [] })).notes).toEqual([]);
   });
 
   it("classifies a UPRN that matched nothing from how it looks beside its postcode's UPRNs", () => {

@@ -6,6 +6,7 @@ import { generatePostcodes, simulatedAreaFile, startSimulator, type Simulator } 
 import { openDatabase } from "../src/store/sqlite/db.js";
 import { REPORT_FILES, ReportSetError, writeReports } from "../src/report/index.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 
 const KEY = "Hq3-vN8w-Xp2k-Lm5";
 const SEED = 3;
@@ -54,7 +55,7 @@ describe("the report set", () => {
         },
         ...REPORT_FILES.slice(5),
       ];
-      const attempt = writeReports(db, { outDir: out, files: failing, now: () => new Date(0) });
+      const attempt = writeReports(sqliteSnapshotSource(db), { outDir: out, files: failing, now: () => new Date(0) });
       await expect(attempt).rejects.toThrow(ReportSetError);
       await expect(attempt).rejects.toThrow(`cannot write the reports: groups.csv: no space left on the device; ${out} keeps its previous reports`);
     } finally {
@@ -68,7 +69,7 @@ describe("the report set", () => {
     const { d, out } = await goodRun();
     const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
     try {
-      const result = await writeReports(db, { outDir: out, all: true });
+      const result = await writeReports(sqliteSnapshotSource(db), { outDir: out, all: true });
       expect(result.files.map((f) => f.split("/").pop())).not.toContain("enriched.csv");
     } finally {
       db.close();
@@ -107,7 +108,7 @@ describe("a run that fails before fetching", () => {
     mkdirSync(again);
     const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
     try {
-      const result = await writeReports(db, { outDir: again });
+      const result = await writeReports(sqliteSnapshotSource(db), { outDir: again });
       // run 2 (rejected key) read its input; run 3 (missing file) did not
       expect(result.summary.runId).toBe(2);
     } finally {

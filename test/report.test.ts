@@ -12,6 +12,7 @@ import { headlineLines, ReportError, writeAddressReport, writeReports, type Summ
 import { openDatabase, type Db } from "../src/store/sqlite/db.js";
 import { TIERS } from "../src/report/definitions.js";
 import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
+import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 
 const GOLDEN = fileURLToPath(new URL("./fixtures/report-golden/", import.meta.url));
 const FILES = ["broadband.csv", "mobile.csv", "coverage.csv", "postcodes.csv", "enriched.csv", "rejects.csv", "failures.csv", "groups.csv", "changes.csv", "summary.csv", "summary.json"];
@@ -29,7 +30,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "pcc-report-"));
   ({ db, runId } = buildFixtureDb(join(dir, "coverage.sqlite")));
   out = join(dir, "out");
-  const result = await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW, onWarning: (m) => warnings.push(m) });
+  const result = await writeReports(sqliteSnapshotSource(db), { outDir: out, runId, now: () => FIXED_NOW, onWarning: (m) => warnings.push(m) });
   summary = result.summary;
   expect(result.files.map((f) => f.slice(out.length + 1))).toEqual(WRITTEN);
   if (process.env.UPDATE_GOLDEN === "1") for (const f of FILES) copyFileSync(join(out, f), join(GOLDEN, f));
@@ -75,7 +76,7 @@ describe("report files", () => {
     expect(addresses).toContain('Flat "A", 11 Downing Street');
 
     const plain = join(dir, "plain");
-    await writeReports(db, { outDir: plain, runId, bom: false, now: () => FIXED_NOW });
+    await writeReports(sqliteSnapshotSource(db), { outDir: plain, runId, bom: false, now: () => FIXED_NOW });
     const text = readFileSync(join(plain, "broadband.csv"), "utf8");
     expect(text.startsWith("PostCode,UPRN,")).toBe(true);
     expect(readFileSync(join(out, "broadband.csv"), "utf8")).toBe("\uFEFF" + text);
@@ -107,7 +108,7 @@ describe("report files", () => {
 
   it("writes one address file alone with the same bytes (the benchmark's entry point)", async () => {
     const path = join(dir, "alone", "mobile.csv");
-    expect(await writeAddressReport(db, "mobile.csv", path, { runId })).toBe(7);
+    expect(await writeAddressReport(sqliteSnapshotSource(db), "mobile.csv", path, { runId })).toBe(7);
     expect(readFileSync(path, "utf8")).toBe(readFileSync(join(out, "mobile.csv"), "utf8"));
   });
 });
@@ -146,10 +147,10 @@ describe("summary", () => {
   });
 
   it("--good-rating changes what counts as good", async () => {
-    const strict = await writeReports(db, { outDir: join(dir, "strict"), runId, goodRating: 4, now: () => FIXED_NOW });
+    const strict = await writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "strict"), runId, goodRating: 4, now: () => FIXED_NOW });
     expect(strict.summary).toEqual(independentSummary(db, runId, 4));
     expect(strict.summary.mobile!.indoorVoice.totalNotspots).toBeGreaterThan(summary.mobile!.indoorVoice.totalNotspots);
-    await expect(writeReports(db, { outDir: join(dir, "bad"), runId, goodRating: 7 })).rejects.toThrow(ReportError);
+    await expect(writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "bad"), runId, goodRating: 7 })).rejects.toThrow(ReportError);
   });
 });
 
@@ -157,7 +158,7 @@ describe("scope", () => {
   it("by default reports the last run; a lookup the run did not ask for is not_requested", async () => {
     const second = addRun(db, [["1", "SW1A 2AA", ""], ["2", "CF10 1AA", ""]], ["broadband"], true);
     const at = join(dir, "latest");
-    const result = await writeReports(db, { outDir: at, now: () => FIXED_NOW });
+    const result = await writeReports(sqliteSnapshotSource(db), { outDir: at, now: () => FIXED_NOW });
     expect(result.summary.runId).toBe(second);
     expect(result.summary.mobile).toBeNull();
     expect(result.summary.simulated).toBe(true);
@@ -174,7 +175,7 @@ describe("scope", () => {
 
   it("--all reports every stored postcode, without the per-input files", async () => {
     const at = join(dir, "all");
-    const result = await writeReports(db, { outDir: at, all: true, now: () => FIXED_NOW });
+    const result = await writeReports(sqliteSnapshotSource(db), { outDir: at, all: true, now: () => FIXED_NOW });
     expect(result.files.map((f) => f.slice(at.length + 1))).toEqual(WRITTEN.filter((f) => f !== "enriched.csv" && f !== "rejects.csv"));
     expect(result.summary).toMatchObject({ runId: null, scope: "all", postcodes: { input: null, invalid: null, unique: 4 } });
     expect(existsSync(join(at, "enriched.csv"))).toBe(false);
@@ -183,16 +184,16 @@ describe("scope", () => {
   it("a postcode without an answer yet is pending", async () => {
     const run = addRun(db, [["1", "M1 1AE", ""]], ["broadband", "mobile"]);
     const at = join(dir, "pending");
-    const result = await writeReports(db, { outDir: at, runId: run, now: () => FIXED_NOW });
+    const result = await writeReports(sqliteSnapshotSource(db), { outDir: at, runId: run, now: () => FIXED_NOW });
     expect(result.summary.broadband!.postcodes).toEqual({ ok: 0, notFound: 0, failed: 0, pending: 1 });
     expect(byHeader(read("enriched.csv", at))[0]).toMatchObject({ NormalisedPostCode: "M1 1AE", Status: "pending" });
   });
 
   it("an unknown run or an empty database is a ReportError naming the problem", async () => {
-    await expect(writeReports(db, { outDir: join(dir, "x"), runId: 999 })).rejects.toThrow(/no run 999 .*runs 1 to \d+ are stored/);
+    await expect(writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "x"), runId: 999 })).rejects.toThrow(/no run 999 .*runs 1 to \d+ are stored/);
     const empty = openDatabase(join(dir, "empty.sqlite"));
     try {
-      await expect(writeReports(empty, { outDir: join(dir, "y") })).rejects.toThrow(/no runs yet/);
+      await expect(writeReports(sqliteSnapshotSource(empty), { outDir: join(dir, "y") })).rejects.toThrow(/no runs yet/);
     } finally {
       empty.close();
     }

@@ -49,7 +49,7 @@ describe("simulated and real answers", () => {
     ]);
     expect(sim.counters.total).toBe(0);
     expect(query(db, "SELECT id, simulated FROM runs")).toEqual([{ id: 1, simulated: 1 }]);
-    expect(query(db, "SELECT COUNT(*) AS n FROM batch_lock")).toEqual([{ n: 0 }]);
+    expect(query(db, "SELECT COUNT(*) AS n FROM leases")).toEqual([{ n: 0 }]);
   });
 
   it("a database of real answers refuses a simulated run the same way", async () => {

@@ -5,9 +5,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { openDatabase } from "../src/store/sqlite/db.js";
-import { databaseStatus, type DatabaseStatus } from "../src/store/sqlite/status.js";
+import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import type { DatabaseStatus } from "../src/store/types.js";
 import { formatStatus } from "../src/report/status-text.js";
-import { formatReleaseStatus, releaseStatus } from "../src/store/sqlite/release-status.js";
+import { formatReleaseStatus } from "../src/cli/release-status-text.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { spawnCli } from "./helpers/child-cli.js";
 
@@ -35,18 +36,18 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(d, { recursive: true, force: true }));
 
-function status(isAlive?: (pid: number) => boolean): DatabaseStatus {
-  const h = openDatabase(db, { readonly: true });
+async function status(isAlive?: (pid: number) => boolean): Promise<DatabaseStatus> {
+  const h = openSqliteStore(db, { readonly: true, isAlive: isAlive && ((holder) => isAlive(holder.pid)) });
   try {
-    return databaseStatus(h, 10, isAlive);
+    return await h.status.database(10, Date.now());
   } finally {
-    h.close();
+    await h.close();
   }
 }
 
 describe("status", () => {
-  it("lists the runs newest first with their counts, and the stored answers", () => {
-    const s = status();
+  it("lists the runs newest first with their counts, and the stored answers", async () => {
+    const s = await status();
     expect(s.runs.map((r) => [r.id, r.state, r.exit_code])).toEqual([
       [2, "stopped", 3],
       [1, "completed", 0],
@@ -73,21 +74,19 @@ describe("status", () => {
     expect(text).toMatch(/mobile x5: HTTP 500/);
   });
 
-  it("says whether the lock's holder still runs", () => {
-    const w = openDatabase(db);
+  it("says whether the lock's holder still runs", async () => {
+    const w = openSqliteStore(db);
     try {
-      w.prepare("INSERT INTO batch_lock (id, pid, host, run_id, started_at) VALUES (1, 424242, ?, 3, 'then')").run(
-        hostname(),
-      );
+      await w.leases.take({ host: hostname(), pid: 424242, process: null }, Date.now(), 60_000);
     } finally {
-      w.close();
+      await w.close();
     }
     try {
-      expect(formatStatus(status(() => false), db)).toContain("lock: left by a killed batch (pid 424242");
-      expect(formatStatus(status(() => true), db)).toContain("lock: a batch is running (pid 424242");
+      expect(formatStatus(await status(() => false), db)).toContain("lock: left by a killed batch (pid 424242");
+      expect(formatStatus(await status(() => true), db)).toContain("lock: a batch is running (pid 424242");
     } finally {
       const w2 = openDatabase(db);
-      w2.prepare("DELETE FROM batch_lock").run();
+      w2.prepare("DELETE FROM leases").run();
       w2.close();
     }
   });
@@ -100,15 +99,15 @@ describe("status", () => {
     ]);
     expect(text.code).toBe(0);
     // the database status, then its releases (no --monthly-quota here: no quota plan)
-    const reader = openDatabase(db, { readonly: true });
-    const releases = releaseStatus(reader);
-    reader.close();
+    const reader = openSqliteStore(db, { readonly: true });
+    const releases = await reader.status.releases();
+    await reader.close();
     expect(releases.map((r) => r.lookup)).toEqual(["broadband"]);
-    expect(text.stdout).toBe(formatStatus(status(), db) + formatReleaseStatus(releases));
+    expect(text.stdout).toBe(formatStatus(await status(), db) + formatReleaseStatus(releases));
     expect(json.code).toBe(0);
     const parsed = JSON.parse(json.stdout) as DatabaseStatus;
     expect(parsed.runs.map((r) => r.id)).toEqual([2]);
-    expect(parsed.lookups).toEqual(status().lookups);
+    expect(parsed.lookups).toEqual((await status()).lookups);
     expect((parsed as unknown as { releases: unknown }).releases).toEqual(releases);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(`error: no database at ${join(d, "nope.sqlite")} (run a batch first, or give --db PATH)\n`);

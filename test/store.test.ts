@@ -2,14 +2,15 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTempDatabase } from "./helpers/temp-database.js";
 import { answerWriter } from "../src/store/sqlite/answers.js";
-import { requestLedger } from "../src/store/sqlite/ledger.js";
+import { ledgerUsed } from "../src/store/sqlite/ledger.js";
 import type { FinalRecord, OkRecord } from "../src/spec/records.js";
 import { ensureProviderColumns, openDatabase } from "../src/store/sqlite/db.js";
-import { acquireLock, LockedError, releaseLock } from "../src/store/sqlite/lock.js";
+import { releaseLease, takeLease } from "../src/store/sqlite/leases.js";
+import { LockedError } from "../src/store/types.js";
 import { processAlive, processIdentity } from "../src/store/process-identity.js";
 import { spawn } from "node:child_process";
 import { rowWriter } from "../src/store/sqlite/run-rows.js";
-import { abandonStaleRuns, createRun, finishRun } from "../src/store/sqlite/runs.js";
+import { abandonOrphans, createRun, finishRun } from "../src/store/sqlite/runs.js";
 import { zeroOutcomes } from "../src/spec/counts.js";
 import { SCHEMA_VERSION } from "../src/store/sqlite/schema.js";
 import { planFetches } from "../src/plan/plan.js";
@@ -61,7 +62,7 @@ describe("store", () => {
   });
 
   it("replaces a postcode's addresses with each answer and keeps 12-digit UPRNs exact", () => {
-    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
+    const w = answerWriter(t.db, { providers: DEFAULT_PROVIDERS });
     w.write(ok("AB11AA", [100020416747, 999999999999, 5]));
     w.write(ok("AB11AA", [100020416747, 7]));
     w.flush();
@@ -72,7 +73,7 @@ describe("store", () => {
   });
 
   it("a later failure keeps the last good addresses and records the error", () => {
-    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
+    const w = answerWriter(t.db, { providers: DEFAULT_PROVIDERS });
     w.write(ok("AB11AA", [1, 2]));
     w.write({ postcode: "AB11AA", lookup: "broadband", status: "failed", httpStatus: 500, attempts: 6, lastError: "HTTP 500: boom", fetchedAt: "2026-01-02T00:00:00.000Z", runId: 2 });
     w.flush();
@@ -86,7 +87,7 @@ describe("store", () => {
   });
 
   it("commits the answers of one event-loop turn together, before any I/O", async () => {
-    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
+    const w = answerWriter(t.db, { providers: DEFAULT_PROVIDERS });
     const count = () => t.db.prepare("SELECT COUNT(*) FROM lookups").pluck().get();
     w.write(ok("AA11AA", [1]));
     w.write(ok("BB11BB", [2]));
@@ -98,29 +99,28 @@ describe("store", () => {
 
   it("writes a request's ledger row in the same transaction as the answers of its turn", async () => {
     const runId = newRun();
-    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
-    const ledger = requestLedger(t.db, runId);
-    const rows = () => [t.db.prepare("SELECT COUNT(*) FROM lookups").pluck().get(), ledger.used("broadband", "2026-01-01")];
-    w.alongside(() => ledger.record({ lookup: "broadband", status: 200, at: "2026-01-01T00:00:01.000Z" }, "2026-01-01"));
+    const w = answerWriter(t.db, { providers: DEFAULT_PROVIDERS });
+    const sent = (at: string) => ({ lookup: "broadband" as const, status: 200, at, period: "2026-01-01", runId, leaseId: null });
+    const rows = () => [t.db.prepare("SELECT COUNT(*) FROM lookups").pluck().get(), ledgerUsed(t.db, "broadband", "2026-01-01", 0)];
+    w.request(sent("2026-01-01T00:00:01.000Z"));
     w.write(ok("AA11AA", [1]));
-    w.alongside(() => ledger.record({ lookup: "broadband", status: 200, at: "2026-01-01T00:00:02.000Z" }, "2026-01-01"));
+    w.request(sent("2026-01-01T00:00:02.000Z"));
     w.write(ok("BB11BB", [2]));
     expect(rows()).toEqual([0, 0]);
     expect(t.db.inTransaction).toBe(false);
     await new Promise((r) => setImmediate(r));
     expect(rows()).toEqual([2, 2]);
     // a group that fails leaves neither its answers nor its ledger rows
-    w.alongside(() => ledger.record({ lookup: "broadband", status: 200, at: "2026-01-01T00:00:03.000Z" }, "2026-01-01"));
-    w.alongside(() => {
-      throw new Error("disk full");
-    });
+    t.db.exec("CREATE TEMP TRIGGER full BEFORE INSERT ON request_ledger WHEN NEW.sent_at > '2026-01-01T00:00:03' BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    w.request(sent("2026-01-01T00:00:03.000Z"));
+    w.request(sent("2026-01-01T00:00:04.000Z"));
     expect(() => w.flush()).toThrow("disk full");
     expect(rows()).toEqual([2, 2]);
   });
 
   it("reports a deferred commit that fails, and refuses more writes", async () => {
     const errors: Error[] = [];
-    const w = answerWriter(t.db, DEFAULT_PROVIDERS, { onError: (e) => errors.push(e) });
+    const w = answerWriter(t.db, { providers: DEFAULT_PROVIDERS, onError: (e) => errors.push(e) });
     t.db.exec("CREATE TEMP TRIGGER full BEFORE INSERT ON broadband_addresses BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
     w.write(ok("AA11AA", [1]));
     await new Promise((r) => setImmediate(r));
@@ -145,29 +145,29 @@ describe("store", () => {
     expect(noAnswer.status).toBe("ok");
   });
 
-  it("plans what is missing or failed in input order, then what is stale; --refresh plans everything", () => {
+  it("plans what is missing or failed in input order, then what is stale; --refresh plans everything", async () => {
     const runId = newRun();
     const rows = rowWriter(t.db, runId);
     const input = ["CC11CC", "AA11AA", "BB11BB", "AA11AA", "DD11DD"];
     input.forEach((p, i) => rows.add({ line: i + 2, value: p, postcode: p, reason: null, cells: [p] }));
     rows.add({ line: 9, value: "junk", postcode: null, reason: "not a valid UK postcode", cells: ["junk"] });
     rows.flush();
-    const w = answerWriter(t.db, DEFAULT_PROVIDERS);
+    const w = answerWriter(t.db, { providers: DEFAULT_PROVIDERS });
     w.write(ok("AA11AA", [1], "2026-03-01T00:00:00.000Z")); // fresh
     w.write(ok("BB11BB", [2], "2025-01-01T00:00:00.000Z")); // stale
     w.write(failed("DD11DD", "2026-03-01T00:00:00.000Z"));
     w.flush();
-    const plan = planFetches(t.db, { probe: 0, runId, lookups: ["broadband", "mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated: false });
+    const plan = await planFetches(t.store, { probe: 0, runId, lookups: ["broadband", "mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated: false });
     expect(plan.postcodes).toBe(4);
     expect(plan.toFetch.get("broadband")).toEqual(["CC11CC", "DD11DD", "BB11BB"]);
     expect(plan.toFetch.get("mobile")).toEqual(["CC11CC", "AA11AA", "BB11BB", "DD11DD"]);
     expect(plan.reused.get("broadband")).toBe(1);
-    const all = planFetches(t.db, { probe: 0, runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: true, providers: DEFAULT_PROVIDERS, simulated: false });
+    const all = await planFetches(t.store, { probe: 0, runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: true, providers: DEFAULT_PROVIDERS, simulated: false });
     expect(all.toFetch.get("broadband")).toHaveLength(4);
     expect(finalCounts(t.db, runId, ["broadband", "mobile"])).toEqual({ ok: 2, notFound: 0, failed: 1, pending: 5 });
   });
 
-  it("refetches a fresh mobile answer stored for another provider list, and nothing else", () => {
+  it("refetches a fresh mobile answer stored for another provider list, and nothing else", async () => {
     const runId = newRun();
     const rows = rowWriter(t.db, runId);
     ["AA11AA", "BB11BB"].forEach((p, i) => rows.add({ line: i + 2, value: p, postcode: p, reason: null, cells: [p] }));
@@ -178,33 +178,33 @@ describe("store", () => {
       lookup: "mobile",
       answer: { lookup: "mobile", dataset: null, addresses: [{ uprn: 7, address: "7", ratings: mobileFields(providers).map(() => 3) }] },
     });
-    const two = answerWriter(t.db, ["ProvA", "ProvB"]);
+    const two = answerWriter(t.db, { providers: ["ProvA", "ProvB"] });
     two.write(mobile("AA11AA", ["ProvA", "ProvB"]));
     two.flush();
-    const four = answerWriter(t.db, DEFAULT_PROVIDERS);
+    const four = answerWriter(t.db, { providers: DEFAULT_PROVIDERS });
     four.write(mobile("BB11BB", DEFAULT_PROVIDERS));
     four.flush();
-    const plan = (providers: readonly string[]) =>
-      planFetches(t.db, { probe: 0, runId, lookups: ["mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers, simulated: false })
+    const plan = async (providers: readonly string[]) =>
+      (await planFetches(t.store, { probe: 0, runId, lookups: ["mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers, simulated: false }))
         .toFetch.get("mobile");
-    expect(plan(DEFAULT_PROVIDERS)).toEqual(["AA11AA"]);
+    expect(await plan(DEFAULT_PROVIDERS)).toEqual(["AA11AA"]);
     // fewer providers, or the same in another order: the stored ratings cover them
-    expect(plan(["ProvB", "ProvA"])).toEqual([]);
-    expect(plan(["ProvD"])).toEqual(["AA11AA"]);
-    expect(plan(["ProvA", "ProvE"])).toEqual(["AA11AA", "BB11BB"]);
+    expect(await plan(["ProvB", "ProvA"])).toEqual([]);
+    expect(await plan(["ProvD"])).toEqual(["AA11AA"]);
+    expect(await plan(["ProvA", "ProvE"])).toEqual(["AA11AA", "BB11BB"]);
   });
 
-  it("never lets a real run reuse a simulated answer, nor a simulated run a real one", () => {
+  it("never lets a real run reuse a simulated answer, nor a simulated run a real one", async () => {
     const runId = newRun();
     const rows = rowWriter(t.db, runId);
     ["AA11AA", "BB11BB", "CC11CC"].forEach((p, i) => rows.add({ line: i + 2, value: p, postcode: p, reason: null, cells: [p] }));
     rows.flush();
     const at = "2026-03-01T00:00:00.000Z";
-    const sim = answerWriter(t.db, DEFAULT_PROVIDERS, { simulated: true });
+    const sim = answerWriter(t.db, { providers: DEFAULT_PROVIDERS, simulated: true });
     sim.write(ok("AA11AA", [1], at));
     sim.write(ok("CC11CC", [3], at));
     sim.flush();
-    const real = answerWriter(t.db, DEFAULT_PROVIDERS);
+    const real = answerWriter(t.db, { providers: DEFAULT_PROVIDERS });
     real.write(ok("BB11BB", [2], at));
     // a real failure keeps the simulated addresses, and so their flag
     real.write(failed("AA11AA", at));
@@ -214,22 +214,23 @@ describe("store", () => {
       { postcode: "BB11BB", simulated: 0 },
       { postcode: "CC11CC", simulated: 1 },
     ]);
-    const plan = (simulated: boolean) =>
-      planFetches(t.db, { probe: 0, runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated })
+    const plan = async (simulated: boolean) =>
+      (await planFetches(t.store, { probe: 0, runId, lookups: ["broadband"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated }))
         .toFetch.get("broadband");
-    expect(plan(false)).toEqual(["AA11AA", "CC11CC"]);
-    expect(plan(true)).toEqual(["AA11AA", "BB11BB"]);
+    expect(await plan(false)).toEqual(["AA11AA", "CC11CC"]);
+    expect(await plan(true)).toEqual(["AA11AA", "BB11BB"]);
   });
 
   it("locks: a live holder is refused, a dead holder's lock is taken over", () => {
-    acquireLock(t.db, "t0");
-    // another process (simulated by a different pid in the row) that is still alive
-    t.db.prepare("UPDATE batch_lock SET pid = 999999").run();
-    expect(() => acquireLock(t.db, "t1", () => true)).toThrow(LockedError);
-    expect(() => acquireLock(t.db, "t1", () => true)).toThrow(/another batch \(pid 999999/);
-    expect(acquireLock(t.db, "t2", () => false)).toEqual({ previous: { pid: 999999, runId: null } });
-    releaseLock(t.db);
-    expect(t.db.prepare("SELECT COUNT(*) FROM batch_lock").pluck().get()).toBe(0);
+    // another process on this host (a made-up pid), within its lease's time
+    const here = "this-host";
+    takeLease(t.db, { host: here, pid: 999999, process: null }, 0, 60_000, here, () => true);
+    expect(() => takeLease(t.db, { host: here, pid: process.pid, process: null }, 1, 60_000, here, () => true)).toThrow(LockedError);
+    expect(() => takeLease(t.db, { host: here, pid: process.pid, process: null }, 1, 60_000, here, () => true)).toThrow(/another batch \(pid 999999/);
+    const taken = takeLease(t.db, { host: here, pid: process.pid, process: null }, 2, 60_000, here, () => false);
+    expect(taken.previous).toEqual({ pid: 999999, host: here, runId: null });
+    releaseLease(t.db, taken.lease.id);
+    expect(t.db.prepare("SELECT COUNT(*) FROM leases").pluck().get()).toBe(0);
   });
 
   it("knows a lock holder is gone when its pid is dead, a zombie, or now another process", async () => {
@@ -256,7 +257,8 @@ describe("store", () => {
     const b = newRun();
     finishRun(t.db, b, { endedAt: "t", state: "completed", exitCode: 0, message: null, counts: { ...zeroOutcomes(), inputRows: 0, postcodes: 0, rejects: 0, requests: 0, retries: 0, throttled: 0 } });
     const stale = t.db.prepare("SELECT id FROM runs WHERE state = 'running'").pluck().all();
-    expect(abandonStaleRuns(t.db, "later")).toBe(stale.length);
+    // neither run has a live lease
+    expect(abandonOrphans(t.db, "later", new Set())).toBe(stale.length);
     expect(t.db.prepare("SELECT state FROM runs WHERE id = ?").pluck().get(a)).toBe("abandoned");
     expect(t.db.prepare("SELECT state FROM runs WHERE id = ?").pluck().get(b)).toBe("completed");
     expect(t.db.prepare("SELECT COUNT(*) FROM runs WHERE state = 'running'").pluck().get()).toBe(0);

@@ -95,7 +95,7 @@ describe("unattended runs (child processes)", () => {
     const sent = s.counters.total;
     expect(sent - stored).toBeLessThanOrEqual(2 * 2);
     expect(query(db, "SELECT state FROM runs")).toEqual([{ state: "running" }]);
-    expect(query(db, "SELECT pid FROM batch_lock")).toEqual([{ pid: first.pid }]);
+    expect(query(db, "SELECT pid FROM leases")).toEqual([{ pid: first.pid }]);
 
     const resumed = await runIn(d, { in: file, baseUrl: s.url, probe: 0 }, env);
     expect(resumed.exitCode).toBe(0);
@@ -157,7 +157,7 @@ describe("unattended runs (child processes)", () => {
     const lines = jsonLines(stopped);
     expect(lines.some((l) => l.level === "warn" && /SIGTERM: finishing requests in flight/.test(l.message))).toBe(true);
     expect(lines.at(-1)).toMatchObject({ level: "result", exitCode: 143 });
-    expect(query(db, "SELECT COUNT(*) AS n FROM batch_lock")).toEqual([{ n: 0 }]);
+    expect(query(db, "SELECT COUNT(*) AS n FROM leases")).toEqual([{ n: 0 }]);
 
     const resumed = await runIn(d, { in: file, baseUrl: s.url, probe: 0 }, env);
     expect(resumed.exitCode).toBe(0);

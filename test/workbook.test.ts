@@ -16,8 +16,7 @@ import { openDatabase, type Db } from "../src/store/sqlite/db.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
 import { expectedProperty, independentGroups } from "./helpers/independent-figures.js";
 import { buildFixtureDb } from "./fixtures/report-golden/build-fixture.js";
-import { resolveScope } from "../src/report/scope.js";
-import { buildPostcodeTable, dropPostcodeTable } from "../src/report/postcode-table.js";
+import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 import { computeSummary } from "../src/report/summary.js";
 import { writeWorkbook } from "../src/report/workbook.js";
 import { requiresTool, TOOLS } from "./helpers/requires-tool.js";
@@ -189,13 +188,16 @@ describe("a sheet longer than --workbook-rows", () => {
   it("holds a note naming the CSV and the Parquet export instead of its rows, and the Summary says so", async () => {
     const fixture = buildFixtureDb(join(dir, "fixture.sqlite"));
     try {
-      const scope = resolveScope(fixture.db, { runId: fixture.runId });
-      buildPostcodeTable(fixture.db, scope, 3);
-      const summary = computeSummary(fixture.db, scope, 3, "2026-01-02T03:04:05.000Z");
+      const source = sqliteSnapshotSource(fixture.db);
+      const workbook = (rows: number, path: string) =>
+        source.snapshot({ runId: fixture.runId }, async (snapshot) => {
+          await snapshot.preparePostcodes(3);
+          const summary = await computeSummary(snapshot, 3, "2026-01-02T03:04:05.000Z");
+          return writeWorkbook(snapshot, { summary, groups: null, goodRating: 3, workbookRows: rows }, path);
+        });
       const path = join(dir, "small.xlsx");
       // 6 input rows, 4 postcodes, 6 broadband and 7 mobile addresses: a limit of 6 rows leaves out Mobile's rows only
-      const result = await writeWorkbook(fixture.db, scope, { summary, groups: null, goodRating: 3, workbookRows: 6 }, path);
-      dropPostcodeTable(fixture.db);
+      const result = await workbook(6, path);
       expect(result).toEqual({ sheets: ["Summary", "Your rows", "Postcodes", "Broadband", "Mobile"], leftOut: [{ sheet: "Mobile", rows: 7, csv: "mobile.csv" }] });
       const book = new ExcelJS.Workbook();
       await book.xlsx.readFile(path);
@@ -207,9 +209,7 @@ describe("a sheet longer than --workbook-rows", () => {
       ]);
       expect(book.getWorksheet("Broadband")!.rowCount).toBe(7);
       // a limit of 3: every sheet of rows holds a note, Your rows' naming only its CSV
-      buildPostcodeTable(fixture.db, scope, 3);
-      const tiny = await writeWorkbook(fixture.db, scope, { summary, groups: null, goodRating: 3, workbookRows: 3 }, join(dir, "tiny.xlsx"));
-      dropPostcodeTable(fixture.db);
+      const tiny = await workbook(3, join(dir, "tiny.xlsx"));
       expect(tiny.leftOut.map((l) => [l.sheet, l.rows])).toEqual([["Your rows", 6], ["Postcodes", 4], ["Broadband", 6], ["Mobile", 7]]);
       const tinyBook = new ExcelJS.Workbook();
       await tinyBook.xlsx.readFile(join(dir, "tiny.xlsx"));

@@ -7,10 +7,8 @@ import { classify } from "../../src/fetch/classify.js";
 import { normalisePostcode } from "../../src/spec/postcode.js";
 import { generatePostcode, generatePostcodes, okBodyText } from "../../src/simulator/index.js";
 import { DEFAULT_PROVIDERS, LOOKUPS, type Lookup } from "../../src/spec/fields.js";
-import { answerWriter } from "../../src/store/sqlite/answers.js";
 import type { FinalRecord } from "../../src/spec/records.js";
-import { ensureProviderColumns, openDatabase } from "../../src/store/sqlite/db.js";
-import { createRun } from "../../src/store/sqlite/runs.js";
+import { openStore } from "../../src/store/open-store.js";
 import { BENCH_SEED } from "./input-file.js";
 
 export interface CostBreakdown {
@@ -21,7 +19,7 @@ export interface CostBreakdown {
   storeMs: number;
 }
 
-export function measureCostBreakdown(dir: string, n: number): CostBreakdown {
+export async function measureCostBreakdown(dir: string, n: number): Promise<CostBreakdown> {
   const providers = DEFAULT_PROVIDERS;
   const bodies: { lookup: Lookup; postcode: string; body: string }[] = [];
   for (const display of generatePostcodes(BENCH_SEED, n)) {
@@ -43,28 +41,32 @@ export function measureCostBreakdown(dir: string, n: number): CostBreakdown {
       records.push({ postcode: b.postcode, lookup: b.lookup, status: "ok", httpStatus: 200, attempts: 1, lastError: null, fetchedAt, runId: 0, answer: outcome.answer });
     }
   });
-  const db = openDatabase(join(dir, "breakdown.sqlite"));
+  const store = await openStore(join(dir, "breakdown.sqlite"));
   try {
-    ensureProviderColumns(db, providers);
-    const runId = createRun(db, { startedAt: fetchedAt, simulated: true, inputName: "bench", args: {}, lookups: [...LOOKUPS], providers });
-    const writer = answerWriter(db, providers);
+    await store.answers.prepareProviders(providers);
+    const runId = await store.runs.create({ startedAt: fetchedAt, simulated: true, inputName: "bench", args: {}, lookups: [...LOOKUPS], providers });
+    const writer = await store.answers.openWriter({ providers });
     for (const r of records) r.runId = runId;
-    const storeMs = cpuMs(() => {
-      // one commit per answer: the batch's worst case (it commits answers that arrive together at once)
-      for (const r of records) {
-        writer.write(r);
-        writer.flush();
-      }
-    });
+    // one commit per answer: the batch's worst case (it commits answers that arrive together at once)
+    const before = process.cpuUsage();
+    for (const r of records) {
+      writer.write(r);
+      await writer.flush();
+    }
+    const storeMs = cpuSince(before);
     return { postcodes: n, jsonParseMs: parse / n, classifyMs: classifyMs / n, storeMs: storeMs / n };
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
 function cpuMs(work: () => void): number {
   const before = process.cpuUsage();
   work();
+  return cpuSince(before);
+}
+
+function cpuSince(before: NodeJS.CpuUsage): number {
   const used = process.cpuUsage(before);
   return (used.user + used.system) / 1000;
 }

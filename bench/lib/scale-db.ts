@@ -7,13 +7,9 @@ import { createReadStream } from "node:fs";
 import { openInput } from "../../src/input/read-input.js";
 import { generateCompact } from "../../src/simulator/data.js";
 import { DEFAULT_PROVIDERS, SPEED_FIELDS, type Lookup } from "../../src/spec/fields.js";
-import { answerWriter } from "../../src/store/sqlite/answers.js";
-import { recordReleaseCheck } from "../../src/store/sqlite/release-checks.js";
 import type { Answer, FinalRecord } from "../../src/spec/records.js";
-import { finalCounts } from "../../src/store/sqlite/counts.js";
-import { ensureProviderColumns, openDatabase } from "../../src/store/sqlite/db.js";
-import { rowWriter, storedRow } from "../../src/store/sqlite/run-rows.js";
-import { createRun, finishRun, setRunInput } from "../../src/store/sqlite/runs.js";
+import { openSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { storedRow } from "../../src/store/types.js";
 import { BENCH_SEED } from "./input-file.js";
 
 /** The whole UK: about 30M addresses in 1.8M postcodes. */
@@ -31,31 +27,31 @@ export interface ScaleDb {
 export async function buildScaleDb(dbPath: string, inputPath: string, log: (m: string) => void): Promise<ScaleDb> {
   const started = performance.now();
   const providers = [...DEFAULT_PROVIDERS];
-  const db = openDatabase(dbPath);
+  const store = openSqliteStore(dbPath);
   try {
     // For the build only (the batch keeps the store's settings): a bigger page cache, and no fsync,
-    // as a lost build is simply rebuilt.
-    db.pragma("cache_size = -262144");
-    db.pragma("synchronous = OFF");
-    ensureProviderColumns(db, providers);
+    // as a lost build is simply rebuilt. Engine tuning, so through the SQLite store's own handle.
+    store.db.pragma("cache_size = -262144");
+    store.db.pragma("synchronous = OFF");
+    await store.answers.prepareProviders(providers);
     const now = new Date().toISOString();
-    const runId = createRun(db, { startedAt: now, simulated: false, inputName: inputPath, args: {}, lookups: LOOKUPS, providers });
+    const runId = await store.runs.create({ startedAt: now, simulated: false, inputName: inputPath, args: {}, lookups: LOOKUPS, providers });
     const input = await openInput(createReadStream(inputPath), { source: inputPath });
-    setRunInput(db, runId, input.header.columns, input.header.postcodeColumn);
-    const rows = rowWriter(db, runId);
+    await store.runs.setInput(runId, input.header.columns, input.header.postcodeColumn);
+    const rows = await store.inputRows.openWriter(runId);
     const compact: string[] = [];
     let inputRows = 0;
     for await (const row of input.rows) {
       inputRows++;
-      rows.add(storedRow(row));
+      await rows.add(storedRow(row));
       if (row.postcode.ok) compact.push(row.postcode.compact);
     }
-    rows.flush();
+    await rows.flush();
     const postcodes = [...new Set(compact)].sort();
     compact.length = 0;
     log(`scale: ${inputRows} input rows stored in ${((performance.now() - started) / 1000).toFixed(1)} s; writing answers`);
 
-    const writer = answerWriter(db, providers);
+    const writer = await store.answers.openWriter({ providers });
     const quota = Math.round(postcodes.length * ADDRESSES_PER_POSTCODE);
     let addresses = 0;
     for (let i = 0; i < postcodes.length; i++) {
@@ -75,13 +71,13 @@ export async function buildScaleDb(dbPath: string, inputPath: string, log: (m: s
         const record: FinalRecord = sim ? { ...base, lookup, status: "ok", answer } : { ...base, lookup, status: "not_found" };
         writer.write(record);
       }
-      if ((i + 1) % GROUP === 0) writer.flush();
+      if ((i + 1) % GROUP === 0) await writer.flush();
       if ((i + 1) % 100_000 === 0)
         log(`scale: ${i + 1} of ${postcodes.length} postcodes written (${addresses} addresses) at ${((performance.now() - started) / 1000).toFixed(0)} s`);
     }
-    writer.flush();
-    const final = finalCounts(db, runId, LOOKUPS);
-    finishRun(db, runId, {
+    await writer.flush();
+    const final = await store.runs.finalCounts(runId, LOOKUPS);
+    await store.runs.finish(runId, {
       endedAt: new Date().toISOString(),
       state: "completed",
       exitCode: 0,
@@ -90,11 +86,11 @@ export async function buildScaleDb(dbPath: string, inputPath: string, log: (m: s
     });
     // As the batch records after a list's first run: its own answers checked each lookup's release
     // today, so the unchanged re-run the same day sends no probe round (plan/probe-rule.ts).
-    for (const lookup of LOOKUPS) recordReleaseCheck(db, { lookup, at: now, how: "answers", runId });
+    for (const lookup of LOOKUPS) await store.releaseChecks.record({ lookup, at: now, how: "answers", runId });
     // Later steps read a settled file, as after a batch: fold the WAL back in.
-    db.pragma("wal_checkpoint(TRUNCATE)");
+    store.db.pragma("wal_checkpoint(TRUNCATE)");
     return { runId, postcodes: postcodes.length, addresses, seconds: (performance.now() - started) / 1000 };
   } finally {
-    db.close();
+    await store.close();
   }
 }

@@ -101,7 +101,7 @@ export const overhead: Scenario = {
 
       // The batch's extra CPU, piece by piece: the same answers classified and stored alone.
       ctx.log("overhead: timing classification and storage of the same answers alone");
-      const breakdown = measureCostBreakdown(scratch.dir, n);
+      const breakdown = await measureCostBreakdown(scratch.dir, n);
       const batchMs = (median(results.map((r) => r.batch.cpuSeconds)) / n) * 1000;
       const bareMs = (median(results.map((r) => r.bare.cpuSeconds)) / n) * 1000;
       const validateMs = breakdown.classifyMs - breakdown.jsonParseMs;

@@ -8,12 +8,14 @@ import { mobileFields } from "../../src/spec/fields.js";
 import { openDatabase } from "../../src/store/sqlite/db.js";
 import { DEFAULT_GOOD_RATING } from "../../src/report/definitions.js";
 import { writeAddressReport } from "../../src/report/index.js";
-import { goodColumns, goodSql } from "../../src/report/measures.js";
+import { goodColumns } from "../../src/report/measures.js";
+import { goodSql } from "../../src/store/sqlite/report/measures.js";
 import { buildMobileDb } from "../lib/mobile-db.js";
 import { scratchDir } from "../lib/paths.js";
 import { atMost, check, skippedCheck, type BenchContext, type Check, type Scenario } from "../lib/scenario.js";
 import { SQLITE3_INSTALL_HINT, sqlite3CsvExport, sqlite3Version } from "../lib/sqlite-shell.js";
 import { median, round, scaled, thousands } from "../lib/stats.js";
+import { sqliteSnapshotSource } from "../../src/store/sqlite/report/source.js";
 
 const TARGET = atMost(1.5);
 
@@ -97,7 +99,7 @@ async function timeMobileCsv(dbPath: string, runId: number, out: string): Promis
   const db = openDatabase(dbPath);
   try {
     const started = performance.now();
-    const rows = await writeAddressReport(db, "mobile.csv", out, { runId, bom: true });
+    const rows = await writeAddressReport(sqliteSnapshotSource(db), "mobile.csv", out, { runId, bom: true });
     return { seconds: (performance.now() - started) / 1000, rows };
   } finally {
     db.close();

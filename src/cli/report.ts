@@ -2,8 +2,7 @@
 // rewrites the report set from the database, without fetching anything.
 import { parseTable, REPORT_OPTIONS } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
-import Database from "better-sqlite3";
-import { openForReport, type ReadOnlyDb } from "../store/sqlite/read-only.js";
+import { openSqliteSnapshotSource } from "../store/sqlite/report/source.js";
 import { headlineLines, openFirstLine, REPORT_FILES, ReportError, writeReports } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
 import { declareOptions, runCli } from "./run-cli.js";
@@ -18,11 +17,10 @@ runCli({
     const clash = readPathInReportSet(reads, o.out, REPORT_FILES.map((f) => f.name));
     if (clash) throw new ReportError(clash);
     if (!existsSync(o.db)) throw new ReportError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
-    let reader: ReadOnlyDb | null = null;
+    // Read-only; a database of an older schema is migrated first when its user may write it.
+    const source = openSqliteSnapshotSource(o.db, { upgrade: true });
     try {
-      // Read-only; a database of an older schema is migrated first when its user may write it.
-      reader = openForReport(o.db);
-      const result = await writeReports(reader.db, {
+      const result = await writeReports(source, {
         outDir: o.out,
         runId: o.run,
         all: o.all,
@@ -38,12 +36,8 @@ runCli({
       process.stdout.write(`reports written to ${o.out}: ${result.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}\n`);
       for (const line of [...headlineLines(result.summary), ...result.notes]) process.stdout.write(line + "\n");
       process.stdout.write(openFirstLine(o.out) + "\n");
-    } catch (err) {
-      // A file that is not this program's database, or a damaged one.
-      if (err instanceof Database.SqliteError) throw new ReportError(`cannot read ${o.db}: ${err.message}`);
-      throw err;
     } finally {
-      reader?.close();
+      source.close();
     }
     return 0;
   },

@@ -1,10 +1,10 @@
 // npm run status -- [--db PATH]: the last runs (a running one with its progress and ETA) and what the database holds.
 import { parseTable, STATUS_OPTIONS } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
-import { openReadOnly } from "../store/sqlite/read-only.js";
-import { databaseStatus } from "../store/sqlite/status.js";
+import { openStore } from "../store/open-store.js";
+import type { Store } from "../store/store.js";
 import { formatStatus } from "../report/status-text.js";
-import { formatReleaseStatus, releaseStatus } from "../store/sqlite/release-status.js";
+import { formatReleaseStatus } from "./release-status-text.js";
 import { formatQuotaStatus, quotaStatus } from "../plan/quota-status.js";
 import { formatOpenDataStatus, openDataStatus } from "../plan/open-data-status.js";
 import { runningProgress, formatRunningProgress } from "./running-progress.js";
@@ -14,21 +14,22 @@ runCli({
   name: "status",
   usage: "$0 [--db PATH]\n\nPrints the last runs recorded in the database and what it holds.",
   options: (y) => declareOptions(y, STATUS_OPTIONS),
-  run: (argv) => {
+  run: async (argv) => {
     const o = parseTable(STATUS_OPTIONS, argv);
     if (!existsSync(o.db)) throw new CliError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
-    let reader;
+    let store: Store;
     try {
-      reader = openReadOnly(o.db);
+      store = await openStore(o.db, { readonly: true });
     } catch (err) {
       throw new CliError((err as Error).message);
     }
     try {
-      const status = databaseStatus(reader.db, o.runs);
-      const running = runningProgress(reader.db, Date.now());
-      const releases = releaseStatus(reader.db);
-      const quota = quotaStatus(reader.db, Date.now());
-      const openData = openDataStatus(reader.db);
+      const now = Date.now();
+      const status = await store.status.database(o.runs, now);
+      const running = await runningProgress(store, now);
+      const releases = await store.status.releases();
+      const quota = await quotaStatus(store, now);
+      const openData = await openDataStatus(store);
       if (o.json) process.stdout.write(JSON.stringify({ ...status, running, releases, quota, openData }, null, 2) + "\n");
       else
         process.stdout.write(
@@ -37,7 +38,7 @@ runCli({
     } catch (err) {
       throw new CliError(`${o.db}: ${(err as Error).message}`);
     } finally {
-      reader.close();
+      await store.close();
     }
     return 0;
   },

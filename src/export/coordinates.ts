@@ -2,8 +2,10 @@
 // (area-file.ts: streamed, only the postcodes in scope kept) into a temporary table that the
 // postcodes table's columns look up; empty without an area file, so the columns are always there.
 import type { Db } from "../store/sqlite/db.js";
-import { AREA_TABLE, dropAreaTable, loadAreaFile, readAreaHeader } from "../report/area-file.js";
-import { createPostcodeTable, dropPostcodeTable } from "../report/postcode-table.js";
+import { loadAreaFile, readAreaHeader } from "../report/area-file.js";
+import { AREA_TABLE, dropAreaTable } from "../store/sqlite/report/area.js";
+import { createPostcodeTable, dropPostcodeTable } from "../store/sqlite/report/postcode-table.js";
+import { SqliteReportSnapshot } from "../store/sqlite/report/snapshot.js";
 import type { ReportScope } from "../report/scope.js";
 
 export const EXPORT_COORDINATES = "temp.export_coordinates";
@@ -17,7 +19,7 @@ export async function loadExportCoordinates(db: Db, scope: ReportScope, areaFile
   // the area file keeps only the postcodes of the report's postcode table: the scope's
   createPostcodeTable(db, scope);
   try {
-    const load = await loadAreaFile(db, header, []);
+    const load = await loadAreaFile(new SqliteReportSnapshot(db, scope), header, []);
     db.exec(`INSERT INTO ${EXPORT_COORDINATES} SELECT postcode, latitude, longitude FROM ${AREA_TABLE} WHERE latitude IS NOT NULL`);
     return load.located;
   } finally {

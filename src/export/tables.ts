@@ -4,6 +4,7 @@
 import { ADDRESS_FIELDS, SPEED_FIELDS, mobileFields } from "../spec/fields.js";
 import { displayPostcodeSql } from "../spec/postcode.js";
 import { EXPORT_COORDINATES } from "./coordinates.js";
+import type { ExportTableName } from "../store/snapshot.js";
 
 /** The DuckDB types the export uses. Speeds stay DOUBLE: the spec's speeds are doubles (0.5 Mbit/s up is real). */
 export type ExportType = "VARCHAR" | "BIGINT" | "INTEGER" | "TINYINT" | "DOUBLE" | "BOOLEAN" | "TIMESTAMP";
@@ -22,7 +23,7 @@ export interface ExportScopeSql {
 
 export interface ExportTable {
   /** output name without extension: broadband -> broadband.parquet */
-  name: string;
+  name: ExportTableName;
   /** the SQLite table read */
   source: string;
   /** written as a Hive-partitioned directory (area=CF/) instead of one file */

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, st
 import { basename, join } from "node:path";
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import { tableExists, type Db } from "../store/sqlite/db.js";
-import { resolveScope } from "../report/scope.js";
+import { resolveScope } from "../store/sqlite/report/scope.js";
 import { acquireOutLock } from "../report/out-lock.js";
 import { clearDebris, debrisPrefix, EXPORT_ASIDE, restoreExportTables } from "../report/out-debris.js";
 import { groupedPlan, quote, stagePlan, type StagePlan } from "./stage-plan.js";

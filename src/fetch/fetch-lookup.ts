@@ -54,7 +54,7 @@ export interface LookupFetchOptions {
   /** hears of every request sent and its answer (the request ledger); quotaMessage: the text of a 403 quota answer */
   onRequest?: (r: { status: number | null; quotaMessage: string | null }) => void;
   /** this lookup's own cap (what --monthly-quota leaves); when spent the lookup stops as on a quota answer */
-  lookupBudget?: RequestBudget | undefined;
+  lookupBudget?: { take(): Promise<boolean> } | undefined;
   /** a note for the log: retries at debug, outages at warn; never keys */
   onEvent?: (event: { level: "debug" | "warn"; message: string }) => void;
 }
@@ -112,7 +112,7 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
       try {
         if (schedule.aborted || !(await o.pacer.acquire(schedule))) return;
         // this lookup's own cap first: a request it may not send takes nothing from the run's --max-requests
-        if (o.lookupBudget && !o.lookupBudget.take()) {
+        if (o.lookupBudget && !(await o.lookupBudget.take())) {
           o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "what --monthly-quota leaves this period is spent" });
           return;
         }

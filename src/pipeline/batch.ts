@@ -1,6 +1,7 @@
 // The batch: input → plan → fetch → store → report, as named stages over one run context.
-// Resources (database and lock, signal handlers, API endpoint, HTTP client) are opened in
+// Resources (store and lease, signal handlers, API endpoint, HTTP client) are opened in
 // openRun/connect and closed in one place, closeRun. Everything the CLI does, minus flag parsing.
+import { hostname } from "node:os";
 import type { Readable } from "node:stream";
 import type { Lookup } from "../spec/fields.js";
 import { DEFAULT_BACKOFF, type BackoffPolicy } from "../fetch/backoff.js";
@@ -11,15 +12,12 @@ import { createHttpClient } from "../fetch/http-client.js";
 import { Pacer } from "../fetch/pacer.js";
 import { StopControl, type StopReason } from "../fetch/stop.js";
 import { describeReasons, planFetches } from "../plan/plan.js";
-import { closeRefreshMarks } from "../store/sqlite/plan-queries.js";
-import { answerWriter } from "../store/sqlite/answers.js";
-import { recordReleaseCheck, runStoredNamedRelease } from "../store/sqlite/release-checks.js";
-import { finalCounts } from "../store/sqlite/counts.js";
-import { DatabaseError, ensureProviderColumns, namingPath, type Db } from "../store/sqlite/db.js";
-import { LockedError, releaseLock, setLockRun } from "../store/sqlite/lock.js";
-import { answersOfOtherKind, otherKindMessage } from "../store/sqlite/data-kind.js";
-import { openForBatch } from "../store/sqlite/open-for-batch.js";
-import { abandonStaleRuns, checkpointRun, createRun, finishRun, forgetRun, setRunExit, type RunCounts } from "../store/sqlite/runs.js";
+import { openStore, storeError } from "../store/open-store.js";
+import type { Store } from "../store/store.js";
+import { DatabaseError, LockedError, type Lease, type RunCounts } from "../store/types.js";
+import { otherKindMessage } from "../store/data-kind.js";
+import { keepLease, LEASE_TTL_MS, type Every } from "../store/lease-keeper.js";
+import { processIdentity } from "../store/process-identity.js";
 import { headlineLines, openFirstLine, REPORT_FILES, writeReportsUnlessCurrent } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet, type ReadPath } from "../report/read-paths.js";
 import { inputShapeProblem, reportOptionsProblem } from "../report/check-options.js";
@@ -60,6 +58,8 @@ export interface BatchDeps {
   api?: () => Promise<ApiEndpoint>;
   isTTY?: boolean;
   maxBodyBytes?: number;
+  /** the timer that renews the run's lease (tests drive it) */
+  leaseTimer?: Every;
 }
 
 export interface BatchResult {
@@ -73,7 +73,7 @@ export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** How often the request counters are written to the run's row. */
 const CHECKPOINT_MS = 1_000;
 
-type FetchPlan = ReturnType<typeof planFetches>;
+type FetchPlan = Awaited<ReturnType<typeof planFetches>>;
 
 /** Everything one run shares between its stages. */
 interface RunContext {
@@ -81,7 +81,9 @@ interface RunContext {
   deps: BatchDeps;
   log: Logger;
   clock: Clock;
-  db: Db;
+  store: Store;
+  /** the lease the run works under (one batch at a time on SQLite) */
+  lease: Lease;
   stop: StopControl;
   runId: number | null;
   stats: Record<Lookup, FetchStats>;
@@ -102,30 +104,30 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
   if (clash) return refuse(deps.logger, clash, "input");
   const input = await openInputSource(config, deps.stdin);
   if (!("stream" in input)) return refuse(deps.logger, input.message, "input");
-  const ctx = openRun(config, deps);
-  if (!("db" in ctx)) {
+  const ctx = await openRun(config, deps);
+  if (!("store" in ctx)) {
     input.stream.destroy();
     return ctx;
   }
   try {
-    ctx.runId = startRun(ctx);
-    const read = await readInputIntoRun(ctx.db, ctx.runId, input, config, deps, ctx.stop.stopAllSignal);
-    if (!read.ok) return failBeforeFetching(ctx, read.message, "input");
+    ctx.runId = await startRun(ctx);
+    const read = await readInputIntoRun(ctx.store, ctx.runId, input, config, deps, ctx.stop.stopAllSignal);
+    if (!read.ok) return await failBeforeFetching(ctx, read.message, "input");
     ctx.input = read;
     // Report options that name columns, and an input the reports cannot hold, are refused now, before anything is fetched.
     const shapeProblem = config.reports ? inputShapeProblem(read.shape) : null;
-    if (shapeProblem) return failBeforeFetching(ctx, shapeProblem, "input");
-    const reportProblem = config.reports ? await reportOptionsProblem(ctx.db, ctx.runId, config) : null;
-    if (reportProblem) return failBeforeFetching(ctx, reportProblem, "options");
+    if (shapeProblem) return await failBeforeFetching(ctx, shapeProblem, "input");
+    const reportProblem = config.reports ? await reportOptionsProblem(ctx.store, ctx.runId, config) : null;
+    if (reportProblem) return await failBeforeFetching(ctx, reportProblem, "options");
     if (config.openData) {
       // loaded only when asked for: every other run starts without the zip reader
       const { importOpenData } = await import("./open-data-stage.js");
-      const imported = await importOpenData(ctx.db, config.openData, { runId: ctx.runId, now: () => nowIso(ctx) }, ctx.log);
-      if (!imported.ok) return failBeforeFetching(ctx, imported.message, "input");
+      const imported = await importOpenData(ctx.store, config.openData, { runId: ctx.runId, now: () => nowIso(ctx) }, ctx.log);
+      if (!imported.ok) return await failBeforeFetching(ctx, imported.message, "input");
     }
-    ctx.plan = planStage(ctx);
+    ctx.plan = await planStage(ctx);
     await fetchStage(ctx);
-    const result = finishStage(ctx);
+    const result = await finishStage(ctx);
     // A run that stopped before any answer (rejected key, wrong URL) replaces no reports.
     const reportFailure = config.reports && result.state !== "failed" ? await reportStage(ctx) : null;
     let stopReason = ctx.stop.reasons[0] ? stopReasonCode(ctx.stop.reasons[0]) : null;
@@ -134,14 +136,14 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
       result.exitCode = result.exitCode === EXIT.ok ? EXIT.error : result.exitCode;
       result.message = result.message ? `${result.message}; ${reportFailure}` : reportFailure;
       stopReason ??= "reports";
-      recordExit(ctx, result.exitCode, result.message);
+      await recordExit(ctx, result.exitCode, result.message);
     }
     printSummary(ctx, result.counts, result.exitCode, result.message, stopReason);
     return { exitCode: result.exitCode, runId: ctx.runId, counts: result.counts, stats: ctx.stats };
   } catch (err) {
-    failUnexpectedly(ctx, err);
+    await failUnexpectedly(ctx, err);
     // A full disk or a damaged database is one line naming the database, not a stack trace.
-    const named = namingPath(err, config.db);
+    const named = storeError(err, config.db);
     if (!(named instanceof DatabaseError) && !isFileSystemError(err)) throw err;
     ctx.log.error(oneLine(named), { event: "failed", runId: ctx.runId, exitCode: EXIT.error, stopReason: "database" });
     return { exitCode: EXIT.error, runId: ctx.runId, counts: null, stats: ctx.stats };
@@ -171,41 +173,45 @@ function refuse(log: Logger, message: string, stopReason: string): BatchResult {
   return { exitCode: EXIT.error, runId: null, counts: null, stats: null };
 }
 
-/** Database and lock. The lock comes before the run writes anything: a second batch must not even add columns. */
-function openRun(config: BatchConfig, deps: BatchDeps): RunContext | BatchResult {
+/** Store and lease. The lease comes before the run writes anything: a second batch must not even add columns. */
+async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext | BatchResult> {
   const log = deps.logger;
   const clock = deps.clock ?? systemClock;
-  // The lock comes before the run writes anything; the schema is migrated under it.
-  let db: Db;
+  let store: Store;
+  let lease: Lease;
   try {
-    const opened = openForBatch(config.db, new Date(clock.now()).toISOString());
-    db = opened.db;
-    if (opened.lock.previous)
-      log.warn(`took over the lock of pid ${opened.lock.previous.pid} (run ${opened.lock.previous.runId ?? "?"}), which is no longer running`);
+    store = await openStore(config.db);
   } catch (err) {
+    const named = storeError(err, config.db);
+    if (!(named instanceof DatabaseError)) throw named;
+    return refuse(log, named.message, "database");
+  }
+  try {
+    const taken = await store.leases.take({ host: hostname(), pid: process.pid, process: processIdentity(process.pid) }, clock.now(), LEASE_TTL_MS);
+    lease = taken.lease;
+    if (taken.previous)
+      log.warn(`took over the lock of pid ${taken.previous.pid} (run ${taken.previous.runId ?? "?"}), which is no longer running`);
+  } catch (err) {
+    await closeQuietly(store, log);
     if (!(err instanceof LockedError) && !(err instanceof DatabaseError)) throw err;
     return refuse(log, err.message, err instanceof LockedError ? "locked" : "database");
   }
   // Simulated answers and real ones never share a database: the quota ledger and the reports would mix them.
   let otherKind: boolean;
   try {
-    otherKind = answersOfOtherKind(db, config.simulate);
+    otherKind = await store.answers.holdsOtherKind(config.simulate);
   } catch (err) {
-    // a damaged database fails here first: one line naming it, and the lock given back
-    const named = namingPath(err, config.db);
-    try {
-      releaseLock(db);
-    } catch (cleanupErr) {
-      log.warn(`cannot release the lock in ${config.db}: ${oneLine(cleanupErr)}`);
-    }
-    db.close();
+    // a damaged database fails here first: one line naming it, and the lease given back
+    await releaseQuietly(store, lease, log);
+    await closeQuietly(store, log);
+    const named = storeError(err, config.db);
     if (!(named instanceof DatabaseError)) throw named;
     return refuse(log, named.message, "database");
   }
   if (otherKind) {
-    releaseLock(db);
-    db.close();
-    return refuse(log, otherKindMessage(config.db, config.simulate), "mixed_data");
+    await releaseQuietly(store, lease, log);
+    await closeQuietly(store, log);
+    return refuse(log, otherKindMessage(store.location, config.simulate), "mixed_data");
   }
   const stop = new StopControl((reason) => logStop(log, reason));
   const ctx: RunContext = {
@@ -213,7 +219,8 @@ function openRun(config: BatchConfig, deps: BatchDeps): RunContext | BatchResult
     deps,
     log,
     clock,
-    db,
+    store,
+    lease,
     stop,
     runId: null,
     stats: perLookup(() => emptyStats()),
@@ -224,15 +231,42 @@ function openRun(config: BatchConfig, deps: BatchDeps): RunContext | BatchResult
     finished: false,
     cleanups: [],
   };
-  ctx.cleanups.push(() => {
+  ctx.cleanups.push(async () => {
     try {
-      releaseLock(db);
+      await store.leases.release(lease.id);
     } finally {
-      db.close();
+      await store.close();
     }
   });
+  // The lease lapses if not renewed: a killed batch's run is abandoned by the next one.
+  const keeper = keepLease(store, lease.id, {
+    now: () => clock.now(),
+    ...(deps.leaseTimer ? { every: deps.leaseTimer } : {}),
+    onLost: () => {
+      log.error(`the lease on ${store.location} expired and another batch took it over; stopping`);
+      stop.halt();
+    },
+    onError: (err) => log.warn(`cannot renew the lease on ${store.location}: ${oneLine(err)}`),
+  });
+  ctx.cleanups.push(() => keeper.stop());
   if (deps.handleSignals) ctx.cleanups.push(installSignals(stop, log));
   return ctx;
+}
+
+async function releaseQuietly(store: Store, lease: Lease, log: Logger): Promise<void> {
+  try {
+    await store.leases.release(lease.id);
+  } catch (err) {
+    log.warn(`cannot release the lock in ${store.location}: ${oneLine(err)}`);
+  }
+}
+
+async function closeQuietly(store: Store, log: Logger): Promise<void> {
+  try {
+    await store.close();
+  } catch (err) {
+    log.warn(`cannot close ${store.location}: ${oneLine(err)}`);
+  }
 }
 
 /** Closes what openRun and connect opened, last opened first. A cleanup that fails is logged and the rest still run. */
@@ -241,7 +275,7 @@ async function closeRun(ctx: RunContext): Promise<void> {
     try {
       await cleanup();
     } catch (err) {
-      ctx.log.error(`cleanup failed: ${oneLine(namingPath(err, ctx.config.db))}; the next batch takes over the lock of this finished process`);
+      ctx.log.error(`cleanup failed: ${oneLine(storeError(err, ctx.config.db))}; the next batch takes over the lock of this finished process`);
     }
   }
 }
@@ -250,21 +284,20 @@ function nowIso(ctx: RunContext): string {
   return new Date(ctx.clock.now()).toISOString();
 }
 
-function startRun(ctx: RunContext): number {
-  const { db, config, log } = ctx;
-  ensureProviderColumns(db, config.providers);
-  const abandoned = abandonStaleRuns(db, nowIso(ctx));
+async function startRun(ctx: RunContext): Promise<number> {
+  const { store, config, log } = ctx;
+  await store.answers.prepareProviders(config.providers);
+  const abandoned = await store.runs.abandonOrphans(nowIso(ctx), ctx.clock.now());
   if (abandoned > 0) log.warn(`${abandoned} earlier run(s) had been killed; their finished answers are kept and this run resumes`);
-  const runId = createRun(db, {
+  return store.runs.create({
     startedAt: nowIso(ctx),
     simulated: config.simulate,
     inputName: config.in,
     args: config.recordedArgs,
     lookups: config.lookups,
     providers: config.providers,
+    leaseId: ctx.lease.id,
   });
-  setLockRun(db, runId);
-  return runId;
 }
 
 /**
@@ -272,21 +305,21 @@ function startRun(ctx: RunContext): number {
  * a failed run; report options naming columns the input lacks are a configuration mistake, and
  * the run is forgotten (it keeps no run number), as if refused before it started.
  */
-function failBeforeFetching(ctx: RunContext, message: string, stopReason: "input" | "options"): BatchResult {
+async function failBeforeFetching(ctx: RunContext, message: string, stopReason: "input" | "options"): Promise<BatchResult> {
   ctx.finished = true;
   if (stopReason === "options") {
-    forgetRun(ctx.db, ctx.runId!);
+    await ctx.store.runs.forget(ctx.runId!);
     return refuse(ctx.log, message, stopReason);
   }
   ctx.log.error(message, { event: "failed", runId: ctx.runId, exitCode: EXIT.error, stopReason });
-  finishRun(ctx.db, ctx.runId!, { endedAt: nowIso(ctx), state: "failed", exitCode: EXIT.error, message, counts: countsSoFar(ctx) });
+  await ctx.store.runs.finish(ctx.runId!, { endedAt: nowIso(ctx), state: "failed", exitCode: EXIT.error, message, counts: countsSoFar(ctx) });
   return { exitCode: EXIT.error, runId: ctx.runId, counts: null, stats: null };
 }
 
-function planStage(ctx: RunContext): FetchPlan {
+async function planStage(ctx: RunContext): Promise<FetchPlan> {
   const { config, log, clock } = ctx;
-  ctx.quota = startRunQuota(ctx.db, config, ctx.runId!, () => clock.now(), ctx.stop, log);
-  const plan = planFetches(ctx.db, {
+  ctx.quota = await startRunQuota(ctx.store, config, { runId: ctx.runId!, leaseId: ctx.lease.id }, () => clock.now(), ctx.stop, log);
+  const plan = await planFetches(ctx.store, {
     runId: ctx.runId!,
     lookups: config.lookups,
     freshSince: new Date(clock.now() - config.maxAge).toISOString(),
@@ -343,7 +376,7 @@ function spent(ctx: RunContext): Pick<RunCounts, "requests" | "retries" | "throt
 }
 
 async function fetchStage(ctx: RunContext): Promise<void> {
-  const { config, deps, log, stop, db, clock } = ctx;
+  const { config, deps, log, stop, store, clock } = ctx;
   const plan = ctx.plan!;
   const total = config.lookups.reduce((n, l) => n + plan.toFetch.get(l)!.length, 0);
   if (total === 0 || stop.stopped) return;
@@ -357,7 +390,7 @@ async function fetchStage(ctx: RunContext): Promise<void> {
     maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
   });
   // A commit that fails (a full disk) stops fetching; flush() below rethrows it.
-  const writer = answerWriter(db, config.providers, { simulated: config.simulate, release: config.release, onError: () => stop.halt() });
+  const writer = await store.answers.openWriter({ providers: config.providers, simulated: config.simulate, release: config.release, onError: () => stop.halt() });
   const budget = new RequestBudget(config.maxRequests);
   const pacing = { rate: config.rate, windowMs: deps.rateWindowMs ?? 60_000, ...(deps.rateMarginMs !== undefined ? { marginMs: deps.rateMarginMs } : {}) };
   const pacers = new Map(config.lookups.map((l) => [l, new Pacer(pacing, clock)]));
@@ -374,7 +407,10 @@ async function fetchStage(ctx: RunContext): Promise<void> {
   });
   // `npm run status` during a run, and the row of a run that gets killed, show what it spent.
   const runId = ctx.runId!;
-  const checkpoint = setInterval(() => checkpointRun(db, runId, spent(ctx)), CHECKPOINT_MS);
+  const checkpoint = setInterval(
+    () => void store.runs.checkpoint(runId, spent(ctx)).catch((err: unknown) => log.warn(`cannot checkpoint run ${runId}: ${oneLine(err)}`)),
+    CHECKPOINT_MS,
+  );
   checkpoint.unref();
   try {
     await Promise.all(
@@ -400,18 +436,18 @@ async function fetchStage(ctx: RunContext): Promise<void> {
           holdsSecret: (text) => log.holdsSecret(text),
           onFinal: (record) => writer.write(record),
           // the ledger's row joins the answers' transaction of the same event-loop turn
-          onRequest: ctx.quota!.onRequest(lookup, (write) => writer.alongside(write)),
+          onRequest: ctx.quota!.onRequest(lookup, writer),
           lookupBudget: ctx.quota!.budget(lookup),
           onEvent: (e) => (e.level === "warn" ? log.warn(e.message, { event: "outage", lookup }) : log.debug(e.message)),
         }),
       ),
     );
-    writer.flush();
-    recordReleaseChecks(ctx);
+    await writer.flush();
+    await recordReleaseChecks(ctx);
   } finally {
     // what an error left queued (answers, ledger rows) is still written, unless the store itself failed
     try {
-      writer.flush();
+      await writer.flush();
     } catch {
       // the error that stopped the fetch is the one to report
     }
@@ -428,16 +464,17 @@ interface Finish {
   message: string | null;
 }
 
-function finishStage(ctx: RunContext): Finish {
-  const { stop, config } = ctx;
+async function finishStage(ctx: RunContext): Promise<Finish> {
+  const { stop, config, store } = ctx;
   ctx.quota!.afterFetch(ctx.plan!, stop);
-  const final = finalCounts(ctx.db, ctx.runId!, config.lookups);
+  await ctx.quota!.giveBack();
+  const final = await store.runs.finalCounts(ctx.runId!, config.lookups);
   // a refresh the quota spreads over nights is not finished while refreshes are deferred
-  if (config.refresh) closeRefreshMarks(ctx.db, ctx.runId!, config.lookups.filter((l) => !ctx.plan!.deferred.get(l)?.refreshes));
+  if (config.refresh) await store.plan.closeRefreshMarks(ctx.runId!, config.lookups.filter((l) => !ctx.plan!.deferred.get(l)?.refreshes));
   const counts: RunCounts = { ...ctx.input!, postcodes: ctx.plan!.postcodes, ...final, ...spent(ctx) };
   const { code, state } = decideExit(stop.reasons, final.failed, final.pending);
   const message = stop.reasons.length > 0 ? describeStop(stop.reasons[0]!) : null;
-  finishRun(ctx.db, ctx.runId!, { endedAt: nowIso(ctx), state, exitCode: code, message, counts });
+  await store.runs.finish(ctx.runId!, { endedAt: nowIso(ctx), state, exitCode: code, message, counts });
   ctx.finished = true;
   return { exitCode: code, state, counts, message };
 }
@@ -447,8 +484,8 @@ function finishStage(ctx: RunContext): Finish {
  * whose fetching ended unstopped: the time goes to the store, so that a second run today sends no
  * probe round (plan/probe-rule.ts).
  */
-function recordReleaseChecks(ctx: RunContext): void {
-  const { db, stop, config } = ctx;
+async function recordReleaseChecks(ctx: RunContext): Promise<void> {
+  const { store, stop, config } = ctx;
   const at = nowIso(ctx);
   for (const lookup of config.lookups) {
     const check = ctx.plan!.probes.get(lookup)?.check;
@@ -456,8 +493,8 @@ function recordReleaseChecks(ctx: RunContext): void {
     // a probe round the quota left for later nights checked nothing
     if (check === "probes" && ctx.plan!.reasons.get(lookup)!.probe === 0) continue;
     // a mobile check by answers needs one that names its release (not-found answers name none)
-    if (check === "answers" && LOOKUP_SPECS[lookup].namesRelease && !runStoredNamedRelease(db, ctx.runId!, lookup)) continue;
-    recordReleaseCheck(db, { lookup, at, how: check, runId: ctx.runId! });
+    if (check === "answers" && LOOKUP_SPECS[lookup].namesRelease && !(await store.releaseChecks.runStoredNamedRelease(ctx.runId!, lookup))) continue;
+    await store.releaseChecks.record({ lookup, at, how: check, runId: ctx.runId! });
   }
 }
 
@@ -476,7 +513,7 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
   };
   try {
     // A nightly run that changed nothing keeps the set it would rewrite (report/fingerprint.ts).
-    const report = await writeReportsUnlessCurrent(ctx.db, options);
+    const report = await writeReportsUnlessCurrent(ctx.store, options);
     if (report === "current") {
       log.info(`reports are current: ${config.out} already holds this set (same input, options and answers), kept as it is`, { event: "reports" });
       log.result(openFirstLine(config.out));
@@ -495,9 +532,9 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
 }
 
 /** The exit and message the run really ends with, when the report stage changed them; a failure here is logged, not thrown. */
-function recordExit(ctx: RunContext, exitCode: number, message: string): void {
+async function recordExit(ctx: RunContext, exitCode: number, message: string): Promise<void> {
   try {
-    setRunExit(ctx.db, ctx.runId!, exitCode, message);
+    await ctx.store.runs.setExit(ctx.runId!, exitCode, message);
   } catch (err) {
     ctx.log.error(`cannot record the run's exit in ${ctx.config.db}: ${oneLine(err)}`);
   }
@@ -518,18 +555,18 @@ function countsSoFar(ctx: RunContext): RunCounts {
 }
 
 /** A bug or a broken disk: nothing more is sent, and the run's row says so instead of staying "running". */
-function failUnexpectedly(ctx: RunContext, err: unknown): void {
+async function failUnexpectedly(ctx: RunContext, err: unknown): Promise<void> {
   ctx.stop.halt();
   if (ctx.runId === null || ctx.finished) return;
   try {
     const message = `unexpected failure: ${ctx.log.redact((err as Error).message)}`;
     let counts = countsSoFar(ctx);
     try {
-      counts = { ...counts, ...finalCounts(ctx.db, ctx.runId, ctx.config.lookups) };
+      counts = { ...counts, ...(await ctx.store.runs.finalCounts(ctx.runId, ctx.config.lookups)) };
     } catch {
       // the database itself failed: the counts spent so far still stand
     }
-    finishRun(ctx.db, ctx.runId, { endedAt: nowIso(ctx), state: "failed", exitCode: EXIT.error, message, counts });
+    await ctx.store.runs.finish(ctx.runId, { endedAt: nowIso(ctx), state: "failed", exitCode: EXIT.error, message, counts });
   } catch {
     // the database itself is what failed; the next batch marks the run abandoned
   }

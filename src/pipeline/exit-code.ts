@@ -1,6 +1,6 @@
 // The exit code says what happened, for cron (documented in the README).
 import type { StopReason } from "../fetch/stop.js";
-import type { RunState } from "../store/sqlite/runs.js";
+import type { RunState } from "../store/types.js";
 
 export const EXIT = {
   ok: 0,

@@ -2,17 +2,16 @@
 // fingerprint (names, sizes, times) tells an archive already imported, which is then not read.
 import { OpenDataError, readOpenData, sourceFingerprint } from "../input/open-data.js";
 import type { Logger } from "../log/logger.js";
-import type { Db } from "../store/sqlite/db.js";
-import { currentOpenData, openDataWriter } from "../store/sqlite/open-data.js";
+import type { Store } from "../store/store.js";
 
 /** Imports the release at `path` unless it is the one stored; a problem is one line, and the stored release stays. */
 export async function importOpenData(
-  db: Db,
+  store: Store,
   path: string,
   run: { runId: number | null; now: () => string },
   log: Logger,
 ): Promise<{ ok: true } | { ok: false; message: string }> {
-  const current = currentOpenData(db);
+  const current = await store.openData.current();
   const failed = (err: unknown) => {
     if (!(err instanceof OpenDataError)) throw err;
     return { ok: false as const, message: err.message + (current ? ` (the stored release ${current.month} is kept)` : "") };
@@ -28,10 +27,10 @@ export async function importOpenData(
     return { ok: true };
   }
   const started = Date.now();
-  const writer = openDataWriter(db);
+  const writer = await store.openData.startImport();
   try {
     const read = await readOpenData(path, writer.row);
-    const imported = writer.commit({
+    const imported = await writer.commit({
       month: read.month,
       revision: read.revision,
       source: path,
@@ -49,7 +48,7 @@ export async function importOpenData(
     );
     return { ok: true };
   } catch (err) {
-    writer.rollback();
+    await writer.rollback();
     return failed(err);
   }
 }

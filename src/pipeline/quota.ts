@@ -1,73 +1,73 @@
 // The batch's side of the monthly quota: the ledger of this run's requests, the service's own
 // "quota spent until" honoured before anything is sent, tonight's allowance for the planner, and
 // what the plan deferred said in the log (and in the exit code, when postcodes are left without
-// an answer).
+// an answer). Each request is reserved in the shared ledger before it is sent, in chunks
+// (quota-gate.ts), so stores sharing one ledger never overspend it together.
 import type { Lookup } from "../spec/fields.js";
-import { RequestBudget } from "../fetch/budget.js";
 import type { StopControl } from "../fetch/stop.js";
 import type { Logger } from "../log/logger.js";
 import type { Plan, QuotaOptions } from "../plan/plan.js";
 import { quotaPeriod, replenishMs } from "../plan/quota-plan.js";
-import type { Db } from "../store/sqlite/db.js";
-import { requestLedger } from "../store/sqlite/ledger.js";
+import type { AnswerWriter, Store } from "../store/store.js";
 import type { BatchConfig } from "./config.js";
-import { perLookup } from "../spec/lookups.js";
+import { QuotaGate } from "./quota-gate.js";
 
 export interface RunQuota {
   /** for planFetches: undefined without --monthly-quota */
   planOptions: QuotaOptions | undefined;
   /**
-   * Records each request of the lookup in the ledger; a quota answer blocks the lookup until it is
-   * replenished. `queue` runs the ledger's writes (default: at once); the batch queues them with the
-   * answers' transaction, so that a request costs no commit of its own.
+   * Records each request of the lookup in the ledger through the answers' writer (in the answers'
+   * transaction of the same event-loop turn, so that a request costs no commit of its own); a
+   * quota answer blocks the lookup until it is replenished.
    */
-  onRequest(lookup: Lookup, queue?: (write: () => void) => void): (r: { status: number | null; quotaMessage: string | null }) => void;
-  /** the lookup's cap for this run: what the period has left */
-  budget(lookup: Lookup): RequestBudget | undefined;
+  onRequest(lookup: Lookup, writer: Pick<AnswerWriter, "request" | "block">): (r: { status: number | null; quotaMessage: string | null }) => void;
+  /** the lookup's cap for this run: what the period has left, reserved in chunks; undefined without a quota for it */
+  budget(lookup: Lookup): QuotaGate | undefined;
   /** Says what the plan deferred; postcodes left without an answer stop the run as a quota does (exit 3). */
   afterFetch(plan: Plan, stop: StopControl): void;
+  /** Gives back what was reserved and not sent. */
+  giveBack(): Promise<void>;
 }
 
-export function startRunQuota(
-  db: Db,
+export async function startRunQuota(
+  store: Store,
   config: Pick<BatchConfig, "lookups" | "monthlyQuota" | "quotaResetDay" | "spendAll" | "simulate">,
-  runId: number,
+  run: { runId: number; leaseId: number },
   now: () => number,
   stop: StopControl,
   log: Logger,
-): RunQuota {
-  const ledger = requestLedger(db, runId);
+): Promise<RunQuota> {
+  const { runId, leaseId } = run;
   const startMs = now();
   const period = quotaPeriod(startMs, config.quotaResetDay);
-  const used = perLookup((l) => ledger.used(l, period.key));
+  const used = (await store.ledger.figures(period.key, startMs)).used;
   // The service said the quota is spent: asking again before it is replenished only collects 403s.
   for (const lookup of config.lookups) {
-    const block = ledger.blocked(lookup, new Date(startMs).toISOString());
+    const block = await store.ledger.blocked(lookup, new Date(startMs).toISOString());
     if (block) stop.stopLookup({ kind: "quota", lookup, message: `the service's quota is spent until ${block.until}; nothing is sent before` });
   }
   const limits = config.monthlyQuota ?? {};
+  const gates = new Map<Lookup, QuotaGate>();
+  for (const lookup of config.lookups) {
+    const limit = limits[lookup];
+    if (limit !== undefined)
+      gates.set(lookup, new QuotaGate((n) => store.ledger.reserve({ leaseId, lookup, period: quotaPeriod(now(), config.quotaResetDay).key, n, limit, nowMs: now() })));
+  }
   return {
     planOptions: config.monthlyQuota
       ? { limits, used, nowMs: startMs, resetDay: config.quotaResetDay, spendAll: config.spendAll }
       : undefined,
-    onRequest:
-      (lookup, queue = (write) => write()) =>
-      (r) => {
-        const at = now();
-        const sent = { lookup, status: r.status, at: new Date(at).toISOString() };
-        const period = quotaPeriod(at, config.quotaResetDay).key;
-        const wait = r.quotaMessage === null ? null : replenishMs(r.quotaMessage);
-        const message = r.quotaMessage;
-        queue(() => {
-          // the ledger counts what the real API's quota counts: a simulated request spends none of it
-          if (!config.simulate) ledger.record(sent, period);
-          if (message !== null && wait !== null) ledger.block(lookup, new Date(at + wait).toISOString(), message);
-        });
-      },
-    budget: (lookup) => {
-      const limit = limits[lookup];
-      return limit === undefined ? undefined : new RequestBudget(Math.max(0, limit - used[lookup]));
+    onRequest: (lookup, writer) => (r) => {
+      const at = now();
+      const iso = new Date(at).toISOString();
+      // the ledger counts what the real API's quota counts: a simulated request spends none of it
+      if (!config.simulate)
+        writer.request({ lookup, status: r.status, at: iso, period: quotaPeriod(at, config.quotaResetDay).key, runId, leaseId: gates.has(lookup) ? leaseId : null });
+      const wait = r.quotaMessage === null ? null : replenishMs(r.quotaMessage);
+      if (r.quotaMessage !== null && wait !== null) writer.block({ lookup, until: new Date(at + wait).toISOString(), message: r.quotaMessage, runId });
     },
+    budget: (lookup) => gates.get(lookup),
+    giveBack: () => store.ledger.giveBack(leaseId),
     afterFetch(plan, stopControl) {
       for (const lookup of config.lookups) {
         const a = plan.allowance.get(lookup);

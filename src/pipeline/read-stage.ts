@@ -3,9 +3,8 @@
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { InputError, openInput } from "../input/read-input.js";
-import type { Db } from "../store/sqlite/db.js";
-import { rowWriter, storedRow } from "../store/sqlite/run-rows.js";
-import { setRunInput } from "../store/sqlite/runs.js";
+import type { Store } from "../store/store.js";
+import { storedRow } from "../store/types.js";
 import type { Logger } from "../log/logger.js";
 import type { BatchConfig } from "./config.js";
 import type { InputShape } from "../report/check-options.js";
@@ -35,14 +34,14 @@ export async function openInputSource(config: Pick<BatchConfig, "in">, stdin: Re
 }
 
 export async function readInputIntoRun(
-  db: Db,
+  store: Store,
   runId: number,
   { source, stream }: InputSource,
   config: Pick<BatchConfig, "column">,
   deps: { logger: Logger },
   stopped: AbortSignal,
 ): Promise<ReadResult> {
-  const rows = rowWriter(db, runId);
+  const rows = await store.inputRows.openWriter(runId);
   let inputRows = 0;
   let rejects = 0;
   const shape: InputShape = { source, columns: 0, widestLine: 0, longestCell: 0, longestAt: { line: 0, column: 0 } };
@@ -53,18 +52,18 @@ export async function readInputIntoRun(
   try {
     const input = await openInput(stream, { source, column: config.column });
     for (const w of input.warnings) deps.logger.warn(w);
-    setRunInput(db, runId, input.header.columns, input.header.postcodeColumn);
+    await store.runs.setInput(runId, input.header.columns, input.header.postcodeColumn);
     shape.columns = input.header.columns.length;
     for await (const row of input.rows) {
       inputRows++;
       measure(shape, row.line, row.cells);
       if (!row.postcode.ok) rejects++;
-      rows.add(storedRow(row));
+      await rows.add(storedRow(row));
     }
-    rows.flush();
+    await rows.flush();
   } catch (err) {
     if (stopped.aborted) {
-      rows.flush();
+      await rows.flush();
       return { ok: true, inputRows, rejects, shape };
     }
     if (err instanceof InputError) return { ok: false, message: err.message };

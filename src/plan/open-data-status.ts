@@ -1,10 +1,8 @@
 // What `npm run status` says of Ofcom's open data: the stored release, and (when the last run was
 // given --open-data) how many of its input's postcodes still wait for a first broadband answer, by
 // speed bands: those in more than one come first in the next nights.
-import type { Db } from "../store/sqlite/db.js";
-import { lastRunSettings } from "../store/sqlite/ledger.js";
-import { currentOpenData, type OpenDataImport } from "../store/sqlite/open-data.js";
-import { planCandidates } from "../store/sqlite/plan-queries.js";
+import type { Store } from "../store/store.js";
+import type { OpenDataImport } from "../store/types.js";
 import { countByBands, type OpenDataBandCounts } from "./plan.js";
 
 export interface OpenDataStatus {
@@ -13,13 +11,13 @@ export interface OpenDataStatus {
   newPostcodes: OpenDataBandCounts | null;
 }
 
-export function openDataStatus(db: Db): OpenDataStatus | null {
-  const current = currentOpenData(db);
+export async function openDataStatus(store: Store): Promise<OpenDataStatus | null> {
+  const current = await store.openData.current();
   if (!current) return null;
   const { fingerprint: _fingerprint, ...release } = current;
-  const last = lastRunSettings(db);
+  const last = await store.runs.lastSettings();
   if (!last || typeof last.args.openData !== "string") return { release, newPostcodes: null };
-  const candidates = planCandidates(db, {
+  const candidates = await store.plan.candidates({
     runId: last.runId,
     lookup: "broadband",
     // only the never-fetched state is counted: freshness does not matter here

@@ -6,9 +6,8 @@
 // only when the run's own fetches do not tell and at most one round a day (probe-rule.ts). What
 // the run needs is recorded, so that what it does not fetch counts as pending.
 import type { Lookup } from "../spec/fields.js";
-import type { Db } from "../store/sqlite/db.js";
-import { planCandidates, recordNeeds, refreshMark, type Candidate, type NeedReason } from "../store/sqlite/plan-queries.js";
-import { lastReleaseCheck } from "../store/sqlite/release-checks.js";
+import type { Store } from "../store/store.js";
+import type { Candidate, NeedReason } from "../store/types.js";
 import { allowance, quotaPeriod, type Allowance } from "./quota-plan.js";
 import type { Premises } from "../spec/open-data.js";
 import { probeRule, type ProbeDecision, type ProbeSituation } from "./probe-rule.js";
@@ -157,7 +156,7 @@ export function emptyReasons(): Record<NeedReason, number> {
   return { new: 0, failed: 0, incomplete: 0, refresh: 0, release: 0, age: 0, probe: 0 };
 }
 
-export function planFetches(db: Db, options: PlanOptions): Plan {
+export async function planFetches(store: Store, options: PlanOptions): Promise<Plan> {
   const toFetch = new Map<Lookup, string[]>();
   const reused = new Map<Lookup, number>();
   const reasons = new Map<Lookup, Record<NeedReason, number>>();
@@ -168,8 +167,8 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
   const now = options.now ?? new Date().toISOString();
   let postcodes = 0;
   for (const lookup of options.lookups) {
-    const refreshSince = options.refresh ? refreshMark(db, lookup, now, options.runId) : null;
-    const candidates = planCandidates(db, {
+    const refreshSince = options.refresh ? await store.plan.refreshMark(lookup, now, options.runId) : null;
+    const candidates = await store.plan.candidates({
       runId: options.runId,
       lookup,
       freshSince: options.freshSince,
@@ -192,7 +191,7 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
           }
         : undefined;
     const probe = options.refresh ? 0 : (options.probe ?? DEFAULT_PROBE);
-    const lastCheck = lastReleaseCheck(db, lookup);
+    const lastCheck = await store.releaseChecks.last(lookup);
     const ordered = orderNeeds(
       candidates,
       (situation) => {
@@ -202,7 +201,7 @@ export function planFetches(db: Db, options: PlanOptions): Plan {
       },
       budget,
     );
-    recordNeeds(db, options.runId, lookup, ordered.needs);
+    await store.plan.recordNeeds(options.runId, lookup, ordered.needs);
     const fetched = ordered.needs.slice(0, ordered.fetch);
     const counts = emptyReasons();
     for (const n of fetched) counts[n.reason]++;

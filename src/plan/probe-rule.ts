@@ -2,7 +2,7 @@
 // release, so a run whose own fetches already tell needs none, and otherwise one round a day is
 // enough. Pure: the planner passes in what it knows, and records the check the run makes.
 import type { Lookup } from "../spec/fields.js";
-import type { CheckedBy } from "../store/sqlite/release-checks.js";
+import type { CheckedBy } from "../store/types.js";
 import { LOOKUP_SPECS } from "../spec/lookups.js";
 
 export interface ProbeSituation {

@@ -2,9 +2,7 @@
 // was started with): used and remaining this period, the next night's refresh allowance, answers
 // deferred, and when the whole input will be on the newest release and within --max-age at this pace.
 import type { Lookup } from "../spec/fields.js";
-import type { Db } from "../store/sqlite/db.js";
-import { lastRunSettings, ledgerFigures } from "../store/sqlite/ledger.js";
-import { planCandidates } from "../store/sqlite/plan-queries.js";
+import type { Store } from "../store/store.js";
 import { allowance, predictFinish, quotaPeriod } from "./quota-plan.js";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -29,8 +27,8 @@ export interface LookupQuotaStatus {
   quotaNeeded: number | null;
 }
 
-export function quotaStatus(db: Db, nowMs: number): LookupQuotaStatus[] {
-  const last = lastRunSettings(db);
+export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQuotaStatus[]> {
+  const last = await store.runs.lastSettings();
   const limits = last?.args.monthlyQuota as Partial<Record<Lookup, number>> | null | undefined;
   if (!last || !limits) return [];
   const resetDay = typeof last.args.quotaResetDay === "number" ? last.args.quotaResetDay : 1;
@@ -40,10 +38,10 @@ export function quotaStatus(db: Db, nowMs: number): LookupQuotaStatus[] {
   const ranToday = last.startedAt.slice(0, 10) === new Date(nowMs).toISOString().slice(0, 10);
   const nightMs = ranToday ? Date.parse(last.startedAt) + DAY_MS : nowMs;
   const period = quotaPeriod(nightMs, resetDay);
-  const figures = ledgerFigures(db, period.key, new Date(nowMs).toISOString());
+  const figures = await store.ledger.figures(period.key, nowMs);
   const out: LookupQuotaStatus[] = [];
   for (const [lookup, quota] of Object.entries(limits) as [Lookup, number][]) {
-    const candidates = planCandidates(db, {
+    const candidates = await store.plan.candidates({
       runId: last.runId,
       lookup,
       freshSince: new Date(nightMs - maxAgeMs).toISOString(),

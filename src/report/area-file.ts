@@ -8,16 +8,13 @@
 import { constants, createReadStream } from "node:fs";
 import { access } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import type { Db } from "../store/sqlite/db.js";
+import type { AreaRow, ReportSnapshot } from "../store/snapshot.js";
 import { headerName, isPostcodeHeader } from "../input/column.js";
 import { detectDelimiter, excelSepLine } from "../input/delimiter.js";
 import { InputError, openInput } from "../input/read-input.js";
 import { readPrefix } from "../input/text-guard.js";
-import { POSTCODE_TABLE } from "./postcode-table.js";
-import { COORDINATE_COLUMNS, findCoordinateColumns, parseCoordinates, type CoordinateColumns } from "./coordinates.js";
+import { findCoordinateColumns, parseCoordinates, type CoordinateColumns } from "./coordinates.js";
 import { ReportError } from "./scope.js";
-
-export const AREA_TABLE = "temp.report_areas";
 
 export interface AreaFile {
   path: string;
@@ -76,27 +73,17 @@ export async function readAreaHeader(path: string): Promise<AreaFile> {
 const BATCH = 5000;
 
 /**
- * Streams the file into AREA_TABLE (postcode, cells: JSON array of `wanted` columns, latitude,
- * longitude), keeping the first row of a postcode that appears twice, and copies the coordinates
- * into the report's postcode table, which it needs.
+ * Streams the file's rows (postcode, the `wanted` columns' cells, coordinates) into the snapshot,
+ * which keeps those of postcodes in scope, the first row of a postcode that appears twice, and
+ * gives them their coordinates. Needs the snapshot's postcodes (preparePostcodes).
  */
-export async function loadAreaFile(db: Db, file: AreaFile, wanted: readonly string[], stream: Readable = createReadStream(file.path)): Promise<AreaLoad> {
+export async function loadAreaFile(snapshot: ReportSnapshot, file: AreaFile, wanted: readonly string[], stream: Readable = createReadStream(file.path)): Promise<AreaLoad> {
   const indexes = wanted.map((w) => file.columns.findIndex((c) => c.toLowerCase() === w.toLowerCase()));
-  db.exec(`DROP TABLE IF EXISTS ${AREA_TABLE}`);
-  db.exec(`CREATE TABLE ${AREA_TABLE} (postcode TEXT PRIMARY KEY, cells TEXT NOT NULL, latitude REAL, longitude REAL) WITHOUT ROWID`);
-  const insert = db.prepare(
-    `INSERT OR IGNORE INTO ${AREA_TABLE} (postcode, cells, latitude, longitude)
-     SELECT @postcode, @cells, @latitude, @longitude WHERE EXISTS (SELECT 1 FROM ${POSTCODE_TABLE} WHERE postcode = @postcode)`,
-  );
-  type Row = { postcode: string; cells: string; latitude: number | null; longitude: number | null };
-  const insertMany = db.transaction((batch: Row[]) => {
-    for (const b of batch) insert.run(b);
-  });
   const at = file.coordinates;
   let rows = 0;
   let invalid = 0;
-  let batch: Row[] = [];
-  try {
+  async function* batches(): AsyncGenerator<AreaRow[]> {
+    let batch: AreaRow[] = [];
     const input = await openInput(stream, { source: file.path, column: file.postcodeColumn });
     for await (const row of input.rows) {
       rows++;
@@ -107,32 +94,22 @@ export async function loadAreaFile(db: Db, file: AreaFile, wanted: readonly stri
       const position = at ? parseCoordinates(row.cells[at.latitude], row.cells[at.longitude]) : null;
       batch.push({
         postcode: row.postcode.compact,
-        cells: JSON.stringify(indexes.map((i) => row.cells[i] ?? "")),
+        cells: indexes.map((i) => row.cells[i] ?? ""),
         latitude: position?.latitude ?? null,
         longitude: position?.longitude ?? null,
       });
       if (batch.length >= BATCH) {
-        insertMany(batch);
+        yield batch;
         batch = [];
       }
     }
-    insertMany(batch);
+    yield batch;
+  }
+  try {
+    const match = await snapshot.loadArea(batches());
+    return { rows, invalid, ...match };
   } catch (err) {
     if (err instanceof ReportError) throw err;
     return fail(file.path, err);
   }
-  const [lat, lon] = COORDINATE_COLUMNS;
-  const located = db
-    .prepare(
-      `UPDATE ${POSTCODE_TABLE} AS s SET ${lat} = a.latitude, ${lon} = a.longitude
-         FROM ${AREA_TABLE} a WHERE a.postcode = s.postcode AND a.latitude IS NOT NULL`,
-    )
-    .run().changes;
-  const matched = db.prepare(`SELECT COUNT(*) FROM ${AREA_TABLE}`).pluck().get() as number;
-  const inScope = db.prepare(`SELECT COUNT(*) FROM ${POSTCODE_TABLE}`).pluck().get() as number;
-  return { rows, invalid, matched, unmatched: inScope - matched, located };
-}
-
-export function dropAreaTable(db: Db): void {
-  db.exec(`DROP TABLE IF EXISTS ${AREA_TABLE}`);
 }

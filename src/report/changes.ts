@@ -3,8 +3,7 @@
 // the broadband tier, a provider's rating across the good line, an address added or removed.
 import { CHANNELS, LOCATIONS, mobileField, type Channel, type Location, type Lookup } from "../spec/fields.js";
 import { displayPostcode } from "../spec/postcode.js";
-import type { Db } from "../store/sqlite/db.js";
-import { anyAnswerCompared, changedVersions, runExists, type Baseline, type VersionPair, type VersionRow } from "../store/sqlite/versions.js";
+import type { Baseline, ReportSnapshot, VersionPair, VersionRow } from "../store/snapshot.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { tierOf, TIERS, type Tier } from "./definitions.js";
 import { ReportError, type ReportScope } from "./scope.js";
@@ -39,11 +38,11 @@ export interface ChangeSet {
 }
 
 /** --since: a run id (digits) or an ISO date or time; the baseline is the versions current then. */
-export function parseSince(db: Db, since: string | undefined): { baseline: Baseline; label: string } {
+export async function parseSince(snapshot: ReportSnapshot, since: string | undefined): Promise<{ baseline: Baseline; label: string }> {
   if (since === undefined) return { baseline: { kind: "previous" }, label: "previous version" };
   if (/^\d{1,15}$/.test(since)) {
     const runId = Number(since);
-    if (!runExists(db, runId)) throw new ReportError(`--since: there is no run ${since} in the database (npm run status lists them)`);
+    if (!(await snapshot.runExists(runId))) throw new ReportError(`--since: there is no run ${since} in the database (npm run status lists them)`);
     return { baseline: { kind: "run", runId }, label: `since run ${since}` };
   }
   const time = Date.parse(since);
@@ -59,15 +58,14 @@ const channelName = (c: Channel, l: Location) => `${l.toLowerCase()} ${c.toLower
 const flowKey = (c: Channel, l: Location) => `${l.toLowerCase()}${c}` as "indoorVoice" | "indoorData" | "outdoorVoice" | "outdoorData";
 
 /** Every change of the scope's addresses against the baseline, in PostCode, UPRN order. */
-export function collectChanges(db: Db, scope: ReportScope, options: { goodRating: number; since?: string | undefined }): ChangeSet {
-  const { baseline, label } = parseSince(db, options.since);
+export async function collectChanges(snapshot: ReportSnapshot, options: { goodRating: number; since?: string | undefined }): Promise<ChangeSet> {
+  const scope = snapshot.scope;
+  const { baseline, label } = await parseSince(snapshot, options.since);
   const summary = emptySummary(label, scope);
   const rows: Change[] = [];
-  const versionScope = { runId: scope.kind === "run" ? scope.runId : null, lookups: scope.lookups };
-  for (const pair of changedVersions(db, versionScope, baseline))
-    diffPair(pair, options.goodRating, scope.providers, rows, summary);
+  for await (const pairs of snapshot.changedVersions(baseline)) for (const pair of pairs) diffPair(pair, options.goodRating, scope.providers, rows, summary);
   rows.sort((a, b) => compare(a.postcode, b.postcode) || a.uprn - b.uprn || compare(a.lookup, b.lookup) || compare(a.change, b.change));
-  const compared = baseline.kind !== "previous" || rows.length > 0 || anyAnswerCompared(db, versionScope);
+  const compared = baseline.kind !== "previous" || rows.length > 0 || (await snapshot.anyAnswerCompared());
   return { baseline: label, lookups: scope.lookups, providers: scope.providers, rows, summary, compared };
 }
 

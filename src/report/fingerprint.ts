@@ -3,15 +3,12 @@
 // stored answers, and the report code itself), written beside the set as .fingerprint and
 // compared before a batch rewrites it. A nightly run that changed nothing then rewrites nothing.
 // The run id is not in it: a re-run of the same input is the same set.
-import { createHash, type Hash } from "node:crypto";
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Db } from "../store/sqlite/db.js";
-import { answersVersion } from "../store/sqlite/answers-version.js";
-import { finalCounts } from "../store/sqlite/counts.js";
+import type { ReportSnapshot } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
-import type { ReportScope } from "./scope.js";
 
 export const FINGERPRINT_FILE = ".fingerprint";
 
@@ -54,35 +51,31 @@ export function optionsKey(options: Record<string, unknown>): Record<string, unk
 }
 
 /** The fingerprint of the set that `options` would write for `scope`, from the database as it stands. */
-export function reportFingerprint(db: Db, scope: ReportScope, options: Record<string, unknown>): string {
+export async function reportFingerprint(snapshot: ReportSnapshot, options: Record<string, unknown>): Promise<string> {
+  const scope = snapshot.scope;
   const hash = createHash("sha256");
   hash.update(
     JSON.stringify({
       code: reportCodeDigest(),
       options: optionsKey(options),
       scope: { kind: scope.kind, lookups: scope.lookups, providers: scope.providers, columns: scope.inputColumns, simulated: scope.runSimulated },
-      answers: answersVersion(db),
+      answers: await snapshot.answersVersion(),
       // the stored release of Ofcom's open data (a new import is a new id)
       openData: scope.openData ? [scope.openData.id, scope.openData.premises] : null,
       // --area-file: its content is read, so its size and time are part of what the set is made from
       areaFile: typeof options.areaFile === "string" && existsSync(options.areaFile) ? fileStamp(options.areaFile) : null,
       // a run's answers it needed but did not fetch show as pending
-      outcomes: scope.kind === "run" ? finalCounts(db, scope.runId, scope.lookups) : null,
+      outcomes: await snapshot.outcomeCounts(),
     }),
   );
-  if (scope.kind === "run") hashInputRows(db, scope.runId, hash);
+  // every input row of the run as stored (its line, cell text and verdict), in line order
+  for await (const rows of snapshot.inputRows()) for (const row of rows) hash.update(`${row.join("\u001f")}\u001e`);
   return hash.digest("hex");
 }
 
 function fileStamp(path: string): { size: number; modified: number } {
   const st = statSync(path);
   return { size: st.size, modified: st.mtimeMs };
-}
-
-/** Every input row of the run as stored (its line, cell text and verdict), in line order. */
-function hashInputRows(db: Db, runId: number, hash: Hash): void {
-  const rows = db.prepare("SELECT line, value, postcode, reason, cells FROM run_rows WHERE run_id = ? ORDER BY line").raw(true);
-  for (const row of rows.iterate(runId) as Iterable<unknown[]>) hash.update(`${row.join("\u001f")}\u001e`);
 }
 
 let codeDigest: string | null = null;

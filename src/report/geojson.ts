@@ -3,13 +3,12 @@
 // file gives them (not rounded); property names are postcodes.csv's, and each count of addresses
 // has its share beside it (percent of the lookup's addresses, one decimal; null without addresses).
 // With Ofcom's open data in the database, its month and shares of premises follow, as in postcodes.csv.
-// Streamed from the report's postcode table, one feature per line.
-import type { Db } from "../store/sqlite/db.js";
+// Streamed from the snapshot's located postcodes, one feature per line.
+import type { ReportSnapshot } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
 import { COORDINATE_COLUMNS } from "./coordinates.js";
 import { providerColumn } from "./measures.js";
-import { ADDRESSES_COLUMN, openDataColumns, POSTCODE_TABLE, STATUS_COLUMN } from "./postcode-table.js";
-import type { ReportScope } from "./scope.js";
+import { ADDRESSES_COLUMN, openDataColumns, RELEASE_COLUMN, STATUS_COLUMN } from "./postcode-columns.js";
 import { percent } from "./summary.js";
 
 export const GEOJSON_NAME = "postcodes.geojson";
@@ -31,45 +30,37 @@ function sharedCounts(providers: readonly string[]): { column: string; of: strin
   ];
 }
 
-/** How many postcodes in scope have coordinates: postcodes.geojson is written when any has. */
-export function countLocated(db: Db): number {
-  return db.prepare(`SELECT COUNT(*) FROM ${POSTCODE_TABLE} WHERE ${COORDINATE_COLUMNS[0]} IS NOT NULL`).pluck().get() as number;
-}
-
-export function writePostcodesGeojson(db: Db, scope: ReportScope, path: string): Promise<void> {
-  const [lat, lon] = COORDINATE_COLUMNS;
-  const counts = sharedCounts(scope.providers);
+export function writePostcodesGeojson(snapshot: ReportSnapshot, path: string): Promise<void> {
+  const counts = sharedCounts(snapshot.scope.providers);
   const plain = ["Status", STATUS_COLUMN.broadband, STATUS_COLUMN.mobile, ADDRESSES_COLUMN.broadband, ADDRESSES_COLUMN.mobile];
-  const openData = openDataColumns(scope);
-  const rows = db
-    .prepare(
-      `SELECT s.display AS PostCode, s.${lat} AS lat, s.${lon} AS lon, ${[...plain, ...counts.map((c) => c.column), ...openData].map((c) => `s.${c}`).join(", ")},
-              lb.dataset AS BroadbandRelease, lm.dataset AS MobileRelease
-         FROM ${POSTCODE_TABLE} s
-         LEFT JOIN lookups lb ON lb.postcode = s.postcode AND lb.lookup = 'broadband'
-         LEFT JOIN lookups lm ON lm.postcode = s.postcode AND lm.lookup = 'mobile'
-        WHERE s.${lat} IS NOT NULL ORDER BY s.display`,
-    )
-    .iterate() as Iterable<Record<string, string | number | null>>;
-  function* lines(): Generator<string> {
+  const openData = openDataColumns(snapshot.scope);
+  const releases = [RELEASE_COLUMN.broadband, RELEASE_COLUMN.mobile];
+  const columns = [...COORDINATE_COLUMNS, ...plain, ...counts.map((c) => c.column), ...releases, ...openData];
+  const at = new Map(columns.map((c, i) => [c, i + 1]));
+  const rows = snapshot.postcodeRows(columns, "located");
+  async function* lines(): AsyncGenerator<string> {
     yield `{"type":"FeatureCollection","features":[`;
     let first = true;
-    for (const r of rows) {
-      const properties: Record<string, string | number | null> = { PostCode: r.PostCode! };
-      for (const c of plain) properties[c] = r[c] ?? null;
-      for (const c of counts) {
-        const count = r[c.column] as number | null;
-        const of = r[c.of] as number | null;
-        properties[c.column] = count;
-        const share = count === null || of === null ? "" : percent(count, of);
-        properties[`${c.column}Share`] = share === "" ? null : Number(share);
+    for await (const batch of rows) {
+      let text = "";
+      for (const row of batch) {
+        const r = (c: string) => row[at.get(c)!] ?? null;
+        const properties: Record<string, string | number | null> = { PostCode: row[0]! };
+        for (const c of plain) properties[c] = r(c);
+        for (const c of counts) {
+          const count = r(c.column) as number | null;
+          const of = r(c.of) as number | null;
+          properties[c.column] = count;
+          const share = count === null || of === null ? "" : percent(count, of);
+          properties[`${c.column}Share`] = share === "" ? null : Number(share);
+        }
+        for (const c of releases) properties[c] = r(c);
+        for (const c of openData) properties[c] = r(c);
+        const feature = { type: "Feature", geometry: { type: "Point", coordinates: [r(COORDINATE_COLUMNS[1]), r(COORDINATE_COLUMNS[0])] }, properties };
+        text += `${first ? "\n" : ",\n"}${JSON.stringify(feature)}`;
+        first = false;
       }
-      properties.BroadbandRelease = r.BroadbandRelease ?? null;
-      properties.MobileRelease = r.MobileRelease ?? null;
-      for (const c of openData) properties[c] = r[c] ?? null;
-      const feature = { type: "Feature", geometry: { type: "Point", coordinates: [r.lon, r.lat] }, properties };
-      yield `${first ? "\n" : ",\n"}${JSON.stringify(feature)}`;
-      first = false;
+      yield text;
     }
     yield "\n]}\n";
   }

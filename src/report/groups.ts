@@ -2,17 +2,19 @@
 // of --area-file, or the postcode's area, district or sector) and each of its values, the input
 // rows, postcodes and addresses, and the summary's broadband and mobile counts with their shares.
 // A postcode counts once per group however many input rows name it, and in every group that
-// names it. SQLite does the work: one temporary table of (dimension, group, postcode, rows), then
-// one aggregate over it joined to the report's postcode table, streamed in order.
-import { toArea, toOutcode, toSector } from "postcode";
+// names it. The snapshot sums them (prepareGroups, groupTotals), streamed in order; this names the
+// dimensions, the figures and their shares.
 import { LOOKUPS, type Lookup } from "../spec/fields.js";
-import type { Db } from "../store/sqlite/db.js";
+import { UNMATCHED_GROUP, type GroupDimension, type ReportSnapshot, type RowBatches } from "../store/snapshot.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareText, spreadLabel } from "./figure-labels.js";
 import { providerColumn, SPREAD_METRICS } from "./measures.js";
-import { AREA_TABLE, dropAreaTable, loadAreaFile, readAreaHeader, type AreaFile, type AreaLoad } from "./area-file.js";
-import { ADDRESSES_COLUMN, countAddressesEither, POSTCODE_TABLE } from "./postcode-table.js";
+import { loadAreaFile, readAreaHeader, type AreaFile, type AreaLoad } from "./area-file.js";
+import { ADDRESSES_COLUMN } from "./postcode-columns.js";
 import { ReportError, type ReportScope } from "./scope.js";
+import { mapRows } from "./row-batches.js";
+
+export { BLANK_GROUP, INVALID_GROUP, UNMATCHED_GROUP } from "../store/snapshot.js";
 
 /** Dimensions taken from the postcode itself: area CF, district CF10 (the outward code: SW1A for SW1A 2AA), sector CF10 1. */
 export const POSTCODE_DIMENSIONS = ["area", "district", "sector"] as const;
@@ -28,11 +30,6 @@ export function parseGroupBy(text: string): string[] {
     .filter((n) => n.length > 0);
   return names.length === 1 && names[0]!.toLowerCase() === "none" ? [] : names;
 }
-
-/** Group names for rows without a value of their own. */
-export const BLANK_GROUP = "(blank)";
-export const UNMATCHED_GROUP = "(unmatched)";
-export const INVALID_GROUP = "(invalid postcode)";
 
 export interface Dimension {
   /** the name as the header (or the postcode part) spells it */
@@ -144,82 +141,27 @@ export function resolveDimensions(groupBy: readonly string[], scope: ReportScope
   return out;
 }
 
-const GROUP_TABLE = "temp.report_groups";
-const PART_FUNCTION = "pcc_postcode_part";
-
-// The district is the outward code (SW1A), as Royal Mail and the ONS directory name it; the package's
-// toDistrict would give SW1, which is no postcode district of its own.
-const PARTS: Record<PostcodeDimension, (postcode: string) => string | null> = { area: toArea, district: toOutcode, sector: toSector };
-
-/** A trimmed cell, or (blank) when empty or missing. */
-const cellValue = (json: string, index: number) => `COALESCE(NULLIF(trim(json_extract(${json}, '$[${index}]')), ''), '${BLANK_GROUP}')`;
-
-function valueSql(d: Dimension): string {
-  switch (d.source) {
-    case "postcode":
-      return `CASE WHEN x.postcode IS NULL THEN '${INVALID_GROUP}' ELSE ${PART_FUNCTION}('${d.name}', x.postcode) END`;
-    case "input":
-      return cellValue("x.cells", d.index);
-    case "area-file":
-      return `CASE WHEN x.postcode IS NULL THEN '${INVALID_GROUP}' WHEN a.postcode IS NULL THEN '${UNMATCHED_GROUP}' ELSE ${cellValue("a.cells", d.index)} END`;
-  }
-}
-
-/**
- * Fills the group table: for each dimension, its (group, postcode) pairs with the input rows
- * behind each. Needs the report's postcode table (and the area table for area-file dimensions).
- */
-export function buildGroupTable(db: Db, scope: ReportScope, dimensions: readonly Dimension[]): void {
-  db.function(PART_FUNCTION, { deterministic: true }, (kind: unknown, postcode: unknown) => PARTS[kind as PostcodeDimension](String(postcode)) ?? INVALID_GROUP);
-  db.exec(`DROP TABLE IF EXISTS ${GROUP_TABLE}`);
-  db.exec(`CREATE TABLE ${GROUP_TABLE} (dim INTEGER NOT NULL, grp TEXT NOT NULL, postcode TEXT, n INTEGER NOT NULL)`);
-  countAddressesEither(db, scope);
-  const source =
-    scope.kind === "run"
-      ? "SELECT r.postcode AS postcode, r.cells AS cells, 1 AS n FROM run_rows r WHERE r.run_id = @runId"
-      : `SELECT s.postcode AS postcode, '[]' AS cells, 0 AS n FROM ${POSTCODE_TABLE} s`;
-  dimensions.forEach((d, dim) => {
-    const join = d.source === "area-file" ? `LEFT JOIN ${AREA_TABLE} a ON a.postcode = x.postcode` : "";
-    db.prepare(
-      `INSERT INTO ${GROUP_TABLE} (dim, grp, postcode, n)
-       SELECT ${dim}, ${valueSql(d)} AS grp, x.postcode, SUM(x.n) FROM (${source}) x ${join} GROUP BY grp, x.postcode`,
-    ).run(scope.kind === "run" ? { runId: scope.runId } : {});
-  });
-}
-
-/** Drops the group and area tables (nothing when they were not made). */
-export function dropGroupTables(db: Db): void {
-  db.exec(`DROP TABLE IF EXISTS ${GROUP_TABLE}`);
-  dropAreaTable(db);
+/** The dimension as the snapshot groups by it. */
+function groupDimension(d: Dimension): GroupDimension {
+  return d.source === "postcode" ? { source: "postcode", part: d.name as PostcodeDimension, index: -1 } : { source: d.source, index: d.index };
 }
 
 /**
  * The group rows, dimension by dimension in --group-by order, groups sorted by name with the
- * bracketed ones, e.g. (blank), last. Streams: one row in memory at a time. Needs buildGroupTable.
+ * bracketed ones, e.g. (blank), last. Streams in batches. Needs prepareGroups.
  */
-export function* computeGroups(db: Db, scope: ReportScope, dimensions: readonly Dimension[], figures: readonly GroupFigure[]): Generator<GroupRow> {
-  const requested = (l: Lookup) => scope.lookups.includes(l);
-  const sum = (column: string) => `COALESCE(SUM(s.${column}), 0)`;
-  const select = db.prepare(
-    `SELECT g.dim, g.grp, SUM(g.n) AS inputRows, COUNT(g.postcode) AS postcodes, ${sum("Addresses")} AS addresses,
-            ${sum(ADDRESSES_COLUMN.broadband)} AS broadbandAddresses, ${sum(ADDRESSES_COLUMN.mobile)} AS mobileAddresses,
-            ${figures.map((f) => `${sum(f.column)} AS ${f.column}`).join(", ")}
-       FROM ${GROUP_TABLE} g LEFT JOIN ${POSTCODE_TABLE} s ON s.postcode = g.postcode
-      GROUP BY g.dim, g.grp
-      ORDER BY g.dim, g.grp IN ('${BLANK_GROUP}', '${UNMATCHED_GROUP}', '${INVALID_GROUP}'), g.grp`,
-  );
-  for (const r of select.iterate() as Iterable<Record<string, number | string>>) {
-    yield {
-      dimension: dimensions[r.dim as number]!.name,
-      group: r.grp as string,
-      inputRows: r.inputRows as number,
-      postcodes: r.postcodes as number,
-      addresses: r.addresses as number,
-      broadbandAddresses: requested("broadband") ? (r.broadbandAddresses as number) : null,
-      mobileAddresses: requested("mobile") ? (r.mobileAddresses as number) : null,
-      counts: Object.fromEntries(figures.map((f) => [f.column, requested(f.lookup) ? (r[f.column] as number) : null])),
-    };
-  }
+export function computeGroups(snapshot: ReportSnapshot, dimensions: readonly Dimension[], figures: readonly GroupFigure[]): RowBatches<GroupRow> {
+  const requested = (l: Lookup) => snapshot.scope.lookups.includes(l);
+  return mapRows(snapshot.groupTotals(figures.map((f) => f.column)), (r) => ({
+    dimension: dimensions[r.dimension]!.name,
+    group: r.group,
+    inputRows: r.inputRows,
+    postcodes: r.postcodes,
+    addresses: r.addresses,
+    broadbandAddresses: requested("broadband") ? r.broadbandAddresses : null,
+    mobileAddresses: requested("mobile") ? r.mobileAddresses : null,
+    counts: Object.fromEntries(figures.map((f) => [f.column, requested(f.lookup) ? (r.counts[f.column] ?? 0) : null])),
+  }));
 }
 
 /** groups.csv's header: the fixed columns, then each figure's count and share. */
@@ -251,10 +193,8 @@ export interface GroupSet {
   area: (AreaLoad & { path: string }) | null;
 }
 
-export function writeGroupsCsv(db: Db, scope: ReportScope, groups: GroupSet, path: string, options: CsvFileOptions): Promise<number> {
-  const rows = (function* () {
-    for (const row of computeGroups(db, scope, groups.dimensions, groups.figures)) yield groupCells(row, groups.figures);
-  })();
+export function writeGroupsCsv(snapshot: ReportSnapshot, groups: GroupSet, path: string, options: CsvFileOptions): Promise<number> {
+  const rows = mapRows(computeGroups(snapshot, groups.dimensions, groups.figures), (row) => groupCells(row, groups.figures));
   return writeCsv(path, groupsHeader(groups.figures), rows, options);
 }
 
@@ -268,21 +208,22 @@ export interface GroupOptions {
 
 /**
  * Reads --area-file (when given), resolves --group-by and fills the group table; null when no
- * dimension is asked for. Needs the report's postcode table; dropGroupTables undoes it.
+ * dimension is asked for. Needs the snapshot's postcode figures (preparePostcodes).
  */
-export async function prepareGroups(db: Db, scope: ReportScope, goodRating: number, options: GroupOptions): Promise<GroupSet | null> {
+export async function prepareGroups(snapshot: ReportSnapshot, goodRating: number, options: GroupOptions): Promise<GroupSet | null> {
+  const scope = snapshot.scope;
   const header = options.areaFile ? await readAreaHeader(options.areaFile) : null;
   const wantedArea: string[] = [];
   const dimensions = resolveDimensions(options.groupBy ?? DEFAULT_GROUP_BY, scope, header, wantedArea);
   let area: GroupSet["area"] = null;
   if (header) {
-    area = { ...(await loadAreaFile(db, header, wantedArea)), path: header.path };
+    area = { ...(await loadAreaFile(snapshot, header, wantedArea)), path: header.path };
     if (area.unmatched > 0)
       options.onWarning?.(
         `${area.unmatched.toLocaleString("en-GB")} of ${(area.matched + area.unmatched).toLocaleString("en-GB")} postcodes are not in --area-file ${header.path}: their groups are ${UNMATCHED_GROUP}`,
       );
   }
   if (dimensions.length === 0) return null;
-  buildGroupTable(db, scope, dimensions);
+  await snapshot.prepareGroups(dimensions.map(groupDimension));
   return { dimensions, figures: groupFigures(scope.providers, goodRating), area };
 }

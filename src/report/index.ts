@@ -1,8 +1,9 @@
 // The reports of issue 4: every file in --out for one run's postcodes (or all stored ones), read
-// from SQLite in one consistent snapshot, the set replaced whole (report-set.ts).
+// from the store in one consistent snapshot (src/store/snapshot.ts), the set replaced whole
+// (report-set.ts). Compute (summary, changes, groups) asks the snapshot; the writers render.
 import { join } from "node:path";
 import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
-import type { Db } from "../store/sqlite/db.js";
+import type { ReportSnapshot, SnapshotSource } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { DEFAULT_GOOD_RATING } from "./definitions.js";
@@ -12,18 +13,16 @@ import { writeOpenDataVsApiCsv } from "./open-data.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
 import { writeHtmlReport, type GroupRow as HtmlGroupRow } from "./html/index.js";
 import { collectChanges, writeChangesCsv, type ChangeSet } from "./changes.js";
-import { buildPostcodeTable, createPostcodeTable, dropPostcodeTable } from "./postcode-table.js";
-import { ReportError, resolveScope, type ReportScope } from "./scope.js";
+import { ReportError, type ReportScope } from "./scope.js";
 import { prepareOut, writeReportSet, type ReportFile, type SwapStepHook } from "./report-set.js";
 import { withOutLock } from "./out-lock.js";
 import { clearDebris } from "./out-debris.js";
 import { FINGERPRINT_FILE, isReportSetCurrent, recordFingerprint, reportFingerprint } from "./fingerprint.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
 import { DEFAULT_WORKBOOK_ROWS, writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
-import { countLocated, GEOJSON_NAME, writePostcodesGeojson } from "./geojson.js";
-import { computeGroups, dropGroupTables, prepareGroups, writeGroupsCsv, type GroupOptions, type GroupSet } from "./groups.js";
+import { GEOJSON_NAME, writePostcodesGeojson } from "./geojson.js";
+import { computeGroups, prepareGroups, writeGroupsCsv, type GroupOptions, type GroupRow, type GroupSet } from "./groups.js";
 import { describeUprnMatching, uprnMatching } from "./uprn-matching.js";
-import { cleanupAfter } from "../errors.js";
 
 export { headlineLines, type Summary } from "./summary.js";
 export { ReportError } from "./scope.js";
@@ -31,7 +30,7 @@ export { ReportSetError, type ReportFile } from "./report-set.js";
 
 /** What every report file is made from. */
 export interface ReportContext {
-  db: Db;
+  snapshot: ReportSnapshot;
   scope: ReportScope;
   goodRating: number;
   csv: CsvFileOptions;
@@ -49,38 +48,41 @@ export interface ReportContext {
 
 /** The report set, in the order written. To add a report: one more entry here. */
 export const REPORT_FILES: readonly ReportFile<ReportContext>[] = [
-  { name: "broadband.csv", write: (c, path) => writeBroadbandCsv(c.db, c.scope, path, c.csv) },
-  { name: "mobile.csv", write: (c, path) => writeMobileCsv(c.db, c.scope, c.goodRating, path, c.csv) },
-  { name: "coverage.csv", write: (c, path) => writeCoverageCsv(c.db, c.scope, c.goodRating, path, c.csv) },
-  { name: "postcodes.csv", write: (c, path) => writePostcodesCsv(c.db, c.scope, path, c.csv) },
-  { name: GEOJSON_NAME, applies: (c) => c.located > 0, write: (c, path) => writePostcodesGeojson(c.db, c.scope, path) },
+  { name: "broadband.csv", write: (c, path) => writeBroadbandCsv(c.snapshot, path, c.csv) },
+  { name: "mobile.csv", write: (c, path) => writeMobileCsv(c.snapshot, c.goodRating, path, c.csv) },
+  { name: "coverage.csv", write: (c, path) => writeCoverageCsv(c.snapshot, c.goodRating, path, c.csv) },
+  { name: "postcodes.csv", write: (c, path) => writePostcodesCsv(c.snapshot, path, c.csv) },
+  { name: GEOJSON_NAME, applies: (c) => c.located > 0, write: (c, path) => writePostcodesGeojson(c.snapshot, path) },
   // Input rows belong to one run: --all has no single input to enrich.
   {
     name: "enriched.csv",
     applies: (c) => c.scope.kind === "run",
-    write: (c, path) => writeEnrichedCsv(c.db, c.scope, c.goodRating, c.uprnColumn, path, c.csv),
+    write: (c, path) => writeEnrichedCsv(c.snapshot, c.goodRating, c.uprnColumn, path, c.csv),
   },
-  { name: "rejects.csv", applies: (c) => c.scope.kind === "run", write: (c, path) => writeRejectsCsv(c.db, c.scope, path, c.csv) },
-  { name: "failures.csv", write: (c, path) => writeFailuresCsv(c.db, c.scope, path, c.csv) },
-  { name: "groups.csv", applies: (c) => c.groups !== null, write: (c, path) => writeGroupsCsv(c.db, c.scope, c.groups!, path, c.csv) },
-  { name: "open-data-vs-api.csv", applies: (c) => c.summary.openData !== undefined, write: (c, path) => writeOpenDataVsApiCsv(c.db, path, c.csv) },
+  { name: "rejects.csv", applies: (c) => c.scope.kind === "run", write: (c, path) => writeRejectsCsv(c.snapshot, path, c.csv) },
+  { name: "failures.csv", write: (c, path) => writeFailuresCsv(c.snapshot, path, c.csv) },
+  { name: "groups.csv", applies: (c) => c.groups !== null, write: (c, path) => writeGroupsCsv(c.snapshot, c.groups!, path, c.csv) },
+  { name: "open-data-vs-api.csv", applies: (c) => c.summary.openData !== undefined, write: (c, path) => writeOpenDataVsApiCsv(c.snapshot, path, c.csv) },
   { name: "changes.csv", write: (c, path) => writeChangesCsv(c.changes, path, c.csv) },
   { name: "summary.csv", write: (c, path) => writeCsv(path, SUMMARY_HEADER, summaryRows(c.summary).map(summaryCells), c.csv) },
   { name: "summary.json", write: (c, path) => writeAtomically(path, [JSON.stringify(c.summary, null, 2) + "\n"]) },
-  { name: "report.html", write: (c, path) => writeHtmlReport(c.db, c.scope, c.summary, path, { groups: htmlGroups(c) }) },
-  { name: WORKBOOK_NAME, write: (c, path) => writeWorkbook(c.db, c.scope, c, path) },
+  { name: "report.html", write: async (c, path) => writeHtmlReport(c.snapshot, c.summary, path, { groups: await htmlGroups(c) }) },
+  { name: WORKBOOK_NAME, write: (c, path) => writeWorkbook(c.snapshot, c, path) },
 ];
 
 /** The groups as report.html charts them (below superfast, indoor voice total notspots), with what each is a share of. */
-function htmlGroups(c: ReportContext): HtmlGroupRow[] | undefined {
+async function htmlGroups(c: ReportContext): Promise<HtmlGroupRow[] | undefined> {
   if (!c.groups) return undefined;
   const figure = (count: number | null | undefined, of: number | null) => (count === null || count === undefined || !of ? null : { count, of });
-  return [...computeGroups(c.db, c.scope, c.groups.dimensions, c.groups.figures)].map((r) => ({
+  const rows: HtmlGroupRow[] = [];
+  const html = (r: GroupRow): HtmlGroupRow => ({
     dimension: r.dimension,
     group: r.group,
     belowSuperfast: figure(r.counts.BelowSuperfast, r.broadbandAddresses),
     indoorVoiceTotalNotspots: figure(r.counts.IndoorVoiceTotalNotspots, r.mobileAddresses),
-  }));
+  });
+  for await (const batch of computeGroups(c.snapshot, c.groups.dimensions, c.groups.figures)) rows.push(...batch.map(html));
+  return rows;
 }
 
 /** The closing line that names the file to open first. */
@@ -124,41 +126,43 @@ export interface ReportResult {
 }
 
 /** Writes the report set (npm run report: always). */
-export async function writeReports(db: Db, options: ReportOptions): Promise<ReportResult> {
-  return (await writeSet(db, options, false)) as ReportResult;
+export async function writeReports(source: SnapshotSource, options: ReportOptions): Promise<ReportResult> {
+  return (await writeSet(source, options, false)) as ReportResult;
 }
 
 /**
  * The batch's reports: the set is kept, and "current" returned, when --out already holds the set
  * these options would write from the database as it stands (report/fingerprint.ts).
  */
-export function writeReportsUnlessCurrent(db: Db, options: ReportOptions): Promise<ReportResult | "current"> {
-  return writeSet(db, options, true);
+export function writeReportsUnlessCurrent(source: SnapshotSource, options: ReportOptions): Promise<ReportResult | "current"> {
+  return writeSet(source, options, true);
 }
 
-async function writeSet(db: Db, options: ReportOptions, keepCurrent: boolean): Promise<ReportResult | "current"> {
+async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurrent: boolean): Promise<ReportResult | "current"> {
   const goodRating = checkedGoodRating(options.goodRating);
   const csv: CsvFileOptions = { bom: options.bom ?? true, onWarning: options.onWarning };
   const generatedAt = (options.now?.() ?? new Date()).toISOString();
   await prepareOut(options.outDir);
   // One writer of --out at a time, from the fingerprint check to the swap: a set is one writer's.
-  return withOutLock(options.outDir, { command: options.command ?? "report" }, (lock) => inSnapshot(db, options, async (scope) => {
+  return withOutLock(options.outDir, { command: options.command ?? "report" }, (lock) => inSnapshot(source, options, async (snapshot) => {
+    const scope = snapshot.scope;
     for (const line of clearDebris(options.outDir)) options.onWarning?.(line);
     // one snapshot for the check and the set: the fingerprint is hashed once
     const workbookRows = options.workbookRows ?? DEFAULT_WORKBOOK_ROWS;
-    const fingerprint = reportFingerprint(db, scope, { ...options, bom: csv.bom, goodRating, workbookRows });
+    const fingerprint = await reportFingerprint(snapshot, { ...options, bom: csv.bom, goodRating, workbookRows });
     if (keepCurrent && isReportSetCurrent(options.outDir, fingerprint)) return "current";
-    buildPostcodeTable(db, scope, goodRating);
-    const changes = collectChanges(db, scope, { goodRating, since: options.since });
-    const summary = computeSummary(db, scope, goodRating, generatedAt, changes.summary);
-    const groups = await prepareGroups(db, scope, goodRating, options);
-    const context = { db, scope, goodRating, csv, summary, changes, groups, uprnColumn: options.uprnColumn, located: countLocated(db), workbookRows };
+    await snapshot.preparePostcodes(goodRating);
+    const changes = await collectChanges(snapshot, { goodRating, since: options.since });
+    const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary);
+    const groups = await prepareGroups(snapshot, goodRating, options);
+    const located = await snapshot.countLocated(true);
+    const context = { snapshot, scope, goodRating, csv, summary, changes, groups, uprnColumn: options.uprnColumn, located, workbookRows };
     const set = options.files ?? REPORT_FILES;
     // Last, and swapped in with the set: what the set was made from, so that a batch can keep it.
     const made = set.filter((f) => f.applies?.(context) ?? true).map((f) => f.name);
     const record: ReportFile<ReportContext> = { name: FINGERPRINT_FILE, write: (_c, path) => recordFingerprint(path, fingerprint, made) };
     const written = await writeReportSet(options.outDir, [...set, record], context, { beforeSwap: lock.assertHeld, onStep: options.onStep });
-    const notes = options.uprnColumn === undefined ? [] : [describeUprnMatching(uprnMatching(db, scope, options.uprnColumn), options.uprnColumn)];
+    const notes = options.uprnColumn === undefined ? [] : [describeUprnMatching(await uprnMatching(snapshot, options.uprnColumn), options.uprnColumn)];
     return { files: written.filter((f) => !f.endsWith(FINGERPRINT_FILE)), summary, notes };
   }));
 }
@@ -168,20 +172,20 @@ async function writeSet(db: Db, options: ReportOptions, keepCurrent: boolean): P
  * per-postcode counting the other files need: what the report benchmark times. Returns the row count.
  */
 export function writeAddressReport(
-  db: Db,
+  source: SnapshotSource,
   file: "broadband.csv" | "mobile.csv" | "coverage.csv",
   path: string,
   options: Omit<ReportOptions, "outDir" | "now">,
 ): Promise<number> {
   const goodRating = checkedGoodRating(options.goodRating);
   const csv: CsvFileOptions = { bom: options.bom ?? true, onWarning: options.onWarning };
-  return inSnapshot(db, options, (scope) => {
-    createPostcodeTable(db, scope);
+  return inSnapshot(source, options, async (snapshot) => {
+    await snapshot.preparePostcodes(null);
     return file === "broadband.csv"
-      ? writeBroadbandCsv(db, scope, path, csv)
+      ? writeBroadbandCsv(snapshot, path, csv)
       : file === "mobile.csv"
-        ? writeMobileCsv(db, scope, goodRating, path, csv)
-        : writeCoverageCsv(db, scope, goodRating, path, csv);
+        ? writeMobileCsv(snapshot, goodRating, path, csv)
+        : writeCoverageCsv(snapshot, goodRating, path, csv);
   });
 }
 
@@ -191,26 +195,17 @@ function checkedGoodRating(goodRating = DEFAULT_GOOD_RATING): number {
   return goodRating;
 }
 
-/** Resolves the scope inside one read transaction, so that every file sees one database state. */
-async function inSnapshot<T>(db: Db, options: Pick<ReportOptions, "runId" | "all" | "onWarning">, work: (scope: ReportScope) => Promise<T>): Promise<T> {
-  const ownTransaction = !db.inTransaction;
-  if (ownTransaction) db.exec("BEGIN");
-  // After a failure, cleanup that fails too is reported, never thrown over the first error.
-  const cleanUp = (afterFailure: boolean) => {
-    for (const step of [() => dropGroupTables(db), () => dropPostcodeTable(db), () => ownTransaction && db.inTransaction && db.exec("COMMIT")])
-      if (afterFailure) cleanupAfter(step, (m) => options.onWarning?.(m));
-      else step();
-  };
-  let result: T;
-  try {
-    const scope = resolveScope(db, { runId: options.runId ?? undefined, all: options.all });
-    if (scope.kind === "run" && scope.runState === "running")
-      options.onWarning?.(`run ${scope.runId} has not finished (it is running, or was killed): the reports show what it has stored so far`);
-    result = await work(scope);
-  } catch (err) {
-    cleanUp(true);
-    throw err;
-  }
-  cleanUp(false);
-  return result;
+/** One snapshot for every file: one state of the store; a run still running is said to be. */
+function inSnapshot<T>(source: SnapshotSource, options: Pick<ReportOptions, "runId" | "all" | "onWarning">, work: (snapshot: ReportSnapshot) => Promise<T>): Promise<T> {
+  const request = { runId: options.runId ?? undefined, all: options.all };
+  return source.snapshot(
+    request,
+    (snapshot) => {
+      const scope = snapshot.scope;
+      if (scope.kind === "run" && scope.runState === "running")
+        options.onWarning?.(`run ${scope.runId} has not finished (it is running, or was killed): the reports show what it has stored so far`);
+      return work(snapshot);
+    },
+    { onWarning: options.onWarning },
+  );
 }

@@ -1,48 +1,18 @@
-// The definitions of definitions.ts as SQL over one address row, so that every figure is counted
-// by SQLite in one pass (per postcode, then summed) instead of rows travelling to JavaScript.
-// Mobile expressions compare with the bound parameter @good (the --good-rating).
-import { mobileField, type Channel, type Location, type SpeedField, type Variant } from "../spec/fields.js";
-import { TIER_RULES, type Tier } from "./definitions.js";
+// The names of the per-postcode counts and what each counts, as definitions (definitions.ts's
+// words): the columns of postcodes.csv, the summary and the groups. The store counts them (the
+// SQLite engine in src/store/sqlite/report/measures.ts); the reports only name them.
+import { mobileField } from "../spec/fields.js";
+import type { Tier } from "./definitions.js";
 
-const DOWN: SpeedField = "MaxPredictedDown";
-const UP: SpeedField = "MaxPredictedUp";
-
-/** An address's broadband tier (TIER_RULES as SQL); the tiers nest, so each address has exactly one. */
-export function tierSql(alias: string): string {
-  const down = `${alias}.${DOWN}`;
-  const up = `${alias}.${UP}`;
-  const rules = TIER_RULES.map(({ tier, minDown, minUp }) => {
-    const when = `${down} >= ${minDown}` + (minUp === undefined ? "" : ` AND IFNULL(${up}, -1) >= ${minUp}`);
-    return `WHEN ${when} THEN '${tier}'`;
-  });
-  const noData: Tier = "No data";
-  return `(CASE WHEN ${down} IS NULL OR ${down} < 0 THEN '${noData}' ${rules.join(" ")} ELSE 'Below decent' END)`;
-}
-
-/** The best download among addresses that have data, for best/worst per postcode. */
-export function downloadWithDataSql(alias: string): string {
-  return `(CASE WHEN ${alias}.${DOWN} >= 0 THEN ${alias}.${DOWN} END)`;
-}
-
-export interface Measure {
-  /** column of postcodes.csv and of the report's postcode table */
-  column: string;
-  /** SQL condition on one address row: the address counts when it is true */
-  when: string;
-}
-
-/** Broadband counts, cumulative as the summary defines them; `tier` is tierSql's value. */
-export function broadbandMeasures(tier: string): Measure[] {
-  const inTiers = (...tiers: Tier[]) => `${tier} IN (${tiers.map((t) => `'${t}'`).join(", ")})`;
-  return [
-    { column: "NoData", when: inTiers("No data") },
-    { column: "BelowDecent", when: inTiers("Below decent") },
-    { column: "BelowSuperfast", when: inTiers("Below decent", "Decent") },
-    { column: "Superfast", when: inTiers("Superfast", "Ultrafast", "Gigabit") },
-    { column: "Ultrafast", when: inTiers("Ultrafast", "Gigabit") },
-    { column: "Gigabit", when: inTiers("Gigabit") },
-  ];
-}
+/** Broadband counts, cumulative as the summary defines them: each counts the addresses of these tiers. */
+export const BROADBAND_COUNTS: readonly { column: string; tiers: readonly Tier[] }[] = [
+  { column: "NoData", tiers: ["No data"] },
+  { column: "BelowDecent", tiers: ["Below decent"] },
+  { column: "BelowSuperfast", tiers: ["Below decent", "Decent"] },
+  { column: "Superfast", tiers: ["Superfast", "Ultrafast", "Gigabit"] },
+  { column: "Ultrafast", tiers: ["Ultrafast", "Gigabit"] },
+  { column: "Gigabit", tiers: ["Gigabit"] },
+];
 
 export type ProviderMetric = "IndoorVoiceNotspots" | "IndoorDataNotspots" | "OutdoorVoiceNotspots" | "OutdoorDataNotspots" | "IndoorDataNeeds4g";
 export const PROVIDER_METRICS: readonly ProviderMetric[] = [
@@ -64,48 +34,9 @@ export function providerColumn(provider: string, metric: ProviderMetric): string
   return `${provider}${metric}`;
 }
 
-const good = (rating: string) => `${rating} >= @good`;
-const notGood = (rating: string) => `${rating} < @good`;
-
-/**
- * Mobile counts: per provider, then across providers. A missing rating (a provider added after the
- * address was fetched) is unknown: SQL's three-valued logic counts the address only where the
- * ratings present decide the answer.
- */
-export function mobileMeasures(alias: string, providers: readonly string[]): Measure[] {
-  const f = (p: string, channel: Channel, location: Location, variant: Variant = "") =>
-    `${alias}.${mobileField(p, channel, location, variant)}`;
-  const perProvider: Measure[] = providers.flatMap((p) => {
-    const when: Record<ProviderMetric, string> = {
-      IndoorVoiceNotspots: notGood(f(p, "Voice", "Indoor")),
-      IndoorDataNotspots: notGood(f(p, "Data", "Indoor")),
-      OutdoorVoiceNotspots: notGood(f(p, "Voice", "Outdoor")),
-      OutdoorDataNotspots: notGood(f(p, "Data", "Outdoor")),
-      // Good only thanks to 4G: good with it, not good in the No4g field.
-      IndoorDataNeeds4g: `${good(f(p, "Data", "Indoor"))} AND ${notGood(f(p, "Data", "Indoor", "No4g"))}`,
-    };
-    return PROVIDER_METRICS.map((metric) => ({ column: providerColumn(p, metric), when: when[metric] }));
-  });
-  const spread = (channel: "Voice" | "Data") => {
-    const ratings = providers.map((p) => f(p, channel, "Indoor"));
-    const anyGood = ratings.map(good).join(" OR ");
-    const anyNotGood = ratings.map(notGood).join(" OR ");
-    return { total: `NOT (${anyGood})`, partial: `(${anyGood}) AND (${anyNotGood})` };
-  };
-  const voice = spread("Voice");
-  const data = spread("Data");
-  const across: Record<SpreadMetric, string> = {
-    IndoorVoiceTotalNotspots: voice.total,
-    IndoorVoicePartialNotspots: voice.partial,
-    IndoorDataTotalNotspots: data.total,
-    IndoorDataPartialNotspots: data.partial,
-  };
-  return [...perProvider, ...SPREAD_METRICS.map((metric) => ({ column: metric, when: across[metric] }))];
-}
-
-/** `yes`/`no` for a rating against @good; empty when the rating is missing. */
-export function goodSql(rating: string): string {
-  return `(CASE WHEN ${rating} IS NULL THEN '' WHEN ${rating} >= @good THEN 'yes' ELSE 'no' END)`;
+/** The mobile counts' columns: per provider (PROVIDER_METRICS), then across providers (SPREAD_METRICS). */
+export function mobileCountColumns(providers: readonly string[]): string[] {
+  return [...providers.flatMap((p) => PROVIDER_METRICS.map((m) => providerColumn(p, m))), ...SPREAD_METRICS];
 }
 
 /** The per-provider yes/no columns of mobile.csv: indoor voice, indoor data. */
@@ -115,5 +46,3 @@ export function goodColumns(providers: readonly string[]): { column: string; rat
     { column: `${p}IndoorDataGood`, rating: mobileField(p, "Data", "Indoor") },
   ]);
 }
-
-export const count = (m: Measure) => `COUNT(CASE WHEN ${m.when} THEN 1 END) AS ${m.column}`;

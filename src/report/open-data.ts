@@ -3,20 +3,10 @@
 // against the API where a postcode has both. Its figures are shares of premises per postcode
 // (Ofcom publishes no counts there), so they are never added to the API's per-address counts:
 // they are reported beside them, as means of the postcodes' shares, and labelled so.
-import type { Db } from "../store/sqlite/db.js";
-import { BAND_COLUMNS, CROSS_CHECK_POINTS, OPEN_DATA_MONTH_COLUMN, openDataAttribution, type Premises } from "../spec/open-data.js";
+import { CROSS_CHECK_POINTS, OPEN_DATA_MONTH_COLUMN, openDataAttribution, type Premises } from "../spec/open-data.js";
+import type { ReportSnapshot } from "../store/snapshot.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
-import { POSTCODE_TABLE } from "./postcode-table.js";
-import type { ReportScope } from "./scope.js";
 import type { SummaryRow } from "./summary.js";
-
-/** The API's share of a postcode's addresses at superfast or more, in points (one decimal). */
-const API_SUPERFAST = "ROUND(100.0 * s.Superfast / s.BroadbandAddresses, 1)";
-/** Postcodes whose figures include the API's addresses (an older answer of a pending one counts too). */
-const FROM_API = "IFNULL(s.BroadbandAddresses, 0) > 0";
-/** Postcodes with both: the API's addresses and an open-data row. */
-const BOTH = `${FROM_API} AND s.OfcomSuperfast IS NOT NULL`;
-const WITHOUT = `NOT (${FROM_API})`;
 
 export interface OpenDataSummary {
   /** YYYY-MM and revision of the stored release */
@@ -42,40 +32,24 @@ export interface OpenDataSummary {
   crossCheck: { postcodes: number; differing: number; points: number };
 }
 
-const bandsSql = BAND_COLUMNS.map((c) => `(IFNULL(s.${c}, 0) > 0)`).join(" + ");
-
-export function openDataSummary(db: Db, scope: ReportScope): OpenDataSummary | undefined {
-  if (!scope.openData) return undefined;
-  const mean = (c: string) => `ROUND(AVG(CASE WHEN ${WITHOUT} THEN s.${c} END), 1)`;
-  const r = db
-    .prepare(
-      `SELECT COUNT(s.OfcomDataMonth) AS inOpenData,
-              COUNT(CASE WHEN ${WITHOUT} THEN 1 END) AS without,
-              COUNT(CASE WHEN ${WITHOUT} AND s.OfcomDataMonth IS NOT NULL THEN 1 END) AS withoutIn,
-              ${mean("OfcomSuperfast")} AS superfast, ${mean("OfcomUltrafast")} AS ultrafast,
-              ${mean("OfcomGigabit")} AS gigabit, ${mean("OfcomNoDecent")} AS noDecent,
-              COUNT(CASE WHEN ${WITHOUT} AND s.OfcomGigabit >= 100 THEN 1 END) AS allGigabit,
-              COUNT(CASE WHEN ${WITHOUT} AND s.OfcomDataMonth IS NOT NULL AND ${bandsSql} > 1 THEN 1 END) AS multiBand,
-              COUNT(CASE WHEN ${BOTH} THEN 1 END) AS both,
-              COUNT(CASE WHEN ${BOTH} AND ABS(${API_SUPERFAST} - s.OfcomSuperfast) > @points THEN 1 END) AS differing
-         FROM ${POSTCODE_TABLE} s`,
-    )
-    .get({ points: CROSS_CHECK_POINTS }) as Record<string, number | null>;
-  const num = (k: string) => r[k] ?? 0;
+export async function openDataSummary(snapshot: ReportSnapshot): Promise<OpenDataSummary | undefined> {
+  const openData = snapshot.scope.openData;
+  const r = await snapshot.openDataTotals(CROSS_CHECK_POINTS);
+  if (!openData || !r) return undefined;
   return {
-    month: scope.openData.month,
-    revision: scope.openData.revision,
-    attribution: openDataAttribution(scope.openData.month),
-    premises: scope.openData.premises,
-    inOpenData: num("inOpenData"),
+    month: openData.month,
+    revision: openData.revision,
+    attribution: openDataAttribution(openData.month),
+    premises: openData.premises,
+    inOpenData: r.inOpenData,
     withoutApi: {
-      postcodes: num("without"),
-      inOpenData: num("withoutIn"),
-      meanShares: { superfast: r.superfast ?? null, ultrafast: r.ultrafast ?? null, gigabit: r.gigabit ?? null, noDecent: r.noDecent ?? null },
-      allGigabit: num("allGigabit"),
-      multiBand: num("multiBand"),
+      postcodes: r.without,
+      inOpenData: r.withoutIn,
+      meanShares: { superfast: r.superfast, ultrafast: r.ultrafast, gigabit: r.gigabit, noDecent: r.noDecent },
+      allGigabit: r.allGigabit,
+      multiBand: r.multiBand,
     },
-    crossCheck: { postcodes: num("both"), differing: num("differing"), points: CROSS_CHECK_POINTS },
+    crossCheck: { postcodes: r.both, differing: r.differing, points: CROSS_CHECK_POINTS },
   };
 }
 
@@ -143,14 +117,6 @@ export function openDataHeadline(o: OpenDataSummary): string {
 export const CROSS_CHECK_HEADER = ["PostCode", OPEN_DATA_MONTH_COLUMN, "OfcomSuperfast", "BroadbandAddresses", "ApiSuperfast", "Difference"];
 
 /** open-data-vs-api.csv: per postcode with both, Ofcom's superfast share of premises, the API's of addresses (≥ 30 Mbit/s down), and API minus Ofcom, in points. */
-export function writeOpenDataVsApiCsv(db: Db, path: string, options: CsvFileOptions): Promise<number> {
-  const rows = db
-    .prepare(
-      `SELECT s.display, s.${OPEN_DATA_MONTH_COLUMN}, s.OfcomSuperfast, s.BroadbandAddresses, ${API_SUPERFAST},
-              ROUND(${API_SUPERFAST} - s.OfcomSuperfast, 1)
-         FROM ${POSTCODE_TABLE} s WHERE ${BOTH} ORDER BY s.display`,
-    )
-    .raw(true)
-    .iterate() as Iterable<unknown[]>;
-  return writeCsv(path, CROSS_CHECK_HEADER, rows, options);
+export function writeOpenDataVsApiCsv(snapshot: ReportSnapshot, path: string, options: CsvFileOptions): Promise<number> {
+  return writeCsv(path, CROSS_CHECK_HEADER, snapshot.openDataVsApi(), options);
 }

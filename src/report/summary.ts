@@ -2,17 +2,17 @@
 // addresses), and the two views of them, summary.csv rows and the batch's closing lines.
 import type { OutcomeCounts } from "../spec/counts.js";
 import { RATING_LABELS, type Lookup } from "../spec/fields.js";
-import type { Db } from "../store/sqlite/db.js";
-import { inputRowCounts } from "../store/sqlite/run-rows.js";
-import { countColumns, POSTCODE_TABLE, STATUS_COLUMN, ADDRESSES_COLUMN } from "./postcode-table.js";
+import type { Release, ReportSnapshot } from "../store/snapshot.js";
+import { countColumns, ADDRESSES_COLUMN } from "./postcode-columns.js";
 import { PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type SpreadMetric } from "./measures.js";
 import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareFraction, shareText, spreadLabel } from "./figure-labels.js";
-import type { ReportScope } from "./scope.js";
 
 export { percent } from "./figure-labels.js";
 import { changesHeadline, changesRows, type ChangesSummary } from "./changes-summary.js";
 import { openDataHeadline, openDataRows, openDataSummary, type OpenDataSummary } from "./open-data.js";
 import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
+
+export type { Release } from "../store/snapshot.js";
 
 
 type BroadbandKey = "noData" | "belowDecent" | "belowSuperfast" | "superfast" | "ultrafast" | "gigabit";
@@ -50,17 +50,6 @@ export interface MobileSummary {
   };
 }
 
-/** The data behind the figures: one entry per dataset release a lookup's answers name. */
-export interface Release {
-  /** the answer's dataset name (the mobile answer's DBName); null when the API names none (broadband) */
-  release: string | null;
-  /** earliest and latest time an answer of this release was stored (ISO, UTC) */
-  fetchedFrom: string | null;
-  fetchedTo: string | null;
-  postcodes: number;
-  addresses: number;
-}
-
 export interface Summary {
   /** true when any figure comes from the bundled simulator, not the real API */
   simulated: boolean;
@@ -86,59 +75,33 @@ export interface Summary {
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 
-export function computeSummary(db: Db, scope: ReportScope, goodRating: number, generatedAt: string, changes: ChangesSummary | null = null): Summary {
+/** The summary's figures, summed by the snapshot over its postcodes (preparePostcodes with the good rating first). */
+export async function computeSummary(snapshot: ReportSnapshot, goodRating: number, generatedAt: string, changes: ChangesSummary | null = null): Promise<Summary> {
+  const scope = snapshot.scope;
   const counts = countColumns(scope.providers);
-  const sums = (columns: string[]) => columns.map((c) => `COALESCE(SUM(${c}), 0) AS ${c}`).join(", ");
-  const statuses = (l: Lookup) =>
-    `COUNT(CASE WHEN ${STATUS_COLUMN[l]} = 'ok' THEN 1 END) AS ${l}_ok,
-     COUNT(CASE WHEN ${STATUS_COLUMN[l]} = 'not_found' THEN 1 END) AS ${l}_not_found,
-     COUNT(CASE WHEN ${STATUS_COLUMN[l]} = 'failed' THEN 1 END) AS ${l}_failed,
-     COUNT(CASE WHEN ${STATUS_COLUMN[l]} = 'pending' THEN 1 END) AS ${l}_pending`;
-  const row = db
-    .prepare(
-      `SELECT COUNT(*) AS unique_postcodes, ${statuses("broadband")}, ${statuses("mobile")},
-              ${sums([ADDRESSES_COLUMN.broadband, ADDRESSES_COLUMN.mobile, ...counts.broadband, ...counts.mobile])}
-         FROM ${POSTCODE_TABLE}`,
-    )
-    .get() as Record<string, number>;
-  const postcodes = (l: Lookup): OutcomeCounts => ({
-    ok: row[`${l}_ok`]!,
-    notFound: row[`${l}_not_found`]!,
-    failed: row[`${l}_failed`]!,
-    pending: row[`${l}_pending`]!,
-  });
-
-  const input =
-    scope.kind === "run"
-      ? inputRowCounts(db, scope.runId)
-      : { input: null, invalid: null };
-
-  const requested = scope.lookups.map((l) => `'${l}'`).join(", ");
-  const simulatedData = db
-    .prepare(
-      `SELECT EXISTS (SELECT 1 FROM ${POSTCODE_TABLE} s JOIN lookups l ON l.postcode = s.postcode AND l.lookup IN (${requested})
-                       WHERE l.simulated = 1)`,
-    )
-    .pluck()
-    .get() as number;
-
-  const broadband = scope.lookups.includes("broadband") ? broadbandSummary(postcodes("broadband"), row) : null;
-  const mobile = scope.lookups.includes("mobile") ? mobileSummary(postcodes("mobile"), row, scope.providers) : null;
+  const totals = await snapshot.postcodeTotals([ADDRESSES_COLUMN.broadband, ADDRESSES_COLUMN.mobile, ...counts.broadband, ...counts.mobile]);
+  const row = totals.sums;
+  const input = (await snapshot.inputCounts()) ?? { input: null, invalid: null };
+  const simulatedData = await snapshot.includesSimulatedData();
+  const broadband = scope.lookups.includes("broadband") ? broadbandSummary(totals.statuses.broadband, row) : null;
+  const mobile = scope.lookups.includes("mobile") ? mobileSummary(totals.statuses.mobile, row, scope.providers) : null;
+  const releases: Record<Lookup, Release[]> = perLookup(() => []);
+  for (const l of scope.lookups) releases[l] = await snapshot.releases(l);
 
   return {
-    simulated: (scope.kind === "run" && scope.runSimulated) || simulatedData === 1,
+    simulated: (scope.kind === "run" && scope.runSimulated) || simulatedData,
     generatedAt,
     runId: scope.kind === "run" ? scope.runId : null,
     scope: scope.kind,
     lookups: scope.lookups,
     providers: scope.providers,
     goodRating,
-    postcodes: { input: input.input, invalid: input.invalid, unique: row.unique_postcodes! },
+    postcodes: { input: input.input, invalid: input.invalid, unique: totals.postcodes },
     broadband,
     mobile,
-    releases: releases(db, scope.lookups),
+    releases,
     changes,
-    openData: openDataSummary(db, scope),
+    openData: await openDataSummary(snapshot),
   };
 }
 
@@ -170,23 +133,6 @@ function mobileSummary(postcodes: OutcomeCounts, row: Record<string, number>, pr
       indoorData: shares(indoorData, addresses),
     },
   };
-}
-
-/**
- * The stored answers behind the figures, per release: ok answers, and failed ones whose earlier
- * addresses are kept (their fetched_at is then the failure's time).
- */
-function releases(db: Db, lookups: readonly Lookup[]): Record<Lookup, Release[]> {
-  const select = db.prepare(
-    `SELECT l.dataset AS release, MIN(l.fetched_at) AS fetchedFrom, MAX(l.fetched_at) AS fetchedTo,
-            COUNT(*) AS postcodes, SUM(l.address_count) AS addresses
-       FROM ${POSTCODE_TABLE} s JOIN lookups l ON l.postcode = s.postcode AND l.lookup = ?
-      WHERE l.status = 'ok' OR (l.status = 'failed' AND l.address_count > 0)
-      GROUP BY l.dataset ORDER BY MIN(l.fetched_at), l.dataset`,
-  );
-  const out: Record<Lookup, Release[]> = perLookup(() => []);
-  for (const l of lookups) out[l] = select.all(l) as Release[];
-  return out;
 }
 
 /** One row of summary.csv (and of the workbook's Summary sheet). */

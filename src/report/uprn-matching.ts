@@ -2,9 +2,8 @@
 // their postcode's answer, and for the rest whether they look mangled by a spreadsheet (Excel
 // shows a 12-digit number as 1.00023E+11 and saves it so, or keeps only its first digits) or are
 // simply not in the answer. Only rows whose postcode has an answer count.
-import type { Db } from "../store/sqlite/db.js";
-import { propertyColumns, propertyFoundSql, propertyJoinSql } from "./property-figures.js";
-import type { ReportScope } from "./scope.js";
+import type { ReportSnapshot } from "../store/snapshot.js";
+import { propertyColumns } from "./property-figures.js";
 
 export type UprnMiss = "scientific" | "lost_digits" | "not_in_answer";
 
@@ -29,30 +28,16 @@ export function classifyUprnMiss(cell: string, answerUprns: readonly number[]): 
   return "not_in_answer";
 }
 
-export function uprnMatching(db: Db, scope: ReportScope, uprnColumn: string): UprnMatching {
-  const { index } = propertyColumns(scope, uprnColumn);
-  const { named, found } = propertyFoundSql(scope, index);
-  const lookups = scope.lookups.map((l) => `'${l}'`).join(", ");
-  const rows = db
-    .prepare(
-      `SELECT r.line, r.postcode, json_extract(r.cells, '$[${index}]') AS cell, MAX(${found}) AS found
-         FROM run_rows r ${propertyJoinSql(scope, index)}
-        WHERE r.run_id = ? AND r.postcode IS NOT NULL AND ${named}
-          AND EXISTS (SELECT 1 FROM lookups l WHERE l.postcode = r.postcode AND l.status = 'ok' AND l.lookup IN (${lookups}))
-        GROUP BY r.line ORDER BY r.line`,
-    )
-    .all(scope.runId) as { line: number; postcode: string; cell: string; found: number }[];
-  const answerUprns = db.prepare(
-    scope.lookups.map((l) => `SELECT uprn FROM ${l}_addresses WHERE postcode = @postcode`).join(" UNION "),
-  ).pluck();
-  const misses = rows
-    .filter((r) => !r.found)
-    .map((r) => {
-      const cell = String(r.cell);
-      // only a rounded-looking cell needs its postcode's UPRNs: no query per row of a wrong column
-      const uprns = ROUNDED.test(cell.trim()) ? (answerUprns.all({ postcode: r.postcode }) as number[]) : [];
-      return { line: r.line, cell, why: classifyUprnMiss(cell, uprns) };
-    });
+export async function uprnMatching(snapshot: ReportSnapshot, uprnColumn: string): Promise<UprnMatching> {
+  const { index } = propertyColumns(snapshot.scope, uprnColumn);
+  const rows = await snapshot.uprnCandidates(index);
+  const misses: UprnMatching["misses"] = [];
+  for (const r of rows) {
+    if (r.found) continue;
+    // only a rounded-looking cell needs its postcode's UPRNs: no query per row of a wrong column
+    const uprns = ROUNDED.test(r.cell.trim()) ? await snapshot.answerUprns(r.postcode) : [];
+    misses.push({ line: r.line, cell: r.cell, why: classifyUprnMiss(r.cell, uprns) });
+  }
   return { named: rows.length, matched: rows.length - misses.length, misses };
 }
 

@@ -6,6 +6,7 @@
 // page wide, landscape when its columns are wide, the header row repeated on every page.
 import type { PageSetup, PaperSize, Row, Style, Worksheet, stream } from "exceljs";
 import type { Writable } from "node:stream";
+import { inBatches, type Rows } from "./row-batches.js";
 
 export interface SheetColumn {
   heading: string;
@@ -126,7 +127,7 @@ function footerCodes(text: string | undefined): string {
 export interface SheetSpec {
   name: string;
   columns: readonly SheetColumn[];
-  rows: Iterable<readonly unknown[]>;
+  rows: Rows<readonly unknown[]>;
   /** styles a row before it is committed (merged, wrapped cells) */
   decorate?: ((sheet: Worksheet, row: Row, values: readonly unknown[]) => void) | undefined;
   /** after the last row, before the sheet is committed */
@@ -156,12 +157,13 @@ export async function writeSheet(workbook: stream.xlsx.WorkbookWriter, out: Writ
   if (headerLines > 1) header.height = headerLines * LINE_POINTS;
   header.commit();
   let count = 0;
-  for (const values of rows) {
-    const row = sheet.addRow(values as unknown[]);
-    decorate?.(sheet, row, values);
-    row.commit();
-    if (++count % ROWS_PER_YIELD === 0) await drain(sheet, out);
-  }
+  for await (const batch of inBatches(rows))
+    for (const values of batch) {
+      const row = sheet.addRow(values as unknown[]);
+      decorate?.(sheet, row, values);
+      row.commit();
+      if (++count % ROWS_PER_YIELD === 0) await drain(sheet, out);
+    }
   finish?.(sheet, count);
   sheet.commit();
   return count;

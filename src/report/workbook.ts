@@ -4,15 +4,14 @@
 import { PassThrough } from "node:stream";
 import ExcelJS, { type Row, type Worksheet } from "exceljs";
 import { mobileFields, RATING_MAX, RATING_MIN, ratingWords, SPEED_FIELDS, type Lookup } from "../spec/fields.js";
-import type { Db } from "../store/sqlite/db.js";
+import type { ReportScope, ReportSnapshot, RowBatches } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
 import { columnHeading } from "./column-headings.js";
 import { EXCEL_MAX_ROWS, SPEED_THRESHOLDS as T } from "./definitions.js";
 import { groupShare, computeGroups, type GroupSet } from "./groups.js";
-import { goodColumns, goodSql, tierSql } from "./measures.js";
+import { goodColumns } from "./measures.js";
 import { enrichedTable, postcodeFigureColumns } from "./postcode-files.js";
-import { POSTCODE_TABLE } from "./postcode-table.js";
-import type { ReportScope } from "./scope.js";
+import { mapRows } from "./row-batches.js";
 import { releaseWords, summaryRows, type Summary } from "./summary.js";
 import type { ChangeSet } from "./changes.js";
 import { COORDINATE, COUNT, fitWidth, LINE_POINTS, lineChars, SHARE, SPEED, TEXT, writeSheet, type SheetColumn, type SheetSpec } from "./workbook-sheet.js";
@@ -68,7 +67,8 @@ function elsewhere(l: WorkbookResult["leftOut"][number]): string {
   return parquet ? `${l.csv} in this folder, or ${parquet} of \`npm run export\` (Parquet)` : `${l.csv} in this folder`;
 }
 
-export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookInput, path: string): Promise<WorkbookResult> {
+export async function writeWorkbook(snapshot: ReportSnapshot, input: WorkbookInput, path: string): Promise<WorkbookResult> {
+  const scope = snapshot.scope;
   const out = new PassThrough();
   const written = writeAtomically(path, out);
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
@@ -92,10 +92,10 @@ export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookI
       result.sheets.push(spec.name);
     };
     await sheet({ name: "Summary", columns: SUMMARY_COLUMNS, rows: summarySheetRows(input, result, limit), decorate: summaryLayout });
-    if (input.groups) await sheet({ name: "Groups", columns: groupColumns(input.groups), rows: groupRows(db, scope, input.groups) });
+    if (input.groups) await sheet({ name: "Groups", columns: groupColumns(input.groups), rows: groupRows(snapshot, input.groups) });
     if (yourRows) {
-      const table = enrichedTable(db, scope, input.goodRating, input.uprnColumn);
-      await sheet({ name: "Your rows", columns: yourRowsColumns(db, scope, table.header, table.inputWidth), rows: table.rows() });
+      const table = await enrichedTable(snapshot, input.goodRating, input.uprnColumn);
+      await sheet({ name: "Your rows", columns: await yourRowsColumns(snapshot, table.header, table.inputWidth), rows: table.rows() });
     } else if (scope.kind === "run") await sheet(noteSheet("Your rows")!);
     const figures = postcodeFigureColumns(scope.providers, scope);
     if (!postcodes) await sheet(noteSheet("Postcodes")!);
@@ -103,7 +103,7 @@ export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookI
       await sheet({
         name: "Postcodes",
         columns: [column("PostCode", scope, 10, TEXT), ...figures.map((f) => column(f, scope, 10, /Status|Month/.test(f) ? TEXT : /Down$|^Ofcom/.test(f) ? SPEED : /itude$/.test(f) ? COORDINATE : COUNT))],
-        rows: db.prepare(`SELECT display, ${figures.join(", ")} FROM ${POSTCODE_TABLE} ORDER BY display`).raw(true).iterate() as Iterable<unknown[]>,
+        rows: snapshot.postcodeRows(figures),
       });
     for (const a of addressSheets) {
       if (!scope.lookups.includes(a.lookup)) continue;
@@ -113,12 +113,12 @@ export async function writeWorkbook(db: Db, scope: ReportScope, input: WorkbookI
         ? { rows: PRINTED_ADDRESS_ROWS, footer: `Printed: the first ${PRINTED_ADDRESS_ROWS} of ${n(rows)} rows (every row: ${a.csv}); clear the print area to print all` }
         : undefined;
       if (note) await sheet(note);
-      else if (a.lookup === "broadband") await sheet({ name: a.sheet, columns: broadbandColumns(scope), rows: broadbandRows(db), print });
+      else if (a.lookup === "broadband") await sheet({ name: a.sheet, columns: broadbandColumns(scope), rows: snapshot.broadbandAddresses(), print });
       else
         await sheet({
           name: a.sheet,
           columns: mobileColumns(scope),
-          rows: mobileRows(db, scope, input.goodRating),
+          rows: snapshot.mobileAddresses(input.goodRating),
           finish: (ws, count) => colourRatings(ws, scope, count),
           print,
         });
@@ -247,25 +247,18 @@ function groupColumns(groups: GroupSet): SheetColumn[] {
   ];
 }
 
-function* groupRows(db: Db, scope: ReportScope, groups: GroupSet): Generator<unknown[]> {
-  for (const row of computeGroups(db, scope, groups.dimensions, groups.figures)) {
+function groupRows(snapshot: ReportSnapshot, groups: GroupSet): RowBatches<unknown[]> {
+  return mapRows(computeGroups(snapshot, groups.dimensions, groups.figures), (row) => {
     const figures = (lookup: Lookup) => groups.figures.filter((f) => f.lookup === lookup).flatMap((f) => [row.counts[f.column], groupShare(row, f)]);
-    yield [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...figures("broadband"), row.mobileAddresses, ...figures("mobile")];
-  }
+    return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...figures("broadband"), row.mobileAddresses, ...figures("mobile")];
+  });
 }
 
 // ---- Your rows
 
-function yourRowsColumns(db: Db, scope: ReportScope, header: readonly string[], inputWidth: number): SheetColumn[] {
-  const longest =
-    inputWidth === 0
-      ? []
-      : (db
-          .prepare(
-            `SELECT ${Array.from({ length: inputWidth }, (_, i) => `MAX(length(json_extract(cells, '$[${i}]')))`).join(", ")} FROM run_rows WHERE run_id = ?`,
-          )
-          .raw(true)
-          .get(scope.runId) as (number | null)[]);
+async function yourRowsColumns(snapshot: ReportSnapshot, header: readonly string[], inputWidth: number): Promise<SheetColumn[]> {
+  const scope = snapshot.scope;
+  const longest = await snapshot.longestInputCells(inputWidth);
   return header.map((name, i) => {
     if (i < inputWidth) return { heading: name || `(column ${i + 1})`, note: "your column, as read", width: fitWidth(name, longest[i] ?? 0), style: TEXT };
     const style = /Status|Tier|Good$|Provider|PostCode/.test(name) ? TEXT : /Down$|Up$/.test(name) ? SPEED : COUNT;
@@ -285,31 +278,10 @@ function broadbandColumns(scope: ReportScope): SheetColumn[] {
   return [...ADDRESS(scope), ...SPEED_FIELDS.map((f) => column(f, scope, 8, SPEED)), column("Tier", scope, 12, TEXT)];
 }
 
-function broadbandRows(db: Db): Iterable<unknown[]> {
-  return db
-    .prepare(
-      `SELECT s.display, CAST(b.uprn AS TEXT), b.address, ${SPEED_FIELDS.map((f) => `b.${f}`).join(", ")}, ${tierSql("b")}
-         FROM ${POSTCODE_TABLE} s CROSS JOIN broadband_addresses b ON b.postcode = s.postcode ORDER BY s.display, b.uprn`,
-    )
-    .raw(true)
-    .iterate() as Iterable<unknown[]>;
-}
-
 function mobileColumns(scope: ReportScope): SheetColumn[] {
   const scale = Array.from({ length: RATING_MAX - RATING_MIN + 1 }, (_, i) => ratingWords(RATING_MIN + i)).join("; ");
   const ratings = mobileFields(scope.providers).map((f) => ({ ...column(f, scope, 4, COUNT), note: `${f}: ${scale}` }));
   return [...ADDRESS(scope), ...ratings, ...goodColumns(scope.providers).map((g) => column(g.column, scope, 4, TEXT))];
-}
-
-function mobileRows(db: Db, scope: ReportScope, goodRating: number): Iterable<unknown[]> {
-  return db
-    .prepare(
-      `SELECT s.display, CAST(m.uprn AS TEXT), m.address, ${mobileFields(scope.providers).map((f) => `m.${f}`).join(", ")},
-              ${goodColumns(scope.providers).map((g) => goodSql(`m.${g.rating}`)).join(", ")}
-         FROM ${POSTCODE_TABLE} s CROSS JOIN mobile_addresses m ON m.postcode = s.postcode ORDER BY s.display, m.uprn`,
-    )
-    .raw(true)
-    .iterate({ good: goodRating }) as Iterable<unknown[]>;
 }
 
 /** Each rating cell filled with its colour, by conditional formatting: the values stay numbers. */

@@ -82,8 +82,8 @@ export interface PostcodeTotals {
  * both once; filled by prepareGroups), BestMaxPredictedDown, WorstMaxPredictedDown, the broadband
  * counts (NoData, BelowDecent, BelowSuperfast, Superfast, Ultrafast, Gigabit), per provider
  * <P>IndoorVoiceNotspots … <P>IndoorDataNeeds4g, the spread counts (IndoorVoiceTotalNotspots …),
- * Latitude and Longitude (from --area-file: loadArea), and with stored open data OfcomDataMonth
- * and the OPEN_DATA_COLUMNS. Counts follow src/report/definitions.ts at the prepared good rating.
+ * Latitude and Longitude (from --area-file: loadArea), with stored open data OfcomDataMonth and
+ * the OPEN_DATA_COLUMNS, and BroadbandRelease and MobileRelease (the latest answer's dataset). Counts follow src/report/definitions.ts at the prepared good rating.
  */
 export type PostcodeColumn = string;
 
@@ -265,8 +265,8 @@ export interface ReportSnapshot {
   // ---- Row streams
   /** [display postcode, ...columns] per postcode of the filter, in display order. */
   postcodeRows(columns: readonly PostcodeColumn[], filter?: PostcodeFilter): RowBatches<Cell[]>;
-  /** Each postcode's latest release per lookup, in display order, for the `located` postcodes: [display, broadband release, mobile release]. */
-  locatedReleases(): RowBatches<readonly [string, string | null, string | null]>;
+  /** open-data-vs-api.csv's rows, for postcodes with both: [display, OfcomDataMonth, OfcomSuperfast, BroadbandAddresses, the API's superfast share of addresses (percent, 0.1), API minus Ofcom]. */
+  openDataVsApi(): RowBatches<Cell[]>;
   /** Every broadband address of the scope, by postcode (display order) then UPRN. */
   broadbandAddresses(): RowBatches<BroadbandAddressRow>;
   /** Every mobile address, same order; good is rating >= goodRating. */

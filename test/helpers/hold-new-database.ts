@@ -15,11 +15,12 @@ MIGRATIONS.forEach((sql, v) => {
   db.exec(sql);
   db.pragma(`user_version = ${v + 1}`);
 });
-db.prepare("INSERT INTO batch_lock (id, pid, process, host, run_id, started_at) VALUES (1, ?, ?, ?, NULL, ?)").run(
+db.prepare("INSERT INTO leases (pid, process, host, run_id, taken_at, expires_ms) VALUES (?, ?, ?, NULL, ?, ?)").run(
   process.pid,
   processIdentity(process.pid),
   hostname(),
   new Date().toISOString(),
+  Date.now() + 120_000,
 );
 process.stdout.write("ready\n");
 setTimeout(() => db.exec("COMMIT"), Number(commitAfterMs));

@@ -4,7 +4,7 @@
 // test/global-setup.ts starts it once and stops it at the end, also after a failure; each test
 // gets a database of its own (test/helpers/postgres.ts).
 import { execFileSync, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -21,6 +21,9 @@ export function postgresBinDir(root = "/usr/lib/postgresql"): string | null {
     .sort((a, b) => Number(b) - Number(a));
   return usable.length > 0 ? join(root, usable[0]!, "bin") : null;
 }
+
+/** The role the server asks a password of (tests create it); all others connect without one. */
+export const PASSWORD_ROLE = "pcc_password";
 
 export interface PostgresServer {
   /** the folder holding the server's Unix socket (libpq's `host`) */
@@ -56,6 +59,9 @@ export function startPostgresServer(binDir: string): PostgresServer {
   };
   try {
     run("initdb", ["-D", data, "-U", user, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+    // one role must give a password (PGPASSWORD, ~/.pgpass); everyone else is trusted over the socket
+    const hba = join(data, "pg_hba.conf");
+    writeFileSync(hba, `local all ${PASSWORD_ROLE} scram-sha-256\n${readFileSync(hba, "utf8")}`);
     const settings = [`-c listen_addresses=''`, `-k ${root}`, "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"];
     run("pg_ctl", ["-D", data, "-w", "-s", "-l", join(root, "server.log"), "-o", settings.join(" "), "start"]);
   } catch (err) {

@@ -2,6 +2,7 @@
 // test/global-setup.ts) and a new database per test, reached over its Unix socket with no password.
 import pg from "pg";
 import { beforeAll, inject } from "vitest";
+import { PASSWORD_ROLE } from "./postgres-server.js";
 import { requiresTool, TOOLS } from "./requires-tool.js";
 
 export interface ProvidedPostgres {
@@ -48,9 +49,23 @@ export async function freshPostgresDatabase(): Promise<string> {
   const admin = new pg.Client({ connectionString: postgresUrl("postgres") });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(`CREATE DATABASE ${name} STRATEGY = FILE_COPY`);
   } finally {
     await admin.end();
   }
   return postgresUrl(name);
+}
+
+/** Creates (once per server) the role that must give a password, with this one; returns its name. */
+export async function passwordRole(password: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: postgresUrl("postgres") });
+  await admin.connect();
+  try {
+    // several test files may ask at once
+    await admin.query(`DO $$ BEGIN CREATE ROLE ${PASSWORD_ROLE} LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`);
+    await admin.query(`ALTER ROLE ${PASSWORD_ROLE} PASSWORD '${password.replace(/'/g, "''")}'`);
+  } finally {
+    await admin.end();
+  }
+  return PASSWORD_ROLE;
 }

@@ -1,13 +1,9 @@
-// The figures report.html adds to the summary, counted by SQLite over the report's postcode table
+// The figures report.html adds to the summary, counted by the snapshot over its postcodes
 // (so they cover exactly the summary's addresses): the exclusive broadband tiers, the distribution
 // of MaxPredictedDown, and the run's own row.
-import type { Db } from "../../store/sqlite/db.js";
-import { downloadTier, SPEED_THRESHOLDS as T, TIERS, type Tier } from "../definitions.js";
-import { downloadWithDataSql, tierSql } from "../measures.js";
-import { POSTCODE_TABLE } from "../postcode-table.js";
-import type { ReportScope } from "../scope.js";
+import type { ReportSnapshot } from "../../store/snapshot.js";
+import { downloadTier, SPEED_THRESHOLDS as T, TIERS } from "../definitions.js";
 import type { Summary } from "../summary.js";
-import { readRunFacts } from "../../store/sqlite/runs.js";
 import type { HtmlReportData, MapData, SpeedBin, TierCount } from "./types.js";
 import { COORDINATE_COLUMNS } from "../coordinates.js";
 import { layoutMap, type MapPoint } from "./map/layout.js";
@@ -17,51 +13,46 @@ export const SPEED_BIN_EDGES: readonly number[] = [...new Set([0, 2, 5, T.decent
   (a, b) => a - b,
 );
 
-const ADDRESSES = `${POSTCODE_TABLE} s CROSS JOIN broadband_addresses b ON b.postcode = s.postcode`;
-
 /**
  * Addresses per exclusive tier, and those with a prediction per MaxPredictedDown bin (no data has
  * no bin): one pass over the addresses.
  */
-export function broadbandDistribution(db: Db): { tiers: TierCount[]; speedBins: SpeedBin[] } {
-  const down = downloadWithDataSql("b");
-  const bin = `(CASE ${SPEED_BIN_EDGES.map((edge, i) => ({ edge, i }))
-    .reverse()
-    .map(({ edge, i }) => `WHEN ${down} >= ${edge} THEN ${i}`)
-    .join(" ")} END)`;
-  const rows = db.prepare(`SELECT ${tierSql("b")} AS tier, ${bin} AS bin, COUNT(*) AS n FROM ${ADDRESSES} GROUP BY tier, bin`).all() as {
-    tier: Tier;
-    bin: number | null;
-    n: number;
-  }[];
-  const sum = (keep: (r: (typeof rows)[number]) => boolean) => rows.filter(keep).reduce((s, r) => s + r.n, 0);
+export async function broadbandDistribution(snapshot: ReportSnapshot): Promise<{ tiers: TierCount[]; speedBins: SpeedBin[] }> {
+  const rows = await snapshot.broadbandDistribution(SPEED_BIN_EDGES);
+  const sum = (keep: (r: (typeof rows)[number]) => boolean) => rows.filter(keep).reduce((s, r) => s + r.addresses, 0);
   return {
     tiers: TIERS.map((tier) => ({ tier, addresses: sum((r) => r.tier === tier) })),
     speedBins: SPEED_BIN_EDGES.map((from, i) => ({ from, to: SPEED_BIN_EDGES[i + 1] ?? null, tier: downloadTier(from), addresses: sum((r) => r.bin === i) })),
   };
 }
 
+const MAP_COLUMNS = ["BroadbandAddresses", "BelowSuperfast", "MobileAddresses", "IndoorVoiceTotalNotspots"] as const;
+
 /** The postcodes with coordinates and their figures, binned for the map; and how many have none. */
-export function collectMapData(db: Db): MapData {
+export async function collectMapData(snapshot: ReportSnapshot): Promise<MapData> {
   const [lat, lon] = COORDINATE_COLUMNS;
-  const points = db
-    .prepare(
-      `SELECT ${lat} AS latitude, ${lon} AS longitude, BroadbandAddresses AS broadbandAddresses, BelowSuperfast AS belowSuperfast,
-              MobileAddresses AS mobileAddresses, IndoorVoiceTotalNotspots AS voiceNotspots
-         FROM ${POSTCODE_TABLE} WHERE ${lat} IS NOT NULL ORDER BY display`,
-    )
-    .all() as MapPoint[];
-  const missing = db.prepare(`SELECT COUNT(*) FROM ${POSTCODE_TABLE} WHERE ${lat} IS NULL`).pluck().get() as number;
+  const points: MapPoint[] = [];
+  for await (const batch of snapshot.postcodeRows([lat, lon, ...MAP_COLUMNS], "located"))
+    for (const r of batch)
+      points.push({
+        latitude: r[1] as number,
+        longitude: r[2] as number,
+        broadbandAddresses: r[3] as number | null,
+        belowSuperfast: r[4] as number | null,
+        mobileAddresses: r[5] as number | null,
+        voiceNotspots: r[6] as number | null,
+      });
+  const missing = await snapshot.countLocated(false);
   return { located: points.length, missing, layout: layoutMap(points) };
 }
 
-/** Everything but the optional groups and changes; the report's postcode table must be built. */
-export function collectHtmlReportData(db: Db, scope: ReportScope, summary: Summary): HtmlReportData {
-  const broadband = scope.lookups.includes("broadband") ? broadbandDistribution(db) : { tiers: [], speedBins: [] };
+/** Everything but the optional groups and changes; the snapshot's postcode figures must be prepared. */
+export async function collectHtmlReportData(snapshot: ReportSnapshot, summary: Summary): Promise<HtmlReportData> {
+  const broadband = snapshot.scope.lookups.includes("broadband") ? await broadbandDistribution(snapshot) : { tiers: [], speedBins: [] };
   return {
     summary,
     ...broadband,
-    run: readRunFacts(db, scope.runId),
-    map: collectMapData(db),
+    run: await snapshot.runFacts(),
+    map: await collectMapData(snapshot),
   };
 }

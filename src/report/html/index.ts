@@ -1,7 +1,6 @@
 // report.html, part of the report set: its data from the store, rendered, written atomically.
-import type { Db } from "../../store/sqlite/db.js";
+import type { ReportSnapshot } from "../../store/snapshot.js";
 import { writeAtomically } from "../atomic-file.js";
-import type { ReportScope } from "../scope.js";
 import type { Summary } from "../summary.js";
 import { anyChange, type ChangesSummary } from "../changes-summary.js";
 import { collectHtmlReportData } from "./data.js";
@@ -12,18 +11,17 @@ export { renderHtmlReport } from "./render.js";
 export type * from "./types.js";
 
 /**
- * Writes report.html; the report's postcode table must be built. The changes section comes from the
+ * Writes report.html; the snapshot's postcode figures must be prepared. The changes section comes from the
  * summary's; `extra`: the groups (and a changes section that replaces the summary's).
  */
-export function writeHtmlReport(
-  db: Db,
-  scope: ReportScope,
+export async function writeHtmlReport(
+  snapshot: ReportSnapshot,
   summary: Summary,
   path: string,
   extra: Pick<HtmlReportData, "groups" | "changes"> = {},
 ): Promise<void> {
   const changes = summary.changes ? changesData(summary.changes) : undefined;
-  return writeAtomically(path, [renderHtmlReport({ ...collectHtmlReportData(db, scope, summary), changes, ...extra })]);
+  return writeAtomically(path, [renderHtmlReport({ ...(await collectHtmlReportData(snapshot, summary)), changes, ...extra })]);
 }
 
 /** The chart's view of the summary's changes: none when nothing moved against the baseline. */

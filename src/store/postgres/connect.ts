@@ -2,6 +2,7 @@
 // snapshot. The URL is the user's `--db`; `pg` adds what it lacks from the PG* environment
 // variables and ~/.pgpass (PGPASSFILE), as libpq does. Only the redacted URL is ever shown.
 import pg from "pg";
+import pgpass from "pgpass";
 import { oneLine } from "../../errors.js";
 import { DatabaseError } from "../types.js";
 import { redactUrl } from "./url.js";
@@ -44,11 +45,24 @@ export interface ConnectOptions {
   readOnly?: boolean;
 }
 
+/**
+ * The password, asked for only when the server wants one: PGPASSWORD, else the matching line of
+ * ~/.pgpass (PGPASSFILE). pg would read the file itself, but that support is deprecated there and
+ * warns on stderr (and goes in pg 9), so we call the same reader ourselves. A URL never carries one
+ * (refused on the command line).
+ */
+function passwordFor(params: { host?: string; port?: number; database?: string; user?: string }): Promise<string | undefined> {
+  if (process.env.PGPASSWORD !== undefined) return Promise.resolve(process.env.PGPASSWORD);
+  return new Promise((resolve) => pgpass(params, resolve));
+}
+
 /** Connects (one round trip to check it), or throws a one-line DatabaseError naming the redacted URL. */
 export async function connectPostgres(url: string, options: ConnectOptions = {}): Promise<PostgresConnection> {
   const location = redactUrl(url);
   const pool = new pg.Pool({
     connectionString: url,
+    // pg calls it with the connection's parameters and takes undefined for none (its types say neither)
+    password: passwordFor as unknown as () => Promise<string>,
     max: options.max ?? 4,
     application_name: options.applicationName ?? "postcode-coverage",
     types: TYPES,

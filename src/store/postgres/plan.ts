@@ -10,11 +10,11 @@ import { inTransaction, rowOf, rowsOf } from "./connect.js";
 export function postgresPlan(pool: pg.Pool): PlanStore {
   return {
     candidates(q) {
-      // $1 run, $2 lookup, $3 freshSince, $4 refreshSince, $5 simulated, $6 premises, $7 provider needles
+      // $1 run, $2 lookup, $3 freshSince, $4 refreshSince, $5 simulated, $6 provider needles, $7 premises (with open data only)
       // lookups.providers holds each provider between commas (provider-key.ts); a NULL list lacks them all.
       const openDataBands = q.openData
         ? `(SELECT ${BAND_COLUMNS.map((c) => `(COALESCE(od.${c}, 0) > 0)::int`).join(" + ")}
-              FROM open_data od WHERE od.postcode = r.postcode AND od.premises = $6)`
+              FROM open_data od WHERE od.postcode = r.postcode AND od.premises = $7)`
         : "NULL::int";
       return rowsOf<Candidate>(
         pool,
@@ -26,7 +26,7 @@ export function postgresPlan(pool: pg.Pool): PlanStore {
                   WHEN l.postcode IS NULL OR l.simulated <> $5 THEN 'new'
                   WHEN l.status = 'failed' THEN 'failed'
                   WHEN l.lookup = 'mobile' AND l.status = 'ok'
-                       AND EXISTS (SELECT 1 FROM unnest($7::text[]) AS needle WHERE COALESCE(strpos(l.providers, needle), 0) = 0) THEN 'incomplete'
+                       AND EXISTS (SELECT 1 FROM unnest($6::text[]) AS needle WHERE COALESCE(strpos(l.providers, needle), 0) = 0) THEN 'incomplete'
                   WHEN $4::text IS NOT NULL AND l.fetched_at < $4::text THEN 'refresh'
                   WHEN EXISTS (SELECT 1 FROM newest) AND l.release IS DISTINCT FROM (SELECT name FROM newest) THEN 'release'
                   WHEN l.fetched_at < $3 THEN 'age'
@@ -36,7 +36,7 @@ export function postgresPlan(pool: pg.Pool): PlanStore {
                   WHERE run_id = $1 AND postcode IS NOT NULL GROUP BY postcode) r
            LEFT JOIN lookups l ON l.postcode = r.postcode AND l.lookup = $2
           ORDER BY r.first_line`,
-        [q.runId, q.lookup, q.freshSince, q.refreshSince, q.simulated ? 1 : 0, q.openData ?? null, q.providers.map(providerNeedle)],
+        [q.runId, q.lookup, q.freshSince, q.refreshSince, q.simulated ? 1 : 0, q.providers.map(providerNeedle), ...(q.openData ? [q.openData] : [])],
       );
     },
     recordNeeds: (runId, lookup, needs) =>

@@ -7,29 +7,25 @@ import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_LIST, LOOKUP_SPECS, type LookupSpec } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
 import type { Db } from "./db.js";
+import type { AnswerWriterOptions, QuotaBlock, SentRequest } from "../types.js";
+import { ledgerWrites } from "./ledger.js";
 import { providerKey } from "../provider-key.js";
 import { releaseBook, releaseOf } from "./releases.js";
 import { answerRows, answerValueRows, contentHash, versionStore, type VersionContent } from "./versions.js";
 
-export interface AnswerWriter {
+export interface SqliteAnswerWriter {
   /** Queues the record; it is committed with the others of this event-loop turn, before any I/O. */
   write(record: FinalRecord): void;
-  /** Queues another write (a request's ledger row) to run in the same transaction as this turn's records. */
-  alongside(write: () => void): void;
+  /** Queues a request's ledger row in the same transaction as this turn's records. */
+  request(sent: SentRequest): void;
+  /** Queues a quota block in the same transaction as this turn's records. */
+  block(block: QuotaBlock): void;
   /** Commits what is queued now; throws the failure of an earlier deferred commit, if any. */
   flush(): void;
 }
 
-export interface AnswerWriterOptions {
-  /** the answers come from the bundled simulator (--simulate) */
-  simulated?: boolean;
-  /** hears of a deferred commit that failed (a full disk): the caller should stop fetching */
-  onError?: (err: Error) => void;
-  /** --release NAME: the release label of answers that do not name theirs (broadband) */
-  release?: string | null | undefined;
-}
-
-export function answerWriter(db: Db, providers: readonly string[], options: AnswerWriterOptions = {}): AnswerWriter {
+export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswerWriter {
+  const providers = options.providers;
   const simulated = options.simulated ? 1 : 0;
   const onError = options.onError ?? (() => {});
   const upsertLookup = db.prepare(
@@ -152,5 +148,11 @@ export function answerWriter(db: Db, providers: readonly string[], options: Answ
     });
   };
 
-  return { write: enqueue, alongside: enqueue, flush };
+  const ledger = ledgerWrites(db);
+  return {
+    write: enqueue,
+    request: (sent) => enqueue(() => ledger.record(sent)),
+    block: (b) => enqueue(() => ledger.block(b)),
+    flush,
+  };
 }

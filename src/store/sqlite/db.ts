@@ -4,11 +4,11 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { mobileFields } from "../../spec/fields.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./schema.js";
-import { UserError } from "../../errors.js";
+import { DatabaseError } from "../types.js";
+
+export { DatabaseError } from "../types.js";
 
 export type Db = Database.Database;
-
-export class DatabaseError extends UserError {}
 
 /** Whether the database has this table: a reader of an older schema may not (it never migrates). */
 export function tableExists(db: Db, name: string): boolean {

@@ -1,58 +1,77 @@
-// The request ledger: every request sent, per lookup and quota period, with its status; and the
-// service's "quota replenished in" answer, until which nothing is sent to that lookup.
+// The request ledger: every request sent, per lookup and quota period, with its status; the quota
+// reservations of live leases; and the service's "quota replenished in" answer, until which
+// nothing is sent to that lookup.
 import type { Lookup } from "../../spec/fields.js";
 import { tableExists, type Db } from "./db.js";
 import { perLookup } from "../../spec/lookups.js";
+import type { LastRunSettings, LedgerFigures, QuotaBlock, Reservation, SentRequest } from "../types.js";
 
-export interface SentRequest {
-  lookup: Lookup;
-  /** HTTP status; null for a network failure */
-  status: number | null;
-  at: string;
-}
+export type { LastRunSettings, SentRequest } from "../types.js";
 
-export interface Ledger {
-  /** requests recorded for the lookup in the period */
-  used(lookup: Lookup, period: string): number;
-  record(r: SentRequest, period: string): void;
-  /** the service said the lookup's quota is spent until `until` */
-  block(lookup: Lookup, until: string, message: string): void;
-  /** the block in force at `now`, if any */
-  blocked(lookup: Lookup, now: string): { until: string; message: string } | null;
-}
+/** Unspent reservations count only while their lease is live (a killed run's lapse with its lease). */
+const LIVE_RESERVED = `SELECT COALESCE(SUM(r.unspent), 0) FROM ledger_reservations r
+                         JOIN leases l ON l.id = r.lease_id AND l.expires_ms > @nowMs
+                        WHERE r.lookup = @lookup AND r.period = @period`;
 
-export function requestLedger(db: Db, runId: number): Ledger {
-  const count = db.prepare("SELECT COUNT(*) FROM request_ledger WHERE lookup = ? AND period = ?").pluck();
+/** The statements the answer writer runs in its transaction for each request and quota answer. */
+export function ledgerWrites(db: Db): { record(r: SentRequest): void; block(b: QuotaBlock): void } {
   const insert = db.prepare("INSERT INTO request_ledger (lookup, period, sent_at, status, run_id) VALUES (?, ?, ?, ?, ?)");
+  const spend = db.prepare("UPDATE ledger_reservations SET unspent = unspent - 1 WHERE lease_id = ? AND lookup = ? AND period = ? AND unspent > 0");
   const upsertBlock = db.prepare(
     `INSERT INTO quota_blocks (lookup, until, message, run_id) VALUES (?, ?, ?, ?)
      ON CONFLICT (lookup) DO UPDATE SET until = excluded.until, message = excluded.message, run_id = excluded.run_id`,
   );
-  const selectBlock = db.prepare("SELECT until, message FROM quota_blocks WHERE lookup = ? AND until > ?");
   return {
-    used: (lookup, period) => count.get(lookup, period) as number,
-    record: (r, period) => void insert.run(r.lookup, period, r.at, r.status, runId),
-    block: (lookup, until, message) => void upsertBlock.run(lookup, until, message, runId),
-    blocked: (lookup, now) => (selectBlock.get(lookup, now) as { until: string; message: string } | undefined) ?? null,
+    record(r) {
+      insert.run(r.lookup, r.period, r.at, r.status, r.runId);
+      if (r.leaseId !== null) spend.run(r.leaseId, r.lookup, r.period);
+    },
+    block: (b) => void upsertBlock.run(b.lookup, b.until, b.message, b.runId),
   };
 }
 
-/** Read-only figures for `status`: requests per lookup in a period, and blocks (empty before schema 4). */
-export function ledgerFigures(db: Db, period: string, now: string): { used: Record<Lookup, number>; blocks: { lookup: Lookup; until: string }[] } {
+/** Requests recorded for the lookup in the period, plus live leases' unspent reservations. */
+export function ledgerUsed(db: Db, lookup: Lookup, period: string, nowMs: number): number {
+  const recorded = db.prepare("SELECT COUNT(*) FROM request_ledger WHERE lookup = ? AND period = ?").pluck().get(lookup, period) as number;
+  return recorded + (db.prepare(LIVE_RESERVED).pluck().get({ lookup, period, nowMs }) as number);
+}
+
+/** Grants up to n of what the period has left under `limit`, in one IMMEDIATE transaction: no read-then-spend. */
+export function reserve(db: Db, r: { leaseId: number; lookup: Lookup; period: string; n: number; limit: number; nowMs: number }): Reservation {
+  return db
+    .transaction((): Reservation => {
+      const left = Math.max(0, r.limit - ledgerUsed(db, r.lookup, r.period, r.nowMs));
+      const granted = Math.max(0, Math.min(r.n, left));
+      if (granted > 0)
+        db.prepare(
+          `INSERT INTO ledger_reservations (lease_id, lookup, period, unspent) VALUES (?, ?, ?, ?)
+           ON CONFLICT (lease_id, lookup, period) DO UPDATE SET unspent = unspent + excluded.unspent`,
+        ).run(r.leaseId, r.lookup, r.period, granted);
+      return { granted, left: left - granted };
+    })
+    .immediate();
+}
+
+export function giveBack(db: Db, leaseId: number): void {
+  db.prepare("DELETE FROM ledger_reservations WHERE lease_id = ?").run(leaseId);
+}
+
+/** The block in force at `now`, if any. */
+export function quotaBlocked(db: Db, lookup: Lookup, now: string): { until: string; message: string } | null {
+  return (db.prepare("SELECT until, message FROM quota_blocks WHERE lookup = ? AND until > ?").get(lookup, now) as { until: string; message: string } | undefined) ?? null;
+}
+
+/** Figures for the plan and `status`: requests per lookup in a period (with live reservations), and blocks (empty before schema 4). */
+export function ledgerFigures(db: Db, period: string, nowMs: number): LedgerFigures {
   const used = perLookup(() => 0);
   if (!tableExists(db, "request_ledger")) return { used, blocks: [] };
   for (const r of db.prepare("SELECT lookup, COUNT(*) AS n FROM request_ledger WHERE period = ? GROUP BY lookup").all(period) as { lookup: Lookup; n: number }[])
     used[r.lookup] = r.n;
+  // status reads older schemas read-only: reservations came with leases
+  if (tableExists(db, "ledger_reservations"))
+    for (const lookup of Object.keys(used) as Lookup[]) used[lookup] += db.prepare(LIVE_RESERVED).pluck().get({ lookup, period, nowMs }) as number;
+  const now = new Date(nowMs).toISOString();
   return { used, blocks: db.prepare("SELECT lookup, until FROM quota_blocks WHERE until > ?").all(now) as { lookup: Lookup; until: string }[] };
-}
-
-export interface LastRunSettings {
-  runId: number;
-  startedAt: string;
-  simulated: boolean;
-  providers: string[];
-  /** the run's recorded options (runs.args): what `status` plans the next nights with */
-  args: Record<string, unknown>;
 }
 
 /** The last run that read an input: its options say how the nightly job is set up. */

@@ -3,18 +3,9 @@
 // failed one leaves the previous release whole.
 import { OPEN_DATA_COLUMNS, type Premises } from "../../spec/open-data.js";
 import { tableExists, type Db } from "./db.js";
+import type { OpenDataImport, OpenDataMeta } from "../types.js";
 
-export interface OpenDataImport {
-  id: number;
-  month: string;
-  revision: number;
-  source: string;
-  fingerprint: string;
-  importedAt: string;
-  files: number;
-  postcodes: number;
-  residential: number;
-}
+export type { OpenDataImport } from "../types.js";
 
 /** The import the open_data rows belong to; null when none (or a database older than open data). */
 export function currentOpenData(db: Db): OpenDataImport | null {
@@ -31,7 +22,7 @@ export function currentOpenData(db: Db): OpenDataImport | null {
 
 export interface OpenDataWriter {
   row(premises: Premises, postcode: string, values: readonly (number | null)[]): void;
-  commit(meta: Omit<OpenDataImport, "id" | "postcodes" | "residential"> & { runId: number | null }): OpenDataImport;
+  commit(meta: OpenDataMeta): OpenDataImport;
   rollback(): void;
 }
 

@@ -3,36 +3,10 @@
 import type { Lookup } from "../../spec/fields.js";
 import type { Db } from "./db.js";
 import { providerNeedle } from "../provider-key.js";
-import { BAND_COLUMNS, type Premises } from "../../spec/open-data.js";
+import { BAND_COLUMNS } from "../../spec/open-data.js";
+import type { Candidate, CandidateQuery, NeedReason } from "../types.js";
 
-/** Why a postcode is fetched, in the planner's order of priority. */
-export type NeedReason = "new" | "failed" | "incomplete" | "refresh" | "release" | "age" | "probe";
-
-export interface Candidate {
-  postcode: string;
-  /** the line of its first row in the input */
-  line: number;
-  /** what the stored answer needs; `fresh` needs nothing (a probe may still take it) */
-  state: Exclude<NeedReason, "probe"> | "fresh";
-  fetchedAt: string | null;
-  /** detection order of the release the answer is confirmed on (0: none) */
-  releaseRank: number;
-  /** with open data: how many of the six speed bands the postcode's premises fall in (Ofcom's files); null when it is not listed */
-  openDataBands?: number | null;
-}
-
-export interface CandidateQuery {
-  runId: number;
-  lookup: Lookup;
-  /** answers fetched at or after this ISO time are fresh */
-  freshSince: string;
-  /** a --refresh in progress: answers fetched before this still need fetching */
-  refreshSince: string | null;
-  providers: readonly string[];
-  simulated: boolean;
-  /** read each postcode's speed bands from the stored open data of these premises */
-  openData?: Premises | undefined;
-}
+export type { Candidate, CandidateQuery, NeedReason } from "../types.js";
 
 /** The speed bands a postcode's premises fall in, from the stored open data (all premises). */
 const OPEN_DATA_BANDS = `(SELECT ${BAND_COLUMNS.map((c) => `(IFNULL(od.${c}, 0) > 0)`).join(" + ")}

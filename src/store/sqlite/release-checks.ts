@@ -3,8 +3,9 @@
 // probe round per lookup a day.
 import type { Lookup } from "../../spec/fields.js";
 import { tableExists, type Db } from "./db.js";
+import type { CheckedBy } from "../types.js";
 
-export type CheckedBy = "probes" | "answers";
+export type { CheckedBy } from "../types.js";
 
 /** The last check of the lookup's release (ISO), or null when there was none. */
 export function lastReleaseCheck(db: Db, lookup: Lookup): string | null {

@@ -1,15 +1,10 @@
 // What `npm run status` says of releases: per lookup, each release with the answers confirmed on
 // it and the versions first seen in it, and how much of the last run's input is on the newest.
-import { LOOKUPS, type Lookup } from "../../spec/fields.js";
+import { LOOKUPS } from "../../spec/fields.js";
 import { tableExists, type Db } from "./db.js";
+import type { LookupReleases } from "../types.js";
 
-export interface LookupReleases {
-  lookup: Lookup;
-  releases: { name: string; detected_at: string; answers: number; versions: number }[];
-  newest: string | null;
-  /** the last run's unique input postcodes, and how many of them have an answer confirmed on the newest release */
-  input: { runId: number; postcodes: number; onNewest: number } | null;
-}
+export type { LookupReleases } from "../types.js";
 
 export function releaseStatus(db: Db): LookupReleases[] {
   // status opens read-only and never migrates: a database from before history has no releases
@@ -36,18 +31,4 @@ export function releaseStatus(db: Db): LookupReleases[] {
       input: lastRun === null ? null : { runId: lastRun, ...(input.get({ newest, runId: lastRun, lookup }) as { postcodes: number; onNewest: number }) },
     };
   }).filter((l) => l.releases.length > 0);
-}
-
-export function formatReleaseStatus(list: readonly LookupReleases[]): string {
-  if (list.length === 0) return "";
-  const lines = ["", "releases (oldest first; answers: confirmed on it now, versions: first seen in it):"];
-  for (const l of list) {
-    for (const r of l.releases)
-      lines.push(`  ${l.lookup} ${r.name}: ${r.answers} answers, ${r.versions} versions (first seen ${r.detected_at})${r.name === l.newest ? "  [newest]" : ""}`);
-    if (l.input) {
-      const share = l.input.postcodes === 0 ? "-" : `${((100 * l.input.onNewest) / l.input.postcodes).toFixed(1)}%`;
-      lines.push(`  ${l.lookup}: ${l.input.onNewest} of run ${l.input.runId}'s ${l.input.postcodes} postcodes on the newest release (${share})`);
-    }
-  }
-  return lines.join("\n") + "\n";
 }

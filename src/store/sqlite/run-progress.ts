@@ -1,20 +1,8 @@
 // A running batch's progress from what it has stored: for `npm run status` while the batch runs.
 import type { Db } from "./db.js";
+import type { RunningProgress } from "../types.js";
 
-export interface RunningProgress {
-  runId: number;
-  startedAt: string;
-  /** postcode x lookup pairs of the run's input */
-  pairs: number;
-  /** pairs the run planned to fetch (its run_needs): new, failed, stale, probes */
-  toFetch: number;
-  /** of those, answered by this run so far */
-  fetched: number;
-  /** pairs the run found fresh and did not need to fetch */
-  reused: number;
-  /** requests at the last checkpoint */
-  requests: number;
-}
+export type { RunningProgress } from "../types.js";
 
 /** The newest run still marked running, or null. Counts come from its plan and answers, not its checkpoint. */
 export function runningProgress(db: Db): RunningProgress | null {

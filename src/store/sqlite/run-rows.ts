@@ -1,33 +1,8 @@
 // Input rows of a run, written in batches as the input streams in.
-import type { NormalisedPostcode } from "../../spec/postcode.js";
 import type { Db } from "./db.js";
+import type { StoredRow } from "../types.js";
 
-export interface StoredRow {
-  line: number;
-  value: string;
-  postcode: string | null;
-  reason: string | null;
-  cells: readonly string[];
-}
-
-/** A row as the input reads it (input's InputRow has this shape; store does not depend on input). */
-export interface ReadRow {
-  line: number;
-  value: string;
-  postcode: NormalisedPostcode;
-  cells: readonly string[];
-}
-
-/** An input row as run_rows keeps it: the compact postcode, or why it was rejected. */
-export function storedRow(row: ReadRow): StoredRow {
-  return {
-    line: row.line,
-    value: row.value,
-    postcode: row.postcode.ok ? row.postcode.compact : null,
-    reason: row.postcode.ok ? null : row.postcode.reason,
-    cells: row.cells,
-  };
-}
+export { storedRow, type ReadRow, type StoredRow } from "../types.js";
 
 export interface RowWriter {
   add(row: StoredRow): void;

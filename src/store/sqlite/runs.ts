@@ -1,44 +1,32 @@
 // The runs table: one row per batch, with its arguments (never keys), counts and exit code.
-import type { OutcomeCounts } from "../../spec/counts.js";
 import type { Lookup } from "../../spec/fields.js";
 import { finalCounts } from "./counts.js";
-import { DatabaseError, type Db } from "./db.js";
+import type { Db } from "./db.js";
+import { DatabaseError, type NewRun, type RunCounts, type RunEnd, type RunFacts, type RunInfo, type RunState } from "../types.js";
 
-export type RunState = "running" | "completed" | "failed" | "stopped" | "interrupted" | "abandoned";
+export type { NewRun, RunCounts, RunFacts, RunInfo, RunState } from "../types.js";
 
-export interface NewRun {
-  startedAt: string;
-  simulated: boolean;
-  inputName: string;
-  args: Record<string, unknown>;
-  lookups: readonly string[];
-  providers: readonly string[];
-}
-
-export interface RunCounts extends OutcomeCounts {
-  inputRows: number;
-  postcodes: number;
-  rejects: number;
-  requests: number;
-  retries: number;
-  throttled: number;
-}
-
+/** A new run in state 'running', tied to its lease (the lease names its run, for status) in one transaction. */
 export function createRun(db: Db, run: NewRun): number {
-  const info = db
-    .prepare(
-      `INSERT INTO runs (started_at, state, simulated, input_name, input_columns, postcode_column, args, lookups, providers)
-       VALUES (?, 'running', ?, ?, '[]', '', ?, ?, ?)`,
-    )
-    .run(
-      run.startedAt,
-      run.simulated ? 1 : 0,
-      run.inputName,
-      JSON.stringify(run.args),
-      JSON.stringify(run.lookups),
-      JSON.stringify(run.providers),
-    );
-  return Number(info.lastInsertRowid);
+  return db.transaction(() => {
+    const info = db
+      .prepare(
+        `INSERT INTO runs (started_at, state, simulated, input_name, input_columns, postcode_column, args, lookups, providers, lease_id)
+         VALUES (?, 'running', ?, ?, '[]', '', ?, ?, ?, ?)`,
+      )
+      .run(
+        run.startedAt,
+        run.simulated ? 1 : 0,
+        run.inputName,
+        JSON.stringify(run.args),
+        JSON.stringify(run.lookups),
+        JSON.stringify(run.providers),
+        run.leaseId ?? null,
+      );
+    const id = Number(info.lastInsertRowid);
+    if (run.leaseId != null) db.prepare("UPDATE leases SET run_id = ? WHERE id = ?").run(id, run.leaseId);
+    return id;
+  })();
 }
 
 export function setRunInput(db: Db, runId: number, columns: readonly string[], postcodeColumn: string): void {
@@ -49,11 +37,7 @@ export function setRunInput(db: Db, runId: number, columns: readonly string[], p
   );
 }
 
-export function finishRun(
-  db: Db,
-  runId: number,
-  end: { endedAt: string; state: RunState; exitCode: number; message: string | null; counts: RunCounts },
-): void {
+export function finishRun(db: Db, runId: number, end: RunEnd): void {
   const c = end.counts;
   db.prepare(
     `UPDATE runs SET ended_at = ?, state = ?, exit_code = ?, message = ?, input_rows = ?, postcodes = ?, rejects = ?,
@@ -104,11 +88,13 @@ export function checkpointRun(db: Db, runId: number, c: Pick<RunCounts, "request
 }
 
 /**
- * A run left 'running' by a killed process is marked abandoned when the next batch takes the lock,
- * with the final state of its postcodes as they stand (its request counts are from its last checkpoint).
+ * Runs left 'running' whose lease is no longer live (a killed process's) are marked abandoned,
+ * with the final state of their postcodes as they stand (request counts from their last checkpoint).
  */
-export function abandonStaleRuns(db: Db, at: string): number {
-  const stale = db.prepare("SELECT id, lookups FROM runs WHERE state = 'running'").all() as { id: number; lookups: string }[];
+export function abandonOrphans(db: Db, at: string, live: ReadonlySet<number>): number {
+  const stale = (db.prepare("SELECT id, lookups, lease_id FROM runs WHERE state = 'running'").all() as { id: number; lookups: string; lease_id: number | null }[]).filter(
+    (r) => r.lease_id === null || !live.has(r.lease_id),
+  );
   const mark = db.prepare(
     `UPDATE runs SET state = 'abandoned', ended_at = @at, input_rows = @inputRows, postcodes = @postcodes, rejects = @rejects,
        ok = @ok, not_found = @notFound, failed = @failed, pending = @pending,
@@ -126,17 +112,6 @@ export function countsAsTheyStand(db: Db, runId: number, lookups: readonly Looku
     .prepare(`SELECT COUNT(*) AS inputRows, COUNT(DISTINCT postcode) AS postcodes, COUNT(reason) AS rejects FROM run_rows WHERE run_id = ?`)
     .get(runId) as { inputRows: number; postcodes: number; rejects: number };
   return { ...input, ...finalCounts(db, runId, lookups) };
-}
-
-/** A run as readers (the reports) see it: its state and what it asked for, lists parsed. */
-export interface RunInfo {
-  id: number;
-  state: RunState;
-  simulated: boolean;
-  /** the input's header names, in order */
-  inputColumns: string[];
-  lookups: string[];
-  providers: string[];
 }
 
 interface RunInfoRow {
@@ -181,18 +156,6 @@ export function runArg(db: Db, runId: number, name: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** What a run did, as its row says. */
-export interface RunFacts {
-  id: number;
-  state: string;
-  startedAt: string;
-  endedAt: string | null;
-  requests: number;
-  retries: number;
-  throttled: number;
-  message: string | null;
 }
 
 export function readRunFacts(db: Db, runId: number): RunFacts | null {

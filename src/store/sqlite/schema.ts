@@ -227,6 +227,38 @@ export const MIGRATIONS: readonly string[] = [
     run_id     INTEGER NOT NULL
   );
   `,
+  // Leases replace batch_lock (issue 20): a holder, an expiry its process renews; a run belongs to
+  // a lease and is abandoned once that lease is no longer live. A run's quota reservations and
+  // claims are the lease's too, so a killed run's lapse with it. batch_lock goes: an older version
+  // refuses this schema, so no batch of it can hold that lock here.
+  `
+  CREATE TABLE leases (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: a run names the lease it ran under
+    host       TEXT NOT NULL,
+    pid        INTEGER NOT NULL,
+    process    TEXT,                      -- boot id and start time of the holder (Linux), so a reused pid is no holder
+    run_id     INTEGER,
+    taken_at   TEXT NOT NULL,
+    expires_ms INTEGER NOT NULL           -- epoch ms: past it, the lease is no longer live
+  );
+  ALTER TABLE runs ADD COLUMN lease_id INTEGER;
+  CREATE TABLE ledger_reservations (
+    lease_id INTEGER NOT NULL,
+    lookup   TEXT NOT NULL,
+    period   TEXT NOT NULL,
+    unspent  INTEGER NOT NULL,            -- reserved and not yet recorded in request_ledger
+    PRIMARY KEY (lease_id, lookup, period)
+  ) WITHOUT ROWID;
+  CREATE TABLE claims (
+    lookup   TEXT NOT NULL,
+    postcode TEXT NOT NULL,
+    lease_id INTEGER NOT NULL,
+    run_id   INTEGER NOT NULL,
+    PRIMARY KEY (lookup, postcode)
+  ) WITHOUT ROWID;
+  CREATE INDEX claims_by_lease ON claims(lease_id);
+  DROP TABLE batch_lock;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,45 +1,13 @@
 // What `npm run status` reads: recent runs, the stored answers by lookup and status, and the lock.
 // The wording is report/status-text.ts's.
-import { hostname } from "node:os";
 import type { Db } from "./db.js";
+import type { DatabaseStatus, RunSummary } from "../types.js";
 import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_LIST } from "../../spec/lookups.js";
-import { processAlive } from "./lock.js";
+import { allLeases, leaseLive, type IsAlive } from "./leases.js";
 import { countsAsTheyStand } from "./runs.js";
 
-export interface RunSummary {
-  id: number;
-  started_at: string;
-  ended_at: string | null;
-  state: string;
-  exit_code: number | null;
-  simulated: number;
-  input_name: string;
-  input_rows: number;
-  postcodes: number;
-  rejects: number;
-  ok: number;
-  not_found: number;
-  failed: number;
-  pending: number;
-  requests: number;
-  retries: number;
-  throttled: number;
-  message: string | null;
-}
-
-export interface DatabaseStatus {
-  schemaVersion: number;
-  runs: RunSummary[];
-  lookups: { lookup: string; status: string; postcodes: number; oldest: string; newest: string }[];
-  /** the commonest last errors of failed lookups, to see at a glance why they failed */
-  failures: { lookup: string; last_error: string; postcodes: number }[];
-  postcodes: number;
-  addresses: Record<Lookup, number>;
-  datasets: { dataset: string; postcodes: number }[];
-  /** alive: whether the holder still runs (null when it runs on another host and cannot be checked) */
-  lock: { pid: number; host: string; run_id: number | null; started_at: string; alive: boolean | null } | null;
-}
+export type { DatabaseStatus, RunSummary } from "../types.js";
 
 /** A running run's row holds its counts only at the end: what it has stored so far instead (its requests are checkpointed). */
 function withCountsSoFar(db: Db, run: RunSummary, lookups: string): RunSummary {
@@ -53,19 +21,15 @@ function withCountsSoFar(db: Db, run: RunSummary, lookups: string): RunSummary {
   return { ...run, input_rows: c.inputRows, postcodes: c.postcodes, rejects: c.rejects, ok: c.ok, not_found: c.notFound, failed: c.failed, pending: c.pending };
 }
 
-/** The lock holder's process identity (see process-identity.ts); kept out of what status shows. */
-function lockHolderIdentity(db: Db): string | null {
-  // status opens read-only and never migrates: a database from before schema 2 has no such column
-  const columns = db.prepare("SELECT name FROM pragma_table_info('batch_lock')").pluck().all() as string[];
-  if (!columns.includes("process")) return null;
-  return (db.prepare("SELECT process FROM batch_lock WHERE id = 1").pluck().get() as string | null | undefined) ?? null;
-}
-
-export function databaseStatus(db: Db, recentRuns: number, isAlive: (pid: number, identity: string | null) => boolean = processAlive): DatabaseStatus {
+/**
+ * `here` is this host's name; `isAlive` tells whether a holder on it still runs. The lock shown is
+ * the newest lease (SQLite holds one at most), live or left by a killed batch.
+ */
+export function databaseStatus(db: Db, recentRuns: number, nowMs: number, here: string, isAlive: IsAlive): DatabaseStatus {
   const count = (sql: string) => (db.prepare(sql).pluck().get() as number | undefined) ?? 0;
-  const lock = db.prepare("SELECT pid, host, run_id, started_at FROM batch_lock WHERE id = 1").get() as
-    | Omit<NonNullable<DatabaseStatus["lock"]>, "alive">
-    | undefined;
+  const leases = allLeases(db);
+  const newest = leases.at(-1);
+  const live = leases.filter((l) => leaseLive({ ...l.holder, expires_ms: l.expiresMs }, nowMs, here, isAlive)).map(({ expiresMs: _e, ...l }) => l);
   return {
     schemaVersion: db.pragma("user_version", { simple: true }) as number,
     runs: (
@@ -94,6 +58,15 @@ export function databaseStatus(db: Db, recentRuns: number, isAlive: (pid: number
     datasets: db
       .prepare("SELECT dataset, COUNT(*) AS postcodes FROM lookups WHERE dataset IS NOT NULL GROUP BY dataset ORDER BY dataset")
       .all() as DatabaseStatus["datasets"],
-    lock: lock ? { ...lock, alive: lock.host === hostname() ? isAlive(lock.pid, lockHolderIdentity(db)) : null } : null,
+    lock: newest
+      ? {
+          pid: newest.holder.pid,
+          host: newest.holder.host,
+          run_id: newest.runId,
+          started_at: newest.takenAt,
+          alive: newest.holder.host === here ? isAlive(newest.holder) : null,
+        }
+      : null,
+    leases: live,
   };
 }

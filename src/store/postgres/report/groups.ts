@@ -7,7 +7,8 @@ import type pg from "pg";
 import { BLANK_GROUP, INVALID_GROUP, UNMATCHED_GROUP, type GroupDimension, type GroupTotals, type ReportScope, type RowBatches } from "../../snapshot.js";
 import { bind, cellSql } from "./dialect.js";
 import { cursorRows } from "./cursor.js";
-import { addressesColumn, AREA_TABLE, GROUP_TABLE, POSTCODE_TABLE } from "./postcode-table.js";
+import { ADDRESSES_COLUMN } from "../../../report/postcode-columns.js";
+import { AREA_TABLE, GROUP_TABLE, POSTCODE_TABLE } from "./postcode-table.js";
 
 type Part = NonNullable<GroupDimension["part"]>;
 
@@ -65,7 +66,7 @@ export async function buildGroupTable(client: pg.PoolClient, scope: ReportScope,
 export function groupTotals(client: pg.PoolClient, countColumns: readonly string[]): RowBatches<GroupTotals> {
   const sum = (column: string) => `COALESCE(SUM(s.${column}), 0)`;
   const sql = `SELECT g.dim, g.grp, SUM(g.n), COUNT(g.postcode), ${sum("Addresses")},
-                      ${sum(addressesColumn("broadband"))}, ${sum(addressesColumn("mobile"))}${countColumns.map((c) => `, ${sum(c)}`).join("")}
+                      ${sum(ADDRESSES_COLUMN.broadband)}, ${sum(ADDRESSES_COLUMN.mobile)}${countColumns.map((c) => `, ${sum(c)}`).join("")}
                  FROM ${GROUP_TABLE} g LEFT JOIN ${POSTCODE_TABLE} s ON s.postcode = g.postcode
                 GROUP BY g.dim, g.grp
                 ORDER BY g.dim, g.grp IN ('${BLANK_GROUP}', '${UNMATCHED_GROUP}', '${INVALID_GROUP}'), g.grp`;

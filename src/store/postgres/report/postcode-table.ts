@@ -5,10 +5,10 @@
 // temporary table; columns are unquoted (folded to lower case); text sorts in byte order.
 import type pg from "pg";
 import type { Lookup } from "../../../spec/fields.js";
-import { LOOKUP_SPECS } from "../../../spec/lookups.js";
 import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js";
 import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
-import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "../../../report/measures.js";
+import { ADDRESSES_COLUMN, countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns } from "../../../report/postcode-columns.js";
+import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "../../sqlite/report/measures.js";
 import type { ReportScope } from "../../snapshot.js";
 import { bind, BYTE_ORDER, displayPostcodeSql } from "./dialect.js";
 
@@ -16,18 +16,6 @@ export const POSTCODE_TABLE = "report_postcodes";
 export const AREA_TABLE = "report_areas";
 export const GROUP_TABLE = "report_groups";
 
-export const statusColumn = (l: Lookup): string => `${LOOKUP_SPECS[l].label}Status`;
-export const addressesColumn = (l: Lookup): string => `${LOOKUP_SPECS[l].label}Addresses`;
-const DOWNLOAD_RANGE_COLUMNS = ["BestMaxPredictedDown", "WorstMaxPredictedDown"];
-
-/** Each lookup's count columns (broadband: the tiers; mobile: per provider, then across them). */
-export function countColumns(providers: readonly string[]): Record<Lookup, string[]> {
-  return { broadband: broadbandMeasures("t").map((m) => m.column), mobile: mobileMeasures("m", providers).map((m) => m.column) };
-}
-
-function openDataColumns(scope: ReportScope): string[] {
-  return scope.openData ? [OPEN_DATA_MONTH_COLUMN, ...OPEN_DATA_COLUMNS] : [];
-}
 
 /**
  * Creates every temporary table the snapshot may fill (ON COMMIT DROP: they go with the
@@ -68,7 +56,7 @@ export async function fillPostcodeTable(client: pg.PoolClient, scope: ReportScop
       : "";
   const status = (l: Lookup, alias: string) =>
     requested(l) ? `(CASE ${unfetched(l, alias)}WHEN ${alias}.status IS NULL THEN 'pending' ELSE ${alias}.status END)` : "'not_requested'";
-  const zeroed = (l: Lookup) => [addressesColumn(l), ...counts[l]];
+  const zeroed = (l: Lookup) => [ADDRESSES_COLUMN[l], ...counts[l]];
   const zeroes = (l: Lookup) => zeroed(l).map(() => (requested(l) ? "0" : "NULL"));
   await client.query(
     bind(

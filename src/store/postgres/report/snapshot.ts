@@ -9,7 +9,9 @@ import { LOOKUP_SPECS } from "../../../spec/lookups.js";
 import type { OutcomeCounts } from "../../../spec/counts.js";
 import { BAND_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js";
 import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
-import { downloadWithDataSql, goodColumns, goodSql, tierSql } from "../../../report/measures.js";
+import { goodColumns } from "../../../report/measures.js";
+import { RELEASE_COLUMN, STATUS_COLUMN } from "../../../report/postcode-columns.js";
+import { downloadWithDataSql, goodSql, tierSql } from "../../sqlite/report/measures.js";
 import type {
   AreaMatch,
   AreaRow,
@@ -44,7 +46,7 @@ import { bind, BYTE_ORDER, type Bound } from "./dialect.js";
 import { exportRows, exportTables } from "./export-rows.js";
 import { buildGroupTable, groupTotals } from "./groups.js";
 import { enrichedRows, longestInputCells, uprnCandidates, widestRow } from "./input-rows.js";
-import { countAddressesEither, POSTCODE_TABLE, preparePostcodeTable, statusColumn } from "./postcode-table.js";
+import { countAddressesEither, POSTCODE_TABLE, preparePostcodeTable } from "./postcode-table.js";
 import { anyAnswerCompared, changedVersions } from "./versions.js";
 
 const speedsSql = (alias: string) => SPEED_FIELDS.map((f) => `${alias}.${f}`).join(", ");
@@ -59,8 +61,6 @@ const FROM_API = "COALESCE(s.BroadbandAddresses, 0) > 0";
 const BOTH = `${FROM_API} AND s.OfcomSuperfast IS NOT NULL`;
 const WITHOUT = `NOT (${FROM_API})`;
 const BANDS_SQL = BAND_COLUMNS.map((c) => `(CASE WHEN COALESCE(s.${c}, 0) > 0 THEN 1 ELSE 0 END)`).join(" + ");
-/** The release columns postcodeRows may ask for, per lookup: the latest answer's dataset. */
-const RELEASE_COLUMNS: Record<string, Lookup> = { BroadbandRelease: "broadband", MobileRelease: "mobile" };
 
 export class PostgresReportSnapshot implements ReportSnapshot {
   readonly engine = "postgres";
@@ -98,7 +98,7 @@ export class PostgresReportSnapshot implements ReportSnapshot {
     const lookups = Object.keys(LOOKUP_SPECS) as Lookup[];
     const outcomes = ["ok", "not_found", "failed", "pending"] as const;
     const { rows } = await this.client.query<number[]>({
-      text: `SELECT COUNT(*), ${lookups.flatMap((l) => outcomes.map((o) => `COUNT(CASE WHEN ${statusColumn(l)} = '${o}' THEN 1 END)`)).join(", ")}
+      text: `SELECT COUNT(*), ${lookups.flatMap((l) => outcomes.map((o) => `COUNT(CASE WHEN ${STATUS_COLUMN[l]} = '${o}' THEN 1 END)`)).join(", ")}
                     ${countColumns.map((c) => `, COALESCE(SUM(${c}), 0)`).join("")}
                FROM ${POSTCODE_TABLE}`,
       rowMode: "array",
@@ -200,15 +200,12 @@ export class PostgresReportSnapshot implements ReportSnapshot {
   }
 
   postcodeRows(columns: readonly string[], filter: PostcodeFilter = "all"): RowBatches<Cell[]> {
+    const releases = new Map(Object.entries(RELEASE_COLUMN).map(([lookup, column]) => [column, lookup]));
     const select = columns.map((c) =>
-      c in RELEASE_COLUMNS ? `(SELECT l.dataset FROM lookups l WHERE l.postcode = s.postcode AND l.lookup = '${RELEASE_COLUMNS[c]}')` : `s.${c}`,
+      releases.has(c) ? `(SELECT l.dataset FROM lookups l WHERE l.postcode = s.postcode AND l.lookup = '${releases.get(c)}')` : `s.${c}`,
     );
     const where = filter === "located" ? `WHERE s.${COORDINATE_COLUMNS[0]} IS NOT NULL` : filter === "open-data-and-api" ? `WHERE ${BOTH}` : "";
     return this.rows(bind(`SELECT s.display${select.map((c) => `, ${c}`).join("")} FROM ${POSTCODE_TABLE} s ${where} ORDER BY s.display`));
-  }
-
-  locatedReleases(): RowBatches<readonly [string, string | null, string | null]> {
-    return this.postcodeRows(["BroadbandRelease", "MobileRelease"], "located") as unknown as RowBatches<readonly [string, string | null, string | null]>;
   }
 
   openDataVsApi(): RowBatches<Cell[]> {

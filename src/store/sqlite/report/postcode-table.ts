@@ -1,29 +1,18 @@
-// The report's postcode table: a temporary table with one row per postcode in scope, in display
+// The SQLite snapshot's postcode table: a temporary table with one row per postcode in scope, in display
 // order, holding each lookup's status and every per-postcode figure. postcodes.csv, enriched.csv
 // and the summary read it; the address files join it to get their rows in PostCode order.
-import type { Lookup } from "../spec/fields.js";
-import type { Db } from "../store/sqlite/db.js";
+import type { Lookup } from "../../../spec/fields.js";
+import type { Db } from "../db.js";
 import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "./measures.js";
-import { displayPostcodeSql } from "../spec/postcode.js";
-import type { ReportScope } from "./scope.js";
-import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../spec/open-data.js";
-import { COORDINATE_COLUMNS } from "./coordinates.js";
-import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
+import { displayPostcodeSql } from "../../../spec/postcode.js";
+import type { ReportScope } from "../../snapshot.js";
+import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js";
+import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
+import { ADDRESSES_COLUMN, countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns } from "../../../report/postcode-columns.js";
 
+// SQLite-specific: a temp table (WITHOUT ROWID) and UPDATE … FROM; another engine may materialise
+// the same figures its own way (a temporary table or a CTE per read).
 export const POSTCODE_TABLE = "temp.report_postcodes";
-
-export const STATUS_COLUMN: Record<Lookup, string> = perLookup((l) => `${LOOKUP_SPECS[l].label}Status`);
-export const ADDRESSES_COLUMN: Record<Lookup, string> = perLookup((l) => `${LOOKUP_SPECS[l].label}Addresses`);
-/** Best and worst MaxPredictedDown among a postcode's addresses that have data. */
-export const DOWNLOAD_RANGE_COLUMNS = ["BestMaxPredictedDown", "WorstMaxPredictedDown"] as const;
-
-/** The per-postcode address counts of each lookup, in postcodes.csv order. */
-export function countColumns(providers: readonly string[]): Record<Lookup, string[]> {
-  return {
-    broadband: broadbandMeasures("t").map((m) => m.column),
-    mobile: mobileMeasures("m", providers).map((m) => m.column),
-  };
-}
 
 /** The table with each postcode in scope and its statuses; figures zero (or empty when not requested). */
 export function createPostcodeTable(db: Db, scope: ReportScope): void {
@@ -75,11 +64,6 @@ export function createPostcodeTable(db: Db, scope: ReportScope): void {
        WHEN 'ok' IN (BroadbandStatus, MobileStatus) THEN 'ok'
        ELSE 'not_found' END`,
   );
-}
-
-/** The postcode table's columns of Ofcom's open data, when the store holds a release (docs/open-data.md). */
-export function openDataColumns(scope: Pick<ReportScope, "openData">): string[] {
-  return scope.openData ? [OPEN_DATA_MONTH_COLUMN, ...OPEN_DATA_COLUMNS] : [];
 }
 
 /** Copies each postcode's figures (all premises, or residential) from the stored open data. */

@@ -1,0 +1,25 @@
+// The names of each postcode's figures (the snapshot's PostcodeColumn): statuses, address counts,
+// best and worst download, the counts of measures.ts, coordinates and Ofcom's open data. The store
+// computes them; postcodes.csv, enriched.csv, the summary, the groups and the map name them.
+import type { Lookup } from "../spec/fields.js";
+import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
+import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../spec/open-data.js";
+import type { ReportScope } from "../store/snapshot.js";
+import { BROADBAND_COUNTS, mobileCountColumns } from "./measures.js";
+
+export const STATUS_COLUMN: Record<Lookup, string> = perLookup((l) => `${LOOKUP_SPECS[l].label}Status`);
+export const ADDRESSES_COLUMN: Record<Lookup, string> = perLookup((l) => `${LOOKUP_SPECS[l].label}Addresses`);
+/** Best and worst MaxPredictedDown among a postcode's addresses that have data. */
+export const DOWNLOAD_RANGE_COLUMNS = ["BestMaxPredictedDown", "WorstMaxPredictedDown"] as const;
+/** Each postcode's latest answer's release per lookup (postcodes.geojson). */
+export const RELEASE_COLUMN: Record<Lookup, string> = perLookup((l) => `${LOOKUP_SPECS[l].label}Release`);
+
+/** The per-postcode address counts of each lookup, in postcodes.csv order. */
+export function countColumns(providers: readonly string[]): Record<Lookup, string[]> {
+  return { broadband: BROADBAND_COUNTS.map((m) => m.column), mobile: mobileCountColumns(providers) };
+}
+
+/** The postcode figures' columns of Ofcom's open data, when the store holds a release (docs/open-data.md). */
+export function openDataColumns(scope: Pick<ReportScope, "openData">): string[] {
+  return scope.openData ? [OPEN_DATA_MONTH_COLUMN, ...OPEN_DATA_COLUMNS] : [];
+}

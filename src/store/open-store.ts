@@ -1,0 +1,24 @@
+// Opening the store: the location picks the engine. A path is SQLite (the default, nothing to
+// install); issue 21 adds postgres:// here. A second engine plugs in here and in the contract
+// suite's engine list (test/store-contract/engines.ts).
+import type { Store } from "./store.js";
+import { namingPath } from "./sqlite/db.js";
+import { openSqliteStore } from "./sqlite/sqlite-store.js";
+import type { LeaseHolder } from "./types.js";
+
+export interface OpenStoreOptions {
+  /** read only: never creates, migrates or changes the store (status) */
+  readonly?: boolean;
+  /** whether a lease holder on this host still runs (tests inject one; default: process-identity.ts) */
+  isAlive?: ((holder: LeaseHolder) => boolean) | undefined;
+}
+
+/** Opens (creating and migrating unless read only) the store at `location`. Throws DatabaseError naming it. */
+export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<Store> {
+  return openSqliteStore(location, options);
+}
+
+/** A failure of the store as a DatabaseError naming it, where the engine can tell one (else the error as it is). */
+export function storeError(err: unknown, location: string): Error {
+  return namingPath(err, location);
+}

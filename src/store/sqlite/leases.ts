@@ -1,0 +1,92 @@
+// Leases on SQLite: one batch per database, so a lease is exclusive. A lease is live until its
+// expiry, and only while its holder runs when that holder is on this host (a killed batch's lease
+// is taken over at once, as the old batch_lock was); a holder on another host is trusted until its
+// lease expires. A lease taken over goes with its claims and reservations.
+import type { Lease, LeaseHolder, LeaseTaken } from "../types.js";
+import { LockedError } from "../types.js";
+import { tableExists, type Db } from "./db.js";
+
+export type IsAlive = (holder: LeaseHolder) => boolean;
+
+interface LeaseRow {
+  id: number;
+  host: string;
+  pid: number;
+  process: string | null;
+  run_id: number | null;
+  taken_at: string;
+  expires_ms: number;
+}
+
+function toLease(row: LeaseRow): Lease {
+  return {
+    id: row.id,
+    holder: { host: row.host, pid: row.pid, process: row.process },
+    runId: row.run_id,
+    takenAt: row.taken_at,
+    expiresAt: new Date(row.expires_ms).toISOString(),
+  };
+}
+
+/** Whether the lease still holds at `nowMs`: not expired, and its holder running when it is on this host. */
+export function leaseLive(row: Pick<LeaseRow, "host" | "pid" | "process" | "expires_ms">, nowMs: number, here: string, isAlive: IsAlive): boolean {
+  if (row.expires_ms <= nowMs) return false;
+  return row.host !== here || isAlive({ host: row.host, pid: row.pid, process: row.process });
+}
+
+/** Drops a lease with what belongs to it: its claims and unspent reservations. */
+function dropLease(db: Db, id: number): void {
+  db.prepare("DELETE FROM claims WHERE lease_id = ?").run(id);
+  db.prepare("DELETE FROM ledger_reservations WHERE lease_id = ?").run(id);
+  db.prepare("DELETE FROM leases WHERE id = ?").run(id);
+}
+
+/** Throws LockedError while another live lease exists; takes over (drops) the ones no longer live. */
+export function takeLease(db: Db, holder: LeaseHolder, nowMs: number, ttlMs: number, here: string, isAlive: IsAlive): LeaseTaken {
+  return db
+    .transaction(() => {
+      let previous: LeaseTaken["previous"] = null;
+      for (const row of db.prepare("SELECT * FROM leases ORDER BY id").all() as LeaseRow[]) {
+        if (leaseLive(row, nowMs, here, isAlive))
+          throw new LockedError(
+            `another batch (pid ${row.pid} on ${row.host}, run ${row.run_id ?? "?"}, since ${row.taken_at}) is using this database; ` +
+              "wait for it to finish or use another --db",
+          );
+        previous = { pid: row.pid, host: row.host, runId: row.run_id };
+        dropLease(db, row.id);
+      }
+      const takenAt = new Date(nowMs).toISOString();
+      const id = Number(
+        db
+          .prepare("INSERT INTO leases (host, pid, process, run_id, taken_at, expires_ms) VALUES (?, ?, ?, NULL, ?, ?)")
+          .run(holder.host, holder.pid, holder.process, takenAt, nowMs + ttlMs).lastInsertRowid,
+      );
+      return { lease: { id, holder, runId: null, takenAt, expiresAt: new Date(nowMs + ttlMs).toISOString() }, previous };
+    })
+    .immediate();
+}
+
+export function renewLease(db: Db, id: number, nowMs: number, ttlMs: number): boolean {
+  return db.prepare("UPDATE leases SET expires_ms = ? WHERE id = ?").run(nowMs + ttlMs, id).changes === 1;
+}
+
+export function releaseLease(db: Db, id: number): void {
+  db.transaction(() => dropLease(db, id)).immediate();
+}
+
+/** Every lease row, live or not (status reads old schemas too: none before the leases table). */
+export function allLeases(db: Db): (Lease & { expiresMs: number })[] {
+  if (!tableExists(db, "leases")) return [];
+  return (db.prepare("SELECT * FROM leases ORDER BY id").all() as LeaseRow[]).map((row) => ({ ...toLease(row), expiresMs: row.expires_ms }));
+}
+
+/** Ids of the leases live at `nowMs`. */
+export function liveLeaseIds(db: Db, nowMs: number, here: string, isAlive: IsAlive): Set<number> {
+  const rows = db.prepare("SELECT * FROM leases").all() as LeaseRow[];
+  return new Set(rows.filter((r) => leaseLive(r, nowMs, here, isAlive)).map((r) => r.id));
+}
+
+export function liveLeases(db: Db, nowMs: number, here: string, isAlive: IsAlive): Lease[] {
+  if (!tableExists(db, "leases")) return [];
+  return (db.prepare("SELECT * FROM leases ORDER BY id").all() as LeaseRow[]).filter((r) => leaseLive(r, nowMs, here, isAlive)).map(toLease);
+}

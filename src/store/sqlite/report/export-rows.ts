@@ -1,0 +1,53 @@
+// The export's rows from SQLite: each table of src/export/tables.ts read in key order, limited to
+// the postcodes in scope, typed as the snapshot says (numbers, 0/1 flags, ISO timestamps as
+// stored). The postcodes table's coordinates come from --area-file's rows (area.ts), when loaded.
+import { displayPostcodeSql } from "../../../spec/postcode.js";
+import type { Cell, ExportTableName, ReportScope, RowBatches } from "../../snapshot.js";
+import { EXPORT_TABLES } from "../../../export/tables.js";
+import { tableExists, type Db } from "../db.js";
+import { batchesOf } from "./batches.js";
+import { AREA_TABLE } from "./area.js";
+
+const SOURCE: Record<ExportTableName, { table: string; orderBy: string; scoped: boolean }> = {
+  broadband: { table: "broadband_addresses", orderBy: "t.postcode, t.uprn", scoped: true },
+  mobile: { table: "mobile_addresses", orderBy: "t.postcode, t.uprn", scoped: true },
+  postcodes: { table: "lookups", orderBy: "t.postcode, t.lookup", scoped: true },
+  versions: { table: "answer_versions", orderBy: "t.postcode, t.lookup, t.id", scoped: true },
+  runs: { table: "runs", orderBy: "t.id", scoped: false },
+};
+
+/** The export tables this database holds (one without the history has no answer_versions). */
+export function exportTables(db: Db): ExportTableName[] {
+  return EXPORT_TABLES.map((t) => t.name).filter((name) => tableExists(db, SOURCE[name].table));
+}
+
+/** A column's SQLite expression over the table's alias `t`. */
+function expression(name: string, areaLoaded: boolean): string {
+  switch (name) {
+    case "PostCode":
+      return displayPostcodeSql("t.postcode");
+    case "UPRN":
+      return "t.uprn";
+    case "AddressShortDescription":
+      return "t.address";
+    case "latitude":
+    case "longitude":
+      return areaLoaded ? `(SELECT a.${name} FROM ${AREA_TABLE} a WHERE a.postcode = t.postcode)` : "NULL";
+    default:
+      return `t.${name}`;
+  }
+}
+
+export function exportRows(db: Db, scope: ReportScope, name: ExportTableName, providers: readonly string[]): RowBatches<Cell[]> {
+  const table = EXPORT_TABLES.find((t) => t.name === name)!;
+  const source = SOURCE[name];
+  const areaLoaded = db.prepare("SELECT 1 FROM sqlite_temp_master WHERE name = 'report_areas'").get() !== undefined;
+  const columns = table.columns(providers).map((c) => expression(c.name, areaLoaded));
+  const where = source.scoped && scope.kind === "run" ? "WHERE t.postcode IN (SELECT postcode FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL)" : "";
+  const sql = `SELECT ${columns.join(", ")} FROM ${source.table} t ${where} ORDER BY ${source.orderBy}`;
+  return batchesOf(
+    (function* () {
+      yield* db.prepare(sql).raw(true).iterate(where ? { runId: scope.runId } : {}) as Iterable<Cell[]>;
+    })(),
+  );
+}

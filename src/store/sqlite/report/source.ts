@@ -1,0 +1,56 @@
+// The SQLite engine's SnapshotSource: a snapshot is one read transaction on the database, its scope
+// resolved inside it, its temp tables dropped after the work (also after a failure, whose cleanup
+// errors are reported, never thrown over it).
+import Database from "better-sqlite3";
+import { DatabaseError, type Db } from "../db.js";
+import { openForReport, openReadOnly } from "../read-only.js";
+import type { ReportSnapshot, ScopeRequest, SnapshotSource } from "../../snapshot.js";
+import { cleanupAfter } from "../../../errors.js";
+import { resolveScope } from "./scope.js";
+import { SqliteReportSnapshot } from "./snapshot.js";
+
+export function sqliteSnapshotSource(db: Db): SnapshotSource {
+  return {
+    async snapshot<T>(request: ScopeRequest, work: (snapshot: ReportSnapshot) => Promise<T>, options: { onWarning?: (message: string) => void } = {}): Promise<T> {
+      const ownTransaction = !db.inTransaction;
+      if (ownTransaction) db.exec("BEGIN");
+      let snapshot: SqliteReportSnapshot | null = null;
+      const cleanUp = (afterFailure: boolean) => {
+        for (const step of [() => snapshot?.dropTemporary(), () => ownTransaction && db.inTransaction && db.exec("COMMIT")])
+          if (afterFailure) cleanupAfter(step, (m) => options.onWarning?.(m));
+          else step();
+      };
+      let result: T;
+      try {
+        snapshot = new SqliteReportSnapshot(db, resolveScope(db, request));
+        result = await work(snapshot);
+      } catch (err) {
+        cleanUp(true);
+        throw err;
+      }
+      cleanUp(false);
+      return result;
+    },
+  };
+}
+
+/**
+ * A snapshot source on the database at `path`, opened for reading (the report and export CLIs):
+ * never changed, except that `upgrade` migrates a database of an older schema when its user may
+ * write it (openForReport). A file that is not this program's database, or a damaged one, fails
+ * with one line naming it, at the open or at any read. close() when done.
+ */
+export function openSqliteSnapshotSource(path: string, options: { upgrade?: boolean } = {}): SnapshotSource & { close(): void } {
+  const named = (err: unknown) => (err instanceof Database.SqliteError ? new DatabaseError(`cannot read ${path}: ${err.message}`) : err);
+  let reader;
+  try {
+    reader = options.upgrade ? openForReport(path) : openReadOnly(path);
+  } catch (err) {
+    throw named(err);
+  }
+  const source = sqliteSnapshotSource(reader.db);
+  return {
+    snapshot: (request, work, snapshotOptions) => source.snapshot(request, work, snapshotOptions).catch((err: unknown) => Promise.reject(named(err))),
+    close: () => reader.close(),
+  };
+}
