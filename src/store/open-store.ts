@@ -5,6 +5,7 @@ import type { Store } from "./store.js";
 import { namingPath } from "./sqlite/db.js";
 import { openSqliteStore } from "./sqlite/sqlite-store.js";
 import type { LeaseHolder } from "./types.js";
+import { isPostgresUrl } from "./postgres/url.js";
 
 export interface OpenStoreOptions {
   /** read only: never creates, migrates or changes the store (status) */
@@ -15,6 +16,8 @@ export interface OpenStoreOptions {
 
 /** Opens (creating and migrating unless read only) the store at `location`. Throws DatabaseError naming it. */
 export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<Store> {
+  // loaded only for a URL: a SQLite user never loads pg
+  if (isPostgresUrl(location)) return (await import("./postgres/postgres-store.js")).openPostgresStore(location, options);
   return openSqliteStore(location, options);
 }
 

@@ -253,13 +253,13 @@ export class PostgresReportSnapshot implements ReportSnapshot {
     const halves: string[] = [];
     if (broadband)
       halves.push(
-        `SELECT s.display AS display, b.uprn::text, b.address, ${speedsSql("b")}, ${tierSql("b")}, ${mobileCells}, b.uprn AS uprn
+        `SELECT s.display AS display, b.uprn::text AS uprn_text, b.address, ${speedsSql("b")}, ${tierSql("b")}, ${mobileCells}, b.uprn AS uprn
            FROM ${POSTCODE_TABLE} s JOIN broadband_addresses b ON b.postcode = s.postcode
            ${mobile ? "LEFT JOIN mobile_addresses m ON m.postcode = b.postcode AND m.uprn = b.uprn" : ""}`,
       );
     if (mobile)
       halves.push(
-        `SELECT s.display AS display, m.uprn::text, m.address, ${noSpeeds}, NULL::text, ${mobileCells}, m.uprn AS uprn
+        `SELECT s.display AS display, m.uprn::text AS uprn_text, m.address, ${noSpeeds}, NULL::text, ${mobileCells}, m.uprn AS uprn
            FROM ${POSTCODE_TABLE} s JOIN mobile_addresses m ON m.postcode = s.postcode
           ${broadband ? "WHERE NOT EXISTS (SELECT 1 FROM broadband_addresses b WHERE b.postcode = m.postcode AND b.uprn = m.uprn)" : ""}`,
       );
