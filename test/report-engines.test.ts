@@ -4,14 +4,15 @@
 // then every report file is written from each store: the CSVs, groups.csv, changes.csv,
 // summary.json and postcodes.geojson byte for byte (generatedAt and the database location aside),
 // and coverage.xlsx cell for cell. The export's Parquet tables hold the same rows from either.
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import ExcelJS from "exceljs";
-import { afterAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { generatePostcodes, simulatedAreaFile, simulatedOpenDataArchive, startSimulator } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 import { writeReports } from "../src/report/index.js";
+import { writeExport } from "../src/export/write-export.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
@@ -43,6 +44,7 @@ async function twoNights(db: string, input: string, archive: string): Promise<nu
     const sim = await startSimulator({ port: 0, seed: SEED, key: KEY, release });
     try {
       const flags = { in: input, db, baseUrl: sim.url, concurrency: 1, reports: false, ...(night === 0 ? { openData: archive } : { refresh: true }) };
+      // virtual time, moved only by the pacer's sleeps: a night lasts a few dozen milliseconds
       const r = await runIn(d, flags as Parameters<typeof runIn>[1], env, { clock: new FakeClock(T0 + night * DAY) });
       expect(r.exitCode, r.logs.filter((l) => l.includes('"error"')).join("\n")).toBe(0);
       runs.push(r.runId!);
@@ -81,30 +83,50 @@ async function workbookCells(path: string): Promise<Record<string, unknown>> {
   return cells;
 }
 
-describe.skipIf(skip)("SQLite and PostgreSQL holding the same data", () => {
-  const stores: Store[] = [];
-  afterAll(async () => {
-    await Promise.all(stores.map((s) => s.close()));
-  });
+/** Every row of an exported table's Parquet files, in a stable order (bigints as numbers). */
+async function parquetRows(out: string, table: string): Promise<string[]> {
+  const { DuckDBInstance } = await import("@duckdb/node-api");
+  const duck = await DuckDBInstance.create(":memory:");
+  const con = await duck.connect();
+  try {
+    const path = join(out, `${table}.parquet`);
+    const files = statSync(path).isDirectory() ? `'${path}/*/*.parquet'` : `'${path}'`;
+    const rows = (await con.runAndReadAll(`SELECT * FROM read_parquet(${files})`)).getRowsJS() as unknown[][];
+    return rows.map((row) => JSON.stringify(row, (_, v: unknown) => (typeof v === "bigint" ? Number(v) : v instanceof Date ? v.toISOString() : v))).sort();
+  } finally {
+    con.closeSync();
+    duck.closeSync();
+  }
+}
 
-  test("write the same report set, file for file", { timeout: 120_000 }, async () => {
+describe.skipIf(skip)("SQLite and PostgreSQL holding the same data", () => {
+  const stores: Record<string, Store> = {};
+  let runs: number[] = [];
+  beforeAll(async () => {
     const postcodes = generatePostcodes(SEED, 90);
     const input = writeCsv(d, "in.csv", inputLines(postcodes));
     const archive = simulatedOpenDataArchive(SEED, postcodes.slice(0, 60));
     writeFileSync(join(d, archive.name), archive.bytes);
     writeFileSync(join(d, "areas.csv"), simulatedAreaFile(postcodes.slice(5)).join("\r\n") + "\r\n");
-
     const engines = { sqlite: join(d, "coverage.sqlite"), postgres: await freshPostgresDatabase() };
-    const runs = { sqlite: await twoNights(engines.sqlite, input, join(d, archive.name)), postgres: await twoNights(engines.postgres, input, join(d, archive.name)) };
-    expect(runs.postgres).toEqual(runs.sqlite);
-
-    const sets: Record<string, { files: Record<string, string>; cells: Record<string, unknown> }> = {};
+    const filled: Record<string, number[]> = {};
     for (const [engine, db] of Object.entries(engines)) {
-      const store = await openStore(db, { readonly: true });
-      stores.push(store);
-      expect(store.engine).toBe(engine);
+      filled[engine] = await twoNights(db, input, join(d, archive.name));
+      stores[engine] = await openStore(db, { readonly: true });
+      expect(stores[engine].engine).toBe(engine);
+    }
+    expect(filled.postgres).toEqual(filled.sqlite);
+    runs = filled.sqlite!;
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(Object.values(stores).map((s) => s.close()));
+  });
+
+  test("write the same report set, file for file", { timeout: 60_000 }, async () => {
+    const sets: Record<string, { files: Record<string, string>; cells: Record<string, unknown> }> = {};
+    for (const [engine, store] of Object.entries(stores)) {
       const out = join(d, `out-${engine}`);
-      await writeReports(store, { outDir: out, now: () => FIXED_NOW, groupBy: ["region", "district"], uprnColumn: "uprn", areaFile: join(d, "areas.csv"), since: String(runs.sqlite[0]) });
+      await writeReports(store, { outDir: out, now: () => FIXED_NOW, groupBy: ["region", "district"], uprnColumn: "uprn", areaFile: join(d, "areas.csv"), since: String(runs[0]) });
       sets[engine] = { files: comparable(out), cells: await workbookCells(join(out, "coverage.xlsx")) };
     }
     const [sqlite, postgres] = [sets.sqlite!, sets.postgres!];
@@ -119,5 +141,30 @@ describe.skipIf(skip)("SQLite and PostgreSQL holding the same data", () => {
     for (const name of Object.keys(sqlite.files)) expect(postgres.files[name], name).toBe(sqlite.files[name]);
     expect(Object.keys(sqlite.cells).length).toBeGreaterThan(500);
     expect(postgres.cells).toEqual(sqlite.cells);
+  });
+
+  test("export the same Parquet tables (rows the snapshot streams into DuckDB, no DuckDB extension)", { timeout: 60_000 }, async () => {
+    const tables: Record<string, Record<string, string[]>> = {};
+    for (const [engine, store] of Object.entries(stores)) {
+      const out = join(d, `export-${engine}`);
+      const result = await writeExport(store, { outDir: out, all: true, areaFile: join(d, "areas.csv"), fileRows: 100 });
+      tables[engine] = {};
+      for (const t of result.tables) tables[engine][t.name] = await parquetRows(out, t.name);
+    }
+    const [sqlite, postgres] = [tables.sqlite!, tables.postgres!];
+    expect(Object.keys(sqlite).sort()).toEqual(["broadband", "mobile", "postcodes", "runs", "versions"]);
+    expect(sqlite.broadband!.length).toBeGreaterThan(100);
+    expect(Object.keys(postgres).sort()).toEqual(Object.keys(sqlite).sort());
+    // What may differ: a run's arguments name its database (a path or a URL) and its simulator's
+    // port; the two lookups are
+    // fetched side by side, so the order they stored their answers in (a version's id) and the
+    // milliseconds of the virtual clock at each (the pacer's sleeps interleave) depend on timing.
+    const comparableRows = (name: string, rows: string[]) =>
+      rows
+        .map((r) => r.replace(/(T\d\d:\d\d:\d\d)\.\d{3}Z/g, "$1Z"))
+        .map((r) => (name === "runs" ? r.replace(/\\"(db|baseUrl)\\":\\"[^\\]*\\"/g, '\\"$1\\":"(differs)"') : name === "versions" ? r.replace(/^(\["[^"]*",)\d+,/, "$1null,") : r))
+        .sort();
+    for (const name of Object.keys(sqlite)) expect(comparableRows(name, postgres[name]!), name).toEqual(comparableRows(name, sqlite[name]!));
+    expect(comparableRows("versions", sqlite.versions!)[0]).toMatch(/^\["[A-Z0-9 ]+",null,"/);
   });
 });
