@@ -110,7 +110,13 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
       if (turn === "stopped") return;
       let attempt: Attempt | null;
       try {
-        if (schedule.aborted || !(await o.pacer.acquire(schedule))) return;
+        if (schedule.aborted) return;
+        const slot = await o.pacer.acquire(schedule);
+        if (slot === "blocked") {
+          o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "the service said this key's quota is spent (seen by another batch using it)" });
+          return;
+        }
+        if (!slot) return;
         // this lookup's own cap first: a request it may not send takes nothing from the run's --max-requests
         if (o.lookupBudget && !(await o.lookupBudget.take())) {
           o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "what --monthly-quota leaves this period is spent" });

@@ -1,6 +1,16 @@
 // Client-side pacing: request starts are spaced evenly so a lookup never exceeds its rate,
-// and a server enforcing the same per-window limit never needs to send 429.
+// and a server enforcing the same per-window limit never needs to send 429. With a shared pace
+// (the store's, per lookup and key: issue 21), each start also takes the next slot of everyone
+// using the key, and a 429 pauses them all.
 import type { Clock } from "./clock.js";
+
+/** The pace shared by every holder of the lookup's key (the batch binds the store's to one lookup and key). */
+export interface SharedPace {
+  /** The next start slot at least `intervalMs` after the last one given; blockedUntilMs: the key's quota is spent until then. */
+  nextSlot(intervalMs: number, nowMs: number): Promise<{ startAtMs: number; blockedUntilMs: number | null }>;
+  /** A 429: nobody with the key starts before `untilMs`. */
+  slowDown(untilMs: number): Promise<void>;
+}
 
 export interface PacerOptions {
   /** requests per window */
@@ -33,6 +43,7 @@ export class Pacer {
   constructor(
     options: PacerOptions,
     private readonly clock: Clock,
+    private readonly shared?: SharedPace,
   ) {
     if (!(options.rate > 0)) throw new Error("pacer rate must be positive");
     this.rate = options.rate;
@@ -43,8 +54,8 @@ export class Pacer {
     this.maxInterval = this.baseInterval * (options.maxSlowdown ?? 8);
   }
 
-  /** Waits for this request's slot; returns false if the signal aborted first. */
-  async acquire(signal?: AbortSignal): Promise<boolean> {
+  /** Waits for this request's slot; false if the signal aborted first, "blocked" when the shared pace says the key's quota is spent. */
+  async acquire(signal?: AbortSignal): Promise<boolean | "blocked"> {
     for (;;) {
       if (signal?.aborted) return false;
       const now = this.clock.now();
@@ -56,17 +67,37 @@ export class Pacer {
         // A slot taken a little late keeps the schedule (the rate is not lost to timer delays);
         // after an idle spell the schedule restarts from now, so idling earns no burst.
         this.nextSlot = (now - at < this.interval ? at : now) + this.interval;
-        this.starts.push(now);
-        return true;
+        if (!this.shared) {
+          this.starts.push(now);
+          return true;
+        }
+        return this.sharedSlot(now, signal);
       }
       await this.clock.sleep(at - now, signal);
     }
   }
 
-  /** The server said 429: nobody starts before `until`, and the pace slows down. */
+  /** This process's slot is due: the shared pace may put it later (other holders of the key took slots). */
+  private async sharedSlot(now: number, signal?: AbortSignal): Promise<boolean | "blocked"> {
+    const slot = await this.shared!.nextSlot(this.interval, now);
+    if (slot.blockedUntilMs !== null) return "blocked";
+    let start = now;
+    if (slot.startAtMs > now) {
+      await this.clock.sleep(slot.startAtMs - now, signal);
+      if (signal?.aborted) return false;
+      start = slot.startAtMs;
+      this.nextSlot = Math.max(this.nextSlot, start + this.interval);
+    }
+    this.starts.push(start);
+    return true;
+  }
+
+  /** The server said 429: nobody starts before `until` (nobody using the key, with a shared pace), and the pace slows down. */
   throttled(until: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, until);
     this.interval = Math.min(this.maxInterval, this.interval * this.slowdown);
+    // a failure to share the pause only costs the others a 429 of their own
+    this.shared?.slowDown(until).catch(() => {});
   }
 
   /** Each success wins back a little of the pace lost to 429s. */

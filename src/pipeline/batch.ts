@@ -9,7 +9,7 @@ import { RequestBudget } from "../fetch/budget.js";
 import { systemClock, type Clock } from "../fetch/clock.js";
 import { emptyStats, fetchLookup, type FetchStats } from "../fetch/fetch-lookup.js";
 import { createHttpClient } from "../fetch/http-client.js";
-import { Pacer } from "../fetch/pacer.js";
+import { Pacer, type SharedPace } from "../fetch/pacer.js";
 import { StopControl, type StopReason } from "../fetch/stop.js";
 import { describeReasons, planFetches } from "../plan/plan.js";
 import { openStore, storeError } from "../store/open-store.js";
@@ -18,6 +18,7 @@ import { DatabaseError, LockedError, type Lease, type RunCounts } from "../store
 import { otherKindMessage } from "../store/data-kind.js";
 import { keepLease, LEASE_TTL_MS, type Every } from "../store/lease-keeper.js";
 import { processIdentity } from "../store/process-identity.js";
+import { keyId } from "../store/key-id.js";
 import { headlineLines, openFirstLine, REPORT_FILES, writeReportsUnlessCurrent } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet, type ReadPath } from "../report/read-paths.js";
 import { inputShapeProblem, reportOptionsProblem } from "../report/check-options.js";
@@ -393,7 +394,13 @@ async function fetchStage(ctx: RunContext): Promise<void> {
   const writer = await store.answers.openWriter({ providers: config.providers, simulated: config.simulate, release: config.release, onError: () => stop.halt() });
   const budget = new RequestBudget(config.maxRequests);
   const pacing = { rate: config.rate, windowMs: deps.rateWindowMs ?? 60_000, ...(deps.rateMarginMs !== undefined ? { marginMs: deps.rateMarginMs } : {}) };
-  const pacers = new Map(config.lookups.map((l) => [l, new Pacer(pacing, clock)]));
+  // the key's pace is the store's, shared with every batch using the key (the key itself never reaches the store)
+  const keyIds = new Map(config.lookups.map((l) => [l, keyId(api.key ?? config.keys[l]!)]));
+  const sharedPace = (lookup: Lookup): SharedPace => ({
+    nextSlot: (intervalMs, nowMs) => store.pace.nextSlot(lookup, keyIds.get(lookup)!, intervalMs, nowMs),
+    slowDown: (untilMs) => store.pace.slowDown(lookup, keyIds.get(lookup)!, untilMs),
+  });
+  const pacers = new Map(config.lookups.map((l) => [l, new Pacer(pacing, clock, sharedPace(l))]));
   const progress = startProgress({
     mode: progressMode(config, deps.isTTY === true),
     total,
@@ -436,7 +443,9 @@ async function fetchStage(ctx: RunContext): Promise<void> {
           holdsSecret: (text) => log.holdsSecret(text),
           onFinal: (record) => writer.write(record),
           // the ledger's row joins the answers' transaction of the same event-loop turn
-          onRequest: ctx.quota!.onRequest(lookup, writer),
+          onRequest: ctx.quota!.onRequest(lookup, writer, (untilMs) =>
+            void store.pace.block(lookup, keyIds.get(lookup)!, untilMs).catch((err: unknown) => log.warn(`cannot share the quota block: ${oneLine(err)}`)),
+          ),
           lookupBudget: ctx.quota!.budget(lookup),
           onEvent: (e) => (e.level === "warn" ? log.warn(e.message, { event: "outage", lookup }) : log.debug(e.message)),
         }),

@@ -12,9 +12,9 @@ export function postgresPace(pool: pg.Pool): PaceStore {
       // the schedule restarts from now (idling earns no burst)
       const row = (await rowOf<{ next_ms: number; blocked_until_ms: number }>(
         pool,
-        `INSERT INTO pace AS p (lookup, key_id, next_ms) VALUES ($1, $2, $3::bigint + $4::bigint)
+        `INSERT INTO pace AS p (lookup, key_id, next_ms) VALUES ($1, $2, $3::float8 + $4::float8)
          ON CONFLICT (lookup, key_id) DO UPDATE SET next_ms =
-           CASE WHEN p.blocked_until_ms > $3::bigint THEN p.next_ms ELSE GREATEST($3::bigint, p.next_ms, p.paused_until_ms) + $4::bigint END
+           CASE WHEN p.blocked_until_ms > $3::float8 THEN p.next_ms ELSE GREATEST($3::float8, p.next_ms, p.paused_until_ms) + $4::float8 END
          RETURNING next_ms, blocked_until_ms`,
         [lookup, keyId, nowMs, intervalMs],
       ))!;
@@ -24,14 +24,14 @@ export function postgresPace(pool: pg.Pool): PaceStore {
     async slowDown(lookup, keyId, untilMs) {
       await pool.query(
         `INSERT INTO pace AS p (lookup, key_id, next_ms, paused_until_ms) VALUES ($1, $2, 0, $3)
-         ON CONFLICT (lookup, key_id) DO UPDATE SET paused_until_ms = GREATEST(p.paused_until_ms, $3::bigint)`,
+         ON CONFLICT (lookup, key_id) DO UPDATE SET paused_until_ms = GREATEST(p.paused_until_ms, $3::float8)`,
         [lookup, keyId, untilMs],
       );
     },
     async block(lookup, keyId, untilMs) {
       await pool.query(
         `INSERT INTO pace AS p (lookup, key_id, next_ms, blocked_until_ms) VALUES ($1, $2, 0, $3)
-         ON CONFLICT (lookup, key_id) DO UPDATE SET blocked_until_ms = GREATEST(p.blocked_until_ms, $3::bigint)`,
+         ON CONFLICT (lookup, key_id) DO UPDATE SET blocked_until_ms = GREATEST(p.blocked_until_ms, $3::float8)`,
         [lookup, keyId, untilMs],
       );
     },
