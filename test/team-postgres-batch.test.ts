@@ -1,5 +1,5 @@
-// The batch on PostgreSQL, end to end against the simulator over loopback (reports aside: the
-// report side is not on PostgreSQL yet): the same answers as on SQLite, a second night with nothing
+// The batch on PostgreSQL, end to end against the simulator over loopback (the reports' equality
+// with SQLite is report-engines.test.ts's): the same answers as on SQLite, a second night with nothing
 // to fetch, and two batches at once on one database sharing --monthly-quota without passing it.
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
@@ -8,6 +8,7 @@ import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { spawnCli } from "./helpers/child-cli.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
 
 const { skip } = requiresPostgres();
@@ -47,6 +48,27 @@ describe.skipIf(skip)("the batch on PostgreSQL", () => {
       [2, "completed", 0],
       [1, "completed", 20],
     ]);
+  });
+
+  test("the CLIs take a URL: status shows the runs; report writes the set; a password in argv is refused", async () => {
+    const dir = tempDir();
+    const input = writeCsv(dir, "in.csv", ["postcode", ...POSTCODES.slice(0, 3)]);
+    const url = await freshPostgresDatabase();
+    expect((await runIn(dir, { in: input, simulate: true, db: url, reports: false }, {})).exitCode).toBe(0);
+    const status = await spawnCli("status", ["--db", url]).done;
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(`database ${url} (schema version 1)`);
+    expect(status.stdout).toMatch(/#1 .* completed, exit 0/);
+    const report = await spawnCli("report", ["--db", url, "--out", join(dir, "out")]).done;
+    expect(report.stderr).toBe("");
+    expect(report.code).toBe(0);
+    expect(report.stdout).toContain(`reports written to ${join(dir, "out")}: `);
+    expect(report.stdout).toContain("broadband: ");
+    const withPassword = url.replace("postgres://postgres@", "postgres://postgres:s3cret@");
+    const refused = await spawnCli("status", ["--db", withPassword]).done;
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("a password in the URL is refused");
+    expect(refused.stderr).not.toContain("s3cret");
   });
 
   test("two batches at once on one database share --monthly-quota: together they never pass it, and the simulator saw no more", async () => {
