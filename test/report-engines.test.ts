@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { join } from "node:path";
 import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { generatePostcodes, simulatedAreaFile, simulatedOpenDataArchive, startSimulator } from "../src/simulator/index.js";
+import { generatePostcode, generatePostcodes, simulatedAreaFile, simulatedOpenDataArchive, startSimulator } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 import { writeReports } from "../src/report/index.js";
@@ -28,9 +28,15 @@ const FIXED_NOW = new Date("2026-11-20T08:00:00.000Z");
 const d = tempDir("pcc-engines-");
 afterAll(() => rmSync(d, { recursive: true, force: true }));
 
+/** A UPRN of the postcode's answer (every fourth row), one of no answer (the next), or none. */
+function uprnCell(postcode: string, i: number): string {
+  const first = generatePostcode(SEED, postcode)?.addresses[0]?.UPRN;
+  return i % 4 === 0 && first !== undefined ? String(first) : i % 4 === 1 ? String(9_000_000 + i) : "";
+}
+
 /** The input: postcodes in two regions, a repeated one, a UPRN column, rows without a valid postcode. */
 function inputLines(postcodes: readonly string[]): string[] {
-  const rows = postcodes.map((p, i) => `${p},${i % 3 === 0 ? "North" : i % 3 === 1 ? "South" : ""},${i % 4 === 0 ? "1000" + i : ""}`);
+  const rows = postcodes.map((p, i) => `${p},${i % 3 === 0 ? "North" : i % 3 === 1 ? "South" : ""},${uprnCell(p, i)}`);
   return ["postcode,region,uprn", ...rows, `${postcodes[0]},North,`, "not a postcode,North,", ",South,12"];
 }
 
@@ -105,9 +111,9 @@ describe.skipIf(skip)("SQLite and PostgreSQL holding the same data", () => {
   const stores: Record<string, Store> = {};
   let runs: number[] = [];
   beforeAll(async () => {
-    const postcodes = generatePostcodes(SEED, 90);
+    const postcodes = generatePostcodes(SEED, 50);
     const input = writeCsv(d, "in.csv", inputLines(postcodes));
-    const archive = simulatedOpenDataArchive(SEED, postcodes.slice(0, 60));
+    const archive = simulatedOpenDataArchive(SEED, postcodes.slice(0, 35));
     writeFileSync(join(d, archive.name), archive.bytes);
     writeFileSync(join(d, "areas.csv"), simulatedAreaFile(postcodes.slice(5)).join("\r\n") + "\r\n");
     const engines = { sqlite: join(d, "coverage.sqlite"), postgres: await freshPostgresDatabase() };
@@ -139,6 +145,9 @@ describe.skipIf(skip)("SQLite and PostgreSQL holding the same data", () => {
     expect(sqlite.files["changes.csv"]!.split("\n").length).toBeGreaterThan(5);
     expect(sqlite.files["postcodes.geojson"]!).toContain("Feature");
     expect(sqlite.files["rejects.csv"]!).toContain("not a postcode");
+    // the property's own figures, and a UPRN that no answer holds
+    expect(sqlite.files["enriched.csv"]!).toMatch(/,ok,ok,ok,.*,[\d.]+,[\d.]+,(Gigabit|Ultrafast|Superfast|Decent|Below decent|No data),(yes|no),(yes|no),/);
+    expect(sqlite.files["enriched.csv"]!).toContain("uprn_not_found");
     expect(Object.keys(postgres.files)).toEqual(Object.keys(sqlite.files));
     for (const name of Object.keys(sqlite.files)) expect(postgres.files[name], name).toBe(sqlite.files[name]);
     expect(Object.keys(sqlite.cells).length).toBeGreaterThan(500);
