@@ -115,7 +115,9 @@ describe.skipIf(skip)("SQLite and PostgreSQL holding the same data", () => {
     const input = writeCsv(d, "in.csv", inputLines(postcodes));
     const archive = simulatedOpenDataArchive(SEED, postcodes.slice(0, 35));
     writeFileSync(join(d, archive.name), archive.bytes);
-    writeFileSync(join(d, "areas.csv"), simulatedAreaFile(postcodes.slice(5)).join("\r\n") + "\r\n");
+    // the simulated coordinates, with a ward for --group-by (the first rows' postcodes left out: unmatched)
+    const areas = simulatedAreaFile(postcodes.slice(5)).map((line, i) => `${line},${i === 0 ? '"ward"' : `"Ward ${i % 4}"`}`);
+    writeFileSync(join(d, "areas.csv"), areas.join("\r\n") + "\r\n");
     const engines = { sqlite: join(d, "coverage.sqlite"), postgres: await freshPostgresDatabase() };
     const filled: Record<string, number[]> = {};
     for (const [engine, db] of Object.entries(engines)) {
@@ -134,7 +136,7 @@ describe.skipIf(skip)("SQLite and PostgreSQL holding the same data", () => {
     const sets: Record<string, { files: Record<string, string>; cells: Record<string, unknown> }> = {};
     for (const [engine, store] of Object.entries(stores)) {
       const out = join(d, `out-${engine}`);
-      await writeReports(store, { outDir: out, now: () => FIXED_NOW, groupBy: ["region", "district"], uprnColumn: "uprn", areaFile: join(d, "areas.csv"), since: String(runs[0]) });
+      await writeReports(store, { outDir: out, now: () => FIXED_NOW, groupBy: ["region", "district", "ward"], uprnColumn: "uprn", areaFile: join(d, "areas.csv"), since: String(runs[0]) });
       sets[engine] = { files: comparable(out), cells: await workbookCells(join(out, "coverage.xlsx")) };
     }
     const [sqlite, postgres] = [sets.sqlite!, sets.postgres!];
@@ -144,6 +146,8 @@ describe.skipIf(skip)("SQLite and PostgreSQL holding the same data", () => {
     );
     expect(sqlite.files["changes.csv"]!.split("\n").length).toBeGreaterThan(5);
     expect(sqlite.files["postcodes.geojson"]!).toContain("Feature");
+    expect(sqlite.files["groups.csv"]!).toContain("Ward 3");
+    expect(sqlite.files["groups.csv"]!).toContain("(unmatched)");
     expect(sqlite.files["rejects.csv"]!).toContain("not a postcode");
     // the property's own figures, and a UPRN that no answer holds
     expect(sqlite.files["enriched.csv"]!).toMatch(/,ok,ok,ok,.*,[\d.]+,[\d.]+,(Gigabit|Ultrafast|Superfast|Decent|Below decent|No data),(yes|no),(yes|no),/);
