@@ -34,7 +34,7 @@ describe.skipIf(skip)("the batch on PostgreSQL", () => {
   test("stores what SQLite stores, and a second run has nothing to fetch", async () => {
     const dir = tempDir();
     const input = writeCsv(dir, "in.csv", ["postcode", ...POSTCODES, "not a postcode"]);
-    const url = await freshPostgresDatabase();
+    const url = await freshPostgresDatabase({ schema: true });
     const onPostgres = await runIn(dir, { in: input, simulate: true, db: url, reports: false }, {});
     const onSqlite = await runIn(dir, { in: input, simulate: true, db: join(dir, "c.sqlite"), reports: false }, {});
     expect(onPostgres.exitCode).toBe(0);
@@ -53,7 +53,7 @@ describe.skipIf(skip)("the batch on PostgreSQL", () => {
   test("the CLIs take a URL: status shows the runs; report writes the set; a password in argv is refused", async () => {
     const dir = tempDir();
     const input = writeCsv(dir, "in.csv", ["postcode", ...POSTCODES.slice(0, 3)]);
-    const url = await freshPostgresDatabase();
+    const url = await freshPostgresDatabase({ schema: true });
     expect((await runIn(dir, { in: input, simulate: true, db: url, reports: false }, {})).exitCode).toBe(0);
     const status = await spawnCli("status", ["--db", url]).done;
     expect(status.code).toBe(0);
@@ -76,7 +76,7 @@ describe.skipIf(skip)("the batch on PostgreSQL", () => {
     const list = generatePostcodes(29, 60);
     const a = writeCsv(dir, "a.csv", ["postcode", ...list.slice(0, 40)]);
     const b = writeCsv(dir, "b.csv", ["postcode", ...list.slice(20)]);
-    const url = await freshPostgresDatabase();
+    const url = await freshPostgresDatabase({ schema: true });
     const sim = await startSimulator({ port: 0, seed: 29, key: KEY });
     try {
       const flags = { baseUrl: sim.url, db: url, reports: false, monthlyQuota: "25", lookups: "broadband" };
