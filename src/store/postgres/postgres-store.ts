@@ -1,6 +1,6 @@
 // The PostgreSQL store: the Store interface (store.ts) over one connection pool, for teams whose
 // machines share one database (issue 21): every batch holds its own lease, claims its pairs, and
-// shares the ledger and the pace. The report side (snapshot) is not implemented on PostgreSQL yet.
+// shares the ledger and the pace. Reports and the export read one snapshot (report/source.ts).
 import { hostname } from "node:os";
 import { UserError } from "../../errors.js";
 import { processAlive } from "../process-identity.js";
@@ -20,6 +20,7 @@ import { postgresReleaseChecks } from "./release-checks.js";
 import { postgresRuns } from "./runs.js";
 import { migratePostgres, PG_SCHEMA_VERSION, postgresSchemaVersion } from "./schema.js";
 import { postgresStatus } from "./status.js";
+import { postgresSnapshotSource } from "./report/source.js";
 
 export interface PostgresStoreOptions {
   /** read only: never creates, migrates or changes the store (status, report, export) */
@@ -95,10 +96,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     releaseChecks: naming(postgresReleaseChecks(pool), location),
     openData: naming(postgresOpenData(pool), location),
     status: naming(postgresStatus(pool, ctx), location),
-    snapshot() {
-      // the report side (issue 21, part 2) builds on this connection and schema
-      return Promise.reject(new DatabaseError(`${location}: reports from PostgreSQL: not implemented on PostgreSQL yet`));
-    },
+    snapshot: postgresSnapshotSource(pool, location).snapshot,
     close: () => connection.close(),
   };
 }

@@ -1,0 +1,53 @@
+// The export's rows from PostgreSQL: each table of src/export/tables.ts read through a cursor in
+// key order (text in byte order, as SQLite sorts it), limited to the postcodes in scope, typed as
+// the snapshot says (numbers, 0/1 flags, ISO timestamps as stored). The postcodes table's
+// coordinates come from --area-file's rows (area.ts) when they were loaded.
+import type pg from "pg";
+import { EXPORT_TABLES } from "../../../export/tables.js";
+import type { Cell, ExportTableName, ReportScope, RowBatches } from "../../snapshot.js";
+import { rowsOf } from "../connect.js";
+import { bind, BYTE_ORDER, displayPostcodeSql } from "./dialect.js";
+import { cursorRows } from "./cursor.js";
+import { AREA_TABLE } from "./postcode-table.js";
+
+const SOURCE: Record<ExportTableName, { table: string; orderBy: string; scoped: boolean }> = {
+  broadband: { table: "broadband_addresses", orderBy: `t.postcode ${BYTE_ORDER}, t.uprn`, scoped: true },
+  mobile: { table: "mobile_addresses", orderBy: `t.postcode ${BYTE_ORDER}, t.uprn`, scoped: true },
+  postcodes: { table: "lookups", orderBy: `t.postcode ${BYTE_ORDER}, t.lookup ${BYTE_ORDER}`, scoped: true },
+  versions: { table: "answer_versions", orderBy: `t.postcode ${BYTE_ORDER}, t.lookup ${BYTE_ORDER}, t.id`, scoped: true },
+  runs: { table: "runs", orderBy: "t.id", scoped: false },
+};
+
+/** The export tables this database holds: every one (the PostgreSQL schema always has the history). */
+export async function exportTables(client: pg.PoolClient): Promise<ExportTableName[]> {
+  const present = new Set(
+    (await rowsOf<{ name: string }>(client, "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()")).map((r) => r.name),
+  );
+  return EXPORT_TABLES.map((t) => t.name as ExportTableName).filter((name) => present.has(SOURCE[name].table));
+}
+
+/** A column's expression over the table's alias `t`. */
+function expression(name: string, areaLoaded: boolean): string {
+  switch (name) {
+    case "PostCode":
+      return displayPostcodeSql("t.postcode");
+    case "UPRN":
+      return "t.uprn";
+    case "AddressShortDescription":
+      return "t.address";
+    case "latitude":
+    case "longitude":
+      return areaLoaded ? `(SELECT a.${name} FROM ${AREA_TABLE} a WHERE a.postcode = t.postcode)` : "NULL::double precision";
+    default:
+      return `t.${name}`;
+  }
+}
+
+export function exportRows(client: pg.PoolClient, scope: ReportScope, name: ExportTableName, providers: readonly string[], areaLoaded: boolean): RowBatches<Cell[]> {
+  const table = EXPORT_TABLES.find((t) => t.name === name)!;
+  const source = SOURCE[name];
+  const columns = table.columns(providers).map((c) => expression(c.name, areaLoaded));
+  const scoped = source.scoped && scope.kind === "run";
+  const where = scoped ? "WHERE t.postcode IN (SELECT postcode FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL)" : "";
+  return cursorRows(client, bind(`SELECT ${columns.join(", ")} FROM ${source.table} t ${where} ORDER BY ${source.orderBy}`, scoped ? { runId: scope.runId } : {}), (row) => row as Cell[]);
+}
