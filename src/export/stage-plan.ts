@@ -33,6 +33,34 @@ export function stagePlan(columns: readonly ExportColumn[]): StagePlan {
   return { stage, select: `SELECT ${out.join(", ")} FROM stage` };
 }
 
+/**
+ * For an address table, read packed one postcode a row (PackedAddressRows in src/store/snapshot.ts):
+ * the postcode and its packed rows are staged, and DuckDB splits the rows (";") and their cells
+ * (","), unhexes the texts and casts every cell to its type. A postcode's 17 addresses then cost
+ * JavaScript one string, not 17 rows of values.
+ */
+export function packedPlan(columns: readonly ExportColumn[]): StagePlan {
+  const [key, ...rest] = columns;
+  if (!key || key.type !== "VARCHAR") throw new Error("internal: a packed export table starts with its text key");
+  const out = rest.map((c, i) => {
+    const cell = `NULLIF(__cells[${i + 1}], '')`;
+    if (c.type === "VARCHAR") return `decode(unhex(${cell}[2:])) AS ${quote(c.name)}`;
+    // a flag via its integer, as stagePlan casts it
+    const typed = c.type === "BOOLEAN" ? `CAST(CAST(${cell} AS INTEGER) AS BOOLEAN)` : `CAST(${cell} AS ${c.type})`;
+    return `${typed} AS ${quote(c.name)}`;
+  });
+  const k = quote(key.name);
+  return {
+    stage: [
+      { name: key.name, type: "VARCHAR" },
+      { name: "__rows", type: "VARCHAR" },
+    ],
+    select:
+      `SELECT ${k}, ${out.join(", ")} FROM (SELECT ${k}, string_split(__row, ',') AS __cells ` +
+      `FROM (SELECT ${k}, unnest(string_split(__rows, ';')) AS __row FROM stage))`,
+  };
+}
+
 export const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** The staging table of a plan, on a connection of its own. */

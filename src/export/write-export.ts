@@ -1,7 +1,8 @@
 // Writing the export: rows stream from the store (one snapshot for every table, src/store/snapshot.ts)
 // into DuckDB through its appender, a data chunk of 2,048 rows at a time, and DuckDB writes them as
-// typed, zstd-compressed Parquet (or CSV). Address tables come in postcode order, so each postcode
-// area is one stretch of rows, staged and written as
+// typed, zstd-compressed Parquet (or CSV). Address tables come packed one postcode a row, in postcode
+// order (DuckDB unpacks them, stage-plan.ts), so each postcode area is one stretch of rows, staged
+// and written as
 // area=XX/data_N.parquet with at most `fileRows` addresses a file: memory is bounded by that and by
 // DuckDB's memory limit (beyond which it spills to disk), not by the table. Two stages take turns,
 // so that DuckDB writes one file on its own threads while JavaScript reads the next rows from the
@@ -10,11 +11,11 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from "@duckdb/node-api";
-import type { Cell, RowBatches, SnapshotSource } from "../store/snapshot.js";
+import type { AddressExportTable, Cell, PackedAddressRows, ReportSnapshot, RowBatches, SnapshotSource } from "../store/snapshot.js";
 import { acquireOutLock } from "../report/out-lock.js";
 import { clearDebris, debrisPrefix, EXPORT_ASIDE, restoreExportTables } from "../report/out-debris.js";
 import { loadAreaFile, readAreaHeader } from "../report/area-file.js";
-import { CLEAR_STAGE_SQL, copyStageSql, createStageSql, stagePlan, type StagePlan } from "./stage-plan.js";
+import { CLEAR_STAGE_SQL, copyStageSql, createStageSql, packedPlan, stagePlan, type StagePlan } from "./stage-plan.js";
 import { EXPORT_TABLES, postcodeArea, type ExportTable } from "./tables.js";
 import { cleanupAfter } from "../errors.js";
 
@@ -94,7 +95,7 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
         const started = performance.now();
         await step(`write ${table.name}`);
         const writer = new TableWriter(duckdb, instance, table, snapshot.scope.providers, join(stagingDir, `${table.name}.${format}`), format);
-        const written = await writer.write(snapshot.exportRows(table.name, snapshot.scope.providers), options.fileRows ?? FILE_ROWS);
+        const written = await writer.write(tableRows(snapshot, table), options.fileRows ?? FILE_ROWS);
         tables.push(written);
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
         progress(`${written.path}: ${written.rows} rows, ${written.files} file(s), ${written.bytes} bytes in ${seconds} s`);
@@ -136,6 +137,12 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
   }
 }
 
+/** A table's rows from the snapshot: an address table's packed one postcode a row (partitioned tables are the address tables). */
+function tableRows(snapshot: ReportSnapshot, table: ExportTable): RowBatches<Cell[] | PackedAddressRows> {
+  const providers = snapshot.scope.providers;
+  return table.partitionedByArea ? snapshot.exportPackedRows(table.name as AddressExportTable, providers) : snapshot.exportRows(table.name, providers);
+}
+
 /** A staging table on a connection of its own, and the COPY of it in flight, if any. */
 interface Stage {
   connection: DuckDBConnection;
@@ -163,12 +170,13 @@ class TableWriter {
     private readonly target: string,
     private readonly format: ExportFormat,
   ) {
-    this.plan = stagePlan(table.columns(providers));
+    // Address tables (partitioned, in postcode order) cross one postcode at a time, packed.
+    this.plan = table.partitionedByArea ? packedPlan(table.columns(providers)) : stagePlan(table.columns(providers));
     this.types = this.plan.stage.map((c) => duckdb[c.type]);
     this.buffer = this.plan.stage.map(() => []);
   }
 
-  async write(rows: RowBatches<Cell[]>, fileRows: number): Promise<ExportedTable> {
+  async write(rows: RowBatches<Cell[] | PackedAddressRows>, fileRows: number): Promise<ExportedTable> {
     for (let i = 0; i < 2; i++) {
       const connection = await this.instance.connect();
       await connection.run(createStageSql(this.plan));
@@ -190,9 +198,11 @@ class TableWriter {
             }
           }
           for (let i = 0; i < values; i++) this.buffer[i]!.push(row[i] as DuckDBValue);
+          // A packed row carries its row count after the staged values.
+          const n = partitioned ? (row[values] as number) : 1;
           this.buffered++;
-          this.staged++;
-          count++;
+          this.staged += n;
+          count += n;
           if (this.buffered === CHUNK_ROWS) this.appendBuffer();
           if (partitioned && this.staged >= fileRows) await this.writeStaged(area);
         }

@@ -335,7 +335,25 @@ export interface ReportSnapshot {
    * The postcodes table's latitude and longitude come from loadArea (null without).
    */
   exportRows(table: ExportTableName, providers: readonly string[]): RowBatches<Cell[]>;
+  /**
+   * An address table's rows (broadband, mobile) packed one postcode a row, in postcode order, as
+   * exportRows would give them: each value crossing into JavaScript costs more than the engine or
+   * DuckDB spend on it, so the engine joins a postcode's rows into one text (PackedAddressRows).
+   */
+  exportPackedRows(table: AddressExportTable, providers: readonly string[]): RowBatches<PackedAddressRows>;
 }
+
+/** The export tables partitioned by postcode area, one row per address. */
+export type AddressExportTable = "broadband" | "mobile";
+
+/**
+ * One postcode's export rows: its display form, the rows' cells after the postcode (the table's
+ * columns in order) packed as text, and how many rows. Rows are in UPRN order, joined by ";"; a
+ * row's cells are joined by ","; NULL is an empty cell; a number is its exact decimal text (a
+ * double with enough digits to read back the same double); a text is "x" and its UTF-8 bytes in
+ * hex (either case), which hold neither separator. src/export/stage-plan.ts unpacks it.
+ */
+export type PackedAddressRows = readonly [postcode: string, rows: string, count: number];
 
 export interface SnapshotSource {
   /**

@@ -4,7 +4,7 @@
 // coordinates come from --area-file's rows (area.ts) when they were loaded.
 import type pg from "pg";
 import { EXPORT_TABLES } from "../../../export/tables.js";
-import type { Cell, ExportTableName, ReportScope, RowBatches } from "../../snapshot.js";
+import type { AddressExportTable, Cell, ExportTableName, PackedAddressRows, ReportScope, RowBatches } from "../../snapshot.js";
 import { rowsOf } from "../connect.js";
 import { bind, BYTE_ORDER, displayPostcodeSql } from "./dialect.js";
 import { cursorRows } from "./cursor.js";
@@ -48,6 +48,33 @@ export function exportRows(client: pg.PoolClient, scope: ReportScope, name: Expo
   const source = SOURCE[name];
   const columns = table.columns(providers).map((c) => expression(c.name, areaLoaded));
   const scoped = source.scoped && scope.kind === "run";
-  const where = scoped ? "WHERE t.postcode IN (SELECT postcode FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL)" : "";
-  return cursorRows(client, bind(`SELECT ${columns.join(", ")} FROM ${source.table} t ${where} ORDER BY ${source.orderBy}`, scoped ? { runId: scope.runId } : {}), (row) => row as Cell[]);
+  return cursorRows(client, bind(`SELECT ${columns.join(", ")} FROM ${source.table} t ${scopeWhere(scoped)} ORDER BY ${source.orderBy}`, scoped ? { runId: scope.runId } : {}), (row) => row as Cell[]);
+}
+
+/** The postcodes of a run (`@runId`), when scoped. */
+const scopeWhere = (scoped: boolean) => (scoped ? "WHERE t.postcode IN (SELECT postcode FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL)" : "");
+
+/**
+ * The read of an address table packed one postcode a row (PackedAddressRows in src/store/snapshot.ts):
+ * a row's cells as text joined by "," (NULL empty; a double's text is its shortest exact form
+ * while extra_float_digits is above 0), string_agg joins the rows in UPRN order.
+ */
+export function packedExportSelectSql(name: AddressExportTable, providers: readonly string[], scoped: boolean): string {
+  const [, ...columns] = EXPORT_TABLES.find((t) => t.name === name)!.columns(providers);
+  const cells = columns.map((c) => {
+    const sql = expression(c.name, false);
+    return c.type === "VARCHAR" ? `COALESCE('x' || encode(convert_to(${sql}, 'UTF8'), 'hex'), '')` : `COALESCE(${sql}::text, '')`;
+  });
+  return (
+    `SELECT ${expression("PostCode", false)}, string_agg(${cells.join(" || ',' || ")}, ';' ORDER BY t.uprn), count(*)::integer ` +
+    `FROM ${SOURCE[name].table} t ${scopeWhere(scoped)} GROUP BY t.postcode ORDER BY t.postcode ${BYTE_ORDER}`
+  );
+}
+
+export async function* exportPackedRows(client: pg.PoolClient, scope: ReportScope, name: AddressExportTable, providers: readonly string[]): AsyncGenerator<PackedAddressRows[]> {
+  const scoped = scope.kind === "run";
+  // A double's text reads back as the same double only above 0 (the default, 1, since PostgreSQL 12).
+  await client.query("SET LOCAL extra_float_digits = 1");
+  const sql = bind(packedExportSelectSql(name, providers, scoped), scoped ? { runId: scope.runId } : {});
+  yield* cursorRows(client, sql, (row) => row as unknown as PackedAddressRows);
 }

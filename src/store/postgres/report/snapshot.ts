@@ -13,6 +13,8 @@ import { goodColumns } from "../../../report/measures.js";
 import { RELEASE_COLUMN, STATUS_COLUMN } from "../../../report/postcode-columns.js";
 import { downloadWithDataSql, goodSql, tierSql } from "../../sqlite/report/measures.js";
 import type {
+  AddressExportTable,
+  PackedAddressRows,
   AreaMatch,
   AreaRow,
   Baseline,
@@ -43,7 +45,7 @@ import { finalCounts } from "../runs.js";
 import { loadArea } from "./area.js";
 import { cursorRows } from "./cursor.js";
 import { bind, BYTE_ORDER, type Bound } from "./dialect.js";
-import { exportRows, exportTables } from "./export-rows.js";
+import { exportPackedRows, exportRows, exportTables } from "./export-rows.js";
 import { buildGroupTable, groupTotals } from "./groups.js";
 import { enrichedRows, longestInputCells, uprnCandidates, widestRow } from "./input-rows.js";
 import { countAddressesEither, POSTCODE_TABLE, preparePostcodeTable } from "./postcode-table.js";
@@ -351,6 +353,10 @@ export class PostgresReportSnapshot implements ReportSnapshot {
 
   exportRows(table: ExportTableName, providers: readonly string[]): RowBatches<Cell[]> {
     return exportRows(this.client, this.scope, table, providers, this.areaLoaded);
+  }
+
+  exportPackedRows(table: AddressExportTable, providers: readonly string[]): RowBatches<PackedAddressRows> {
+    return exportPackedRows(this.client, this.scope, table, providers);
   }
 
   /** One statement's rows as arrays, through a cursor, optionally reshaped; run when the stream is first read. */

@@ -2,7 +2,7 @@
 // the postcodes in scope, typed as the snapshot says (numbers, 0/1 flags, ISO timestamps as
 // stored). The postcodes table's coordinates come from --area-file's rows (area.ts), when loaded.
 import { displayPostcodeSql } from "../../../spec/postcode.js";
-import type { Cell, ExportTableName, ReportScope, RowBatches } from "../../snapshot.js";
+import type { AddressExportTable, Cell, ExportTableName, PackedAddressRows, ReportScope, RowBatches } from "../../snapshot.js";
 import { EXPORT_TABLES } from "../../../export/tables.js";
 import { tableExists, type Db } from "../db.js";
 import { batchesOf } from "../../snapshot.js";
@@ -43,11 +43,52 @@ export function exportColumnsSql(name: ExportTableName, providers: readonly stri
   return EXPORT_TABLES.find((t) => t.name === name)!.columns(providers).map((c) => expression(c.name, areaLoaded));
 }
 
+/** The postcodes of a run, when the table is scoped and the scope is a run (`@runId`). */
+function scopeWhere(name: ExportTableName, run: boolean): string {
+  return EXPORT_SOURCES[name].scoped && run ? "WHERE t.postcode IN (SELECT postcode FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL)" : "";
+}
+
 /** The read of one table: its columns, limited to the postcodes of a run (`@runId`) or not, in key order. */
 export function exportSelectSql(name: ExportTableName, providers: readonly string[], options: { run: boolean; areaLoaded?: boolean } = { run: false }): string {
   const source = EXPORT_SOURCES[name];
-  const where = source.scoped && options.run ? "WHERE t.postcode IN (SELECT postcode FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL)" : "";
-  return `SELECT ${exportColumnsSql(name, providers, options.areaLoaded).join(", ")} FROM ${source.table} t ${where} ORDER BY ${source.orderBy}`;
+  return `SELECT ${exportColumnsSql(name, providers, options.areaLoaded).join(", ")} FROM ${source.table} t ${scopeWhere(name, options.run)} ORDER BY ${source.orderBy}`;
+}
+
+/** printf's arguments a call at most (SQLite functions take up to 1,000 arguments). */
+const PRINTF_LIMIT = 500;
+
+/**
+ * The read of an address table packed one postcode a row (PackedAddressRows in src/store/snapshot.ts):
+ * printf joins a row's cells (NULL prints as an empty cell; doubles with 17 significant digits, so
+ * each reads back exactly), group_concat joins the rows in UPRN order.
+ */
+export function packedExportSelectSql(name: AddressExportTable, providers: readonly string[], options: { run: boolean }): string {
+  const [, ...columns] = EXPORT_TABLES.find((t) => t.name === name)!.columns(providers);
+  const cells = columns.map((c) => {
+    const sql = expression(c.name, false);
+    if (c.type === "VARCHAR") return `iif(${sql} IS NULL, '', 'x' || hex(${sql}))`;
+    return c.type === "DOUBLE" ? `iif(${sql} IS NULL, '', printf('%!.17g', ${sql}))` : sql;
+  });
+  const calls: string[] = [];
+  for (let i = 0; i < cells.length; i += PRINTF_LIMIT) {
+    const part = cells.slice(i, i + PRINTF_LIMIT);
+    calls.push(`printf('${part.map(() => "%s").join(",")}', ${part.join(", ")})`);
+  }
+  const source = EXPORT_SOURCES[name];
+  return (
+    `SELECT ${expression("PostCode", false)}, group_concat(${calls.join(" || ',' || ")}, ';' ORDER BY t.uprn), count(*) ` +
+    `FROM ${source.table} t ${scopeWhere(name, options.run)} GROUP BY t.postcode ORDER BY t.postcode`
+  );
+}
+
+export function exportPackedRows(db: Db, scope: ReportScope, name: AddressExportTable, providers: readonly string[]): RowBatches<PackedAddressRows> {
+  const run = scope.kind === "run";
+  const sql = packedExportSelectSql(name, providers, { run });
+  return batchesOf(
+    (function* () {
+      yield* db.prepare(sql).raw(true).iterate(run ? { runId: scope.runId } : {}) as Iterable<PackedAddressRows>;
+    })(),
+  );
 }
 
 export function exportRows(db: Db, scope: ReportScope, name: ExportTableName, providers: readonly string[]): RowBatches<Cell[]> {

@@ -7,6 +7,8 @@ import { LOOKUP_SPECS } from "../../../spec/lookups.js";
 import type { OutcomeCounts } from "../../../spec/counts.js";
 import { BAND_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js";
 import type {
+  AddressExportTable,
+  PackedAddressRows,
   AreaMatch,
   AreaRow,
   Baseline,
@@ -47,7 +49,7 @@ import { buildPostcodeTable, countAddressesEither, createPostcodeTable, dropPost
 import { buildGroupTable, dropGroupTable, groupTotals } from "./groups.js";
 import { dropAreaTable, loadArea } from "./area.js";
 import { enrichedRows, longestInputCells, uprnCandidates } from "./input-rows.js";
-import { exportRows, exportTables } from "./export-rows.js";
+import { exportPackedRows, exportRows, exportTables } from "./export-rows.js";
 
 const speedsSql = (alias: string) => SPEED_FIELDS.map((f) => `${alias}.${f}`).join(", ");
 // SQLite functions take at most 1,000 arguments; one printf serves up to 49 providers.
@@ -353,6 +355,10 @@ export class SqliteReportSnapshot implements ReportSnapshot {
 
   exportRows(table: ExportTableName, providers: readonly string[]): RowBatches<Cell[]> {
     return exportRows(this.db, this.scope, table, providers);
+  }
+
+  exportPackedRows(table: AddressExportTable, providers: readonly string[]): RowBatches<PackedAddressRows> {
+    return exportPackedRows(this.db, this.scope, table, providers);
   }
 
   /** One statement's raw rows in batches (optionally reshaped in place), run when the stream is first read. */
