@@ -169,6 +169,27 @@ describe("export", () => {
     }
   });
 
+  it("keeps texts holding the packing's separators, and doubles, exactly as stored", async () => {
+    const copy = join(dir, "texts.sqlite");
+    await db.backup(copy);
+    const edited = openDatabase(copy);
+    try {
+      const rows = edited.prepare("SELECT postcode, uprn FROM broadband_addresses ORDER BY postcode, uprn LIMIT 4").all() as { postcode: string; uprn: number }[];
+      const addresses = ["Flat 1, Tŷ Newydd; \"Rear\"", "", "x41,;;,", "Ünit 7 — 3;4"];
+      const speeds = [0.1, 1 / 3, 1e-7, null];
+      const set = edited.prepare("UPDATE broadband_addresses SET address = ?, MaxPredictedUp = ? WHERE postcode = ? AND uprn = ?");
+      rows.forEach((r, i) => set.run(addresses[i], speeds[i], r.postcode, r.uprn));
+      const out = join(dir, "texts");
+      await writeExport(sqliteSnapshotSource(edited), { outDir: out, all: true });
+      const back = await con.runAndReadAll(
+        `SELECT UPRN, AddressShortDescription, MaxPredictedUp FROM read_parquet('${out}/broadband.parquet/*/*.parquet') WHERE UPRN IN (${rows.map((r) => r.uprn).join(", ")}) ORDER BY PostCode, UPRN`,
+      );
+      expect(back.getRowsJS()).toEqual(rows.map((r, i) => [BigInt(r.uprn), addresses[i], speeds[i]]));
+    } finally {
+      edited.close();
+    }
+  });
+
   it("exports one run's postcodes by default (the last run), and a given --run", async () => {
     const last = join(dir, "last");
     const result = await writeExport(sqliteSnapshotSource(db), { outDir: last });
