@@ -42,20 +42,21 @@ function inputLines(postcodes: readonly string[]): string[] {
 
 /** Fills the store at `db` through two nights of batches on one simulator each, as a nightly job would. */
 async function twoNights(db: string, input: string, archive: string): Promise<number[]> {
+  // each night's run id and exit code
   const runs: number[] = [];
   for (const [night, release] of [
     [0, 1],
     [1, 2],
   ] as const) {
-    const sim = await startSimulator({ port: 0, seed: SEED, key: KEY, release });
+    // a few answers fail (500s, each a pure function of the postcode and attempt) and, without retries, stay failed
+    const sim = await startSimulator({ port: 0, seed: SEED, key: KEY, release, failRate: 0.04 });
     try {
-      const flags = { in: input, db, baseUrl: sim.url, concurrency: 1, reports: false, ...(night === 0 ? { openData: archive } : { refresh: true }) };
+      const flags = { in: input, db, baseUrl: sim.url, concurrency: 1, reports: false, retries: 0, ...(night === 0 ? { openData: archive } : { refresh: true }) };
       // Virtual time, moved only by the pacer's sleeps, and a pace window so short that it never
       // sleeps: every answer of a night is stored at the same instant on either engine.
       const pace = { clock: new FakeClock(T0 + night * DAY), rateWindowMs: 1e-6, rateMarginMs: 0 };
       const r = await runIn(d, flags as Parameters<typeof runIn>[1], env, pace);
-      expect(r.exitCode, r.logs.filter((l) => l.includes('"error"')).join("\n")).toBe(0);
-      runs.push(r.runId!);
+      runs.push(r.runId!, r.exitCode);
     } finally {
       await sim.close();
     }
@@ -126,7 +127,7 @@ describe.skipIf(skip)("SQLite and PostgreSQL holding the same data", () => {
       expect(stores[engine].engine).toBe(engine);
     }
     expect(filled.postgres).toEqual(filled.sqlite);
-    runs = filled.sqlite!;
+    runs = filled.sqlite!.filter((_, i) => i % 2 === 0);
   }, 120_000);
   afterAll(async () => {
     await Promise.all(Object.values(stores).map((s) => s.close()));
@@ -149,6 +150,7 @@ describe.skipIf(skip)("SQLite and PostgreSQL holding the same data", () => {
     expect(sqlite.files["groups.csv"]!).toContain("Ward 3");
     expect(sqlite.files["groups.csv"]!).toContain("(unmatched)");
     expect(sqlite.files["rejects.csv"]!).toContain("not a postcode");
+    expect(sqlite.files["failures.csv"]!).toContain("HTTP 500");
     // the property's own figures, and a UPRN that no answer holds
     expect(sqlite.files["enriched.csv"]!).toMatch(/,ok,ok,ok,.*,[\d.]+,[\d.]+,(Gigabit|Ultrafast|Superfast|Decent|Below decent|No data),(yes|no),(yes|no),/);
     expect(sqlite.files["enriched.csv"]!).toContain("uprn_not_found");
