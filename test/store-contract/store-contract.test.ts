@@ -1,0 +1,405 @@
+// The store contract: the same cases against every engine in engines.ts, through the Store
+// interface only. Real databases; every time is passed in (no clock is read, nothing sleeps).
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_PROVIDERS, mobileFields, type Lookup } from "../../src/spec/fields.js";
+import { OPEN_DATA_COLUMNS } from "../../src/spec/open-data.js";
+import type { FinalRecord, OkRecord } from "../../src/spec/records.js";
+import type { Store } from "../../src/store/store.js";
+import { keyId } from "../../src/store/key-id.js";
+import { LockedError, type LeaseHolder, type RunCounts } from "../../src/store/types.js";
+import { ENGINES, type OpenedEngine } from "./engines.js";
+
+const T0 = Date.parse("2026-03-01T00:00:00.000Z");
+const iso = (ms: number) => new Date(ms).toISOString();
+const TTL = 60_000;
+const PERIOD = "2026-03-01";
+
+const holder = (pid: number, host = "contract-host"): LeaseHolder => ({ host, pid, process: null });
+
+const zeroCounts: RunCounts = { inputRows: 0, postcodes: 0, rejects: 0, ok: 0, notFound: 0, failed: 0, pending: 0, requests: 0, retries: 0, throttled: 0 };
+
+function ok(postcode: string, uprns: number[], fetchedAt: string, runId: number): OkRecord {
+  return {
+    postcode,
+    lookup: "broadband",
+    status: "ok",
+    httpStatus: 200,
+    attempts: 1,
+    lastError: null,
+    fetchedAt,
+    runId,
+    answer: { lookup: "broadband", dataset: null, addresses: uprns.map((u) => ({ uprn: u, address: `${u} High Street`, speeds: [10, 20, 30, 40, -1, -1, 5, 6] })) },
+  };
+}
+
+function failed(postcode: string, fetchedAt: string, runId: number): FinalRecord {
+  return { postcode, lookup: "broadband", status: "failed", httpStatus: 500, attempts: 3, lastError: "HTTP 500: boom", fetchedAt, runId };
+}
+
+async function newRun(store: Store, leaseId: number | null = null, lookups: Lookup[] = ["broadband"]): Promise<number> {
+  return store.runs.create({ startedAt: iso(T0), simulated: false, inputName: "in.csv", args: { probe: 0 }, lookups, providers: [...DEFAULT_PROVIDERS], leaseId });
+}
+
+async function addRows(store: Store, runId: number, postcodes: (string | null)[]): Promise<void> {
+  await store.runs.setInput(runId, ["postcode"], "postcode");
+  const w = await store.inputRows.openWriter(runId);
+  for (const [i, p] of postcodes.entries())
+    await w.add({ line: i + 2, value: p ?? "junk", postcode: p, reason: p === null ? "not a valid UK postcode" : null, cells: [p ?? "junk"] });
+  await w.flush();
+}
+
+async function write(store: Store, records: FinalRecord[]): Promise<void> {
+  const w = await store.answers.openWriter({ providers: DEFAULT_PROVIDERS });
+  for (const r of records) w.write(r);
+  await w.flush();
+}
+
+describe.each(ENGINES)("store contract: $name", (engine) => {
+  let e: OpenedEngine;
+  let store: Store;
+  beforeEach(async () => {
+    e = await engine.open();
+    store = e.store;
+    await store.answers.prepareProviders(DEFAULT_PROVIDERS);
+  });
+  afterEach(async () => {
+    await e.cleanup();
+  });
+
+  it("names its engine and location", () => {
+    expect(store.engine).toBe(engine.name);
+    expect(store.location.length).toBeGreaterThan(0);
+  });
+
+  describe("runs", () => {
+    it("creates, checkpoints, finishes and reads a run; a forgotten run gives its number back", async () => {
+      const id = await newRun(store);
+      await addRows(store, id, ["AB11AA", null]);
+      expect(await store.runs.read(id)).toEqual({
+        id,
+        state: "running",
+        simulated: false,
+        inputColumns: ["postcode"],
+        lookups: ["broadband"],
+        providers: [...DEFAULT_PROVIDERS],
+      });
+      await store.runs.checkpoint(id, { requests: 7, retries: 2, throttled: 1 });
+      expect(await store.runs.facts(id)).toMatchObject({ id, state: "running", requests: 7, retries: 2, throttled: 1, endedAt: null });
+      await store.runs.finish(id, { endedAt: iso(T0 + 1000), state: "completed", exitCode: 2, message: "m", counts: { ...zeroCounts, requests: 9 } });
+      // a checkpoint after the end changes nothing
+      await store.runs.checkpoint(id, { requests: 99, retries: 0, throttled: 0 });
+      expect(await store.runs.facts(id)).toMatchObject({ state: "completed", endedAt: iso(T0 + 1000), requests: 9, message: "m" });
+      await store.runs.setExit(id, 1, "reports not written");
+      expect(await store.runs.facts(id)).toMatchObject({ message: "reports not written" });
+      expect((await store.runs.read("last"))?.id).toBe(id);
+      expect(await store.runs.lastSettings()).toMatchObject({ runId: id, startedAt: iso(T0), simulated: false, args: { probe: 0 } });
+
+      const refused = await newRun(store);
+      await addRows(store, refused, ["AB11AA"]);
+      await store.runs.forget(refused);
+      expect(await store.runs.read(refused)).toBeNull();
+      expect(await newRun(store)).toBe(refused);
+    });
+  });
+
+  describe("input rows", () => {
+    it("keeps every row, rejects included, and counts them", async () => {
+      const id = await newRun(store);
+      await addRows(store, id, ["AB11AA", null, "AB11AA", "CD22CD"]);
+      expect(await store.inputRows.counts(id)).toEqual({ input: 4, invalid: 1 });
+      expect(await store.inputRows.counts(id + 1)).toEqual({ input: 0, invalid: 0 });
+    });
+  });
+
+  describe("answers and versions", () => {
+    it("an identical re-fetch moves only last seen; a changed answer is a new version; a failure keeps the last good answer", async () => {
+      const id = await newRun(store);
+      await write(store, [ok("AB11AA", [1, 2], iso(T0), id)]);
+      const first = await store.answers.get("AB11AA", "broadband");
+      expect(first).toMatchObject({ status: "ok", addressCount: 2, runId: id, simulated: false, fetchedAt: iso(T0) });
+      expect(await store.answers.versions("AB11AA", "broadband")).toMatchObject([{ status: "ok", firstSeen: iso(T0), lastSeen: iso(T0), addressCount: 2 }]);
+
+      await write(store, [ok("AB11AA", [2, 1], iso(T0 + 1000), id)]);
+      const again = await store.answers.versions("AB11AA", "broadband");
+      expect(again).toHaveLength(1);
+      expect(again[0]).toMatchObject({ firstSeen: iso(T0), lastSeen: iso(T0 + 1000) });
+
+      await write(store, [ok("AB11AA", [1, 2, 3], iso(T0 + 2000), id)]);
+      const changed = await store.answers.versions("AB11AA", "broadband");
+      expect(changed.map((v) => v.addressCount)).toEqual([2, 3]);
+      const latest = await store.answers.get("AB11AA", "broadband");
+      expect(latest?.versionId).toBe(changed[1]!.id);
+
+      await write(store, [failed("AB11AA", iso(T0 + 3000), id)]);
+      expect(await store.answers.get("AB11AA", "broadband")).toMatchObject({ status: "failed", addressCount: 3, versionId: changed[1]!.id, lastError: "HTTP 500: boom" });
+      expect(await store.answers.versions("AB11AA", "broadband")).toHaveLength(2);
+      expect(await store.answers.get("ZZ99ZZ", "broadband")).toBeNull();
+    });
+
+    it("writes the answers and ledger rows of one turn together; tells simulated from real", async () => {
+      const id = await newRun(store);
+      const w = await store.answers.openWriter({ providers: DEFAULT_PROVIDERS, simulated: true });
+      w.request({ lookup: "broadband", status: 200, at: iso(T0), period: PERIOD, runId: id, leaseId: null });
+      w.write(ok("AB11AA", [1], iso(T0), id));
+      w.block({ lookup: "mobile", until: iso(T0 + 3_600_000), message: "quota replenished in 1 hour", runId: id });
+      await w.flush();
+      expect(await store.ledger.used("broadband", PERIOD, T0)).toBe(1);
+      expect(await store.ledger.blocked("mobile", iso(T0))).toEqual({ until: iso(T0 + 3_600_000), message: "quota replenished in 1 hour" });
+      expect(await store.ledger.blocked("mobile", iso(T0 + 3_600_000))).toBeNull();
+      expect(await store.answers.holdsOtherKind(false)).toBe(true);
+      expect(await store.answers.holdsOtherKind(true)).toBe(false);
+    });
+  });
+
+  describe("the planner's queries", () => {
+    it("states each input postcode's need in input order; needs not fetched count as pending; a refresh mark continues until closed", async () => {
+      const old = await newRun(store);
+      await write(store, [ok("BB11BB", [1], iso(T0 - 40 * 86_400_000), old), ok("CC11CC", [2], iso(T0), old), failed("DD11DD", iso(T0), old)]);
+      const id = await newRun(store);
+      await addRows(store, id, ["AA11AA", "BB11BB", null, "CC11CC", "DD11DD", "AA11AA"]);
+      const candidates = await store.plan.candidates({
+        runId: id,
+        lookup: "broadband",
+        freshSince: iso(T0 - 30 * 86_400_000),
+        refreshSince: null,
+        providers: DEFAULT_PROVIDERS,
+        simulated: false,
+      });
+      expect(candidates.map((c) => [c.postcode, c.line, c.state])).toEqual([
+        ["AA11AA", 2, "new"],
+        ["BB11BB", 3, "age"],
+        ["CC11CC", 5, "fresh"],
+        ["DD11DD", 6, "failed"],
+      ]);
+      await store.plan.recordNeeds(id, "broadband", [
+        { postcode: "AA11AA", reason: "new" },
+        { postcode: "BB11BB", reason: "age" },
+      ]);
+      expect(await store.runs.finalCounts(id, ["broadband"])).toEqual({ ok: 1, notFound: 0, failed: 1, pending: 2 });
+      await write(store, [ok("AA11AA", [3], iso(T0), id), ok("BB11BB", [1], iso(T0), id)]);
+      expect(await store.runs.finalCounts(id, ["broadband"])).toEqual({ ok: 3, notFound: 0, failed: 1, pending: 0 });
+
+      expect(await store.plan.refreshMark("broadband", iso(T0), id)).toBe(iso(T0));
+      expect(await store.plan.refreshMark("broadband", iso(T0 + 1000), id)).toBe(iso(T0));
+      await store.plan.closeRefreshMarks(id, ["broadband"]);
+      expect(await store.plan.refreshMark("broadband", iso(T0 + 2000), id)).toBe(iso(T0 + 2000));
+    });
+  });
+
+  describe("ledger", () => {
+    it("two stores reserving at once never grant more than the limit, and say how many are left", async () => {
+      const other = await e.second();
+      const a = await store.leases.take(holder(1), T0, TTL);
+      // SQLite: one lease at a time, so both stores reserve under the one lease
+      const b = engine.exclusiveLeases ? a : await other.leases.take(holder(2), T0, TTL);
+      const ask = (s: Store, leaseId: number) => s.ledger.reserve({ leaseId, lookup: "broadband", period: PERIOD, n: 7, limit: 50, nowMs: T0 });
+      const grants = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? ask(store, a.lease.id) : ask(other, b.lease.id))));
+      const granted = grants.reduce((n, g) => n + g.granted, 0);
+      expect(granted).toBe(50);
+      expect(grants.every((g) => g.granted >= 0 && g.granted <= 7 && g.left >= 0)).toBe(true);
+      expect(Math.min(...grants.map((g) => g.left))).toBe(0);
+      expect(await store.ledger.used("broadband", PERIOD, T0)).toBe(50);
+      const none = await ask(store, a.lease.id);
+      expect(none).toEqual({ granted: 0, left: 0 });
+    });
+
+    it("a request recorded spends its reservation; what was not sent is given back, or lapses with the lease", async () => {
+      const { lease } = await store.leases.take(holder(1), T0, TTL);
+      const id = await newRun(store, lease.id);
+      expect(await store.ledger.reserve({ leaseId: lease.id, lookup: "mobile", period: PERIOD, n: 10, limit: 25, nowMs: T0 })).toEqual({ granted: 10, left: 15 });
+      const w = await store.answers.openWriter({ providers: DEFAULT_PROVIDERS });
+      for (let i = 0; i < 4; i++) w.request({ lookup: "mobile", status: 200, at: iso(T0 + i), period: PERIOD, runId: id, leaseId: lease.id });
+      await w.flush();
+      // 4 recorded + 6 still reserved
+      expect(await store.ledger.used("mobile", PERIOD, T0)).toBe(10);
+      expect((await store.ledger.figures(PERIOD, T0)).used).toEqual({ broadband: 0, mobile: 10 });
+      await store.ledger.giveBack(lease.id);
+      expect(await store.ledger.used("mobile", PERIOD, T0)).toBe(4);
+
+      expect((await store.ledger.reserve({ leaseId: lease.id, lookup: "mobile", period: PERIOD, n: 30, limit: 25, nowMs: T0 })).granted).toBe(21);
+      expect(await store.ledger.used("mobile", PERIOD, T0 + TTL - 1)).toBe(25);
+      // the lease was not renewed: its reservations stop counting once it expires
+      expect(await store.ledger.used("mobile", PERIOD, T0 + TTL)).toBe(4);
+      expect((await store.ledger.reserve({ leaseId: lease.id, lookup: "mobile", period: "2026-04-01", n: 5, limit: 25, nowMs: T0 })).granted).toBe(5);
+      expect(await store.ledger.used("mobile", "2026-04-01", T0)).toBe(5);
+    });
+  });
+
+  describe("leases", () => {
+    it("takes, renews, releases; a run is abandoned only once its lease has expired", async () => {
+      const first = await store.leases.take(holder(101, "elsewhere"), T0, TTL);
+      expect(first.previous).toBeNull();
+      expect(first.lease).toMatchObject({ holder: holder(101, "elsewhere"), expiresAt: iso(T0 + TTL) });
+      const run = await newRun(store, first.lease.id);
+      expect((await store.leases.live(T0)).map((l) => [l.id, l.runId])).toEqual([[first.lease.id, run]]);
+
+      expect(await store.leases.renew(first.lease.id, T0 + 30_000, TTL)).toBe(true);
+      expect(await store.runs.abandonOrphans(iso(T0 + TTL), T0 + TTL)).toBe(0);
+      expect((await store.runs.read(run))?.state).toBe("running");
+      expect((await store.leases.live(T0 + 30_000 + TTL)).length).toBe(0);
+      expect(await store.runs.abandonOrphans(iso(T0 + 30_000 + TTL), T0 + 30_000 + TTL)).toBe(1);
+      expect((await store.runs.read(run))?.state).toBe("abandoned");
+
+      const next = await store.leases.take(holder(102, "elsewhere"), T0 + 30_000 + TTL, TTL);
+      expect(next.lease.id).not.toBe(first.lease.id);
+      await store.leases.release(next.lease.id);
+      expect(await store.leases.live(T0 + 30_000 + TTL)).toEqual([]);
+      expect(await store.leases.renew(next.lease.id, T0 + 30_000 + TTL, TTL)).toBe(false);
+    });
+
+    it("a holder on this host whose process is gone holds nothing", async () => {
+      const alive = new Set([1]);
+      const local = await engine.open({ isAlive: (h) => alive.has(h.pid) });
+      try {
+        const { hostname } = await import("node:os");
+        const taken = await local.store.leases.take(holder(1, hostname()), T0, TTL);
+        const run = await newRun(local.store, taken.lease.id);
+        expect(await local.store.runs.abandonOrphans(iso(T0), T0)).toBe(0);
+        alive.delete(1);
+        expect(await local.store.leases.live(T0)).toEqual([]);
+        expect(await local.store.runs.abandonOrphans(iso(T0), T0)).toBe(1);
+        expect((await local.store.runs.read(run))?.state).toBe("abandoned");
+      } finally {
+        await local.cleanup();
+      }
+    });
+
+    it.runIf(engine.exclusiveLeases)("is exclusive: a second holder is refused while the first lease lives, then takes it over", async () => {
+      const other = await e.second();
+      await store.leases.take(holder(1, "elsewhere"), T0, TTL);
+      await expect(other.leases.take(holder(2), T0 + 1, TTL)).rejects.toThrow(LockedError);
+      await expect(other.leases.take(holder(2), T0 + 1, TTL)).rejects.toThrow(/another batch \(pid 1 on elsewhere/);
+      const taken = await other.leases.take(holder(2), T0 + TTL, TTL);
+      expect(taken.previous).toEqual({ pid: 1, host: "elsewhere", runId: null });
+    });
+
+    it.runIf(!engine.exclusiveLeases)("lets every batch process hold its own lease", async () => {
+      const other = await e.second();
+      const a = await store.leases.take(holder(1), T0, TTL);
+      const b = await other.leases.take(holder(2), T0, TTL);
+      expect((await store.leases.live(T0)).map((l) => l.id).sort()).toEqual([a.lease.id, b.lease.id].sort());
+    });
+  });
+
+  describe("claims", () => {
+    it("claims what no live lease holds and nobody fetched since the plan; a lapsed lease's claims are free again", async () => {
+      const { lease } = await store.leases.take(holder(1, "elsewhere"), T0, TTL);
+      const id = await newRun(store, lease.id);
+      const other = await newRun(store);
+      // another run stored CC11CC after this run planned
+      await write(store, [ok("CC11CC", [1], iso(T0 + 500), other)]);
+      const claimed = await store.claims.claim({ leaseId: lease.id, runId: id, lookup: "broadband", postcodes: ["AA11AA", "BB11BB", "CC11CC"], plannedAt: iso(T0), nowMs: T0 });
+      expect(claimed).toEqual({ claimed: ["AA11AA", "BB11BB"], heldElsewhere: [], fetchedSince: ["CC11CC"] });
+      // claiming again under the same lease is no conflict
+      expect((await store.claims.claim({ leaseId: lease.id, runId: id, lookup: "broadband", postcodes: ["AA11AA"], plannedAt: iso(T0), nowMs: T0 })).claimed).toEqual(["AA11AA"]);
+      await store.claims.release(lease.id, "broadband", ["AA11AA"]);
+
+      const later = await store.leases.take(holder(2, "elsewhere"), T0 + TTL, TTL);
+      const run2 = await newRun(store, later.lease.id);
+      const after = await store.claims.claim({ leaseId: later.lease.id, runId: run2, lookup: "broadband", postcodes: ["AA11AA", "BB11BB"], plannedAt: iso(T0 + TTL), nowMs: T0 + TTL });
+      expect(after).toEqual({ claimed: ["AA11AA", "BB11BB"], heldElsewhere: [], fetchedSince: [] });
+    });
+
+    it.runIf(!engine.exclusiveLeases)("leaves a pair another live lease holds to it", async () => {
+      const other = await e.second();
+      const a = await store.leases.take(holder(1), T0, TTL);
+      const b = await other.leases.take(holder(2), T0, TTL);
+      const ra = await newRun(store, a.lease.id);
+      const rb = await newRun(other, b.lease.id);
+      await store.claims.claim({ leaseId: a.lease.id, runId: ra, lookup: "mobile", postcodes: ["AA11AA"], plannedAt: iso(T0), nowMs: T0 });
+      expect(await other.claims.claim({ leaseId: b.lease.id, runId: rb, lookup: "mobile", postcodes: ["AA11AA", "BB11BB"], plannedAt: iso(T0), nowMs: T0 })).toEqual({
+        claimed: ["BB11BB"],
+        heldElsewhere: ["AA11AA"],
+        fetchedSince: [],
+      });
+    });
+  });
+
+  describe("pace", () => {
+    it("spaces slots per lookup and key; a 429 pauses every holder of the key; a quota block says until when", async () => {
+      const key = keyId("the-api-key");
+      const slot = (lookup: Lookup, k: string, now: number) => store.pace.nextSlot(lookup, k, 600, now);
+      expect(await slot("broadband", key, T0)).toEqual({ startAtMs: T0, blockedUntilMs: null });
+      expect(await slot("broadband", key, T0)).toEqual({ startAtMs: T0 + 600, blockedUntilMs: null });
+      expect(await slot("broadband", key, T0 + 100)).toEqual({ startAtMs: T0 + 1200, blockedUntilMs: null });
+      // another lookup, or another key, has a pace of its own
+      expect((await slot("mobile", key, T0)).startAtMs).toBe(T0);
+      expect((await slot("broadband", keyId("another-key"), T0)).startAtMs).toBe(T0);
+      // idling earns no burst
+      expect((await slot("broadband", key, T0 + 60_000)).startAtMs).toBe(T0 + 60_000);
+      await store.pace.slowDown("broadband", key, T0 + 90_000);
+      expect((await slot("broadband", key, T0 + 61_000)).startAtMs).toBe(T0 + 90_000);
+      await store.pace.block("mobile", key, T0 + 3_600_000);
+      expect(await slot("mobile", key, T0 + 1000)).toEqual({ startAtMs: T0 + 3_600_000, blockedUntilMs: T0 + 3_600_000 });
+      expect((await slot("mobile", key, T0 + 3_600_000)).blockedUntilMs).toBeNull();
+    });
+
+    it("names a key by a one-way digest: 16 hex characters, never the key", () => {
+      const id = keyId("Zr8-qW2v-K9pd-Hx3");
+      expect(id).toMatch(/^[0-9a-f]{16}$/);
+      expect(id).toBe(keyId("Zr8-qW2v-K9pd-Hx3"));
+      expect(id).not.toBe(keyId("Zr8-qW2v-K9pd-Hx4"));
+    });
+  });
+
+  describe("release checks", () => {
+    it("records the last check per lookup, and tells whether a run stored an answer naming its release", async () => {
+      const id = await newRun(store, null, ["mobile"]);
+      expect(await store.releaseChecks.last("mobile")).toBeNull();
+      await store.releaseChecks.record({ lookup: "mobile", at: iso(T0), how: "probes", runId: id });
+      await store.releaseChecks.record({ lookup: "mobile", at: iso(T0 + 1000), how: "answers", runId: id });
+      expect(await store.releaseChecks.last("mobile")).toBe(iso(T0 + 1000));
+      expect(await store.releaseChecks.last("broadband")).toBeNull();
+      expect(await store.releaseChecks.runStoredNamedRelease(id, "mobile")).toBe(false);
+      const ratings = mobileFields(DEFAULT_PROVIDERS).map(() => 3);
+      await write(store, [
+        {
+          postcode: "AB11AA",
+          lookup: "mobile",
+          status: "ok",
+          httpStatus: 200,
+          attempts: 1,
+          lastError: null,
+          fetchedAt: iso(T0),
+          runId: id,
+          answer: { lookup: "mobile", dataset: "2026-02", addresses: [{ uprn: 5, address: "5 High Street", ratings }] },
+        },
+      ]);
+      expect(await store.releaseChecks.runStoredNamedRelease(id, "mobile")).toBe(true);
+      expect((await store.releases.newest("mobile"))?.name).toBe("2026-02");
+    });
+  });
+
+  describe("open data", () => {
+    it("replaces the stored release on commit; a rolled back import keeps the previous one", async () => {
+      expect(await store.openData.current()).toBeNull();
+      const values = (n: number) => OPEN_DATA_COLUMNS.map((_, i) => (i === 0 ? n : null));
+      const first = await store.openData.startImport();
+      first.row("all", "AB11AA", values(1));
+      first.row("residential", "AB11AA", values(2));
+      first.row("all", "CD22CD", values(3));
+      const meta = { month: "2026-01", revision: 1, source: "a.zip", fingerprint: "f1", importedAt: iso(T0), files: 2, runId: null };
+      expect(await first.commit(meta)).toMatchObject({ month: "2026-01", postcodes: 2, residential: 1 });
+      const second = await store.openData.startImport();
+      second.row("all", "EF33EF", values(4));
+      await second.rollback();
+      expect(await store.openData.current()).toMatchObject({ month: "2026-01", fingerprint: "f1", postcodes: 2, residential: 1, files: 2 });
+    });
+  });
+
+  describe("status", () => {
+    it("shows runs newest first, a running run's progress, and the live leases", async () => {
+      const { lease } = await store.leases.take(holder(7, "elsewhere"), T0, TTL);
+      const id = await newRun(store, lease.id);
+      await addRows(store, id, ["AA11AA", "BB11BB"]);
+      await store.plan.recordNeeds(id, "broadband", [{ postcode: "AA11AA", reason: "new" }]);
+      await write(store, [ok("AA11AA", [1], iso(T0), id)]);
+      const s = await store.status.database(5, T0);
+      expect(s.runs.map((r) => [r.id, r.state])).toEqual([[id, "running"]]);
+      expect(s.leases.map((l) => l.holder.pid)).toEqual([7]);
+      expect(s.lock).toMatchObject({ pid: 7, host: "elsewhere", run_id: id, alive: null });
+      expect(await store.status.running()).toMatchObject({ runId: id, pairs: 2, toFetch: 1, fetched: 1, reused: 1 });
+      expect((await store.status.database(5, T0 + TTL)).leases).toEqual([]);
+    });
+  });
+});
