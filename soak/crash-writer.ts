@@ -7,7 +7,6 @@
 //
 // Used by the soak's crash-point step and by test/crash-points.test.ts.
 import { openStore } from "../src/store/open-store.js";
-import { sqliteHandleForReports } from "../src/store/sqlite/handle-for-reports.js";
 import { writeReports } from "../src/report/index.js";
 import { writeExport } from "../src/export/write-export.js";
 
@@ -21,10 +20,9 @@ const onStep = (step: string) => {
   else if (step === target) process.kill(process.pid, "SIGKILL");
 };
 const store = await openStore(dbPath, { readonly: true });
-const db = sqliteHandleForReports(store);
 try {
   if (what === "report") await writeReports(store, { outDir: out, onStep, onWarning: (m) => process.stderr.write(`warning: ${m}\n`) });
-  else await writeExport(db, { outDir: out, all: true, fileRows: 50, onStep, onProgress: (m) => process.stderr.write(`export: ${m}\n`) });
+  else await writeExport(store, { outDir: out, all: true, fileRows: 50, onStep, onProgress: (m) => process.stderr.write(`export: ${m}\n`) });
 } finally {
   await store.close();
 }

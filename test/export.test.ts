@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcodes, simulatedAreaFile, startSimulator } from "../src/simulator/index.js";
-import { EXPORT_COORDINATES } from "../src/export/coordinates.js";
+import { EXPORT_SOURCES, exportColumnsSql } from "../src/store/sqlite/report/export-rows.js";
+import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 import { openDatabase, type Db } from "../src/store/sqlite/db.js";
 import { EXPORT_TABLES, postcodeArea, type ExportColumn, type ExportTable } from "../src/export/tables.js";
 import { writeExport, type ExportFormat } from "../src/export/write-export.js";
@@ -41,7 +42,7 @@ beforeAll(async () => {
 
 /** The tables this database has (the history's versions only with the history). */
 function exported(format: ExportFormat): string[] {
-  return EXPORT_TABLES.filter((t) => db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(t.source)).map((t) => `${t.name}.${format}`);
+  return EXPORT_TABLES.filter((t) => db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(EXPORT_SOURCES[t.name].table)).map((t) => `${t.name}.${format}`);
 }
 
 afterAll(() => {
@@ -54,11 +55,10 @@ afterAll(() => {
 /** SQLite's rows of one table in the export's terms: the same expressions, timestamps as ISO text. */
 function sqliteRows(table: ExportTable, filter: string): unknown[][] {
   const columns = table.columns(PROVIDERS);
-  // the export's coordinates table, empty as without --area-file (writeExport drops its own)
-  db.exec(`CREATE TABLE IF NOT EXISTS ${EXPORT_COORDINATES} (postcode TEXT PRIMARY KEY, latitude REAL NOT NULL, longitude REAL NOT NULL)`);
-  const where = table.scoped ? `WHERE ${filter}` : "";
+  // the coordinates are null without --area-file
+  const where = EXPORT_SOURCES[table.name].scoped ? `WHERE ${filter}` : "";
   return db
-    .prepare(`SELECT ${columns.map((c) => c.sql).join(", ")} FROM ${table.source} t ${where}`)
+    .prepare(`SELECT ${exportColumnsSql(table.name, PROVIDERS).join(", ")} FROM ${EXPORT_SOURCES[table.name].table} t ${where}`)
     .raw(true)
     .all()
     .map((row) => (row as unknown[]).map((v, i) => normalise(v, columns[i]!)));
@@ -117,7 +117,7 @@ describe("export", () => {
   it("writes typed, zstd-compressed Parquet, partitioned by postcode area, equal to SQLite row for row (--all)", async () => {
     const out = join(dir, "all");
     // Files of at most 25 rows: an area spreads over several files.
-    const result = await writeExport(db, { outDir: out, all: true, fileRows: 25 });
+    const result = await writeExport(sqliteSnapshotSource(db), { outDir: out, all: true, fileRows: 25 });
     expect(result.runId).toBeNull();
     expect(result.tables.map((t) => t.path)).toEqual(exported("parquet"));
     expect(exported("parquet")).toEqual(expect.arrayContaining(["broadband.parquet", "mobile.parquet", "postcodes.parquet", "runs.parquet"]));
@@ -156,7 +156,7 @@ describe("export", () => {
       const one = edited.prepare("SELECT postcode, uprn FROM mobile_addresses ORDER BY postcode, uprn LIMIT 1").get() as { postcode: string; uprn: number };
       edited.prepare("UPDATE mobile_addresses SET ProvBDataIndoor = NULL, ProvDVoiceOutdoorNo4g = NULL, uprn = 999999999999 WHERE postcode = ? AND uprn = ?").run(one.postcode, one.uprn);
       const out = join(dir, "nulls");
-      await writeExport(edited, { outDir: out, all: true });
+      await writeExport(sqliteSnapshotSource(edited), { outDir: out, all: true });
       const back = await con.runAndReadAll(
         `SELECT ProvBDataIndoor, ProvDVoiceOutdoorNo4g, ProvBDataOutdoor, UPRN FROM read_parquet('${out}/mobile.parquet/*/*.parquet') WHERE UPRN = 999999999999`,
       );
@@ -171,15 +171,15 @@ describe("export", () => {
 
   it("exports one run's postcodes by default (the last run), and a given --run", async () => {
     const last = join(dir, "last");
-    const result = await writeExport(db, { outDir: last });
+    const result = await writeExport(sqliteSnapshotSource(db), { outDir: last });
     expect(result.runId).toBe(2);
     const inRun = (id: number) => `t.postcode IN (SELECT postcode FROM run_rows WHERE run_id = ${id} AND postcode IS NOT NULL)`;
     await expectRoundTrip("parquet", last, inRun(2));
     const first = join(dir, "first");
-    expect((await writeExport(db, { outDir: first, runId: 1 })).runId).toBe(1);
+    expect((await writeExport(sqliteSnapshotSource(db), { outDir: first, runId: 1 })).runId).toBe(1);
     await expectRoundTrip("parquet", first, inRun(1));
     expect(result.tables.find((t) => t.name === "mobile")!.rows).toBeLessThan(
-      (await writeExport(db, { outDir: join(dir, "first-again"), runId: 1 })).tables.find((t) => t.name === "mobile")!.rows,
+      (await writeExport(sqliteSnapshotSource(db), { outDir: join(dir, "first-again"), runId: 1 })).tables.find((t) => t.name === "mobile")!.rows,
     );
   });
 
@@ -188,7 +188,7 @@ describe("export", () => {
     // the file places all but the first postcode
     const areaFile = writeCsv(dir, "areas.csv", simulatedAreaFile(postcodes.slice(1)));
     const out = join(dir, "located");
-    await writeExport(db, { outDir: out, all: true, areaFile });
+    await writeExport(sqliteSnapshotSource(db), { outDir: out, all: true, areaFile });
     const back = (await con.runAndReadAll(`SELECT DISTINCT PostCode, latitude, longitude FROM '${out}/postcodes.parquet' ORDER BY PostCode`)).getRowsJS() as [string, number | null, number | null][];
     const expected = new Map(
       simulatedAreaFile(postcodes.slice(1))
@@ -203,7 +203,7 @@ describe("export", () => {
 
   it("writes CSV with --format csv, read back equal", async () => {
     const out = join(dir, "csv");
-    const result = await writeExport(db, { outDir: out, all: true, format: "csv" });
+    const result = await writeExport(sqliteSnapshotSource(db), { outDir: out, all: true, format: "csv" });
     expect(result.tables.map((t) => t.path)).toEqual(exported("csv"));
     await expectRoundTrip("csv", out, "1");
   });

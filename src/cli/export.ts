@@ -2,8 +2,7 @@
 // answers as typed Parquet (or CSV) for DuckDB, pandas/polars, Spark (see docs/scale-and-export.md).
 import { EXPORT_OPTIONS, parseTable } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
-import Database from "better-sqlite3";
-import { openReadOnly } from "../store/sqlite/read-only.js";
+import { openSqliteSnapshotSource } from "../store/sqlite/report/source.js";
 import { EXPORT_FORMATS, writeExport } from "../export/write-export.js";
 import { EXPORT_TABLES } from "../export/tables.js";
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
@@ -19,9 +18,9 @@ runCli({
     const clash = readPathInReportSet(dbReadPaths(o.db), o.out, tables, "the export");
     if (clash) throw new CliError(clash);
     if (!existsSync(o.db)) throw new CliError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
-    const reader = openReadOnly(o.db);
+    const source = openSqliteSnapshotSource(o.db);
     try {
-      const result = await writeExport(reader.db, {
+      const result = await writeExport(source, {
         outDir: o.out,
         format: o.format,
         runId: o.run,
@@ -32,14 +31,12 @@ runCli({
       const scope = result.runId === null ? "every stored postcode" : `run ${result.runId}'s postcodes`;
       process.stdout.write(`exported ${scope} to ${o.out}: ${result.tables.map((t) => `${t.path} (${t.rows} rows)`).join(", ")}\n`);
     } catch (err) {
-      // a damaged database: one line naming it
-      if (err instanceof Database.SqliteError) throw new CliError(`cannot read ${o.db}: ${err.message}`);
       // DuckDB's own words for a full disk: "IO Error: Could not write file ...: No space left on device"
       if (err instanceof Error && /No space left on device|ENOSPC/i.test(err.message))
         throw new CliError(`cannot write the export to ${o.out}: no space left on the device; the previous export is kept`);
       throw err;
     } finally {
-      reader.close();
+      source.close();
     }
     return 0;
   },

@@ -1,22 +1,21 @@
-// Writing the export: rows stream from SQLite (one read snapshot for every table) into DuckDB
-// through its appender, a data chunk of 2,048 read rows at a time, and DuckDB writes them as typed,
-// zstd-compressed Parquet (or CSV). Address tables are read one postcode a row, in postcode order
-// (stage-plan.ts), so each postcode area is one stretch of rows, staged and written as
+// Writing the export: rows stream from the store (one snapshot for every table, src/store/snapshot.ts)
+// into DuckDB through its appender, a data chunk of 2,048 rows at a time, and DuckDB writes them as
+// typed, zstd-compressed Parquet (or CSV). Address tables come in postcode order, so each postcode
+// area is one stretch of rows, staged and written as
 // area=XX/data_N.parquet with at most `fileRows` addresses a file: memory is bounded by that and by
 // DuckDB's memory limit (beyond which it spills to disk), not by the table. Two stages take turns,
-// so that DuckDB writes one file on its own threads while JavaScript reads the next rows from
-// SQLite. DuckDB is loaded only here, and only its built-in writers are used (its SQLite extension
-// would be downloaded at run time).
+// so that DuckDB writes one file on its own threads while JavaScript reads the next rows from the
+// store. DuckDB is loaded only here, and only its built-in writers are used (its SQLite and
+// PostgreSQL extensions would be downloaded at run time).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from "@duckdb/node-api";
-import { tableExists, type Db } from "../store/sqlite/db.js";
-import { resolveScope } from "../store/sqlite/report/scope.js";
+import type { Cell, RowBatches, SnapshotSource } from "../store/snapshot.js";
 import { acquireOutLock } from "../report/out-lock.js";
 import { clearDebris, debrisPrefix, EXPORT_ASIDE, restoreExportTables } from "../report/out-debris.js";
-import { groupedPlan, quote, stagePlan, type StagePlan } from "./stage-plan.js";
-import { EXPORT_TABLES, postcodeArea, selectSql, type ExportTable } from "./tables.js";
-import { dropExportCoordinates, loadExportCoordinates } from "./coordinates.js";
+import { loadAreaFile, readAreaHeader } from "../report/area-file.js";
+import { quote, stagePlan, type StagePlan } from "./stage-plan.js";
+import { EXPORT_TABLES, postcodeArea, type ExportTable } from "./tables.js";
 import { cleanupAfter } from "../errors.js";
 
 export type ExportFormat = "parquet" | "csv";
@@ -59,7 +58,7 @@ const CHUNK_ROWS = 2048;
 
 type DuckDb = typeof import("@duckdb/node-api");
 
-export async function writeExport(db: Db, options: ExportOptions): Promise<ExportResult> {
+export async function writeExport(source: SnapshotSource, options: ExportOptions): Promise<ExportResult> {
   const format = options.format ?? "parquet";
   const progress = options.onProgress ?? (() => {});
   const step = options.onStep ?? (() => {});
@@ -67,37 +66,41 @@ export async function writeExport(db: Db, options: ExportOptions): Promise<Expor
   const lock = acquireOutLock(options.outDir, { command: "export" });
   let staging: string | null = null;
   let instance: DuckDBInstance | null = null;
-  const ownTransaction = !db.inTransaction;
   let failed = false;
   try {
     for (const line of clearDebris(options.outDir)) progress(line);
     staging = mkdtempSync(join(options.outDir, debrisPrefix("export")));
-    if (ownTransaction) db.exec("BEGIN");
-    const scope = resolveScope(db, { runId: options.runId, all: options.all });
-    const postcodeFilter = options.all
-      ? "1"
-      : `t.postcode IN (SELECT postcode FROM run_rows WHERE run_id = ${scope.runId} AND postcode IS NOT NULL)`;
-    const located = await loadExportCoordinates(db, scope, options.areaFile);
-    if (options.areaFile !== undefined) progress(`${options.areaFile}: coordinates for ${located} postcodes`);
-    const duckdb = await import("@duckdb/node-api");
-    instance = await duckdb.DuckDBInstance.create(":memory:", {
-      // Staged rows beyond this spill to disk instead of growing the process.
-      memory_limit: "256MB",
-      temp_directory: join(staging, ".duckdb-tmp"),
-      autoinstall_known_extensions: "false",
-      autoload_known_extensions: "false",
-    });
-    const tables: ExportedTable[] = [];
-    for (const table of EXPORT_TABLES) {
-      if (!tableExists(db, table.source)) continue;
-      const started = performance.now();
-      await step(`write ${table.name}`);
-      const writer = new TableWriter(duckdb, instance, table, scope.providers, join(staging, `${table.name}.${format}`), format);
-      const written = await writer.write(db, postcodeFilter, options.fileRows ?? FILE_ROWS);
-      tables.push(written);
-      const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      progress(`${written.path}: ${written.rows} rows, ${written.files} file(s), ${written.bytes} bytes in ${seconds} s`);
-    }
+    const stagingDir = staging;
+    const header = options.areaFile === undefined ? null : await readAreaHeader(options.areaFile);
+    const { scope, tables } = await source.snapshot({ runId: options.runId, all: options.all }, async (snapshot) => {
+      if (header) {
+        // the postcodes table's coordinates: the area file's rows of the postcodes in scope
+        await snapshot.preparePostcodes(null);
+        const located = (await loadAreaFile(snapshot, header, [])).located;
+        progress(`${options.areaFile}: coordinates for ${located} postcodes`);
+      }
+      const duckdb = await import("@duckdb/node-api");
+      instance = await duckdb.DuckDBInstance.create(":memory:", {
+        // Staged rows beyond this spill to disk instead of growing the process.
+        memory_limit: "256MB",
+        temp_directory: join(stagingDir, ".duckdb-tmp"),
+        autoinstall_known_extensions: "false",
+        autoload_known_extensions: "false",
+      });
+      const held = await snapshot.exportTables();
+      const tables: ExportedTable[] = [];
+      for (const table of EXPORT_TABLES) {
+        if (!held.includes(table.name)) continue;
+        const started = performance.now();
+        await step(`write ${table.name}`);
+        const writer = new TableWriter(duckdb, instance, table, snapshot.scope.providers, join(stagingDir, `${table.name}.${format}`), format);
+        const written = await writer.write(snapshot.exportRows(table.name, snapshot.scope.providers), options.fileRows ?? FILE_ROWS);
+        tables.push(written);
+        const seconds = ((performance.now() - started) / 1000).toFixed(1);
+        progress(`${written.path}: ${written.rows} rows, ${written.files} file(s), ${written.bytes} bytes in ${seconds} s`);
+      }
+      return { scope: snapshot.scope, tables };
+    }, { onWarning: progress });
     rmSync(join(staging, ".duckdb-tmp"), { recursive: true, force: true });
     // Everything is written: only now does each table replace its previous export, by two renames (old
     // aside, new in) and then the old one's deletion, so a kill leaves a whole old or new table (the
@@ -126,10 +129,8 @@ export async function writeExport(db: Db, options: ExportOptions): Promise<Expor
   } finally {
     // Cleanup after a failure never masks it: its own errors are logged (the next writer clears what is left).
     const cleanup = (work: () => unknown) => (failed ? cleanupAfter(work, progress) : work());
-    cleanup(() => dropExportCoordinates(db));
-    if (ownTransaction) cleanup(() => db.inTransaction && db.exec("COMMIT"));
     // Closed, or the process would not exit.
-    cleanup(() => instance?.closeSync());
+    cleanup(() => (instance as DuckDBInstance | null)?.closeSync());
     if (staging) cleanup(() => rmSync(staging!, { recursive: true, force: true }));
     lock.release();
   }
@@ -163,43 +164,40 @@ class TableWriter {
     private readonly target: string,
     private readonly format: ExportFormat,
   ) {
-    // Address tables (partitioned, read in postcode order) cross one postcode at a time.
-    this.plan = table.partitionedByArea ? groupedPlan(table.columns(providers)) : stagePlan(table.columns(providers));
+    this.plan = stagePlan(table.columns(providers));
     this.types = this.plan.stage.map((c) => duckdb[c.type]);
     this.copyOptions = format === "parquet" ? "FORMAT parquet, COMPRESSION zstd" : "FORMAT csv, HEADER true";
     this.buffer = this.plan.stage.map(() => []);
   }
 
-  async write(db: Db, postcodeFilter: string, fileRows: number): Promise<ExportedTable> {
+  async write(rows: RowBatches<Cell[]>, fileRows: number): Promise<ExportedTable> {
     for (let i = 0; i < 2; i++) {
       const connection = await this.instance.connect();
       await connection.run(`CREATE TEMP TABLE stage (${this.plan.stage.map((c) => `${quote(c.name)} ${c.type}`).join(", ")})`);
       this.stages.push({ connection, appender: await connection.createAppender("stage"), copying: null });
     }
-    let rows = 0;
+    let count = 0;
     try {
       const partitioned = this.table.partitionedByArea;
       let area: string | null = null;
-      const sql = selectSql(this.table, this.plan.read, { postcodeFilter }, this.plan.grouped);
       const values = this.plan.stage.length;
-      for (const row of db.prepare(sql).raw(true).iterate() as Iterable<DuckDBValue[]>) {
-        // The postcode is the first column of every partitioned table.
-        if (partitioned) {
-          const rowArea = postcodeArea(row[0] as string);
-          if (rowArea !== area) {
-            if (area !== null) await this.writeStaged(area);
-            area = rowArea;
+      for await (const batch of rows)
+        for (const row of batch) {
+          // The postcode is the first column of every partitioned table.
+          if (partitioned) {
+            const rowArea = postcodeArea(row[0] as string);
+            if (rowArea !== area) {
+              if (area !== null) await this.writeStaged(area);
+              area = rowArea;
+            }
           }
+          for (let i = 0; i < values; i++) this.buffer[i]!.push(row[i] as DuckDBValue);
+          this.buffered++;
+          this.staged++;
+          count++;
+          if (this.buffered === CHUNK_ROWS) this.appendBuffer();
+          if (partitioned && this.staged >= fileRows) await this.writeStaged(area);
         }
-        for (let i = 0; i < values; i++) this.buffer[i]!.push(row[i]!);
-        // A grouped read row carries its row count after the staged values.
-        const count = this.plan.grouped ? (row[values] as number) : 1;
-        this.buffered++;
-        this.staged += count;
-        rows += count;
-        if (this.buffered === CHUNK_ROWS) this.appendBuffer();
-        if (partitioned && this.staged >= fileRows) await this.writeStaged(area);
-      }
       // A single-file table is written even when empty, so that readers find its columns.
       if (!partitioned) await this.writeStaged(null);
       else if (this.staged > 0) await this.writeStaged(area);
@@ -211,7 +209,7 @@ class TableWriter {
         s.connection.closeSync();
       }
     }
-    return { name: this.table.name, path: `${this.table.name}.${this.format}`, rows, files: this.files, bytes: sizeOf(this.target) };
+    return { name: this.table.name, path: `${this.table.name}.${this.format}`, rows: count, files: this.files, bytes: sizeOf(this.target) };
   }
 
   private appendBuffer(): void {

@@ -34,3 +34,8 @@ export async function loadArea(db: Db, rows: AsyncIterable<readonly AreaRow[]>):
 export function dropAreaTable(db: Db): void {
   db.exec(`DROP TABLE IF EXISTS ${AREA_TABLE}`);
 }
+
+/** Whether --area-file's rows are loaded in this snapshot. */
+export function areaLoaded(db: Db): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_temp_master WHERE name = 'report_areas'").get() !== undefined;
+}

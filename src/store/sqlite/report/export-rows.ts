@@ -6,9 +6,9 @@ import type { Cell, ExportTableName, ReportScope, RowBatches } from "../../snaps
 import { EXPORT_TABLES } from "../../../export/tables.js";
 import { tableExists, type Db } from "../db.js";
 import { batchesOf } from "./batches.js";
-import { AREA_TABLE } from "./area.js";
+import { AREA_TABLE, areaLoaded } from "./area.js";
 
-const SOURCE: Record<ExportTableName, { table: string; orderBy: string; scoped: boolean }> = {
+export const EXPORT_SOURCES: Record<ExportTableName, { table: string; orderBy: string; scoped: boolean }> = {
   broadband: { table: "broadband_addresses", orderBy: "t.postcode, t.uprn", scoped: true },
   mobile: { table: "mobile_addresses", orderBy: "t.postcode, t.uprn", scoped: true },
   postcodes: { table: "lookups", orderBy: "t.postcode, t.lookup", scoped: true },
@@ -18,7 +18,7 @@ const SOURCE: Record<ExportTableName, { table: string; orderBy: string; scoped: 
 
 /** The export tables this database holds (one without the history has no answer_versions). */
 export function exportTables(db: Db): ExportTableName[] {
-  return EXPORT_TABLES.map((t) => t.name).filter((name) => tableExists(db, SOURCE[name].table));
+  return EXPORT_TABLES.map((t) => t.name).filter((name) => tableExists(db, EXPORT_SOURCES[name].table));
 }
 
 /** A column's SQLite expression over the table's alias `t`. */
@@ -38,16 +38,24 @@ function expression(name: string, areaLoaded: boolean): string {
   }
 }
 
+/** The SQLite expressions of a table's columns over its alias `t`. */
+export function exportColumnsSql(name: ExportTableName, providers: readonly string[], areaLoaded = false): string[] {
+  return EXPORT_TABLES.find((t) => t.name === name)!.columns(providers).map((c) => expression(c.name, areaLoaded));
+}
+
+/** The read of one table: its columns, limited to the postcodes of a run (`@runId`) or not, in key order. */
+export function exportSelectSql(name: ExportTableName, providers: readonly string[], options: { run: boolean; areaLoaded?: boolean } = { run: false }): string {
+  const source = EXPORT_SOURCES[name];
+  const where = source.scoped && options.run ? "WHERE t.postcode IN (SELECT postcode FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL)" : "";
+  return `SELECT ${exportColumnsSql(name, providers, options.areaLoaded).join(", ")} FROM ${source.table} t ${where} ORDER BY ${source.orderBy}`;
+}
+
 export function exportRows(db: Db, scope: ReportScope, name: ExportTableName, providers: readonly string[]): RowBatches<Cell[]> {
-  const table = EXPORT_TABLES.find((t) => t.name === name)!;
-  const source = SOURCE[name];
-  const areaLoaded = db.prepare("SELECT 1 FROM sqlite_temp_master WHERE name = 'report_areas'").get() !== undefined;
-  const columns = table.columns(providers).map((c) => expression(c.name, areaLoaded));
-  const where = source.scoped && scope.kind === "run" ? "WHERE t.postcode IN (SELECT postcode FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL)" : "";
-  const sql = `SELECT ${columns.join(", ")} FROM ${source.table} t ${where} ORDER BY ${source.orderBy}`;
+  const run = scope.kind === "run" && EXPORT_SOURCES[name].scoped;
+  const sql = exportSelectSql(name, providers, { run, areaLoaded: areaLoaded(db) });
   return batchesOf(
     (function* () {
-      yield* db.prepare(sql).raw(true).iterate(where ? { runId: scope.runId } : {}) as Iterable<Cell[]>;
+      yield* db.prepare(sql).raw(true).iterate(run ? { runId: scope.runId } : {}) as Iterable<Cell[]>;
     })(),
   );
 }
