@@ -2,6 +2,7 @@
 import { parseTable, STATUS_OPTIONS } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import { openStore } from "../store/open-store.js";
+import { isPostgresUrl } from "../store/postgres/url.js";
 import type { Store } from "../store/store.js";
 import { formatStatus } from "../report/status-text.js";
 import { formatReleaseStatus } from "./release-status-text.js";
@@ -16,7 +17,7 @@ runCli({
   options: (y) => declareOptions(y, STATUS_OPTIONS),
   run: async (argv) => {
     const o = parseTable(STATUS_OPTIONS, argv);
-    if (!existsSync(o.db)) throw new CliError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
+    if (!isPostgresUrl(o.db) && !existsSync(o.db)) throw new CliError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
     let store: Store;
     try {
       store = await openStore(o.db, { readonly: true });
@@ -33,10 +34,10 @@ runCli({
       if (o.json) process.stdout.write(JSON.stringify({ ...status, running, releases, quota, openData }, null, 2) + "\n");
       else
         process.stdout.write(
-          formatStatus(status, o.db) + formatRunningProgress(running) + formatReleaseStatus(releases) + formatQuotaStatus(quota) + formatOpenDataStatus(openData),
+          formatStatus(status, store.location) + formatRunningProgress(running) + formatReleaseStatus(releases) + formatQuotaStatus(quota) + formatOpenDataStatus(openData),
         );
     } catch (err) {
-      throw new CliError(`${o.db}: ${(err as Error).message}`);
+      throw new CliError(`${store.location}: ${(err as Error).message}`);
     } finally {
       await store.close();
     }

@@ -12,7 +12,8 @@ import { releaseOf, type ReleaseBook, type ReleaseInfo } from "../sqlite/release
 import { answerRows, answerValueRows, contentHash, valueFields, type VersionContent, type VersionRow } from "../sqlite/versions.js";
 import type { AnswerStore, AnswerWriter } from "../store.js";
 import type { AnswerVersionInfo, AnswerWriterOptions, StoredAnswer } from "../types.js";
-import { databaseError, inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";
+import { inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";
+import { databaseError } from "./errors.js";
 import { recordBlock, recordRequest } from "./ledger.js";
 import { ensurePostgresProviderColumns } from "./schema.js";
 

@@ -3,8 +3,7 @@
 // variables and ~/.pgpass (PGPASSFILE), as libpq does. Only the redacted URL is ever shown.
 import pg from "pg";
 import pgpass from "pgpass";
-import { oneLine } from "../../errors.js";
-import { DatabaseError } from "../types.js";
+import { databaseError } from "./errors.js";
 import { redactUrl } from "./url.js";
 
 /** bigint (int8) and numeric as JavaScript numbers: ids, counts and sums stay far below 2^53, and
@@ -79,13 +78,6 @@ export async function connectPostgres(url: string, options: ConnectOptions = {})
     throw databaseError(err, location, "cannot connect to");
   }
   return { pool, location, close: () => pool.end() };
-}
-
-/** A failure of the database as a one-line DatabaseError naming it (its URL without password). */
-export function databaseError(err: unknown, location: string, what = "database"): Error {
-  if (err instanceof DatabaseError) return err;
-  const code = (err as { code?: unknown }).code;
-  return new DatabaseError(`${what} ${location}: ${oneLine(err)}${typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? ` (${code})` : ""}`, { cause: err });
 }
 
 /**

@@ -6,7 +6,8 @@ import { UserError } from "../../errors.js";
 import { processAlive } from "../process-identity.js";
 import type { Store } from "../store.js";
 import { DatabaseError, type LeaseHolder } from "../types.js";
-import { connectPostgres, databaseError, rowOf } from "./connect.js";
+import { connectPostgres, rowOf } from "./connect.js";
+import { databaseError, isDatabaseFailure } from "./errors.js";
 import { postgresAnswers } from "./answers.js";
 import { postgresClaims } from "./claims.js";
 import { postgresInputRows } from "./input-rows.js";
@@ -26,12 +27,6 @@ export interface PostgresStoreOptions {
   readonly?: boolean;
   /** whether a lease holder on this host still runs (tests inject one; default: process-identity.ts) */
   isAlive?: (holder: LeaseHolder) => boolean;
-}
-
-/** A failure of the server or the connection (it carries a code, or pg says the connection ended), not a bug. */
-function isDatabaseFailure(err: unknown): boolean {
-  if (!(err instanceof Error) || err instanceof UserError) return false;
-  return typeof (err as { code?: unknown }).code === "string" || /^Connection terminated|^timeout exceeded when trying to connect/.test(err.message);
 }
 
 /**
