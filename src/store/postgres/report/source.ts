@@ -7,7 +7,7 @@
 import type pg from "pg";
 import { UserError } from "../../../errors.js";
 import type { ReportSnapshot, ScopeRequest, SnapshotSource } from "../../snapshot.js";
-import { databaseError } from "../connect.js";
+import { databaseError } from "../errors.js";
 import { createTemporaryTables } from "./postcode-table.js";
 import { resolveScope } from "./scope.js";
 import { PostgresReportSnapshot } from "./snapshot.js";
