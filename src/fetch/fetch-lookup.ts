@@ -66,7 +66,11 @@ interface Attempt {
   failure: FailureSignature | null;
 }
 
-export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOptions): Promise<void> {
+/**
+ * `postcodes`: a list, or (team mode) an asynchronous source that claims them as the workers ask
+ * (src/pipeline/claimed-pairs.ts); `onFinal` is called for each before its worker asks again.
+ */
+export async function fetchLookup(postcodes: Iterable<string> | AsyncIterable<string>, o: LookupFetchOptions): Promise<void> {
   const schedule = o.stop.signalFor(o.lookup);
   const headers = { [API_KEY_HEADER]: o.key };
   const base = o.baseUrl.href.replace(/\/+$/, "");
@@ -110,7 +114,13 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
       if (turn === "stopped") return;
       let attempt: Attempt | null;
       try {
-        if (schedule.aborted || !(await o.pacer.acquire(schedule))) return;
+        if (schedule.aborted) return;
+        if (!(await o.pacer.acquire(schedule))) {
+          // another machine on the key was told the quota is spent: its block holds here too
+          if (o.pacer.blockedUntil !== null)
+            o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: `the service's quota is spent until ${new Date(o.pacer.blockedUntil).toISOString()}; nothing is sent before` });
+          return;
+        }
         // this lookup's own cap first: a request it may not send takes nothing from the run's --max-requests
         if (o.lookupBudget && !(await o.lookupBudget.take())) {
           o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "what --monthly-quota leaves this period is spent" });
@@ -155,7 +165,7 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
             lastError = decision.lastError;
             state.throttles++;
             o.stats.throttled++;
-            o.pacer.throttled(o.clock.now() + decision.waitMs);
+            await o.pacer.throttled(o.clock.now() + decision.waitMs);
             o.onEvent?.({ level: "debug", message: `${o.lookup}: 429 from the server, pausing ${Math.ceil(decision.waitMs / 1000)} s` });
             continue;
           case "hold":
@@ -181,11 +191,24 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
 
   // One pool: `concurrency` workers take the next postcode from one shared iterator, so 100,000
   // postcodes queue no more work than 100 do.
-  const next = postcodes[Symbol.iterator]();
+  if (Symbol.asyncIterator in postcodes) {
+    const next = postcodes[Symbol.asyncIterator]();
+    const worker = async () => {
+      while (!schedule.aborted) {
+        const r = await next.next();
+        if (r.done) return;
+        await one(r.value);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
+    return;
+  }
+  const list = [...postcodes];
+  const next = list[Symbol.iterator]();
   const worker = async () => {
     for (let r = next.next(); !r.done && !schedule.aborted; r = next.next()) await one(r.value);
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, postcodes.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, list.length)) }, worker));
 }
 
 /** How an attempt failed, when the failure may be the API's as a whole (5xx, 408, 429). */

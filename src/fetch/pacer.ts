@@ -1,6 +1,15 @@
 // Client-side pacing: request starts are spaced evenly so a lookup never exceeds its rate,
-// and a server enforcing the same per-window limit never needs to send 429.
+// and a server enforcing the same per-window limit never needs to send 429. With a shared pace
+// (team mode: the store's pace per lookup and key), each start also takes the next slot of the
+// schedule every machine on the key draws from, so N machines together keep one --rate.
 import type { Clock } from "./clock.js";
+
+/** The store's pace for one lookup and key (Store.pace, bound): see src/store/store.ts. */
+export interface SharedPace {
+  nextSlot(intervalMs: number, nowMs: number): Promise<{ startAtMs: number; blockedUntilMs: number | null }>;
+  slowDown(untilMs: number): Promise<void>;
+  block(untilMs: number): Promise<void>;
+}
 
 export interface PacerOptions {
   /** requests per window */
@@ -29,10 +38,13 @@ export class Pacer {
   private readonly guardedWindowMs: number;
   private readonly slowdown: number;
   private readonly maxInterval: number;
+  /** a quota block the shared pace reported (epoch ms): nothing may be sent before it */
+  blockedUntil: number | null = null;
 
   constructor(
     options: PacerOptions,
     private readonly clock: Clock,
+    private readonly shared?: SharedPace,
   ) {
     if (!(options.rate > 0)) throw new Error("pacer rate must be positive");
     this.rate = options.rate;
@@ -43,7 +55,10 @@ export class Pacer {
     this.maxInterval = this.baseInterval * (options.maxSlowdown ?? 8);
   }
 
-  /** Waits for this request's slot; returns false if the signal aborted first. */
+  /**
+   * Waits for this request's slot; returns false if the signal aborted first, or if the shared
+   * pace says the key is blocked (then `blockedUntil` says until when).
+   */
   async acquire(signal?: AbortSignal): Promise<boolean> {
     for (;;) {
       if (signal?.aborted) return false;
@@ -55,7 +70,9 @@ export class Pacer {
       if (at <= now) {
         // A slot taken a little late keeps the schedule (the rate is not lost to timer delays);
         // after an idle spell the schedule restarts from now, so idling earns no burst.
-        this.nextSlot = (now - at < this.interval ? at : now) + this.interval;
+        const slot = now - at < this.interval ? at : now;
+        this.nextSlot = slot + this.interval;
+        if (this.shared) return this.sharedSlot(slot, signal);
         this.starts.push(now);
         return true;
       }
@@ -63,10 +80,34 @@ export class Pacer {
     }
   }
 
-  /** The server said 429: nobody starts before `until`, and the pace slows down. */
-  throttled(until: number): void {
+  /**
+   * The shared schedule's next slot at or after this one (asked for at the local schedule's time,
+   * so that alone on a key the shared pace keeps it): waited for, as the slot is ours either way.
+   */
+  private async sharedSlot(slot: number, signal?: AbortSignal): Promise<boolean> {
+    const taken = await this.shared!.nextSlot(this.interval, slot);
+    if (taken.blockedUntilMs !== null) {
+      this.blockedUntil = taken.blockedUntilMs;
+      return false;
+    }
+    const wait = taken.startAtMs - this.clock.now();
+    if (wait > 0) await this.clock.sleep(wait, signal);
+    if (signal?.aborted) return false;
+    this.starts.push(this.clock.now());
+    return true;
+  }
+
+  /** The server said 429: nobody starts before `until` (nobody on the key, with a shared pace), and the pace slows down. */
+  async throttled(until: number): Promise<void> {
     this.pausedUntil = Math.max(this.pausedUntil, until);
     this.interval = Math.min(this.maxInterval, this.interval * this.slowdown);
+    await this.shared?.slowDown(until);
+  }
+
+  /** The service said the key's quota is spent until `until`: with a shared pace, every machine on the key stops sending. */
+  async block(until: number): Promise<void> {
+    this.blockedUntil = Math.max(this.blockedUntil ?? 0, until);
+    await this.shared?.block(until);
   }
 
   /** Each success wins back a little of the pace lost to 429s. */

@@ -9,7 +9,7 @@ import { RequestBudget } from "../fetch/budget.js";
 import { systemClock, type Clock } from "../fetch/clock.js";
 import { emptyStats, fetchLookup, type FetchStats } from "../fetch/fetch-lookup.js";
 import { createHttpClient } from "../fetch/http-client.js";
-import { Pacer } from "../fetch/pacer.js";
+import { Pacer, type SharedPace } from "../fetch/pacer.js";
 import { StopControl, type StopReason } from "../fetch/stop.js";
 import { describeReasons, planFetches } from "../plan/plan.js";
 import { openStore, storeError } from "../store/open-store.js";
@@ -18,6 +18,8 @@ import { DatabaseError, LockedError, type Lease, type RunCounts } from "../store
 import { otherKindMessage } from "../store/data-kind.js";
 import { keepLease, LEASE_TTL_MS, type Every } from "../store/lease-keeper.js";
 import { processIdentity } from "../store/process-identity.js";
+import { keyId } from "../store/key-id.js";
+import { ClaimedPairs, claimPollMs } from "./claimed-pairs.js";
 import { headlineLines, openFirstLine, REPORT_FILES, writeReportsUnlessCurrent } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet, type ReadPath } from "../report/read-paths.js";
 import { inputShapeProblem, reportOptionsProblem } from "../report/check-options.js";
@@ -60,6 +62,8 @@ export interface BatchDeps {
   maxBodyBytes?: number;
   /** the timer that renews the run's lease (tests drive it) */
   leaseTimer?: Every;
+  /** the lease's time to live (default LEASE_TTL_MS): tests of a killed machine shorten it */
+  leaseTtlMs?: number;
 }
 
 export interface BatchResult {
@@ -89,6 +93,8 @@ interface RunContext {
   stats: Record<Lookup, FetchStats>;
   input: { inputRows: number; rejects: number } | null;
   plan: FetchPlan | null;
+  /** when the plan was made (ISO): what other runs fetch after it is reused */
+  plannedAt: string | null;
   /** the month's request ledger and tonight's allowance (--monthly-quota), from the plan stage on */
   quota: RunQuota | null;
   api: ApiEndpoint | null;
@@ -187,7 +193,7 @@ async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext
     return refuse(log, named.message, "database");
   }
   try {
-    const taken = await store.leases.take({ host: hostname(), pid: process.pid, process: processIdentity(process.pid) }, clock.now(), LEASE_TTL_MS);
+    const taken = await store.leases.take({ host: hostname(), pid: process.pid, process: processIdentity(process.pid) }, clock.now(), leaseTtl(deps));
     lease = taken.lease;
     if (taken.previous)
       log.warn(`took over the lock of pid ${taken.previous.pid} (run ${taken.previous.runId ?? "?"}), which is no longer running`);
@@ -226,6 +232,7 @@ async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext
     stats: perLookup(() => emptyStats()),
     input: null,
     plan: null,
+    plannedAt: null,
     quota: null,
     api: null,
     finished: false,
@@ -240,6 +247,7 @@ async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext
   });
   // The lease lapses if not renewed: a killed batch's run is abandoned by the next one.
   const keeper = keepLease(store, lease.id, {
+    ttlMs: leaseTtl(deps),
     now: () => clock.now(),
     ...(deps.leaseTimer ? { every: deps.leaseTimer } : {}),
     onLost: () => {
@@ -251,6 +259,10 @@ async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext
   ctx.cleanups.push(() => keeper.stop());
   if (deps.handleSignals) ctx.cleanups.push(installSignals(stop, log));
   return ctx;
+}
+
+function leaseTtl(deps: BatchDeps): number {
+  return deps.leaseTtlMs ?? LEASE_TTL_MS;
 }
 
 async function releaseQuietly(store: Store, lease: Lease, log: Logger): Promise<void> {
@@ -318,6 +330,7 @@ async function failBeforeFetching(ctx: RunContext, message: string, stopReason: 
 
 async function planStage(ctx: RunContext): Promise<FetchPlan> {
   const { config, log, clock } = ctx;
+  ctx.plannedAt = nowIso(ctx);
   ctx.quota = await startRunQuota(ctx.store, config, { runId: ctx.runId!, leaseId: ctx.lease.id }, () => clock.now(), ctx.stop, log);
   const plan = await planFetches(ctx.store, {
     runId: ctx.runId!,
@@ -393,7 +406,26 @@ async function fetchStage(ctx: RunContext): Promise<void> {
   const writer = await store.answers.openWriter({ providers: config.providers, simulated: config.simulate, release: config.release, onError: () => stop.halt() });
   const budget = new RequestBudget(config.maxRequests);
   const pacing = { rate: config.rate, windowMs: deps.rateWindowMs ?? 60_000, ...(deps.rateMarginMs !== undefined ? { marginMs: deps.rateMarginMs } : {}) };
-  const pacers = new Map(config.lookups.map((l) => [l, new Pacer(pacing, clock)]));
+  // one pace per lookup and key, shared through the store by every machine using the key
+  const keyOf = (lookup: Lookup) => api.key ?? config.keys[lookup]!;
+  const pacers = new Map(config.lookups.map((l) => [l, new Pacer(pacing, clock, sharedPace(store, l, keyId(keyOf(l))))]));
+  // each lookup's pairs, claimed under the run's lease as the workers ask for them
+  const pairs = new Map(
+    config.lookups.map((lookup) => [
+      lookup,
+      new ClaimedPairs(plan.toFetch.get(lookup)!, {
+        store,
+        writer,
+        leaseId: ctx.lease.id,
+        runId: ctx.runId!,
+        lookup,
+        plannedAt: ctx.plannedAt!,
+        clock,
+        pollMs: claimPollMs(leaseTtl(deps)),
+        signal: stop.signalFor(lookup),
+      }),
+    ]),
+  );
   const progress = startProgress({
     mode: progressMode(config, deps.isTTY === true),
     total,
@@ -414,11 +446,12 @@ async function fetchStage(ctx: RunContext): Promise<void> {
   checkpoint.unref();
   try {
     await Promise.all(
-      config.lookups.map((lookup) =>
-        fetchLookup(plan.toFetch.get(lookup)!, {
+      config.lookups.map(async (lookup) => {
+        const claimed = pairs.get(lookup)!;
+        await fetchLookup(claimed, {
           lookup,
           baseUrl: api.baseUrl,
-          key: api.key ?? config.keys[lookup]!,
+          key: keyOf(lookup),
           providers: config.providers,
           concurrency: config.concurrency,
           retries: config.retries,
@@ -434,13 +467,26 @@ async function fetchStage(ctx: RunContext): Promise<void> {
           stats: ctx.stats[lookup],
           redact: (text) => log.redact(text),
           holdsSecret: (text) => log.holdsSecret(text),
-          onFinal: (record) => writer.write(record),
-          // the ledger's row joins the answers' transaction of the same event-loop turn
-          onRequest: ctx.quota!.onRequest(lookup, writer),
+          onFinal: (record) => {
+            writer.write(record);
+            claimed.done(record.postcode);
+          },
+          // the ledger's row joins the answers' transaction of the same event-loop turn; a quota
+          // answer's block also goes to the shared pace, so every machine on the key stops
+          onRequest: ctx.quota!.onRequest(lookup, {
+            request: (sent) => writer.request(sent),
+            block: (block) => {
+              writer.block(block);
+              void pacers.get(lookup)!.block(Date.parse(block.until)).catch((err: unknown) => log.warn(`cannot share the quota block: ${oneLine(err)}`));
+            },
+          }),
           lookupBudget: ctx.quota!.budget(lookup),
           onEvent: (e) => (e.level === "warn" ? log.warn(e.message, { event: "outage", lookup }) : log.debug(e.message)),
-        }),
-      ),
+        });
+        await claimed.releaseFinished();
+        if (claimed.reused > 0)
+          log.info(`${lookup}: ${claimed.reused} postcodes fetched by another run since this one planned, reused`, { event: "reused", lookup, reused: claimed.reused });
+      }),
     );
     await writer.flush();
     await recordReleaseChecks(ctx);
@@ -455,6 +501,15 @@ async function fetchStage(ctx: RunContext): Promise<void> {
     progress.stop();
     http.close();
   }
+}
+
+/** The store's pace for one lookup and key, as the pacer draws from it. */
+function sharedPace(store: Store, lookup: Lookup, key: string): SharedPace {
+  return {
+    nextSlot: (intervalMs, nowMs) => store.pace.nextSlot(lookup, key, intervalMs, nowMs),
+    slowDown: (untilMs) => store.pace.slowDown(lookup, key, untilMs),
+    block: (untilMs) => store.pace.block(lookup, key, untilMs),
+  };
 }
 
 interface Finish {

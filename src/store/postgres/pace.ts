@@ -7,7 +7,10 @@ import { rowOf } from "./connect.js";
 
 export function postgresPace(pool: pg.Pool): PaceStore {
   return {
-    async nextSlot(lookup, keyId, intervalMs, nowMs): Promise<PaceSlot> {
+    async nextSlot(lookup, keyId, interval, now): Promise<PaceSlot> {
+      // whole milliseconds (the pacer's are fractional), the interval rounded up: never faster
+      const intervalMs = Math.ceil(interval);
+      const nowMs = Math.floor(now);
       // blocked: the slot is the block's end and the schedule stays; otherwise after an idle spell
       // the schedule restarts from now (idling earns no burst)
       const row = (await rowOf<{ next_ms: number; blocked_until_ms: number }>(
@@ -25,14 +28,14 @@ export function postgresPace(pool: pg.Pool): PaceStore {
       await pool.query(
         `INSERT INTO pace AS p (lookup, key_id, next_ms, paused_until_ms) VALUES ($1, $2, 0, $3)
          ON CONFLICT (lookup, key_id) DO UPDATE SET paused_until_ms = GREATEST(p.paused_until_ms, $3::bigint)`,
-        [lookup, keyId, untilMs],
+        [lookup, keyId, Math.ceil(untilMs)],
       );
     },
     async block(lookup, keyId, untilMs) {
       await pool.query(
         `INSERT INTO pace AS p (lookup, key_id, next_ms, blocked_until_ms) VALUES ($1, $2, 0, $3)
          ON CONFLICT (lookup, key_id) DO UPDATE SET blocked_until_ms = GREATEST(p.blocked_until_ms, $3::bigint)`,
-        [lookup, keyId, untilMs],
+        [lookup, keyId, Math.ceil(untilMs)],
       );
     },
   };

@@ -17,7 +17,7 @@ import { ensureProviderColumns, namingPath, openDatabase, type Db } from "./db.j
 import { liveLeaseIds, liveLeases, releaseLease, renewLease, takeLease, type IsAlive } from "./leases.js";
 import { giveBack, lastRunSettings, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./ledger.js";
 import { currentOpenData, openDataWriter } from "./open-data.js";
-import { closeRefreshMarks, planCandidates, recordNeeds, refreshMark } from "./plan-queries.js";
+import { closeRefreshMarks, dropNeeds, planCandidates, recordNeeds, refreshMark } from "./plan-queries.js";
 import { openReadOnly } from "./read-only.js";
 import { lastReleaseCheck, recordReleaseCheck, runStoredNamedRelease } from "./release-checks.js";
 import { releaseStatus } from "./release-status.js";
@@ -107,6 +107,7 @@ export class SqliteStore implements Store {
   readonly plan: Store["plan"] = {
     candidates: (query) => this.run(() => planCandidates(this.db, query)),
     recordNeeds: (runId, lookup, needs) => this.run(() => recordNeeds(this.db, runId, lookup, needs)),
+    dropNeeds: (runId, lookup, postcodes) => this.run(() => dropNeeds(this.db, runId, lookup, postcodes)),
     refreshMark: (lookup, now, runId) => this.run(() => refreshMark(this.db, lookup, now, runId)),
     closeRefreshMarks: (runId, lookups) => this.run(() => closeRefreshMarks(this.db, runId, lookups)),
   };
