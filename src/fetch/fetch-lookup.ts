@@ -115,15 +115,16 @@ export async function fetchLookup(postcodes: Iterable<string> | AsyncIterable<st
       let attempt: Attempt | null;
       try {
         if (schedule.aborted) return;
+        // this lookup's own cap first (a reservation in the store can take a while): a request it may
+        // not send takes nothing from the run's --max-requests, and the slot, once given, is used at once
+        if (o.lookupBudget && !(await o.lookupBudget.take())) {
+          o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "what --monthly-quota leaves this period is spent" });
+          return;
+        }
         if (!(await o.pacer.acquire(schedule))) {
           // another machine on the key was told the quota is spent: its block holds here too
           if (o.pacer.blockedUntil !== null)
             o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: `the service's quota is spent until ${new Date(o.pacer.blockedUntil).toISOString()}; nothing is sent before` });
-          return;
-        }
-        // this lookup's own cap first: a request it may not send takes nothing from the run's --max-requests
-        if (o.lookupBudget && !(await o.lookupBudget.take())) {
-          o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "what --monthly-quota leaves this period is spent" });
           return;
         }
         if (!o.budget.take()) {

@@ -484,6 +484,13 @@ async function fetchStage(ctx: RunContext): Promise<void> {
           onEvent: (e) => (e.level === "warn" ? log.warn(e.message, { event: "outage", lookup }) : log.debug(e.message)),
         });
         await claimed.releaseFinished();
+        if (claimed.waitedFor > 0)
+          log.info(`${lookup}: ${claimed.waitedFor} postcodes were held by another run; ${claimed.takenOver} of them fetched here after its lease lapsed`, {
+            event: "claims",
+            lookup,
+            waitedFor: claimed.waitedFor,
+            takenOver: claimed.takenOver,
+          });
         if (claimed.reused > 0)
           log.info(`${lookup}: ${claimed.reused} postcodes fetched by another run since this one planned, reused`, { event: "reused", lookup, reused: claimed.reused });
       }),

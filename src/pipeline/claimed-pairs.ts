@@ -34,6 +34,9 @@ export interface ClaimedPairsOptions {
 export class ClaimedPairs implements AsyncIterable<string> {
   /** pairs another run fetched, reused instead of fetched */
   reused = 0;
+  /** pairs found held by another live run, and of those, claimed here once that claim had lapsed */
+  waitedFor = 0;
+  takenOver = 0;
   private finished: string[] = [];
 
   constructor(
@@ -61,6 +64,7 @@ export class ClaimedPairs implements AsyncIterable<string> {
       await this.releaseFinished();
       const r = await this.claim(this.toFetch.slice(i, i + CLAIM_CHUNK));
       waiting.push(...r.heldElsewhere);
+      this.waitedFor += r.heldElsewhere.length;
       yield* r.claimed;
     }
     while (waiting.length > 0 && !signal.aborted) {
@@ -70,6 +74,7 @@ export class ClaimedPairs implements AsyncIterable<string> {
       if (signal.aborted) return;
       const r = await this.claim(waiting);
       waiting = r.heldElsewhere;
+      this.takenOver += r.claimed.length;
       yield* r.claimed;
     }
   }
