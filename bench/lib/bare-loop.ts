@@ -5,7 +5,7 @@ import { performance } from "node:perf_hooks";
 import pLimit from "p-limit";
 import { DEFAULT_MAX_BODY_BYTES } from "../../src/pipeline/batch.js";
 import { createHttpClient } from "../../src/fetch/http-client.js";
-import { DEFAULT_KEY } from "../../src/simulator/index.js";
+import { BENCH_KEY } from "./simulator-process.js";
 import type { Lookup } from "../../src/spec/fields.js";
 import { API_KEY_HEADER, lookupPath } from "../../src/spec/types.js";
 
@@ -31,7 +31,7 @@ export interface BareLoopResult {
 export async function runBareLoop(o: BareLoopOptions): Promise<BareLoopResult> {
   // Sized as the batch sizes it: one socket per request in flight, both lookups sharing the client.
   const http = createHttpClient({ maxSockets: o.concurrency * o.lookups.length, timeoutMs: o.timeoutMs, maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
-  const headers = { [API_KEY_HEADER]: DEFAULT_KEY };
+  const headers = { [API_KEY_HEADER]: BENCH_KEY };
   const base = o.baseUrl.replace(/\/+$/, "");
   let requests = 0;
   let errors = 0;

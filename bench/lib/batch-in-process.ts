@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createLogger } from "../../src/log/logger.js";
 import { runBatch, type BatchDeps, type BatchResult } from "../../src/pipeline/batch.js";
 import { buildConfig, type BatchFlags } from "../../src/pipeline/config.js";
-import { DEFAULT_KEY } from "../../src/simulator/index.js";
+import { BENCH_KEY } from "./simulator-process.js";
 
 export interface TimedBatch {
   result: BatchResult;
@@ -64,7 +64,7 @@ export async function runBatchTimed(o: BatchRunOptions): Promise<TimedBatch> {
       reports: false,
       ...o.flags,
     },
-    { COVERAGE_API_KEY: DEFAULT_KEY },
+    { COVERAGE_API_KEY: BENCH_KEY },
   );
   const cpu = process.cpuUsage();
   const elu = performance.eventLoopUtilization();

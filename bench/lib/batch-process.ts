@@ -5,7 +5,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
-import { DEFAULT_KEY } from "../../src/simulator/index.js";
+import { BENCH_KEY } from "./simulator-process.js";
 import type { MemoryReport } from "./peak-rss-hook.js";
 import { ROOT } from "./paths.js";
 
@@ -33,7 +33,7 @@ export async function runBatchProcess(options: {
   const elapsed = () => (performance.now() - started) / 1000;
   const child = spawn(process.execPath, ["--import", "tsx", "--import", hook, options.script ?? "src/cli/batch.ts", ...options.args], {
     cwd: ROOT,
-    env: { ...process.env, COVERAGE_API_KEY: DEFAULT_KEY, BENCH_PEAK_RSS_FILE: rssFile },
+    env: { ...process.env, COVERAGE_API_KEY: BENCH_KEY, BENCH_PEAK_RSS_FILE: rssFile },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const marks: Record<string, number> = {};

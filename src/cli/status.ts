@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { openStore } from "../store/open-store.js";
 import { isPostgresUrl } from "../store/postgres/url.js";
 import type { Store } from "../store/store.js";
+import { DatabaseError } from "../store/types.js";
 import { formatStatus } from "../report/status-text.js";
 import { formatReleaseStatus } from "./release-status-text.js";
 import { formatQuotaStatus, quotaStatus } from "../plan/quota-status.js";
@@ -37,7 +38,9 @@ runCli({
           formatStatus(status, store.location) + formatRunningProgress(running) + formatReleaseStatus(releases) + formatQuotaStatus(quota) + formatOpenDataStatus(openData),
         );
     } catch (err) {
-      throw new CliError(`${store.location}: ${(err as Error).message}`);
+      // the store names the database in its errors; this line names it once
+      const cause = err instanceof DatabaseError && err.cause instanceof Error ? err.cause : (err as Error);
+      throw new CliError(`${store.location}: ${cause.message}`);
     } finally {
       await store.close();
     }

@@ -115,18 +115,18 @@ export async function fetchLookup(postcodes: Iterable<string> | AsyncIterable<st
       let attempt: Attempt | null;
       try {
         if (schedule.aborted) return;
-        // this lookup's own cap first (a reservation in the store can take a while): a request it may
-        // not send takes nothing from the run's --max-requests, and the slot, once given, is used at once
+        // this lookup's own cap first (a reservation in the store can take a while, and a pace slot,
+        // once given, is used at once): a request it may not send takes nothing from --max-requests
         if (o.lookupBudget && !(await o.lookupBudget.take())) {
           o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "what --monthly-quota leaves this period is spent" });
           return;
         }
-        if (!(await o.pacer.acquire(schedule))) {
-          // another machine on the key was told the quota is spent: its block holds here too
-          if (o.pacer.blockedUntil !== null)
-            o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: `the service's quota is spent until ${new Date(o.pacer.blockedUntil).toISOString()}; nothing is sent before` });
+        const slot = await o.pacer.acquire(schedule);
+        if (slot === "blocked") {
+          o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "the service said this key's quota is spent (seen by another batch using it)" });
           return;
         }
+        if (!slot) return;
         if (!o.budget.take()) {
           o.stop.stopAll({ kind: "max_requests", limit: o.budget.limit ?? 0 });
           return;
@@ -166,7 +166,7 @@ export async function fetchLookup(postcodes: Iterable<string> | AsyncIterable<st
             lastError = decision.lastError;
             state.throttles++;
             o.stats.throttled++;
-            await o.pacer.throttled(o.clock.now() + decision.waitMs);
+            o.pacer.throttled(o.clock.now() + decision.waitMs);
             o.onEvent?.({ level: "debug", message: `${o.lookup}: 429 from the server, pausing ${Math.ceil(decision.waitMs / 1000)} s` });
             continue;
           case "hold":

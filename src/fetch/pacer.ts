@@ -1,14 +1,15 @@
 // Client-side pacing: request starts are spaced evenly so a lookup never exceeds its rate,
 // and a server enforcing the same per-window limit never needs to send 429. With a shared pace
-// (team mode: the store's pace per lookup and key), each start also takes the next slot of the
-// schedule every machine on the key draws from, so N machines together keep one --rate.
+// (the store's, per lookup and key: issue 21), each start also takes the next slot of everyone
+// using the key, and a 429 pauses them all.
 import type { Clock } from "./clock.js";
 
-/** The store's pace for one lookup and key (Store.pace, bound): see src/store/store.ts. */
+/** The pace shared by every holder of the lookup's key (the batch binds the store's to one lookup and key). */
 export interface SharedPace {
+  /** The next start slot at least `intervalMs` after the last one given; blockedUntilMs: the key's quota is spent until then. */
   nextSlot(intervalMs: number, nowMs: number): Promise<{ startAtMs: number; blockedUntilMs: number | null }>;
+  /** A 429: nobody with the key starts before `untilMs`. */
   slowDown(untilMs: number): Promise<void>;
-  block(untilMs: number): Promise<void>;
 }
 
 export interface PacerOptions {
@@ -38,8 +39,6 @@ export class Pacer {
   private readonly guardedWindowMs: number;
   private readonly slowdown: number;
   private readonly maxInterval: number;
-  /** a quota block the shared pace reported (epoch ms): nothing may be sent before it */
-  blockedUntil: number | null = null;
 
   constructor(
     options: PacerOptions,
@@ -55,11 +54,8 @@ export class Pacer {
     this.maxInterval = this.baseInterval * (options.maxSlowdown ?? 8);
   }
 
-  /**
-   * Waits for this request's slot; returns false if the signal aborted first, or if the shared
-   * pace says the key is blocked (then `blockedUntil` says until when).
-   */
-  async acquire(signal?: AbortSignal): Promise<boolean> {
+  /** Waits for this request's slot; false if the signal aborted first, "blocked" when the shared pace says the key's quota is spent. */
+  async acquire(signal?: AbortSignal): Promise<boolean | "blocked"> {
     for (;;) {
       if (signal?.aborted) return false;
       const now = this.clock.now();
@@ -70,44 +66,38 @@ export class Pacer {
       if (at <= now) {
         // A slot taken a little late keeps the schedule (the rate is not lost to timer delays);
         // after an idle spell the schedule restarts from now, so idling earns no burst.
-        const slot = now - at < this.interval ? at : now;
-        this.nextSlot = slot + this.interval;
-        if (this.shared) return this.sharedSlot(slot, signal);
-        this.starts.push(now);
-        return true;
+        this.nextSlot = (now - at < this.interval ? at : now) + this.interval;
+        if (!this.shared) {
+          this.starts.push(now);
+          return true;
+        }
+        return this.sharedSlot(now, signal);
       }
       await this.clock.sleep(at - now, signal);
     }
   }
 
-  /**
-   * The shared schedule's next slot at or after this one (asked for at the local schedule's time,
-   * so that alone on a key the shared pace keeps it): waited for, as the slot is ours either way.
-   */
-  private async sharedSlot(slot: number, signal?: AbortSignal): Promise<boolean> {
-    const taken = await this.shared!.nextSlot(this.interval, slot);
-    if (taken.blockedUntilMs !== null) {
-      this.blockedUntil = taken.blockedUntilMs;
-      return false;
+  /** This process's slot is due: the shared pace may put it later (other holders of the key took slots). */
+  private async sharedSlot(now: number, signal?: AbortSignal): Promise<boolean | "blocked"> {
+    const slot = await this.shared!.nextSlot(this.interval, now);
+    if (slot.blockedUntilMs !== null) return "blocked";
+    let start = now;
+    if (slot.startAtMs > now) {
+      await this.clock.sleep(slot.startAtMs - now, signal);
+      if (signal?.aborted) return false;
+      start = slot.startAtMs;
+      this.nextSlot = Math.max(this.nextSlot, start + this.interval);
     }
-    const wait = taken.startAtMs - this.clock.now();
-    if (wait > 0) await this.clock.sleep(wait, signal);
-    if (signal?.aborted) return false;
-    this.starts.push(this.clock.now());
+    this.starts.push(start);
     return true;
   }
 
-  /** The server said 429: nobody starts before `until` (nobody on the key, with a shared pace), and the pace slows down. */
-  async throttled(until: number): Promise<void> {
+  /** The server said 429: nobody starts before `until` (nobody using the key, with a shared pace), and the pace slows down. */
+  throttled(until: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, until);
     this.interval = Math.min(this.maxInterval, this.interval * this.slowdown);
-    await this.shared?.slowDown(until);
-  }
-
-  /** The service said the key's quota is spent until `until`: with a shared pace, every machine on the key stops sending. */
-  async block(until: number): Promise<void> {
-    this.blockedUntil = Math.max(this.blockedUntil ?? 0, until);
-    await this.shared?.block(until);
+    // a failure to share the pause only costs the others a 429 of their own
+    this.shared?.slowDown(until).catch(() => {});
   }
 
   /** Each success wins back a little of the pace lost to 429s. */

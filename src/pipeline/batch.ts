@@ -406,9 +406,13 @@ async function fetchStage(ctx: RunContext): Promise<void> {
   const writer = await store.answers.openWriter({ providers: config.providers, simulated: config.simulate, release: config.release, onError: () => stop.halt() });
   const budget = new RequestBudget(config.maxRequests);
   const pacing = { rate: config.rate, windowMs: deps.rateWindowMs ?? 60_000, ...(deps.rateMarginMs !== undefined ? { marginMs: deps.rateMarginMs } : {}) };
-  // one pace per lookup and key, shared through the store by every machine using the key
-  const keyOf = (lookup: Lookup) => api.key ?? config.keys[lookup]!;
-  const pacers = new Map(config.lookups.map((l) => [l, new Pacer(pacing, clock, sharedPace(store, l, keyId(keyOf(l))))]));
+  // the key's pace is the store's, shared with every batch using the key (the key itself never reaches the store)
+  const keyIds = new Map(config.lookups.map((l) => [l, keyId(api.key ?? config.keys[l]!)]));
+  const sharedPace = (lookup: Lookup): SharedPace => ({
+    nextSlot: (intervalMs, nowMs) => store.pace.nextSlot(lookup, keyIds.get(lookup)!, intervalMs, nowMs),
+    slowDown: (untilMs) => store.pace.slowDown(lookup, keyIds.get(lookup)!, untilMs),
+  });
+  const pacers = new Map(config.lookups.map((l) => [l, new Pacer(pacing, clock, sharedPace(l))]));
   // each lookup's pairs, claimed under the run's lease as the workers ask for them
   const pairs = new Map(
     config.lookups.map((lookup) => [
@@ -451,7 +455,7 @@ async function fetchStage(ctx: RunContext): Promise<void> {
         await fetchLookup(claimed, {
           lookup,
           baseUrl: api.baseUrl,
-          key: keyOf(lookup),
+          key: api.key ?? config.keys[lookup]!,
           providers: config.providers,
           concurrency: config.concurrency,
           retries: config.retries,
@@ -471,15 +475,10 @@ async function fetchStage(ctx: RunContext): Promise<void> {
             writer.write(record);
             claimed.done(record.postcode);
           },
-          // the ledger's row joins the answers' transaction of the same event-loop turn; a quota
-          // answer's block also goes to the shared pace, so every machine on the key stops
-          onRequest: ctx.quota!.onRequest(lookup, {
-            request: (sent) => writer.request(sent),
-            block: (block) => {
-              writer.block(block);
-              void pacers.get(lookup)!.block(Date.parse(block.until)).catch((err: unknown) => log.warn(`cannot share the quota block: ${oneLine(err)}`));
-            },
-          }),
+          // the ledger's row joins the answers' transaction of the same event-loop turn
+          onRequest: ctx.quota!.onRequest(lookup, writer, (untilMs) =>
+            void store.pace.block(lookup, keyIds.get(lookup)!, untilMs).catch((err: unknown) => log.warn(`cannot share the quota block: ${oneLine(err)}`)),
+          ),
           lookupBudget: ctx.quota!.budget(lookup),
           onEvent: (e) => (e.level === "warn" ? log.warn(e.message, { event: "outage", lookup }) : log.debug(e.message)),
         });
@@ -508,15 +507,6 @@ async function fetchStage(ctx: RunContext): Promise<void> {
     progress.stop();
     http.close();
   }
-}
-
-/** The store's pace for one lookup and key, as the pacer draws from it. */
-function sharedPace(store: Store, lookup: Lookup, key: string): SharedPace {
-  return {
-    nextSlot: (intervalMs, nowMs) => store.pace.nextSlot(lookup, key, intervalMs, nowMs),
-    slowDown: (untilMs) => store.pace.slowDown(lookup, key, untilMs),
-    block: (untilMs) => store.pace.block(lookup, key, untilMs),
-  };
 }
 
 interface Finish {

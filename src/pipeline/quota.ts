@@ -18,9 +18,14 @@ export interface RunQuota {
   /**
    * Records each request of the lookup in the ledger through the answers' writer (in the answers'
    * transaction of the same event-loop turn, so that a request costs no commit of its own); a
-   * quota answer blocks the lookup until it is replenished.
+   * quota answer blocks the lookup until it is replenished (`onBlocked` hears until when: the
+   * shared pace blocks the key for everyone).
    */
-  onRequest(lookup: Lookup, writer: Pick<AnswerWriter, "request" | "block">): (r: { status: number | null; quotaMessage: string | null }) => void;
+  onRequest(
+    lookup: Lookup,
+    writer: Pick<AnswerWriter, "request" | "block">,
+    onBlocked?: (untilMs: number) => void,
+  ): (r: { status: number | null; quotaMessage: string | null }) => void;
   /** the lookup's cap for this run: what the period has left, reserved in chunks; undefined without a quota for it */
   budget(lookup: Lookup): QuotaGate | undefined;
   /** Says what the plan deferred; postcodes left without an answer stop the run as a quota does (exit 3). */
@@ -57,14 +62,17 @@ export async function startRunQuota(
     planOptions: config.monthlyQuota
       ? { limits, used, nowMs: startMs, resetDay: config.quotaResetDay, spendAll: config.spendAll }
       : undefined,
-    onRequest: (lookup, writer) => (r) => {
+    onRequest: (lookup, writer, onBlocked) => (r) => {
       const at = now();
       const iso = new Date(at).toISOString();
       // the ledger counts what the real API's quota counts: a simulated request spends none of it
       if (!config.simulate)
         writer.request({ lookup, status: r.status, at: iso, period: quotaPeriod(at, config.quotaResetDay).key, runId, leaseId: gates.has(lookup) ? leaseId : null });
       const wait = r.quotaMessage === null ? null : replenishMs(r.quotaMessage);
-      if (r.quotaMessage !== null && wait !== null) writer.block({ lookup, until: new Date(at + wait).toISOString(), message: r.quotaMessage, runId });
+      if (r.quotaMessage !== null && wait !== null) {
+        writer.block({ lookup, until: new Date(at + wait).toISOString(), message: r.quotaMessage, runId });
+        onBlocked?.(at + wait);
+      }
     },
     budget: (lookup) => gates.get(lookup),
     giveBack: () => store.ledger.giveBack(leaseId),

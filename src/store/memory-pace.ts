@@ -22,10 +22,15 @@ export function memoryPace(): PaceStore {
     async nextSlot(lookup, keyId, intervalMs, nowMs): Promise<PaceSlot> {
       const s = state(lookup, keyId);
       if (s.blockedUntil > nowMs) return { startAtMs: s.blockedUntil, blockedUntilMs: s.blockedUntil };
-      // after an idle spell the schedule restarts from now: idling earns no burst
-      const start = Math.max(nowMs, s.next, s.pausedUntil);
-      s.next = start + intervalMs;
-      return { startAtMs: start, blockedUntilMs: null };
+      const at = Math.max(s.next, s.pausedUntil);
+      if (at > nowMs) {
+        s.next = at + intervalMs;
+        return { startAtMs: at, blockedUntilMs: null };
+      }
+      // as the pacer does: a slot taken a little late keeps the schedule; after an idle spell it
+      // restarts from now, so idling earns no burst
+      s.next = (nowMs - at < intervalMs ? at : nowMs) + intervalMs;
+      return { startAtMs: nowMs, blockedUntilMs: null };
     },
     async slowDown(lookup, keyId, untilMs) {
       const s = state(lookup, keyId);

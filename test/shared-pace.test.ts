@@ -1,0 +1,49 @@
+// The pacer with a shared pace (the store's, per lookup and key): two batches using one key draw
+// no more than its rate together, a 429 one of them meets pauses both, and a quota block seen by
+// one stops the other's lookup. Two pacers on one clock play the two batches.
+import { describe, expect, it } from "vitest";
+import { Pacer, type SharedPace } from "../src/fetch/pacer.js";
+import { memoryPace } from "../src/store/memory-pace.js";
+import { keyId } from "../src/store/key-id.js";
+import { FakeClock } from "./helpers/fake-clock.js";
+
+function shared(): (lookup: "broadband" | "mobile") => SharedPace {
+  const pace = memoryPace();
+  const id = keyId("one-key");
+  return (lookup) => ({ nextSlot: (i, n) => pace.nextSlot(lookup, id, i, n), slowDown: (u) => pace.slowDown(lookup, id, u) });
+}
+
+describe("shared pace", () => {
+  it("two pacers on one key take turns at the key's rate, not each at the full rate", async () => {
+    const clock = new FakeClock();
+    const bind = shared();
+    const a = new Pacer({ rate: 100, windowMs: 60_000, marginMs: 0 }, clock, bind("broadband"));
+    const b = new Pacer({ rate: 100, windowMs: 60_000, marginMs: 0 }, clock, bind("broadband"));
+    const starts: number[] = [];
+    for (let i = 0; i < 50; i++)
+      for (const p of [a, b]) {
+        expect(await p.acquire()).toBe(true);
+        starts.push(clock.now());
+      }
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    // 100 a minute between them: 600 ms apart, never closer
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(600);
+    expect(starts.at(-1)! - starts[0]!).toBe(99 * 600);
+  });
+
+  it("a 429 met by one pauses the other; a quota block says so", async () => {
+    const clock = new FakeClock();
+    const pace = memoryPace();
+    const id = keyId("one-key");
+    const bind = (): SharedPace => ({ nextSlot: (i, n) => pace.nextSlot("mobile", id, i, n), slowDown: (u) => pace.slowDown("mobile", id, u) });
+    const a = new Pacer({ rate: 100, windowMs: 60_000, marginMs: 0 }, clock, bind());
+    const b = new Pacer({ rate: 100, windowMs: 60_000, marginMs: 0 }, clock, bind());
+    expect(await a.acquire()).toBe(true);
+    const t = clock.now();
+    a.throttled(t + 30_000);
+    expect(await b.acquire()).toBe(true);
+    expect(clock.now()).toBe(t + 30_000);
+    await pace.block("mobile", id, clock.now() + 3_600_000);
+    expect(await b.acquire()).toBe("blocked");
+  });
+});
