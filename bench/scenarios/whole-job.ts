@@ -7,7 +7,6 @@ import { join } from "node:path";
 import { LOOKUPS } from "../../src/spec/fields.js";
 import { REPORT_FILES, writeReports } from "../../src/report/index.js";
 import { openStore } from "../../src/store/open-store.js";
-import { sqliteHandleForReports } from "../../src/store/sqlite/handle-for-reports.js";
 import { runBareLoop } from "../lib/bare-loop.js";
 import { runBatchTimed } from "../lib/batch-in-process.js";
 import { compactPostcodes, writePostcodeCsv } from "../lib/input-file.js";
@@ -15,7 +14,6 @@ import { scratchDir } from "../lib/paths.js";
 import { atLeast, atMost, check, type BenchContext, type Scenario } from "../lib/scenario.js";
 import { startSimulatorProcess } from "../lib/simulator-process.js";
 import { median, round, scaled, thousands } from "../lib/stats.js";
-import { sqliteSnapshotSource } from "../../src/store/sqlite/report/source.js";
 
 const CONCURRENCY = 16;
 const TIMEOUT_S = 30;
@@ -48,12 +46,11 @@ export const wholeJob: Scenario = {
       // The report set in parts, from the batch's database, in 3 rounds (shared, CSVs, workbook each
       // round): each part's cost is its time less the same round's shared work, the median of rounds.
       const store = await openStore(join(dir, "coverage.sqlite"));
-      const db = sqliteHandleForReports(store);
       const rounds: Record<"shared" | "csvs" | "workbook", number>[] = [];
       try {
         const timed = async (name: string, files: typeof REPORT_FILES) => {
           const t = performance.now();
-          await writeReports(sqliteSnapshotSource(db), { outDir: join(scratch.dir, `part-${name}`), runId: batch.result.runId, files });
+          await writeReports(store, { outDir: join(scratch.dir, `part-${name}`), runId: batch.result.runId, files });
           return (performance.now() - t) / 1000;
         };
         for (let r = 0; r < 3; r++) {

@@ -2,7 +2,7 @@
 // answers as typed Parquet (or CSV) for DuckDB, pandas/polars, Spark (see docs/scale-and-export.md).
 import { EXPORT_OPTIONS, parseTable } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
-import { openSqliteSnapshotSource } from "../store/sqlite/report/source.js";
+import { openStore } from "../store/open-store.js";
 import { EXPORT_FORMATS, writeExport } from "../export/write-export.js";
 import { EXPORT_TABLES } from "../export/tables.js";
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
@@ -18,7 +18,7 @@ runCli({
     const clash = readPathInReportSet(dbReadPaths(o.db), o.out, tables, "the export");
     if (clash) throw new CliError(clash);
     if (!existsSync(o.db)) throw new CliError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
-    const source = openSqliteSnapshotSource(o.db);
+    const source = await openStore(o.db, { readonly: true });
     try {
       const result = await writeExport(source, {
         outDir: o.out,
@@ -36,7 +36,7 @@ runCli({
         throw new CliError(`cannot write the export to ${o.out}: no space left on the device; the previous export is kept`);
       throw err;
     } finally {
-      source.close();
+      await source.close();
     }
     return 0;
   },

@@ -2,7 +2,7 @@
 // rewrites the report set from the database, without fetching anything.
 import { parseTable, REPORT_OPTIONS } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
-import { openSqliteSnapshotSource } from "../store/sqlite/report/source.js";
+import { openStore } from "../store/open-store.js";
 import { headlineLines, openFirstLine, REPORT_FILES, ReportError, writeReports } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
 import { declareOptions, runCli } from "./run-cli.js";
@@ -18,7 +18,7 @@ runCli({
     if (clash) throw new ReportError(clash);
     if (!existsSync(o.db)) throw new ReportError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
     // Read-only; a database of an older schema is migrated first when its user may write it.
-    const source = openSqliteSnapshotSource(o.db, { upgrade: true });
+    const source = await openStore(o.db, { readonly: true, upgrade: true });
     try {
       const result = await writeReports(source, {
         outDir: o.out,
@@ -37,7 +37,7 @@ runCli({
       for (const line of [...headlineLines(result.summary), ...result.notes]) process.stdout.write(line + "\n");
       process.stdout.write(openFirstLine(o.out) + "\n");
     } finally {
-      source.close();
+      await source.close();
     }
     return 0;
   },

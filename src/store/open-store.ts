@@ -11,6 +11,8 @@ import { isPostgresUrl } from "./postgres/url.js";
 export interface OpenStoreOptions {
   /** read only: never creates, migrates or changes the store (status) */
   readonly?: boolean;
+  /** with `readonly`: a database of an older schema is migrated first when its user may write it (report) */
+  upgrade?: boolean;
   /** whether a lease holder on this host still runs (tests inject one; default: process-identity.ts) */
   isAlive?: ((holder: LeaseHolder) => boolean) | undefined;
 }

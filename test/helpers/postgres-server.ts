@@ -8,8 +8,11 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** The bin folder of the newest PostgreSQL Debian installed (/usr/lib/postgresql/<version>/bin), or null. */
-export function postgresBinDir(root = "/usr/lib/postgresql"): string | null {
+/** Where Debian installs PostgreSQL's versions; PCC_POSTGRESQL_ROOT overrides it (e.g. to try the tests without it). */
+export const POSTGRESQL_ROOT = process.env.PCC_POSTGRESQL_ROOT ?? "/usr/lib/postgresql";
+
+/** The bin folder of the newest PostgreSQL Debian installed (<root>/<version>/bin), or null. */
+export function postgresBinDir(root = POSTGRESQL_ROOT): string | null {
   let versions: string[];
   try {
     versions = readdirSync(root);

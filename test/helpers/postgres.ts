@@ -69,3 +69,15 @@ export async function passwordRole(password: string): Promise<string> {
   }
   return PASSWORD_ROLE;
 }
+
+/** Drops a database freshPostgresDatabase made (its connections closed first). */
+export async function dropPostgresDatabase(url: string): Promise<void> {
+  const name = /^postgres(?:ql)?:\/\/[^/]*\/(\w+)/.exec(url)![1]!;
+  const admin = new pg.Client({ connectionString: postgresUrl("postgres") });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}

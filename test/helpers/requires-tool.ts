@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, inject } from "vitest";
-import { postgresBinDir } from "./postgres-server.js";
+import { POSTGRESQL_ROOT, postgresBinDir } from "./postgres-server.js";
 
 export interface Tool {
   /** what the line at the end of the run names */
@@ -24,7 +24,7 @@ export const TOOLS = {
   chromium: { name: `chromium (${CHROMIUM_PATH})`, install: "apt-get install chromium", present: () => existsSync(CHROMIUM_PATH) },
   soffice: { name: "LibreOffice (soffice)", install: "apt-get install libreoffice-calc-nogui", present: () => runs("soffice", ["--version"]) },
   pdftotext: { name: "pdftotext", install: "apt-get install poppler-utils", present: () => runs("pdftotext", ["-v"]) },
-  postgresql: { name: "PostgreSQL (/usr/lib/postgresql/*/bin)", install: "apt-get install postgresql", present: () => postgresBinDir() !== null },
+  postgresql: { name: `PostgreSQL (${POSTGRESQL_ROOT}/*/bin)`, install: "apt-get install postgresql", present: () => postgresBinDir() !== null },
   setpriv: { name: "setpriv", install: "apt-get install util-linux", present: () => runs("setpriv", ["--version"]) },
 } satisfies Record<string, Tool>;
 

@@ -1,10 +1,11 @@
-// Every store engine the contract suite runs against: one entry each. A second engine (issue 21,
-// PostgreSQL) adds one line here, and the whole suite runs on it too.
+// Every store engine the contract suite runs against: one entry each (SQLite, and PostgreSQL on a
+// throwaway server, issue 21), and the whole suite runs on each.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore, type OpenStoreOptions } from "../../src/store/open-store.js";
 import type { Store } from "../../src/store/store.js";
+import { dropPostgresDatabase, freshPostgresDatabase, requiresPostgres } from "../helpers/postgres.js";
 
 export interface OpenedEngine {
   store: Store;
@@ -42,4 +43,27 @@ const sqlite: StoreEngineFactory = {
   },
 };
 
-export const ENGINES: readonly StoreEngineFactory[] = [sqlite];
+// A new database on the test run's own server (test/helpers/postgres.ts), dropped afterwards.
+const postgres: StoreEngineFactory = {
+  name: "postgres",
+  exclusiveLeases: false,
+  async open(options = {}) {
+    const url = await freshPostgresDatabase();
+    const opened: Store[] = [await openStore(url, options)];
+    return {
+      store: opened[0]!,
+      async second() {
+        const s = await openStore(url, options);
+        opened.push(s);
+        return s;
+      },
+      async cleanup() {
+        for (const s of opened) await s.close();
+        await dropPostgresDatabase(url);
+      },
+    };
+  },
+};
+
+// PostgreSQL runs wherever its package is installed (and must on CI: requiresPostgres fails there without it).
+export const ENGINES: readonly StoreEngineFactory[] = [sqlite, ...(requiresPostgres().skip ? [] : [postgres])];

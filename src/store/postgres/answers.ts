@@ -9,7 +9,7 @@ import { LOOKUP_SPECS } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
 import { providerKey } from "../provider-key.js";
 import { releaseOf, type ReleaseBook, type ReleaseInfo } from "../sqlite/releases.js";
-import { answerRows, answerValueRows, contentHash, valueFields, type VersionContent, type VersionRow } from "../sqlite/versions.js";
+import { answerRows, answerValueRows, contentHash, valueFields, type CurrentVersion, type VersionContent, type VersionRow } from "../sqlite/versions.js";
 import type { AnswerStore, AnswerWriter } from "../store.js";
 import type { AnswerVersionInfo, AnswerWriterOptions, StoredAnswer } from "../types.js";
 import { inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";
@@ -25,15 +25,6 @@ export async function storedRows(q: Queryable, postcode: string, lookup: Lookup,
   const columns = ["uprn", "address", ...columnsOf(valueFields(lookup, providers))];
   const result = await q.query({ text: `SELECT ${columns.join(", ")} FROM ${LOOKUP_SPECS[lookup].table} WHERE postcode = $1 ORDER BY uprn`, values: [postcode], rowMode: "array" });
   return result.rows as VersionRow[];
-}
-
-interface CurrentVersion {
-  id: number;
-  status: "ok" | "not_found";
-  hash: string | null;
-  simulated: number;
-  providers: string | null;
-  confirmed: string | null;
 }
 
 /**

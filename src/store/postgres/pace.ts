@@ -7,17 +7,14 @@ import { rowOf } from "./connect.js";
 
 export function postgresPace(pool: pg.Pool): PaceStore {
   return {
-    async nextSlot(lookup, keyId, interval, now): Promise<PaceSlot> {
-      // whole milliseconds (the pacer's are fractional), the interval rounded up: never faster
-      const intervalMs = Math.ceil(interval);
-      const nowMs = Math.floor(now);
+    async nextSlot(lookup, keyId, intervalMs, nowMs): Promise<PaceSlot> {
       // blocked: the slot is the block's end and the schedule stays; otherwise after an idle spell
       // the schedule restarts from now (idling earns no burst)
       const row = (await rowOf<{ next_ms: number; blocked_until_ms: number }>(
         pool,
-        `INSERT INTO pace AS p (lookup, key_id, next_ms) VALUES ($1, $2, $3::bigint + $4::bigint)
+        `INSERT INTO pace AS p (lookup, key_id, next_ms) VALUES ($1, $2, $3::float8 + $4::float8)
          ON CONFLICT (lookup, key_id) DO UPDATE SET next_ms =
-           CASE WHEN p.blocked_until_ms > $3::bigint THEN p.next_ms ELSE GREATEST($3::bigint, p.next_ms, p.paused_until_ms) + $4::bigint END
+           CASE WHEN p.blocked_until_ms > $3::float8 THEN p.next_ms ELSE GREATEST($3::float8, p.next_ms, p.paused_until_ms) + $4::float8 END
          RETURNING next_ms, blocked_until_ms`,
         [lookup, keyId, nowMs, intervalMs],
       ))!;
@@ -27,15 +24,15 @@ export function postgresPace(pool: pg.Pool): PaceStore {
     async slowDown(lookup, keyId, untilMs) {
       await pool.query(
         `INSERT INTO pace AS p (lookup, key_id, next_ms, paused_until_ms) VALUES ($1, $2, 0, $3)
-         ON CONFLICT (lookup, key_id) DO UPDATE SET paused_until_ms = GREATEST(p.paused_until_ms, $3::bigint)`,
-        [lookup, keyId, Math.ceil(untilMs)],
+         ON CONFLICT (lookup, key_id) DO UPDATE SET paused_until_ms = GREATEST(p.paused_until_ms, $3::float8)`,
+        [lookup, keyId, untilMs],
       );
     },
     async block(lookup, keyId, untilMs) {
       await pool.query(
         `INSERT INTO pace AS p (lookup, key_id, next_ms, blocked_until_ms) VALUES ($1, $2, 0, $3)
-         ON CONFLICT (lookup, key_id) DO UPDATE SET blocked_until_ms = GREATEST(p.blocked_until_ms, $3::bigint)`,
-        [lookup, keyId, Math.ceil(untilMs)],
+         ON CONFLICT (lookup, key_id) DO UPDATE SET blocked_until_ms = GREATEST(p.blocked_until_ms, $3::float8)`,
+        [lookup, keyId, untilMs],
       );
     },
   };

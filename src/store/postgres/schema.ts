@@ -215,13 +215,14 @@ export const PG_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (lookup, postcode)
   );
   CREATE INDEX claims_by_lease ON claims(lease_id);
-  -- one pace per lookup and key (key_id: a digest, never the key), epoch ms
+  -- one pace per lookup and key (key_id: a digest, never the key), epoch ms; fractions of a
+  -- millisecond count (a fast --rate's interval is one)
   CREATE TABLE pace (
     lookup           text NOT NULL,
     key_id           text NOT NULL,
-    next_ms          bigint NOT NULL,
-    paused_until_ms  bigint NOT NULL DEFAULT 0,
-    blocked_until_ms bigint NOT NULL DEFAULT 0,
+    next_ms          double precision NOT NULL,
+    paused_until_ms  double precision NOT NULL DEFAULT 0,
+    blocked_until_ms double precision NOT NULL DEFAULT 0,
     PRIMARY KEY (lookup, key_id)
   );
   `,

@@ -18,7 +18,8 @@ import { liveLeaseIds, liveLeases, releaseLease, renewLease, takeLease, type IsA
 import { giveBack, lastRunSettings, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./ledger.js";
 import { currentOpenData, openDataWriter } from "./open-data.js";
 import { closeRefreshMarks, dropNeeds, planCandidates, recordNeeds, refreshMark } from "./plan-queries.js";
-import { openReadOnly } from "./read-only.js";
+import { openForReport, openReadOnly } from "./read-only.js";
+import { readFailure, sqliteSnapshotSource } from "./report/source.js";
 import { lastReleaseCheck, recordReleaseCheck, runStoredNamedRelease } from "./release-checks.js";
 import { releaseStatus } from "./release-status.js";
 import { releaseBook } from "./releases.js";
@@ -26,7 +27,6 @@ import { runningProgress } from "./run-progress.js";
 import { inputRowCounts, rowWriter } from "./run-rows.js";
 import { abandonOrphans, checkpointRun, createRun, finishRun, forgetRun, readRun, readRunFacts, setRunExit, setRunInput } from "./runs.js";
 import { databaseStatus } from "./status.js";
-import { sqliteSnapshotSource } from "./report/source.js";
 
 /**
  * Runs `work` now and hands its result, or its failure named after the database, back as a
@@ -47,7 +47,7 @@ export class SqliteStore implements Store {
   private readonly run: <T>(work: () => T) => Promise<T>;
 
   constructor(
-    /** the handle: only this folder sees it (the reports get it through handle-for-reports.ts until they take a snapshot) */
+    /** the handle: only this folder sees it */
     readonly db: Db,
     readonly location: string,
     private readonly closeHandle: () => void,
@@ -58,8 +58,9 @@ export class SqliteStore implements Store {
   }
 
   snapshot<T>(request: ScopeRequest, work: (snapshot: ReportSnapshot) => Promise<T>, options?: { onWarning?: (message: string) => void }): Promise<T> {
-    return sqliteSnapshotSource(this.db).snapshot(request, work, options);
+    return sqliteSnapshotSource(this.db).snapshot(request, work, options).catch((err: unknown) => Promise.reject(readFailure(err, this.location)));
   }
+
 
   close(): Promise<void> {
     return this.run(() => this.closeHandle());
@@ -163,7 +164,13 @@ export class SqliteStore implements Store {
  */
 export function openSqliteStore(path: string, options: OpenStoreOptions = {}): SqliteStore {
   if (options.readonly) {
-    const reader = openReadOnly(path);
+    let reader;
+    try {
+      // `upgrade`: a database of an older schema is migrated first when its user may write it
+      reader = options.upgrade ? openForReport(path) : openReadOnly(path);
+    } catch (err) {
+      throw readFailure(err, path);
+    }
     return new SqliteStore(reader.db, path, () => reader.close(), options.isAlive);
   }
   const db = openDatabase(path);

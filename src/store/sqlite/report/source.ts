@@ -3,7 +3,6 @@
 // errors are reported, never thrown over it).
 import Database from "better-sqlite3";
 import { DatabaseError, type Db } from "../db.js";
-import { openForReport, openReadOnly } from "../read-only.js";
 import type { ReportSnapshot, ScopeRequest, SnapshotSource } from "../../snapshot.js";
 import { cleanupAfter } from "../../../errors.js";
 import { resolveScope } from "./scope.js";
@@ -34,23 +33,7 @@ export function sqliteSnapshotSource(db: Db): SnapshotSource {
   };
 }
 
-/**
- * A snapshot source on the database at `path`, opened for reading (the report and export CLIs):
- * never changed, except that `upgrade` migrates a database of an older schema when its user may
- * write it (openForReport). A file that is not this program's database, or a damaged one, fails
- * with one line naming it, at the open or at any read. close() when done.
- */
-export function openSqliteSnapshotSource(path: string, options: { upgrade?: boolean } = {}): SnapshotSource & { close(): void } {
-  const named = (err: unknown) => (err instanceof Database.SqliteError ? new DatabaseError(`cannot read ${path}: ${err.message}`) : err);
-  let reader;
-  try {
-    reader = options.upgrade ? openForReport(path) : openReadOnly(path);
-  } catch (err) {
-    throw named(err);
-  }
-  const source = sqliteSnapshotSource(reader.db);
-  return {
-    snapshot: (request, work, snapshotOptions) => source.snapshot(request, work, snapshotOptions).catch((err: unknown) => Promise.reject(named(err))),
-    close: () => reader.close(),
-  };
+/** An SQLite failure while reading as one line naming the database (a damaged file, a vanished one). */
+export function readFailure(err: unknown, path: string): unknown {
+  return err instanceof Database.SqliteError ? new DatabaseError(`cannot read ${path}: ${err.message}`) : err;
 }
