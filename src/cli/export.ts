@@ -3,6 +3,7 @@
 import { EXPORT_OPTIONS, parseTable } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import { openStore } from "../store/open-store.js";
+import { isPostgresUrl } from "../store/postgres/url.js";
 import { EXPORT_FORMATS, writeExport } from "../export/write-export.js";
 import { EXPORT_TABLES } from "../export/tables.js";
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
@@ -17,7 +18,7 @@ runCli({
     const tables = EXPORT_TABLES.flatMap((t) => EXPORT_FORMATS.map((f) => `${t.name}.${f}`));
     const clash = readPathInReportSet(dbReadPaths(o.db), o.out, tables, "the export");
     if (clash) throw new CliError(clash);
-    if (!existsSync(o.db)) throw new CliError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
+    if (!isPostgresUrl(o.db) && !existsSync(o.db)) throw new CliError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
     const source = await openStore(o.db, { readonly: true });
     try {
       const result = await writeExport(source, {

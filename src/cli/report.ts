@@ -3,6 +3,7 @@
 import { parseTable, REPORT_OPTIONS } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import { openStore } from "../store/open-store.js";
+import { isPostgresUrl } from "../store/postgres/url.js";
 import { headlineLines, openFirstLine, REPORT_FILES, ReportError, writeReports } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
 import { declareOptions, runCli } from "./run-cli.js";
@@ -16,7 +17,7 @@ runCli({
     const reads = [...dbReadPaths(o.db), ...(o.areaFile ? [{ flag: "--area-file", path: o.areaFile }] : [])];
     const clash = readPathInReportSet(reads, o.out, REPORT_FILES.map((f) => f.name));
     if (clash) throw new ReportError(clash);
-    if (!existsSync(o.db)) throw new ReportError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
+    if (!isPostgresUrl(o.db) && !existsSync(o.db)) throw new ReportError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
     // Read-only; a database of an older schema is migrated first when its user may write it.
     const source = await openStore(o.db, { readonly: true, upgrade: true });
     try {

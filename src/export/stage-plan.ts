@@ -1,7 +1,8 @@
-// How one table's rows are staged in DuckDB: the snapshot's typed values go into a staging table
-// through the appender, a column a type JavaScript can hand over (a UPRN as a double, a flag as
-// an integer, a timestamp as its ISO text), and DuckDB casts them to the export's types on the
-// way out. Pure: DuckDB SQL text only.
+// The Parquet writer's DuckDB SQL, all of it (no store SQL: the rows come from the snapshot). One
+// table's rows are staged in DuckDB: the snapshot's typed values go into a staging table through
+// the appender, a column a type JavaScript can hand over (a UPRN as a double, a flag as an
+// integer, a timestamp as its ISO text), and DuckDB casts them to the export's types as it copies
+// them to a file. Pure: DuckDB SQL text only.
 import type { ExportColumn, ExportType } from "./tables.js";
 
 type StageType = "VARCHAR" | "DOUBLE" | "INTEGER" | "TINYINT";
@@ -33,3 +34,19 @@ export function stagePlan(columns: readonly ExportColumn[]): StagePlan {
 }
 
 export const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** The staging table of a plan, on a connection of its own. */
+export function createStageSql(plan: StagePlan): string {
+  return `CREATE TEMP TABLE stage (${plan.stage.map((c) => `${quote(c.name)} ${c.type}`).join(", ")})`;
+}
+
+/** Copies the staged rows, typed, to `file`: zstd-compressed Parquet, or CSV with a header. */
+export function copyStageSql(plan: StagePlan, file: string, format: "parquet" | "csv"): string {
+  const options = format === "parquet" ? "FORMAT parquet, COMPRESSION zstd" : "FORMAT csv, HEADER true";
+  return `COPY (${plan.select}) TO ${literal(file)} (${options})`;
+}
+
+/** Empties the staging table for the next file's rows. */
+export const CLEAR_STAGE_SQL = "DELETE FROM stage";
+
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;

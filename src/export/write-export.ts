@@ -14,7 +14,7 @@ import type { Cell, RowBatches, SnapshotSource } from "../store/snapshot.js";
 import { acquireOutLock } from "../report/out-lock.js";
 import { clearDebris, debrisPrefix, EXPORT_ASIDE, restoreExportTables } from "../report/out-debris.js";
 import { loadAreaFile, readAreaHeader } from "../report/area-file.js";
-import { quote, stagePlan, type StagePlan } from "./stage-plan.js";
+import { CLEAR_STAGE_SQL, copyStageSql, createStageSql, stagePlan, type StagePlan } from "./stage-plan.js";
 import { EXPORT_TABLES, postcodeArea, type ExportTable } from "./tables.js";
 import { cleanupAfter } from "../errors.js";
 
@@ -147,7 +147,6 @@ interface Stage {
 class TableWriter {
   private readonly plan: StagePlan;
   private readonly types: DuckDBType[];
-  private readonly copyOptions: string;
   private readonly stages: Stage[] = [];
   private current = 0;
   private buffer: DuckDBValue[][];
@@ -166,14 +165,13 @@ class TableWriter {
   ) {
     this.plan = stagePlan(table.columns(providers));
     this.types = this.plan.stage.map((c) => duckdb[c.type]);
-    this.copyOptions = format === "parquet" ? "FORMAT parquet, COMPRESSION zstd" : "FORMAT csv, HEADER true";
     this.buffer = this.plan.stage.map(() => []);
   }
 
   async write(rows: RowBatches<Cell[]>, fileRows: number): Promise<ExportedTable> {
     for (let i = 0; i < 2; i++) {
       const connection = await this.instance.connect();
-      await connection.run(`CREATE TEMP TABLE stage (${this.plan.stage.map((c) => `${quote(c.name)} ${c.type}`).join(", ")})`);
+      await connection.run(createStageSql(this.plan));
       this.stages.push({ connection, appender: await connection.createAppender("stage"), copying: null });
     }
     let count = 0;
@@ -230,8 +228,8 @@ class TableWriter {
     stage.appender = null;
     const file = area === null ? this.target : this.areaFile(area);
     stage.copying = (async () => {
-      await stage.connection.run(`COPY (${this.plan.select}) TO ${literal(file)} (${this.copyOptions})`);
-      await stage.connection.run("DELETE FROM stage");
+      await stage.connection.run(copyStageSql(this.plan, file, this.format));
+      await stage.connection.run(CLEAR_STAGE_SQL);
     })();
     this.files++;
     this.staged = 0;
@@ -252,7 +250,6 @@ class TableWriter {
   }
 }
 
-const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 function sizeOf(path: string): number {
   if (!existsSync(path)) return 0;

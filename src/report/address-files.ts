@@ -1,7 +1,8 @@
 // broadband.csv, mobile.csv and coverage.csv: one row per address, sorted by PostCode then UPRN,
 // rendered from the snapshot's address streams. These reach millions of rows, so each row is
-// encoded by hand (csv-cells.ts) into one line, and lines go out in 64 KiB chunks; the stream
-// comes in batches, so memory does not grow with the row count.
+// encoded by hand (csv-cells.ts) into one line (the mobile cells come as one text that needs no
+// quoting: MobileCells), and lines go out in 64 KiB chunks; the stream comes in batches, so memory
+// does not grow with the row count.
 import { SPEED_FIELDS, mobileFields } from "../spec/fields.js";
 import type { Cell, ReportSnapshot } from "../store/snapshot.js";
 import { encodeNumber, encodeText } from "./csv-cells.js";
@@ -37,12 +38,6 @@ function broadbandCells(row: readonly Cell[]): string {
   return line + "," + ((row[TIER] as string | null) ?? "");
 }
 
-// Ratings (small integers) and yes/no need no quoting: joined as they are, null as empty.
-function plainCells(row: readonly Cell[], from: number): string {
-  let line = "";
-  for (let i = from; i < row.length; i++) line += "," + (row[i] ?? "");
-  return line;
-}
 
 export function writeBroadbandCsv(snapshot: ReportSnapshot, path: string, options: CsvFileOptions): Promise<number> {
   const lines = mapRows(snapshot.broadbandAddresses(), (row) => addressCells(row) + broadbandCells(row));
@@ -50,12 +45,12 @@ export function writeBroadbandCsv(snapshot: ReportSnapshot, path: string, option
 }
 
 export function writeMobileCsv(snapshot: ReportSnapshot, goodRating: number, path: string, options: CsvFileOptions): Promise<number> {
-  const lines = mapRows(snapshot.mobileAddresses(goodRating), (row) => addressCells(row) + plainCells(row, FIRST_SPEED));
+  const lines = mapRows(snapshot.mobileAddresses(goodRating), (row) => addressCells(row) + "," + row[3]);
   return writeCsvLines(path, mobileHeader(snapshot.scope.providers), lines, options);
 }
 
 /** Both lookups side by side: every address of either, matched on PostCode and UPRN. */
 export function writeCoverageCsv(snapshot: ReportSnapshot, goodRating: number, path: string, options: CsvFileOptions): Promise<number> {
-  const lines = mapRows(snapshot.coverageAddresses(goodRating), (row) => addressCells(row) + broadbandCells(row) + plainCells(row, TIER + 1));
+  const lines = mapRows(snapshot.coverageAddresses(goodRating), (row) => addressCells(row) + broadbandCells(row) + "," + (row[TIER + 1] as string));
   return writeCsvLines(path, coverageHeader(snapshot.scope.providers), lines, options);
 }

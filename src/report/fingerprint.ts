@@ -79,12 +79,13 @@ function fileStamp(path: string): { size: number; modified: number } {
 }
 
 let codeDigest: string | null = null;
-/** The report code and the spec it reads: a new version of either makes every set stale. */
+/** The report code, the spec it reads and the store that computes its figures: a new version of any makes every set stale. */
 function reportCodeDigest(): string {
   if (codeDigest !== null) return codeDigest;
   const hash = createHash("sha256");
   const here = dirname(fileURLToPath(import.meta.url));
-  // every file below src/report (report.html's renderer is in a folder of its own) and src/spec
+  // every file below src/report (report.html's renderer is in a folder of its own), src/spec and
+  // src/store (the snapshot's SQL counts the figures: src/store/sqlite/report/)
   const add = (dir: string, prefix: string): void => {
     for (const name of readdirSync(dir).sort()) {
       const path = join(dir, name);
@@ -94,6 +95,7 @@ function reportCodeDigest(): string {
   };
   add(here, "report/");
   add(join(here, "..", "spec"), "spec/");
+  add(join(here, "..", "store"), "store/");
   return (codeDigest = hash.digest("hex"));
 }
 

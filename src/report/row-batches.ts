@@ -1,24 +1,12 @@
 // Rows as the writers take them: a few rows in memory (an Iterable), or a snapshot's row stream
 // (batches of rows, one await a batch). Writers loop over batches either way.
-import { SNAPSHOT_BATCH_ROWS, type RowBatches } from "../store/snapshot.js";
+import { batchesOf, type RowBatches } from "../store/snapshot.js";
 
 export type Rows<R> = Iterable<R> | RowBatches<R>;
 
 /** The rows in batches: a stream as it comes, an in-memory list cut into batches. */
 export async function* inBatches<R>(rows: Rows<R>): AsyncGenerator<readonly R[]> {
-  if (Symbol.asyncIterator in rows) {
-    yield* rows;
-    return;
-  }
-  let batch: R[] = [];
-  for (const row of rows) {
-    batch.push(row);
-    if (batch.length >= SNAPSHOT_BATCH_ROWS) {
-      yield batch;
-      batch = [];
-    }
-  }
-  if (batch.length > 0) yield batch;
+  yield* Symbol.asyncIterator in rows ? rows : batchesOf(rows);
 }
 
 /** Each row of a stream turned into another, batch by batch. */

@@ -3,7 +3,11 @@ import type { DatabaseStatus } from "../store/sqlite/status.js";
 
 export function formatStatus(s: DatabaseStatus, path: string): string {
   const lines: string[] = [`database ${path} (schema version ${s.schemaVersion})`];
-  if (s.lock) {
+  if (s.leases.length > 1) {
+    // team mode (PostgreSQL): one lease per batch process, on any machine
+    lines.push(`${s.leases.length} batches running (live leases):`);
+    for (const l of s.leases) lines.push(`  pid ${l.holder.pid} on ${l.holder.host}, run ${l.runId ?? "?"}, since ${l.takenAt}, lease until ${l.expiresAt}`);
+  } else if (s.lock) {
     const who = `pid ${s.lock.pid} on ${s.lock.host}, run ${s.lock.run_id ?? "?"}, since ${s.lock.started_at}`;
     lines.push(
       s.lock.alive === false

@@ -118,7 +118,7 @@ export async function writeWorkbook(snapshot: ReportSnapshot, input: WorkbookInp
         await sheet({
           name: a.sheet,
           columns: mobileColumns(scope),
-          rows: snapshot.mobileAddresses(input.goodRating),
+          rows: mobileRows(snapshot, input.goodRating),
           finish: (ws, count) => colourRatings(ws, scope, count),
           print,
         });
@@ -282,6 +282,16 @@ function mobileColumns(scope: ReportScope): SheetColumn[] {
   const scale = Array.from({ length: RATING_MAX - RATING_MIN + 1 }, (_, i) => ratingWords(RATING_MIN + i)).join("; ");
   const ratings = mobileFields(scope.providers).map((f) => ({ ...column(f, scope, 4, COUNT), note: `${f}: ${scale}` }));
   return [...ADDRESS(scope), ...ratings, ...goodColumns(scope.providers).map((g) => column(g.column, scope, 4, TEXT))];
+}
+
+/** The mobile rows with their ratings as numbers again (the workbook colours them) and the good cells as text. */
+function mobileRows(snapshot: ReportSnapshot, goodRating: number): RowBatches<unknown[]> {
+  const ratings = mobileFields(snapshot.scope.providers).length;
+  return mapRows(snapshot.mobileAddresses(goodRating), ([postcode, uprn, address, cells]) => {
+    const values: unknown[] = cells.split(",");
+    for (let i = 0; i < ratings; i++) values[i] = values[i] === "" ? null : Number(values[i]);
+    return [postcode, uprn, address, ...values];
+  });
 }
 
 /** Each rating cell filled with its colour, by conditional formatting: the values stay numbers. */

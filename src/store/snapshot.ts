@@ -27,6 +27,19 @@ export type Cell = string | number | null;
 /** A row stream: batches of rows, in the order the member documents. */
 export type RowBatches<R> = AsyncIterable<readonly R[]>;
 
+/** Rows of a synchronous iteration (an engine's cursor, a list) as a row stream: one await a batch, not a row. */
+export async function* batchesOf<R>(rows: Iterable<R>, size = SNAPSHOT_BATCH_ROWS): AsyncGenerator<R[]> {
+  let batch: R[] = [];
+  for (const row of rows) {
+    batch.push(row);
+    if (batch.length >= size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
 /** The scope a snapshot resolved: which postcodes, lookups and providers the reports cover. */
 export interface ReportScope {
   kind: "run" | "all";
@@ -101,9 +114,16 @@ export type AddressCells = [postcode: string, uprn: string, address: string];
 
 /** broadband.csv's row: address cells, SPEED_FIELDS in order, then the tier (definitions.ts). */
 export type BroadbandAddressRow = readonly Cell[];
-/** mobile.csv's row: address cells, mobileFields(providers) ratings, then per provider indoor voice and data good: "yes", "no" or "" (unknown). */
-export type MobileAddressRow = readonly Cell[];
-/** coverage.csv's row: the broadband row, then the mobile row's cells after its address; a side the address lacks is nulls ("" for good). */
+/**
+ * An address's mobile cells as one text (the per-address files' hot path: one value per row, not
+ * 40, crosses from the engine): each rating in mobileFields(providers) order, then per provider
+ * indoor voice and indoor data good ("yes", "no", or empty when the rating is unknown), joined by
+ * commas, a missing rating empty. Ratings are small integers, so the text needs no CSV quoting.
+ */
+export type MobileCells = string;
+/** mobile.csv's row: address cells, then the MobileCells. */
+export type MobileAddressRow = readonly [postcode: string, uprn: string, address: string, cells: MobileCells];
+/** coverage.csv's row: the broadband row, then the MobileCells (all empty for an address without mobile data, nulls for broadband's without broadband data). */
 export type CoverageAddressRow = readonly Cell[];
 
 /** An input row of the run as stored: what the fingerprint hashes. */

@@ -1,10 +1,9 @@
 // Which postcodes a report covers, resolved inside the PostgreSQL snapshot (as the SQLite engine's
 // report/scope.ts does): one run's input (by default the last run), or everything stored.
-import { LOOKUPS, PROVIDER_CODE, type Lookup } from "../../../spec/fields.js";
+import { LOOKUPS, mobileFields, PROVIDER_CODE, type Lookup } from "../../../spec/fields.js";
 import type { Premises } from "../../../spec/open-data.js";
 import { ReportError, type ReportScope, type ScopeRequest } from "../../snapshot.js";
 import { rowOf, rowsOf, type Queryable } from "../connect.js";
-import { providerColumns } from "../schema.js";
 
 interface RunRow {
   id: number;
@@ -40,7 +39,8 @@ export async function resolveScope(q: Queryable, request: ScopeRequest): Promise
   const present = new Set(
     (await rowsOf<{ name: string }>(q, "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'mobile_addresses'")).map((r) => r.name),
   );
-  const missing = providerColumns(providers).filter((c) => !present.has(c));
+  // columns are stored in lower case (schema.ts); the message names them as the spec does
+  const missing = mobileFields(providers).filter((f) => !present.has(f.toLowerCase()));
   if (missing.length > 0) throw new ReportError(`the database has no ${missing[0]} column for run ${run.id}'s providers (${providers.join(", ")})`);
   const runLookups = list(run.lookups, `run ${run.id}'s lookups`);
   const lookups = request.all ? [...LOOKUPS] : runLookups.filter((l): l is Lookup => (LOOKUPS as readonly string[]).includes(l));

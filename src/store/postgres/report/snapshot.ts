@@ -50,8 +50,12 @@ import { countAddressesEither, POSTCODE_TABLE, preparePostcodeTable } from "./po
 import { anyAnswerCompared, changedVersions } from "./versions.js";
 
 const speedsSql = (alias: string) => SPEED_FIELDS.map((f) => `${alias}.${f}`).join(", ");
-const ratingsSql = (alias: string, providers: readonly string[]) => mobileFields(providers).map((f) => `${alias}.${f}`).join(", ");
-const goodsSql = (alias: string, providers: readonly string[]) => goodColumns(providers).map((g) => goodSql(`${alias}.${g.rating}`)).join(", ");
+
+/** The MobileCells of one row as one text: NULL prints as empty (an ARRAY, since a function takes at most 100 arguments). */
+function mobileCellsSql(alias: string, providers: readonly string[]): string {
+  const cells = [...mobileFields(providers).map((f) => `${alias}.${f}`), ...goodColumns(providers).map((g) => goodSql(`${alias}.${g.rating}`))];
+  return `array_to_string(ARRAY[${cells.map((c) => `(${c})::text`).join(", ")}], ',', '')`;
+}
 
 /** The API's share of a postcode's addresses at superfast or more, in points (one decimal); computed in double precision, as SQLite does. */
 const API_SUPERFAST = "ROUND((100.0::float8 * s.Superfast / s.BroadbandAddresses)::numeric, 1)";
@@ -230,15 +234,14 @@ export class PostgresReportSnapshot implements ReportSnapshot {
 
   mobileAddresses(goodRating: number): RowBatches<MobileAddressRow> {
     if (!this.has("mobile")) return none();
-    const p = this.scope.providers;
     return this.rows(
       bind(
-        `SELECT s.display, m.uprn::text, m.address, ${ratingsSql("m", p)}, ${goodsSql("m", p)}
+        `SELECT s.display, m.uprn::text, m.address, ${mobileCellsSql("m", this.scope.providers)}
            FROM ${POSTCODE_TABLE} s JOIN mobile_addresses m ON m.postcode = s.postcode
           ORDER BY s.display, m.uprn`,
         { good: goodRating },
       ),
-    );
+    ) as unknown as RowBatches<MobileAddressRow>;
   }
 
   /** Two halves (addresses with broadband data, then mobile-only ones), merged in order by the server. */
@@ -247,25 +250,24 @@ export class PostgresReportSnapshot implements ReportSnapshot {
     const mobile = this.has("mobile");
     const p = this.scope.providers;
     const noSpeeds = SPEED_FIELDS.map(() => "NULL::float8").join(", ");
-    const mobileCells = mobile
-      ? `${ratingsSql("m", p)}, ${goodsSql("m", p)}`
-      : [...mobileFields(p).map(() => "NULL::bigint"), ...goodColumns(p).map(() => "''")].join(", ");
+    // without mobile data, the cells are all empty
+    const mobileCells = mobile ? mobileCellsSql("m", p) : `'${",".repeat(mobileFields(p).length + goodColumns(p).length - 1)}'`;
     const halves: string[] = [];
     if (broadband)
       halves.push(
-        `SELECT s.display AS display, b.uprn::text, b.address, ${speedsSql("b")}, ${tierSql("b")}, ${mobileCells}, b.uprn AS uprn
+        `SELECT s.display AS display, b.uprn::text AS uprn_text, b.address, ${speedsSql("b")}, ${tierSql("b")}, ${mobileCells}, b.uprn AS uprn
            FROM ${POSTCODE_TABLE} s JOIN broadband_addresses b ON b.postcode = s.postcode
            ${mobile ? "LEFT JOIN mobile_addresses m ON m.postcode = b.postcode AND m.uprn = b.uprn" : ""}`,
       );
     if (mobile)
       halves.push(
-        `SELECT s.display AS display, m.uprn::text, m.address, ${noSpeeds}, NULL::text, ${mobileCells}, m.uprn AS uprn
+        `SELECT s.display AS display, m.uprn::text AS uprn_text, m.address, ${noSpeeds}, NULL::text, ${mobileCells}, m.uprn AS uprn
            FROM ${POSTCODE_TABLE} s JOIN mobile_addresses m ON m.postcode = s.postcode
           ${broadband ? "WHERE NOT EXISTS (SELECT 1 FROM broadband_addresses b WHERE b.postcode = m.postcode AND b.uprn = m.uprn)" : ""}`,
       );
     if (halves.length === 0) return none();
     // the trailing uprn only orders the union
-    const width = 3 + SPEED_FIELDS.length + 1 + mobileFields(p).length + goodColumns(p).length;
+    const width = 3 + SPEED_FIELDS.length + 2;
     return this.rows(bind(`${halves.join(" UNION ALL ")} ORDER BY display, uprn`, mobile ? { good: goodRating } : {}), (row) => row.slice(0, width));
   }
 

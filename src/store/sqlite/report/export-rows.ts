@@ -5,7 +5,7 @@ import { displayPostcodeSql } from "../../../spec/postcode.js";
 import type { Cell, ExportTableName, ReportScope, RowBatches } from "../../snapshot.js";
 import { EXPORT_TABLES } from "../../../export/tables.js";
 import { tableExists, type Db } from "../db.js";
-import { batchesOf } from "./batches.js";
+import { batchesOf } from "../../snapshot.js";
 import { AREA_TABLE, areaLoaded } from "./area.js";
 
 export const EXPORT_SOURCES: Record<ExportTableName, { table: string; orderBy: string; scoped: boolean }> = {

@@ -38,7 +38,7 @@ import { finalCounts } from "../counts.js";
 import { inputRowCounts, rejectedRows, widestRow } from "../run-rows.js";
 import { readRunFacts } from "../runs.js";
 import { anyAnswerCompared, changedVersions, runExists } from "../versions.js";
-import { batchesOf } from "./batches.js";
+import { batchesOf } from "../../snapshot.js";
 import { goodColumns } from "../../../report/measures.js";
 import { RELEASE_COLUMN, STATUS_COLUMN } from "../../../report/postcode-columns.js";
 import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
@@ -50,8 +50,19 @@ import { enrichedRows, longestInputCells, uprnCandidates } from "./input-rows.js
 import { exportRows, exportTables } from "./export-rows.js";
 
 const speedsSql = (alias: string) => SPEED_FIELDS.map((f) => `${alias}.${f}`).join(", ");
-const ratingsSql = (alias: string, providers: readonly string[]) => mobileFields(providers).map((f) => `${alias}.${f}`).join(", ");
-const goodsSql = (alias: string, providers: readonly string[]) => goodColumns(providers).map((g) => goodSql(`${alias}.${g.rating}`)).join(", ");
+// SQLite functions take at most 1,000 arguments; one printf serves up to 49 providers.
+const PRINTF_CELLS = 500;
+
+/** The MobileCells of one row, built by SQLite (printf prints NULL as empty). */
+function mobileCellsSql(alias: string, providers: readonly string[]): string {
+  const cells = [...mobileFields(providers).map((f) => `${alias}.${f}`), ...goodColumns(providers).map((g) => goodSql(`${alias}.${g.rating}`))];
+  const parts: string[] = [];
+  for (let i = 0; i < cells.length; i += PRINTF_CELLS) {
+    const chunk = cells.slice(i, i + PRINTF_CELLS);
+    parts.push(`printf('${chunk.map(() => "%s").join(",")}', ${chunk.join(", ")})`);
+  }
+  return parts.join(" || ',' || ");
+}
 
 /** The API's share of a postcode's addresses at superfast or more, in points (one decimal). */
 const API_SUPERFAST = "ROUND(100.0 * s.Superfast / s.BroadbandAddresses, 1)";
@@ -228,13 +239,12 @@ export class SqliteReportSnapshot implements ReportSnapshot {
 
   mobileAddresses(goodRating: number): RowBatches<MobileAddressRow> {
     if (!this.has("mobile")) return batchesOf([]);
-    const p = this.scope.providers;
     return this.rows(
-      `SELECT s.display, CAST(m.uprn AS TEXT), m.address, ${ratingsSql("m", p)}, ${goodsSql("m", p)}
+      `SELECT s.display, CAST(m.uprn AS TEXT), m.address, ${mobileCellsSql("m", this.scope.providers)}
          FROM ${POSTCODE_TABLE} s CROSS JOIN mobile_addresses m ON m.postcode = s.postcode
         ORDER BY s.display, m.uprn`,
       { good: goodRating },
-    );
+    ) as unknown as RowBatches<MobileAddressRow>;
   }
 
   /** Two ordered halves (addresses with broadband data, then mobile-only ones) that SQLite merges in order. */
@@ -243,9 +253,8 @@ export class SqliteReportSnapshot implements ReportSnapshot {
     const mobile = this.has("mobile");
     const p = this.scope.providers;
     const noSpeeds = SPEED_FIELDS.map(() => "NULL").join(", ");
-    const mobileCells = mobile
-      ? `${ratingsSql("m", p)}, ${goodsSql("m", p)}`
-      : [...mobileFields(p).map(() => "NULL"), ...goodColumns(p).map(() => "''")].join(", ");
+    // without mobile data, the cells are all empty
+    const mobileCells = mobile ? mobileCellsSql("m", p) : `'${",".repeat(mobileFields(p).length + goodColumns(p).length - 1)}'`;
     const halves: string[] = [];
     if (broadband)
       halves.push(
@@ -261,7 +270,7 @@ export class SqliteReportSnapshot implements ReportSnapshot {
       );
     if (halves.length === 0) return batchesOf([]);
     // the trailing uprn only orders the union
-    const width = 3 + SPEED_FIELDS.length + 1 + mobileFields(p).length + goodColumns(p).length;
+    const width = 3 + SPEED_FIELDS.length + 2;
     return this.rows(`${halves.join(" UNION ALL ")} ORDER BY display, uprn`, mobile ? { good: goodRating } : {}, (row) => {
       row.length = width;
       return row;
