@@ -3,7 +3,7 @@
 // snapshot and turns what it reads into figures and row streams; renderers never see the store.
 // An engine implements ReportSnapshot (SQLite: src/store/sqlite/report/); everything here is typed
 // data, no SQL and no handle. Row streams are async iterables of batches (arrays of rows, up to
-// SNAPSHOT_BATCH_ROWS a batch): a report of 10M addresses awaits 10k times, not 10M.
+// SNAPSHOT_BATCH_ROWS a batch): a report of 10M addresses awaits 40k times, not 10M.
 import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
 import type { Premises } from "../spec/open-data.js";
@@ -18,8 +18,8 @@ export interface ScopeRequest {
   all?: boolean | undefined;
 }
 
-/** Rows a batch of a row stream holds at most. */
-export const SNAPSHOT_BATCH_ROWS = 1000;
+/** Rows a batch of a row stream holds at most: few enough that a batch held across an await is not what grows the heap (peak RSS of a 50,000-postcode report: 315 MB at 256, 312 and 357 MB at 1,000; main 262 to 310 MB). */
+export const SNAPSHOT_BATCH_ROWS = 256;
 
 /** One value of a row: text, a number, or null for none. */
 export type Cell = string | number | null;
