@@ -13,8 +13,8 @@ import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { spawnCli } from "./helpers/child-cli.js";
 import { openSync, closeSync, writeSync, statSync } from "node:fs";
 import { PassThrough } from "node:stream";
-import ExcelJS from "exceljs";
 import { writeSheet } from "../src/report/workbook-sheet.js";
+import { XlsxWriter } from "../src/report/xlsx/workbook-writer.js";
 
 const KEY = "Hq3-vN8w-Xp2k-Lm5-Qt4";
 const SEED = 7;
@@ -146,9 +146,9 @@ describe("19.5 failures are one line naming their cause", () => {
     db.exec("BEGIN");
     // nobody reads `out`: it fills, the writer waits for a drain that a full disk never gives
     const out = new PassThrough();
-    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+    const workbook = new XlsxWriter(out);
     const rows = db.prepare("SELECT n, s FROM t").raw(true).iterate() as Iterable<unknown[]>;
-    const writing = writeSheet(workbook, out, { name: "Rows", columns: [{ heading: "n", width: 8 }, { heading: "s", width: 40 }], rows });
+    const writing = writeSheet(workbook, { name: "Rows", columns: [{ heading: "n", width: 8 }, { heading: "s", width: 40 }], rows });
     setImmediate(() => out.destroy(Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" })));
     await expect(writing).rejects.toThrow("ENOSPC: no space left on device");
     // on main the sheet never returns and its iterator keeps the connection busy: COMMIT fails

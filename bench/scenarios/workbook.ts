@@ -1,6 +1,6 @@
 // Workbook (issue 13): the whole report set, coverage.xlsx included, written by the report CLI
 // (src/cli/report.ts, a forced rewrite) in a child process of its own, for a database of a fifth
-// of N mobile addresses and then of N. exceljs's streaming writer should keep the peak resident
+// of N mobile addresses and then of N. The streaming workbook writer should keep the peak resident
 // memory flat as the rows grow five-fold: the peak at N must stay within 1.5× of the peak at N/5,
 // and under 400 MB. Each child's wall time, CPU time (the figure to compare on a busy machine) and
 // the workbook's size are recorded too. --workbook-rows is raised to what a sheet holds, so that
@@ -86,7 +86,7 @@ export const workbook: Scenario = {
         if (growth > GROWTH || large.peakRssMb >= LIMIT_MB)
           notes.push(
             `workbook: the peak grew from ${small.peakRssMb} to ${large.peakRssMb} MB as the rows grew five-fold: something holds rows ` +
-              "in memory (exceljs's pending sheet XML, unless the writer waits for it); bench.json has both sizes' figures.",
+              "in memory (the sheet's XML or its deflated output, unless the writer waits for the file); bench.json has both sizes' figures.",
           );
       }
       return {

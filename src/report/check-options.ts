@@ -6,6 +6,7 @@ import { readAreaHeader } from "./area-file.js";
 import { DEFAULT_GROUP_BY, resolveDimensions, type GroupOptions } from "./groups.js";
 import { propertyColumns } from "./property-figures.js";
 import { ReportError } from "./scope.js";
+import { MAX_CELL_CHARS } from "./xlsx/limits.js";
 
 /** Why the reports of this run could not be written as asked, or null when they can. */
 export async function reportOptionsProblem(
@@ -42,8 +43,6 @@ export interface InputShape {
 
 /** coverage.xlsx measures every input column in one SQLite query, which returns 2,000 columns at most (a sheet holds 16,384). */
 const MAX_INPUT_COLUMNS = 2000;
-/** The most characters a worksheet cell holds (Excel's limit). */
-const MAX_CELL_CHARS = 32_767;
 
 /** Why the report set cannot hold this input (one line naming where), or null. Pure. */
 export function inputShapeProblem(shape: InputShape): string | null {

@@ -1,8 +1,7 @@
-// coverage.xlsx: the file to open first. One workbook, streamed with exceljs's WorkbookWriter
-// (inline strings, rows committed as they come), written atomically like every report file.
+// coverage.xlsx: the file to open first. One workbook, streamed by our xlsx writer (src/report/xlsx:
+// inline strings, rows deflated as they come), written atomically like every report file.
 // Sheets in order: Summary, Groups, Your rows, Postcodes, Broadband, Mobile (docs/reports.md).
 import { PassThrough } from "node:stream";
-import ExcelJS, { type Row, type Worksheet } from "exceljs";
 import { mobileFields, RATING_MAX, RATING_MIN, ratingWords, SPEED_FIELDS, type Lookup } from "../spec/fields.js";
 import type { ReportScope, ReportSnapshot, RowBatches } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
@@ -14,7 +13,8 @@ import { enrichedTable, postcodeFigureColumns } from "./postcode-files.js";
 import { mapRows } from "./row-batches.js";
 import { releaseWords, summaryRows, type Summary } from "./summary.js";
 import type { ChangeSet } from "./changes.js";
-import { COORDINATE, COUNT, fitWidth, LINE_POINTS, lineChars, SHARE, SPEED, TEXT, writeSheet, type SheetColumn, type SheetSpec } from "./workbook-sheet.js";
+import { COORDINATE, COUNT, fitWidth, LINE_POINTS, lineChars, SHARE, SPEED, TEXT, writeSheet, type RowLayout, type SheetColumn, type SheetSpec } from "./workbook-sheet.js";
+import { XlsxWriter, type SheetWriter } from "./xlsx/workbook-writer.js";
 import { LOOKUP_SPECS } from "../spec/lookups.js";
 
 export const WORKBOOK_NAME = "coverage.xlsx";
@@ -41,9 +41,8 @@ export interface WorkbookResult {
 export const SHEET_MAX_ROWS = EXCEL_MAX_ROWS - 1;
 
 /**
- * --workbook-rows' default. Measured (docs/bench.md): a 100,000-row address sheet takes exceljs about
- * 6 s to write and LibreOffice about 4 s to open; at 10,000 postcodes (240,000 addresses a lookup)
- * whole address sheets would make the workbook cost several times all the CSVs together.
+ * --workbook-rows' default. Measured (docs/bench.md): a 100,000-row address sheet takes LibreOffice
+ * about 4 s to open; ten times that is about a minute, and unusable to scroll or filter.
  */
 export const DEFAULT_WORKBOOK_ROWS = 100_000;
 
@@ -71,7 +70,7 @@ export async function writeWorkbook(snapshot: ReportSnapshot, input: WorkbookInp
   const scope = snapshot.scope;
   const out = new PassThrough();
   const written = writeAtomically(path, out);
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+  const workbook = new XlsxWriter(out);
   const result: WorkbookResult = { sheets: [], leftOut: [] };
   const tooLong = (sheet: string, rows: number, csv: string, limit: number) => {
     if (rows <= limit) return false;
@@ -88,7 +87,7 @@ export async function writeWorkbook(snapshot: ReportSnapshot, input: WorkbookInp
   };
   const build = async () => {
     const sheet = async (spec: SheetSpec) => {
-      await writeSheet(workbook, out, spec);
+      await writeSheet(workbook, spec);
       result.sheets.push(spec.name);
     };
     await sheet({ name: "Summary", columns: SUMMARY_COLUMNS, rows: summarySheetRows(input, result, limit), decorate: summaryLayout });
@@ -123,7 +122,7 @@ export async function writeWorkbook(snapshot: ReportSnapshot, input: WorkbookInp
           print,
         });
     }
-    await workbook.commit();
+    await workbook.finish();
   };
   const building = build();
   try {
@@ -146,8 +145,8 @@ function leftOutNote(l: WorkbookResult["leftOut"][number], limit: number): strin
   return `${n(l.rows)} rows are more than this sheet is set to hold (--workbook-rows ${n(limit)}): every row is in ${elsewhere(l)}.`;
 }
 
-function wrapNote(_sheet: Worksheet, row: Row): void {
-  row.getCell(1).alignment = { wrapText: true, vertical: "top" };
+function wrapNote(row: RowLayout): void {
+  row.style(1, { alignment: { wrapText: true, vertical: "top" } });
 }
 
 function column(name: string, scope: ReportScope, width: number, style?: SheetColumn["style"]): SheetColumn {
@@ -173,12 +172,12 @@ const TEXT_WIDTH = 12 + 8 + 48;
 
 const n = (x: number) => x.toLocaleString("en-GB");
 
-function summaryLayout(sheet: Worksheet, row: Row, values: readonly unknown[]): void {
+function summaryLayout(row: RowLayout, values: readonly unknown[]): void {
   const lines = (value: unknown, width: number) => (typeof value === "string" ? Math.ceil(value.length / lineChars(width)) : 1);
   const text = typeof values[2] === "string" && values[3] === null && values[4] === null;
   if (text) {
-    sheet.mergeCells(row.number, 3, row.number, 5);
-    row.getCell(3).alignment = { horizontal: "left", vertical: "top", wrapText: true };
+    row.merge(3, 5);
+    row.style(3, { alignment: { horizontal: "left", vertical: "top", wrapText: true } });
   }
   const tallest = Math.max(1, lines(values[1], 56), text ? lines(values[2], TEXT_WIDTH) : lines(values[4], 48));
   if (tallest > 1) row.height = tallest * LINE_POINTS;
@@ -295,18 +294,11 @@ function mobileRows(snapshot: ReportSnapshot, goodRating: number): RowBatches<un
 }
 
 /** Each rating cell filled with its colour, by conditional formatting: the values stay numbers. */
-function colourRatings(sheet: Worksheet, scope: ReportScope, rows: number): void {
+function colourRatings(sheet: SheetWriter, scope: ReportScope, rows: number): void {
   if (rows === 0) return;
-  const first = sheet.getColumn(4).letter;
-  const last = sheet.getColumn(3 + mobileFields(scope.providers).length).letter;
-  sheet.addConditionalFormatting({
-    ref: `${first}2:${last}${rows + 1}`,
-    rules: Object.entries(RATING_FILLS).map(([rating, argb], i) => ({
-      type: "cellIs",
-      operator: "equal",
-      formulae: [rating],
-      priority: i + 1,
-      style: { fill: { type: "pattern", pattern: "solid", bgColor: { argb } } },
-    })),
-  });
+  const last = sheet.letter(3 + mobileFields(scope.providers).length);
+  sheet.fillWhenEqual(
+    `${sheet.letter(4)}2:${last}${rows + 1}`,
+    Object.entries(RATING_FILLS).map(([rating, argb]) => ({ equals: rating, argb })),
+  );
 }
