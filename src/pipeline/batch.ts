@@ -74,6 +74,8 @@ export interface BatchResult {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** How long an answer may take from arrival to commit, on a busy machine, for planTime. */
+const COMMIT_SLACK_MS = 30_000;
 /** How often the request counters are written to the run's row. */
 const CHECKPOINT_MS = 1_000;
 
@@ -330,7 +332,7 @@ async function failBeforeFetching(ctx: RunContext, message: string, stopReason: 
 
 async function planStage(ctx: RunContext): Promise<FetchPlan> {
   const { config, log, clock } = ctx;
-  ctx.plannedAt = nowIso(ctx);
+  ctx.plannedAt = await planTime(ctx);
   ctx.quota = await startRunQuota(ctx.store, config, { runId: ctx.runId!, leaseId: ctx.lease.id }, () => clock.now(), ctx.stop, log);
   const plan = await planFetches(ctx.store, {
     runId: ctx.runId!,
@@ -365,6 +367,18 @@ async function planStage(ctx: RunContext): Promise<FetchPlan> {
         { event: "plan_open_data", lookup, ...c },
       );
   return plan;
+}
+
+/**
+ * Since when answers other runs store count as fetched meanwhile (reused, not fetched). An answer
+ * is timed when it arrives and committed a moment later, so one that arrived just before this plan
+ * may be missing from it: while other batches run, the mark goes back a little to cover that. Alone
+ * on the store (SQLite always), it is now, and a run fetches all it planned.
+ */
+async function planTime(ctx: RunContext): Promise<string> {
+  const now = ctx.clock.now();
+  const others = (await ctx.store.leases.live(now)).some((l) => l.id !== ctx.lease.id);
+  return new Date(others ? now - COMMIT_SLACK_MS : now).toISOString();
 }
 
 /** The API to use: --simulate's (started only when there is work) or the configured one. */
