@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { useTempDatabase } from "./helpers/temp-database.js";
 import { answerWriter } from "../src/store/sqlite/answers.js";
 import { ledgerUsed } from "../src/store/sqlite/ledger.js";
-import type { FinalRecord, OkRecord } from "../src/spec/records.js";
+import type { FinalRecord } from "../src/spec/records.js";
+import { okRecord } from "./helpers/records.js";
 import { ensureProviderColumns, openDatabase } from "../src/store/sqlite/db.js";
 import { releaseLease, takeLease } from "../src/store/sqlite/leases.js";
 import { LockedError } from "../src/store/types.js";
@@ -22,17 +23,7 @@ const t = useTempDatabase("pcc-store-");
 const newRun = () =>
   createRun(t.db, { startedAt: "2026-01-01T00:00:00.000Z", simulated: false, inputName: "x", args: {}, lookups: ["broadband", "mobile"], providers: [...DEFAULT_PROVIDERS] });
 
-const ok = (postcode: string, uprns: number[], fetchedAt = "2026-01-01T00:00:00.000Z"): OkRecord => ({
-  postcode,
-  lookup: "broadband",
-  status: "ok",
-  httpStatus: 200,
-  attempts: 1,
-  lastError: null,
-  fetchedAt,
-  runId: 1,
-  answer: { lookup: "broadband", dataset: null, addresses: uprns.map((u) => ({ uprn: u, address: `A ${u}`, speeds: [1, 2, 3, 4, -1, -1, 3, 4] })) },
-});
+const ok = okRecord;
 
 const failed = (postcode: string, fetchedAt: string): FinalRecord => ({
   postcode,

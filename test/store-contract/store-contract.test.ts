@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_PROVIDERS, mobileFields, type Lookup } from "../../src/spec/fields.js";
 import { OPEN_DATA_COLUMNS } from "../../src/spec/open-data.js";
 import type { FinalRecord, OkRecord } from "../../src/spec/records.js";
+import { okRecord } from "../helpers/records.js";
 import type { Store } from "../../src/store/store.js";
 import { keyId } from "../../src/store/key-id.js";
 import { LockedError, type LeaseHolder, type RunCounts } from "../../src/store/types.js";
@@ -19,17 +20,7 @@ const holder = (pid: number, host = "contract-host"): LeaseHolder => ({ host, pi
 const zeroCounts: RunCounts = { inputRows: 0, postcodes: 0, rejects: 0, ok: 0, notFound: 0, failed: 0, pending: 0, requests: 0, retries: 0, throttled: 0 };
 
 function ok(postcode: string, uprns: number[], fetchedAt: string, runId: number): OkRecord {
-  return {
-    postcode,
-    lookup: "broadband",
-    status: "ok",
-    httpStatus: 200,
-    attempts: 1,
-    lastError: null,
-    fetchedAt,
-    runId,
-    answer: { lookup: "broadband", dataset: null, addresses: uprns.map((u) => ({ uprn: u, address: `${u} High Street`, speeds: [10, 20, 30, 40, -1, -1, 5, 6] })) },
-  };
+  return okRecord(postcode, uprns, fetchedAt, runId);
 }
 
 function failed(postcode: string, fetchedAt: string, runId: number): FinalRecord {

@@ -1,0 +1,16 @@
+// Final records for store tests: a broadband answer with these UPRNs.
+import type { OkRecord } from "../../src/spec/records.js";
+
+export function okRecord(postcode: string, uprns: number[], fetchedAt = "2026-01-01T00:00:00.000Z", runId = 1): OkRecord {
+  return {
+    postcode,
+    lookup: "broadband",
+    status: "ok",
+    httpStatus: 200,
+    attempts: 1,
+    lastError: null,
+    fetchedAt,
+    runId,
+    answer: { lookup: "broadband", dataset: null, addresses: uprns.map((u) => ({ uprn: u, address: `A ${u}`, speeds: [1, 2, 3, 4, -1, -1, 3, 4] })) },
+  };
+}
