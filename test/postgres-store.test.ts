@@ -19,7 +19,7 @@ describe.skipIf(skip)("the PostgreSQL store", () => {
     await Promise.all(opened.splice(0).map((s) => s.close()));
   });
   async function open(url?: string, readonly = false): Promise<{ store: Store; url: string; sql: pg.Pool }> {
-    const u = url ?? (await freshPostgresDatabase());
+    const u = url ?? (await freshPostgresDatabase({ schema: true }));
     const store = await openPostgresStore(u, { readonly, isAlive: () => true });
     const sql = new pg.Pool({ connectionString: u, max: 1 });
     opened.push(store, { close: () => sql.end() });

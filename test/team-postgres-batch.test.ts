@@ -8,6 +8,7 @@ import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { spawnCli } from "./helpers/child-cli.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
 
 const { skip } = requiresPostgres();
@@ -33,7 +34,7 @@ describe.skipIf(skip)("the batch on PostgreSQL", () => {
   test("stores what SQLite stores, and a second run has nothing to fetch", async () => {
     const dir = tempDir();
     const input = writeCsv(dir, "in.csv", ["postcode", ...POSTCODES, "not a postcode"]);
-    const url = await freshPostgresDatabase();
+    const url = await freshPostgresDatabase({ schema: true });
     const onPostgres = await runIn(dir, { in: input, simulate: true, db: url, reports: false }, {});
     const onSqlite = await runIn(dir, { in: input, simulate: true, db: join(dir, "c.sqlite"), reports: false }, {});
     expect(onPostgres.exitCode).toBe(0);
@@ -49,12 +50,32 @@ describe.skipIf(skip)("the batch on PostgreSQL", () => {
     ]);
   });
 
+  test("the CLIs take a URL: status shows the runs; report says its side is not on PostgreSQL yet; a password in argv is refused", async () => {
+    const dir = tempDir();
+    const input = writeCsv(dir, "in.csv", ["postcode", ...POSTCODES.slice(0, 3)]);
+    const url = await freshPostgresDatabase({ schema: true });
+    expect((await runIn(dir, { in: input, simulate: true, db: url, reports: false }, {})).exitCode).toBe(0);
+    const status = await spawnCli("status", ["--db", url]).done;
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(`database ${url} (schema version 1)`);
+    expect(status.stdout).toMatch(/#1 .* completed, exit 0/);
+    const report = await spawnCli("report", ["--db", url, "--out", join(dir, "out")]).done;
+    expect(report.code).toBe(1);
+    expect(report.stderr.trim().split("\n")).toHaveLength(1);
+    expect(report.stderr).toContain("not implemented on PostgreSQL yet");
+    const withPassword = url.replace("postgres://postgres@", "postgres://postgres:s3cret@");
+    const refused = await spawnCli("status", ["--db", withPassword]).done;
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("a password in the URL is refused");
+    expect(refused.stderr).not.toContain("s3cret");
+  });
+
   test("two batches at once on one database share --monthly-quota: together they never pass it, and the simulator saw no more", async () => {
     const dir = tempDir();
     const list = generatePostcodes(29, 60);
     const a = writeCsv(dir, "a.csv", ["postcode", ...list.slice(0, 40)]);
     const b = writeCsv(dir, "b.csv", ["postcode", ...list.slice(20)]);
-    const url = await freshPostgresDatabase();
+    const url = await freshPostgresDatabase({ schema: true });
     const sim = await startSimulator({ port: 0, seed: 29, key: KEY });
     try {
       const flags = { baseUrl: sim.url, db: url, reports: false, monthlyQuota: "25", lookups: "broadband" };

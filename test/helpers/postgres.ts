@@ -2,6 +2,8 @@
 // test/global-setup.ts) and a new database per test, reached over its Unix socket with no password.
 import pg from "pg";
 import { beforeAll, inject } from "vitest";
+import { connectPostgres } from "../../src/store/postgres/connect.js";
+import { migratePostgres, PG_SCHEMA_VERSION } from "../../src/store/postgres/schema.js";
 import { PASSWORD_ROLE } from "./postgres-server.js";
 import { requiresTool, TOOLS } from "./requires-tool.js";
 
@@ -43,13 +45,40 @@ export function postgresUrl(database: string): string {
 
 let made = 0;
 
-/** A new, empty database on the run's server; its URL. */
-export async function freshPostgresDatabase(): Promise<string> {
+/** The template holding this program's schema: made once per server, by the first test to need it. */
+const SCHEMA_TEMPLATE = `pcc_schema_v${PG_SCHEMA_VERSION}`;
+/** An advisory lock number of the tests' own, held while the template is made. */
+const TEMPLATE_LOCK = 7_316_402_212;
+
+async function ensureSchemaTemplate(admin: pg.Client): Promise<void> {
+  await admin.query("SELECT pg_advisory_lock($1)", [TEMPLATE_LOCK]);
+  try {
+    if ((await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [SCHEMA_TEMPLATE])).rowCount === 1) return;
+    await admin.query(`CREATE DATABASE ${SCHEMA_TEMPLATE}_making STRATEGY = FILE_COPY`);
+    const made = await connectPostgres(postgresUrl(`${SCHEMA_TEMPLATE}_making`));
+    try {
+      await migratePostgres(made.pool, made.location);
+    } finally {
+      await made.close();
+    }
+    // renamed only once whole: a failure above leaves no half-made template behind its name
+    await admin.query(`ALTER DATABASE ${SCHEMA_TEMPLATE}_making RENAME TO ${SCHEMA_TEMPLATE}`);
+  } finally {
+    await admin.query("SELECT pg_advisory_unlock($1)", [TEMPLATE_LOCK]);
+  }
+}
+
+/**
+ * A new database on the run's server; its URL. Empty, or with `{ schema: true }` a copy of a
+ * template already holding the store's schema, which saves each test the migration (about 0.2 s).
+ */
+export async function freshPostgresDatabase(options: { schema?: boolean } = {}): Promise<string> {
   const name = `t_${process.pid}_${++made}`;
   const admin = new pg.Client({ connectionString: postgresUrl("postgres") });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name} STRATEGY = FILE_COPY`);
+    if (options.schema) await ensureSchemaTemplate(admin);
+    await admin.query(`CREATE DATABASE ${name} ${options.schema ? `TEMPLATE ${SCHEMA_TEMPLATE} ` : ""}STRATEGY = FILE_COPY`);
   } finally {
     await admin.end();
   }

@@ -21,25 +21,29 @@ export interface StoreEngineFactory {
   open(options?: Pick<OpenStoreOptions, "isAlive">): Promise<OpenedEngine>;
 }
 
+/** Stores opened on one new database at `location`, which `remove` deletes once they are closed. */
+async function openedAt(location: string, options: Pick<OpenStoreOptions, "isAlive">, remove: () => Promise<void> | void): Promise<OpenedEngine> {
+  const opened: Store[] = [await openStore(location, options)];
+  return {
+    store: opened[0]!,
+    async second() {
+      const s = await openStore(location, options);
+      opened.push(s);
+      return s;
+    },
+    async cleanup() {
+      for (const s of opened) await s.close();
+      await remove();
+    },
+  };
+}
+
 const sqlite: StoreEngineFactory = {
   name: "sqlite",
   exclusiveLeases: true,
   async open(options = {}) {
     const dir = mkdtempSync(join(tmpdir(), "pcc-contract-"));
-    const path = join(dir, "store.sqlite");
-    const opened: Store[] = [await openStore(path, options)];
-    return {
-      store: opened[0]!,
-      async second() {
-        const s = await openStore(path, options);
-        opened.push(s);
-        return s;
-      },
-      async cleanup() {
-        for (const s of opened) await s.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
+    return openedAt(join(dir, "store.sqlite"), options, () => rmSync(dir, { recursive: true, force: true }));
   },
 };
 
@@ -48,20 +52,8 @@ const postgres: StoreEngineFactory = {
   name: "postgres",
   exclusiveLeases: false,
   async open(options = {}) {
-    const url = await freshPostgresDatabase();
-    const opened: Store[] = [await openStore(url, options)];
-    return {
-      store: opened[0]!,
-      async second() {
-        const s = await openStore(url, options);
-        opened.push(s);
-        return s;
-      },
-      async cleanup() {
-        for (const s of opened) await s.close();
-        await dropPostgresDatabase(url);
-      },
-    };
+    const url = await freshPostgresDatabase({ schema: true });
+    return openedAt(url, options, () => dropPostgresDatabase(url));
   },
 };
 

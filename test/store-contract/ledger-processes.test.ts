@@ -1,16 +1,11 @@
-// The ledger's reserve across processes: three processes on one SQLite database, each reserving one
+// The ledger's reserve across processes: three processes on one database of each engine, each reserving one
 // request at a time as fast as it can, are granted the limit together, never more.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { openStore } from "../../src/store/open-store.js";
+import { describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/child-cli.js";
+import { ENGINES } from "./engines.js";
 
 const T0 = Date.parse("2026-03-01T00:00:00.000Z");
-let dir: string;
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A child reserving from the ledger: `ready` once it has opened the store, `granted` once it is told to go and has finished. */
 function reserveInChild(path: string, leaseId: number, limit: number): { ready: Promise<void>; go(): void; granted: Promise<number> } {
@@ -33,13 +28,13 @@ function reserveInChild(path: string, leaseId: number, limit: number): { ready: 
   return { ready, go: () => child.stdin.end("go\n"), granted };
 }
 
-describe("ledger reserve across processes (sqlite)", () => {
+describe.each(ENGINES)("ledger reserve across processes ($name)", (engine) => {
   it("three processes reserving at once are granted the limit together, never more", async () => {
-    dir = mkdtempSync(join(tmpdir(), "pcc-reserve-"));
-    const path = join(dir, "store.sqlite");
-    const store = await openStore(path);
+    const e = await engine.open();
+    const store = e.store;
+    // the store's location opens it again: a path, or the URL (which never holds a password)
     const { lease } = await store.leases.take({ host: "elsewhere", pid: 1, process: null }, T0, 600_000);
-    const children = [0, 1, 2].map(() => reserveInChild(path, lease.id, 1500));
+    const children = [0, 1, 2].map(() => reserveInChild(store.location, lease.id, 1500));
     // all three open the store first, then reserve together
     await Promise.all(children.map((c) => c.ready));
     for (const c of children) c.go();
@@ -48,6 +43,6 @@ describe("ledger reserve across processes (sqlite)", () => {
     // they did reserve side by side: no one process took it all
     expect(grants.filter((g) => g > 0).length).toBeGreaterThan(1);
     expect(await store.ledger.used("broadband", "2026-03-01", T0)).toBe(1500);
-    await store.close();
+    await e.cleanup();
   }, 60_000);
 });

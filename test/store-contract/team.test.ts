@@ -72,6 +72,30 @@ describe.runIf(TEAM_ENGINES.length > 0).each(TEAM_ENGINES)("several machines on 
     expect((await b!.store.runs.facts(b!.runId))!.state).toBe("running");
   });
 
+  test("two machines storing the same answers at once (pairs neither claimed) both succeed, and each pair has one version", async () => {
+    const [a, b] = await machines(2);
+    const list = postcodes.slice(0, 60);
+    const record = (postcode: string, runId: number) => ({
+      postcode, lookup: "broadband" as const, status: "ok" as const, httpStatus: 200, attempts: 1, lastError: null, fetchedAt: new Date(T0 + 1).toISOString(), runId,
+      answer: { lookup: "broadband" as const, dataset: null, addresses: [1, 2, 3].map((u) => ({ uprn: u, address: `${u} Mill Lane`, speeds: [10, 1, 10, 1, -1, -1, 10, 1] })) },
+    });
+    await Promise.all(
+      [a!, b!].map(async (m, i) => {
+        const w = await m.store.answers.openWriter({ providers: [] });
+        // in opposite orders, several turns each
+        for (const [n, p] of (i === 0 ? list : [...list].reverse()).entries()) {
+          w.write(record(p, m.runId));
+          if (n % 7 === 6) await new Promise((r) => setImmediate(r));
+        }
+        await w.flush();
+      }),
+    );
+    for (const p of [list[0]!, list[29]!, list[59]!]) {
+      expect((await a!.store.answers.versions(p, "broadband")).map((v) => v.addressCount)).toEqual([3]);
+      expect(await b!.store.answers.get(p, "broadband")).toMatchObject({ status: "ok", addressCount: 3, versionId: expect.any(Number) });
+    }
+  });
+
   test("four machines reserving at once never pass the month's limit together, and a released lease's unspent part returns", async () => {
     const team = await machines(4);
     const grants = await Promise.all(

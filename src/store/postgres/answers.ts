@@ -84,6 +84,9 @@ async function insertAddresses(client: pg.PoolClient, lookup: Lookup, postcode: 
   }
 }
 
+/** The first key of the pair locks (pg_advisory_xact_lock(class, pair)): a number of this program's. */
+const PAIR_LOCK_CLASS = 7316;
+
 type Queued = FinalRecord | ((client: pg.PoolClient) => Promise<void>);
 
 function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: string): AnswerWriter {
@@ -185,6 +188,15 @@ function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: str
 
   const writeGroup = (group: readonly Queued[]) =>
     inTransaction(pool, async (client) => {
+      // Another machine may write one of these pairs at the same moment (a pair not claimed, or a
+      // claim that lapsed): each pair is locked for the transaction, all in one order, so the two
+      // writes follow each other (the second sees the first's version) and never deadlock.
+      const pairs = group.filter((item): item is FinalRecord => typeof item !== "function").map((r) => `${r.lookup}:${r.postcode}`);
+      if (pairs.length > 0)
+        await client.query(
+          `SELECT pg_advisory_xact_lock(${PAIR_LOCK_CLASS}, h) FROM (SELECT DISTINCT hashtext(p) AS h FROM unnest($1::text[]) AS p ORDER BY h) AS ordered`,
+          [pairs],
+        );
       const releases = await loadReleaseBook(client);
       for (const item of group) {
         if (typeof item === "function") await item(client);

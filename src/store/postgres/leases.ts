@@ -3,11 +3,10 @@
 // batch's lease lapses at once, as on SQLite); a holder on another host is trusted until its lease
 // expires. Taking a lease clears the ones no longer live, with their claims and reservations.
 import type pg from "pg";
-import type { Lease, LeaseHolder, LeaseTaken } from "../types.js";
+import type { Lease, LeaseTaken } from "../types.js";
+import { leaseLive, toLease, type IsAlive, type LeaseRow } from "../sqlite/leases.js";
 import type { LeaseStore } from "../store.js";
 import { inTransaction, rowsOf, type Queryable } from "./connect.js";
-
-export type IsAlive = (holder: LeaseHolder) => boolean;
 
 /** Where this process runs and how it tells whether a holder on this host still runs. */
 export interface LeaseContext {
@@ -15,33 +14,11 @@ export interface LeaseContext {
   isAlive: IsAlive;
 }
 
-interface LeaseRow {
-  id: number;
-  host: string;
-  pid: number;
-  process: string | null;
-  run_id: number | null;
-  taken_at: string;
-  expires_ms: number;
-}
-
-function toLease(row: LeaseRow): Lease {
-  return {
-    id: row.id,
-    holder: { host: row.host, pid: row.pid, process: row.process },
-    runId: row.run_id,
-    takenAt: row.taken_at,
-    expiresAt: new Date(row.expires_ms).toISOString(),
-  };
-}
-
-function isLive(row: LeaseRow, nowMs: number, ctx: LeaseContext): boolean {
-  if (row.expires_ms <= nowMs) return false;
-  return row.host !== ctx.here || ctx.isAlive({ host: row.host, pid: row.pid, process: row.process });
-}
+/** Live at `nowMs`: the SQLite engine's rule (not expired; a holder on this host still running). */
+const isLive = (row: LeaseRow, nowMs: number, ctx: LeaseContext): boolean => leaseLive(row, nowMs, ctx.here, ctx.isAlive);
 
 /** Every lease row, oldest first. */
-export function allLeaseRows(q: Queryable): Promise<LeaseRow[]> {
+function allLeaseRows(q: Queryable): Promise<LeaseRow[]> {
   return rowsOf<LeaseRow>(q, "SELECT id, host, pid, process, run_id, taken_at, expires_ms FROM leases ORDER BY id");
 }
 

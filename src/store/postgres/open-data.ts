@@ -62,6 +62,8 @@ async function startImport(pool: pg.Pool): Promise<OpenDataWriter> {
       await chain;
       try {
         if (failure) throw failure;
+        // two machines importing at once replace the release one after the other
+        await client.query("LOCK TABLE open_data IN EXCLUSIVE MODE");
         await client.query("DELETE FROM open_data");
         await client.query(
           `INSERT INTO open_data (${COLUMNS.join(", ")})

@@ -23,8 +23,13 @@ import { postgresStatus } from "./status.js";
 import { postgresSnapshotSource } from "./report/source.js";
 
 export interface PostgresStoreOptions {
-  /** read only: never creates, migrates or changes the store (status) */
+  /** read only: never creates, migrates or changes the store (status, report, export) */
   readonly?: boolean;
+  /**
+   * SQLite's `upgrade` (migrate an older schema before reading) has nothing to do here yet: the
+   * PostgreSQL schema has one version, so a store is either current or absent.
+   */
+  upgrade?: boolean;
   /** whether a lease holder on this host still runs (tests inject one; default: process-identity.ts) */
   isAlive?: (holder: LeaseHolder) => boolean;
 }

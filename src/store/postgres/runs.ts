@@ -4,7 +4,8 @@ import type pg from "pg";
 import { zeroOutcomes, type OutcomeCounts } from "../../spec/counts.js";
 import type { Lookup } from "../../spec/fields.js";
 import type { RunStore } from "../store.js";
-import { DatabaseError, type LastRunSettings, type RunCounts, type RunFacts, type RunInfo, type RunState } from "../types.js";
+import { jsonList } from "../sqlite/runs.js";
+import { type LastRunSettings, type RunCounts, type RunFacts, type RunInfo, type RunState } from "../types.js";
 import { inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";
 import { liveLeaseIds, type LeaseContext } from "./leases.js";
 
@@ -38,16 +39,6 @@ export async function countsAsTheyStand(q: Queryable, runId: number, lookups: re
     [runId],
   ))!;
   return { ...input, ...(await finalCounts(q, runId, lookups)) };
-}
-
-function jsonList(text: string, what: string): string[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value as string[];
-  } catch {
-    // reported below
-  }
-  throw new DatabaseError(`${what} are not readable in the database (${text.slice(0, 60)})`);
 }
 
 export function postgresRuns(pool: pg.Pool, ctx: LeaseContext): RunStore {

@@ -260,7 +260,7 @@ export async function postgresSchemaVersion(pool: pg.Pool): Promise<number> {
 }
 
 /** The rating columns of these providers, as stored: lower case (see the top of this file). */
-export function providerColumns(providers: readonly string[]): string[] {
+function providerColumns(providers: readonly string[]): string[] {
   return mobileFields(providers).map((f) => f.toLowerCase());
 }
 

@@ -8,7 +8,7 @@ import { tableExists, type Db } from "./db.js";
 
 export type IsAlive = (holder: LeaseHolder) => boolean;
 
-interface LeaseRow {
+export interface LeaseRow {
   id: number;
   host: string;
   pid: number;
@@ -18,7 +18,7 @@ interface LeaseRow {
   expires_ms: number;
 }
 
-function toLease(row: LeaseRow): Lease {
+export function toLease(row: LeaseRow): Lease {
   return {
     id: row.id,
     holder: { host: row.host, pid: row.pid, process: row.process },

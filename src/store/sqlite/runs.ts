@@ -171,7 +171,7 @@ export function runIdRange(db: Db): { min: number; max: number } | null {
   return range.min === null || range.max === null ? null : { min: range.min, max: range.max };
 }
 
-function jsonList(text: string, what: string): string[] {
+export function jsonList(text: string, what: string): string[] {
   try {
     const value: unknown = JSON.parse(text);
     if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value as string[];
