@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { join } from "node:path";
 import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { generatePostcodes, simulatedAreaFile, simulatedOpenDataArchive, startSimulator } from "../src/simulator/index.js";
+import { generatePostcode, generatePostcodes, simulatedAreaFile, simulatedOpenDataArchive, startSimulator } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 import { writeReports } from "../src/report/index.js";
@@ -28,28 +28,35 @@ const FIXED_NOW = new Date("2026-11-20T08:00:00.000Z");
 const d = tempDir("pcc-engines-");
 afterAll(() => rmSync(d, { recursive: true, force: true }));
 
+/** A UPRN of the postcode's answer (every fourth row), one of no answer (the next), or none. */
+function uprnCell(postcode: string, i: number): string {
+  const first = generatePostcode(SEED, postcode)?.addresses[0]?.UPRN;
+  return i % 4 === 0 && first !== undefined ? String(first) : i % 4 === 1 ? String(9_000_000 + i) : "";
+}
+
 /** The input: postcodes in two regions, a repeated one, a UPRN column, rows without a valid postcode. */
 function inputLines(postcodes: readonly string[]): string[] {
-  const rows = postcodes.map((p, i) => `${p},${i % 3 === 0 ? "North" : i % 3 === 1 ? "South" : ""},${i % 4 === 0 ? "1000" + i : ""}`);
+  const rows = postcodes.map((p, i) => `${p},${i % 3 === 0 ? "North" : i % 3 === 1 ? "South" : ""},${uprnCell(p, i)}`);
   return ["postcode,region,uprn", ...rows, `${postcodes[0]},North,`, "not a postcode,North,", ",South,12"];
 }
 
 /** Fills the store at `db` through two nights of batches on one simulator each, as a nightly job would. */
 async function twoNights(db: string, input: string, archive: string): Promise<number[]> {
+  // each night's run id and exit code
   const runs: number[] = [];
   for (const [night, release] of [
     [0, 1],
     [1, 2],
   ] as const) {
-    const sim = await startSimulator({ port: 0, seed: SEED, key: KEY, release });
+    // a few answers fail (500s, each a pure function of the postcode and attempt) and, without retries, stay failed
+    const sim = await startSimulator({ port: 0, seed: SEED, key: KEY, release, failRate: 0.04 });
     try {
-      const flags = { in: input, db, baseUrl: sim.url, concurrency: 1, reports: false, ...(night === 0 ? { openData: archive } : { refresh: true }) };
+      const flags = { in: input, db, baseUrl: sim.url, concurrency: 1, reports: false, retries: 0, ...(night === 0 ? { openData: archive } : { refresh: true }) };
       // Virtual time, moved only by the pacer's sleeps, and a pace window so short that it never
       // sleeps: every answer of a night is stored at the same instant on either engine.
       const pace = { clock: new FakeClock(T0 + night * DAY), rateWindowMs: 1e-6, rateMarginMs: 0 };
       const r = await runIn(d, flags as Parameters<typeof runIn>[1], env, pace);
-      expect(r.exitCode, r.logs.filter((l) => l.includes('"error"')).join("\n")).toBe(0);
-      runs.push(r.runId!);
+      runs.push(r.runId!, r.exitCode);
     } finally {
       await sim.close();
     }
@@ -105,11 +112,13 @@ describe.skipIf(skip)("SQLite and PostgreSQL holding the same data", () => {
   const stores: Record<string, Store> = {};
   let runs: number[] = [];
   beforeAll(async () => {
-    const postcodes = generatePostcodes(SEED, 90);
+    const postcodes = generatePostcodes(SEED, 50);
     const input = writeCsv(d, "in.csv", inputLines(postcodes));
-    const archive = simulatedOpenDataArchive(SEED, postcodes.slice(0, 60));
+    const archive = simulatedOpenDataArchive(SEED, postcodes.slice(0, 35));
     writeFileSync(join(d, archive.name), archive.bytes);
-    writeFileSync(join(d, "areas.csv"), simulatedAreaFile(postcodes.slice(5)).join("\r\n") + "\r\n");
+    // the simulated coordinates, with a ward for --group-by (the first rows' postcodes left out: unmatched)
+    const areas = simulatedAreaFile(postcodes.slice(5)).map((line, i) => `${line},${i === 0 ? '"ward"' : `"Ward ${i % 4}"`}`);
+    writeFileSync(join(d, "areas.csv"), areas.join("\r\n") + "\r\n");
     const engines = { sqlite: join(d, "coverage.sqlite"), postgres: await freshPostgresDatabase() };
     const filled: Record<string, number[]> = {};
     for (const [engine, db] of Object.entries(engines)) {
@@ -118,7 +127,7 @@ describe.skipIf(skip)("SQLite and PostgreSQL holding the same data", () => {
       expect(stores[engine].engine).toBe(engine);
     }
     expect(filled.postgres).toEqual(filled.sqlite);
-    runs = filled.sqlite!;
+    runs = filled.sqlite!.filter((_, i) => i % 2 === 0);
   }, 120_000);
   afterAll(async () => {
     await Promise.all(Object.values(stores).map((s) => s.close()));
@@ -128,7 +137,7 @@ describe.skipIf(skip)("SQLite and PostgreSQL holding the same data", () => {
     const sets: Record<string, { files: Record<string, string>; cells: Record<string, unknown> }> = {};
     for (const [engine, store] of Object.entries(stores)) {
       const out = join(d, `out-${engine}`);
-      await writeReports(store, { outDir: out, now: () => FIXED_NOW, groupBy: ["region", "district"], uprnColumn: "uprn", areaFile: join(d, "areas.csv"), since: String(runs[0]) });
+      await writeReports(store, { outDir: out, now: () => FIXED_NOW, groupBy: ["region", "district", "ward"], uprnColumn: "uprn", areaFile: join(d, "areas.csv"), since: String(runs[0]) });
       sets[engine] = { files: comparable(out), cells: await workbookCells(join(out, "coverage.xlsx")) };
     }
     const [sqlite, postgres] = [sets.sqlite!, sets.postgres!];
@@ -138,7 +147,13 @@ describe.skipIf(skip)("SQLite and PostgreSQL holding the same data", () => {
     );
     expect(sqlite.files["changes.csv"]!.split("\n").length).toBeGreaterThan(5);
     expect(sqlite.files["postcodes.geojson"]!).toContain("Feature");
+    expect(sqlite.files["groups.csv"]!).toContain("Ward 3");
+    expect(sqlite.files["groups.csv"]!).toContain("(unmatched)");
     expect(sqlite.files["rejects.csv"]!).toContain("not a postcode");
+    expect(sqlite.files["failures.csv"]!).toContain("HTTP 500");
+    // the property's own figures, and a UPRN that no answer holds
+    expect(sqlite.files["enriched.csv"]!).toMatch(/,ok,ok,ok,.*,[\d.]+,[\d.]+,(Gigabit|Ultrafast|Superfast|Decent|Below decent|No data),(yes|no),(yes|no),/);
+    expect(sqlite.files["enriched.csv"]!).toContain("uprn_not_found");
     expect(Object.keys(postgres.files)).toEqual(Object.keys(sqlite.files));
     for (const name of Object.keys(sqlite.files)) expect(postgres.files[name], name).toBe(sqlite.files[name]);
     expect(Object.keys(sqlite.cells).length).toBeGreaterThan(500);
