@@ -8,6 +8,7 @@ import { SNAPSHOT_BATCH_ROWS } from "../src/store/snapshot.js";
 import { openPostgresStore } from "../src/store/postgres/postgres-store.js";
 import type { Store } from "../src/store/store.js";
 import { formatStatus } from "../src/report/status-text.js";
+import { DatabaseError } from "../src/store/types.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
 
 const { skip } = requiresPostgres();
@@ -93,6 +94,25 @@ describe.skipIf(skip)("reports on a PostgreSQL store", () => {
     // and the store's connections still serve the next snapshot
     expect(await reader.snapshot({}, async (s) => s.scope.kind)).toBe("run");
     await expect(reader.snapshot({ runId: 9 }, async () => 1)).rejects.toThrow(/there is no run 9 in the database \(runs 1 to 1 are stored\)/);
+  });
+
+  test("a connection the server ends mid-snapshot is one line naming the database, and the next snapshot takes a new one", async () => {
+    const url = await freshPostgresDatabase();
+    await fill(await open(url), ["AB11AA"], 2);
+    const reader = await open(url, true);
+    const failed = reader.snapshot({}, async (snapshot) => {
+      await snapshot.preparePostcodes(null);
+      // an administrator (or a restart) ends every session of this database in a transaction (only this test's)
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'");
+      await admin.end();
+      return snapshot.countLocated(false);
+    });
+    await expect(failed).rejects.toThrow(DatabaseError);
+    // pg says either what the server sent or that the connection is gone, as one line after the URL
+    await expect(failed).rejects.toThrow(/^database postgres:\/\/postgres@\/t_\S+: (terminating connection due to administrator command|Client has encountered a connection error|Connection terminated)[^\n]*$/);
+    expect(await reader.snapshot({}, async (snapshot) => (await snapshot.preparePostcodes(null), snapshot.countLocated(false)))).toBe(1);
   });
 
   test("row streams come in batches of at most SNAPSHOT_BATCH_ROWS through a cursor, in postcode then UPRN order; one broken off leaves the others working", async () => {

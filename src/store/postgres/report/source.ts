@@ -4,7 +4,7 @@
 // transaction, even of a temporary table, so the transaction starts read-write, resolves the
 // scope, creates its temporary tables (ON COMMIT DROP), and then turns read only (SET TRANSACTION
 // READ ONLY) before the work: from there the server refuses any write but to those tables.
-import type pg from "pg";
+import pg from "pg";
 import { UserError } from "../../../errors.js";
 import type { ReportSnapshot, ScopeRequest, SnapshotSource } from "../../snapshot.js";
 import { databaseError } from "../errors.js";
@@ -12,10 +12,14 @@ import { createTemporaryTables } from "./postcode-table.js";
 import { resolveScope } from "./scope.js";
 import { PostgresReportSnapshot } from "./snapshot.js";
 
-/** A failure of the server or the connection (pg's error, or a connection that ended), not the work's own. */
+/**
+ * A failure of the server or the connection (pg's error, or a connection that ended), not the
+ * work's own: narrower than errors.ts's isDatabaseFailure, since the work writes files, and a file
+ * error carries a code too (EACCES is the report folder's, not the database's).
+ */
 function isServerFailure(err: unknown): boolean {
   if (!(err instanceof Error) || err instanceof UserError) return false;
-  return err.constructor.name === "DatabaseError" || /^Connection terminated|^timeout exceeded when trying to connect|^Client has encountered a connection error/.test(err.message);
+  return err instanceof pg.DatabaseError || /^Connection terminated|^timeout exceeded when trying to connect|^Client has encountered a connection error/.test(err.message);
 }
 
 export function postgresSnapshotSource(pool: pg.Pool, location: string): SnapshotSource {
