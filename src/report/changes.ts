@@ -126,8 +126,7 @@ function diffPair(pair: VersionPair, good: number, providers: readonly string[],
     if (!b) {
       out.push({ ...base(uprn, a[1]), change: "address added", before: null, after: null });
       if (counts) counts.addressesAdded++;
-    } else if (pair.lookup === "broadband") diffBroadband(pair, b, a, base(uprn, a[1]), out, summary);
-    else diffMobile(pair, b, a, good, providers, base(uprn, a[1]), out, summary);
+    } else DIFFS[pair.lookup](pair, b, a, { good, providers }, base(uprn, a[1]), out, summary);
   }
 }
 
@@ -138,7 +137,15 @@ function value(side: VersionPair["before"], row: VersionRow, field: string): num
   return i < 0 ? null : ((row[2 + i] as number | null | undefined) ?? null);
 }
 
-function diffBroadband(pair: VersionPair, b: VersionRow, a: VersionRow, base: Base, out: Change[], summary: ChangesSummary): void {
+/** What a pair's comparison needs besides its rows: the good rating and the providers of the report. */
+interface DiffContext {
+  good: number;
+  providers: readonly string[];
+}
+
+type Diff = (pair: VersionPair, b: VersionRow, a: VersionRow, context: DiffContext, base: Base, out: Change[], summary: ChangesSummary) => void;
+
+function diffBroadband(pair: VersionPair, b: VersionRow, a: VersionRow, _context: DiffContext, base: Base, out: Change[], summary: ChangesSummary): void {
   const tier = (side: VersionPair["before"], row: VersionRow) => tierOf(value(side, row, "MaxPredictedDown"), value(side, row, "MaxPredictedUp"));
   const was = tier(pair.before, b);
   const now = tier(pair.after, a);
@@ -155,16 +162,7 @@ function diffBroadband(pair: VersionPair, b: VersionRow, a: VersionRow, base: Ba
   }
 }
 
-function diffMobile(
-  pair: VersionPair,
-  b: VersionRow,
-  a: VersionRow,
-  good: number,
-  providers: readonly string[],
-  base: Base,
-  out: Change[],
-  summary: ChangesSummary,
-): void {
+function diffMobile(pair: VersionPair, b: VersionRow, a: VersionRow, { good, providers }: DiffContext, base: Base, out: Change[], summary: ChangesSummary): void {
   // Only providers both versions rate can be compared.
   const compared = providers.filter((p) => pair.before.providers.includes(p) && pair.after.providers.includes(p));
   const s = summary.mobile;
@@ -195,3 +193,5 @@ function diffMobile(
     }
 }
 
+/** Per lookup, what counts as a change of one address: a broadband tier, a provider's good coverage. */
+const DIFFS: Record<Lookup, Diff> = { broadband: diffBroadband, mobile: diffMobile };

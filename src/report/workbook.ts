@@ -2,7 +2,7 @@
 // inline strings, rows deflated as they come), written atomically like every report file.
 // Sheets in order: Summary, Groups, Your rows, Postcodes, Broadband, Mobile (docs/reports.md).
 import { PassThrough } from "node:stream";
-import { mobileFields, RATING_MAX, RATING_MIN, ratingWords, SPEED_FIELDS, type Lookup } from "../spec/fields.js";
+import { LOOKUPS, mobileFields, RATING_MAX, RATING_MIN, ratingWords, SPEED_FIELDS, type Lookup } from "../spec/fields.js";
 import type { ReportScope, ReportSnapshot, RowBatches } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
 import { columnHeading } from "./column-headings.js";
@@ -52,10 +52,33 @@ export const PRINTED_ADDRESS_ROWS = 50;
 /** The rating colours of Ofcom's checker, as cell fills (conditional formatting keeps ratings numbers). */
 const RATING_FILLS: Record<number, string> = { 0: "FFD9D9D9", 1: "FFF4A6A6", 2: "FFFFD580", 3: "FFA9D8A0", 4: "FF6FBF73" };
 
-const addressSheets: { sheet: string; lookup: Lookup; csv: string }[] = [
-  { sheet: "Broadband", lookup: "broadband", csv: "broadband.csv" },
-  { sheet: "Mobile", lookup: "mobile", csv: "mobile.csv" },
-];
+/** Each lookup's address sheet: its name, the CSV with every row, and how its rows are laid out. */
+interface AddressSheet {
+  sheet: string;
+  lookup: Lookup;
+  csv: string;
+  spec(snapshot: ReportSnapshot, scope: ReportScope, goodRating: number): Omit<SheetSpec, "name" | "print">;
+}
+
+const ADDRESS_SHEETS: Record<Lookup, AddressSheet> = {
+  broadband: {
+    sheet: "Broadband",
+    lookup: "broadband",
+    csv: "broadband.csv",
+    spec: (snapshot, scope) => ({ columns: broadbandColumns(scope), rows: snapshot.broadbandAddresses() }),
+  },
+  mobile: {
+    sheet: "Mobile",
+    lookup: "mobile",
+    csv: "mobile.csv",
+    spec: (snapshot, scope, goodRating) => ({
+      columns: mobileColumns(scope),
+      rows: mobileRows(snapshot, goodRating),
+      finish: (ws, count) => colourRatings(ws, scope, count),
+    }),
+  },
+};
+const addressSheets: readonly AddressSheet[] = LOOKUPS.map((l) => ADDRESS_SHEETS[l]);
 
 /** What `npm run export` writes for the rows of a CSV, where it has them (src/export/tables.ts). */
 const PARQUET: Record<string, string> = { "broadband.csv": "broadband/", "mobile.csv": "mobile/", "postcodes.csv": "postcodes.parquet" };
@@ -112,15 +135,7 @@ export async function writeWorkbook(snapshot: ReportSnapshot, input: WorkbookInp
         ? { rows: PRINTED_ADDRESS_ROWS, footer: `Printed: the first ${PRINTED_ADDRESS_ROWS} of ${n(rows)} rows (every row: ${a.csv}); clear the print area to print all` }
         : undefined;
       if (note) await sheet(note);
-      else if (a.lookup === "broadband") await sheet({ name: a.sheet, columns: broadbandColumns(scope), rows: snapshot.broadbandAddresses(), print });
-      else
-        await sheet({
-          name: a.sheet,
-          columns: mobileColumns(scope),
-          rows: mobileRows(snapshot, input.goodRating),
-          finish: (ws, count) => colourRatings(ws, scope, count),
-          print,
-        });
+      else await sheet({ name: a.sheet, ...a.spec(snapshot, scope, input.goodRating), print });
     }
     await workbook.finish();
   };

@@ -31,10 +31,14 @@ const byUprn = (a: VersionRow, b: VersionRow) => a[0] - b[0];
 
 /** An answer's addresses as rows [uprn, address, ...values], in the answer's order. */
 export function answerValueRows(answer: Answer): VersionRow[] {
-  return answer.lookup === "broadband"
-    ? answer.addresses.map((a) => [a.uprn, a.address, ...a.speeds])
-    : answer.addresses.map((a) => [a.uprn, a.address, ...a.ratings]);
+  return (VALUE_ROWS[answer.lookup] as (a: Answer) => VersionRow[])(answer);
 }
+
+/** Per lookup, an answer's addresses as version rows: where its values are. */
+const VALUE_ROWS: { [L in Lookup]: (answer: Extract<Answer, { lookup: L }>) => VersionRow[] } = {
+  broadband: (answer) => answer.addresses.map((a) => [a.uprn, a.address, ...a.speeds]),
+  mobile: (answer) => answer.addresses.map((a) => [a.uprn, a.address, ...a.ratings]),
+};
 
 export function answerRows(answer: Answer): VersionRow[] {
   return answerValueRows(answer).sort(byUprn);

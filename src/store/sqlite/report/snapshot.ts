@@ -254,7 +254,7 @@ export class SqliteReportSnapshot implements ReportSnapshot {
     const p = this.scope.providers;
     const noSpeeds = SPEED_FIELDS.map(() => "NULL").join(", ");
     // without mobile data, the cells are all empty
-    const mobileCells = mobile ? mobileCellsSql("m", p) : `'${",".repeat(mobileFields(p).length + goodColumns(p).length - 1)}'`;
+    const mobileCells = mobile ? mobileCellsSql("m", p) : `'${",".repeat(Math.max(0, mobileFields(p).length + goodColumns(p).length - 1))}'`;
     const halves: string[] = [];
     if (broadband)
       halves.push(
