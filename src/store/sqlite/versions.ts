@@ -9,9 +9,9 @@ import { LOOKUP_SPECS } from "../../spec/lookups.js";
 import type { Answer } from "../../spec/records.js";
 import type { Db } from "./db.js";
 import { providersOfKey } from "../provider-key.js";
+import type { Baseline, VersionPair, VersionRow, VersionSide } from "../snapshot.js";
 
-/** One address of a version: [uprn, address, ...values] (speeds in SPEED_FIELDS order, ratings in mobileFields order). */
-export type VersionRow = [number, string, ...(number | null)[]];
+export type { Baseline, VersionPair, VersionRow, VersionSide } from "../snapshot.js";
 
 export interface VersionContent {
   status: "ok" | "not_found";
@@ -127,25 +127,6 @@ export function versionStore(db: Db): VersionStore {
   };
 }
 
-/** What changes are measured against: each answer's previous version, or the versions current at a time or after a run. */
-export type Baseline = { kind: "previous" } | { kind: "date"; before: string } | { kind: "run"; runId: number };
-
-export interface VersionSide {
-  status: "ok" | "not_found";
-  release: string;
-  /** mobile: the providers whose ratings the rows hold */
-  providers: string[];
-  /** the value columns of rows (valueFields) */
-  fields: string[];
-  rows: VersionRow[];
-}
-
-export interface VersionPair {
-  postcode: string;
-  lookup: Lookup;
-  before: VersionSide;
-  after: VersionSide;
-}
 
 /**
  * For each postcode of the scope (a run's input, or every stored one) and lookup whose latest
