@@ -10,7 +10,7 @@ import { generatePostcodes, startSimulator, type Simulator } from "../src/simula
 import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
-import { spawnCli, waitFor } from "./helpers/child-cli.js";
+import { spawnCli, waitFor, type ChildRun } from "./helpers/child-cli.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
 
 const { skip } = requiresPostgres();
@@ -19,7 +19,10 @@ const ENV = { COVERAGE_API_KEY: KEY };
 
 describe.skipIf(skip)("team mode: batches on several machines share one PostgreSQL store", () => {
   const closing: (Store | Simulator)[] = [];
+  const children: ChildRun[] = [];
   afterEach(async () => {
+    // a machine a failed test left running (or stopped) must not outlive it
+    for (const c of children.splice(0)) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
     await Promise.all(closing.splice(0).map((c) => c.close()));
   });
   const simulator = async (options: Parameters<typeof startSimulator>[0]) => {
@@ -47,6 +50,7 @@ describe.skipIf(skip)("team mode: batches on several machines share one PostgreS
       );
     const a = machine("a", list.slice(0, 60));
     const b = machine("b", list.slice(20));
+    children.push(a, b);
     // a writable store creates the schema the machines are about to create: the reads need it
     const store = await openStore(url);
     closing.push(store);
@@ -121,6 +125,7 @@ describe.skipIf(skip)("team mode: batches on several machines share one PostgreS
       ["--in", input, "--out", join(dir, "first"), "--db", url, "--base-url", sim.url, "--lookups", "broadband", "--rate", "60000", "--concurrency", "2", "--lease-ttl-ms", "3000", "--quiet"],
       { env: ENV },
     );
+    children.push(first);
     await waitFor("the first machine at work", () => sim.counters.requests.broadband >= 8, 30_000);
     // a machine cut off (SIGSTOP: its process still exists, so only the lease's expiry frees its claims)
     first.child.kill("SIGSTOP");
