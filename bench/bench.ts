@@ -22,9 +22,10 @@ import { simulatorThroughput } from "./scenarios/simulator-throughput.js";
 import { wholeJob } from "./scenarios/whole-job.js";
 import { workbook } from "./scenarios/workbook.js";
 import { map } from "./scenarios/map.js";
+import { team } from "./scenarios/team.js";
 import { workbookWriters } from "./scenarios/workbook-writers.js";
 
-const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, wholeJob, latencyBound, rateLimited, faults, report, memory, workbook, workbookWriters, openData, scale, map];
+const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, wholeJob, latencyBound, rateLimited, faults, report, memory, workbook, workbookWriters, openData, scale, map, team];
 
 async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))

@@ -38,6 +38,7 @@ import { buildSoakInput } from "./input.js";
 import { planKills, type KillPoint } from "./kill-plan.js";
 import { PROFILES, RATE_WINDOW_MS, SOAK_FAULTS } from "./profile.js";
 import { crashPointSteps } from "./crash-points.js";
+import { teamStep } from "./team.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const LOOKUPS = ["broadband", "mobile"] as const;
@@ -84,6 +85,7 @@ async function main(): Promise<number> {
     .option("keep", { type: "boolean", default: false, describe: "keep the temporary directory (databases, reports, batch logs)" })
     .option("json", { type: "string", default: "output/soak.json", describe: "where to write the results" })
     .option("crash-points", { type: "boolean", default: false, describe: "only the crash-point and disk-full steps of the report writer and the export (docs/soak.md)" })
+    .option("team", { type: "boolean", default: false, describe: "only the team step: three batches on one PostgreSQL database, killed and restarted (docs/soak.md)" })
     .strict()
     .parse();
   if (argv.crashPoints) {
@@ -98,6 +100,22 @@ async function main(): Promise<number> {
   const profile = PROFILES[argv.quick ? "quick" : "full"];
   const seed = argv.seed ?? randomInt(1, 2 ** 31);
   if (!Number.isSafeInteger(seed)) throw new Error(`--seed: expected a whole number, got ${argv.seed}`);
+  if (argv.team) {
+    const work = mkdtempSync(join(tmpdir(), "pcc-soak-"));
+    const key = `soak-${randomBytes(12).toString("hex")}`;
+    say(`team step, seed ${seed} (replay with --seed ${seed}), ${profile.name} profile, working in ${work}`);
+    const r = await teamStep({ root: ROOT, work, profile, seed, key, say });
+    const leaks = findSecret(work, key);
+    r.problems.push(...leaks.map((file) => `the API key appears in ${file}`));
+    for (const m of r.mismatches.slice(0, EXAMPLES_KEPT)) say(`MISMATCH ${m.check}: ${m.detail}`);
+    for (const p of r.problems) say(`PROBLEM: ${p}`);
+    mkdirSync(dirname(argv.json), { recursive: true });
+    writeFileSync(argv.json, JSON.stringify({ step: "team", seed, profile: profile.name, ...r.figures, problems: r.problems, mismatches: r.mismatches.slice(0, EXAMPLES_KEPT) }, null, 2) + "\n");
+    const ok = r.problems.length === 0 && r.mismatches.length === 0;
+    if (ok && !argv.keep) rmSync(work, { recursive: true, force: true });
+    say(ok ? "passed" : `FAILED: ${r.problems.length} problem(s), ${r.mismatches.length} mismatch(es); kept ${work}`);
+    return ok ? 0 : 1;
+  }
   const started = Date.now();
   const work = mkdtempSync(join(tmpdir(), "pcc-soak-"));
   // A key of our own for this soak only, so that a leak anywhere can be searched for.

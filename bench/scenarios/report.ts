@@ -9,7 +9,7 @@ import { openDatabase } from "../../src/store/sqlite/db.js";
 import { DEFAULT_GOOD_RATING } from "../../src/report/definitions.js";
 import { writeAddressReport } from "../../src/report/index.js";
 import { goodColumns } from "../../src/report/measures.js";
-import { goodSql } from "../../src/store/sqlite/report/measures.js";
+import { goodSql } from "../../src/store/shared/measures.js";
 import { buildMobileDb } from "../lib/mobile-db.js";
 import { scratchDir } from "../lib/paths.js";
 import { atMost, check, skippedCheck, type BenchContext, type Check, type Scenario } from "../lib/scenario.js";

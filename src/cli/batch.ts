@@ -9,10 +9,13 @@ import { declareOptions, runCli } from "./run-cli.js";
 import { simulatedApi } from "./simulated-api.js";
 
 /** The yargs definitions, from the declarations, and two hidden test hooks. */
-export function declareBatchOptions(y: Argv): Argv<BatchFlags & { backoffBaseMs?: number; rateWindowMs?: number }> {
+export function declareBatchOptions(y: Argv): Argv<BatchFlags & { backoffBaseMs?: number; rateWindowMs?: number; leaseTtlMs?: number }> {
   y = declareOptions(y, BATCH_OPTIONS);
-  // test hooks: shorten backoffs and the rate window in child-process tests
-  return y.option("backoff-base-ms", { type: "number", hidden: true }).option("rate-window-ms", { type: "number", hidden: true }) as never;
+  // test hooks: shorten backoffs, the rate window and the lease's time to live in child-process tests
+  return y
+    .option("backoff-base-ms", { type: "number", hidden: true })
+    .option("rate-window-ms", { type: "number", hidden: true })
+    .option("lease-ttl-ms", { type: "number", hidden: true }) as never;
 }
 
 runCli({
@@ -30,6 +33,7 @@ runCli({
       isTTY: process.stderr.isTTY === true,
       ...(argv.backoffBaseMs !== undefined ? { backoff: { baseMs: argv.backoffBaseMs, capMs: argv.backoffBaseMs * 60 } } : {}),
       ...(argv.rateWindowMs !== undefined ? { rateWindowMs: argv.rateWindowMs } : {}),
+      ...(argv.leaseTtlMs !== undefined ? { leaseTtlMs: argv.leaseTtlMs } : {}),
       ...(config.simulate ? { api: simulatedApi(config.providers, { release: config.simulateRelease }) } : {}),
     };
     return (await runBatch(config, deps)).exitCode;

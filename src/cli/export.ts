@@ -3,7 +3,7 @@
 import { EXPORT_OPTIONS, parseTable } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import { openStore } from "../store/open-store.js";
-import { isPostgresUrl } from "../store/postgres/url.js";
+import { isPostgresUrl } from "../store/location.js";
 import { EXPORT_FORMATS, writeExport } from "../export/write-export.js";
 import { EXPORT_TABLES } from "../export/tables.js";
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";

@@ -3,7 +3,7 @@
 import { parseTable, REPORT_OPTIONS } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import { openStore } from "../store/open-store.js";
-import { isPostgresUrl } from "../store/postgres/url.js";
+import { isPostgresUrl } from "../store/location.js";
 import { headlineLines, openFirstLine, REPORT_FILES, ReportError, writeReports } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
 import { declareOptions, runCli } from "./run-cli.js";

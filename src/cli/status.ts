@@ -2,7 +2,7 @@
 import { parseTable, STATUS_OPTIONS } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
 import { openStore } from "../store/open-store.js";
-import { isPostgresUrl } from "../store/postgres/url.js";
+import { isPostgresUrl } from "../store/location.js";
 import type { Store } from "../store/store.js";
 import { DatabaseError } from "../store/types.js";
 import { formatStatus } from "../report/status-text.js";

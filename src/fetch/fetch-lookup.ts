@@ -66,7 +66,11 @@ interface Attempt {
   failure: FailureSignature | null;
 }
 
-export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOptions): Promise<void> {
+/**
+ * `postcodes`: a list, or (team mode) an asynchronous source that claims them as the workers ask
+ * (src/pipeline/claimed-pairs.ts); `onFinal` is called for each before its worker asks again.
+ */
+export async function fetchLookup(postcodes: Iterable<string> | AsyncIterable<string>, o: LookupFetchOptions): Promise<void> {
   const schedule = o.stop.signalFor(o.lookup);
   const headers = { [API_KEY_HEADER]: o.key };
   const base = o.baseUrl.href.replace(/\/+$/, "");
@@ -111,17 +115,18 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
       let attempt: Attempt | null;
       try {
         if (schedule.aborted) return;
+        // this lookup's own cap first (a reservation in the store can take a while, and a pace slot,
+        // once given, is used at once): a request it may not send takes nothing from --max-requests
+        if (o.lookupBudget && !(await o.lookupBudget.take())) {
+          o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "what --monthly-quota leaves this period is spent" });
+          return;
+        }
         const slot = await o.pacer.acquire(schedule);
         if (slot === "blocked") {
           o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "the service said this key's quota is spent (seen by another batch using it)" });
           return;
         }
         if (!slot) return;
-        // this lookup's own cap first: a request it may not send takes nothing from the run's --max-requests
-        if (o.lookupBudget && !(await o.lookupBudget.take())) {
-          o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "what --monthly-quota leaves this period is spent" });
-          return;
-        }
         if (!o.budget.take()) {
           o.stop.stopAll({ kind: "max_requests", limit: o.budget.limit ?? 0 });
           return;
@@ -187,11 +192,24 @@ export async function fetchLookup(postcodes: readonly string[], o: LookupFetchOp
 
   // One pool: `concurrency` workers take the next postcode from one shared iterator, so 100,000
   // postcodes queue no more work than 100 do.
-  const next = postcodes[Symbol.iterator]();
+  if (Symbol.asyncIterator in postcodes) {
+    const next = postcodes[Symbol.asyncIterator]();
+    const worker = async () => {
+      while (!schedule.aborted) {
+        const r = await next.next();
+        if (r.done) return;
+        await one(r.value);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
+    return;
+  }
+  const list = [...postcodes];
+  const next = list[Symbol.iterator]();
   const worker = async () => {
     for (let r = next.next(); !r.done && !schedule.aborted; r = next.next()) await one(r.value);
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, postcodes.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, list.length)) }, worker));
 }
 
 /** How an attempt failed, when the failure may be the API's as a whole (5xx, 408, 429). */

@@ -66,20 +66,25 @@ export class Pacer {
       if (at <= now) {
         // A slot taken a little late keeps the schedule (the rate is not lost to timer delays);
         // after an idle spell the schedule restarts from now, so idling earns no burst.
-        this.nextSlot = (now - at < this.interval ? at : now) + this.interval;
+        const slot = now - at < this.interval ? at : now;
+        this.nextSlot = slot + this.interval;
         if (!this.shared) {
           this.starts.push(now);
           return true;
         }
-        return this.sharedSlot(now, signal);
+        return this.sharedSlot(slot, now, signal);
       }
       await this.clock.sleep(at - now, signal);
     }
   }
 
-  /** This process's slot is due: the shared pace may put it later (other holders of the key took slots). */
-  private async sharedSlot(now: number, signal?: AbortSignal): Promise<boolean | "blocked"> {
-    const slot = await this.shared!.nextSlot(this.interval, now);
+  /**
+   * This process's slot is due: the shared pace may put it later (other holders of the key took
+   * slots). It is asked for at the slot's time, not the (perhaps late) wake-up's: alone on the key
+   * (SQLite always) the shared schedule then keeps this one, and a late timer costs no rate.
+   */
+  private async sharedSlot(due: number, now: number, signal?: AbortSignal): Promise<boolean | "blocked"> {
+    const slot = await this.shared!.nextSlot(this.interval, due);
     if (slot.blockedUntilMs !== null) return "blocked";
     let start = now;
     if (slot.startAtMs > now) {

@@ -19,6 +19,7 @@ import { otherKindMessage } from "../store/data-kind.js";
 import { keepLease, LEASE_TTL_MS, type Every } from "../store/lease-keeper.js";
 import { processIdentity } from "../store/process-identity.js";
 import { keyId } from "../store/key-id.js";
+import { ClaimedPairs, claimPollMs } from "./claimed-pairs.js";
 import { headlineLines, openFirstLine, REPORT_FILES, writeReportsUnlessCurrent } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet, type ReadPath } from "../report/read-paths.js";
 import { inputShapeProblem, reportOptionsProblem } from "../report/check-options.js";
@@ -61,6 +62,8 @@ export interface BatchDeps {
   maxBodyBytes?: number;
   /** the timer that renews the run's lease (tests drive it) */
   leaseTimer?: Every;
+  /** the lease's time to live (default LEASE_TTL_MS): tests of a killed machine shorten it */
+  leaseTtlMs?: number;
 }
 
 export interface BatchResult {
@@ -71,6 +74,8 @@ export interface BatchResult {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** How long an answer may take from arrival to commit, on a busy machine, for planTime. */
+const COMMIT_SLACK_MS = 30_000;
 /** How often the request counters are written to the run's row. */
 const CHECKPOINT_MS = 1_000;
 
@@ -90,6 +95,8 @@ interface RunContext {
   stats: Record<Lookup, FetchStats>;
   input: { inputRows: number; rejects: number } | null;
   plan: FetchPlan | null;
+  /** when the plan was made (ISO): what other runs fetch after it is reused */
+  plannedAt: string | null;
   /** the month's request ledger and tonight's allowance (--monthly-quota), from the plan stage on */
   quota: RunQuota | null;
   api: ApiEndpoint | null;
@@ -188,7 +195,7 @@ async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext
     return refuse(log, named.message, "database");
   }
   try {
-    const taken = await store.leases.take({ host: hostname(), pid: process.pid, process: processIdentity(process.pid) }, clock.now(), LEASE_TTL_MS);
+    const taken = await store.leases.take({ host: hostname(), pid: process.pid, process: processIdentity(process.pid) }, clock.now(), leaseTtl(deps));
     lease = taken.lease;
     if (taken.previous)
       log.warn(`took over the lock of pid ${taken.previous.pid} (run ${taken.previous.runId ?? "?"}), which is no longer running`);
@@ -227,6 +234,7 @@ async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext
     stats: perLookup(() => emptyStats()),
     input: null,
     plan: null,
+    plannedAt: null,
     quota: null,
     api: null,
     finished: false,
@@ -241,6 +249,7 @@ async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext
   });
   // The lease lapses if not renewed: a killed batch's run is abandoned by the next one.
   const keeper = keepLease(store, lease.id, {
+    ttlMs: leaseTtl(deps),
     now: () => clock.now(),
     ...(deps.leaseTimer ? { every: deps.leaseTimer } : {}),
     onLost: () => {
@@ -252,6 +261,10 @@ async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext
   ctx.cleanups.push(() => keeper.stop());
   if (deps.handleSignals) ctx.cleanups.push(installSignals(stop, log));
   return ctx;
+}
+
+function leaseTtl(deps: BatchDeps): number {
+  return deps.leaseTtlMs ?? LEASE_TTL_MS;
 }
 
 async function releaseQuietly(store: Store, lease: Lease, log: Logger): Promise<void> {
@@ -319,6 +332,7 @@ async function failBeforeFetching(ctx: RunContext, message: string, stopReason: 
 
 async function planStage(ctx: RunContext): Promise<FetchPlan> {
   const { config, log, clock } = ctx;
+  ctx.plannedAt = await planTime(ctx);
   ctx.quota = await startRunQuota(ctx.store, config, { runId: ctx.runId!, leaseId: ctx.lease.id }, () => clock.now(), ctx.stop, log);
   const plan = await planFetches(ctx.store, {
     runId: ctx.runId!,
@@ -353,6 +367,18 @@ async function planStage(ctx: RunContext): Promise<FetchPlan> {
         { event: "plan_open_data", lookup, ...c },
       );
   return plan;
+}
+
+/**
+ * Since when answers other runs store count as fetched meanwhile (reused, not fetched). An answer
+ * is timed when it arrives and committed a moment later, so one that arrived just before this plan
+ * may be missing from it: while other batches run, the mark goes back a little to cover that. Alone
+ * on the store (SQLite always), it is now, and a run fetches all it planned.
+ */
+async function planTime(ctx: RunContext): Promise<string> {
+  const now = ctx.clock.now();
+  const others = (await ctx.store.leases.live(now)).some((l) => l.id !== ctx.lease.id);
+  return new Date(others ? now - COMMIT_SLACK_MS : now).toISOString();
 }
 
 /** The API to use: --simulate's (started only when there is work) or the configured one. */
@@ -401,6 +427,23 @@ async function fetchStage(ctx: RunContext): Promise<void> {
     slowDown: (untilMs) => store.pace.slowDown(lookup, keyIds.get(lookup)!, untilMs),
   });
   const pacers = new Map(config.lookups.map((l) => [l, new Pacer(pacing, clock, sharedPace(l))]));
+  // each lookup's pairs, claimed under the run's lease as the workers ask for them
+  const pairs = new Map(
+    config.lookups.map((lookup) => [
+      lookup,
+      new ClaimedPairs(plan.toFetch.get(lookup)!, {
+        store,
+        writer,
+        leaseId: ctx.lease.id,
+        runId: ctx.runId!,
+        lookup,
+        plannedAt: ctx.plannedAt!,
+        clock,
+        pollMs: claimPollMs(leaseTtl(deps)),
+        signal: stop.signalFor(lookup),
+      }),
+    ]),
+  );
   const progress = startProgress({
     mode: progressMode(config, deps.isTTY === true),
     total,
@@ -421,8 +464,9 @@ async function fetchStage(ctx: RunContext): Promise<void> {
   checkpoint.unref();
   try {
     await Promise.all(
-      config.lookups.map((lookup) =>
-        fetchLookup(plan.toFetch.get(lookup)!, {
+      config.lookups.map(async (lookup) => {
+        const claimed = pairs.get(lookup)!;
+        await fetchLookup(claimed, {
           lookup,
           baseUrl: api.baseUrl,
           key: api.key ?? config.keys[lookup]!,
@@ -441,15 +485,28 @@ async function fetchStage(ctx: RunContext): Promise<void> {
           stats: ctx.stats[lookup],
           redact: (text) => log.redact(text),
           holdsSecret: (text) => log.holdsSecret(text),
-          onFinal: (record) => writer.write(record),
+          onFinal: (record) => {
+            writer.write(record);
+            claimed.done(record.postcode);
+          },
           // the ledger's row joins the answers' transaction of the same event-loop turn
           onRequest: ctx.quota!.onRequest(lookup, writer, (untilMs) =>
             void store.pace.block(lookup, keyIds.get(lookup)!, untilMs).catch((err: unknown) => log.warn(`cannot share the quota block: ${oneLine(err)}`)),
           ),
           lookupBudget: ctx.quota!.budget(lookup),
           onEvent: (e) => (e.level === "warn" ? log.warn(e.message, { event: "outage", lookup }) : log.debug(e.message)),
-        }),
-      ),
+        });
+        await claimed.releaseFinished();
+        if (claimed.waitedFor > 0)
+          log.info(`${lookup}: ${claimed.waitedFor} postcodes were held by another run; ${claimed.takenOver} of them fetched here after its lease lapsed`, {
+            event: "claims",
+            lookup,
+            waitedFor: claimed.waitedFor,
+            takenOver: claimed.takenOver,
+          });
+        if (claimed.reused > 0)
+          log.info(`${lookup}: ${claimed.reused} postcodes fetched by another run since this one planned, reused`, { event: "reused", lookup, reused: claimed.reused });
+      }),
     );
     await writer.flush();
     await recordReleaseChecks(ctx);

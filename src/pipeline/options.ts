@@ -18,7 +18,7 @@ import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/write-export.js";
 import { DEFAULT_KEY } from "../simulator/options.js";
 import type { Dialect } from "../spec/types.js";
-import { isPostgresUrl, passwordInArgv } from "../store/postgres/url.js";
+import { isPostgresUrl, passwordInArgv } from "../store/location.js";
 
 export type OptionKind = "string" | "number" | "boolean";
 /** What a caller may pass: numbers arrive as text from the command line, as numbers from code. */

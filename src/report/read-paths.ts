@@ -6,7 +6,7 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { FINGERPRINT_FILE } from "./fingerprint.js";
 import { parseDebrisName } from "./out-debris.js";
 import { OUT_LOCK_FILE } from "./out-lock.js";
-import { isPostgresUrl } from "../store/postgres/url.js";
+import { isPostgresUrl } from "../store/location.js";
 
 export interface ReadPath {
   /** the flag it came from, as the user typed it: --in, --area-file, --key-file, --db */

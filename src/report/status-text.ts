@@ -1,5 +1,5 @@
-// `npm run status` as text: the database status (store/sqlite/status.ts) in words, for a terminal.
-import type { DatabaseStatus } from "../store/sqlite/status.js";
+// `npm run status` as text: the database status (the store's `status.database`) in words, for a terminal.
+import type { DatabaseStatus } from "../store/types.js";
 
 export function formatStatus(s: DatabaseStatus, path: string): string {
   const lines: string[] = [`database ${path} (schema version ${s.schemaVersion})`];

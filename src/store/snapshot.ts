@@ -8,6 +8,9 @@ import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
 import type { Premises } from "../spec/open-data.js";
 import { UserError } from "../errors.js";
+import type { RunFacts } from "./types.js";
+
+export type { RunFacts } from "./types.js";
 
 /** A report that cannot be made as asked (unknown run, empty database): the CLI exits 1 with it. */
 export class ReportError extends UserError {}
@@ -56,17 +59,6 @@ export interface ReportScope {
   openData?: { id: number; month: string; revision: number; premises: Premises } | null;
 }
 
-/** What a run did, as the store records it (report.html's run section). */
-export interface RunFacts {
-  id: number;
-  state: string;
-  startedAt: string;
-  endedAt: string | null;
-  requests: number;
-  retries: number;
-  throttled: number;
-  message: string | null;
-}
 
 /** The data behind the figures: one entry per dataset release a lookup's answers name. */
 export interface Release {

@@ -151,6 +151,8 @@ export interface PlanStore {
   candidates(query: CandidateQuery): Promise<Candidate[]>;
   /** What the run needs to fetch: what it does not fetch counts as pending. */
   recordNeeds(runId: number, lookup: Lookup, needs: readonly { postcode: string; reason: NeedReason }[]): Promise<void>;
+  /** Pairs the run needed that another run fetched meanwhile (team mode): reused, so no longer the run's to fetch. */
+  dropNeeds(runId: number, lookup: Lookup, postcodes: readonly string[]): Promise<void>;
   /** The start of the --refresh in progress for the lookup (an unfinished one continues), else `now`, recorded. */
   refreshMark(lookup: Lookup, now: string, runId: number): Promise<string>;
   /** Ends the refresh of each lookup of which the run left nothing it needed unfetched. */

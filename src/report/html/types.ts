@@ -12,10 +12,10 @@
 //            good) and opened (crossed down).
 import type { Tier } from "../definitions.js";
 import type { Summary } from "../summary.js";
-import type { RunFacts } from "../../store/sqlite/runs.js";
+import type { RunFacts } from "../../store/types.js";
 import type { MapLayout } from "./map/layout.js";
 
-export type { RunFacts } from "../../store/sqlite/runs.js";
+export type { RunFacts } from "../../store/types.js";
 
 /** Addresses of one exclusive broadband tier: every address is in exactly one. */
 export interface TierCount {

@@ -81,11 +81,29 @@ export async function connectPostgres(url: string, options: ConnectOptions = {})
 }
 
 /**
+ * A connection of the pool for the caller's own use. While it is checked out, the pool no longer
+ * hears its "error" events: a connection the server ends (a restart, an administrator) would then
+ * be an uncaught exception that kills the process. Its failure is heard here and ignored, since the
+ * next query on it rejects with it, where the caller names it.
+ */
+export async function checkOut(pool: pg.Pool): Promise<pg.PoolClient> {
+  const client = await pool.connect();
+  const heard = () => {};
+  client.on("error", heard);
+  const release = client.release.bind(client);
+  client.release = (err?: Error | boolean) => {
+    client.off("error", heard);
+    release(err);
+  };
+  return client;
+}
+
+/**
  * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it
  * throws (and the error passed on).
  */
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+  const client = await checkOut(pool);
   let broken = false;
   try {
     await client.query("BEGIN");

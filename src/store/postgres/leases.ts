@@ -4,7 +4,7 @@
 // expires. Taking a lease clears the ones no longer live, with their claims and reservations.
 import type pg from "pg";
 import type { Lease, LeaseTaken } from "../types.js";
-import { leaseLive, toLease, type IsAlive, type LeaseRow } from "../sqlite/leases.js";
+import { leaseLive, toLease, type IsAlive, type LeaseRow } from "../shared/leases.js";
 import type { LeaseStore } from "../store.js";
 import { inTransaction, rowsOf, type Queryable } from "./connect.js";
 

@@ -6,14 +6,14 @@ import type pg from "pg";
 import { OPEN_DATA_COLUMNS, type Premises } from "../../spec/open-data.js";
 import type { OpenDataStore, OpenDataWriter } from "../store.js";
 import type { OpenDataImport } from "../types.js";
-import { rowOf } from "./connect.js";
+import { checkOut, rowOf } from "./connect.js";
 import { copyRows } from "./copy.js";
 
 const BATCH = 5000;
 const COLUMNS = ["postcode", "premises", ...OPEN_DATA_COLUMNS];
 
 async function startImport(pool: pg.Pool): Promise<OpenDataWriter> {
-  const client = await pool.connect();
+  const client = await checkOut(pool);
   let done = false;
   const end = async (sql: "COMMIT" | "ROLLBACK"): Promise<void> => {
     if (done) return;

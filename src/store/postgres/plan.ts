@@ -52,6 +52,9 @@ export function postgresPlan(pool: pg.Pool): PlanStore {
           );
         }
       }),
+    async dropNeeds(runId, lookup, postcodes) {
+      await pool.query("DELETE FROM run_needs WHERE run_id = $1 AND lookup = $2 AND postcode = ANY($3)", [runId, lookup, [...postcodes]]);
+    },
     refreshMark: (lookup, now, runId) =>
       inTransaction(pool, async (client) => {
         // another machine may start the same refresh at once: the first mark stands

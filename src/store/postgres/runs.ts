@@ -4,8 +4,8 @@ import type pg from "pg";
 import { zeroOutcomes, type OutcomeCounts } from "../../spec/counts.js";
 import type { Lookup } from "../../spec/fields.js";
 import type { RunStore } from "../store.js";
-import { jsonList } from "../sqlite/runs.js";
-import { type LastRunSettings, type RunCounts, type RunFacts, type RunInfo, type RunState } from "../types.js";
+import { runInfoOf, type RunInfoRow } from "../shared/runs.js";
+import { type LastRunSettings, type RunCounts, type RunFacts, type RunInfo } from "../types.js";
 import { inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";
 import { liveLeaseIds, type LeaseContext } from "./leases.js";
 
@@ -98,20 +98,12 @@ export function postgresRuns(pool: pg.Pool, ctx: LeaseContext): RunStore {
     finalCounts: (runId, lookups) => finalCounts(pool, runId, lookups),
     async read(which): Promise<RunInfo | null> {
       const select = "SELECT id, state, simulated, input_columns, lookups, providers FROM runs";
-      const row = await rowOf<{ id: number; state: RunState; simulated: number; input_columns: string; lookups: string; providers: string }>(
+      const row = await rowOf<RunInfoRow>(
         pool,
         which === "last" ? `${select} WHERE state <> 'failed' OR input_rows > 0 ORDER BY id DESC LIMIT 1` : `${select} WHERE id = $1`,
         which === "last" ? [] : [which],
       );
-      if (!row) return null;
-      return {
-        id: row.id,
-        state: row.state,
-        simulated: row.simulated === 1,
-        inputColumns: jsonList(row.input_columns, `run ${row.id}'s input columns`),
-        lookups: jsonList(row.lookups, `run ${row.id}'s lookups`),
-        providers: jsonList(row.providers, `run ${row.id}'s providers`),
-      };
+      return row ? runInfoOf(row) : null;
     },
     facts: (runId) =>
       rowOf<RunFacts>(

@@ -56,6 +56,13 @@ export function recordNeeds(db: Db, runId: number, lookup: Lookup, needs: readon
   }).immediate();
 }
 
+export function dropNeeds(db: Db, runId: number, lookup: Lookup, postcodes: readonly string[]): void {
+  const drop = db.prepare("DELETE FROM run_needs WHERE run_id = ? AND lookup = ? AND postcode = ?");
+  db.transaction(() => {
+    for (const p of postcodes) drop.run(runId, lookup, p);
+  }).immediate();
+}
+
 /**
  * The start of the --refresh in progress for the lookup: an earlier refresh that did not finish
  * (stopped by quota or --max-requests) is continued, else one starts now.

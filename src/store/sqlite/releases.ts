@@ -1,21 +1,10 @@
 // Dataset releases per lookup, numbered in the order they were first seen: the highest id of a
 // lookup is its newest release. Mobile answers name theirs (DBName); broadband answers do not, so a
 // broadband release is the user's --release NAME or the date its changed content was first seen.
-import type { Lookup } from "../../spec/fields.js";
 import type { Db } from "./db.js";
+import type { ReleaseBook, ReleaseInfo } from "../shared/releases.js";
 
-export interface ReleaseInfo {
-  id: number;
-  name: string;
-}
-
-export interface ReleaseBook {
-  newest(lookup: Lookup): ReleaseInfo | null;
-  /** The release's id; records it (as the newest) when it was never seen. */
-  ensure(lookup: Lookup, name: string, at: string, runId: number): ReleaseInfo;
-  /** A new release first seen at `at`: named by its date, made unique with .2, .3, ... */
-  startDated(lookup: Lookup, at: string, runId: number): ReleaseInfo;
-}
+export { releaseOf, type ReleaseBook, type ReleaseInfo } from "../shared/releases.js";
 
 export function releaseBook(db: Db): ReleaseBook {
   const selectNewest = db.prepare("SELECT id, name FROM releases WHERE lookup = ? ORDER BY id DESC LIMIT 1");
@@ -36,20 +25,4 @@ export function releaseBook(db: Db): ReleaseBook {
     },
   };
   return book;
-}
-
-/**
- * The release an answer is confirmed on. `dataset` (DBName) names it when the answer does, else
- * the user's label. Without either: an answer that changed while already confirmed on the newest
- * release reveals a new one; any other answer (first, unchanged, or catching up) is on the newest.
- */
-export function releaseOf(
-  book: ReleaseBook,
-  a: { lookup: Lookup; dataset: string | null; label: string | null; changed: boolean; confirmed: string | null; at: string; runId: number },
-): string {
-  if (a.dataset) return book.ensure(a.lookup, a.dataset, a.at, a.runId).name;
-  if (a.label) return book.ensure(a.lookup, a.label, a.at, a.runId).name;
-  const newest = book.newest(a.lookup);
-  if (!newest || (a.changed && a.confirmed === newest.name)) return book.startDated(a.lookup, a.at, a.runId).name;
-  return newest.name;
 }

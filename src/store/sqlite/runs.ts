@@ -2,9 +2,10 @@
 import type { Lookup } from "../../spec/fields.js";
 import { finalCounts } from "./counts.js";
 import type { Db } from "./db.js";
-import { DatabaseError, type NewRun, type RunCounts, type RunEnd, type RunFacts, type RunInfo, type RunState } from "../types.js";
+import type { NewRun, RunCounts, RunEnd, RunFacts, RunInfo } from "../types.js";
 
 export type { NewRun, RunCounts, RunFacts, RunInfo, RunState } from "../types.js";
+import { runInfoOf, type RunInfoRow } from "../shared/runs.js";
 
 /** A new run in state 'running', tied to its lease (the lease names its run, for status) in one transaction. */
 export function createRun(db: Db, run: NewRun): number {
@@ -114,15 +115,6 @@ export function countsAsTheyStand(db: Db, runId: number, lookups: readonly Looku
   return { ...input, ...finalCounts(db, runId, lookups) };
 }
 
-interface RunInfoRow {
-  id: number;
-  state: RunState;
-  simulated: number;
-  input_columns: string;
-  lookups: string;
-  providers: string;
-}
-
 /**
  * The run with this id, or the last run that read its input (a run that failed on its input or
  * configuration has no rows to report); null when there is no such run. Throws DatabaseError when
@@ -137,15 +129,7 @@ export function readRun(db: Db, which: number | "last"): RunInfo | null {
   ) as
     | RunInfoRow
     | undefined;
-  if (!row) return null;
-  return {
-    id: row.id,
-    state: row.state,
-    simulated: row.simulated === 1,
-    inputColumns: jsonList(row.input_columns, `run ${row.id}'s input columns`),
-    lookups: jsonList(row.lookups, `run ${row.id}'s lookups`),
-    providers: jsonList(row.providers, `run ${row.id}'s providers`),
-  };
+  return row ? runInfoOf(row) : null;
 }
 
 /** One option the run recorded (runs.args), undefined when it recorded none or the row is unreadable. */
@@ -169,14 +153,4 @@ export function readRunFacts(db: Db, runId: number): RunFacts | null {
 export function runIdRange(db: Db): { min: number; max: number } | null {
   const range = db.prepare("SELECT MIN(id) AS min, MAX(id) AS max FROM runs").get() as { min: number | null; max: number | null };
   return range.min === null || range.max === null ? null : { min: range.min, max: range.max };
-}
-
-export function jsonList(text: string, what: string): string[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value as string[];
-  } catch {
-    // reported below
-  }
-  throw new DatabaseError(`${what} are not readable in the database (${text.slice(0, 60)})`);
 }

@@ -17,7 +17,7 @@ import { ensureProviderColumns, namingPath, openDatabase, type Db } from "./db.j
 import { liveLeaseIds, liveLeases, releaseLease, renewLease, takeLease, type IsAlive } from "./leases.js";
 import { giveBack, lastRunSettings, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./ledger.js";
 import { currentOpenData, openDataWriter } from "./open-data.js";
-import { closeRefreshMarks, planCandidates, recordNeeds, refreshMark } from "./plan-queries.js";
+import { closeRefreshMarks, dropNeeds, planCandidates, recordNeeds, refreshMark } from "./plan-queries.js";
 import { openForReport, openReadOnly } from "./read-only.js";
 import { readFailure, sqliteSnapshotSource } from "./report/source.js";
 import { lastReleaseCheck, recordReleaseCheck, runStoredNamedRelease } from "./release-checks.js";
@@ -108,6 +108,7 @@ export class SqliteStore implements Store {
   readonly plan: Store["plan"] = {
     candidates: (query) => this.run(() => planCandidates(this.db, query)),
     recordNeeds: (runId, lookup, needs) => this.run(() => recordNeeds(this.db, runId, lookup, needs)),
+    dropNeeds: (runId, lookup, postcodes) => this.run(() => dropNeeds(this.db, runId, lookup, postcodes)),
     refreshMark: (lookup, now, runId) => this.run(() => refreshMark(this.db, lookup, now, runId)),
     closeRefreshMarks: (runId, lookups) => this.run(() => closeRefreshMarks(this.db, runId, lookups)),
   };

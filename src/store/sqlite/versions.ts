@@ -2,47 +2,17 @@
 // last seen and its release. The latest version's addresses are the address tables' rows (what
 // the reports read); an older version keeps its addresses as JSON rows in answer_versions.content,
 // written when a newer version replaces it. An identical re-fetch only moves last_seen.
-import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
 import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_SPECS } from "../../spec/lookups.js";
-import type { Answer } from "../../spec/records.js";
 import type { Db } from "./db.js";
+import type { Baseline, VersionPair, VersionRow, VersionSide } from "../snapshot.js";
+
+export type { Baseline, VersionPair, VersionRow, VersionSide } from "../snapshot.js";
+import { contentHash, valueFields, type CurrentVersion, type VersionContent } from "../shared/versions.js";
 import { providersOfKey } from "../provider-key.js";
 
-/** One address of a version: [uprn, address, ...values] (speeds in SPEED_FIELDS order, ratings in mobileFields order). */
-export type VersionRow = [number, string, ...(number | null)[]];
-
-export interface VersionContent {
-  status: "ok" | "not_found";
-  simulated: boolean;
-  /** mobile: providerKey of the ratings held; null for broadband */
-  providers: string | null;
-  /** sorted by UPRN */
-  rows: VersionRow[];
-}
-
-/** The value columns a version's rows hold after uprn and address. */
-export function valueFields(lookup: Lookup, providers: string | null): string[] {
-  return LOOKUP_SPECS[lookup].valueFields(providersOfKey(providers));
-}
-
-const byUprn = (a: VersionRow, b: VersionRow) => a[0] - b[0];
-
-/** An answer's addresses as rows [uprn, address, ...values], in the answer's order. */
-export function answerValueRows(answer: Answer): VersionRow[] {
-  return (VALUE_ROWS[answer.lookup] as (a: Answer) => VersionRow[])(answer);
-}
-
-/** Per lookup, an answer's addresses as version rows: where its values are. */
-const VALUE_ROWS: { [L in Lookup]: (answer: Extract<Answer, { lookup: L }>) => VersionRow[] } = {
-  broadband: (answer) => answer.addresses.map((a) => [a.uprn, a.address, ...a.speeds]),
-  mobile: (answer) => answer.addresses.map((a) => [a.uprn, a.address, ...a.ratings]),
-};
-
-export function answerRows(answer: Answer): VersionRow[] {
-  return answerValueRows(answer).sort(byUprn);
-}
+export { answerRows, answerValueRows, contentHash, valueFields, type CurrentVersion, type VersionContent } from "../shared/versions.js";
 
 /** Reads the rows of a postcode's latest answer, as the address tables hold them; one statement per column set. */
 function storedRowsReader(db: Db): (postcode: string, lookup: Lookup, providers: string | null) => VersionRow[] {
@@ -55,24 +25,6 @@ function storedRowsReader(db: Db): (postcode: string, lookup: Lookup, providers:
     if (!statement) statements.set(sql, (statement = db.prepare(sql).raw(true)));
     return statement.all(postcode) as VersionRow[];
   };
-}
-
-/** Equal content, equal hash: what tells an identical re-fetch from a new version. */
-export function contentHash(c: VersionContent): string {
-  return createHash("sha256")
-    .update(JSON.stringify([c.status, c.simulated ? 1 : 0, c.providers, c.rows]))
-    .digest("hex")
-    .slice(0, 32);
-}
-
-export interface CurrentVersion {
-  id: number;
-  status: "ok" | "not_found";
-  hash: string | null;
-  simulated: number;
-  providers: string | null;
-  /** the release the lookup row was last confirmed on */
-  confirmed: string | null;
 }
 
 export interface VersionStore {
@@ -127,25 +79,6 @@ export function versionStore(db: Db): VersionStore {
   };
 }
 
-/** What changes are measured against: each answer's previous version, or the versions current at a time or after a run. */
-export type Baseline = { kind: "previous" } | { kind: "date"; before: string } | { kind: "run"; runId: number };
-
-export interface VersionSide {
-  status: "ok" | "not_found";
-  release: string;
-  /** mobile: the providers whose ratings the rows hold */
-  providers: string[];
-  /** the value columns of rows (valueFields) */
-  fields: string[];
-  rows: VersionRow[];
-}
-
-export interface VersionPair {
-  postcode: string;
-  lookup: Lookup;
-  before: VersionSide;
-  after: VersionSide;
-}
 
 /**
  * For each postcode of the scope (a run's input, or every stored one) and lookup whose latest

@@ -1,4 +1,4 @@
-// The report SQL's PostgreSQL spellings. The figure definitions (src/report/measures.ts) are written
+// The report SQL's PostgreSQL spellings. The figure definitions (src/store/shared/measures.ts) are written
 // once, for both engines, in SQLite's spelling: IFNULL and named parameters (@good). Here they
 // become COALESCE and positional parameters ($1), since `@` is an operator in PostgreSQL.
 import type { Cell } from "../../snapshot.js";

@@ -5,7 +5,7 @@
 import type pg from "pg";
 import { mobileField } from "../../../spec/fields.js";
 import { goodColumns } from "../../../report/measures.js";
-import { goodSql, tierSql } from "../../sqlite/report/measures.js";
+import { goodSql, tierSql } from "../../shared/measures.js";
 import { UPRN_NOT_FOUND } from "../../../report/property-figures.js";
 import type { Cell, EnrichedRow, ReportScope, RowBatches, UprnCandidate } from "../../snapshot.js";
 import { rowOf, rowsOf } from "../connect.js";

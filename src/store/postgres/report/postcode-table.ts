@@ -8,7 +8,7 @@ import type { Lookup } from "../../../spec/fields.js";
 import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js";
 import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
 import { ADDRESSES_COLUMN, countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns } from "../../../report/postcode-columns.js";
-import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "../../sqlite/report/measures.js";
+import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "../../shared/measures.js";
 import type { ReportScope } from "../../snapshot.js";
 import { bind, BYTE_ORDER, displayPostcodeSql } from "./dialect.js";
 

@@ -11,7 +11,7 @@ import { BAND_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js
 import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
 import { goodColumns } from "../../../report/measures.js";
 import { RELEASE_COLUMN, STATUS_COLUMN } from "../../../report/postcode-columns.js";
-import { downloadWithDataSql, goodSql, tierSql } from "../../sqlite/report/measures.js";
+import { downloadWithDataSql, goodSql, tierSql } from "../../shared/measures.js";
 import type {
   AddressExportTable,
   PackedAddressRows,

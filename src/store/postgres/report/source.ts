@@ -8,6 +8,7 @@ import pg from "pg";
 import { UserError } from "../../../errors.js";
 import type { ReportSnapshot, ScopeRequest, SnapshotSource } from "../../snapshot.js";
 import { databaseError } from "../errors.js";
+import { checkOut } from "../connect.js";
 import { createTemporaryTables } from "./postcode-table.js";
 import { resolveScope } from "./scope.js";
 import { PostgresReportSnapshot } from "./snapshot.js";
@@ -27,7 +28,7 @@ export function postgresSnapshotSource(pool: pg.Pool, location: string): Snapsho
     async snapshot<T>(request: ScopeRequest, work: (snapshot: ReportSnapshot) => Promise<T>, options: { onWarning?: (message: string) => void } = {}): Promise<T> {
       let client: pg.PoolClient;
       try {
-        client = await pool.connect();
+        client = await checkOut(pool);
       } catch (err) {
         throw databaseError(err, location, "cannot connect to");
       }

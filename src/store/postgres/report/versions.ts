@@ -4,7 +4,8 @@
 import type pg from "pg";
 import type { Lookup } from "../../../spec/fields.js";
 import { providersOfKey } from "../../provider-key.js";
-import { valueFields, type VersionRow } from "../../sqlite/versions.js";
+import { valueFields } from "../../shared/versions.js";
+import type { VersionRow } from "../../snapshot.js";
 import type { Baseline, VersionPair, VersionSide } from "../../snapshot.js";
 import { storedRows } from "../answers.js";
 import { rowOf } from "../connect.js";

@@ -6,7 +6,7 @@ import type { Db } from "../db.js";
 import type { EnrichedRow, ReportScope, UprnCandidate, Cell } from "../../snapshot.js";
 import { goodColumns } from "../../../report/measures.js";
 import { UPRN_NOT_FOUND } from "../../../report/property-figures.js";
-import { goodSql, tierSql } from "./measures.js";
+import { goodSql, tierSql } from "../../shared/measures.js";
 import { POSTCODE_TABLE } from "./postcode-table.js";
 
 /** The UPRN of the row as an integer: digits only (spaces around allowed), else NULL. */

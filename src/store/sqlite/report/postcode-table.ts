@@ -3,7 +3,7 @@
 // and the summary read it; the address files join it to get their rows in PostCode order.
 import type { Lookup } from "../../../spec/fields.js";
 import type { Db } from "../db.js";
-import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "./measures.js";
+import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "../../shared/measures.js";
 import { displayPostcodeSql } from "../../../spec/postcode.js";
 import type { ReportScope } from "../../snapshot.js";
 import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js";

@@ -44,7 +44,7 @@ import { batchesOf } from "../../snapshot.js";
 import { goodColumns } from "../../../report/measures.js";
 import { RELEASE_COLUMN, STATUS_COLUMN } from "../../../report/postcode-columns.js";
 import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
-import { downloadWithDataSql, goodSql, tierSql } from "./measures.js";
+import { downloadWithDataSql, goodSql, tierSql } from "../../shared/measures.js";
 import { buildPostcodeTable, countAddressesEither, createPostcodeTable, dropPostcodeTable, POSTCODE_TABLE } from "./postcode-table.js";
 import { buildGroupTable, dropGroupTable, groupTotals } from "./groups.js";
 import { dropAreaTable, loadArea } from "./area.js";

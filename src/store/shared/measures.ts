@@ -3,9 +3,9 @@
 // travelling to JavaScript. Mobile expressions compare with the bound parameter @good (the
 // --good-rating). Standard SQL (CASE, COUNT, IN): another engine can take these as they are,
 // except IFNULL (COALESCE elsewhere).
-import { mobileField, type Channel, type Location, type SpeedField, type Variant } from "../../../spec/fields.js";
-import { TIER_RULES, type Tier } from "../../../report/definitions.js";
-import { BROADBAND_COUNTS, PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type ProviderMetric, type SpreadMetric } from "../../../report/measures.js";
+import { mobileField, type Channel, type Location, type SpeedField, type Variant } from "../../spec/fields.js";
+import { TIER_RULES, type Tier } from "../../report/definitions.js";
+import { BROADBAND_COUNTS, PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type ProviderMetric, type SpreadMetric } from "../../report/measures.js";
 
 const DOWN: SpeedField = "MaxPredictedDown";
 const UP: SpeedField = "MaxPredictedUp";

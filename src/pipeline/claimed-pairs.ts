@@ -1,0 +1,91 @@
+// Team mode's share of the work (issue 21): a run fetches only the pairs it has claimed under its
+// lease, a chunk at a time as its workers ask, so that machines working through the same list take
+// turns rather than one taking it all. A pair another live run holds is looked at again until that
+// claim goes (then its answer is reused) or lapses with a killed machine's lease (then this run
+// fetches it); a pair another run fetched since this run planned is reused, not fetched. On
+// SQLite, one batch per database, every claim succeeds.
+import type { Clock } from "../fetch/clock.js";
+import type { Lookup } from "../spec/fields.js";
+import type { AnswerWriter, Store } from "../store/store.js";
+import type { ClaimResult } from "../store/types.js";
+
+/** Pairs claimed at a time: few enough that machines share a list evenly, enough to cost few transactions. */
+export const CLAIM_CHUNK = 100;
+
+/** How often pairs held elsewhere are looked at again: a tenth of the lease's time to live, at most 2 s. */
+export function claimPollMs(leaseTtlMs: number): number {
+  return Math.min(2_000, Math.max(20, Math.floor(leaseTtlMs / 10)));
+}
+
+export interface ClaimedPairsOptions {
+  store: Pick<Store, "claims" | "plan">;
+  /** committed before claims are given back: another machine must find the answer once the claim is gone */
+  writer: Pick<AnswerWriter, "flush">;
+  leaseId: number;
+  runId: number;
+  lookup: Lookup;
+  /** when the run planned (ISO): what another run fetched after it is reused */
+  plannedAt: string;
+  clock: Clock;
+  pollMs: number;
+  signal: AbortSignal;
+}
+
+export class ClaimedPairs implements AsyncIterable<string> {
+  /** pairs another run fetched, reused instead of fetched */
+  reused = 0;
+  /** pairs found held by another live run, and of those, claimed here once that claim had lapsed */
+  waitedFor = 0;
+  takenOver = 0;
+  private finished: string[] = [];
+
+  constructor(
+    private readonly toFetch: readonly string[],
+    private readonly o: ClaimedPairsOptions,
+  ) {}
+
+  /** The pair's final record went to the writer: its claim goes back at the next release. */
+  done(postcode: string): void {
+    this.finished.push(postcode);
+  }
+
+  /** Commits the finished pairs' answers, then gives their claims back. */
+  async releaseFinished(): Promise<void> {
+    if (this.finished.length === 0) return;
+    const list = this.finished.splice(0);
+    await this.o.writer.flush();
+    await this.o.store.claims.release(this.o.leaseId, this.o.lookup, list);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<string> {
+    const { signal } = this.o;
+    let waiting: string[] = [];
+    for (let i = 0; i < this.toFetch.length && !signal.aborted; i += CLAIM_CHUNK) {
+      await this.releaseFinished();
+      const r = await this.claim(this.toFetch.slice(i, i + CLAIM_CHUNK));
+      waiting.push(...r.heldElsewhere);
+      this.waitedFor += r.heldElsewhere.length;
+      yield* r.claimed;
+    }
+    while (waiting.length > 0 && !signal.aborted) {
+      // ours first: two machines each waiting for the other's finished pairs would wait for ever
+      await this.releaseFinished();
+      await this.o.clock.sleep(this.o.pollMs, signal);
+      if (signal.aborted) return;
+      const r = await this.claim(waiting);
+      waiting = r.heldElsewhere;
+      this.takenOver += r.claimed.length;
+      yield* r.claimed;
+    }
+  }
+
+  private async claim(postcodes: readonly string[]): Promise<ClaimResult> {
+    const { store, leaseId, runId, lookup, plannedAt, clock } = this.o;
+    const r = await store.claims.claim({ leaseId, runId, lookup, postcodes, plannedAt, nowMs: clock.now() });
+    if (r.fetchedSince.length > 0) {
+      await store.plan.dropNeeds(runId, lookup, r.fetchedSince);
+      this.reused += r.fetchedSince.length;
+    }
+    return r;
+  }
+}

@@ -1,0 +1,32 @@
+// Releases as every engine numbers them: the book an engine keeps (newest, ensure, startDated), and
+// the rule that says which release an answer is confirmed on.
+import type { Lookup } from "../../spec/fields.js";
+
+export interface ReleaseInfo {
+  id: number;
+  name: string;
+}
+
+export interface ReleaseBook {
+  newest(lookup: Lookup): ReleaseInfo | null;
+  /** The release's id; records it (as the newest) when it was never seen. */
+  ensure(lookup: Lookup, name: string, at: string, runId: number): ReleaseInfo;
+  /** A new release first seen at `at`: named by its date, made unique with .2, .3, ... */
+  startDated(lookup: Lookup, at: string, runId: number): ReleaseInfo;
+}
+
+/**
+ * The release an answer is confirmed on. `dataset` (DBName) names it when the answer does, else
+ * the user's label. Without either: an answer that changed while already confirmed on the newest
+ * release reveals a new one; any other answer (first, unchanged, or catching up) is on the newest.
+ */
+export function releaseOf(
+  book: ReleaseBook,
+  a: { lookup: Lookup; dataset: string | null; label: string | null; changed: boolean; confirmed: string | null; at: string; runId: number },
+): string {
+  if (a.dataset) return book.ensure(a.lookup, a.dataset, a.at, a.runId).name;
+  if (a.label) return book.ensure(a.lookup, a.label, a.at, a.runId).name;
+  const newest = book.newest(a.lookup);
+  if (!newest || (a.changed && a.confirmed === newest.name)) return book.startDated(a.lookup, a.at, a.runId).name;
+  return newest.name;
+}

@@ -1,0 +1,58 @@
+// An answer as a version, the same on every engine: its value columns, its rows sorted by UPRN,
+// and the hash that tells an identical re-fetch from a new version.
+import { createHash } from "node:crypto";
+import type { Lookup } from "../../spec/fields.js";
+import { LOOKUP_SPECS } from "../../spec/lookups.js";
+import type { Answer } from "../../spec/records.js";
+import { providersOfKey } from "../provider-key.js";
+import type { VersionRow } from "../snapshot.js";
+
+export interface VersionContent {
+  status: "ok" | "not_found";
+  simulated: boolean;
+  /** mobile: providerKey of the ratings held; null for broadband */
+  providers: string | null;
+  /** sorted by UPRN */
+  rows: VersionRow[];
+}
+
+/** The value columns a version's rows hold after uprn and address. */
+export function valueFields(lookup: Lookup, providers: string | null): string[] {
+  return LOOKUP_SPECS[lookup].valueFields(providersOfKey(providers));
+}
+
+const byUprn = (a: VersionRow, b: VersionRow) => a[0] - b[0];
+
+/** An answer's addresses as rows [uprn, address, ...values], in the answer's order. */
+export function answerValueRows(answer: Answer): VersionRow[] {
+  return (VALUE_ROWS[answer.lookup] as (a: Answer) => VersionRow[])(answer);
+}
+
+/** Per lookup, an answer's addresses as version rows: where its values are. */
+const VALUE_ROWS: { [L in Lookup]: (answer: Extract<Answer, { lookup: L }>) => VersionRow[] } = {
+  broadband: (answer) => answer.addresses.map((a) => [a.uprn, a.address, ...a.speeds]),
+  mobile: (answer) => answer.addresses.map((a) => [a.uprn, a.address, ...a.ratings]),
+};
+
+export function answerRows(answer: Answer): VersionRow[] {
+  return answerValueRows(answer).sort(byUprn);
+}
+
+/** Equal content, equal hash: what tells an identical re-fetch from a new version. */
+export function contentHash(c: VersionContent): string {
+  return createHash("sha256")
+    .update(JSON.stringify([c.status, c.simulated ? 1 : 0, c.providers, c.rows]))
+    .digest("hex")
+    .slice(0, 32);
+}
+
+export interface CurrentVersion {
+  id: number;
+  status: "ok" | "not_found";
+  hash: string | null;
+  simulated: number;
+  providers: string | null;
+  /** the release the lookup row was last confirmed on */
+  confirmed: string | null;
+}
+
