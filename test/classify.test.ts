@@ -289,6 +289,13 @@ describe("200 malformed", () => {
     malformed(run("mobile", 200, mobLiveBody([item]), { providers }), `Availability[0].${mobileFields(providers)[5] ?? ""} missing`);
   });
 
+  it("the first address missing one provider's VoiceOutdoor is a broken body (retried), not other provider codes", () => {
+    // the simulator's malformed fault deletes one required field; a stopped run here was a flake of the team soak
+    const item = mobItem(1);
+    delete item.ProvAVoiceOutdoor;
+    malformed(run("mobile", 200, mobLiveBody([item])), "Availability[0].ProvAVoiceOutdoor missing");
+  });
+
   it("an answer rating other providers than --providers names stops the run instead of burning retries", () => {
     // Built for the default providers, checked against EE/VO: the configuration is wrong, not the body.
     const outcome = run("mobile", 200, mobLiveBody([mobItem(1)]), { providers: ["EE", "VO"] });

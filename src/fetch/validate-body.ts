@@ -130,9 +130,13 @@ function mobileItems(list: unknown, base: string, want: string, providers: reado
 /** The provider codes an item rates, read from its `<Prov>VoiceOutdoor` fields. */
 const PROVIDER_OF_FIELD = new RegExp(`^([A-Za-z][A-Za-z0-9]*)${mobileField("", "Voice", "Outdoor")}$`);
 
-/** An answer rating other providers than --providers names is a configuration error, not a bad body. */
+/**
+ * An answer rating other providers than --providers names is a configuration error, not a bad body.
+ * A provider counts as absent only when none of its fields is there: one field missing is a broken
+ * body (reported field by field, and retried), not a sign of other codes.
+ */
 function checkProviders(item: Json, providers: readonly string[], base: string): void {
-  const absent = providers.filter((p) => item[mobileField(p, "Voice", "Outdoor")] === undefined);
+  const absent = providers.filter((p) => mobileFields([p]).every((f) => item[f] === undefined));
   if (absent.length === 0) return;
   const rated = Object.keys(item).flatMap((k) => PROVIDER_OF_FIELD.exec(k)?.[1] ?? []);
   if (rated.length === 0) return; // no ratings at all: a broken body, reported field by field
