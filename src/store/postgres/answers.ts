@@ -8,7 +8,7 @@ import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_SPECS } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
 import { providerKey } from "../provider-key.js";
-import { releaseOf, type ReleaseBook, type ReleaseInfo } from "../shared/releases.js";
+import { answerRelease, type ReleaseBook, type ReleaseInfo } from "../shared/releases.js";
 import { answerRows, answerValueRows, contentHash, valueFields, type CurrentVersion, type VersionContent } from "../shared/versions.js";
 import type { VersionRow } from "../snapshot.js";
 import type { AnswerStore, AnswerWriter } from "../store.js";
@@ -135,16 +135,7 @@ function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: str
       await client.query("UPDATE answer_versions SET hash = $1 WHERE id = $2", [currentHash, current.id]);
     }
     const changed = current === null || currentHash !== hash;
-    const release = releaseOf(book, {
-      lookup: r.lookup,
-      dataset: answer?.dataset ?? null,
-      label,
-      // a real answer replacing a simulated one (or the reverse) is a first answer, not a new release
-      changed: current !== null && changed && current.simulated === simulated,
-      confirmed: current?.confirmed ?? null,
-      at: r.fetchedAt,
-      runId: r.runId,
-    });
+    const release = answerRelease(book, r, { dataset: answer?.dataset ?? null, label, simulated, changed, current });
     let versionId: number;
     if (current && !changed) {
       versionId = current.id;

@@ -30,3 +30,24 @@ export function releaseOf(
   if (!newest || (a.changed && a.confirmed === newest.name)) return book.startDated(a.lookup, a.at, a.runId).name;
   return newest.name;
 }
+
+/**
+ * The release a final answer is stored on: `current` is the pair's version before it (null for a
+ * first answer), `changed` whether the answer's content differs from it. A real answer replacing a
+ * simulated one (or the reverse) is a first answer, not a new release.
+ */
+export function answerRelease(
+  book: ReleaseBook,
+  r: { lookup: Lookup; fetchedAt: string; runId: number },
+  a: { dataset: string | null; label: string | null; simulated: number; changed: boolean; current: { simulated: number; confirmed: string | null } | null },
+): string {
+  return releaseOf(book, {
+    lookup: r.lookup,
+    dataset: a.dataset,
+    label: a.label,
+    changed: a.current !== null && a.changed && a.current.simulated === a.simulated,
+    confirmed: a.current?.confirmed ?? null,
+    at: r.fetchedAt,
+    runId: r.runId,
+  });
+}

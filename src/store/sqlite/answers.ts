@@ -10,7 +10,8 @@ import type { Db } from "./db.js";
 import type { AnswerWriterOptions, QuotaBlock, SentRequest } from "../types.js";
 import { ledgerWrites } from "./ledger.js";
 import { providerKey } from "../provider-key.js";
-import { releaseBook, releaseOf } from "./releases.js";
+import { releaseBook } from "./releases.js";
+import { answerRelease } from "../shared/releases.js";
 import { answerRows, answerValueRows, contentHash, versionStore, type VersionContent } from "./versions.js";
 
 export interface SqliteAnswerWriter {
@@ -79,16 +80,7 @@ export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswer
     const hash = contentHash(content);
     const current = versions.current(r.postcode, r.lookup);
     const changed = current === null || versions.hashOf(r.postcode, r.lookup, current) !== hash;
-    const release = releaseOf(releases, {
-      lookup: r.lookup,
-      dataset: answer?.dataset ?? null,
-      label,
-      // a real answer replacing a simulated one (or the reverse) is a first answer, not a new release
-      changed: current !== null && changed && current.simulated === simulated,
-      confirmed: current?.confirmed ?? null,
-      at: r.fetchedAt,
-      runId: r.runId,
-    });
+    const release = answerRelease(releases, r, { dataset: answer?.dataset ?? null, label, simulated, changed, current });
     let versionId: number;
     if (current && !changed) {
       // The same answer again: the address rows stand; only "last seen" and the release move.
