@@ -9,7 +9,7 @@ import { LOOKUP_SPECS } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
 import { providerKey } from "../provider-key.js";
 import { answerRelease, type ReleaseBook, type ReleaseInfo } from "../shared/releases.js";
-import { answerRows, answerValueRows, contentHash, valueFields, type CurrentVersion, type VersionContent } from "../shared/versions.js";
+import { answerValueRows, contentHash, recordContent, valueFields, type CurrentVersion } from "../shared/versions.js";
 import type { VersionRow } from "../snapshot.js";
 import type { AnswerStore, AnswerWriter } from "../store.js";
 import type { AnswerVersionInfo, AnswerWriterOptions, StoredAnswer } from "../types.js";
@@ -110,12 +110,7 @@ function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: str
       return;
     }
     const answer = r.status === "ok" ? r.answer : null;
-    const content: VersionContent = {
-      status: r.status === "ok" ? "ok" : "not_found",
-      simulated: simulated === 1,
-      providers: answer ? providersOf(answer.lookup) : null,
-      rows: answer ? answerRows(answer) : [],
-    };
+    const content = recordContent(r, simulated === 1, providerList);
     const hash = contentHash(content);
     const current = await rowOf<CurrentVersion>(
       client,

@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_SPECS } from "../../spec/lookups.js";
-import type { Answer } from "../../spec/records.js";
+import type { Answer, FinalRecord } from "../../spec/records.js";
 import { providersOfKey } from "../provider-key.js";
 import type { VersionRow } from "../snapshot.js";
 
@@ -56,3 +56,17 @@ export interface CurrentVersion {
   confirmed: string | null;
 }
 
+/**
+ * An answer or a not-found, as the version content its hash is taken of (a failure has none: the
+ * writers store it apart). `providerList` is the writer's provider key, recorded only for a lookup
+ * rated per provider.
+ */
+export function recordContent(r: FinalRecord, simulated: boolean, providerList: string): VersionContent {
+  const answer = r.status === "ok" ? r.answer : null;
+  return {
+    status: answer ? "ok" : "not_found",
+    simulated,
+    providers: answer && LOOKUP_SPECS[answer.lookup].perProvider ? providerList : null,
+    rows: answer ? answerRows(answer) : [],
+  };
+}

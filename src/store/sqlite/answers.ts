@@ -12,7 +12,8 @@ import { ledgerWrites } from "./ledger.js";
 import { providerKey } from "../provider-key.js";
 import { releaseBook } from "./releases.js";
 import { answerRelease } from "../shared/releases.js";
-import { answerRows, answerValueRows, contentHash, versionStore, type VersionContent } from "./versions.js";
+import { versionStore } from "./versions.js";
+import { answerValueRows, contentHash, recordContent } from "../shared/versions.js";
 
 export interface SqliteAnswerWriter {
   /** Queues the record; it is committed with the others of this event-loop turn, before any I/O. */
@@ -71,12 +72,7 @@ export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswer
       return;
     }
     const answer = r.status === "ok" ? r.answer : null;
-    const content: VersionContent = {
-      status: r.status === "ok" ? "ok" : "not_found",
-      simulated: simulated === 1,
-      providers: answer ? providersOf(answer.lookup) : null,
-      rows: answer ? answerRows(answer) : [],
-    };
+    const content = recordContent(r, simulated === 1, providerList);
     const hash = contentHash(content);
     const current = versions.current(r.postcode, r.lookup);
     const changed = current === null || versions.hashOf(r.postcode, r.lookup, current) !== hash;
