@@ -70,7 +70,7 @@ interface Attempt {
  * `postcodes`: a list, or (team mode) an asynchronous source that claims them as the workers ask
  * (src/pipeline/claimed-pairs.ts); `onFinal` is called for each before its worker asks again.
  */
-export async function fetchLookup(postcodes: Iterable<string> | AsyncIterable<string>, o: LookupFetchOptions): Promise<void> {
+export async function fetchLookup(postcodes: AsyncIterable<string>, o: LookupFetchOptions): Promise<void> {
   const schedule = o.stop.signalFor(o.lookup);
   const headers = { [API_KEY_HEADER]: o.key };
   const base = o.baseUrl.href.replace(/\/+$/, "");
@@ -190,26 +190,17 @@ export async function fetchLookup(postcodes: Iterable<string> | AsyncIterable<st
     }
   }
 
-  // One pool: `concurrency` workers take the next postcode from one shared iterator, so 100,000
-  // postcodes queue no more work than 100 do.
-  if (Symbol.asyncIterator in postcodes) {
-    const next = postcodes[Symbol.asyncIterator]();
-    const worker = async () => {
-      while (!schedule.aborted) {
-        const r = await next.next();
-        if (r.done) return;
-        await one(r.value);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
-    return;
-  }
-  const list = [...postcodes];
-  const next = list[Symbol.iterator]();
+  // One pool: `concurrency` workers take the next postcode from one shared iterator (the run's
+  // claimed pairs, a chunk at a time), so 100,000 postcodes queue no more work than 100 do.
+  const next = postcodes[Symbol.asyncIterator]();
   const worker = async () => {
-    for (let r = next.next(); !r.done && !schedule.aborted; r = next.next()) await one(r.value);
+    while (!schedule.aborted) {
+      const r = await next.next();
+      if (r.done) return;
+      await one(r.value);
+    }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, list.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
 }
 
 /** How an attempt failed, when the failure may be the API's as a whole (5xx, 408, 429). */

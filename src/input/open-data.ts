@@ -32,7 +32,6 @@ export interface OpenDataRead {
   revision: number;
   /** postcode files read */
   files: number;
-  rows: Record<Premises, number>;
 }
 
 const CHUNK = 256 * 1024;
@@ -73,22 +72,14 @@ function sourceFiles(path: string): string[] {
 
 /** Reads every postcode file of one release at `path`, handing each row to `onRow`. */
 export async function readOpenData(path: string, onRow: OpenDataRowHandler): Promise<OpenDataRead> {
-  const release: { month: string | null; revision: number; files: number; rows: Record<Premises, number> } = {
-    month: null,
-    revision: 0,
-    files: 0,
-    rows: { all: 0, residential: 0 },
-  };
+  const release: { month: string | null; revision: number; files: number } = { month: null, revision: 0, files: 0 };
   const opened = (name: string, file: PostcodeFileName) => {
     if (release.month !== null && release.month !== file.month)
       throw new OpenDataError(`--open-data ${path} holds files of two releases, ${release.month} and ${file.month} (${name}): give one release at a time`);
     release.month = file.month;
     release.revision = Math.max(release.revision, file.revision);
     release.files++;
-    return new CsvSink(name, file.premises, (premises, postcode, values) => {
-      release.rows[premises]++;
-      onRow(premises, postcode, values);
-    });
+    return new CsvSink(name, file.premises, onRow);
   };
   for (const file of sourceFiles(path)) {
     if (/\.zip$/i.test(file)) {
@@ -107,7 +98,7 @@ export async function readOpenData(path: string, onRow: OpenDataRowHandler): Pro
   }
   if (release.month === null)
     throw new OpenDataError(`--open-data ${path} holds no Ofcom postcode file (names like 202601_fixed_pc_coverage_r2_CR.csv)`);
-  return { month: release.month, revision: release.revision, files: release.files, rows: release.rows };
+  return { month: release.month, revision: release.revision, files: release.files };
 }
 
 interface Sink {

@@ -191,11 +191,12 @@ export interface GroupSet {
   dimensions: Dimension[];
   figures: GroupFigure[];
   area: (AreaLoad & { path: string }) | null;
+  /** every group's figures, computed once for groups.csv, the workbook and report.html (a few thousand rows at most) */
+  rows: GroupRow[];
 }
 
 export function writeGroupsCsv(snapshot: ReportSnapshot, groups: GroupSet, path: string, options: CsvFileOptions): Promise<number> {
-  const rows = mapRows(computeGroups(snapshot, groups.dimensions, groups.figures), (row) => groupCells(row, groups.figures));
-  return writeCsv(path, groupsHeader(groups.figures), rows, options);
+  return writeCsv(path, groupsHeader(groups.figures), groups.rows.map((row) => groupCells(row, groups.figures)), options);
 }
 
 export interface GroupOptions {
@@ -225,5 +226,8 @@ export async function prepareGroups(snapshot: ReportSnapshot, goodRating: number
   }
   if (dimensions.length === 0) return null;
   await snapshot.prepareGroups(dimensions.map(groupDimension));
-  return { dimensions, figures: groupFigures(scope.providers, goodRating), area };
+  const figures = groupFigures(scope.providers, goodRating);
+  const rows: GroupRow[] = [];
+  for await (const batch of computeGroups(snapshot, dimensions, figures)) rows.push(...batch);
+  return { dimensions, figures, area, rows };
 }

@@ -21,7 +21,7 @@ import { FINGERPRINT_FILE, isReportSetCurrent, recordFingerprint, reportFingerpr
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
 import { DEFAULT_WORKBOOK_ROWS, writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
 import { GEOJSON_NAME, writePostcodesGeojson } from "./geojson.js";
-import { computeGroups, prepareGroups, writeGroupsCsv, type GroupOptions, type GroupRow, type GroupSet } from "./groups.js";
+import { prepareGroups, writeGroupsCsv, type GroupOptions, type GroupRow, type GroupSet } from "./groups.js";
 import { describeUprnMatching, uprnMatching } from "./uprn-matching.js";
 
 export { headlineLines, type Summary } from "./summary.js";
@@ -74,15 +74,13 @@ export const REPORT_FILES: readonly ReportFile<ReportContext>[] = [
 async function htmlGroups(c: ReportContext): Promise<HtmlGroupRow[] | undefined> {
   if (!c.groups) return undefined;
   const figure = (count: number | null | undefined, of: number | null) => (count === null || count === undefined || !of ? null : { count, of });
-  const rows: HtmlGroupRow[] = [];
   const html = (r: GroupRow): HtmlGroupRow => ({
     dimension: r.dimension,
     group: r.group,
     belowSuperfast: figure(r.counts.BelowSuperfast, r.broadbandAddresses),
     indoorVoiceTotalNotspots: figure(r.counts.IndoorVoiceTotalNotspots, r.mobileAddresses),
   });
-  for await (const batch of computeGroups(c.snapshot, c.groups.dimensions, c.groups.figures)) rows.push(...batch.map(html));
-  return rows;
+  return c.groups.rows.map(html);
 }
 
 /** The closing line that names the file to open first. */

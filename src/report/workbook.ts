@@ -7,7 +7,7 @@ import type { ReportScope, ReportSnapshot, RowBatches } from "../store/snapshot.
 import { writeAtomically } from "./atomic-file.js";
 import { columnHeading } from "./column-headings.js";
 import { EXCEL_MAX_ROWS, SPEED_THRESHOLDS as T } from "./definitions.js";
-import { groupShare, computeGroups, type GroupSet } from "./groups.js";
+import { groupShare, type GroupSet } from "./groups.js";
 import { goodColumns } from "./measures.js";
 import { enrichedTable, postcodeFigureColumns } from "./postcode-files.js";
 import { mapRows } from "./row-batches.js";
@@ -114,7 +114,7 @@ export async function writeWorkbook(snapshot: ReportSnapshot, input: WorkbookInp
       result.sheets.push(spec.name);
     };
     await sheet({ name: "Summary", columns: SUMMARY_COLUMNS, rows: summarySheetRows(input, result, limit), decorate: summaryLayout });
-    if (input.groups) await sheet({ name: "Groups", columns: groupColumns(input.groups), rows: groupRows(snapshot, input.groups) });
+    if (input.groups) await sheet({ name: "Groups", columns: groupColumns(input.groups), rows: groupRows(input.groups) });
     if (yourRows) {
       const table = await enrichedTable(snapshot, input.goodRating, input.uprnColumn);
       await sheet({ name: "Your rows", columns: await yourRowsColumns(snapshot, table.header, table.inputWidth), rows: table.rows() });
@@ -261,8 +261,8 @@ function groupColumns(groups: GroupSet): SheetColumn[] {
   ];
 }
 
-function groupRows(snapshot: ReportSnapshot, groups: GroupSet): RowBatches<unknown[]> {
-  return mapRows(computeGroups(snapshot, groups.dimensions, groups.figures), (row) => {
+function groupRows(groups: GroupSet): unknown[][] {
+  return groups.rows.map((row) => {
     const figures = (lookup: Lookup) => groups.figures.filter((f) => f.lookup === lookup).flatMap((f) => [row.counts[f.column], groupShare(row, f)]);
     return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...figures("broadband"), row.mobileAddresses, ...figures("mobile")];
   });

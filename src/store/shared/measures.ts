@@ -1,8 +1,8 @@
 // The definitions of src/report/definitions.ts and measures.ts as SQL over one address row, so
 // that every figure is counted by SQLite in one pass (per postcode, then summed) instead of rows
 // travelling to JavaScript. Mobile expressions compare with the bound parameter @good (the
-// --good-rating). Standard SQL (CASE, COUNT, IN): another engine can take these as they are,
-// except IFNULL (COALESCE elsewhere).
+// --good-rating, which PostgreSQL's dialect.ts binds as $n). Standard SQL (CASE, COUNT, IN,
+// COALESCE): both engines take these as they are.
 import { mobileField, type Channel, type Location, type SpeedField, type Variant } from "../../spec/fields.js";
 import { TIER_RULES, type Tier } from "../../report/definitions.js";
 import { BROADBAND_COUNTS, PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type ProviderMetric, type SpreadMetric } from "../../report/measures.js";
@@ -15,7 +15,7 @@ export function tierSql(alias: string): string {
   const down = `${alias}.${DOWN}`;
   const up = `${alias}.${UP}`;
   const rules = TIER_RULES.map(({ tier, minDown, minUp }) => {
-    const when = `${down} >= ${minDown}` + (minUp === undefined ? "" : ` AND IFNULL(${up}, -1) >= ${minUp}`);
+    const when = `${down} >= ${minDown}` + (minUp === undefined ? "" : ` AND COALESCE(${up}, -1) >= ${minUp}`);
     return `WHEN ${when} THEN '${tier}'`;
   });
   const noData: Tier = "No data";

@@ -1,6 +1,6 @@
 // The report SQL's PostgreSQL spellings. The figure definitions (src/store/shared/measures.ts) are written
-// once, for both engines, in SQLite's spelling: IFNULL and named parameters (@good). Here they
-// become COALESCE and positional parameters ($1), since `@` is an operator in PostgreSQL.
+// once, for both engines, with named parameters (@good). Here they become positional parameters
+// ($1), since `@` is an operator in PostgreSQL.
 import type { Cell } from "../../snapshot.js";
 
 /** A statement with its positional values, as pg takes it. */
@@ -9,17 +9,15 @@ export interface Bound {
   values: unknown[];
 }
 
-/** Turns @name parameters into $n (one number per name) and IFNULL into COALESCE. */
+/** Turns @name parameters into $n (one number per name). */
 export function bind(sql: string, params: Record<string, unknown> = {}): Bound {
   const names: string[] = [];
-  const text = sql
-    .replace(/\bIFNULL\(/g, "COALESCE(")
-    .replace(/@([A-Za-z_]\w*)/g, (_, name: string) => {
-      if (!(name in params)) throw new Error(`report SQL names @${name}, which has no value`);
-      let i = names.indexOf(name);
-      if (i < 0) i = names.push(name) - 1;
-      return `$${i + 1}`;
-    });
+  const text = sql.replace(/@([A-Za-z_]\w*)/g, (_, name: string) => {
+    if (!(name in params)) throw new Error(`report SQL names @${name}, which has no value`);
+    let i = names.indexOf(name);
+    if (i < 0) i = names.push(name) - 1;
+    return `$${i + 1}`;
+  });
   return { text, values: names.map((n) => params[n]) };
 }
 
