@@ -41,10 +41,10 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 describe("packed export rows", () => {
   const engines: [string, () => Promise<string>][] = [
     ["SQLite", async () => join(dirs[dirs.push(tempDir("pcc-packing-")) - 1]!, "coverage.sqlite")],
-    ["PostgreSQL", freshPostgresDatabase],
+    // without a PostgreSQL server (outside CI) its case is left out, and requiresPostgres says so
+    ...(skip ? [] : [["PostgreSQL", freshPostgresDatabase] as [string, () => Promise<string>]]),
   ];
-  test.each(engines)("%s: every text and double of an address table comes back as written", async (engine, location) => {
-    if (engine === "PostgreSQL" && skip) return;
+  test.each(engines)("%s: every text and double of an address table comes back as written", async (_engine, location) => {
     const store = await openStore(await location());
     const out = tempDir("pcc-packing-out-");
     dirs.push(out);

@@ -24,6 +24,12 @@ interface Case {
   /** with the simulator's area file for its postcodes: a map */
   map?: boolean;
 }
+/** A page with figures has charts to check (the loops over them must not pass by having none); the all-not-found page has none. */
+async function expectCharts(page: Page, name: string): Promise<void> {
+  const charts = await page.$$eval("svg.chart", (svgs) => svgs.length);
+  expect(charts > 0, `${name}: charts on the page`).toBe(name !== "all not found");
+}
+
 const CASES: Case[] = [
   { name: "normal", postcodes: [...known.slice(0, 40), ...unknown.slice(0, 2)], lookups: "broadband,mobile", map: true },
   { name: "one postcode", postcodes: known.slice(0, 1), lookups: "broadband,mobile" },
@@ -132,6 +138,7 @@ describe.skipIf(BROWSER.skip).each(CASES.map((c) => c.name))("report.html of the
 
   it("draws no chart text outside its chart or over other text, in this machine's fonts", async () => {
     const { page } = get(name);
+    await expectCharts(page, name);
     const problems = await page.$$eval("svg.chart", (svgs) =>
       svgs.flatMap((svg) => {
         const chart = svg.getBoundingClientRect();
@@ -157,6 +164,7 @@ describe.skipIf(BROWSER.skip).each(CASES.map((c) => c.name))("report.html of the
     try {
       await page.setViewportSize({ width: 703, height: 1000 }); // A4's 186 mm between the margins, at 96 px an inch
       const widths = await page.$$eval("svg.chart", (svgs) => svgs.map((s) => Math.round(s.getBoundingClientRect().width)));
+      await expectCharts(page, name);
       const body = await page.evaluate(() => Math.round(document.body.getBoundingClientRect().width));
       for (const w of widths) expect(w).toBe(body);
     } finally {
