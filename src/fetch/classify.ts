@@ -1,6 +1,7 @@
 // What one HTTP answer means for the batch. Pure: status, headers and body in, an Outcome out.
 // Covers the documented API and the live service and its gateway, whose error bodies differ.
 import type { ClassifyInput, Outcome } from "./outcome.js";
+import type { Answer } from "../spec/records.js";
 import { parseRetryAfter } from "./retry-after.js";
 import { squeezePostcode } from "../spec/postcode.js";
 import { cut, isObject, quote, validateBody } from "./validate-body.js";
@@ -20,10 +21,12 @@ export function classify(input: ClassifyInput): Outcome {
   const redactBody = () => (input.redact ? input.redact(input.body) : input.body);
   if (status === 200) {
     const check = validateBody(input.lookup, input.body, input.requested, input.providers);
-    // A key the body echoes (a misbehaving gateway) is masked in the answer's text before it is stored;
-    // one scan for the key's pieces decides, so an answer without one is kept as parsed.
+    // A key the body echoes (a misbehaving gateway) is masked in the answer's text before it is stored.
+    // Only the answer's texts are stored, so only they are scanned for the key's pieces (the whole
+    // body is ten times longer: its field names and numbers); an answer without one is kept as parsed.
     if (check.ok) {
-      const echoes = input.redact !== undefined && (input.holdsSecret ? input.holdsSecret(input.body) : input.redact(input.body) !== input.body);
+      const text = storedText(check.answer);
+      const echoes = input.redact !== undefined && (input.holdsSecret ? input.holdsSecret(text) : input.redact(text) !== text);
       return { kind: "ok", answer: echoes ? redactStrings(check.answer, input.redact!) : check.answer };
     }
     const redacted = redactBody();
@@ -71,6 +74,13 @@ export function classify(input: ClassifyInput): Outcome {
   }
   if (status === 408 || (status >= 500 && status <= 599)) return { kind: "retryable", message: http };
   return { kind: "final_error", message: http };
+}
+
+/** The texts of an answer that the store keeps (its release name and addresses), one a line. */
+function storedText(answer: Answer): string {
+  let text = answer.dataset ?? "";
+  for (const a of answer.addresses) text += "\n" + a.address;
+  return text;
 }
 
 /** Every string inside `value` redacted; numbers and the shape kept. */

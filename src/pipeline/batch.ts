@@ -14,6 +14,7 @@ import { StopControl, type StopReason } from "../fetch/stop.js";
 import { describeReasons, planFetches } from "../plan/plan.js";
 import { openStore, storeError } from "../store/open-store.js";
 import type { Store } from "../store/store.js";
+import type { CommitGrouping } from "../store/commit-group.js";
 import { DatabaseError, LockedError, type Lease, type RunCounts } from "../store/types.js";
 import { otherKindMessage } from "../store/data-kind.js";
 import { keepLease, LEASE_TTL_MS, type Every } from "../store/lease-keeper.js";
@@ -74,6 +75,12 @@ export interface BatchResult {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * The answers (with their ledger rows) commit in groups that wait at most a tenth of a second for
+ * more, up to 500: at full speed a commit per event-loop turn cost more CPU than fetching
+ * (docs/bench.md). A kill loses at most one group, fetched again by the next run.
+ */
+export const ANSWER_GROUPING: CommitGrouping = { windowMs: 100, maxWrites: 500 };
 /** How long an answer may take from arrival to commit, on a busy machine, for planTime. */
 const COMMIT_SLACK_MS = 30_000;
 /** How often the request counters are written to the run's row. */
@@ -417,7 +424,13 @@ async function fetchStage(ctx: RunContext): Promise<void> {
     maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
   });
   // A commit that fails (a full disk) stops fetching; flush() below rethrows it.
-  const writer = await store.answers.openWriter({ providers: config.providers, simulated: config.simulate, release: config.release, onError: () => stop.halt() });
+  const writer = await store.answers.openWriter({
+    providers: config.providers,
+    simulated: config.simulate,
+    release: config.release,
+    grouping: ANSWER_GROUPING,
+    onError: () => stop.halt(),
+  });
   const budget = new RequestBudget(config.maxRequests);
   const pacing = { rate: config.rate, windowMs: deps.rateWindowMs ?? 60_000, ...(deps.rateMarginMs !== undefined ? { marginMs: deps.rateMarginMs } : {}) };
   // the key's pace is the store's, shared with every batch using the key (the key itself never reaches the store)
@@ -489,7 +502,7 @@ async function fetchStage(ctx: RunContext): Promise<void> {
             writer.write(record);
             claimed.done(record.postcode);
           },
-          // the ledger's row joins the answers' transaction of the same event-loop turn
+          // the ledger's row joins the transaction of the answers queued with it
           onRequest: ctx.quota!.onRequest(lookup, writer, (untilMs) =>
             void store.pace.block(lookup, keyIds.get(lookup)!, untilMs).catch((err: unknown) => log.warn(`cannot share the quota block: ${oneLine(err)}`)),
           ),

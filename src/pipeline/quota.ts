@@ -17,7 +17,7 @@ export interface RunQuota {
   planOptions: QuotaOptions | undefined;
   /**
    * Records each request of the lookup in the ledger through the answers' writer (in the answers'
-   * transaction of the same event-loop turn, so that a request costs no commit of its own); a
+   * transaction of the same group, so that a request costs no commit of its own); a
    * quota answer blocks the lookup until it is replenished (`onBlocked` hears until when: the
    * shared pace blocks the key for everyone).
    */

@@ -6,7 +6,7 @@
 // (test/store-contract/) runs the same cases on every engine.
 //
 // Writers (answers, input rows, open data) queue synchronously and commit asynchronously: the
-// batch's hot path writes the answers of one event-loop turn, with their ledger rows, in one
+// batch's hot path writes a group of answers (commit-group.ts), with their ledger rows, in one
 // transaction (issue 23), which a Promise per answer would defeat.
 import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
@@ -129,7 +129,7 @@ export interface AnswerStore {
 }
 
 export interface AnswerWriter {
-  /** Queues a final record; committed with the others of this event-loop turn. */
+  /** Queues a final record; committed with the others of its group (AnswerWriterOptions.grouping). */
   write(record: FinalRecord): void;
   /** Queues a request's ledger row (spending one of its lease's reservation) in the same transaction. */
   request(sent: SentRequest): void;

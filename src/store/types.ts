@@ -5,6 +5,7 @@ import type { Lookup } from "../spec/fields.js";
 import type { Premises } from "../spec/open-data.js";
 import type { NormalisedPostcode } from "../spec/postcode.js";
 import { UserError } from "../errors.js";
+import type { CommitGrouping } from "./commit-group.js";
 
 /** The database cannot be opened or used (not a database, a newer schema, a full disk): names it. */
 export class DatabaseError extends UserError {}
@@ -145,9 +146,11 @@ export interface AnswerWriterOptions {
   onError?: (err: Error) => void;
   /** --release NAME: the release label of answers that do not name theirs (broadband) */
   release?: string | null | undefined;
+  /** when queued writes are committed; default: on the next event-loop turn (commit-group.ts) */
+  grouping?: CommitGrouping | undefined;
 }
 
-/** A request sent, for the ledger: committed with the answers of the same event-loop turn. */
+/** A request sent, for the ledger: committed in the same transaction as the answers queued with it. */
 export interface SentRequest {
   lookup: Lookup;
   /** HTTP status; null for a network failure */

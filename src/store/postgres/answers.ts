@@ -1,8 +1,9 @@
 // Final answers on PostgreSQL, with the SQLite engine's meaning (sqlite/answers.ts, versions.ts):
 // each answer replaces the pair's latest answer in the transaction of its status row; an identical
 // re-fetch only moves its version's "last seen"; a failure keeps the last good answer's addresses.
-// The writer queues what one event-loop turn brings (answers, ledger rows, quota blocks) and
-// commits it as one transaction, one group after another, so a kill loses at most one turn's.
+// The writer queues answers, ledger rows and quota blocks and commits each group (one event-loop
+// turn's, or the batch's grouping window's: commit-group.ts) as one transaction, one group after
+// another, so a kill loses at most one group.
 import type pg from "pg";
 import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_SPECS } from "../../spec/lookups.js";
@@ -17,6 +18,7 @@ import { inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";
 import { databaseError } from "./errors.js";
 import { recordBlock, recordRequest } from "./ledger.js";
 import { ensurePostgresProviderColumns } from "./schema.js";
+import { commitScheduler, EACH_TURN } from "../commit-group.js";
 
 /** Column names as stored: unquoted, so lower case (schema.ts). */
 const columnsOf = (fields: readonly string[]): string[] => fields.map((f) => f.toLowerCase());
@@ -194,11 +196,10 @@ function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: str
 
   // Groups commit one after another, in the order they were queued.
   let queued: Queued[] = [];
-  let scheduled = false;
   let failure: Error | null = null;
   let chain: Promise<void> = Promise.resolve();
   const commitQueued = (): void => {
-    scheduled = false;
+    scheduler.cancel();
     if (queued.length === 0 || failure) return;
     const group = queued;
     queued = [];
@@ -212,12 +213,11 @@ function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: str
       }
     });
   };
+  const scheduler = commitScheduler(options.grouping ?? EACH_TURN, commitQueued);
   const enqueue = (item: Queued): void => {
     if (failure) throw failure;
     queued.push(item);
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(commitQueued);
+    scheduler.queued(queued.length);
   };
   return {
     write: enqueue,

@@ -1,8 +1,9 @@
 // Writing final answers: each answer in the same transaction as its status row, replacing that
-// postcode's earlier addresses (an address that disappears upstream disappears here). Answers that
-// arrive in one turn of the event loop share a transaction: a commit per answer rewrote the same
-// pages over and over and cost more than fetching. The group is committed before the loop waits
-// for I/O again, so a kill loses at most the answers of one turn.
+// postcode's earlier addresses (an address that disappears upstream disappears here). Answers
+// queued together share a transaction: a commit per answer rewrote the same pages over and over
+// and cost more than fetching. A group is committed on the next turn of the event loop, or, with
+// the batch's grouping window, once its first answer has waited that long (commit-group.ts); a
+// kill loses at most that group.
 import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_LIST, LOOKUP_SPECS, type LookupSpec } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
@@ -14,9 +15,10 @@ import { releaseBook } from "./releases.js";
 import { answerRelease } from "../shared/releases.js";
 import { versionStore } from "./versions.js";
 import { answerValueRows, contentHash, recordContent } from "../shared/versions.js";
+import { commitScheduler, EACH_TURN } from "../commit-group.js";
 
 export interface SqliteAnswerWriter {
-  /** Queues the record; it is committed with the others of this event-loop turn, before any I/O. */
+  /** Queues the record; it is committed with the others of its group (commit-group.ts). */
   write(record: FinalRecord): void;
   /** Queues a request's ledger row in the same transaction as this turn's records. */
   request(sent: SentRequest): void;
@@ -105,12 +107,11 @@ export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswer
     }
   });
 
-  // Records and other writes, in the order they came: one transaction per event-loop turn.
+  // Records and other writes, in the order they came: one transaction per group.
   let queued: (FinalRecord | (() => void))[] = [];
-  let scheduled = false;
   let failure: Error | null = null;
   const flush = () => {
-    scheduled = false;
+    scheduler.cancel();
     if (failure) throw failure;
     if (queued.length === 0) return;
     const group = queued;
@@ -122,18 +123,17 @@ export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswer
       throw failure;
     }
   };
+  const scheduler = commitScheduler(options.grouping ?? EACH_TURN, () => {
+    try {
+      flush();
+    } catch (err) {
+      onError(err as Error);
+    }
+  });
   const enqueue = (item: FinalRecord | (() => void)) => {
     if (failure) throw failure;
     queued.push(item);
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(() => {
-      try {
-        flush();
-      } catch (err) {
-        onError(err as Error);
-      }
-    });
+    scheduler.queued(queued.length);
   };
 
   const ledger = ledgerWrites(db);
