@@ -10,7 +10,7 @@ import { LOOKUP_SPECS } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
 import { providerKey } from "../provider-key.js";
 import { answerRelease, type ReleaseBook, type ReleaseInfo } from "../shared/releases.js";
-import { answerValueRows, contentHash, recordContent, valueFields, type CurrentVersion } from "../shared/versions.js";
+import { contentHash, recordContent, valueFields, type CurrentVersion } from "../shared/versions.js";
 import type { VersionRow } from "../snapshot.js";
 import type { AnswerStore, AnswerWriter } from "../store.js";
 import type { AnswerVersionInfo, AnswerWriterOptions, StoredAnswer } from "../types.js";
@@ -146,7 +146,7 @@ function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: str
         [r.postcode, r.lookup, content.status, hash, release, r.fetchedAt, r.runId, simulated, content.rows.length, content.providers],
       ))!.id;
       await client.query(`DELETE FROM ${LOOKUP_SPECS[r.lookup].table} WHERE postcode = $1`, [r.postcode]);
-      if (answer) await insertAddresses(client, answer.lookup, r.postcode, LOOKUP_SPECS[answer.lookup].valueFields(options.providers), answerValueRows(answer));
+      if (answer) await insertAddresses(client, answer.lookup, r.postcode, LOOKUP_SPECS[answer.lookup].valueFields(options.providers), content.rows);
     }
     await client.query(
       `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, providers, simulated, version_id, release)

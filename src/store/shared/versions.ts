@@ -30,8 +30,9 @@ export function answerValueRows(answer: Answer): VersionRow[] {
 
 /** Per lookup, an answer's addresses as version rows: where its values are. */
 const VALUE_ROWS: { [L in Lookup]: (answer: Extract<Answer, { lookup: L }>) => VersionRow[] } = {
-  broadband: (answer) => answer.addresses.map((a) => [a.uprn, a.address, ...a.speeds]),
-  mobile: (answer) => answer.addresses.map((a) => [a.uprn, a.address, ...a.ratings]),
+  // concat, not spread: cheaper on the batch's hot path (the rows are built once per answer)
+  broadband: (answer) => answer.addresses.map((a) => ([a.uprn, a.address] as (string | number | null)[]).concat(a.speeds) as VersionRow),
+  mobile: (answer) => answer.addresses.map((a) => ([a.uprn, a.address] as (string | number | null)[]).concat(a.ratings) as VersionRow),
 };
 
 export function answerRows(answer: Answer): VersionRow[] {

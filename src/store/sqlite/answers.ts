@@ -14,7 +14,7 @@ import { providerKey } from "../provider-key.js";
 import { releaseBook } from "./releases.js";
 import { answerRelease } from "../shared/releases.js";
 import { versionStore } from "./versions.js";
-import { answerValueRows, contentHash, recordContent } from "../shared/versions.js";
+import { contentHash, recordContent } from "../shared/versions.js";
 import { commitScheduler, EACH_TURN } from "../commit-group.js";
 
 export interface SqliteAnswerWriter {
@@ -34,7 +34,7 @@ export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswer
   const onError = options.onError ?? (() => {});
   const upsertLookup = db.prepare(
     `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, providers, simulated, version_id, release)
-     VALUES (@postcode, @lookup, @status, @httpStatus, @attempts, @lastError, @fetchedAt, @runId, @dataset, @addressCount, @providers, @simulated, @versionId, @release)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (postcode, lookup) DO UPDATE SET
        status = excluded.status, http_status = excluded.http_status, attempts = excluded.attempts,
        last_error = excluded.last_error, fetched_at = excluded.fetched_at, run_id = excluded.run_id,
@@ -88,17 +88,26 @@ export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswer
       if (current) versions.retire(r.postcode, r.lookup, current);
       versionId = versions.add({ postcode: r.postcode, lookup: r.lookup, content, hash, release, at: r.fetchedAt, runId: r.runId });
       addresses[r.lookup].delete.run(r.postcode);
-      if (answer) for (const row of answerValueRows(answer)) addresses[answer.lookup].insert.run(r.postcode, ...row);
+      // the content's rows, sorted by UPRN: the order of the table's key
+      if (answer) for (const row of content.rows) addresses[answer.lookup].insert.run(r.postcode, ...row);
     }
-    upsertLookup.run({
-      ...r,
-      dataset: answer?.dataset ?? null,
-      addressCount: answer?.addresses.length ?? 0,
-      providers: answer ? providersOf(answer.lookup) : null,
+    // positional: cheaper to bind than by name, on the batch's hot path
+    upsertLookup.run(
+      r.postcode,
+      r.lookup,
+      r.status,
+      r.httpStatus,
+      r.attempts,
+      r.lastError,
+      r.fetchedAt,
+      r.runId,
+      answer?.dataset ?? null,
+      answer?.addresses.length ?? 0,
+      answer ? providersOf(answer.lookup) : null,
       simulated,
       versionId,
       release,
-    });
+    );
   };
   const writeGroup = db.transaction((group: readonly (FinalRecord | (() => void))[]) => {
     for (const item of group) {
