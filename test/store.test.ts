@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { useTempDatabase } from "./helpers/temp-database.js";
 import { answerWriter } from "../src/store/sqlite/answers.js";
 import { ledgerUsed } from "../src/store/sqlite/ledger.js";
@@ -86,6 +86,37 @@ describe("store", () => {
     expect(count()).toBe(0);
     await new Promise((r) => setImmediate(r));
     expect(count()).toBe(3);
+  });
+
+  it("with a grouping window, once a commit was busy, answers (with their ledger rows) wait for the window and commit together", () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setImmediate", "clearImmediate", "performance"] });
+    try {
+      const runId = newRun();
+      const w = answerWriter(t.db, { providers: DEFAULT_PROVIDERS, grouping: { windowMs: 100, maxWrites: 5, busyWrites: 2 } });
+      const stored = () => [t.db.prepare("SELECT COUNT(*) FROM lookups").pluck().get(), ledgerUsed(t.db, "broadband", "2026-01-01", 0)];
+      w.write(ok("AA11AA", [1]));
+      vi.advanceTimersByTime(0);
+      expect(stored()).toEqual([1, 0]);
+      // not busy yet: the next answer is committed on the next turn too
+      w.write(ok("BB11BB", [1]));
+      w.write(ok("CC11CC", [1]));
+      vi.advanceTimersByTime(0);
+      expect(stored()).toEqual([3, 0]);
+      // that commit was busy: what comes in its window waits for the window's end
+      vi.advanceTimersByTime(10);
+      w.request({ lookup: "broadband", status: 200, at: "2026-01-01T00:00:01.000Z", period: "2026-01-01", runId, leaseId: null });
+      w.write(ok("DD11DD", [2]));
+      vi.advanceTimersByTime(89);
+      expect(stored()).toEqual([3, 0]);
+      vi.advanceTimersByTime(1);
+      expect(stored()).toEqual([4, 1]);
+      // a full group does not wait for the window
+      for (const p of ["EE11EE", "FF11FF", "GG11GG", "HH11HH", "JJ11JJ"]) w.write(ok(p, [3]));
+      vi.advanceTimersByTime(0);
+      expect(stored()).toEqual([9, 1]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("writes a request's ledger row in the same transaction as the answers of its turn", async () => {

@@ -1,51 +1,63 @@
 // When an answer writer commits what it has queued. By default on the next turn of the event loop,
-// so that a kill loses only the answers of that turn. A batch fetching at full speed gets a few
-// answers a turn, and a commit that small re-writes the same pages over and over: at 10,000
-// postcodes the commits alone cost more CPU than fetching (docs/bench.md). So the batch asks for a
-// window instead: a group is committed once its first write has waited `windowMs`, or at once
-// when it holds `maxWrites`. Against the real API (100 requests a minute) a window of a tenth of a
-// second still commits every answer on its own.
+// so that a kill loses no answer the process has read. A batch fetching as fast as an unlimited
+// server answers reads several answers a turn, and commits that small re-write the same pages over
+// and over: at 10,000 postcodes they cost more CPU than fetching (docs/bench.md). So when a commit
+// held `busyWrites` or more (answers come faster than turns), the next group waits until `windowMs`
+// after it (or until `maxWrites` have queued). A paced run (the real API allows 100 requests a
+// minute) never gets there: each of its answers is committed on the next turn.
 
 export interface CommitGrouping {
-  /** how long the first queued write may wait for others; 0: commit on the next turn */
+  /** the least time between two commits once they are busy */
   windowMs: number;
-  /** a group this large is committed on the next turn, whatever its age */
+  /** a group this large is committed on the next turn, whatever the window */
   maxWrites: number;
+  /** a commit of this many writes or more makes the next group wait for the window */
+  busyWrites: number;
 }
 
 /** A commit per event-loop turn: the writers' default. */
-export const EACH_TURN: CommitGrouping = { windowMs: 0, maxWrites: 1 };
+export const EACH_TURN: CommitGrouping = { windowMs: 0, maxWrites: 1, busyWrites: Infinity };
 
 export interface CommitScheduler {
   /** The queue now holds `count` writes: schedules its commit if none is. */
   queued(count: number): void;
   /** The queue was committed by hand (flush): forgets the scheduled commit. */
-  cancel(): void;
+  committed(): void;
 }
 
 /** Schedules `commit` as the grouping says; `commit` runs at most once per schedule. */
 export function commitScheduler(grouping: CommitGrouping, commit: () => void): CommitScheduler {
   let timer: NodeJS.Timeout | null = null;
   let immediate: NodeJS.Immediate | null = null;
-  const cancel = () => {
+  let lastCommit = -Infinity;
+  let busy = false;
+  let pending = 0;
+  const committed = () => {
     if (timer) clearTimeout(timer);
     if (immediate) clearImmediate(immediate);
     timer = null;
     immediate = null;
+    // a second call for the same commit (fire, then the writer's own flush) changes nothing
+    if (pending === 0) return;
+    lastCommit = performance.now();
+    busy = pending >= grouping.busyWrites;
+    pending = 0;
   };
   const fire = () => {
-    cancel();
+    committed();
     commit();
   };
   return {
     queued(count) {
+      pending = count;
       if (immediate) return;
-      if (grouping.windowMs <= 0 || count >= grouping.maxWrites) {
+      const wait = busy ? lastCommit + grouping.windowMs - performance.now() : 0;
+      if (wait <= 0 || count >= grouping.maxWrites) {
         if (timer) clearTimeout(timer);
         timer = null;
         immediate = setImmediate(fire);
-      } else if (!timer) timer = setTimeout(fire, grouping.windowMs);
+      } else if (!timer) timer = setTimeout(fire, wait);
     },
-    cancel,
+    committed,
   };
 }

@@ -199,7 +199,7 @@ function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: str
   let failure: Error | null = null;
   let chain: Promise<void> = Promise.resolve();
   const commitQueued = (): void => {
-    scheduler.cancel();
+    scheduler.committed();
     if (queued.length === 0 || failure) return;
     const group = queued;
     queued = [];

@@ -120,7 +120,7 @@ export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswer
   let queued: (FinalRecord | (() => void))[] = [];
   let failure: Error | null = null;
   const flush = () => {
-    scheduler.cancel();
+    scheduler.committed();
     if (failure) throw failure;
     if (queued.length === 0) return;
     const group = queued;
