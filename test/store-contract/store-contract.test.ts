@@ -219,6 +219,25 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
     });
   });
 
+  describe("ledger and dead holders", () => {
+    it("a holder on this host whose process is gone reserves nothing: its unspent reservations stop counting at once", async () => {
+      const alive = new Set([1]);
+      const local = await engine.open({ isAlive: (h) => alive.has(h.pid) });
+      try {
+        const { hostname } = await import("node:os");
+        const taken = await local.store.leases.take(holder(1, hostname()), T0, TTL);
+        expect(await local.store.ledger.reserve({ leaseId: taken.lease.id, lookup: "broadband", period: PERIOD, n: 10, limit: 25, nowMs: T0 })).toEqual({ granted: 10, left: 15 });
+        expect(await local.store.ledger.used("broadband", PERIOD, T0)).toBe(10);
+        alive.delete(1);
+        // the lease has not expired, but its holder is gone: status and the next reserve see 0 used
+        expect(await local.store.ledger.used("broadband", PERIOD, T0)).toBe(0);
+        expect((await local.store.ledger.figures(PERIOD, T0)).used.broadband).toBe(0);
+      } finally {
+        await local.cleanup();
+      }
+    });
+  });
+
   describe("leases", () => {
     it("takes, renews, releases; a run is abandoned only once its lease has expired", async () => {
       const first = await store.leases.take(holder(101, "elsewhere"), T0, TTL);

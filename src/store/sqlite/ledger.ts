@@ -8,10 +8,14 @@ import type { LastRunSettings, LedgerFigures, QuotaBlock, Reservation, SentReque
 
 export type { LastRunSettings, SentRequest } from "../types.js";
 
-/** Unspent reservations count only while their lease is live (a killed run's lapse with its lease). */
-const LIVE_RESERVED = `SELECT COALESCE(SUM(r.unspent), 0) FROM ledger_reservations r
-                         JOIN leases l ON l.id = r.lease_id AND l.expires_ms > @nowMs
-                        WHERE r.lookup = @lookup AND r.period = @period`;
+/**
+ * The ids of the leases live now (leases.ts: not expired, and the holder running when it is on this
+ * host). Unspent reservations count only while their lease is live: a killed run's lapse with it.
+ */
+export type LiveLeaseIds = () => readonly number[];
+
+const LIVE_RESERVED = `SELECT COALESCE(SUM(unspent), 0) FROM ledger_reservations
+                        WHERE lookup = @lookup AND period = @period AND lease_id IN (SELECT value FROM json_each(@live))`;
 
 /** The statements the answer writer runs in its transaction for each request and quota answer. */
 export function ledgerWrites(db: Db): { record(r: SentRequest): void; block(b: QuotaBlock): void } {
@@ -31,16 +35,16 @@ export function ledgerWrites(db: Db): { record(r: SentRequest): void; block(b: Q
 }
 
 /** Requests recorded for the lookup in the period, plus live leases' unspent reservations. */
-export function ledgerUsed(db: Db, lookup: Lookup, period: string, nowMs: number): number {
+export function ledgerUsed(db: Db, lookup: Lookup, period: string, live: LiveLeaseIds): number {
   const recorded = db.prepare("SELECT COUNT(*) FROM request_ledger WHERE lookup = ? AND period = ?").pluck().get(lookup, period) as number;
-  return recorded + (db.prepare(LIVE_RESERVED).pluck().get({ lookup, period, nowMs }) as number);
+  return recorded + (db.prepare(LIVE_RESERVED).pluck().get({ lookup, period, live: JSON.stringify(live()) }) as number);
 }
 
 /** Grants up to n of what the period has left under `limit`, in one IMMEDIATE transaction: no read-then-spend. */
-export function reserve(db: Db, r: { leaseId: number; lookup: Lookup; period: string; n: number; limit: number; nowMs: number }): Reservation {
+export function reserve(db: Db, r: { leaseId: number; lookup: Lookup; period: string; n: number; limit: number }, live: LiveLeaseIds): Reservation {
   return db
     .transaction((): Reservation => {
-      const left = Math.max(0, r.limit - ledgerUsed(db, r.lookup, r.period, r.nowMs));
+      const left = Math.max(0, r.limit - ledgerUsed(db, r.lookup, r.period, live));
       const granted = Math.max(0, Math.min(r.n, left));
       if (granted > 0)
         db.prepare(
@@ -62,14 +66,16 @@ export function quotaBlocked(db: Db, lookup: Lookup, now: string): { until: stri
 }
 
 /** Figures for the plan and `status`: requests per lookup in a period (with live reservations), and blocks (empty before schema 4). */
-export function ledgerFigures(db: Db, period: string, nowMs: number): LedgerFigures {
+export function ledgerFigures(db: Db, period: string, nowMs: number, live: LiveLeaseIds): LedgerFigures {
   const used = perLookup(() => 0);
   if (!tableExists(db, "request_ledger")) return { used, blocks: [] };
   for (const r of db.prepare("SELECT lookup, COUNT(*) AS n FROM request_ledger WHERE period = ? GROUP BY lookup").all(period) as { lookup: Lookup; n: number }[])
     used[r.lookup] = r.n;
   // status reads older schemas read-only: reservations came with leases
-  if (tableExists(db, "ledger_reservations"))
-    for (const lookup of Object.keys(used) as Lookup[]) used[lookup] += db.prepare(LIVE_RESERVED).pluck().get({ lookup, period, nowMs }) as number;
+  if (tableExists(db, "ledger_reservations")) {
+    const ids = JSON.stringify(live());
+    for (const lookup of Object.keys(used) as Lookup[]) used[lookup] += db.prepare(LIVE_RESERVED).pluck().get({ lookup, period, live: ids }) as number;
+  }
   const now = new Date(nowMs).toISOString();
   return { used, blocks: db.prepare("SELECT lookup, until FROM quota_blocks WHERE until > ?").all(now) as { lookup: Lookup; until: string }[] };
 }
