@@ -10,7 +10,7 @@ import { LOOKUP_SPECS } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
 import { providerKey } from "../provider-key.js";
 import { answerRelease, type ReleaseBook, type ReleaseInfo } from "../shared/releases.js";
-import { contentHash, recordContent, valueFields, type CurrentVersion } from "../shared/versions.js";
+import { contentHash, recordContent, statusRowValues, valueFields, type CurrentVersion } from "../shared/versions.js";
 import type { VersionRow } from "../snapshot.js";
 import type { AnswerStore, AnswerWriter } from "../store.js";
 import type { AnswerVersionInfo, AnswerWriterOptions, StoredAnswer } from "../types.js";
@@ -96,7 +96,6 @@ function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: str
   const simulated = options.simulated ? 1 : 0;
   const onError = options.onError ?? (() => {});
   const providerList = providerKey(options.providers);
-  const providersOf = (lookup: Lookup) => (LOOKUP_SPECS[lookup].perProvider ? providerList : null);
   const label = options.release ?? null;
 
   const writeOne = async (client: pg.PoolClient, r: FinalRecord, book: ReleaseBook): Promise<void> => {
@@ -156,22 +155,7 @@ function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: str
          last_error = EXCLUDED.last_error, fetched_at = EXCLUDED.fetched_at, run_id = EXCLUDED.run_id,
          dataset = EXCLUDED.dataset, address_count = EXCLUDED.address_count, providers = EXCLUDED.providers,
          simulated = EXCLUDED.simulated, version_id = EXCLUDED.version_id, release = EXCLUDED.release`,
-      [
-        r.postcode,
-        r.lookup,
-        r.status,
-        r.httpStatus,
-        r.attempts,
-        r.lastError,
-        r.fetchedAt,
-        r.runId,
-        answer?.dataset ?? null,
-        answer?.addresses.length ?? 0,
-        answer ? providersOf(answer.lookup) : null,
-        simulated,
-        versionId,
-        release,
-      ],
+      statusRowValues(r, content, simulated, versionId, release),
     );
   };
 

@@ -5,7 +5,7 @@
 // the batch's grouping window, once its first answer has waited that long (commit-group.ts); a
 // kill loses at most that group.
 import type { Lookup } from "../../spec/fields.js";
-import { LOOKUP_LIST, LOOKUP_SPECS, type LookupSpec } from "../../spec/lookups.js";
+import { LOOKUP_LIST, type LookupSpec } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
 import type { Db } from "./db.js";
 import type { AnswerWriterOptions, QuotaBlock, SentRequest } from "../types.js";
@@ -14,7 +14,7 @@ import { providerKey } from "../provider-key.js";
 import { releaseBook } from "./releases.js";
 import { answerRelease } from "../shared/releases.js";
 import { versionStore } from "./versions.js";
-import { contentHash, recordContent } from "../shared/versions.js";
+import { contentHash, recordContent, statusRowValues } from "../shared/versions.js";
 import { commitScheduler, EACH_TURN } from "../commit-group.js";
 
 export interface SqliteAnswerWriter {
@@ -62,7 +62,6 @@ export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswer
   };
   const addresses = Object.fromEntries(LOOKUP_LIST.map((spec) => [spec.name, addressStatements(spec)])) as Record<Lookup, ReturnType<typeof addressStatements>>;
   const providerList = providerKey(providers);
-  const providersOf = (lookup: Lookup) => (LOOKUP_SPECS[lookup].perProvider ? providerList : null);
 
   const versions = versionStore(db);
   const releases = releaseBook(db);
@@ -92,22 +91,7 @@ export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswer
       if (answer) for (const row of content.rows) addresses[answer.lookup].insert.run(r.postcode, ...row);
     }
     // positional: cheaper to bind than by name, on the batch's hot path
-    upsertLookup.run(
-      r.postcode,
-      r.lookup,
-      r.status,
-      r.httpStatus,
-      r.attempts,
-      r.lastError,
-      r.fetchedAt,
-      r.runId,
-      answer?.dataset ?? null,
-      answer?.addresses.length ?? 0,
-      answer ? providersOf(answer.lookup) : null,
-      simulated,
-      versionId,
-      release,
-    );
+    upsertLookup.run(...statusRowValues(r, content, simulated, versionId, release));
   };
   const writeGroup = db.transaction((group: readonly (FinalRecord | (() => void))[]) => {
     for (const item of group) {
