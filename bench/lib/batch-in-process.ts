@@ -14,6 +14,8 @@ export interface TimedBatch {
   wallSeconds: number;
   /** from the plan log line to the end of runBatch */
   fetchSeconds: number;
+  /** the report stage alone (0 with reports off) */
+  reportSeconds: number;
   /** this process's user + system CPU over the run */
   cpuSeconds: number;
   /** share of the run the event loop was busy: near 1, answers queue behind work (or behind other processes for a CPU) */
@@ -31,14 +33,17 @@ export interface BatchRunOptions {
 }
 
 export async function runBatchTimed(o: BatchRunOptions): Promise<TimedBatch> {
-  const marks: { planAt: number | null } = { planAt: null };
+  const marks: { planAt: number | null; reportsAt: number | null } = { planAt: null, reportsAt: null };
   const problems: string[] = [];
   const logger = createLogger({
     format: "json",
     quiet: false,
+    // for the report stage's start (a debug line)
+    verbose: true,
     write: (line) => {
       const entry = JSON.parse(line) as { level?: string; event?: string; message?: string };
       if (entry.event === "plan") marks.planAt = performance.now();
+      if (entry.event === "reports-start") marks.reportsAt = performance.now();
       if (entry.level === "error" || entry.level === "warn") problems.push(entry.message ?? line);
     },
   });
@@ -78,6 +83,7 @@ export async function runBatchTimed(o: BatchRunOptions): Promise<TimedBatch> {
     result,
     wallSeconds: (ended - started) / 1000,
     fetchSeconds: (ended - marks.planAt) / 1000,
+    reportSeconds: marks.reportsAt === null ? 0 : (ended - marks.reportsAt) / 1000,
     cpuSeconds: (used.user + used.system) / 1e6,
     eventLoopUtilization: busy,
     problems,

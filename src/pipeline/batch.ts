@@ -591,6 +591,7 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
     workbookRows: config.workbookRows,
     onWarning: (m: string) => log.warn(m),
   };
+  log.debug(`writing the reports to ${config.out}`, { event: "reports-start" });
   try {
     // A nightly run that changed nothing keeps the set it would rewrite (report/fingerprint.ts).
     const report = await writeReportsUnlessCurrent(ctx.store, options);
