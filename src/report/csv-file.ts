@@ -1,6 +1,8 @@
 // Writing one CSV report file: header, rows, optional BOM, CRLF, atomically (atomic-file.ts), with
 // a warning when the file outgrows a spreadsheet.
+import { once } from "node:events";
 import { basename } from "node:path";
+import { PassThrough } from "node:stream";
 import { stringify } from "csv-stringify/sync";
 import { writeAtomically } from "./atomic-file.js";
 import { encodeText, RECORD_DELIMITER, stringifyOptions, UTF8_BOM } from "./csv-cells.js";
@@ -41,23 +43,74 @@ export async function writeCsvLines(
   lines: Rows<string>,
   options: CsvFileOptions,
 ): Promise<number> {
-  let count = 0;
-  async function* chunks(): AsyncGenerator<string> {
-    let chunk = (options.bom ? UTF8_BOM : "") + header.map(encodeText).join(",") + RECORD_DELIMITER;
-    for await (const batch of inBatches(lines))
-      for (const line of batch) {
-        count++;
-        chunk += line + RECORD_DELIMITER;
-        if (chunk.length >= CHUNK_CHARS) {
-          yield chunk;
-          chunk = "";
-        }
-      }
-    if (chunk.length > 0) yield chunk;
+  const file = new CsvLineFile(path, header, options);
+  try {
+    for await (const batch of inBatches(lines)) {
+      for (const line of batch) file.add(line);
+      await file.ready();
+    }
+  } catch (err) {
+    await file.abort(err);
+    throw err;
   }
-  await writeAtomically(path, chunks());
-  warnIfTooLong(path, count, options);
-  return count;
+  return file.finish();
+}
+
+/**
+ * One CSV file fed line by line (lines without line ends) and written atomically, so that one pass
+ * over rows can feed several files (address-files.ts). Lines go out in 64 KiB chunks; the feeder
+ * awaits ready() after each batch, so a slow disk holds back the pass instead of filling memory.
+ */
+export class CsvLineFile {
+  private chunk: string;
+  private count = 0;
+  private failure: unknown = null;
+  private readonly out = new PassThrough();
+  private readonly written: Promise<void>;
+
+  constructor(
+    private readonly path: string,
+    header: readonly string[],
+    private readonly options: CsvFileOptions,
+  ) {
+    this.chunk = (options.bom ? UTF8_BOM : "") + header.map(encodeText).join(",") + RECORD_DELIMITER;
+    this.written = writeAtomically(path, this.out);
+    // kept for ready() and finish(); never an unhandled rejection
+    this.written.catch((err: unknown) => {
+      this.failure = err ?? new Error("write failed");
+    });
+  }
+
+  add(line: string): void {
+    this.count++;
+    this.chunk += line + RECORD_DELIMITER;
+    if (this.chunk.length >= CHUNK_CHARS) {
+      this.out.write(this.chunk);
+      this.chunk = "";
+    }
+  }
+
+  /** Resolves once the file has taken what it was given (throws if its write failed). */
+  async ready(): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (this.out.writableNeedDrain) await Promise.race([once(this.out, "drain"), this.written]);
+  }
+
+  /** Writes the rest and puts the file in place; returns its row count. */
+  async finish(): Promise<number> {
+    if (this.chunk.length > 0) this.out.write(this.chunk);
+    this.chunk = "";
+    this.out.end();
+    await this.written;
+    warnIfTooLong(this.path, this.count, this.options);
+    return this.count;
+  }
+
+  /** Gives up: no file, no temporary file left behind. */
+  async abort(err: unknown): Promise<void> {
+    this.out.destroy(err instanceof Error ? err : new Error(String(err)));
+    await this.written.catch(() => {});
+  }
 }
 
 function warnIfTooLong(path: string, rows: number, options: CsvFileOptions): void {
