@@ -330,13 +330,10 @@ export class SqliteReportSnapshot implements ReportSnapshot {
     return exportPackedRows(this.db, this.scope, table, providers);
   }
 
-  /** One statement's raw rows in batches (optionally reshaped in place), run when the stream is first read. */
-  private rows(sql: string, params: Record<string, unknown> = {}, shape?: (row: Cell[]) => Cell[]): RowBatches<Cell[]> {
+  /** One statement's raw rows in batches, the statement run when the stream is first read. */
+  private rows(sql: string, params: Record<string, unknown> = {}): RowBatches<Cell[]> {
     const db = this.db;
-    return batchesOf(
-      (function* () {
-        for (const row of db.prepare(sql).raw(true).iterate(params) as Iterable<Cell[]>) yield shape ? shape(row) : row;
-      })(),
-    );
+    // an iterable, not a generator over the cursor: no extra step per row
+    return batchesOf({ [Symbol.iterator]: () => db.prepare(sql).raw(true).iterate(params) as Iterator<Cell[]> });
   }
 }
