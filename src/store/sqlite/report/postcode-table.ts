@@ -79,6 +79,10 @@ function fillOpenDataColumns(db: Db, scope: ReportScope): void {
  * Counts every postcode's addresses into its figures: one aggregate pass per lookup. Grouped by
  * the postcode table's own column, which SQLite reads in postcode order (its unique index), so the
  * groups need no sort of every address row (grouped by the address table's column, they did).
+ * Broadband's "ORDER BY … LIMIT -1" keeps its subquery from being flattened into the aggregate,
+ * which would copy the tier's CASE into every measure (evaluated 7 times an address, not once),
+ * and tells SQLite the rows come in postcode order (measured at 50,000 postcodes: 0.6–0.85 s of
+ * CPU against 1.0–1.5 s).
  */
 export function countPostcodeFigures(db: Db, scope: ReportScope, goodRating: number): void {
   const requested = (l: Lookup) => scope.lookups.includes(l);
@@ -89,7 +93,8 @@ export function countPostcodeFigures(db: Db, scope: ReportScope, goodRating: num
          ${measures.map((m) => `${m.column} = a.${m.column}`).join(", ")}
        FROM (SELECT t.postcode, COUNT(*) AS n, MAX(t.down) AS best, MIN(t.down) AS worst, ${measures.map(count).join(", ")}
                FROM (SELECT s2.postcode, ${downloadWithDataSql("b")} AS down, ${tierSql("b")} AS tier
-                       FROM ${POSTCODE_TABLE} s2 CROSS JOIN broadband_addresses b ON b.postcode = s2.postcode) t
+                       FROM ${POSTCODE_TABLE} s2 CROSS JOIN broadband_addresses b ON b.postcode = s2.postcode
+                      ORDER BY s2.postcode LIMIT -1) t
               GROUP BY t.postcode) a
        WHERE a.postcode = s.postcode`,
     );
