@@ -41,10 +41,6 @@ function broadbandCells(row: readonly Cell[]): string {
 export const ADDRESS_FILES = ["broadband.csv", "mobile.csv", "coverage.csv"] as const;
 export type AddressFile = (typeof ADDRESS_FILES)[number];
 
-export function isAddressFile(name: string): name is AddressFile {
-  return (ADDRESS_FILES as readonly string[]).includes(name);
-}
-
 /**
  * The address files asked for (name to path), written in one pass over the broadband and mobile
  * streams. Both come ordered by display postcode then UPRN (byte order in both engines, and

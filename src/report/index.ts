@@ -7,7 +7,7 @@ import type { ReportSnapshot, SnapshotSource } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { DEFAULT_GOOD_RATING } from "./definitions.js";
-import { addressFilesTogether, writeAddressFile, type AddressFile } from "./address-files.js";
+import { ADDRESS_FILES, addressFilesTogether, writeAddressFile, type AddressFile } from "./address-files.js";
 import { writePostcodesCsv, writeEnrichedCsv } from "./postcode-files.js";
 import { writeOpenDataVsApiCsv } from "./open-data.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
@@ -49,7 +49,7 @@ export interface ReportContext {
 }
 
 /** broadband.csv, mobile.csv and coverage.csv: whichever of them a set holds are written together, when the first is due. */
-const ADDRESS_REPORT_FILES: readonly ReportFile<ReportContext>[] = (["broadband.csv", "mobile.csv", "coverage.csv"] as const).map((name) => ({
+const ADDRESS_REPORT_FILES: readonly ReportFile<ReportContext>[] = ADDRESS_FILES.map((name) => ({
   name,
   write: (c, path) => c.addressFiles(path),
 }));
