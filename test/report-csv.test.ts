@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { neutraliseFormula } from "../src/report/neutralise.js";
-import { encodeNumber, encodeText } from "../src/report/csv-cells.js";
+import { stringify } from "csv-stringify/sync";
+import { encodeNumber, encodeRecord, encodeText, stringifyOptions } from "../src/report/csv-cells.js";
 import { writeCsv, writeCsvLines } from "../src/report/csv-file.js";
 import { EXCEL_MAX_ROWS } from "../src/report/definitions.js";
 
@@ -80,6 +81,21 @@ describe("the two CSV writers", () => {
     expect(back[0]).toEqual(["Text", "'=Number", "Fraction"]);
     expect(back.slice(1).map((r) => r[0])).toEqual(TRICKY.map(neutraliseFormula));
     expect(back.slice(1).map((r) => r[1])).toEqual(rows.map((r) => String(r[1])));
+  });
+
+  it("encode each record as csv-stringify does with the same options, whatever the cell types", () => {
+    const records: unknown[][] = [
+      ...TRICKY.map((t) => [t]),
+      TRICKY,
+      [""],
+      [],
+      [null],
+      [undefined, null, ""],
+      [true, false],
+      [0, -1, 30.5, 1e21, -0.000001, 12345678901234567890n],
+      [new Date(Date.UTC(2026, 0, 2)), { a: 1 }],
+    ];
+    for (const record of records) expect(encodeRecord(record) + "\r\n").toBe(stringify([record], stringifyOptions()));
   });
 
   it("without a BOM the file starts with the header", async () => {

@@ -4,6 +4,7 @@
 // sqlite3 shell's own export (measured: docs/reports.md); test/report-csv.test.ts checks that both
 // forms write the same bytes.
 import type { Options as StringifyOptions } from "csv-stringify";
+import { stringify } from "csv-stringify/sync";
 import { neutraliseFormula } from "./neutralise.js";
 
 export const RECORD_DELIMITER = "\r\n";
@@ -20,6 +21,32 @@ export function encodeText(text: string): string {
 /** A number as the API gave it (-1 stays -1, 30.5 stays 30.5); empty when absent. */
 export function encodeNumber(value: number | bigint | null | undefined): string {
   return value === null || value === undefined ? "" : String(value);
+}
+
+/**
+ * One record as a CSV line (without its line end), by the rules above: text through encodeText,
+ * numbers as they are, booleans yes/no, null and undefined empty. Anything else (no report writes
+ * one) goes through csv-stringify, so the line is always what csv-stringify writes.
+ */
+export function encodeRecord(record: readonly unknown[]): string {
+  let line = "";
+  for (let i = 0; i < record.length; i++) {
+    const value = record[i];
+    const cell =
+      typeof value === "string"
+        ? encodeText(value)
+        : typeof value === "number" || typeof value === "bigint"
+          ? String(value)
+          : value === null || value === undefined
+            ? ""
+            : typeof value === "boolean"
+              ? value
+                ? "yes"
+                : "no"
+              : stringify([[value]], { ...stringifyOptions(), record_delimiter: "" });
+    line += i === 0 ? cell : "," + cell;
+  }
+  return line;
 }
 
 /** csv-stringify options with the same rules: text through neutraliseFormula, numbers as they are. */

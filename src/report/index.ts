@@ -7,7 +7,7 @@ import type { ReportSnapshot, SnapshotSource } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { DEFAULT_GOOD_RATING } from "./definitions.js";
-import { writeBroadbandCsv, writeCoverageCsv, writeMobileCsv } from "./address-files.js";
+import { ADDRESS_FILES, addressFilesTogether, writeAddressFile, type AddressFile } from "./address-files.js";
 import { writePostcodesCsv, writeEnrichedCsv } from "./postcode-files.js";
 import { writeOpenDataVsApiCsv } from "./open-data.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
@@ -44,13 +44,19 @@ export interface ReportContext {
   located: number;
   /** --workbook-rows */
   workbookRows: number;
+  /** writes the set's address files, all in one pass at the first call (address-files.ts) */
+  addressFiles: (path: string) => Promise<unknown>;
 }
+
+/** broadband.csv, mobile.csv and coverage.csv: whichever of them a set holds are written together, when the first is due. */
+const ADDRESS_REPORT_FILES: readonly ReportFile<ReportContext>[] = ADDRESS_FILES.map((name) => ({
+  name,
+  write: (c, path) => c.addressFiles(path),
+}));
 
 /** The report set, in the order written. To add a report: one more entry here. */
 export const REPORT_FILES: readonly ReportFile<ReportContext>[] = [
-  { name: "broadband.csv", write: (c, path) => writeBroadbandCsv(c.snapshot, path, c.csv) },
-  { name: "mobile.csv", write: (c, path) => writeMobileCsv(c.snapshot, c.goodRating, path, c.csv) },
-  { name: "coverage.csv", write: (c, path) => writeCoverageCsv(c.snapshot, c.goodRating, path, c.csv) },
+  ...ADDRESS_REPORT_FILES,
   { name: "postcodes.csv", write: (c, path) => writePostcodesCsv(c.snapshot, path, c.csv) },
   { name: GEOJSON_NAME, applies: (c) => c.located > 0, write: (c, path) => writePostcodesGeojson(c.snapshot, path) },
   // Input rows belong to one run: --all has no single input to enrich.
@@ -154,8 +160,10 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary);
     const groups = await prepareGroups(snapshot, goodRating, options);
     const located = await snapshot.countLocated(true);
-    const context = { snapshot, scope, goodRating, csv, summary, changes, groups, uprnColumn: options.uprnColumn, located, workbookRows };
     const set = options.files ?? REPORT_FILES;
+    const addressNames = set.filter((f) => ADDRESS_REPORT_FILES.includes(f)).map((f) => f.name as AddressFile);
+    const addressFiles = addressFilesTogether(snapshot, goodRating, addressNames, csv);
+    const context = { snapshot, scope, goodRating, csv, summary, changes, groups, uprnColumn: options.uprnColumn, located, workbookRows, addressFiles };
     // Last, and swapped in with the set: what the set was made from, so that a batch can keep it.
     const made = set.filter((f) => f.applies?.(context) ?? true).map((f) => f.name);
     const record: ReportFile<ReportContext> = { name: FINGERPRINT_FILE, write: (_c, path) => recordFingerprint(path, fingerprint, made) };
@@ -171,7 +179,7 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
  */
 export function writeAddressReport(
   source: SnapshotSource,
-  file: "broadband.csv" | "mobile.csv" | "coverage.csv",
+  file: AddressFile,
   path: string,
   options: Omit<ReportOptions, "outDir" | "now">,
 ): Promise<number> {
@@ -179,11 +187,7 @@ export function writeAddressReport(
   const csv: CsvFileOptions = { bom: options.bom ?? true, onWarning: options.onWarning };
   return inSnapshot(source, options, async (snapshot) => {
     await snapshot.preparePostcodes(null);
-    return file === "broadband.csv"
-      ? writeBroadbandCsv(snapshot, path, csv)
-      : file === "mobile.csv"
-        ? writeMobileCsv(snapshot, goodRating, path, csv)
-        : writeCoverageCsv(snapshot, goodRating, path, csv);
+    return writeAddressFile(snapshot, goodRating, file, path, csv);
   });
 }
 

@@ -115,8 +115,6 @@ export type BroadbandAddressRow = readonly Cell[];
 export type MobileCells = string;
 /** mobile.csv's row: address cells, then the MobileCells. */
 export type MobileAddressRow = readonly [postcode: string, uprn: string, address: string, cells: MobileCells];
-/** coverage.csv's row: the broadband row, then the MobileCells (all empty for an address without mobile data, nulls for broadband's without broadband data). */
-export type CoverageAddressRow = readonly Cell[];
 
 /** An input row of the run as stored: what the fingerprint hashes. */
 export type InputRow = readonly [line: number, value: string | null, postcode: string | null, reason: string | null, cells: string];
@@ -283,8 +281,6 @@ export interface ReportSnapshot {
   broadbandAddresses(): RowBatches<BroadbandAddressRow>;
   /** Every mobile address, same order; good is rating >= goodRating. */
   mobileAddresses(goodRating: number): RowBatches<MobileAddressRow>;
-  /** Every address of either lookup, matched on postcode and UPRN, same order. */
-  coverageAddresses(goodRating: number): RowBatches<CoverageAddressRow>;
   /** The run's input rows in input order with their postcode's figures (enriched.csv); with `property` (the --uprn-column index), the property's own. */
   enrichedRows(columns: readonly PostcodeColumn[], goodRating: number, property: { index: number } | null): RowBatches<EnrichedRow>;
   /** The most cells an input row of the run has (a row may be wider than the header). */

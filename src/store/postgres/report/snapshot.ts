@@ -20,7 +20,6 @@ import type {
   Baseline,
   BroadbandAddressRow,
   Cell,
-  CoverageAddressRow,
   EnrichedRow,
   ExportTableName,
   FailureRow,
@@ -244,33 +243,6 @@ export class PostgresReportSnapshot implements ReportSnapshot {
         { good: goodRating },
       ),
     ) as unknown as RowBatches<MobileAddressRow>;
-  }
-
-  /** Two halves (addresses with broadband data, then mobile-only ones), merged in order by the server. */
-  coverageAddresses(goodRating: number): RowBatches<CoverageAddressRow> {
-    const broadband = this.has("broadband");
-    const mobile = this.has("mobile");
-    const p = this.scope.providers;
-    const noSpeeds = SPEED_FIELDS.map(() => "NULL::float8").join(", ");
-    // without mobile data, the cells are all empty
-    const mobileCells = mobile ? mobileCellsSql("m", p) : `'${",".repeat(Math.max(0, mobileFields(p).length + goodColumns(p).length - 1))}'`;
-    const halves: string[] = [];
-    if (broadband)
-      halves.push(
-        `SELECT s.display AS display, b.uprn::text AS uprn_text, b.address, ${speedsSql("b")}, ${tierSql("b")}, ${mobileCells}, b.uprn AS uprn
-           FROM ${POSTCODE_TABLE} s JOIN broadband_addresses b ON b.postcode = s.postcode
-           ${mobile ? "LEFT JOIN mobile_addresses m ON m.postcode = b.postcode AND m.uprn = b.uprn" : ""}`,
-      );
-    if (mobile)
-      halves.push(
-        `SELECT s.display AS display, m.uprn::text AS uprn_text, m.address, ${noSpeeds}, NULL::text, ${mobileCells}, m.uprn AS uprn
-           FROM ${POSTCODE_TABLE} s JOIN mobile_addresses m ON m.postcode = s.postcode
-          ${broadband ? "WHERE NOT EXISTS (SELECT 1 FROM broadband_addresses b WHERE b.postcode = m.postcode AND b.uprn = m.uprn)" : ""}`,
-      );
-    if (halves.length === 0) return none();
-    // the trailing uprn only orders the union
-    const width = 3 + SPEED_FIELDS.length + 2;
-    return this.rows(bind(`${halves.join(" UNION ALL ")} ORDER BY display, uprn`, mobile ? { good: goodRating } : {}), (row) => row.slice(0, width));
   }
 
   enrichedRows(columns: readonly string[], goodRating: number, property: { index: number } | null): RowBatches<EnrichedRow> {

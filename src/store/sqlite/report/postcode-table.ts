@@ -75,7 +75,15 @@ function fillOpenDataColumns(db: Db, scope: ReportScope): void {
   ).run({ month: scope.openData.month, premises: scope.openData.premises });
 }
 
-/** Counts every postcode's addresses into its figures: one aggregate pass per lookup. */
+/**
+ * Counts every postcode's addresses into its figures: one aggregate pass per lookup. Grouped by
+ * the postcode table's own column, which SQLite reads in postcode order (its unique index), so the
+ * groups need no sort of every address row (grouped by the address table's column, they did).
+ * Broadband's "ORDER BY … LIMIT -1" keeps its subquery from being flattened into the aggregate,
+ * which would copy the tier's CASE into every measure (evaluated 7 times an address, not once),
+ * and tells SQLite the rows come in postcode order (measured at 50,000 postcodes: 0.6–0.85 s of
+ * CPU against 1.0–1.5 s).
+ */
 export function countPostcodeFigures(db: Db, scope: ReportScope, goodRating: number): void {
   const requested = (l: Lookup) => scope.lookups.includes(l);
   if (requested("broadband")) {
@@ -84,8 +92,9 @@ export function countPostcodeFigures(db: Db, scope: ReportScope, goodRating: num
       `UPDATE ${POSTCODE_TABLE} AS s SET BroadbandAddresses = a.n, BestMaxPredictedDown = a.best, WorstMaxPredictedDown = a.worst,
          ${measures.map((m) => `${m.column} = a.${m.column}`).join(", ")}
        FROM (SELECT t.postcode, COUNT(*) AS n, MAX(t.down) AS best, MIN(t.down) AS worst, ${measures.map(count).join(", ")}
-               FROM (SELECT b.postcode, ${downloadWithDataSql("b")} AS down, ${tierSql("b")} AS tier
-                       FROM ${POSTCODE_TABLE} s2 CROSS JOIN broadband_addresses b ON b.postcode = s2.postcode) t
+               FROM (SELECT s2.postcode, ${downloadWithDataSql("b")} AS down, ${tierSql("b")} AS tier
+                       FROM ${POSTCODE_TABLE} s2 CROSS JOIN broadband_addresses b ON b.postcode = s2.postcode
+                      ORDER BY s2.postcode LIMIT -1) t
               GROUP BY t.postcode) a
        WHERE a.postcode = s.postcode`,
     );
@@ -94,9 +103,9 @@ export function countPostcodeFigures(db: Db, scope: ReportScope, goodRating: num
     const measures = mobileMeasures("m", scope.providers);
     db.prepare(
       `UPDATE ${POSTCODE_TABLE} AS s SET MobileAddresses = a.n, ${measures.map((m) => `${m.column} = a.${m.column}`).join(", ")}
-       FROM (SELECT m.postcode, COUNT(*) AS n, ${measures.map(count).join(", ")}
+       FROM (SELECT s2.postcode, COUNT(*) AS n, ${measures.map(count).join(", ")}
                FROM ${POSTCODE_TABLE} s2 CROSS JOIN mobile_addresses m ON m.postcode = s2.postcode
-              GROUP BY m.postcode) a
+              GROUP BY s2.postcode) a
        WHERE a.postcode = s.postcode`,
     ).run({ good: goodRating });
   }

@@ -14,7 +14,6 @@ import type {
   Baseline,
   BroadbandAddressRow,
   Cell,
-  CoverageAddressRow,
   EnrichedRow,
   ExportTableName,
   FailureRow,
@@ -249,36 +248,6 @@ export class SqliteReportSnapshot implements ReportSnapshot {
     ) as unknown as RowBatches<MobileAddressRow>;
   }
 
-  /** Two ordered halves (addresses with broadband data, then mobile-only ones) that SQLite merges in order. */
-  coverageAddresses(goodRating: number): RowBatches<CoverageAddressRow> {
-    const broadband = this.has("broadband");
-    const mobile = this.has("mobile");
-    const p = this.scope.providers;
-    const noSpeeds = SPEED_FIELDS.map(() => "NULL").join(", ");
-    // without mobile data, the cells are all empty
-    const mobileCells = mobile ? mobileCellsSql("m", p) : `'${",".repeat(Math.max(0, mobileFields(p).length + goodColumns(p).length - 1))}'`;
-    const halves: string[] = [];
-    if (broadband)
-      halves.push(
-        `SELECT s.display AS display, CAST(b.uprn AS TEXT), b.address, ${speedsSql("b")}, ${tierSql("b")}, ${mobileCells}, b.uprn AS uprn
-           FROM ${POSTCODE_TABLE} s CROSS JOIN broadband_addresses b ON b.postcode = s.postcode
-           ${mobile ? "LEFT JOIN mobile_addresses m ON m.postcode = b.postcode AND m.uprn = b.uprn" : ""}`,
-      );
-    if (mobile)
-      halves.push(
-        `SELECT s.display AS display, CAST(m.uprn AS TEXT), m.address, ${noSpeeds}, NULL, ${mobileCells}, m.uprn AS uprn
-           FROM ${POSTCODE_TABLE} s CROSS JOIN mobile_addresses m ON m.postcode = s.postcode
-          ${broadband ? "WHERE NOT EXISTS (SELECT 1 FROM broadband_addresses b WHERE b.postcode = m.postcode AND b.uprn = m.uprn)" : ""}`,
-      );
-    if (halves.length === 0) return batchesOf([]);
-    // the trailing uprn only orders the union
-    const width = 3 + SPEED_FIELDS.length + 2;
-    return this.rows(`${halves.join(" UNION ALL ")} ORDER BY display, uprn`, mobile ? { good: goodRating } : {}, (row) => {
-      row.length = width;
-      return row;
-    });
-  }
-
   enrichedRows(columns: readonly string[], goodRating: number, property: { index: number } | null): RowBatches<EnrichedRow> {
     const width = Math.max(this.scope.inputColumns.length, widestRow(this.db, this.scope.runId));
     return batchesOf(enrichedRows(this.db, this.scope, columns, goodRating, property, width));
@@ -361,13 +330,10 @@ export class SqliteReportSnapshot implements ReportSnapshot {
     return exportPackedRows(this.db, this.scope, table, providers);
   }
 
-  /** One statement's raw rows in batches (optionally reshaped in place), run when the stream is first read. */
-  private rows(sql: string, params: Record<string, unknown> = {}, shape?: (row: Cell[]) => Cell[]): RowBatches<Cell[]> {
+  /** One statement's raw rows in batches, the statement run when the stream is first read. */
+  private rows(sql: string, params: Record<string, unknown> = {}): RowBatches<Cell[]> {
     const db = this.db;
-    return batchesOf(
-      (function* () {
-        for (const row of db.prepare(sql).raw(true).iterate(params) as Iterable<Cell[]>) yield shape ? shape(row) : row;
-      })(),
-    );
+    // an iterable, not a generator over the cursor: no extra step per row
+    return batchesOf({ [Symbol.iterator]: () => db.prepare(sql).raw(true).iterate(params) as Iterator<Cell[]> });
   }
 }
