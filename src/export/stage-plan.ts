@@ -34,9 +34,9 @@ export function stagePlan(columns: readonly ExportColumn[]): StagePlan {
 }
 
 /**
- * For a table read packed one postcode a row (PackedExportRows in src/store/snapshot.ts): the
- * postcode and its packed rows are staged, and DuckDB splits the rows (";") and their cells (","),
- * unhexes the texts and casts every cell to its type. A postcode's 17 addresses then cost
+ * For an address table, read packed one postcode a row (PackedAddressRows in src/store/snapshot.ts):
+ * the postcode and its packed rows are staged, and DuckDB splits the rows (";") and their cells
+ * (","), unhexes the texts and casts every cell to its type. A postcode's 17 addresses then cost
  * JavaScript one string, not 17 rows of values.
  */
 export function packedPlan(columns: readonly ExportColumn[]): StagePlan {
@@ -44,11 +44,9 @@ export function packedPlan(columns: readonly ExportColumn[]): StagePlan {
   if (!key || key.type !== "VARCHAR") throw new Error("internal: a packed export table starts with its text key");
   const out = rest.map((c, i) => {
     const cell = `NULLIF(__cells[${i + 1}], '')`;
-    const text = `decode(unhex(${cell}[2:]))`;
-    if (c.type === "VARCHAR") return `${text} AS ${quote(c.name)}`;
-    // a timestamp from its (hex) text, and a flag via its integer, as stagePlan casts them
-    const typed =
-      c.type === "TIMESTAMP" ? `CAST(${text} AS TIMESTAMP)` : c.type === "BOOLEAN" ? `CAST(CAST(${cell} AS INTEGER) AS BOOLEAN)` : `CAST(${cell} AS ${c.type})`;
+    if (c.type === "VARCHAR") return `decode(unhex(${cell}[2:])) AS ${quote(c.name)}`;
+    // a flag via its integer, as stagePlan casts it
+    const typed = c.type === "BOOLEAN" ? `CAST(CAST(${cell} AS INTEGER) AS BOOLEAN)` : `CAST(${cell} AS ${c.type})`;
     return `${typed} AS ${quote(c.name)}`;
   });
   const k = quote(key.name);

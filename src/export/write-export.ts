@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from "@duckdb/node-api";
-import type { Cell, PackedExportRows, PackedExportTable, ReportSnapshot, RowBatches, SnapshotSource } from "../store/snapshot.js";
+import type { AddressExportTable, Cell, PackedAddressRows, ReportSnapshot, RowBatches, SnapshotSource } from "../store/snapshot.js";
 import { acquireOutLock } from "../report/out-lock.js";
 import { clearDebris, debrisPrefix, EXPORT_ASIDE, restoreExportTables } from "../report/out-debris.js";
 import { loadAreaFile, readAreaHeader } from "../report/area-file.js";
@@ -84,6 +84,9 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
       instance = await duckdb.DuckDBInstance.create(":memory:", {
         // Staged rows beyond this spill to disk instead of growing the process.
         memory_limit: "256MB",
+        // One thread: a file's staged rows are one row group, which DuckDB reads on one thread anyway;
+        // more only compete with the store's reader for this machine's cores (measured: less CPU).
+        threads: "1",
         temp_directory: join(stagingDir, ".duckdb-tmp"),
         autoinstall_known_extensions: "false",
         autoload_known_extensions: "false",
@@ -150,10 +153,10 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
   }
 }
 
-/** A table's rows from the snapshot: a table keyed by postcode packed one postcode a row. */
-function tableRows(snapshot: ReportSnapshot, table: ExportTable): RowBatches<Cell[] | PackedExportRows> {
+/** A table's rows from the snapshot: an address table's packed one postcode a row (partitioned tables are the address tables). */
+function tableRows(snapshot: ReportSnapshot, table: ExportTable): RowBatches<Cell[] | PackedAddressRows> {
   const providers = snapshot.scope.providers;
-  return table.packed ? snapshot.exportPackedRows(table.name as PackedExportTable, providers) : snapshot.exportRows(table.name, providers);
+  return table.partitionedByArea ? snapshot.exportPackedRows(table.name as AddressExportTable, providers) : snapshot.exportRows(table.name, providers);
 }
 
 /** A staging table on a connection of its own, and the COPY of it in flight, if any. */
@@ -185,13 +188,14 @@ class TableWriter {
     private readonly target: string,
     private readonly format: ExportFormat,
   ) {
-    this.plan = table.packed ? packedPlan(table.columns(providers)) : stagePlan(table.columns(providers));
+    // Address tables (partitioned, in postcode order) cross one postcode at a time, packed.
+    this.plan = table.partitionedByArea ? packedPlan(table.columns(providers)) : stagePlan(table.columns(providers));
     this.types = this.plan.stage.map((c) => duckdb[c.type]);
     this.buffer = this.plan.stage.map(() => []);
   }
 
   /** Stages every row and starts writing the last file (finish waits for it). */
-  async stage(rows: RowBatches<Cell[] | PackedExportRows>, fileRows: number): Promise<void> {
+  async stage(rows: RowBatches<Cell[] | PackedAddressRows>, fileRows: number): Promise<void> {
     for (let i = 0; i < 2; i++) {
       const connection = await this.instance.connect();
       this.stages.push({ connection, appender: null, copying: null });
@@ -199,7 +203,6 @@ class TableWriter {
       this.stages[i]!.appender = await connection.createAppender("stage");
     }
     const partitioned = this.table.partitionedByArea;
-    const packed = this.table.packed;
     let area: string | null = null;
     const values = this.plan.stage.length;
     for await (const batch of rows)
@@ -214,7 +217,7 @@ class TableWriter {
         }
         for (let i = 0; i < values; i++) this.buffer[i]!.push(row[i] as DuckDBValue);
         // A packed row carries its row count after the staged values.
-        const n = packed ? (row[values] as number) : 1;
+        const n = partitioned ? (row[values] as number) : 1;
         this.buffered++;
         this.staged += n;
         this.rows += n;

@@ -328,24 +328,24 @@ export interface ReportSnapshot {
    */
   exportRows(table: ExportTableName, providers: readonly string[]): RowBatches<Cell[]>;
   /**
-   * A table keyed by postcode (every one but runs) packed one postcode a row, in postcode order, as
-   * exportRows would give it: each value crossing into JavaScript costs more than the engine or
-   * DuckDB spend on it, so the engine joins a postcode's rows into one text (PackedExportRows).
+   * An address table's rows (broadband, mobile) packed one postcode a row, in postcode order, as
+   * exportRows would give them: each value crossing into JavaScript costs more than the engine or
+   * DuckDB spend on it, so the engine joins a postcode's rows into one text (PackedAddressRows).
    */
-  exportPackedRows(table: PackedExportTable, providers: readonly string[]): RowBatches<PackedExportRows>;
+  exportPackedRows(table: AddressExportTable, providers: readonly string[]): RowBatches<PackedAddressRows>;
 }
 
-/** The export tables keyed by postcode, which cross packed (src/export/tables.ts says which). */
-export type PackedExportTable = Exclude<ExportTableName, "runs">;
+/** The export tables partitioned by postcode area, one row per address. */
+export type AddressExportTable = "broadband" | "mobile";
 
 /**
  * One postcode's export rows: its display form, the rows' cells after the postcode (the table's
- * columns in order) packed as text, and how many rows. Rows are in key order, joined by ";"; a
+ * columns in order) packed as text, and how many rows. Rows are in UPRN order, joined by ";"; a
  * row's cells are joined by ","; NULL is an empty cell; a number is its exact decimal text (a
- * double with enough digits to read back the same double); a text or timestamp is "x" and its
- * UTF-8 bytes in hex (either case), which hold neither separator. src/export/stage-plan.ts unpacks it.
+ * double with enough digits to read back the same double); a text is "x" and its UTF-8 bytes in
+ * hex (either case), which hold neither separator. src/export/stage-plan.ts unpacks it.
  */
-export type PackedExportRows = readonly [postcode: string, rows: string, count: number];
+export type PackedAddressRows = readonly [postcode: string, rows: string, count: number];
 
 export interface SnapshotSource {
   /**
