@@ -340,12 +340,17 @@ export type AddressExportTable = "broadband" | "mobile";
 
 /**
  * One postcode's export rows: its display form, the rows' cells after the postcode (the table's
- * columns in order) packed as text, and how many rows. Rows are in UPRN order, joined by ";"; a
- * row's cells are joined by ","; NULL is an empty cell; a number is its exact decimal text (a
- * double with enough digits to read back the same double); a text is "x" and its UTF-8 bytes in
- * hex (either case), which hold neither separator. src/export/stage-plan.ts unpacks it.
+ * columns in order) packed as text, and how many rows. Rows are in UPRN order, joined by
+ * ROW_SEPARATOR; a row's cells are joined by CELL_SEPARATOR; NULL is an empty cell; a number is its
+ * exact decimal text (a double with enough digits to read back the same double); a text is "r" and
+ * itself, or, when it holds a separator (or, on SQLite, a NUL), "x" and its UTF-8 bytes in hex
+ * (either case). src/export/stage-plan.ts unpacks it.
  */
 export type PackedAddressRows = readonly [postcode: string, rows: string, count: number];
+
+/** PackedAddressRows' separators (character codes): control characters, which a text rarely holds. */
+export const CELL_SEPARATOR = 31;
+export const ROW_SEPARATOR = 30;
 
 export interface SnapshotSource {
   /**

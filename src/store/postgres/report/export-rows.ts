@@ -4,7 +4,7 @@
 // coordinates come from --area-file's rows (area.ts) when they were loaded.
 import type pg from "pg";
 import { EXPORT_TABLES } from "../../../export/tables.js";
-import type { AddressExportTable, Cell, ExportTableName, PackedAddressRows, ReportScope, RowBatches } from "../../snapshot.js";
+import { CELL_SEPARATOR, ROW_SEPARATOR, type AddressExportTable, type Cell, type ExportTableName, type PackedAddressRows, type ReportScope, type RowBatches } from "../../snapshot.js";
 import { rowsOf } from "../connect.js";
 import { bind, BYTE_ORDER, displayPostcodeSql } from "./dialect.js";
 import { cursorRows } from "./cursor.js";
@@ -56,17 +56,20 @@ const scopeWhere = (scoped: boolean) => (scoped ? "WHERE t.postcode IN (SELECT p
 
 /**
  * The read of an address table packed one postcode a row (PackedAddressRows in src/store/snapshot.ts):
- * a row's cells as text joined by "," (NULL empty; a double's text is its shortest exact form
- * while extra_float_digits is above 0), string_agg joins the rows in UPRN order.
+ * a row's cells as text joined by CELL_SEPARATOR (NULL empty; a double's text is its shortest exact
+ * form while extra_float_digits is above 0; a text as itself unless it holds a separator, then in
+ * hex), string_agg joins the rows by ROW_SEPARATOR in UPRN order.
  */
 export function packedExportSelectSql(name: AddressExportTable, providers: readonly string[], scoped: boolean): string {
   const [, ...columns] = EXPORT_TABLES.find((t) => t.name === name)!.columns(providers);
   const cells = columns.map((c) => {
     const sql = expression(c.name, false);
-    return c.type === "VARCHAR" ? `COALESCE('x' || encode(convert_to(${sql}, 'UTF8'), 'hex'), '')` : `COALESCE(${sql}::text, '')`;
+    if (c.type !== "VARCHAR") return `COALESCE(${sql}::text, '')`;
+    const plain = `strpos(${sql}, chr(${CELL_SEPARATOR})) + strpos(${sql}, chr(${ROW_SEPARATOR})) = 0`;
+    return `CASE WHEN ${sql} IS NULL THEN '' WHEN ${plain} THEN 'r' || ${sql} ELSE 'x' || encode(convert_to(${sql}, 'UTF8'), 'hex') END`;
   });
   return (
-    `SELECT ${expression("PostCode", false)}, string_agg(${cells.join(" || ',' || ")}, ';' ORDER BY t.uprn), count(*)::integer ` +
+    `SELECT ${expression("PostCode", false)}, string_agg(${cells.join(` || chr(${CELL_SEPARATOR}) || `)}, chr(${ROW_SEPARATOR}) ORDER BY t.uprn), count(*)::integer ` +
     `FROM ${SOURCE[name].table} t ${scopeWhere(scoped)} GROUP BY t.postcode ORDER BY t.postcode ${BYTE_ORDER}`
   );
 }

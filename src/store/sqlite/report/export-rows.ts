@@ -2,7 +2,7 @@
 // the postcodes in scope, typed as the snapshot says (numbers, 0/1 flags, ISO timestamps as
 // stored). The postcodes table's coordinates come from --area-file's rows (area.ts), when loaded.
 import { displayPostcodeSql } from "../../../spec/postcode.js";
-import type { AddressExportTable, Cell, ExportTableName, PackedAddressRows, ReportScope, RowBatches } from "../../snapshot.js";
+import { CELL_SEPARATOR, ROW_SEPARATOR, type AddressExportTable, type Cell, type ExportTableName, type PackedAddressRows, type ReportScope, type RowBatches } from "../../snapshot.js";
 import { EXPORT_TABLES } from "../../../export/tables.js";
 import { tableExists, type Db } from "../db.js";
 import { batchesOf } from "../../snapshot.js";
@@ -61,22 +61,26 @@ const PRINTF_LIMIT = 500;
  * The read of an address table packed one postcode a row (PackedAddressRows in src/store/snapshot.ts):
  * printf joins a row's cells (NULL prints as an empty cell; a number as SQLite's own text of it,
  * which for a double has the digits to read back the same double: about a fifth less CPU for the
- * broadband read than printf('%!.17g') of each), group_concat joins the rows in UPRN order.
+ * broadband read than printf('%!.17g') of each; a text as itself unless it holds a separator or
+ * a NUL, then in hex), group_concat joins the rows in UPRN order.
  */
 export function packedExportSelectSql(name: AddressExportTable, providers: readonly string[], options: { run: boolean }): string {
   const [, ...columns] = EXPORT_TABLES.find((t) => t.name === name)!.columns(providers);
   const cells = columns.map((c) => {
     const sql = expression(c.name, false);
-    return c.type === "VARCHAR" ? `iif(${sql} IS NULL, '', 'x' || hex(${sql}))` : sql;
+    if (c.type !== "VARCHAR") return sql;
+    // printf's %s would also end a text at a NUL
+    const plain = `instr(${sql}, char(${CELL_SEPARATOR})) + instr(${sql}, char(${ROW_SEPARATOR})) + instr(${sql}, char(0)) = 0`;
+    return `iif(${sql} IS NULL, '', iif(${plain}, 'r' || ${sql}, 'x' || hex(${sql})))`;
   });
   const calls: string[] = [];
   for (let i = 0; i < cells.length; i += PRINTF_LIMIT) {
     const part = cells.slice(i, i + PRINTF_LIMIT);
-    calls.push(`printf('${part.map(() => "%s").join(",")}', ${part.join(", ")})`);
+    calls.push(`printf('${part.map(() => "%s").join(String.fromCharCode(CELL_SEPARATOR))}', ${part.join(", ")})`);
   }
   const source = EXPORT_SOURCES[name];
   return (
-    `SELECT ${expression("PostCode", false)}, group_concat(${calls.join(" || ',' || ")}, ';' ORDER BY t.uprn), count(*) ` +
+    `SELECT ${expression("PostCode", false)}, group_concat(${calls.join(` || char(${CELL_SEPARATOR}) || `)}, char(${ROW_SEPARATOR}) ORDER BY t.uprn), count(*) ` +
     `FROM ${source.table} t ${scopeWhere(name, options.run)} GROUP BY t.postcode ORDER BY t.postcode`
   );
 }
