@@ -35,7 +35,7 @@ export function stagePlan(columns: readonly ExportColumn[]): StagePlan {
 }
 
 /**
- * For an address table, read packed one postcode a row (PackedAddressRows in src/store/snapshot.ts):
+ * For a table read packed one postcode a row (PackedExportRows in src/store/snapshot.ts):
  * the postcode and its packed rows are staged, and DuckDB splits the rows (ROW_SEPARATOR) and their
  * cells (CELL_SEPARATOR), takes each text as it is ("r") or from its hex ("x"), and casts every
  * other cell to its type. A postcode's 17 addresses then cost JavaScript one string, not 17 rows
@@ -46,9 +46,11 @@ export function packedPlan(columns: readonly ExportColumn[]): StagePlan {
   if (!key || key.type !== "VARCHAR") throw new Error("internal: a packed export table starts with its text key");
   const out = rest.map((c, i) => {
     const cell = `NULLIF(__cells[${i + 1}], '')`;
-    if (c.type === "VARCHAR") return `CASE WHEN ${cell}[1] = 'x' THEN decode(unhex(${cell}[2:])) ELSE ${cell}[2:] END AS ${quote(c.name)}`;
-    // a flag via its integer, as stagePlan casts it
-    const typed = c.type === "BOOLEAN" ? `CAST(CAST(${cell} AS INTEGER) AS BOOLEAN)` : `CAST(${cell} AS ${c.type})`;
+    const text = `CASE WHEN ${cell}[1] = 'x' THEN decode(unhex(${cell}[2:])) ELSE ${cell}[2:] END`;
+    if (c.type === "VARCHAR") return `${text} AS ${quote(c.name)}`;
+    // a timestamp from its text, and a flag via its integer, as stagePlan casts them
+    const typed =
+      c.type === "TIMESTAMP" ? `CAST(${text} AS TIMESTAMP)` : c.type === "BOOLEAN" ? `CAST(CAST(${cell} AS INTEGER) AS BOOLEAN)` : `CAST(${cell} AS ${c.type})`;
     return `${typed} AS ${quote(c.name)}`;
   });
   const k = quote(key.name);

@@ -1,17 +1,17 @@
 // Writing the export: rows stream from the store (one snapshot for every table, src/store/snapshot.ts)
 // into DuckDB through its appender, a data chunk of 2,048 rows at a time, and DuckDB writes them as
-// typed, zstd-compressed Parquet (or CSV). Address tables come packed one postcode a row, in postcode
-// order (DuckDB unpacks them, stage-plan.ts), so each postcode area is one stretch of rows, staged
-// and written as
-// area=XX/data_N.parquet with at most `fileRows` addresses a file: memory is bounded by that and by
-// DuckDB's memory limit (beyond which it spills to disk), not by the table. Two stages take turns,
-// so that DuckDB writes one file on its own threads while JavaScript reads the next rows from the
-// store. DuckDB is loaded only here, and only its built-in writers are used (its SQLite and
-// PostgreSQL extensions would be downloaded at run time).
+// typed, zstd-compressed Parquet (or CSV). Tables keyed by postcode come packed one postcode a row,
+// in postcode order (DuckDB unpacks them, stage-plan.ts), so each postcode area of an address table
+// is one stretch of rows, staged and written as area=XX/data_N.parquet with at most `fileRows`
+// addresses a file: memory is bounded by that and by DuckDB's memory limit (beyond which it spills
+// to disk), not by the table. Two stages take turns, so that DuckDB writes one file on its own
+// thread while JavaScript reads the next rows from the store (a table's last file, while the next
+// table is read). DuckDB is loaded only here, and only its built-in writers are used (its SQLite
+// and PostgreSQL extensions would be downloaded at run time).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from "@duckdb/node-api";
-import type { AddressExportTable, Cell, PackedAddressRows, ReportSnapshot, RowBatches, SnapshotSource } from "../store/snapshot.js";
+import type { Cell, PackedExportRows, PackedExportTable, ReportSnapshot, RowBatches, SnapshotSource } from "../store/snapshot.js";
 import { acquireOutLock } from "../report/out-lock.js";
 import { clearDebris, debrisPrefix, EXPORT_ASIDE, restoreExportTables } from "../report/out-debris.js";
 import { loadAreaFile, readAreaHeader } from "../report/area-file.js";
@@ -153,10 +153,10 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
   }
 }
 
-/** A table's rows from the snapshot: an address table's packed one postcode a row (partitioned tables are the address tables). */
-function tableRows(snapshot: ReportSnapshot, table: ExportTable): RowBatches<Cell[] | PackedAddressRows> {
+/** A table's rows from the snapshot: a table keyed by postcode packed one postcode a row. */
+function tableRows(snapshot: ReportSnapshot, table: ExportTable): RowBatches<Cell[] | PackedExportRows> {
   const providers = snapshot.scope.providers;
-  return table.partitionedByArea ? snapshot.exportPackedRows(table.name as AddressExportTable, providers) : snapshot.exportRows(table.name, providers);
+  return table.packed ? snapshot.exportPackedRows(table.name as PackedExportTable, providers) : snapshot.exportRows(table.name, providers);
 }
 
 /** A staging table on a connection of its own, and the COPY of it in flight, if any. */
@@ -188,14 +188,13 @@ class TableWriter {
     private readonly target: string,
     private readonly format: ExportFormat,
   ) {
-    // Address tables (partitioned, in postcode order) cross one postcode at a time, packed.
-    this.plan = table.partitionedByArea ? packedPlan(table.columns(providers)) : stagePlan(table.columns(providers));
+    this.plan = table.packed ? packedPlan(table.columns(providers)) : stagePlan(table.columns(providers));
     this.types = this.plan.stage.map((c) => duckdb[c.type]);
     this.buffer = this.plan.stage.map(() => []);
   }
 
   /** Stages every row and starts writing the last file (finish waits for it). */
-  async stage(rows: RowBatches<Cell[] | PackedAddressRows>, fileRows: number): Promise<void> {
+  async stage(rows: RowBatches<Cell[] | PackedExportRows>, fileRows: number): Promise<void> {
     for (let i = 0; i < 2; i++) {
       const connection = await this.instance.connect();
       this.stages.push({ connection, appender: null, copying: null });
@@ -203,6 +202,7 @@ class TableWriter {
       this.stages[i]!.appender = await connection.createAppender("stage");
     }
     const partitioned = this.table.partitionedByArea;
+    const packed = this.table.packed;
     let area: string | null = null;
     const values = this.plan.stage.length;
     for await (const batch of rows)
@@ -217,7 +217,7 @@ class TableWriter {
         }
         for (let i = 0; i < values; i++) this.buffer[i]!.push(row[i] as DuckDBValue);
         // A packed row carries its row count after the staged values.
-        const n = partitioned ? (row[values] as number) : 1;
+        const n = packed ? (row[values] as number) : 1;
         this.buffered++;
         this.staged += n;
         this.rows += n;
