@@ -1,6 +1,7 @@
 // The export's packed address rows (one postcode a row, joined by each engine, unpacked by DuckDB)
-// on both engines: addresses holding the packing's separators, quotes and non-ASCII letters, an
-// empty address, doubles that need all their digits and a missing speed all come back as written.
+// on both engines: addresses holding commas, semicolons, quotes, non-ASCII letters or the packing's
+// own separators, an empty address, doubles that need all their digits and a missing speed all
+// come back as written.
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -14,8 +15,8 @@ import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
 
 const { skip } = requiresPostgres();
 const AT = "2026-11-24T00:30:00.000Z";
-const ADDRESSES = ['Flat 1, Tŷ Newydd; "Rear"', "", "x41,;;,", "Ünit 7 — 3;4", "O'Brien's\tBarn"];
-const UP: (number | null)[] = [0.1, 1 / 3, 1e-7, null, -1];
+const ADDRESSES = ['Flat 1, Tŷ Newydd; "Rear"', "", "x41,;;,", "Ünit 7 — 3;4", "O'Brien's\tBarn", "r1\x1f2\x1e3"];
+const UP: (number | null)[] = [0.1, 1 / 3, 1e-7, null, -1, 0.1 + 0.2];
 const POSTCODES = ["CF101AA", "W1A1AA"];
 
 /** Broadband answers for POSTCODES, ADDRESSES each, written through the store's own writers. */

@@ -2,7 +2,7 @@
 // staged (as JavaScript hands them over) and cast back to their types.
 import { describe, expect, it } from "vitest";
 import { EXPORT_TABLES, postcodeArea } from "../src/export/tables.js";
-import { stagePlan } from "../src/export/stage-plan.js";
+import { packedPlan, stagePlan } from "../src/export/stage-plan.js";
 import { DEFAULT_PROVIDERS, SPEED_FIELDS, mobileFields } from "../src/spec/fields.js";
 
 const table = (name: string) => EXPORT_TABLES.find((t) => t.name === name)!;
@@ -39,5 +39,25 @@ describe("stagePlan", () => {
     const plan = stagePlan(table("postcodes").columns(DEFAULT_PROVIDERS));
     expect(plan.select).toContain(`CAST("fetched_at" AS TIMESTAMP) AS "fetched_at"`);
     expect(plan.select).toContain(`CAST("simulated" AS BOOLEAN) AS "simulated"`);
+  });
+});
+
+describe("packedPlan", () => {
+  it("stages a postcode and its packed rows; takes texts and timestamps as themselves or from hex, and casts the rest", () => {
+    const plan = packedPlan(table("postcodes").columns(DEFAULT_PROVIDERS));
+    expect(plan.stage).toEqual([
+      { name: "PostCode", type: "VARCHAR" },
+      { name: "__rows", type: "VARCHAR" },
+    ]);
+    const text = (i: number) => `CASE WHEN NULLIF(__cells[${i}], '')[1] = 'x' THEN decode(unhex(NULLIF(__cells[${i}], '')[2:])) ELSE NULLIF(__cells[${i}], '')[2:] END`;
+    expect(plan.select).toContain(`${text(1)} AS "lookup"`);
+    expect(plan.select).toContain(`CAST(NULLIF(__cells[3], '') AS INTEGER) AS "http_status"`);
+    expect(plan.select).toContain(`CAST(${text(6)} AS TIMESTAMP) AS "fetched_at"`);
+    expect(plan.select).toContain(`CAST(CAST(NULLIF(__cells[11], '') AS INTEGER) AS BOOLEAN) AS "simulated"`);
+    expect(plan.select).toContain("string_split(__rows, chr(30))");
+  });
+
+  it("packs every table keyed by postcode, and not runs", () => {
+    expect(EXPORT_TABLES.filter((t) => t.packed).map((t) => t.name)).toEqual(["broadband", "mobile", "postcodes", "versions"]);
   });
 });

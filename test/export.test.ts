@@ -174,9 +174,10 @@ describe("export", () => {
     await db.backup(copy);
     const edited = openDatabase(copy);
     try {
-      const rows = edited.prepare("SELECT postcode, uprn FROM broadband_addresses ORDER BY postcode, uprn LIMIT 4").all() as { postcode: string; uprn: number }[];
-      const addresses = ["Flat 1, Tŷ Newydd; \"Rear\"", "", "x41,;;,", "Ünit 7 — 3;4"];
-      const speeds = [0.1, 1 / 3, 1e-7, null];
+      const rows = edited.prepare("SELECT postcode, uprn FROM broadband_addresses ORDER BY postcode, uprn LIMIT 6").all() as { postcode: string; uprn: number }[];
+      // the last two hold the packing's own separators and a NUL: they cross in hex
+      const addresses = ["Flat 1, Tŷ Newydd; \"Rear\"", "", "x41,;;,", "Ünit 7 — 3;4", "r1\x1f2\x1e3", "Barn\u0000 2"];
+      const speeds = [0.1, 1 / 3, 1e-7, null, 0.1 + 0.2, 2 ** 0.5];
       const set = edited.prepare("UPDATE broadband_addresses SET address = ?, MaxPredictedUp = ? WHERE postcode = ? AND uprn = ?");
       rows.forEach((r, i) => set.run(addresses[i], speeds[i], r.postcode, r.uprn));
       const out = join(dir, "texts");

@@ -4,6 +4,7 @@
 // integer, a timestamp as its ISO text), and DuckDB casts them to the export's types as it copies
 // them to a file. Pure: DuckDB SQL text only.
 import type { ExportColumn, ExportType } from "./tables.js";
+import { CELL_SEPARATOR, ROW_SEPARATOR } from "../store/snapshot.js";
 
 type StageType = "VARCHAR" | "DOUBLE" | "INTEGER" | "TINYINT";
 
@@ -34,19 +35,22 @@ export function stagePlan(columns: readonly ExportColumn[]): StagePlan {
 }
 
 /**
- * For an address table, read packed one postcode a row (PackedAddressRows in src/store/snapshot.ts):
- * the postcode and its packed rows are staged, and DuckDB splits the rows (";") and their cells
- * (","), unhexes the texts and casts every cell to its type. A postcode's 17 addresses then cost
- * JavaScript one string, not 17 rows of values.
+ * For a table read packed one postcode a row (PackedExportRows in src/store/snapshot.ts):
+ * the postcode and its packed rows are staged, and DuckDB splits the rows (ROW_SEPARATOR) and their
+ * cells (CELL_SEPARATOR), takes each text as it is ("r") or from its hex ("x"), and casts every
+ * other cell to its type. A postcode's 17 addresses then cost JavaScript one string, not 17 rows
+ * of values.
  */
 export function packedPlan(columns: readonly ExportColumn[]): StagePlan {
   const [key, ...rest] = columns;
   if (!key || key.type !== "VARCHAR") throw new Error("internal: a packed export table starts with its text key");
   const out = rest.map((c, i) => {
     const cell = `NULLIF(__cells[${i + 1}], '')`;
-    if (c.type === "VARCHAR") return `decode(unhex(${cell}[2:])) AS ${quote(c.name)}`;
-    // a flag via its integer, as stagePlan casts it
-    const typed = c.type === "BOOLEAN" ? `CAST(CAST(${cell} AS INTEGER) AS BOOLEAN)` : `CAST(${cell} AS ${c.type})`;
+    const text = `CASE WHEN ${cell}[1] = 'x' THEN decode(unhex(${cell}[2:])) ELSE ${cell}[2:] END`;
+    if (c.type === "VARCHAR") return `${text} AS ${quote(c.name)}`;
+    // a timestamp from its text, and a flag via its integer, as stagePlan casts them
+    const typed =
+      c.type === "TIMESTAMP" ? `CAST(${text} AS TIMESTAMP)` : c.type === "BOOLEAN" ? `CAST(CAST(${cell} AS INTEGER) AS BOOLEAN)` : `CAST(${cell} AS ${c.type})`;
     return `${typed} AS ${quote(c.name)}`;
   });
   const k = quote(key.name);
@@ -56,8 +60,8 @@ export function packedPlan(columns: readonly ExportColumn[]): StagePlan {
       { name: "__rows", type: "VARCHAR" },
     ],
     select:
-      `SELECT ${k}, ${out.join(", ")} FROM (SELECT ${k}, string_split(__row, ',') AS __cells ` +
-      `FROM (SELECT ${k}, unnest(string_split(__rows, ';')) AS __row FROM stage))`,
+      `SELECT ${k}, ${out.join(", ")} FROM (SELECT ${k}, string_split(__row, chr(${CELL_SEPARATOR})) AS __cells ` +
+      `FROM (SELECT ${k}, unnest(string_split(__rows, chr(${ROW_SEPARATOR}))) AS __row FROM stage))`,
   };
 }
 

@@ -19,6 +19,8 @@ export interface ExportTable {
   name: ExportTableName;
   /** written as a Hive-partitioned directory (area=CF/) instead of one file */
   partitionedByArea: boolean;
+  /** keyed by postcode first: crosses from the store packed one postcode a row (ReportSnapshot.exportPackedRows) */
+  packed: boolean;
   /** the table's columns, given the providers in scope */
   columns(providers: readonly string[]): ExportColumn[];
 }
@@ -32,17 +34,20 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
   {
     name: "broadband",
     partitionedByArea: true,
+    packed: true,
     columns: () => [...addressColumns(), ...SPEED_FIELDS.map((f) => plain(f, "DOUBLE"))],
   },
   {
     name: "mobile",
     partitionedByArea: true,
+    packed: true,
     columns: (providers) => [...addressColumns(), ...mobileFields(providers).map((f) => plain(f, "TINYINT"))],
   },
   {
     // One row per postcode and lookup: the latest final answer's status.
     name: "postcodes",
     partitionedByArea: false,
+    packed: true,
     columns: () => [
       POSTCODE,
       plain("lookup", "VARCHAR"),
@@ -65,6 +70,7 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
     // exports none): an old version's addresses are its content, JSON rows [uprn, address, ...values].
     name: "versions",
     partitionedByArea: false,
+    packed: true,
     columns: () => [
       POSTCODE,
       plain("id", "BIGINT"),
@@ -84,6 +90,7 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
   {
     name: "runs",
     partitionedByArea: false,
+    packed: false,
     columns: () => [
       plain("id", "BIGINT"),
       timestamp("started_at"),

@@ -1,17 +1,17 @@
 // Writing the export: rows stream from the store (one snapshot for every table, src/store/snapshot.ts)
 // into DuckDB through its appender, a data chunk of 2,048 rows at a time, and DuckDB writes them as
-// typed, zstd-compressed Parquet (or CSV). Address tables come packed one postcode a row, in postcode
-// order (DuckDB unpacks them, stage-plan.ts), so each postcode area is one stretch of rows, staged
-// and written as
-// area=XX/data_N.parquet with at most `fileRows` addresses a file: memory is bounded by that and by
-// DuckDB's memory limit (beyond which it spills to disk), not by the table. Two stages take turns,
-// so that DuckDB writes one file on its own threads while JavaScript reads the next rows from the
-// store. DuckDB is loaded only here, and only its built-in writers are used (its SQLite and
-// PostgreSQL extensions would be downloaded at run time).
+// typed, zstd-compressed Parquet (or CSV). Tables keyed by postcode come packed one postcode a row,
+// in postcode order (DuckDB unpacks them, stage-plan.ts), so each postcode area of an address table
+// is one stretch of rows, staged and written as area=XX/data_N.parquet with at most `fileRows`
+// addresses a file: memory is bounded by that and by DuckDB's memory limit (beyond which it spills
+// to disk), not by the table. Two stages take turns, so that DuckDB writes one file on its own
+// thread while JavaScript reads the next rows from the store (a table's last file, while the next
+// table is read). DuckDB is loaded only here, and only its built-in writers are used (its SQLite
+// and PostgreSQL extensions would be downloaded at run time).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from "@duckdb/node-api";
-import type { AddressExportTable, Cell, PackedAddressRows, ReportSnapshot, RowBatches, SnapshotSource } from "../store/snapshot.js";
+import type { Cell, PackedExportRows, PackedExportTable, ReportSnapshot, RowBatches, SnapshotSource } from "../store/snapshot.js";
 import { acquireOutLock } from "../report/out-lock.js";
 import { clearDebris, debrisPrefix, EXPORT_ASIDE, restoreExportTables } from "../report/out-debris.js";
 import { loadAreaFile, readAreaHeader } from "../report/area-file.js";
@@ -84,21 +84,37 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
       instance = await duckdb.DuckDBInstance.create(":memory:", {
         // Staged rows beyond this spill to disk instead of growing the process.
         memory_limit: "256MB",
+        // One thread: a file's staged rows are one row group, which DuckDB reads on one thread anyway;
+        // more only compete with the store's reader for this machine's cores (measured: less CPU).
+        threads: "1",
         temp_directory: join(stagingDir, ".duckdb-tmp"),
         autoinstall_known_extensions: "false",
         autoload_known_extensions: "false",
       });
       const held = await snapshot.exportTables();
       const tables: ExportedTable[] = [];
-      for (const table of EXPORT_TABLES) {
-        if (!held.includes(table.name)) continue;
-        const started = performance.now();
-        await step(`write ${table.name}`);
-        const writer = new TableWriter(duckdb, instance, table, snapshot.scope.providers, join(stagingDir, `${table.name}.${format}`), format);
-        const written = await writer.write(tableRows(snapshot, table), options.fileRows ?? FILE_ROWS);
-        tables.push(written);
-        const seconds = ((performance.now() - started) / 1000).toFixed(1);
-        progress(`${written.path}: ${written.rows} rows, ${written.files} file(s), ${written.bytes} bytes in ${seconds} s`);
+      // A table's last file is still being written while the next table's rows are read; each is
+      // reported, in order, once its files are all written.
+      const writers: TableWriter[] = [];
+      let reported = Promise.resolve();
+      try {
+        for (const table of EXPORT_TABLES) {
+          if (!held.includes(table.name)) continue;
+          await step(`write ${table.name}`);
+          const writer = new TableWriter(duckdb, instance, table, snapshot.scope.providers, join(stagingDir, `${table.name}.${format}`), format);
+          writers.push(writer);
+          await writer.stage(tableRows(snapshot, table), options.fileRows ?? FILE_ROWS);
+          reported = reported.then(async () => {
+            const { written, seconds } = await writer.finish();
+            tables.push(written);
+            progress(`${written.path}: ${written.rows} rows, ${written.files} file(s), ${written.bytes} bytes in ${seconds.toFixed(1)} s`);
+          });
+          // awaited below; a failure meanwhile must not count as unhandled
+          reported.catch(() => {});
+        }
+        await reported;
+      } finally {
+        for (const writer of writers) await writer.close();
       }
       return { scope: snapshot.scope, tables };
     }, { onWarning: progress });
@@ -137,10 +153,10 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
   }
 }
 
-/** A table's rows from the snapshot: an address table's packed one postcode a row (partitioned tables are the address tables). */
-function tableRows(snapshot: ReportSnapshot, table: ExportTable): RowBatches<Cell[] | PackedAddressRows> {
+/** A table's rows from the snapshot: a table keyed by postcode packed one postcode a row. */
+function tableRows(snapshot: ReportSnapshot, table: ExportTable): RowBatches<Cell[] | PackedExportRows> {
   const providers = snapshot.scope.providers;
-  return table.partitionedByArea ? snapshot.exportPackedRows(table.name as AddressExportTable, providers) : snapshot.exportRows(table.name, providers);
+  return table.packed ? snapshot.exportPackedRows(table.name as PackedExportTable, providers) : snapshot.exportRows(table.name, providers);
 }
 
 /** A staging table on a connection of its own, and the COPY of it in flight, if any. */
@@ -152,6 +168,7 @@ interface Stage {
 }
 
 class TableWriter {
+  private readonly started = performance.now();
   private readonly plan: StagePlan;
   private readonly types: DuckDBType[];
   private readonly stages: Stage[] = [];
@@ -159,6 +176,7 @@ class TableWriter {
   private buffer: DuckDBValue[][];
   private buffered = 0;
   private staged = 0;
+  private rows = 0;
   private files = 0;
   private readonly perArea = new Map<string, number>();
 
@@ -170,54 +188,64 @@ class TableWriter {
     private readonly target: string,
     private readonly format: ExportFormat,
   ) {
-    // Address tables (partitioned, in postcode order) cross one postcode at a time, packed.
-    this.plan = table.partitionedByArea ? packedPlan(table.columns(providers)) : stagePlan(table.columns(providers));
+    this.plan = table.packed ? packedPlan(table.columns(providers)) : stagePlan(table.columns(providers));
     this.types = this.plan.stage.map((c) => duckdb[c.type]);
     this.buffer = this.plan.stage.map(() => []);
   }
 
-  async write(rows: RowBatches<Cell[] | PackedAddressRows>, fileRows: number): Promise<ExportedTable> {
+  /** Stages every row and starts writing the last file (finish waits for it). */
+  async stage(rows: RowBatches<Cell[] | PackedExportRows>, fileRows: number): Promise<void> {
     for (let i = 0; i < 2; i++) {
       const connection = await this.instance.connect();
+      this.stages.push({ connection, appender: null, copying: null });
       await connection.run(createStageSql(this.plan));
-      this.stages.push({ connection, appender: await connection.createAppender("stage"), copying: null });
+      this.stages[i]!.appender = await connection.createAppender("stage");
     }
-    let count = 0;
-    try {
-      const partitioned = this.table.partitionedByArea;
-      let area: string | null = null;
-      const values = this.plan.stage.length;
-      for await (const batch of rows)
-        for (const row of batch) {
-          // The postcode is the first column of every partitioned table.
-          if (partitioned) {
-            const rowArea = postcodeArea(row[0] as string);
-            if (rowArea !== area) {
-              if (area !== null) await this.writeStaged(area);
-              area = rowArea;
-            }
+    const partitioned = this.table.partitionedByArea;
+    const packed = this.table.packed;
+    let area: string | null = null;
+    const values = this.plan.stage.length;
+    for await (const batch of rows)
+      for (const row of batch) {
+        // The postcode is the first column of every partitioned table.
+        if (partitioned) {
+          const rowArea = postcodeArea(row[0] as string);
+          if (rowArea !== area) {
+            if (area !== null) await this.writeStaged(area);
+            area = rowArea;
           }
-          for (let i = 0; i < values; i++) this.buffer[i]!.push(row[i] as DuckDBValue);
-          // A packed row carries its row count after the staged values.
-          const n = partitioned ? (row[values] as number) : 1;
-          this.buffered++;
-          this.staged += n;
-          count += n;
-          if (this.buffered === CHUNK_ROWS) this.appendBuffer();
-          if (partitioned && this.staged >= fileRows) await this.writeStaged(area);
         }
-      // A single-file table is written even when empty, so that readers find its columns.
-      if (!partitioned) await this.writeStaged(null);
-      else if (this.staged > 0) await this.writeStaged(area);
-      for (const s of this.stages) await s.copying;
-    } finally {
-      for (const s of this.stages) {
-        await s.copying?.catch(() => {});
-        s.appender?.closeSync();
-        s.connection.closeSync();
+        for (let i = 0; i < values; i++) this.buffer[i]!.push(row[i] as DuckDBValue);
+        // A packed row carries its row count after the staged values.
+        const n = packed ? (row[values] as number) : 1;
+        this.buffered++;
+        this.staged += n;
+        this.rows += n;
+        if (this.buffered === CHUNK_ROWS) this.appendBuffer();
+        if (partitioned && this.staged >= fileRows) await this.writeStaged(area);
       }
+    // A single-file table is written even when empty, so that readers find its columns.
+    if (!partitioned) await this.writeStaged(null);
+    else if (this.staged > 0) await this.writeStaged(area);
+  }
+
+  /** Waits for every file: the table as written, and the seconds from its start. */
+  async finish(): Promise<{ written: ExportedTable; seconds: number }> {
+    for (const s of this.stages) await s.copying;
+    const seconds = (performance.now() - this.started) / 1000;
+    const written = { name: this.table.name, path: `${this.table.name}.${this.format}`, rows: this.rows, files: this.files, bytes: sizeOf(this.target) };
+    return { written, seconds };
+  }
+
+  /** Closes its connections once no file is being written (after a failure too). */
+  async close(): Promise<void> {
+    for (const s of this.stages) {
+      await s.copying?.catch(() => {});
+      s.appender?.closeSync();
+      s.appender = null;
+      s.connection.closeSync();
     }
-    return { name: this.table.name, path: `${this.table.name}.${this.format}`, rows: count, files: this.files, bytes: sizeOf(this.target) };
+    this.stages.length = 0;
   }
 
   private appendBuffer(): void {

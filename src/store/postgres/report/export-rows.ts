@@ -4,7 +4,7 @@
 // coordinates come from --area-file's rows (area.ts) when they were loaded.
 import type pg from "pg";
 import { EXPORT_TABLES } from "../../../export/tables.js";
-import type { AddressExportTable, Cell, ExportTableName, PackedAddressRows, ReportScope, RowBatches } from "../../snapshot.js";
+import { CELL_SEPARATOR, ROW_SEPARATOR, type Cell, type ExportTableName, type PackedExportRows, type PackedExportTable, type ReportScope, type RowBatches } from "../../snapshot.js";
 import { rowsOf } from "../connect.js";
 import { bind, BYTE_ORDER, displayPostcodeSql } from "./dialect.js";
 import { cursorRows } from "./cursor.js";
@@ -16,6 +16,14 @@ const SOURCE: Record<ExportTableName, { table: string; orderBy: string; scoped: 
   postcodes: { table: "lookups", orderBy: `t.postcode ${BYTE_ORDER}, t.lookup ${BYTE_ORDER}`, scoped: true },
   versions: { table: "answer_versions", orderBy: `t.postcode ${BYTE_ORDER}, t.lookup ${BYTE_ORDER}, t.id`, scoped: true },
   runs: { table: "runs", orderBy: "t.id", scoped: false },
+};
+
+/** A packed table's order within one postcode: its key order after the postcode. */
+const WITHIN_POSTCODE: Record<PackedExportTable, string> = {
+  broadband: "t.uprn",
+  mobile: "t.uprn",
+  postcodes: `t.lookup ${BYTE_ORDER}`,
+  versions: `t.lookup ${BYTE_ORDER}, t.id`,
 };
 
 /** The export tables this database holds: every one (the PostgreSQL schema always has the history). */
@@ -55,26 +63,35 @@ export function exportRows(client: pg.PoolClient, scope: ReportScope, name: Expo
 const scopeWhere = (scoped: boolean) => (scoped ? "WHERE t.postcode IN (SELECT postcode FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL)" : "");
 
 /**
- * The read of an address table packed one postcode a row (PackedAddressRows in src/store/snapshot.ts):
- * a row's cells as text joined by "," (NULL empty; a double's text is its shortest exact form
- * while extra_float_digits is above 0), string_agg joins the rows in UPRN order.
+ * The read of a table packed one postcode a row (PackedExportRows in src/store/snapshot.ts):
+ * a row's cells as text joined by CELL_SEPARATOR (NULL empty; a double's text is its shortest exact
+ * form while extra_float_digits is above 0; a text or timestamp as itself unless it holds a
+ * separator, then in hex), string_agg joins a postcode's rows by ROW_SEPARATOR in key order.
  */
-export function packedExportSelectSql(name: AddressExportTable, providers: readonly string[], scoped: boolean): string {
+export function packedExportSelectSql(name: PackedExportTable, providers: readonly string[], scoped: boolean, areaLoaded = false): string {
   const [, ...columns] = EXPORT_TABLES.find((t) => t.name === name)!.columns(providers);
   const cells = columns.map((c) => {
-    const sql = expression(c.name, false);
-    return c.type === "VARCHAR" ? `COALESCE('x' || encode(convert_to(${sql}, 'UTF8'), 'hex'), '')` : `COALESCE(${sql}::text, '')`;
+    const sql = expression(c.name, areaLoaded);
+    if (c.type !== "VARCHAR" && c.type !== "TIMESTAMP") return `COALESCE(${sql}::text, '')`;
+    const plain = `strpos(${sql}, chr(${CELL_SEPARATOR})) + strpos(${sql}, chr(${ROW_SEPARATOR})) = 0`;
+    return `CASE WHEN ${sql} IS NULL THEN '' WHEN ${plain} THEN 'r' || ${sql} ELSE 'x' || encode(convert_to(${sql}, 'UTF8'), 'hex') END`;
   });
   return (
-    `SELECT ${expression("PostCode", false)}, string_agg(${cells.join(" || ',' || ")}, ';' ORDER BY t.uprn), count(*)::integer ` +
+    `SELECT ${expression("PostCode", false)}, string_agg(${cells.join(` || chr(${CELL_SEPARATOR}) || `)}, chr(${ROW_SEPARATOR}) ORDER BY ${WITHIN_POSTCODE[name]}), count(*)::integer ` +
     `FROM ${SOURCE[name].table} t ${scopeWhere(scoped)} GROUP BY t.postcode ORDER BY t.postcode ${BYTE_ORDER}`
   );
 }
 
-export async function* exportPackedRows(client: pg.PoolClient, scope: ReportScope, name: AddressExportTable, providers: readonly string[]): AsyncGenerator<PackedAddressRows[]> {
+export async function* exportPackedRows(
+  client: pg.PoolClient,
+  scope: ReportScope,
+  name: PackedExportTable,
+  providers: readonly string[],
+  areaLoaded: boolean,
+): AsyncGenerator<PackedExportRows[]> {
   const scoped = scope.kind === "run";
   // A double's text reads back as the same double only above 0 (the default, 1, since PostgreSQL 12).
   await client.query("SET LOCAL extra_float_digits = 1");
-  const sql = bind(packedExportSelectSql(name, providers, scoped), scoped ? { runId: scope.runId } : {});
-  yield* cursorRows(client, sql, (row) => row as unknown as PackedAddressRows);
+  const sql = bind(packedExportSelectSql(name, providers, scoped, areaLoaded), scoped ? { runId: scope.runId } : {});
+  yield* cursorRows(client, sql, (row) => row as unknown as PackedExportRows);
 }

@@ -13,8 +13,8 @@ import { goodColumns } from "../../../report/measures.js";
 import { RELEASE_COLUMN, STATUS_COLUMN } from "../../../report/postcode-columns.js";
 import { downloadWithDataSql, goodSql, tierSql } from "../../shared/measures.js";
 import type {
-  AddressExportTable,
-  PackedAddressRows,
+  PackedExportRows,
+  PackedExportTable,
   AreaMatch,
   AreaRow,
   Baseline,
@@ -327,8 +327,8 @@ export class PostgresReportSnapshot implements ReportSnapshot {
     return exportRows(this.client, this.scope, table, providers, this.areaLoaded);
   }
 
-  exportPackedRows(table: AddressExportTable, providers: readonly string[]): RowBatches<PackedAddressRows> {
-    return exportPackedRows(this.client, this.scope, table, providers);
+  exportPackedRows(table: PackedExportTable, providers: readonly string[]): RowBatches<PackedExportRows> {
+    return exportPackedRows(this.client, this.scope, table, providers, this.areaLoaded);
   }
 
   /** One statement's rows as arrays, through a cursor, optionally reshaped; run when the stream is first read. */

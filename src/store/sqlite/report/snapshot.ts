@@ -7,8 +7,8 @@ import { LOOKUP_SPECS } from "../../../spec/lookups.js";
 import type { OutcomeCounts } from "../../../spec/counts.js";
 import { BAND_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js";
 import type {
-  AddressExportTable,
-  PackedAddressRows,
+  PackedExportRows,
+  PackedExportTable,
   AreaMatch,
   AreaRow,
   Baseline,
@@ -326,7 +326,7 @@ export class SqliteReportSnapshot implements ReportSnapshot {
     return exportRows(this.db, this.scope, table, providers);
   }
 
-  exportPackedRows(table: AddressExportTable, providers: readonly string[]): RowBatches<PackedAddressRows> {
+  exportPackedRows(table: PackedExportTable, providers: readonly string[]): RowBatches<PackedExportRows> {
     return exportPackedRows(this.db, this.scope, table, providers);
   }
 
