@@ -2,8 +2,8 @@
 // each answer replaces the pair's latest answer in the transaction of its status row; an identical
 // re-fetch only moves its version's "last seen"; a failure keeps the last good answer's addresses.
 // The writer queues answers, ledger rows and quota blocks and commits each group (one event-loop
-// turn's, or the batch's grouping window's: commit-group.ts) as one transaction, one group after
-// another, so a kill loses at most one group.
+// turn's, or once answers come faster than that, a short window's: commit-group.ts) as one
+// transaction, one group after another, so a kill loses at most one group.
 import type pg from "pg";
 import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_SPECS } from "../../spec/lookups.js";

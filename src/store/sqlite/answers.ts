@@ -1,9 +1,9 @@
 // Writing final answers: each answer in the same transaction as its status row, replacing that
 // postcode's earlier addresses (an address that disappears upstream disappears here). Answers
 // queued together share a transaction: a commit per answer rewrote the same pages over and over
-// and cost more than fetching. A group is committed on the next turn of the event loop, or, with
-// the batch's grouping window, once its first answer has waited that long (commit-group.ts); a
-// kill loses at most that group.
+// and cost more than fetching. A group is committed on the next turn of the event loop, or, once
+// answers come faster than that, a short window after the last commit (commit-group.ts); a kill
+// loses at most that group.
 import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_LIST, type LookupSpec } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
