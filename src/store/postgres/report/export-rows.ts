@@ -9,22 +9,14 @@ import { rowsOf } from "../connect.js";
 import { bind, BYTE_ORDER, displayPostcodeSql } from "./dialect.js";
 import { cursorRows } from "./cursor.js";
 import { AREA_TABLE } from "./postcode-table.js";
+import { exportExpression, exportSources, withinPostcode, type ExportDialect } from "../../shared/export-sql.js";
 
-const SOURCE: Record<ExportTableName, { table: string; orderBy: string; scoped: boolean }> = {
-  broadband: { table: "broadband_addresses", orderBy: `t.postcode ${BYTE_ORDER}, t.uprn`, scoped: true },
-  mobile: { table: "mobile_addresses", orderBy: `t.postcode ${BYTE_ORDER}, t.uprn`, scoped: true },
-  postcodes: { table: "lookups", orderBy: `t.postcode ${BYTE_ORDER}, t.lookup ${BYTE_ORDER}`, scoped: true },
-  versions: { table: "answer_versions", orderBy: `t.postcode ${BYTE_ORDER}, t.lookup ${BYTE_ORDER}, t.id`, scoped: true },
-  runs: { table: "runs", orderBy: "t.id", scoped: false },
-};
+/** PostgreSQL's spellings of the export's SQL (src/store/shared/export-sql.ts). */
+const DIALECT: ExportDialect = { textOrder: BYTE_ORDER, nullDouble: "NULL::double precision", areaTable: AREA_TABLE, displayPostcode: displayPostcodeSql };
 
-/** A packed table's order within one postcode: its key order after the postcode. */
-const WITHIN_POSTCODE: Record<PackedExportTable, string> = {
-  broadband: "t.uprn",
-  mobile: "t.uprn",
-  postcodes: `t.lookup ${BYTE_ORDER}`,
-  versions: `t.lookup ${BYTE_ORDER}, t.id`,
-};
+const SOURCE = exportSources(DIALECT);
+const WITHIN_POSTCODE = withinPostcode(DIALECT);
+const expression = (name: string, areaLoaded: boolean) => exportExpression(DIALECT, name, areaLoaded);
 
 /** The export tables this database holds: every one (the PostgreSQL schema always has the history). */
 export async function exportTables(client: pg.PoolClient): Promise<ExportTableName[]> {
@@ -32,23 +24,6 @@ export async function exportTables(client: pg.PoolClient): Promise<ExportTableNa
     (await rowsOf<{ name: string }>(client, "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()")).map((r) => r.name),
   );
   return EXPORT_TABLES.map((t) => t.name as ExportTableName).filter((name) => present.has(SOURCE[name].table));
-}
-
-/** A column's expression over the table's alias `t`. */
-function expression(name: string, areaLoaded: boolean): string {
-  switch (name) {
-    case "PostCode":
-      return displayPostcodeSql("t.postcode");
-    case "UPRN":
-      return "t.uprn";
-    case "AddressShortDescription":
-      return "t.address";
-    case "latitude":
-    case "longitude":
-      return areaLoaded ? `(SELECT a.${name} FROM ${AREA_TABLE} a WHERE a.postcode = t.postcode)` : "NULL::double precision";
-    default:
-      return `t.${name}`;
-  }
 }
 
 export function exportRows(client: pg.PoolClient, scope: ReportScope, name: ExportTableName, providers: readonly string[], areaLoaded: boolean): RowBatches<Cell[]> {

@@ -7,38 +7,18 @@ import { EXPORT_TABLES } from "../../../export/tables.js";
 import { tableExists, type Db } from "../db.js";
 import { batchesOf } from "../../snapshot.js";
 import { AREA_TABLE, areaLoaded } from "./area.js";
+import { exportExpression, exportSources, withinPostcode, type ExportDialect } from "../../shared/export-sql.js";
 
-export const EXPORT_SOURCES: Record<ExportTableName, { table: string; orderBy: string; scoped: boolean }> = {
-  broadband: { table: "broadband_addresses", orderBy: "t.postcode, t.uprn", scoped: true },
-  mobile: { table: "mobile_addresses", orderBy: "t.postcode, t.uprn", scoped: true },
-  postcodes: { table: "lookups", orderBy: "t.postcode, t.lookup", scoped: true },
-  versions: { table: "answer_versions", orderBy: "t.postcode, t.lookup, t.id", scoped: true },
-  runs: { table: "runs", orderBy: "t.id", scoped: false },
-};
+/** SQLite's spellings of the export's SQL (src/store/shared/export-sql.ts). */
+const DIALECT: ExportDialect = { textOrder: "", nullDouble: "NULL", areaTable: AREA_TABLE, displayPostcode: displayPostcodeSql };
 
-/** A packed table's order within one postcode: its key order after the postcode. */
-const WITHIN_POSTCODE: Record<PackedExportTable, string> = { broadband: "t.uprn", mobile: "t.uprn", postcodes: "t.lookup", versions: "t.lookup, t.id" };
+export const EXPORT_SOURCES = exportSources(DIALECT);
+const WITHIN_POSTCODE = withinPostcode(DIALECT);
+const expression = (name: string, areaLoaded: boolean) => exportExpression(DIALECT, name, areaLoaded);
 
 /** The export tables this database holds (one without the history has no answer_versions). */
 export function exportTables(db: Db): ExportTableName[] {
   return EXPORT_TABLES.map((t) => t.name).filter((name) => tableExists(db, EXPORT_SOURCES[name].table));
-}
-
-/** A column's SQLite expression over the table's alias `t`. */
-function expression(name: string, areaLoaded: boolean): string {
-  switch (name) {
-    case "PostCode":
-      return displayPostcodeSql("t.postcode");
-    case "UPRN":
-      return "t.uprn";
-    case "AddressShortDescription":
-      return "t.address";
-    case "latitude":
-    case "longitude":
-      return areaLoaded ? `(SELECT a.${name} FROM ${AREA_TABLE} a WHERE a.postcode = t.postcode)` : "NULL";
-    default:
-      return `t.${name}`;
-  }
 }
 
 /** The SQLite expressions of a table's columns over its alias `t`. */

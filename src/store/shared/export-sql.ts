@@ -1,0 +1,61 @@
+// The export's tables as SQL, the same on every engine but for a few spellings: where each table's
+// rows come from and in which key order, the order of a packed table's rows within one postcode,
+// and each column's expression over the table's alias `t`.
+import type { ExportTableName, PackedExportTable } from "../snapshot.js";
+
+export interface ExportDialect {
+  /** what follows a text column in ORDER BY for byte order ("" on SQLite, whose default it is) */
+  textOrder: string;
+  /** a NULL as a double */
+  nullDouble: string;
+  /** the snapshot's temp table of --area-file's rows */
+  areaTable: string;
+  /** a compact postcode column in its display form */
+  displayPostcode: (column: string) => string;
+}
+
+export interface ExportSource {
+  table: string;
+  /** the rows' key order */
+  orderBy: string;
+  /** limited to the run's postcodes when a run is exported */
+  scoped: boolean;
+}
+
+const inByteOrder = (d: ExportDialect, column: string) => (d.textOrder === "" ? column : `${column} ${d.textOrder}`);
+
+/** Each export table's rows: its store table and key order. */
+export function exportSources(d: ExportDialect): Record<ExportTableName, ExportSource> {
+  const postcode = inByteOrder(d, "t.postcode");
+  const lookup = inByteOrder(d, "t.lookup");
+  return {
+    broadband: { table: "broadband_addresses", orderBy: `${postcode}, t.uprn`, scoped: true },
+    mobile: { table: "mobile_addresses", orderBy: `${postcode}, t.uprn`, scoped: true },
+    postcodes: { table: "lookups", orderBy: `${postcode}, ${lookup}`, scoped: true },
+    versions: { table: "answer_versions", orderBy: `${postcode}, ${lookup}, t.id`, scoped: true },
+    runs: { table: "runs", orderBy: "t.id", scoped: false },
+  };
+}
+
+/** A packed table's order within one postcode: its key order after the postcode. */
+export function withinPostcode(d: ExportDialect): Record<PackedExportTable, string> {
+  const lookup = inByteOrder(d, "t.lookup");
+  return { broadband: "t.uprn", mobile: "t.uprn", postcodes: lookup, versions: `${lookup}, t.id` };
+}
+
+/** A column's expression over the table's alias `t`; the coordinates from the area table when loaded. */
+export function exportExpression(d: ExportDialect, name: string, areaLoaded: boolean): string {
+  switch (name) {
+    case "PostCode":
+      return d.displayPostcode("t.postcode");
+    case "UPRN":
+      return "t.uprn";
+    case "AddressShortDescription":
+      return "t.address";
+    case "latitude":
+    case "longitude":
+      return areaLoaded ? `(SELECT a.${name} FROM ${d.areaTable} a WHERE a.postcode = t.postcode)` : d.nullDouble;
+    default:
+      return `t.${name}`;
+  }
+}
