@@ -23,20 +23,16 @@ export function valueFields(lookup: Lookup, providers: string | null): string[] 
 
 const byUprn = (a: VersionRow, b: VersionRow) => a[0] - b[0];
 
-/** An answer's addresses as rows [uprn, address, ...values], in the answer's order. */
-export function answerValueRows(answer: Answer): VersionRow[] {
-  return (VALUE_ROWS[answer.lookup] as (a: Answer) => VersionRow[])(answer);
-}
-
-/** Per lookup, an answer's addresses as version rows: where its values are. */
+/** Per lookup, an answer's addresses as version rows [uprn, address, ...values]: where its values are. */
 const VALUE_ROWS: { [L in Lookup]: (answer: Extract<Answer, { lookup: L }>) => VersionRow[] } = {
   // concat, not spread: cheaper on the batch's hot path (the rows are built once per answer)
   broadband: (answer) => answer.addresses.map((a) => ([a.uprn, a.address] as (string | number | null)[]).concat(a.speeds) as VersionRow),
   mobile: (answer) => answer.addresses.map((a) => ([a.uprn, a.address] as (string | number | null)[]).concat(a.ratings) as VersionRow),
 };
 
+/** An answer's addresses as version rows, sorted by UPRN. */
 export function answerRows(answer: Answer): VersionRow[] {
-  return answerValueRows(answer).sort(byUprn);
+  return (VALUE_ROWS[answer.lookup] as (a: Answer) => VersionRow[])(answer).sort(byUprn);
 }
 
 /** Equal content, equal hash: what tells an identical re-fetch from a new version. */

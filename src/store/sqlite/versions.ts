@@ -7,12 +7,8 @@ import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_SPECS } from "../../spec/lookups.js";
 import type { Db } from "./db.js";
 import type { Baseline, VersionPair, VersionRow, VersionSide } from "../snapshot.js";
-
-export type { Baseline, VersionPair, VersionRow, VersionSide } from "../snapshot.js";
 import { contentHash, valueFields, type CurrentVersion, type VersionContent } from "../shared/versions.js";
 import { providersOfKey } from "../provider-key.js";
-
-export { answerRows, answerValueRows, contentHash, valueFields, type CurrentVersion, type VersionContent } from "../shared/versions.js";
 
 /** Reads the rows of a postcode's latest answer, as the address tables hold them; one statement per column set. */
 function storedRowsReader(db: Db): (postcode: string, lookup: Lookup, providers: string | null) => VersionRow[] {
