@@ -4,13 +4,13 @@
 // transaction turns read only (source.ts), so filling it is DELETE, INSERT and UPDATE … FROM on a
 // temporary table; columns are unquoted (folded to lower case); text sorts in byte order.
 import type pg from "pg";
-import type { Lookup } from "../../../spec/fields.js";
 import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js";
 import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
-import { ADDRESSES_COLUMN, countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns } from "../../../report/postcode-columns.js";
+import { countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns } from "../../../report/postcode-columns.js";
 import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "../../shared/measures.js";
 import type { ReportScope } from "../../snapshot.js";
 import { bind, BYTE_ORDER, displayPostcodeSql } from "./dialect.js";
+import { postcodeRowsSql } from "../../shared/postcode-rows.js";
 
 export const POSTCODE_TABLE = "report_postcodes";
 export const AREA_TABLE = "report_areas";
@@ -42,41 +42,10 @@ export async function createTemporaryTables(client: pg.PoolClient, scope: Report
 
 /** Fills the table with each postcode in scope and its statuses; figures zero (or empty when not requested). */
 export async function fillPostcodeTable(client: pg.PoolClient, scope: ReportScope): Promise<void> {
-  const counts = countColumns(scope.providers);
   await client.query(`DELETE FROM ${POSTCODE_TABLE}`);
-  const source =
-    scope.kind === "run"
-      ? "SELECT DISTINCT postcode AS p FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL"
-      : "SELECT postcode AS p FROM lookups UNION SELECT postcode FROM run_rows WHERE postcode IS NOT NULL";
-  const requested = (l: Lookup) => scope.lookups.includes(l);
-  // An answer the run needed but did not fetch (run_needs) is pending, not the older answer's status.
-  const unfetched = (l: Lookup, alias: string) =>
-    scope.kind === "run"
-      ? `WHEN ${alias}.run_id IS DISTINCT FROM @runId AND EXISTS (SELECT 1 FROM run_needs n WHERE n.run_id = @runId AND n.lookup = '${l}' AND n.postcode = s.p) THEN 'pending' `
-      : "";
-  const status = (l: Lookup, alias: string) =>
-    requested(l) ? `(CASE ${unfetched(l, alias)}WHEN ${alias}.status IS NULL THEN 'pending' ELSE ${alias}.status END)` : "'not_requested'";
-  const zeroed = (l: Lookup) => [ADDRESSES_COLUMN[l], ...counts[l]];
-  const zeroes = (l: Lookup) => zeroed(l).map(() => (requested(l) ? "0" : "NULL"));
-  await client.query(
-    bind(
-      `INSERT INTO ${POSTCODE_TABLE} (display, postcode, BroadbandStatus, MobileStatus, ${[...zeroed("broadband"), ...zeroed("mobile")].join(", ")})
-       SELECT ${displayPostcodeSql("s.p")}, s.p, ${status("broadband", "lb")}, ${status("mobile", "lm")},
-              ${[...zeroes("broadband"), ...zeroes("mobile")].join(", ")}
-         FROM (${source}) s
-         LEFT JOIN lookups lb ON lb.postcode = s.p AND lb.lookup = 'broadband'
-         LEFT JOIN lookups lm ON lm.postcode = s.p AND lm.lookup = 'mobile'`,
-      scope.kind === "run" ? { runId: scope.runId } : {},
-    ),
-  );
-  // One status per postcode: a failure or a missing answer outweighs any success.
-  await client.query(
-    `UPDATE ${POSTCODE_TABLE} SET Status = CASE
-       WHEN 'failed' IN (BroadbandStatus, MobileStatus) THEN 'failed'
-       WHEN 'pending' IN (BroadbandStatus, MobileStatus) THEN 'pending'
-       WHEN 'ok' IN (BroadbandStatus, MobileStatus) THEN 'ok'
-       ELSE 'not_found' END`,
-  );
+  const fill = postcodeRowsSql(scope, POSTCODE_TABLE, displayPostcodeSql);
+  await client.query(bind(fill.insert, scope.kind === "run" ? { runId: scope.runId } : {}));
+  await client.query(fill.status);
 }
 
 /** Copies each postcode's figures (all premises, or residential) from the stored open data. */

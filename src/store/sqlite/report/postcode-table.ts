@@ -5,10 +5,11 @@ import type { Lookup } from "../../../spec/fields.js";
 import type { Db } from "../db.js";
 import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "../../shared/measures.js";
 import { displayPostcodeSql } from "../../../spec/postcode.js";
+import { postcodeRowsSql } from "../../shared/postcode-rows.js";
 import type { ReportScope } from "../../snapshot.js";
 import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js";
 import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
-import { ADDRESSES_COLUMN, countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns } from "../../../report/postcode-columns.js";
+import { countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns } from "../../../report/postcode-columns.js";
 
 // SQLite-specific: a temp table (WITHOUT ROWID) and UPDATE … FROM; another engine may materialise
 // the same figures its own way (a temporary table or a CTE per read).
@@ -32,38 +33,9 @@ export function createPostcodeTable(db: Db, scope: ReportScope): void {
      ) WITHOUT ROWID`,
   );
 
-  const source =
-    scope.kind === "run"
-      ? "SELECT DISTINCT postcode AS p FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL"
-      : "SELECT postcode AS p FROM lookups UNION SELECT postcode FROM run_rows WHERE postcode IS NOT NULL";
-  const requested = (l: Lookup) => scope.lookups.includes(l);
-  // An answer the run needed but did not fetch (run_needs) is pending, not the older answer's status.
-  const unfetched = (l: Lookup, alias: string) =>
-    scope.kind === "run"
-      ? `WHEN ${alias}.run_id IS NOT @runId AND EXISTS (SELECT 1 FROM run_needs n WHERE n.run_id = @runId AND n.lookup = '${l}' AND n.postcode = s.p) THEN 'pending' `
-      : "";
-  const status = (l: Lookup, alias: string) =>
-    requested(l) ? `(CASE ${unfetched(l, alias)}WHEN ${alias}.status IS NULL THEN 'pending' ELSE ${alias}.status END)` : "'not_requested'";
-  // Figures start at 0 for a requested lookup (a postcode without addresses has none of anything)
-  // and stay empty for one the run did not ask for.
-  const zeroed = (l: Lookup) => [ADDRESSES_COLUMN[l], ...counts[l]];
-  const zeroes = (l: Lookup) => zeroed(l).map(() => (requested(l) ? "0" : "NULL"));
-  db.prepare(
-    `INSERT INTO ${POSTCODE_TABLE} (display, postcode, BroadbandStatus, MobileStatus, ${[...zeroed("broadband"), ...zeroed("mobile")].join(", ")})
-     SELECT ${displayPostcodeSql("s.p")}, s.p, ${status("broadband", "lb")}, ${status("mobile", "lm")},
-            ${[...zeroes("broadband"), ...zeroes("mobile")].join(", ")}
-       FROM (${source}) s
-       LEFT JOIN lookups lb ON lb.postcode = s.p AND lb.lookup = 'broadband'
-       LEFT JOIN lookups lm ON lm.postcode = s.p AND lm.lookup = 'mobile'`,
-  ).run(scope.kind === "run" ? { runId: scope.runId } : {});
-  // One status per postcode: a failure or a missing answer outweighs any success.
-  db.exec(
-    `UPDATE ${POSTCODE_TABLE} SET Status = CASE
-       WHEN 'failed' IN (BroadbandStatus, MobileStatus) THEN 'failed'
-       WHEN 'pending' IN (BroadbandStatus, MobileStatus) THEN 'pending'
-       WHEN 'ok' IN (BroadbandStatus, MobileStatus) THEN 'ok'
-       ELSE 'not_found' END`,
-  );
+  const fill = postcodeRowsSql(scope, POSTCODE_TABLE, displayPostcodeSql);
+  db.prepare(fill.insert).run(scope.kind === "run" ? { runId: scope.runId } : {});
+  db.exec(fill.status);
 }
 
 /** Copies each postcode's figures (all premises, or residential) from the stored open data. */
