@@ -3,8 +3,9 @@ import http from "node:http";
 import { Ajv, type ValidateFunction } from "ajv";
 import { RATING_MAX, RATING_MIN, SPEED_FIELDS, SPEED_MIN, mobileFields } from "../src/spec/fields.js";
 import { API_KEY_HEADER, API_KEY_QUERY, type Dialect } from "../src/spec/types.js";
+import { DEFAULT_KEY } from "../src/simulator/options.js";
 
-export const KEY = "demo-key";
+export const KEY = DEFAULT_KEY;
 
 export interface Reply {
   status: number;

@@ -89,6 +89,9 @@ function parseDb(raw: string | undefined, name: string): string {
   return raw!;
 }
 
+/** --rate when not given: the Basic plan's limit. */
+export const DEFAULT_RATE = 100;
+
 /** Where the batch keeps its database; the report, status and export commands read it there too. */
 export const DEFAULT_DB = "output/coverage.sqlite";
 
@@ -116,12 +119,13 @@ export const BATCH_OPTIONS = {
     parse: (raw, name): string[] => wrapped(name, () => parseProviders(raw!)),
   }),
   concurrency: option({ type: "number", default: 4, help: "requests in flight per lookup", parse: wholeNumber(1, 1000) }),
+  // no declared default, so that --simulate can tell "not given" (unpaced) from --rate 100
   rate: option({
     type: "number",
-    default: 100,
-    help: "requests per minute per lookup, paced client-side",
+    help: `requests per minute per lookup, paced client-side (default ${DEFAULT_RATE}, the Basic plan's; with --simulate: unpaced unless given)`,
     parse: (raw, name) => {
-      const n = toNumber(raw!, name);
+      if (raw === undefined) return DEFAULT_RATE;
+      const n = toNumber(raw, name);
       if (n <= 0) throw new ConfigError(`${name}: expected requests per minute > 0, got ${n}`);
       return n;
     },

@@ -29,7 +29,8 @@ export interface SimulatorOptions extends FaultRates {
   maxCacheBytes: number;
 }
 
-export const DEFAULT_KEY = "demo-key";
+/** A key of a real key's length (32), so the batch's key check takes it as it would a real one. */
+export const DEFAULT_KEY = "demo-key-for-the-local-simulator";
 
 export const DEFAULT_OPTIONS: Readonly<SimulatorOptions> = {
   port: 0,

@@ -1,0 +1,131 @@
+// The commands the README and docs/simulator.md give a new user, parsed out of them and run as
+// written (through npm, with a shell) in a stand-in clone: a temporary folder whose package.json,
+// src, input and node_modules are links to this checkout's, so what they write lands there. The
+// only change made to them: the simulator's port 8787 becomes a free one.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
+import { ROOT } from "./helpers/child-cli.js";
+import { openDatabase } from "../src/store/sqlite/db.js";
+import { buildConfig, SIMULATED_RATE } from "../src/pipeline/config.js";
+import { DEFAULT_RATE } from "../src/pipeline/options.js";
+import { DEFAULT_KEY } from "../src/simulator/options.js";
+
+/** The indented command lines of a markdown file that start with `prefix` (an env assignment may come first). */
+function documentedCommands(file: string, pattern: RegExp): string[] {
+  return readFileSync(join(ROOT, file), "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith("    ") && pattern.test(line.trim()))
+    .map((line) => line.trim());
+}
+
+function standInClone(): string {
+  const dir = mkdtempSync(join(tmpdir(), "pcc-clone-"));
+  for (const name of ["package.json", "tsconfig.json", "src", "input", "node_modules"]) symlinkSync(join(ROOT, name), join(dir, name));
+  return dir;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Only the variables a user's shell would have: no COVERAGE_* from the test's own environment. */
+function userEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { NO_COLOR: "1" };
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("COVERAGE_") && !k.startsWith("npm_")) env[k] = v;
+  return env;
+}
+
+/** Runs a line in sh (asynchronously: vitest's worker must keep answering while it runs). */
+function runShell(line: string, cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn("sh", ["-c", line], { cwd, env: userEnv(), stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
+  child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+const clones: string[] = [];
+const started: ChildProcess[] = [];
+afterAll(() => {
+  // the simulator runs under npm in its own process group: end that group (only what this file started)
+  for (const child of started) if (child.pid && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
+  for (const dir of clones) rmSync(dir, { recursive: true, force: true });
+});
+
+function postcodesIn(dbPath: string): number {
+  const db = openDatabase(dbPath, { readonly: true });
+  try {
+    return (db.prepare("SELECT count(*) AS n FROM lookups WHERE lookup = 'broadband'").get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+describe("documented commands", () => {
+  test("the README's trial of your own file runs against the bundled simulator, unpaced", async () => {
+    const [line, ...more] = documentedCommands("README.md", /--simulate/);
+    expect(more).toEqual([]);
+    expect(line).toMatch(/^npm run batch -- --in your-postcodes\.csv --simulate /);
+    const clone = standInClone();
+    clones.push(clone);
+    // a user's file: the sample's 300 postcodes and 100 more
+    const sample = readFileSync(join(ROOT, "input/sample-postcodes.csv"), "utf8").trimEnd();
+    const extra = Array.from({ length: 100 }, (_, i) => `X${i},extra,SW1A ${(i % 9) + 1}AA,`).join("\n");
+    writeFileSync(join(clone, "your-postcodes.csv"), `${sample}\n${extra}\n`);
+    const began = Date.now();
+    const r = await runShell(line!, clone);
+    const seconds = (Date.now() - began) / 1000;
+    expect(r.stderr).not.toMatch(/Error|refused/);
+    expect(r.status).toBe(0);
+    expect(existsSync(join(clone, "trial/coverage.xlsx"))).toBe(true);
+    expect(postcodesIn(join(clone, "trial/coverage.sqlite"))).toBeGreaterThan(300);
+    // paced at 100 a minute, 300+ postcodes would take over 3 minutes
+    expect(seconds).toBeLessThan(60);
+  }, 120_000);
+
+  test("docs/simulator.md's simulator and the batch pointed at it, with the key it documents", async () => {
+    const [serve, ...otherServes] = documentedCommands("docs/simulator.md", /^npm run simulate -- --port 8787$/);
+    const [batch, ...otherBatches] = documentedCommands("docs/simulator.md", /^COVERAGE_API_KEY=\S+ npm run batch -- .*--base-url http:\/\/127\.0\.0\.1:8787/);
+    expect(otherServes).toEqual([]);
+    expect(otherBatches).toEqual([]);
+    const port = String(await freePort());
+    const clone = standInClone();
+    clones.push(clone);
+    const simulator = spawn("sh", ["-c", serve!.replace("8787", port)], { cwd: clone, env: userEnv(), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    started.push(simulator);
+    let out = "";
+    await new Promise<void>((resolve, reject) => {
+      simulator.stdout!.setEncoding("utf8").on("data", (s: string) => {
+        out += s;
+        if (/^listening /m.test(out)) resolve();
+      });
+      simulator.once("exit", (code) => reject(new Error(`the simulator exited (${code}) before listening`)));
+    });
+    expect(out).toMatch(new RegExp(`^listening http://127\\.0\\.0\\.1:${port}`, "m"));
+    const r = await runShell(batch!.replace("8787", port), clone);
+    expect(r.stderr).not.toMatch(/characters long/);
+    expect(r.status).toBe(0);
+    expect(postcodesIn(join(clone, "sim/coverage.sqlite"))).toBeGreaterThan(250);
+  }, 120_000);
+});
+
+describe("--simulate's pace", () => {
+  test("unpaced unless --rate is given; a real run keeps the Basic plan's 100 a minute", () => {
+    expect(buildConfig({ in: "x", simulate: true }, {}).rate).toBe(SIMULATED_RATE);
+    expect(buildConfig({ in: "x", simulate: true, rate: "100" }, {}).rate).toBe(100);
+    expect(buildConfig({ in: "x", baseUrl: "http://127.0.0.1:1" }, { COVERAGE_API_KEY: DEFAULT_KEY }).rate).toBe(DEFAULT_RATE);
+    expect(DEFAULT_RATE).toBe(100);
+  });
+});
