@@ -1,6 +1,7 @@
 // npm run batch -- --in FILE [options]: flags from the option declarations, a checked config, the pipeline.
 import type { Argv } from "yargs";
 import { createLogger } from "../log/logger.js";
+import { routeProcessWarnings } from "../log/process-warnings.js";
 import { buildConfig, ENV, type BatchFlags } from "../pipeline/config.js";
 import { BATCH_OPTIONS } from "../pipeline/options.js";
 import { runBatch, type BatchDeps } from "../pipeline/batch.js";
@@ -26,6 +27,7 @@ runCli({
   options: declareBatchOptions,
   run: async (argv) => {
     const logger = createLogger({ format: argv.logFormat === "json" ? "json" : "text", quiet: argv.quiet === true, verbose: argv.verbose === true });
+    routeProcessWarnings(logger);
     const config = buildConfig(argv, process.env, (m) => logger.security(m));
     const deps: BatchDeps = {
       logger,

@@ -1,8 +1,15 @@
 // `npm run status` as text: the database status (the store's `status.database`) in words, for a terminal.
 import type { DatabaseStatus } from "../store/types.js";
 
+/** The same words on both engines, whose migration counts differ. */
+export function schemaText(s: Pick<DatabaseStatus, "schemaVersion" | "schemaLatest">): string {
+  if (s.schemaVersion === s.schemaLatest) return "schema up to date";
+  if (s.schemaVersion > s.schemaLatest) return `schema newer than this program's: ${s.schemaVersion - s.schemaLatest} change(s) it does not know`;
+  return `schema ${s.schemaLatest - s.schemaVersion} change(s) behind this program's: the next batch upgrades it`;
+}
+
 export function formatStatus(s: DatabaseStatus, path: string): string {
-  const lines: string[] = [`database ${path} (schema version ${s.schemaVersion})`];
+  const lines: string[] = [`database ${path} (${schemaText(s)})`];
   if (s.leases.length > 1) {
     // team mode (PostgreSQL): one lease per batch process, on any machine
     lines.push(`${s.leases.length} batches running (live leases):`);

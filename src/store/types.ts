@@ -305,7 +305,10 @@ export interface RunSummary {
 }
 
 export interface DatabaseStatus {
+  /** the engine's own migration count: its numbers differ between engines, so the text compares it with schemaLatest */
   schemaVersion: number;
+  /** this program's schema version for the engine: equal to schemaVersion when the database is up to date */
+  schemaLatest: number;
   runs: RunSummary[];
   lookups: { lookup: string; status: string; postcodes: number; oldest: string; newest: string }[];
   /** the commonest last errors of failed lookups, to see at a glance why they failed */

@@ -1,9 +1,11 @@
 // One pool of connections to a PostgreSQL database, shared by the store and (later) the report
 // snapshot. The URL is the user's `--db`; `pg` adds what it lacks from the PG* environment
 // variables and ~/.pgpass (PGPASSFILE), as libpq does. Only the redacted URL is ever shown.
+import { userInfo } from "node:os";
 import pg from "pg";
 import pgpass from "pgpass";
 import { databaseError } from "./errors.js";
+import { DatabaseError } from "../types.js";
 import { redactUrl } from "./url.js";
 
 /** bigint (int8) and numeric as JavaScript numbers: ids, counts and sums stay far below 2^53, and
@@ -55,13 +57,53 @@ function passwordFor(params: { host?: string; port?: number; database?: string; 
   return new Promise((resolve) => pgpass(params, resolve));
 }
 
+/**
+ * A client that asks passwordFor. Given in the config, the function would be lost: pg overlays the
+ * connection string's fields on the config, and a URL without a password has an empty one, so pg
+ * then reads ~/.pgpass itself, with its deprecation warning on stderr. Set after construction, it
+ * is what pg asks when the server wants a password.
+ */
+class PasswordClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // pg calls it with the connection's parameters and takes undefined for none (its types say neither)
+    Object.defineProperty(this, "password", { value: passwordFor, writable: true, enumerable: false, configurable: true });
+  }
+}
+
+/** Where a missing password is explained (the message names it). */
+export const PASSWORD_HELP = "docs/postgres.md#connecting";
+
+/**
+ * A URL without a user takes PGUSER, else the OS user, as psql does: pg reads USER instead, which
+ * cron does not set, and the server then refuses a start-up packet without a user.
+ */
+function defaultUserFromOs(): void {
+  if (pg.defaults.user) return;
+  try {
+    pg.defaults.user = userInfo().username;
+  } catch {
+    // no entry for this uid (a container): the server's message names the missing user
+  }
+}
+
+/** What the connection failed with, in a form that says what to do when it is the missing password. */
+function connectFailure(err: unknown, location: string): Error {
+  if (err instanceof Error && /client password must be a string/.test(err.message))
+    return new DatabaseError(
+      `cannot connect to ${location}: the server asks for a password and none was found: set PGPASSWORD, or add a line host:port:database:user:password to ~/.pgpass (chmod 600; PGPASSFILE names another file); see ${PASSWORD_HELP}`,
+      { cause: err },
+    );
+  return databaseError(err, location, "cannot connect to");
+}
+
 /** Connects (one round trip to check it), or throws a one-line DatabaseError naming the redacted URL. */
 export async function connectPostgres(url: string, options: ConnectOptions = {}): Promise<PostgresConnection> {
   const location = redactUrl(url);
+  defaultUserFromOs();
   const pool = new pg.Pool({
     connectionString: url,
-    // pg calls it with the connection's parameters and takes undefined for none (its types say neither)
-    password: passwordFor as unknown as () => Promise<string>,
+    Client: PasswordClient,
     max: options.max ?? 4,
     application_name: options.applicationName ?? "postcode-coverage",
     types: TYPES,
@@ -75,7 +117,7 @@ export async function connectPostgres(url: string, options: ConnectOptions = {})
     await pool.query("SELECT 1");
   } catch (err) {
     await pool.end().catch(() => {});
-    throw databaseError(err, location, "cannot connect to");
+    throw connectFailure(err, location);
   }
   return { pool, location, close: () => pool.end() };
 }

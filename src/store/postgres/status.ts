@@ -8,7 +8,7 @@ import type { DatabaseStatus, LookupReleases, RunningProgress, RunSummary } from
 import { rowOf, rowsOf } from "./connect.js";
 import { liveLeases, newestLease, type LeaseContext } from "./leases.js";
 import { countsAsTheyStand } from "./runs.js";
-import { postgresSchemaVersion } from "./schema.js";
+import { PG_SCHEMA_VERSION, postgresSchemaVersion } from "./schema.js";
 
 /** A running run's row holds its counts only at the end: what it has stored so far instead. */
 async function withCountsSoFar(pool: pg.Pool, run: RunSummary, lookups: string): Promise<RunSummary> {
@@ -36,6 +36,7 @@ async function databaseStatus(pool: pg.Pool, recentRuns: number, nowMs: number, 
   const newest = await newestLease(pool, ctx);
   return {
     schemaVersion: await postgresSchemaVersion(pool),
+    schemaLatest: PG_SCHEMA_VERSION,
     runs: await Promise.all(runs.map(({ lookups, ...run }) => (run.state === "running" ? withCountsSoFar(pool, run, lookups) : run))),
     lookups: await rowsOf<DatabaseStatus["lookups"][number]>(
       pool,

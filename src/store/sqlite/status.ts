@@ -6,6 +6,7 @@ import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_LIST } from "../../spec/lookups.js";
 import { allLeases, leaseLive, type IsAlive } from "./leases.js";
 import { countsAsTheyStand } from "./runs.js";
+import { SCHEMA_VERSION } from "./schema.js";
 
 export type { DatabaseStatus, RunSummary } from "../types.js";
 
@@ -32,6 +33,7 @@ export function databaseStatus(db: Db, recentRuns: number, nowMs: number, here: 
   const live = leases.filter((l) => leaseLive({ ...l.holder, expires_ms: l.expiresMs }, nowMs, here, isAlive)).map(({ expiresMs: _e, ...l }) => l);
   return {
     schemaVersion: db.pragma("user_version", { simple: true }) as number,
+    schemaLatest: SCHEMA_VERSION,
     runs: (
       db
         .prepare(
