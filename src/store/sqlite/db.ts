@@ -5,6 +5,7 @@ import { dirname } from "node:path";
 import { mobileFields } from "../../spec/fields.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./schema.js";
 import { DatabaseError } from "../types.js";
+import { isWriteRefusal, whyNotWritable } from "./why-not-writable.js";
 
 export { DatabaseError } from "../types.js";
 
@@ -16,7 +17,15 @@ export function tableExists(db: Db, name: string): boolean {
 }
 
 export function openDatabase(path: string, options: { readonly?: boolean } = {}): Db {
-  const db = connect(path, options);
+  // SQLite opens a file it may not write read only, and fails only at the first write: ask first
+  const why = options.readonly ? null : whyNotWritable(path);
+  if (why) throw new DatabaseError(why);
+  let db: Db;
+  try {
+    db = connect(path, options);
+  } catch (err) {
+    throw options.readonly ? err : writeRefusal(err, path);
+  }
   try {
     // A reader never changes the schema; it only refuses one newer than it knows.
     if (!options.readonly) migrate(db, path);
@@ -24,9 +33,15 @@ export function openDatabase(path: string, options: { readonly?: boolean } = {})
       throw new DatabaseError(`${path} has schema version ${schemaVersion(db)}; this program knows up to ${SCHEMA_VERSION}`);
   } catch (err) {
     db.close();
-    throw namingPath(err, path);
+    throw options.readonly ? namingPath(err, path) : writeRefusal(err, path);
   }
   return db;
+}
+
+/** A writer's failure to open or migrate, explained when it is about permissions or a read-only disk. */
+function writeRefusal(err: unknown, path: string): Error {
+  const why = isWriteRefusal(err) ? whyNotWritable(path) : null;
+  return why ? new DatabaseError(why, { cause: err }) : namingPath(err, path);
 }
 
 /**
