@@ -24,8 +24,9 @@ import { workbook } from "./scenarios/workbook.js";
 import { map } from "./scenarios/map.js";
 import { team } from "./scenarios/team.js";
 import { workbookWriters } from "./scenarios/workbook-writers.js";
+import { startup } from "./scenarios/startup.js";
 
-const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, wholeJob, latencyBound, rateLimited, faults, report, memory, workbook, workbookWriters, openData, scale, map, team];
+const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, wholeJob, latencyBound, rateLimited, faults, report, memory, workbook, workbookWriters, openData, scale, map, team, startup];
 
 async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))

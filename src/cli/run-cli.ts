@@ -47,6 +47,13 @@ interface CliOutput {
   error(message: string, stopReason: "config" | "error" | "unexpected"): void;
 }
 
+/** How the user called the command, for --help and hints: `npm run batch --` from a clone, `postcode-coverage batch` installed. */
+let commandName: ((name: string) => string) | undefined;
+export function setCommandName(name: string): void {
+  commandName = () => name;
+}
+const calledAs = (name: string) => commandName?.(name) ?? `npm run ${name} --`;
+
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 export function runCli<A>(spec: CliSpec<A>, args: readonly string[] = hideBin(process.argv)): void {
@@ -57,7 +64,7 @@ export function runCli<A>(spec: CliSpec<A>, args: readonly string[] = hideBin(pr
   const out: CliOutput = {
     error: (message, stopReason) => process.stderr.write(errorLine(message, json, stopReason) + "\n"),
   };
-  const hint = `(npm run ${spec.name} -- --help lists the options)`;
+  const hint = `(${calledAs(spec.name)} --help lists the options)`;
   main(spec, args).then(
     (code) => {
       process.exitCode = code;
@@ -76,7 +83,7 @@ async function main<A>(spec: CliSpec<A>, args: readonly string[]): Promise<numbe
   const parser = spec
     .options(
       yargs([...args])
-        .scriptName(`npm run ${spec.name} --`)
+        .scriptName(calledAs(spec.name))
         .usage(spec.usage)
         .version(false)
         .option("version", { type: "boolean", describe: "print the version and exit" })
