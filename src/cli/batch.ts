@@ -2,6 +2,11 @@
 import type { Argv } from "yargs";
 import { createLogger } from "../log/logger.js";
 import { routeProcessWarnings } from "../log/process-warnings.js";
+import { tailKeeping, watchedLogger } from "../log/watched-logger.js";
+import { watchNight } from "./night-watch.js";
+
+/** The log's last lines a cron monitor's end ping carries. */
+const PING_LINES = 20;
 import { buildConfig, ENV, type BatchFlags } from "../pipeline/config.js";
 import { BATCH_OPTIONS } from "../pipeline/options.js";
 import { runBatch, type BatchDeps } from "../pipeline/batch.js";
@@ -10,13 +15,14 @@ import { declareOptions, runCli } from "./run-cli.js";
 import { simulatedApi } from "./simulated-api.js";
 
 /** The yargs definitions, from the declarations, and two hidden test hooks. */
-export function declareBatchOptions(y: Argv): Argv<BatchFlags & { backoffBaseMs?: number; rateWindowMs?: number; leaseTtlMs?: number }> {
+export function declareBatchOptions(y: Argv): Argv<BatchFlags & { backoffBaseMs?: number; rateWindowMs?: number; leaseTtlMs?: number; pingTimeoutMs?: number }> {
   y = declareOptions(y, BATCH_OPTIONS);
-  // test hooks: shorten backoffs, the rate window and the lease's time to live in child-process tests
+  // test hooks: shorten backoffs, the rate window, the lease's time to live and the ping's timeout in child-process tests
   return y
     .option("backoff-base-ms", { type: "number", hidden: true })
     .option("rate-window-ms", { type: "number", hidden: true })
-    .option("lease-ttl-ms", { type: "number", hidden: true }) as never;
+    .option("lease-ttl-ms", { type: "number", hidden: true })
+    .option("ping-timeout-ms", { type: "number", hidden: true }) as never;
 }
 
 runCli({
@@ -26,7 +32,11 @@ runCli({
     `Keys come from ${ENV.key} (both lookups), ${ENV.broadbandKey} / ${ENV.mobileKey}, or --key-file; never from a flag.\n` + EXIT_CODE_HELP,
   options: declareBatchOptions,
   run: async (argv) => {
-    const logger = createLogger({ format: argv.logFormat === "json" ? "json" : "text", quiet: argv.quiet === true, verbose: argv.verbose === true });
+    const tail = tailKeeping(PING_LINES, (line) => process.stderr.write(line + "\n"));
+    const logger = watchedLogger(
+      createLogger({ format: argv.logFormat === "json" ? "json" : "text", quiet: argv.quiet === true, verbose: argv.verbose === true, write: tail.write }),
+      tail,
+    );
     routeProcessWarnings(logger);
     const config = buildConfig(argv, process.env, (m) => logger.security(m));
     const deps: BatchDeps = {
@@ -38,6 +48,7 @@ runCli({
       ...(argv.leaseTtlMs !== undefined ? { leaseTtlMs: argv.leaseTtlMs } : {}),
       ...(config.simulate ? { api: simulatedApi(config.providers, { release: config.simulateRelease }) } : {}),
     };
-    return (await runBatch(config, deps)).exitCode;
+    const watch = { pingUrl: config.pingUrl, metricsFile: config.metricsFile, db: config.db, ...(argv.pingTimeoutMs !== undefined ? { pingTimeoutMs: argv.pingTimeoutMs } : {}) };
+    return watchNight(watch, logger, () => runBatch(config, deps));
   },
 });

@@ -92,6 +92,18 @@ function parseDb(raw: string | undefined, name: string): string {
 /** --rate when not given: the Basic plan's limit. */
 export const DEFAULT_RATE = 100;
 
+/** An http(s) URL for the cron monitor. */
+function parsePingUrl(raw: string, name: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name}: not a URL`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new ConfigError(`${name}: expected an http or https URL, got ${url.protocol}`);
+  return url;
+}
+
 /** Where the batch keeps its database; the report, status and export commands read it there too. */
 export const DEFAULT_DB = "output/coverage.sqlite";
 
@@ -236,6 +248,18 @@ export const BATCH_OPTIONS = {
     default: "all",
     help: "with --open-data: whose shares the reports and the planner use, all premises or residential (both are imported)",
     parse: oneOf<Premises>("all", "residential"),
+  }),
+  pingUrl: option({
+    type: "string",
+    help: "cron monitor to ping (healthchecks.io style): URL/start when the night begins, URL/<exit code> at its end with the log's last lines; a monitor that is down never fails the night",
+    record: false,
+    parse: (raw, name): URL | null => (raw === undefined || raw === "" ? null : parsePingUrl(raw, name)),
+  }),
+  metricsFile: option({
+    type: "string",
+    help: "write the night's figures here for Prometheus (node_exporter's textfile format, written atomically; name it *.prom in the collector's folder)",
+    record: false,
+    parse: (raw): string | null => (raw === undefined || raw === "" ? null : raw),
   }),
   uprnColumn: option({ type: "string", help: "input column holding a UPRN: enriched.csv and the workbook give that property's own figures", parse: text }),
   workbookRows: option({
