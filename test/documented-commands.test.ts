@@ -121,6 +121,28 @@ describe("documented commands", () => {
   }, 120_000);
 });
 
+describe("the export and its reading line", () => {
+  test("the README's export and docs/scale-and-export.md's DuckDB line, as written, with nothing more installed", async () => {
+    const [exportLine, ...moreExports] = documentedCommands("README.md", /^npm run export -- /);
+    const [query, ...moreQueries] = documentedCommands("docs/scale-and-export.md", /^node -e "import\('@duckdb\/node-api'\)/);
+    expect(moreExports).toEqual([]);
+    expect(moreQueries).toEqual([]);
+    const clone = standInClone();
+    clones.push(clone);
+    writeFileSync(join(clone, "in.csv"), "postcode\nSW1A 2AA\nCF10 1AA\nCF10 2AB\n");
+    // the default database the export reads, filled by a simulated night
+    const night = await runShell("npm run batch -- --in in.csv --simulate --quiet --no-progress", clone);
+    expect(night.status).toBe(0);
+    const exported = await runShell(exportLine!, clone);
+    expect(exported.status, exported.stderr).toBe(0);
+    const read = await runShell(query!, clone);
+    expect(read.stderr).toBe("");
+    expect(read.status).toBe(0);
+    expect(read.stdout).toMatch(/│ (\d+\s+)?│ 'CF' │ '\d+'/);
+    expect(read.stdout).toMatch(/'SW'/);
+  }, 120_000);
+});
+
 describe("--simulate's pace", () => {
   test("unpaced unless --rate is given; a real run keeps the Basic plan's 100 a minute", () => {
     expect(buildConfig({ in: "x", simulate: true }, {}).rate).toBe(SIMULATED_RATE);
