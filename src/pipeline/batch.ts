@@ -597,11 +597,12 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
     // A nightly run that changed nothing keeps the set it would rewrite (report/fingerprint.ts).
     const report = await writeReportsUnlessCurrent(ctx.store, options);
     if (report === "current") {
-      log.info(`reports are current: ${config.out} already holds this set (same input, options and answers), kept as it is`, { event: "reports" });
+      // milestones: even a --quiet night's log says whether the reports were kept or written
+      log.milestone("info", `reports are current: ${config.out} already holds this set (same input, options and answers), kept as it is`, { event: "reports" });
       log.result(openFirstLine(config.out));
       return null;
     }
-    log.info(`reports written to ${config.out}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`);
+    log.milestone("info", `reports written to ${config.out}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`, { event: "reports" });
     for (const line of headlineLines(report.summary)) log.result(line);
     for (const note of report.notes) log.result(note, { event: "note" });
     log.result(openFirstLine(config.out));
