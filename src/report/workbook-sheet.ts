@@ -49,22 +49,41 @@ export function fitWidth(heading: string, longest: number): number {
 
 /** Column widths (in characters) that fit a portrait A4 page at a readable size; wider prints landscape. */
 const PORTRAIT_WIDTH = 100;
+/**
+ * What a landscape A4 page holds at a readable size (11-point text shrunk to about 8 points). A
+ * sheet wider than that is split across as many pages wide as it needs at that size, its key
+ * columns repeated on each: shrunk to one page wide, the Groups and Your rows sheets printed at an
+ * unreadable size (3 to 4 points).
+ */
+const LANDSCAPE_WIDTH = 190;
 
 export interface SheetPrint {
   /** print only the header and this many rows (a sheet too long to be worth printing whole) */
   rows?: number | undefined;
   /** the page footer's text (left), e.g. what the printed rows leave out */
   footer?: string | undefined;
+  /** leading columns that name a row (repeated on every page when the sheet is too wide for one); default 1 */
+  keyColumns?: number | undefined;
 }
 
-/** Page set-up: A4, fit to one page wide and as many tall as needed, header row on every page. */
-function pageSetup(columns: readonly SheetColumn[], print: SheetPrint = {}): PageSetup & { titleRows: string; area?: string | undefined } {
+/**
+ * Page set-up: A4, header row on every page, as many pages tall as needed; fit to one page wide,
+ * or, for a sheet too wide to read that way, to as many pages wide as keep it readable, its key
+ * columns on every page.
+ */
+export function pageSetup(
+  columns: readonly SheetColumn[],
+  print: SheetPrint = {},
+): PageSetup & { titleRows: string; titleColumns?: string | undefined; area?: string | undefined } {
   const width = columns.reduce((sum, c) => sum + c.width, 0);
+  const wide = width > LANDSCAPE_WIDTH;
+  const keys = Math.min(Math.max(1, print.keyColumns ?? 1), columns.length);
   return {
     paperSize: 9, // A4
     orientation: width > PORTRAIT_WIDTH ? "landscape" : "portrait",
-    fitToWidth: 1,
+    fitToWidth: wide ? Math.ceil(width / LANDSCAPE_WIDTH) : 1,
     fitToHeight: 0,
+    ...(wide ? { pageOrder: "overThenDown" as const, titleColumns: `A:${columnLetter(Math.max(1, keys))}` } : {}),
     titleRows: "1:1",
     margins: { left: 0.4, right: 0.4, top: 0.5, bottom: 0.6, header: 0.2, footer: 0.25 },
     footer: footerCodes(print.footer),

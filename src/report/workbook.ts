@@ -114,7 +114,7 @@ export async function writeWorkbook(snapshot: ReportSnapshot, input: WorkbookInp
       result.sheets.push(spec.name);
     };
     await sheet({ name: "Summary", columns: SUMMARY_COLUMNS, rows: summarySheetRows(input, result, limit), decorate: summaryLayout });
-    if (input.groups) await sheet({ name: "Groups", columns: groupColumns(input.groups), rows: groupRows(input.groups) });
+    if (input.groups) await sheet({ name: "Groups", columns: groupColumns(input.groups), rows: groupRows(input.groups), print: { keyColumns: 2 } });
     if (yourRows) {
       const table = await enrichedTable(snapshot, input.goodRating, input.uprnColumn);
       await sheet({ name: "Your rows", columns: await yourRowsColumns(snapshot, table.header, table.inputWidth), rows: table.rows() });

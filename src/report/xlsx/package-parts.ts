@@ -65,7 +65,7 @@ export function sheetRelationships(sheet: SheetEntry): string {
 
 export function workbookXml(sheets: readonly SheetEntry[]): string {
   const names = sheets.flatMap((s, i) =>
-    s.names.map((n) => `<definedName name="${n.name}" localSheetId="${i}"${n.hidden ? ' hidden="1"' : ""}>${xmlText(`${sheetReference(s.name)}!${n.range}`)}</definedName>`),
+    s.names.map((n) => `<definedName name="${n.name}" localSheetId="${i}"${n.hidden ? ' hidden="1"' : ""}>${xmlText(n.range.split(",").map((r) => `${sheetReference(s.name)}!${r}`).join(","))}</definedName>`),
   );
   return (
     `${XML_HEAD}<workbook xmlns="${MAIN}" xmlns:r="${REL}"><workbookPr/><bookViews><workbookView activeTab="0"/></bookViews>` +

@@ -11,6 +11,8 @@ export interface PageSetup {
   /** pages wide and tall to fit the sheet on; 0: as many as needed */
   fitToWidth: number;
   fitToHeight: number;
+  /** overThenDown: a sheet split across pages prints all its columns for a band of rows, then the next band */
+  pageOrder?: "downThenOver" | "overThenDown" | undefined;
   /** inches */
   margins: { left: number; right: number; top: number; bottom: number; header: number; footer: number };
   /** the footer in Excel's header/footer codes (&L, &P, &N; & itself doubled) */
@@ -56,7 +58,9 @@ export function sheetTail(o: { autoFilter?: string | undefined; merges: readonly
     (o.merges.length > 0 ? `<mergeCells count="${o.merges.length}">${o.merges.map((ref) => `<mergeCell ref="${ref}"/>`).join("")}</mergeCells>` : "") +
     fills +
     (m ? `<pageMargins left="${m.left}" right="${m.right}" top="${m.top}" bottom="${m.bottom}" header="${m.header}" footer="${m.footer}"/>` : "") +
-    (p ? `<pageSetup paperSize="${p.paperSize}" fitToWidth="${p.fitToWidth}" fitToHeight="${p.fitToHeight}" orientation="${p.orientation}"/>` : "") +
+    (p
+      ? `<pageSetup paperSize="${p.paperSize}"${p.pageOrder ? ` pageOrder="${p.pageOrder}"` : ""} fitToWidth="${p.fitToWidth}" fitToHeight="${p.fitToHeight}" orientation="${p.orientation}"/>`
+      : "") +
     (p?.footer ? `<headerFooter><oddFooter>${xmlText(p.footer)}</oddFooter></headerFooter>` : "") +
     (o.hasNotes ? `<legacyDrawing r:id="${VML_RELATIONSHIP}"/>` : "") +
     `</worksheet>`

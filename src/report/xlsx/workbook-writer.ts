@@ -19,7 +19,8 @@ export interface SheetOptions {
   frozenRows?: number | undefined;
   /** the filter's range, e.g. A1:L1 */
   autoFilter?: string | undefined;
-  page?: (PageSetup & { titleRows?: string | undefined; area?: string | undefined }) | undefined;
+  /** titleColumns: columns repeated on every page, e.g. A:B (with titleRows, one Print_Titles name) */
+  page?: (PageSetup & { titleRows?: string | undefined; titleColumns?: string | undefined; area?: string | undefined }) | undefined;
 }
 
 export interface RowOptions {
@@ -34,6 +35,9 @@ const CHUNK_CHARS = 64 * 1024;
 
 /** A1-style absolute reference: $A$1:$L$51 from A1:L51, $1:$1 from 1:1. */
 const absolute = (range: string) => range.replace(/([A-Z]*)(\d+)/g, (_, col: string, row: string) => `${col ? `$${col}` : ""}$${row}`);
+
+/** Whole columns, absolute: $A:$B from A:B. */
+const absoluteColumns = (range: string) => range.replace(/([A-Z]+)/g, "$$$1");
 
 export class SheetWriter {
   private rows = 0;
@@ -52,7 +56,7 @@ export class SheetWriter {
   ) {
     this.letters = options.columns.map((_, i) => columnLetter(i + 1));
     this.styles = options.columns.map((c) => book.id(c.style));
-    this.xml = sheetHead({ selected, frozenRows: options.frozenRows ?? 0, widths: options.columns.map((c) => c.width), styles: this.styles, fitToPage: options.page !== undefined });
+    this.xml = sheetHead({ selected, frozenRows: options.frozenRows ?? 0, widths: options.columns.map((c) => c.width), styles: this.styles, fitToPage: options.page !== undefined && options.page.fitToWidth > 0 });
   }
 
   /** Rows written so far. */
@@ -153,7 +157,8 @@ export class XlsxWriter {
     const entry: SheetEntry = { name: o.name, number: this.sheets.length + 1, hasNotes: notes.length > 0, names: [] };
     if (o.autoFilter) entry.names.push({ name: "_xlnm._FilterDatabase", range: absolute(o.autoFilter), hidden: true });
     if (o.page?.area) entry.names.push({ name: "_xlnm.Print_Area", range: absolute(o.page.area) });
-    if (o.page?.titleRows) entry.names.push({ name: "_xlnm.Print_Titles", range: absolute(o.page.titleRows) });
+    const titles = [o.page?.titleColumns && absoluteColumns(o.page.titleColumns), o.page?.titleRows && absolute(o.page.titleRows)].filter(Boolean);
+    if (titles.length > 0) entry.names.push({ name: "_xlnm.Print_Titles", range: titles.join(",") });
     this.sheets.push(entry);
     if (entry.hasNotes) {
       await this.zip.add(`xl/comments${entry.number}.xml`, commentsXml(notes, (n) => `${sheet.letter(n.column)}${n.row}`));
