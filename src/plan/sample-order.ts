@@ -12,24 +12,25 @@ export type FetchOrder = (typeof FETCH_ORDERS)[number];
 /** The seed of every list's order: fixed, so the order never changes between nights or machines. */
 export const SAMPLE_SEED = "postcode-coverage-sample-1";
 
-/** A 52-bit FNV-1a hash of the text as a number in [0, 1): the same on every machine. */
+/** murmur3's finaliser: every input bit moves every output bit. */
+function fmix32(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** Two 32-bit FNV-1a-style hashes of the text (different offsets), each finalised: a number in [0, 1), the same on every machine. */
 export function uniformHash(text: string): number {
-  let lo = 0x9dc5;
-  let hi = 0x811c;
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
   for (let i = 0; i < text.length; i++) {
-    lo ^= text.charCodeAt(i);
-    // FNV prime 0x01000193 on a 32-bit value kept in two 16-bit halves
-    const l = lo * 0x0193;
-    const h = hi * 0x0193 + lo * 0x0100 + (l >>> 16);
-    lo = l & 0xffff;
-    hi = h & 0xffff;
+    const k = text.charCodeAt(i);
+    a = Math.imul(a ^ k, 0x01000193);
+    b = Math.imul(b ^ k, 0x5bd1e995);
   }
-  // mix the 32 bits into a double with a second, differently seeded round for the low bits
-  const a = ((hi << 16) | lo) >>> 0;
-  let b = a ^ 0x5bd1e995;
-  b = Math.imul(b ^ (b >>> 15), 0x2c1b3c6d) >>> 0;
-  b = Math.imul(b ^ (b >>> 12), 0x297a2d39) >>> 0;
-  return (a * 2 ** 20 + (b >>> 12)) / 2 ** 52;
+  const high = fmix32(a ^ Math.imul(b, 0x9e3779b1));
+  const low = fmix32(b + 0x6a09e667) >>> 12;
+  return (high * 2 ** 20 + low) / 2 ** 52;
 }
 
 /** The stratum of a postcode: its district (outward code), the finest postcode part every list has. */

@@ -91,14 +91,36 @@ export function t975(df: number): number {
 
 const clip = (x: number) => Math.min(1, Math.max(0, x));
 
+/**
+ * Wilson's score interval on the effective number of addresses, n = R(1 - R) / V (the design's
+ * variance, clusters and finite population included): a cluster sample's shares are skewed when
+ * they are small, and a symmetric R ± t·SE then misses low true shares far more than 5% of the time.
+ * Capped at the answered addresses over (1 - f): never narrower than a simple random sample of them.
+ */
+export function wilsonInterval(R: number, variance: number, answeredAddresses: number, sampledFraction: number, z: number): Interval {
+  const cap = sampledFraction >= 1 ? Infinity : answeredAddresses / (1 - sampledFraction);
+  const n = variance > 0 && R > 0 && R < 1 ? Math.min((R * (1 - R)) / variance, cap) : cap;
+  if (!Number.isFinite(n)) return { estimate: R, low: R, high: R };
+  const z2 = z * z;
+  const centre = (R + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z / (1 + z2 / n)) * Math.sqrt((R * (1 - R)) / n + z2 / (4 * n * n));
+  return { estimate: R, low: clip(centre - half), high: clip(centre + half) };
+}
+
 /** One figure's ratio estimate and interval from the strata's sums. */
-function ratioInterval(sums: Iterable<StratumSums>, f: number, exact: boolean): Interval {
+function ratioInterval(sums: readonly StratumSums[], f: number, exact: boolean): Interval {
   let Y = 0;
   let X = 0;
-  const strata = [...sums].filter((s) => s.n > 0);
+  let N = 0;
+  let n = 0;
+  let answeredAddresses = 0;
+  const strata = sums.filter((s) => s.n > 0);
   for (const s of strata) {
     Y += (s.N / s.n) * s.sy[f]!;
     X += (s.N / s.n) * s.sx;
+    N += s.N;
+    n += s.n;
+    answeredAddresses += s.sx;
   }
   if (X === 0) return { estimate: null, low: null, high: null };
   const R = Y / X;
@@ -113,8 +135,7 @@ function ratioInterval(sums: Iterable<StratumSums>, f: number, exact: boolean): 
     variance += ((s.N * s.N * (1 - s.n / s.N)) / s.n) * s2;
     df += s.n - 1;
   }
-  const half = t975(df) * Math.sqrt(variance) / X;
-  return { estimate: R, low: clip(R - half), high: clip(R + half) };
+  return wilsonInterval(R, variance / (X * X), answeredAddresses, n / N, t975(df));
 }
 
 /** The shares of a domain (the list, or a group's postcodes) estimated from its answered clusters. */
@@ -133,8 +154,8 @@ export function estimateDomain(clusters: readonly Cluster[], figures: number): D
 }
 
 /** The domains of a dimension: its values, each with its clusters, sorted by value. */
-export function clustersByGroup<T>(items: readonly T[], groupOf: (item: T) => string, clusterOf: (item: T) => Cluster): Map<string, Cluster[]> {
-  const groups = new Map<string, Cluster[]>();
+export function clustersByGroup<T, C = Cluster>(items: readonly T[], groupOf: (item: T) => string, clusterOf: (item: T) => C): Map<string, C[]> {
+  const groups = new Map<string, C[]>();
   for (const item of items) {
     const g = groupOf(item);
     let members = groups.get(g);
