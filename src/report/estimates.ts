@@ -95,10 +95,11 @@ const clip = (x: number) => Math.min(1, Math.max(0, x));
  * Wilson's score interval on the effective number of addresses, n = R(1 - R) / V (the design's
  * variance, clusters and finite population included): a cluster sample's shares are skewed when
  * they are small, and a symmetric R ± t·SE then misses low true shares far more than 5% of the time.
- * Capped at the answered addresses over (1 - f): never narrower than a simple random sample of them.
+ * Capped at `independent` (the answered clusters, weighted by size) over (1 - f): never narrower
+ * than a simple random sample of that many addresses.
  */
-export function wilsonInterval(R: number, variance: number, answeredAddresses: number, sampledFraction: number, z: number): Interval {
-  const cap = sampledFraction >= 1 ? Infinity : answeredAddresses / (1 - sampledFraction);
+export function wilsonInterval(R: number, variance: number, independent: number, sampledFraction: number, z: number): Interval {
+  const cap = sampledFraction >= 1 ? Infinity : independent / (1 - sampledFraction);
   const n = variance > 0 && R > 0 && R < 1 ? Math.min((R * (1 - R)) / variance, cap) : cap;
   if (!Number.isFinite(n)) return { estimate: R, low: R, high: R };
   const z2 = z * z;
@@ -114,6 +115,7 @@ function ratioInterval(sums: readonly StratumSums[], f: number, exact: boolean):
   let N = 0;
   let n = 0;
   let answeredAddresses = 0;
+  let squares = 0;
   const strata = sums.filter((s) => s.n > 0);
   for (const s of strata) {
     Y += (s.N / s.n) * s.sy[f]!;
@@ -121,6 +123,7 @@ function ratioInterval(sums: readonly StratumSums[], f: number, exact: boolean):
     N += s.N;
     n += s.n;
     answeredAddresses += s.sx;
+    squares += s.sxx;
   }
   if (X === 0) return { estimate: null, low: null, high: null };
   const R = Y / X;
@@ -135,7 +138,10 @@ function ratioInterval(sums: readonly StratumSums[], f: number, exact: boolean):
     variance += ((s.N * s.N * (1 - s.n / s.N)) / s.n) * s2;
     df += s.n - 1;
   }
-  return wilsonInterval(R, variance / (X * X), answeredAddresses, n / N, t975(df));
+  // At most as many independent addresses as there are clusters, weighted by size: when the sample
+  // holds none of a few poorly served postcodes, its spread says nothing of them.
+  const effectiveClusters = (answeredAddresses * answeredAddresses) / squares;
+  return wilsonInterval(R, variance / (X * X), effectiveClusters, n / N, t975(df));
 }
 
 /** The shares of a domain (the list, or a group's postcodes) estimated from its answered clusters. */
