@@ -3,11 +3,14 @@
 // answered-only figures, never mixed into them. "Answered" is whatever the snapshot gives a final
 // status (found or not found); pending and failed postcodes are the unanswered ones.
 import type { Lookup } from "../spec/fields.js";
+import { LOOKUP_SPECS } from "../spec/lookups.js";
 import { BAND_COLUMNS } from "../spec/open-data.js";
 import type { Cell, ReportSnapshot } from "../store/snapshot.js";
 import { postcodeStratum } from "../plan/sample-order.js";
 import { ADDRESSES_COLUMN, countColumns, STATUS_COLUMN } from "./postcode-columns.js";
 import { clustersByGroup, estimateDomain, type Cluster, type DomainEstimate, type Interval } from "./estimates.js";
+import { PROVIDER_METRICS, providerColumn } from "./measures.js";
+import { providerLabel } from "./figure-labels.js";
 import { groupFigures, POSTCODE_DIMENSIONS, type PostcodeDimension } from "./groups.js";
 import type { SummaryRow } from "./summary.js";
 
@@ -118,13 +121,17 @@ export function intervalText(i: Interval): string {
 export function estimateRows(e: EstimatesSummary | null | undefined, labels: Readonly<Record<string, string>>): SummaryRow[] {
   if (!e) return [];
   const row = (figure: string, count: string): SummaryRow => ({ section: "Estimates for the whole list", figure, count, of: null, ofWhat: "" });
+  const basis = Object.entries(e.lookups).map(([l, f]) =>
+    row(`${LOOKUP_SPECS[l as Lookup].label}: basis`, estimateBasis({ answeredPostcodes: f.answeredPostcodes, postcodes: e.postcodes, exact: f.exact })),
+  );
   return [
-    row("Basis", estimateBasis(e)),
+    ...basis,
     ...Object.entries(e.shares).map(([key, i]) => row(`${labels[key] ?? key}, share of addresses`, intervalText(i))),
   ];
 }
 
 /** The figures' plain-English labels by their estimates key (the Groups figures' labels). */
 export function estimateLabels(providers: readonly string[], goodRating: number): Record<string, string> {
-  return Object.fromEntries(groupFigures(providers, goodRating).map((f) => [lowerFirst(f.column), f.label]));
+  const providerLabels = providers.flatMap((p) => PROVIDER_METRICS.map((m) => [lowerFirst(providerColumn(p, m)), providerLabel(p, m, goodRating)]));
+  return Object.fromEntries([...groupFigures(providers, goodRating).map((f) => [lowerFirst(f.column), f.label]), ...providerLabels]);
 }
