@@ -29,7 +29,7 @@ async function nightOne(order: "sample" | "input") {
     const r = await runIn(d, { in: input, baseUrl: s.url, maxRequests: 120, order, groupBy: "district" }, env, { clock: dayClock(0) });
     expect(r.exitCode).toBe(3);
     const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as { estimates: EstimatesSummary };
-    return { estimates: summary.estimates, csv: readFileSync(join(d, "out", "summary.csv"), "utf8") };
+    return { estimates: summary.estimates, csv: readFileSync(join(d, "out", "summary.csv"), "utf8"), html: readFileSync(join(d, "out", "report.html"), "utf8") };
   } finally {
     await s.close();
   }
@@ -39,7 +39,7 @@ const reached = (e: EstimatesSummary) => Object.values(e.groups.district!).filte
 
 describe("estimates on night one", () => {
   it("answers postcodes of nearly every district, and says what the whole list's shares are likely to be", async () => {
-    const { estimates: e, csv } = await nightOne("sample");
+    const { estimates: e, csv, html } = await nightOne("sample");
     expect(e.postcodes).toBe(560);
     expect(e.answeredPostcodes).toBeGreaterThan(40);
     expect(e.answeredPostcodes).toBeLessThan(70);
@@ -52,10 +52,14 @@ describe("estimates on night one", () => {
       expect(s.high! - s.low!).toBeGreaterThan(0);
     }
     expect(csv).toContain(`estimated from ${e.answeredPostcodes} of 560 postcodes (95% interval)`);
+    expect(html).toContain("Estimates for the whole list");
+    expect(html).toContain(`estimated from ${e.answeredPostcodes} of 560 postcodes (95% interval)`);
+    console.log(`night one, sample order: ${e.answeredPostcodes} of 560 postcodes answered, ${reached(e)} of 28 districts reached`);
   });
 
   it("--order input keeps the file's order: night one reaches only the first districts", async () => {
     const { estimates: e } = await nightOne("input");
+    console.log(`night one, input order: ${reached(e)} of 28 districts reached`);
     expect(reached(e)).toBeLessThanOrEqual(4);
   });
 });
