@@ -36,3 +36,19 @@ describe("sample order", () => {
     expect(orderNeeds(sampled, () => 0).needs.map((n) => n.postcode)).toEqual(sampled.map((c) => c.postcode));
   });
 });
+
+describe("estimates at the edges", () => {
+  it("a stratum with one answered postcode is pooled; a domain with one answered postcode has an estimate but no interval", async () => {
+    const { collapseStrata, estimateDomain } = await import("../src/report/estimates.js");
+    const c = (stratum: string, answered: boolean, addresses = 10, y = 5) => ({ stratum, answered, addresses: answered ? addresses : 0, counts: answered ? [y] : [0] });
+    expect(collapseStrata([c("A", true), c("A", true), c("B", true), c("C", true), c("C", false)])).toEqual(["A", "A", "\u0000collapsed", "\u0000collapsed", "\u0000collapsed"]);
+    const one = estimateDomain([c("A", true), c("A", false), c("A", false)], 1);
+    expect(one.shares[0]).toEqual({ estimate: 0.5, low: null, high: null });
+    const none = estimateDomain([c("A", false), c("A", false)], 1);
+    expect(none.shares[0]).toEqual({ estimate: null, low: null, high: null });
+    const most = estimateDomain([c("A", true, 10, 2), c("A", true, 20, 10), c("A", true, 5, 0), c("A", false)], 1);
+    expect(most.exact).toBe(false);
+    expect(most.shares[0]!.low!).toBeLessThan(most.shares[0]!.estimate!);
+    expect(most.shares[0]!.high!).toBeGreaterThan(most.shares[0]!.estimate!);
+  });
+});
