@@ -55,6 +55,12 @@ describe("batch option declarations", () => {
     expect(JSON.stringify(config.recordedArgs)).not.toContain(KEY.slice(0, 6));
   });
 
+  it("--order: new postcodes in the sample's order by default, the file's on request; anything else is refused in one line", () => {
+    expect(parseOptions({ in: "x" }, {}).order).toBe("sample");
+    expect(parseOptions({ in: "x", order: "input" }, {}).order).toBe("input");
+    expect(() => parseOptions({ in: "x", order: "random" }, {})).toThrow('--order: expected sample or input, got "random"');
+  });
+
   it("plan the month's requests and name releases: --probe, --release, --monthly-quota, --quota-reset-day, --spend-all", () => {
     expect(parseOptions({ in: "x" }, {})).toMatchObject({ probe: 20, release: null, monthlyQuota: null, quotaResetDay: 1, spendAll: false, simulateRelease: 1 });
     expect(parseOptions({ in: "x", probe: "0", release: " 2026-spring ", monthlyQuota: "broadband=50000,mobile=150000", quotaResetDay: "15", spendAll: true }, {})).toMatchObject({

@@ -167,7 +167,7 @@ describe("store", () => {
     expect(noAnswer.status).toBe("ok");
   });
 
-  it("plans what is missing or failed in input order, then what is stale; --refresh plans everything", async () => {
+  it("with --order input, plans what is missing or failed in input order, then what is stale; --refresh plans everything", async () => {
     const runId = newRun();
     const rows = rowWriter(t.db, runId);
     const input = ["CC11CC", "AA11AA", "BB11BB", "AA11AA", "DD11DD"];
@@ -179,7 +179,7 @@ describe("store", () => {
     w.write(ok("BB11BB", [2], "2025-01-01T00:00:00.000Z")); // stale
     w.write(failed("DD11DD", "2026-03-01T00:00:00.000Z"));
     w.flush();
-    const plan = await planFetches(t.store, { probe: 0, runId, lookups: ["broadband", "mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated: false });
+    const plan = await planFetches(t.store, { probe: 0, runId, lookups: ["broadband", "mobile"], freshSince: "2026-02-01T00:00:00.000Z", refresh: false, providers: DEFAULT_PROVIDERS, simulated: false, order: "input" });
     expect(plan.postcodes).toBe(4);
     expect(plan.toFetch.get("broadband")).toEqual(["CC11CC", "DD11DD", "BB11BB"]);
     expect(plan.toFetch.get("mobile")).toEqual(["CC11CC", "AA11AA", "BB11BB", "DD11DD"]);

@@ -352,6 +352,7 @@ async function planStage(ctx: RunContext): Promise<FetchPlan> {
     simulated: config.simulate,
     now: nowIso(ctx),
     probe: config.probe,
+    order: config.order,
     quota: ctx.quota.planOptions,
     openData: config.openData !== null ? config.openDataPremises : undefined,
   });

@@ -11,6 +11,7 @@ import { parseGroupBy } from "../report/groups.js";
 import { MIN_RUN, Redactor } from "../log/redact.js";
 import { ConfigError, parseBaseUrl, parseLookups, URL_ENV } from "./config-values.js";
 import { DEFAULT_PROBE } from "../plan/plan.js";
+import { FETCH_ORDERS, type FetchOrder } from "../plan/sample-order.js";
 import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "../report/workbook.js";
 import { parseMonthlyQuota } from "../plan/quota-plan.js";
 import type { Premises } from "../spec/open-data.js";
@@ -177,6 +178,12 @@ export const BATCH_OPTIONS = {
     default: DEFAULT_PROBE,
     help: "fresh answers re-fetched per lookup to notice a new dataset release: one round a day at most, none when the run's own answers tell (0: none)",
     parse: wholeNumber(0),
+  }),
+  order: option({
+    type: "string",
+    default: "sample",
+    help: "the order new postcodes are fetched in: sample (a seeded random order, stratified by district, so a partial list is a sample the reports can estimate from) or input (the file's order)",
+    parse: oneOf<FetchOrder>(...FETCH_ORDERS),
   }),
   release: option({
     type: "string",

@@ -12,6 +12,7 @@ import { allowance, quotaPeriod, type Allowance } from "./quota-plan.js";
 import type { Premises } from "../spec/open-data.js";
 import { probeRule, type ProbeDecision, type ProbeSituation } from "./probe-rule.js";
 import { LOOKUP_SPECS } from "../spec/lookups.js";
+import { sampleOrder, type FetchOrder } from "./sample-order.js";
 
 export interface PlanOptions {
   runId: number;
@@ -31,6 +32,8 @@ export interface PlanOptions {
   quota?: QuotaOptions | undefined;
   /** --open-data (with the premises chosen): new postcodes Ofcom's files put in more than one speed band come first (broadband) */
   openData?: Premises | undefined;
+  /** --order: new postcodes in the sample's seeded stratified order (default) or the input's */
+  order?: FetchOrder | undefined;
 }
 
 export interface QuotaOptions {
@@ -193,7 +196,7 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
     const probe = options.refresh ? 0 : (options.probe ?? DEFAULT_PROBE);
     const lastCheck = await store.releaseChecks.last(lookup);
     const ordered = orderNeeds(
-      candidates,
+      options.order === "input" ? candidates : sampleOrder(candidates, (c) => c.postcode),
       (situation) => {
         const decision = probeRule({ ...situation, lookup, probe, lastCheck, now });
         probes.set(lookup, decision);

@@ -21,7 +21,8 @@ import { FINGERPRINT_FILE, isReportSetCurrent, recordFingerprint, reportFingerpr
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
 import { DEFAULT_WORKBOOK_ROWS, writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
 import { GEOJSON_NAME, writePostcodesGeojson } from "./geojson.js";
-import { prepareGroups, writeGroupsCsv, type GroupOptions, type GroupRow, type GroupSet } from "./groups.js";
+import { computeEstimates } from "./estimate-summary.js";
+import { DEFAULT_GROUP_BY, prepareGroups, writeGroupsCsv, type GroupOptions, type GroupRow, type GroupSet } from "./groups.js";
 import { describeUprnMatching, uprnMatching } from "./uprn-matching.js";
 
 export { headlineLines, type Summary } from "./summary.js";
@@ -158,6 +159,7 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     await snapshot.preparePostcodes(goodRating);
     const changes = await collectChanges(snapshot, { goodRating, since: options.since });
     const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary);
+    summary.estimates = await computeEstimates(snapshot, options.groupBy ?? DEFAULT_GROUP_BY);
     const groups = await prepareGroups(snapshot, goodRating, options);
     const located = await snapshot.countLocated(true);
     const set = options.files ?? REPORT_FILES;

@@ -11,6 +11,7 @@ export { percent } from "./figure-labels.js";
 import { changesHeadline, changesRows, type ChangesSummary } from "./changes-summary.js";
 import { openDataHeadline, openDataRows, openDataSummary, type OpenDataSummary } from "./open-data.js";
 import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
+import { estimateLabels, estimateRows, type EstimatesSummary } from "./estimate-summary.js";
 
 export type { Release } from "../store/snapshot.js";
 
@@ -71,6 +72,8 @@ export interface Summary {
   changes: ChangesSummary | null;
   /** Ofcom's open postcode data, when the store holds a release: beside the API's figures, never added to them */
   openData?: OpenDataSummary | undefined;
+  /** while postcodes are unanswered, the list's and its groups' shares estimated from the answered ones (estimate-summary.ts) */
+  estimates?: EstimatesSummary | null | undefined;
 }
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
@@ -203,6 +206,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
   }
   if (s.changes) rows.push(...changesRows(s.changes));
   if (s.openData) rows.push(...openDataRows(s.openData, s.postcodes.unique));
+  rows.push(...estimateRows(s.estimates, estimateLabels(s.providers, s.goodRating)));
   return rows;
 }
 

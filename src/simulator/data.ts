@@ -60,10 +60,11 @@ export function generateCompact(s: string, compact: string, providers: readonly 
   // Skewed towards small postcodes: about 20 addresses on average, as in the UK.
   const count = large ? rng.int(200, 800) : 1 + Math.floor(59 * rng.next() ** 2);
   const street = pickStreet(rng);
-  const profile = speedProfile(rng);
+  const rural = isRuralDistrict(s, compact);
+  const profile = speedProfile(rng, rural);
   // Coverage follows the area (most postcodes well served by every network, some rural ones by
-  // few), with each provider a little better or worse there.
-  const area = rng.pick(AREA_QUALITY);
+  // few), worse in a rural district, with each provider a little better or worse there.
+  const area = clamp(rng.pick(AREA_QUALITY) - (rural ? 1 : 0));
   const quality = providers.map(() => clamp(area - (rng.chance(0.15) ? 1 : 0)));
   const slots = ratingSlots(providers);
   const seen = new Set<number>();
@@ -95,9 +96,15 @@ interface SpeedProfile {
   ultrafast: number;
 }
 
+/** A quarter of districts (the outward code) are rural: fewer superfast postcodes, weaker mobile signal. Coverage that varies by district is what a sample stratified by district is for. */
+export function isRuralDistrict(seed: string, compact: string): boolean {
+  return rngFor(seed, "district", compact.slice(0, -3)).chance(RURAL_DISTRICT_SHARE);
+}
+export const RURAL_DISTRICT_SHARE = 0.25;
+
 /** How well served the postcode is: chance of each category per address. */
-function speedProfile(rng: Rng): SpeedProfile {
-  return { superfast: rng.chance(0.9) ? 0.95 : 0.1, ultrafast: rng.chance(0.45) ? 0.85 : 0 };
+function speedProfile(rng: Rng, rural: boolean): SpeedProfile {
+  return { superfast: rng.chance(rural ? 0.6 : 0.9) ? 0.95 : 0.1, ultrafast: rng.chance(rural ? 0.15 : 0.45) ? 0.85 : 0 };
 }
 
 // Typical full-fibre tiers, download and upload in Mbit/s.

@@ -10,6 +10,7 @@ import { headlineSection } from "./sections/headline.js";
 import { mobileSection } from "./sections/mobile.js";
 import { openDataSection } from "./sections/open-data.js";
 import { mapSection } from "./sections/map.js";
+import { estimatesSection, showsEstimates } from "./sections/estimates.js";
 import type { HtmlReportData } from "./types.js";
 
 export function renderHtmlReport(data: HtmlReportData): string {
@@ -19,6 +20,7 @@ export function renderHtmlReport(data: HtmlReportData): string {
     (t) => broadbandSection(data, t("Broadband")),
     (t) => mobileSection(data, t("Mobile")),
   ];
+  if (showsEstimates(s)) sections.push((t) => estimatesSection(s, t("Estimates for the whole list")));
   if (s.openData) sections.push((t) => openDataSection(s.openData!, t("Open data for postcodes without API figures")));
   const lookups = { broadband: s.broadband !== null, mobile: s.mobile !== null };
   if (data.map) sections.push((t) => mapSection(data.map!, lookups, t("Where")));

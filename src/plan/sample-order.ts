@@ -1,0 +1,63 @@
+// The order new postcodes are fetched in: a seeded, stratified random order, so that whatever
+// prefix of it the quota allows tonight is close to a stratified random sample of the list (every
+// district gets its share from the first night), and the reports can estimate the whole list's
+// shares from it (report/estimates.ts). A pure function of (seed, postcode, stratum sizes): nothing
+// per postcode is stored, so the order is the same every night and a run resumes where it stopped.
+import { compactPostcode } from "../spec/postcode.js";
+
+/** --order: the sample's order (default) or the input file's. */
+export const FETCH_ORDERS = ["sample", "input"] as const;
+export type FetchOrder = (typeof FETCH_ORDERS)[number];
+
+/** The seed of every list's order: fixed, so the order never changes between nights or machines. */
+export const SAMPLE_SEED = "postcode-coverage-sample-1";
+
+/** murmur3's finaliser: every input bit moves every output bit. */
+function fmix32(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** Two 32-bit FNV-1a-style hashes of the text (different offsets), each finalised: a number in [0, 1), the same on every machine. */
+export function uniformHash(text: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    const k = text.charCodeAt(i);
+    a = Math.imul(a ^ k, 0x01000193);
+    b = Math.imul(b ^ k, 0x5bd1e995);
+  }
+  const high = fmix32(a ^ Math.imul(b, 0x9e3779b1));
+  const low = fmix32(b + 0x6a09e667) >>> 12;
+  return (high * 2 ** 20 + low) / 2 ** 52;
+}
+
+/** The stratum of a postcode: its district (outward code), the finest postcode part every list has. */
+export function postcodeStratum(postcode: string): string {
+  const compact = compactPostcode(postcode) ?? postcode.toUpperCase().replace(/\s+/g, "");
+  return compact.length > 3 ? compact.slice(0, -3) : compact;
+}
+
+/**
+ * The items in sample order. Within a stratum, by the hash of (seed, postcode): a simple random
+ * sample's order. Across strata, interleaved by (rank + offset) / stratum size, the offset a hash of
+ * (seed, stratum): proportional allocation, so any prefix of n holds n × Nh / N of stratum h, give
+ * or take one. Ties (and equal scores) fall back to the postcode's own hash.
+ */
+export function sampleOrder<T>(items: readonly T[], postcodeOf: (item: T) => string, stratumOf: (item: T) => string = (i) => postcodeStratum(postcodeOf(i)), seed = SAMPLE_SEED): T[] {
+  const strata = new Map<string, { item: T; key: number }[]>();
+  for (const item of items) {
+    const stratum = stratumOf(item);
+    let members = strata.get(stratum);
+    if (!members) strata.set(stratum, (members = []));
+    members.push({ item, key: uniformHash(`${seed}\u0000${postcodeOf(item)}`) });
+  }
+  const scored: { item: T; key: number; score: number }[] = [];
+  for (const [stratum, members] of strata) {
+    members.sort((a, b) => a.key - b.key);
+    const offset = uniformHash(`${seed}\u0001${stratum}`);
+    members.forEach((m, rank) => scored.push({ ...m, score: (rank + offset) / members.length }));
+  }
+  return scored.sort((a, b) => a.score - b.score || a.key - b.key).map((s) => s.item);
+}

@@ -1,0 +1,137 @@
+// summary.json's `estimates` and summary.csv's Estimates rows: the whole list's shares (and each
+// postcode-part group's) estimated from the postcodes answered so far (estimates.ts), beside the
+// answered-only figures, never mixed into them. "Answered" is whatever the snapshot gives a final
+// status (found or not found); pending and failed postcodes are the unanswered ones.
+import type { Lookup } from "../spec/fields.js";
+import { LOOKUP_SPECS } from "../spec/lookups.js";
+import { BAND_COLUMNS } from "../spec/open-data.js";
+import type { Cell, ReportSnapshot } from "../store/snapshot.js";
+import { postcodeStratum } from "../plan/sample-order.js";
+import { ADDRESSES_COLUMN, countColumns, STATUS_COLUMN } from "./postcode-columns.js";
+import { clustersByGroup, estimateDomain, type Cluster, type DomainEstimate, type Interval } from "./estimates.js";
+import { PROVIDER_METRICS, providerColumn } from "./measures.js";
+import { providerLabel } from "./figure-labels.js";
+import { groupFigures, POSTCODE_DIMENSIONS, type PostcodeDimension } from "./groups.js";
+import type { SummaryRow } from "./summary.js";
+
+const ANSWERED_STATUSES = new Set(["ok", "not_found"]);
+
+export interface EstimatedDomain {
+  postcodes: number;
+  /** postcodes with an answer of every lookup in scope */
+  answeredPostcodes: number;
+  /** every postcode answered: the shares are exact */
+  exact: boolean;
+  /** per figure (lowerFirst of its column, e.g. belowSuperfast, indoorVoiceTotalNotspots): fractions of addresses */
+  shares: Record<string, Interval>;
+}
+
+export interface EstimatesSummary extends EstimatedDomain {
+  /** per lookup: what its figures stand on */
+  lookups: Partial<Record<Lookup, { answeredPostcodes: number; answeredAddresses: number; exact: boolean }>>;
+  /** per postcode-part dimension of --group-by (area, district, sector), per value */
+  groups: Record<string, Record<string, EstimatedDomain>>;
+}
+
+interface PostcodeFigures {
+  postcode: string;
+  stratum: string;
+  lookups: Partial<Record<Lookup, Cluster>>;
+}
+
+const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
+
+/** A postcode-part group value as groups.csv names it: area CF, district CF10, sector "CF10 1". */
+export function postcodePart(compact: string, part: PostcodeDimension): string {
+  const district = compact.slice(0, -3);
+  return part === "area" ? (/^[A-Z]+/.exec(compact)?.[0] ?? district) : part === "district" ? district : `${district} ${compact.charAt(compact.length - 3)}`;
+}
+
+async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[], counts: Record<Lookup, string[]>): Promise<PostcodeFigures[]> {
+  const bands = snapshot.scope.openData ? [...BAND_COLUMNS] : [];
+  const columns = [...lookups.flatMap((l) => [STATUS_COLUMN[l], ADDRESSES_COLUMN[l], ...counts[l]]), ...bands];
+  const out: PostcodeFigures[] = [];
+  for await (const batch of snapshot.postcodeRows(columns)) for (const row of batch) out.push(postcodeFigures(row, lookups, counts, bands.length));
+  return out;
+}
+
+function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, bandCount: number): PostcodeFigures {
+  const postcode = String(row[0]).replace(/\s+/g, "").toUpperCase();
+  let at = 1;
+  const clusters: Partial<Record<Lookup, Cluster>> = {};
+  for (const l of lookups) {
+    const answered = ANSWERED_STATUSES.has(String(row[at]));
+    const addresses = answered ? Number(row[at + 1] ?? 0) : 0;
+    const values = counts[l].map((_, i) => (answered ? Number(row[at + 2 + i] ?? 0) : 0));
+    clusters[l] = { stratum: "", answered, addresses, counts: values };
+    at += 2 + counts[l].length;
+  }
+  // The planner fetches new postcodes Ofcom puts wholly in one speed band last: they are their own strata.
+  const bands = row.slice(at, at + bandCount).filter((v) => Number(v ?? 0) > 0).length;
+  const stratum = postcodeStratum(postcode) + (bandCount > 0 && bands === 1 ? " single-band" : "");
+  for (const c of Object.values(clusters)) c.stratum = stratum;
+  return { postcode, stratum, lookups: clusters };
+}
+
+function estimateOf(members: readonly PostcodeFigures[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>) {
+  const perLookup = lookups.map((l) => [l, estimateDomain(members.map((m) => m.lookups[l]!), counts[l].length)] as const);
+  const shares: Record<string, Interval> = {};
+  for (const [l, e] of perLookup) counts[l].forEach((column, i) => (shares[lowerFirst(column)] = e.shares[i]!));
+  const domain: EstimatedDomain = {
+    postcodes: members.length,
+    answeredPostcodes: members.filter((m) => lookups.every((l) => m.lookups[l]!.answered)).length,
+    exact: perLookup.every(([, e]) => e.exact),
+    shares,
+  };
+  return { domain, perLookup: perLookup as readonly (readonly [Lookup, DomainEstimate])[] };
+}
+
+/** The estimates of a report: null when the scope has no postcodes. Needs preparePostcodes. */
+export async function computeEstimates(snapshot: ReportSnapshot, groupBy: readonly string[]): Promise<EstimatesSummary | null> {
+  const lookups = snapshot.scope.lookups;
+  const counts = countColumns(snapshot.scope.providers);
+  const figures = await readFigures(snapshot, lookups, counts);
+  if (figures.length === 0) return null;
+  const { domain, perLookup } = estimateOf(figures, lookups, counts);
+  const groups: Record<string, Record<string, EstimatedDomain>> = {};
+  for (const part of groupBy.map((g) => g.toLowerCase()).filter((g): g is PostcodeDimension => (POSTCODE_DIMENSIONS as readonly string[]).includes(g))) {
+    groups[part] = {};
+    for (const [value, members] of clustersByGroup(figures, (f) => postcodePart(f.postcode, part), (f) => f)) groups[part][value] = estimateOf(members, lookups, counts).domain;
+  }
+  const lookupFacts = Object.fromEntries(perLookup.map(([l, e]) => [l, { answeredPostcodes: e.answeredPostcodes, answeredAddresses: e.answeredAddresses, exact: e.exact }]));
+  return { ...domain, lookups: lookupFacts, groups };
+}
+
+const pct = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
+
+/** "estimated from 412 of 3,000 postcodes (95% interval)", or that the figures are exact. */
+export function estimateBasis(e: Pick<EstimatedDomain, "answeredPostcodes" | "postcodes" | "exact">): string {
+  return e.exact
+    ? `exact: every one of ${e.postcodes.toLocaleString("en-GB")} postcodes answered`
+    : `estimated from ${e.answeredPostcodes.toLocaleString("en-GB")} of ${e.postcodes.toLocaleString("en-GB")} postcodes (95% interval)`;
+}
+
+/** An estimate in words: "14.5% (11.2% to 18.1%)". */
+export function intervalText(i: Interval): string {
+  if (i.estimate === null) return "";
+  return i.low === null || i.high === null ? `${pct(i.estimate)} (too few answered for an interval)` : i.low === i.high ? pct(i.estimate) : `${pct(i.estimate)} (${pct(i.low)} to ${pct(i.high)})`;
+}
+
+/** summary.csv's (and the workbook's Summary) Estimates rows: the basis, then each share for the whole list. */
+export function estimateRows(e: EstimatesSummary | null | undefined, labels: Readonly<Record<string, string>>): SummaryRow[] {
+  if (!e) return [];
+  const row = (figure: string, count: string): SummaryRow => ({ section: "Estimates for the whole list", figure, count, of: null, ofWhat: "" });
+  const basis = Object.entries(e.lookups).map(([l, f]) =>
+    row(`${LOOKUP_SPECS[l as Lookup].label}: basis`, estimateBasis({ answeredPostcodes: f.answeredPostcodes, postcodes: e.postcodes, exact: f.exact })),
+  );
+  return [
+    ...basis,
+    ...Object.entries(e.shares).map(([key, i]) => row(`${labels[key] ?? key}, share of addresses`, intervalText(i))),
+  ];
+}
+
+/** The figures' plain-English labels by their estimates key (the Groups figures' labels). */
+export function estimateLabels(providers: readonly string[], goodRating: number): Record<string, string> {
+  const providerLabels = providers.flatMap((p) => PROVIDER_METRICS.map((m) => [lowerFirst(providerColumn(p, m)), providerLabel(p, m, goodRating)]));
+  return Object.fromEntries([...groupFigures(providers, goodRating).map((f) => [lowerFirst(f.column), f.label]), ...providerLabels]);
+}

@@ -1,0 +1,172 @@
+// Estimates of the whole list's shares from the postcodes answered so far: the planner takes new
+// postcodes in a stratified random order (plan/sample-order.ts), so the answered ones are, within
+// each stratum, a simple random sample of its postcodes. A share of addresses is then a ratio of
+// two totals over postcode clusters (figure count / addresses), estimated with the weights N_h/n_h,
+// its variance by linearisation from the spread of the clusters' residuals y - R·x within each
+// stratum, with the finite-population correction (1 - n_h/N_h). Pure: docs/estimates.md.
+
+/** One postcode of the list: its stratum, whether it has a current answer, and its totals. */
+export interface Cluster {
+  stratum: string;
+  answered: boolean;
+  /** addresses of the answer (0 when unanswered or not found) */
+  addresses: number;
+  /** per figure, the addresses it counts (aligned with the caller's figure list) */
+  counts: readonly number[];
+}
+
+/** An estimated share of addresses (fraction), with its 95% interval; nulls when nothing can be said. */
+export interface Interval {
+  estimate: number | null;
+  low: number | null;
+  high: number | null;
+}
+
+export interface DomainEstimate {
+  /** postcodes of the domain, and those with a current answer */
+  postcodes: number;
+  answeredPostcodes: number;
+  /** addresses of the answered postcodes: what the estimate stands on */
+  answeredAddresses: number;
+  /** every postcode answered: the figures are the exact shares, not estimates */
+  exact: boolean;
+  shares: Interval[];
+}
+
+interface StratumSums {
+  N: number;
+  n: number;
+  sx: number;
+  sxx: number;
+  sy: number[];
+  syy: number[];
+  sxy: number[];
+}
+
+const COLLAPSED = "\u0000collapsed";
+
+/**
+ * The effective stratum of each cluster: strata with fewer than two answered postcodes give no
+ * variance of their own, so they are pooled into one; when the pool still has fewer than two, the
+ * whole domain is one stratum.
+ */
+export function collapseStrata(clusters: readonly Cluster[]): string[] {
+  const answered = new Map<string, number>();
+  for (const c of clusters) answered.set(c.stratum, (answered.get(c.stratum) ?? 0) + (c.answered ? 1 : 0));
+  let pooled = 0;
+  for (const [, n] of answered) if (n < 2) pooled += n;
+  const pooledCount = [...answered.values()].filter((n) => n < 2).length;
+  const whole = pooledCount > 0 && pooled < 2;
+  return clusters.map((c) => (whole ? COLLAPSED : answered.get(c.stratum)! < 2 ? COLLAPSED : c.stratum));
+}
+
+function stratumSums(clusters: readonly Cluster[], figures: number): Map<string, StratumSums> {
+  const strata = collapseStrata(clusters);
+  const sums = new Map<string, StratumSums>();
+  clusters.forEach((c, i) => {
+    let s = sums.get(strata[i]!);
+    if (!s) sums.set(strata[i]!, (s = { N: 0, n: 0, sx: 0, sxx: 0, sy: new Array<number>(figures).fill(0), syy: new Array<number>(figures).fill(0), sxy: new Array<number>(figures).fill(0) }));
+    s.N++;
+    if (!c.answered) return;
+    s.n++;
+    s.sx += c.addresses;
+    s.sxx += c.addresses * c.addresses;
+    for (let f = 0; f < figures; f++) {
+      const y = c.counts[f] ?? 0;
+      s.sy[f]! += y;
+      s.syy[f]! += y * y;
+      s.sxy[f]! += y * c.addresses;
+    }
+  });
+  return sums;
+}
+
+/** The 97.5% point of Student's t with df degrees of freedom (Cornish-Fisher; 1.96 for large df). */
+export function t975(df: number): number {
+  const z = 1.959964;
+  if (!Number.isFinite(df) || df > 1e6) return z;
+  const d = Math.max(df, 1);
+  return z + (z ** 3 + z) / (4 * d) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * d * d) + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * d ** 3);
+}
+
+const clip = (x: number) => Math.min(1, Math.max(0, x));
+
+/**
+ * Wilson's score interval on the effective number of addresses, n = R(1 - R) / V (the design's
+ * variance, clusters and finite population included): a cluster sample's shares are skewed when
+ * they are small, and a symmetric R ± t·SE then misses low true shares far more than 5% of the time.
+ * Capped at `independent` (the answered clusters, weighted by size) over (1 - f): never narrower
+ * than a simple random sample of that many addresses.
+ */
+export function wilsonInterval(R: number, variance: number, independent: number, sampledFraction: number, z: number): Interval {
+  const cap = sampledFraction >= 1 ? Infinity : independent / (1 - sampledFraction);
+  const n = variance > 0 && R > 0 && R < 1 ? Math.min((R * (1 - R)) / variance, cap) : cap;
+  if (!Number.isFinite(n)) return { estimate: R, low: R, high: R };
+  const z2 = z * z;
+  const centre = (R + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z / (1 + z2 / n)) * Math.sqrt((R * (1 - R)) / n + z2 / (4 * n * n));
+  return { estimate: R, low: clip(centre - half), high: clip(centre + half) };
+}
+
+/** One figure's ratio estimate and interval from the strata's sums. */
+function ratioInterval(sums: readonly StratumSums[], f: number, exact: boolean): Interval {
+  let Y = 0;
+  let X = 0;
+  let N = 0;
+  let n = 0;
+  let answeredAddresses = 0;
+  let squares = 0;
+  const strata = sums.filter((s) => s.n > 0);
+  for (const s of strata) {
+    Y += (s.N / s.n) * s.sy[f]!;
+    X += (s.N / s.n) * s.sx;
+    N += s.N;
+    n += s.n;
+    answeredAddresses += s.sx;
+    squares += s.sxx;
+  }
+  if (X === 0) return { estimate: null, low: null, high: null };
+  const R = Y / X;
+  if (exact) return { estimate: R, low: R, high: R };
+  let variance = 0;
+  let df = 0;
+  for (const s of strata) {
+    if (s.n < 2) return { estimate: R, low: null, high: null };
+    const se = s.sy[f]! - R * s.sx;
+    const see = s.syy[f]! - 2 * R * s.sxy[f]! + R * R * s.sxx;
+    const s2 = Math.max(0, see - (se * se) / s.n) / (s.n - 1);
+    variance += ((s.N * s.N * (1 - s.n / s.N)) / s.n) * s2;
+    df += s.n - 1;
+  }
+  // At most as many independent addresses as there are clusters, weighted by size: when the sample
+  // holds none of a few poorly served postcodes, its spread says nothing of them.
+  const effectiveClusters = (answeredAddresses * answeredAddresses) / squares;
+  return wilsonInterval(R, variance / (X * X), effectiveClusters, n / N, t975(df));
+}
+
+/** The shares of a domain (the list, or a group's postcodes) estimated from its answered clusters. */
+export function estimateDomain(clusters: readonly Cluster[], figures: number): DomainEstimate {
+  const answered = clusters.filter((c) => c.answered);
+  const exact = answered.length === clusters.length;
+  const sums = stratumSums(clusters, figures).values();
+  const strata = [...sums];
+  return {
+    postcodes: clusters.length,
+    answeredPostcodes: answered.length,
+    answeredAddresses: answered.reduce((t, c) => t + c.addresses, 0),
+    exact,
+    shares: Array.from({ length: figures }, (_, f) => ratioInterval(strata, f, exact)),
+  };
+}
+
+/** The domains of a dimension: its values, each with its clusters, sorted by value. */
+export function clustersByGroup<T, C = Cluster>(items: readonly T[], groupOf: (item: T) => string, clusterOf: (item: T) => C): Map<string, C[]> {
+  const groups = new Map<string, C[]>();
+  for (const item of items) {
+    const g = groupOf(item);
+    let members = groups.get(g);
+    if (!members) groups.set(g, (members = []));
+    members.push(clusterOf(item));
+  }
+  return new Map([...groups].sort(([a], [b]) => a.localeCompare(b)));
+}

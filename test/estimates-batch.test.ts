@@ -1,0 +1,65 @@
+// Night one on a list sorted by district with a quota far below its size: the sample order reaches
+// nearly every district, and the reports carry the whole list's estimates beside the answered-only figures.
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { startSimulator } from "../src/simulator/index.js";
+import { compactPostcode } from "../src/spec/postcode.js";
+import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { dayClock } from "./helpers/fake-clock.js";
+import type { EstimatesSummary } from "../src/report/estimate-summary.js";
+
+const KEY = "test-key-Zx81-do-not-leak";
+const env = { COVERAGE_API_KEY: KEY };
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const LETTERS = [..."ABDEFGHJLNPQRSTUWXYZ"];
+// 28 districts of 20 postcodes, sorted by district
+const list = Array.from({ length: 28 }, (_, d) => Array.from({ length: 20 }, (_, i) => compactPostcode(`CF${d + 1} ${i % 10}${LETTERS[Math.floor(i / 10)]}${LETTERS[(d + i) % 20]}`)!)).flat();
+
+async function nightOne(order: "sample" | "input") {
+  const s = await startSimulator({ port: 0, seed: 11, key: KEY });
+  try {
+    const d = tempDir();
+    dirs.push(d);
+    const input = writeCsv(d, "in.csv", ["postcode", ...list]);
+    const r = await runIn(d, { in: input, baseUrl: s.url, maxRequests: 120, order, groupBy: "district" }, env, { clock: dayClock(0) });
+    expect(r.exitCode).toBe(3);
+    const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as { estimates: EstimatesSummary };
+    return { estimates: summary.estimates, csv: readFileSync(join(d, "out", "summary.csv"), "utf8"), html: readFileSync(join(d, "out", "report.html"), "utf8") };
+  } finally {
+    await s.close();
+  }
+}
+
+const reached = (e: EstimatesSummary) => Object.values(e.groups.district!).filter((g) => g.answeredPostcodes > 0).length;
+
+describe("estimates on night one", () => {
+  it("answers postcodes of nearly every district, and says what the whole list's shares are likely to be", async () => {
+    const { estimates: e, csv, html } = await nightOne("sample");
+    expect(e.postcodes).toBe(560);
+    expect(e.answeredPostcodes).toBeGreaterThan(40);
+    expect(e.answeredPostcodes).toBeLessThan(70);
+    expect(e.exact).toBe(false);
+    expect(reached(e)).toBeGreaterThanOrEqual(26);
+    for (const key of ["belowSuperfast", "indoorVoiceTotalNotspots"]) {
+      const s = e.shares[key]!;
+      expect(s.low!).toBeLessThanOrEqual(s.estimate!);
+      expect(s.high!).toBeGreaterThanOrEqual(s.estimate!);
+      expect(s.high! - s.low!).toBeGreaterThan(0);
+    }
+    expect(csv).toContain(`estimated from ${e.answeredPostcodes} of 560 postcodes (95% interval)`);
+    expect(html).toContain("Estimates for the whole list");
+    expect(html).toContain(`estimated from ${e.answeredPostcodes} of 560 postcodes (95% interval)`);
+    console.log(`night one, sample order: ${e.answeredPostcodes} of 560 postcodes answered, ${reached(e)} of 28 districts reached`);
+  });
+
+  it("--order input keeps the file's order: night one reaches only the first districts", async () => {
+    const { estimates: e } = await nightOne("input");
+    console.log(`night one, input order: ${reached(e)} of 28 districts reached`);
+    expect(reached(e)).toBeLessThanOrEqual(4);
+  });
+});

@@ -1,0 +1,107 @@
+// The estimates' 95% intervals, tried on the simulator's data (coverage varies by district): many
+// samples are drawn in memory in the planner's sample order (each draw its own seed), and the share
+// of draws whose interval holds the true share is measured, for the list and for its districts.
+import { describe, expect, it } from "vitest";
+import { DEFAULT_PROVIDERS, mobileField, mobileFields } from "../src/spec/fields.js";
+import { compactPostcode } from "../src/spec/postcode.js";
+import { generateCompact } from "../src/simulator/data.js";
+import { tierOf } from "../src/report/definitions.js";
+import { sampleOrder, postcodeStratum } from "../src/plan/sample-order.js";
+import { clustersByGroup, estimateDomain, type Cluster } from "../src/report/estimates.js";
+
+const SEED = "estimates";
+const GOOD = 3;
+const FIGURES = ["BelowSuperfast", "IndoorVoiceTotalNotspots"] as const;
+const DRAWS = 200;
+
+interface Unit {
+  postcode: string;
+  district: string;
+  addresses: number;
+  counts: number[];
+}
+
+/** 30 districts of 100 postcodes each, sorted by district as councils' files are. */
+export function simulatedList(districts = 30, perDistrict = 100): Unit[] {
+  const fields = mobileFields(DEFAULT_PROVIDERS);
+  const voice = DEFAULT_PROVIDERS.map((p) => fields.indexOf(mobileField(p, "Voice", "Indoor")));
+  const units: Unit[] = [];
+  const letters = [..."ABDEFGHJLNPQRSTUWXYZ"];
+  for (let d = 0; d < districts; d++) {
+    const outward = `${["CF", "LD", "SA", "NP", "HR", "SY"][d % 6]}${1 + Math.floor(d / 6)}`;
+    for (let i = 0; i < perDistrict; i++) {
+      const compact = compactPostcode(`${outward} ${i % 10}${letters[Math.floor(i / 10) % 20]}${letters[(i * 7) % 20]}`)!;
+      const answer = generateCompact(SEED, compact, DEFAULT_PROVIDERS);
+      const addresses = answer?.addresses ?? [];
+      const below = addresses.filter((a) => ["Below decent", "Decent"].includes(tierOf(a.speeds.MaxPredictedDown, a.speeds.MaxPredictedUp))).length;
+      const notspot = addresses.filter((a) => voice.every((v) => a.ratings[v]! < GOOD)).length;
+      units.push({ postcode: compact, district: postcodeStratum(compact), addresses: addresses.length, counts: [below, notspot] });
+    }
+  }
+  return units;
+}
+
+const cluster = (u: Unit, answered: boolean): Cluster => ({ stratum: u.district, answered, addresses: answered ? u.addresses : 0, counts: answered ? u.counts : [0, 0] });
+
+function trueShares(units: readonly Unit[]): number[] {
+  const x = units.reduce((t, u) => t + u.addresses, 0);
+  return FIGURES.map((_, f) => units.reduce((t, u) => t + u.counts[f]!, 0) / x);
+}
+
+interface Measured {
+  coverage: number;
+  width: number;
+  draws: number;
+}
+
+/** Over DRAWS samples of n postcodes in sample order: how often the interval held the truth, and its mean width. */
+export function measure(units: readonly Unit[], n: number, groupOf: ((u: Unit) => string) | null): Measured[] {
+  const domains = groupOf ? [...clustersByGroup(units, groupOf, (u) => u)].map(([, us]) => us) : [units];
+  const truths = domains.map(trueShares);
+  const held = FIGURES.map(() => ({ hit: 0, tried: 0, width: 0 }));
+  for (let draw = 0; draw < DRAWS; draw++) {
+    const answered = new Set(sampleOrder(units, (u) => u.postcode, (u) => u.district, `draw-${draw}`).slice(0, n));
+    domains.forEach((members, d) => {
+      const e = estimateDomain(members.map((u) => cluster(u, answered.has(u))), FIGURES.length);
+      e.shares.forEach((s, f) => {
+        if (s.low === null || s.high === null) return;
+        const h = held[f]!;
+        h.tried++;
+        h.width += s.high - s.low;
+        if (s.low <= truths[d]![f]! && truths[d]![f]! <= s.high) h.hit++;
+      });
+    });
+  }
+  return held.map((h) => ({ coverage: h.hit / h.tried, width: h.width / h.tried, draws: h.tried }));
+}
+
+describe("estimates on the simulator's data", () => {
+  const units = simulatedList();
+
+  it("coverage varies by district in the simulator (else stratifying would not matter)", () => {
+    const byDistrict = [...clustersByGroup(units, (u) => u.district, (u) => u)].map(([, us]) => trueShares(us)[0]!);
+    expect(Math.max(...byDistrict) - Math.min(...byDistrict)).toBeGreaterThan(0.2);
+  });
+
+  const sizes = [150, 300, 600, 1500];
+  const list = sizes.map((n) => measure(units, n, null));
+  const districts = [600, 1500].map((n) => measure(units, n, (u) => u.district));
+
+  it("the list's 95% intervals hold the true share in at least 93% of draws, and narrow as answers fill in", () => {
+    sizes.forEach((n, i) => console.log(`list n=${n}`, FIGURES.map((f, j) => `${f} coverage ${list[i]![j]!.coverage.toFixed(3)} width ${list[i]![j]!.width.toFixed(4)}`).join("; ")));
+    for (const m of list) for (const f of m) expect(f.coverage).toBeGreaterThanOrEqual(0.93);
+    for (let i = 1; i < sizes.length; i++) FIGURES.forEach((_, f) => expect(list[i]![f]!.width).toBeLessThan(list[i - 1]![f]!.width));
+  });
+
+  it("each district's intervals hold its true share in at least 93% of draws, and narrow as answers fill in", () => {
+    districts.forEach((m, i) => console.log(`districts n=${[600, 1500][i]}`, FIGURES.map((f, j) => `${f} coverage ${m[j]!.coverage.toFixed(3)} width ${m[j]!.width.toFixed(4)}`).join("; ")));
+    for (const m of districts) for (const f of m) expect(f.coverage).toBeGreaterThanOrEqual(0.93);
+    FIGURES.forEach((_, f) => expect(districts[1]![f]!.width).toBeLessThan(districts[0]![f]!.width));
+  });
+
+  it("every postcode answered: the figure is exact, the interval a point", () => {
+    const e = estimateDomain(units.map((u) => cluster(u, true)), FIGURES.length);
+    expect(e.exact).toBe(true);
+    trueShares(units).forEach((t, f) => expect(e.shares[f]).toEqual({ estimate: t, low: t, high: t }));
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { postcodeStratum, sampleOrder, uniformHash } from "../src/plan/sample-order.js";
+import { orderNeeds } from "../src/plan/plan.js";
+import type { Candidate } from "../src/store/types.js";
+
+// 28 districts of different sizes, sorted by district as a council's file is.
+const sorted = Array.from({ length: 28 }, (_, d) => Array.from({ length: 20 + d * 5 }, (_, i) => `CF${d + 1} ${i % 10}${"ABDEFGHJLNPQRSTUWXYZ"[Math.floor(i / 10) % 20]}${"ABDEFGHJLNPQRSTUWXYZ"[Math.floor(i / 200)]}`)).flat();
+
+describe("sample order", () => {
+  it("any prefix is close to a proportional stratified sample: 150 of 2,450 postcodes reach every district, each within one of its share", () => {
+    const order = sampleOrder(sorted, (p) => p);
+    const head = order.slice(0, 150);
+    const districts = new Set(head.map(postcodeStratum));
+    expect(districts.size).toBe(28);
+    for (const d of districts) {
+      const size = sorted.filter((p) => postcodeStratum(p) === d).length;
+      const taken = head.filter((p) => postcodeStratum(p) === d).length;
+      expect(Math.abs(taken - (150 * size) / sorted.length)).toBeLessThanOrEqual(1);
+    }
+    // the file's head reaches only the first districts
+    expect(new Set(sorted.slice(0, 100).map(postcodeStratum)).size).toBeLessThan(5);
+  });
+
+  it("is the same every night and for any subset's relative order (resumable), and changes with the seed", () => {
+    const order = sampleOrder(sorted, (p) => p);
+    expect(sampleOrder([...sorted].reverse(), (p) => p)).toEqual(order);
+    expect(sampleOrder(sorted, (p) => p, undefined, "another")).not.toEqual(order);
+    expect(uniformHash("x")).toBe(uniformHash("x"));
+    expect(uniformHash("x")).toBeGreaterThanOrEqual(0);
+    expect(uniformHash("x")).toBeLessThan(1);
+  });
+
+  it("orderNeeds keeps the order it is given for new postcodes: the planner's hook", () => {
+    const candidates = sorted.slice(0, 50).map((postcode, line) => ({ postcode, line, state: "new", fetchedAt: null, releaseRank: 0 }) as unknown as Candidate);
+    const sampled = sampleOrder(candidates, (c) => c.postcode);
+    expect(orderNeeds(sampled, () => 0).needs.map((n) => n.postcode)).toEqual(sampled.map((c) => c.postcode));
+  });
+});
+
+describe("estimates at the edges", () => {
+  it("a stratum with one answered postcode is pooled; a domain with one answered postcode has an estimate but no interval", async () => {
+    const { collapseStrata, estimateDomain } = await import("../src/report/estimates.js");
+    const c = (stratum: string, answered: boolean, addresses = 10, y = 5) => ({ stratum, answered, addresses: answered ? addresses : 0, counts: answered ? [y] : [0] });
+    expect(collapseStrata([c("A", true), c("A", true), c("B", true), c("C", true), c("C", false)])).toEqual(["A", "A", "\u0000collapsed", "\u0000collapsed", "\u0000collapsed"]);
+    const one = estimateDomain([c("A", true), c("A", false), c("A", false)], 1);
+    expect(one.shares[0]).toEqual({ estimate: 0.5, low: null, high: null });
+    const none = estimateDomain([c("A", false), c("A", false)], 1);
+    expect(none.shares[0]).toEqual({ estimate: null, low: null, high: null });
+    const most = estimateDomain([c("A", true, 10, 2), c("A", true, 20, 10), c("A", true, 5, 0), c("A", false)], 1);
+    expect(most.exact).toBe(false);
+    expect(most.shares[0]!.low!).toBeLessThan(most.shares[0]!.estimate!);
+    expect(most.shares[0]!.high!).toBeGreaterThan(most.shares[0]!.estimate!);
+  });
+});
