@@ -139,7 +139,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     if (config.openData) {
       // loaded only when asked for: every other run starts without the zip reader
       const { importOpenData } = await import("./open-data-stage.js");
-      const imported = await importOpenData(ctx.store, config.openData, { runId: ctx.runId, now: () => nowIso(ctx) }, ctx.log);
+      const imported = await importOpenData(ctx.store, config.openData, { runId: ctx.runId, now: () => nowIso(ctx) }, ctx.log, ctx.stop.stopAllSignal);
       if (!imported.ok) return await failBeforeFetching(ctx, imported.message, "input");
     }
     ctx.plan = await planStage(ctx);
