@@ -15,7 +15,7 @@ import { describeReasons, planFetches } from "../plan/plan.js";
 import { openStore, storeError } from "../store/open-store.js";
 import type { Store } from "../store/store.js";
 import type { CommitGrouping } from "../store/commit-group.js";
-import { DatabaseError, LockedError, type Lease, type RunCounts } from "../store/types.js";
+import { DatabaseError, LockedError, type Lease, type RunCounts, type RunState } from "../store/types.js";
 import { otherKindMessage } from "../store/data-kind.js";
 import { keepLease, LEASE_TTL_MS, type Every } from "../store/lease-keeper.js";
 import { processIdentity } from "../store/process-identity.js";
@@ -27,7 +27,7 @@ import { inputShapeProblem, reportOptionsProblem } from "../report/check-options
 import type { Logger } from "../log/logger.js";
 import { startProgress } from "../log/progress.js";
 import type { BatchConfig } from "./config.js";
-import { decideExit, describeStop, EXIT, stopReasonCode } from "./exit-code.js";
+import { decideExit, describeStop, EXIT, lateSignal, stopReasonCode } from "./exit-code.js";
 import { openInputSource, readInputIntoRun } from "./read-stage.js";
 import { startRunQuota, type RunQuota } from "./quota.js";
 import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
@@ -148,6 +148,8 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     // A run that stopped before any answer (rejected key, wrong URL) replaces no reports.
     const reportFailure = config.reports && result.state !== "failed" ? await reportStage(ctx) : null;
     let stopReason = ctx.stop.reasons[0] ? stopReasonCode(ctx.stop.reasons[0]) : null;
+    const late = lateSignal(ctx.stop.reasons, result.exitCode);
+    if (late) await recordExit(ctx, (result.exitCode = late.code), (result.message = late.message), late.state);
     if (reportFailure) {
       // the run row was written before the reports: it takes the exit the process really ends with
       result.exitCode = result.exitCode === EXIT.ok ? EXIT.error : result.exitCode;
@@ -614,9 +616,9 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
 }
 
 /** The exit and message the run really ends with, when the report stage changed them; a failure here is logged, not thrown. */
-async function recordExit(ctx: RunContext, exitCode: number, message: string): Promise<void> {
+async function recordExit(ctx: RunContext, exitCode: number, message: string, state?: RunState): Promise<void> {
   try {
-    await ctx.store.runs.setExit(ctx.runId!, exitCode, message);
+    await ctx.store.runs.setExit(ctx.runId!, exitCode, message, state);
   } catch (err) {
     ctx.log.error(`cannot record the run's exit in ${ctx.config.db}: ${oneLine(err)}`);
   }
