@@ -4,7 +4,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/log/logger.js";
-import { generatePostcodes } from "../src/simulator/index.js";
+import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { query } from "./helpers/child-cli.js";
 
@@ -35,5 +35,28 @@ describe("a signal during the reports", () => {
     expect(r.exitCode).toBe(code);
     expect(summary.exitCode).toBe(code);
     expect(query(join(d, "coverage.sqlite"), "SELECT state, exit_code FROM runs")).toEqual([{ state: "interrupted", exit_code: code }]);
+  });
+});
+
+describe("a failed cleanup after the run's end", () => {
+  it("its line carries event, exitCode and stopReason, the run's own", async () => {
+    const d = tempDir("pcc-cleanup-failed-");
+    dirs.push(d);
+    const input = writeCsv(d, "in.csv", ["postcode", ...generatePostcodes(5, 4)]);
+    const sim = await startSimulator({ seed: 5, key: "zq7-test-key-4455xy", port: 0 });
+    const api = async () => ({
+      baseUrl: new URL(sim.url),
+      key: "zq7-test-key-4455xy",
+      description: "a simulator whose closing fails",
+      close: async () => {
+        await sim.close();
+        throw new Error("Connection terminated unexpectedly");
+      },
+    });
+    const r = await runIn(d, { in: input, simulate: true }, {}, { api });
+    const last = JSON.parse(r.logs.at(-1)!) as Record<string, unknown>;
+    // on main: {"level":"error","message":"cleanup failed: …"} with no event, exit code or stop reason
+    expect(last).toMatchObject({ event: "cleanup_failed", exitCode: r.exitCode, stopReason: null });
+    expect(String(last.message)).toMatch(/^cleanup failed: .*Connection terminated unexpectedly/);
   });
 });

@@ -111,6 +111,8 @@ interface RunContext {
   api: ApiEndpoint | null;
   /** the run row holds its final state */
   finished: boolean;
+  /** how the run ended, as its last line said: a failed cleanup after it says the same */
+  ending?: { exitCode: number; stopReason: string | null };
   cleanups: (() => void | Promise<void>)[];
 }
 
@@ -164,6 +166,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     // A full disk or a damaged database is one line naming the database, not a stack trace.
     const named = storeError(err, config.db);
     if (!(named instanceof DatabaseError) && !isFileSystemError(err)) throw err;
+    ctx.ending = { exitCode: EXIT.error, stopReason: "database" };
     ctx.log.error(oneLine(named), { event: "failed", runId: ctx.runId, exitCode: EXIT.error, stopReason: "database" });
     return { exitCode: EXIT.error, runId: ctx.runId, counts: null, stats: ctx.stats };
   } finally {
@@ -300,7 +303,12 @@ async function closeRun(ctx: RunContext): Promise<void> {
     try {
       await cleanup();
     } catch (err) {
-      ctx.log.error(`cleanup failed: ${oneLine(storeError(err, ctx.config.db))}; the next batch takes over the lock of this finished process`);
+      const ending = ctx.ending ?? { exitCode: EXIT.error, stopReason: "cleanup" };
+      ctx.log.error(`cleanup failed: ${oneLine(storeError(err, ctx.config.db))}; the next batch takes over the lock of this finished process`, {
+        event: "cleanup_failed",
+        runId: ctx.runId,
+        ...ending,
+      });
     }
   }
 }
@@ -336,6 +344,7 @@ async function failBeforeFetching(ctx: RunContext, message: string, stopReason: 
     await ctx.store.runs.forget(ctx.runId!);
     return refuse(ctx.log, message, stopReason);
   }
+  ctx.ending = { exitCode: EXIT.error, stopReason };
   ctx.log.error(message, { event: "failed", runId: ctx.runId, exitCode: EXIT.error, stopReason });
   await ctx.store.runs.finish(ctx.runId!, { endedAt: nowIso(ctx), state: "failed", exitCode: EXIT.error, message, counts: countsSoFar(ctx) });
   return { exitCode: EXIT.error, runId: ctx.runId, counts: null, stats: null };
@@ -701,6 +710,7 @@ function printSummary(ctx: RunContext, c: RunCounts, exitCode: number, stopMessa
   // refreshes --monthly-quota left for later nights: not pending, and no reason to exit non-zero
   const deferredRefreshes = Object.fromEntries(ctx.config.lookups.map((l) => [l, ctx.plan?.deferred.get(l)?.refreshes ?? 0]));
   const deferred = Object.values(deferredRefreshes).reduce((n, d) => n + d, 0);
+  ctx.ending = { exitCode, stopReason };
   log.result(
     `run ${ctx.runId} finished, exit ${exitCode}${stopMessage ? ` (${stopMessage})` : ""}: ${c.postcodes} postcodes (${c.rejects} rejected rows); ` +
       `lookups ok ${c.ok}, not found ${c.notFound}, failed ${c.failed}, pending ${c.pending}` +
