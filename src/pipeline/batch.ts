@@ -617,7 +617,9 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
     for (const note of report.notes) log.result(note, { event: "note" });
     log.result(openFirstLine(config.out));
     return null;
-  } catch (err) {
+  } catch (caught) {
+    // a failure of the database names it (without password) and says what ended the connection
+    const err = storeError(caught, config.db);
     const message = `${oneLine(err)}; the previous reports are unchanged and the database is complete: \`npm run report\` retries`;
     log.error(message, { event: "reports" });
     return `reports not written: ${oneLine(err)}`;
