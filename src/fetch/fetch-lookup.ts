@@ -145,7 +145,7 @@ export async function fetchLookup(postcodes: AsyncIterable<string>, o: LookupFet
         const left = (monitor.failingSince ?? now) + o.outageLimitMs - now;
         const asked = attempt.outcome.kind === "throttled" ? attempt.outcome.asked : undefined;
         const judged = decide(o.lookup, attempt.outcome, state, health, policy);
-        const free = unjudgedPause(postcode, attempt.failure, state, network, judged);
+        const free = unjudgedRetry(monitor, o, { postcode, failure: attempt.failure, state, network }, judged);
         const decision = boundWait(o.lookup, free ?? judged, left, o.outageLimitMs, asked);
         switch (decision.kind) {
           case "final":
@@ -180,8 +180,7 @@ export async function fetchLookup(postcodes: AsyncIterable<string>, o: LookupFet
           case "retry":
             lastError = decision.lastError;
             if (free) network.free++;
-            else if (attempt.failure?.group === "network") network.spent(o.clock.now());
-            if (!free) state.retriesUsed++;
+            else network.spend(attempt.failure, state, o.clock.now());
             o.stats.retries++;
             o.onEvent?.({
               level: "debug",
@@ -196,19 +195,6 @@ export async function fetchLookup(postcodes: AsyncIterable<string>, o: LookupFet
     }
   }
 
-  /**
-   * A network failure while the outage is not yet judged (others failing the same way, or this
-   * postcode's last retry) spends no retry: it is tried again after a backoff, a bounded number of
-   * times, until the monitor calls it an outage (the postcode then waits, spending nothing) or not.
-   */
-  function unjudgedPause(postcode: string, failure: FailureSignature | null, state: AttemptState, network: NetworkRetries, judged: Decision) {
-    const failedOrRetry = judged.kind === "retry" || (judged.kind === "final" && judged.status === "failed");
-    if (!failedOrRetry || network.free >= DEFAULT_OUTAGE_THRESHOLDS.sameFailures) return null;
-    if (!monitor.unjudged(postcode, failure, state.retriesUsed < o.retries)) return null;
-    const afterMs = backoffDelay(Math.min(state.retriesUsed, o.retries), o.backoff, o.random);
-    return { kind: "retry" as const, afterMs, lastError: judged.lastError ?? "" };
-  }
-
   // One pool: `concurrency` workers take the next postcode from one shared iterator (the run's
   // claimed pairs, a chunk at a time), so 100,000 postcodes queue no more work than 100 do.
   const next = postcodes[Symbol.asyncIterator]();
@@ -220,6 +206,24 @@ export async function fetchLookup(postcodes: AsyncIterable<string>, o: LookupFet
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
+}
+
+/**
+ * A network failure while the outage is not yet judged (others failing the same way, or this
+ * postcode's last retry) spends no retry: it is tried again after a backoff, a bounded number of
+ * times, until the monitor calls it an outage (the postcode then waits, spending nothing) or not.
+ */
+function unjudgedRetry(
+  monitor: OutageMonitor,
+  o: Pick<LookupFetchOptions, "retries" | "backoff" | "random">,
+  a: { postcode: string; failure: FailureSignature | null; state: AttemptState; network: NetworkRetries },
+  judged: Decision,
+): Decision | null {
+  const failedOrRetry = judged.kind === "retry" || (judged.kind === "final" && judged.status === "failed");
+  if (!failedOrRetry || a.network.free >= DEFAULT_OUTAGE_THRESHOLDS.sameFailures) return null;
+  if (!monitor.unjudged(a.postcode, a.failure, a.state.retriesUsed < o.retries)) return null;
+  const afterMs = backoffDelay(Math.min(a.state.retriesUsed, o.retries), o.backoff, o.random);
+  return { kind: "retry", afterMs, lastError: judged.lastError ?? "" };
 }
 
 /** How an attempt failed, when the failure may be the API's as a whole (5xx, 408, 429). */

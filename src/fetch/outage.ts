@@ -105,8 +105,10 @@ export class NetworkRetries {
   /** attempts let off while unjudged: bounded, so one postcode's own fault cannot loop */
   free = 0;
 
-  spent(at: number): void {
-    this.spentAt.push(at);
+  /** One retry spent: kept with its time when a network failure spent it, to give back if an outage's run-up took it. */
+  spend(failure: FailureSignature | null, state: { retriesUsed: number }, at: number): void {
+    state.retriesUsed++;
+    if (failure?.group === "network") this.spentAt.push(at);
   }
 
   /** How many retries to give back now; each is given back once. */
