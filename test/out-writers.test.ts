@@ -227,7 +227,7 @@ describe("a writer killed at a rename or a file write", () => {
     expect(crashAt("export", db, exp, "list")).toBeNull();
     const whole = exportTree(exp);
     expect([...whole.keys()].some((p) => p.startsWith("broadband.parquet/area="))).toBe(true);
-    for (const step of ["write mobile", "in mobile.parquet", "delete postcodes.parquet"]) {
+    for (const step of ["write mobile", "in mobile.parquet", "delete broadband.parquet", "in postcodes.parquet"]) {
       expect(crashAt("export", db, exp, step)).toBe("SIGKILL");
       expect(readdirSync(exp).some((n) => n.startsWith(".export-"))).toBe(true);
       asNextWriter(exp);

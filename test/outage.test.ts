@@ -193,3 +193,32 @@ describe("an outage mid-run", () => {
     expect(warnings).toMatch(/the API answers again after \d+ (s|min)/);
   });
 });
+
+describe("a network failure before the outage is recognised spends no retry", () => {
+  it("with --retries 0 an outage mid-run still fails no postcode: the attempts of its run-up are let off or given back", async () => {
+    const { d, input } = setup();
+    let s = await sim({});
+    const port = s.port;
+    let phase: "up" | "down" | "back" = "up";
+    const clock = new FakeClock();
+    const sleep = clock.sleep.bind(clock);
+    let downAt = 0;
+    clock.sleep = async (ms, signal) => {
+      if (phase === "up" && s.counters.total >= 10) {
+        phase = "down";
+        downAt = clock.now();
+        await s.close();
+      } else if (phase === "down" && clock.now() - downAt > 60_000) {
+        phase = "back";
+        s = await sim({ port });
+      }
+      return sleep(ms, signal);
+    };
+    const r = await runIn(d, { in: input, baseUrl: `http://127.0.0.1:${port}`, rate: 600, retries: 0 }, env, { clock });
+    expect(phase).toBe("back");
+    // on main: every postcode whose attempt met a refused connection before the outage was
+    // recognised (6 failures across 3 postcodes) failed at once, and the run exited 2
+    expect(r.counts).toMatchObject({ ok: 40, failed: 0, pending: 0 });
+    expect(r.exitCode, JSON.stringify(r.stats)).toBe(0);
+  });
+});

@@ -40,6 +40,25 @@ describe("PostgreSQL URLs", () => {
     }
   });
 
+  test("a password is refused and redacted in every spelling the driver reads: percent-encoded or cased names, a tab inside, sslpassword", () => {
+    const spellings = [
+      "postgres://h/db?pass%77ord=s3cret",
+      "postgres://h/db?%70%61%73%73%77%6f%72%64=s3cret",
+      "postgres://h/db?sslmode=require&PassWord=s3cret",
+      "postgres://h/db?pass\tword=s3cret",
+      "postgres://h/db?sslpassword=s3cret",
+      "postgres://ana:s3cret@h/db",
+      "postgres://an%61:s3cret@h/db",
+    ];
+    for (const url of spellings) {
+      expect(urlHasPassword(url), url).toBe(true);
+      expect(redactUrl(url), url).not.toContain("s3cret");
+      expect(() => BATCH_OPTIONS.db.parse(url, "--db"), url).toThrow(/a password in the URL is refused/);
+    }
+    expect(redactUrl("postgres://h/db?sslmode=require&pass%77ord=s3cret")).toBe("postgres://h/db?sslmode=require");
+    expect(urlHasPassword("postgres://h/db?passwordless=1&user=ana")).toBe(false);
+  });
+
   test("--db takes a URL without a password and refuses one with it; a URL has no file the report set could clash with", () => {
     expect(BATCH_OPTIONS.db.parse("postgres://ana@db.example.org/coverage", "--db")).toBe("postgres://ana@db.example.org/coverage");
     expect(() => BATCH_OPTIONS.db.parse("postgres://ana:s3cret@db.example.org/coverage", "--db")).toThrow(

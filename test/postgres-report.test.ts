@@ -112,6 +112,8 @@ describe.skipIf(skip)("reports on a PostgreSQL store", () => {
     await expect(failed).rejects.toThrow(DatabaseError);
     // pg says either what the server sent or that the connection is gone, as one line after the URL
     await expect(failed).rejects.toThrow(/^database postgres:\/\/postgres@\/t_\S+: (terminating connection due to administrator command|Client has encountered a connection error|Connection terminated)[^\n]*$/);
+    // and says who ended it, so that a report failure tells the cause, not only pg's words
+    await expect(failed).rejects.toThrow(/; the server ended the connection \(restarted, shut down, or an administrator ended the session\)/);
     expect(await reader.snapshot({}, async (snapshot) => (await snapshot.preparePostcodes(null), snapshot.countLocated(false)))).toBe(1);
   });
 

@@ -6,6 +6,8 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeRule, type ProbeSituation } from "../src/plan/probe-rule.js";
+import { orderNeeds, PROBE_MIN_AGE_MS } from "../src/plan/plan.js";
+import type { Candidate } from "../src/store/types.js";
 import { openDatabase } from "../src/store/sqlite/db.js";
 import { generatePostcodes } from "../src/simulator/index.js";
 import { dayClock } from "./helpers/fake-clock.js";
@@ -80,4 +82,24 @@ describe("the demo, run again", () => {
     expect(r.stats!.mobile.requests).toBe(1);
     expect(r.stats!.broadband.requests).toBe(21);
   }, 60_000);
+});
+
+describe("no probe for an answer younger than a day", () => {
+  const fresh = (postcode: string, fetchedAt: string): Candidate => ({ postcode, line: 1, state: "fresh", fetchedAt, releaseRank: 1 });
+  const rule = (situation: Pick<ProbeSituation, "fresh" | "probeable" | "fetching" | "refetching" | "replacingRelease">) =>
+    probeRule({ ...base, ...situation, lastCheck: null }).probes;
+  const probeBefore = new Date(Date.parse(NOW) - PROBE_MIN_AGE_MS).toISOString();
+
+  it("a re-run 90 s after a Ctrl-C (the release never recorded as checked) sends no probe", () => {
+    const justAsked = Array.from({ length: 30 }, (_, i) => fresh(`AB1${i}CD`, new Date(Date.parse(NOW) - 90_000).toISOString()));
+    // on main: 20 probes for answers fetched 90 s earlier
+    expect(orderNeeds(justAsked, rule, undefined, probeBefore).needs).toEqual([]);
+    expect(probeRule({ ...base, fresh: 30, probeable: 0 })).toEqual({ probes: 0, check: null, why: "every fresh answer is younger than a day" });
+  });
+
+  it("last night's answers are still probed, the oldest first, and only they", () => {
+    const lastNight = [fresh("AB11CD", "2026-11-22T21:40:00.000Z"), fresh("AB12CD", "2026-11-22T21:10:00.000Z")];
+    const today = [fresh("AB13CD", "2026-11-23T20:58:00.000Z")];
+    expect(orderNeeds([...today, ...lastNight], rule, undefined, probeBefore).needs.map((n) => n.postcode)).toEqual(["AB12CD", "AB11CD"]);
+  });
 });

@@ -2,7 +2,7 @@
 // rewrites the report set from the database, without fetching anything.
 import { parseTable, REPORT_OPTIONS } from "../pipeline/options.js";
 import { existsSync } from "node:fs";
-import { openStore } from "../store/open-store.js";
+import { openStore, storeError } from "../store/open-store.js";
 import { isPostgresUrl } from "../store/location.js";
 import { headlineLines, openFirstLine, REPORT_FILES, ReportError, writeReports } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
@@ -37,6 +37,9 @@ runCli({
       process.stdout.write(`reports written to ${o.out}: ${result.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}\n`);
       for (const line of [...headlineLines(result.summary), ...result.notes]) process.stdout.write(line + "\n");
       process.stdout.write(openFirstLine(o.out) + "\n");
+    } catch (err) {
+      // a failure of the database names it (without password) and the cause
+      throw storeError(err, o.db);
     } finally {
       await source.close();
     }

@@ -119,24 +119,8 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
       return { scope: snapshot.scope, tables };
     }, { onWarning: progress });
     rmSync(join(staging, ".duckdb-tmp"), { recursive: true, force: true });
-    // Everything is written: only now does each table replace its previous export, by two renames (old
-    // aside, new in) and then the old one's deletion, so a kill leaves a whole old or new table (the
-    // next writer puts an old one back whose place is empty).
     lock.assertHeld();
-    mkdirSync(join(staging, EXPORT_ASIDE));
-    for (const t of tables) {
-      const target = join(options.outDir, t.path);
-      const aside = join(staging, EXPORT_ASIDE, t.path);
-      if (!existsSync(join(staging, t.path))) continue;
-      if (existsSync(target)) {
-        await step(`aside ${t.path}`);
-        renameSync(target, aside);
-      }
-      await step(`in ${t.path}`);
-      renameSync(join(staging, t.path), target);
-      await step(`delete ${t.path}`);
-      rmSync(aside, { recursive: true, force: true });
-    }
+    await swapTables(tables, options.outDir, staging, step);
     return { runId: options.all ? null : scope.runId, tables };
   } catch (err) {
     failed = true;
@@ -150,6 +134,34 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
     cleanup(() => (instance as DuckDBInstance | null)?.closeSync());
     if (staging) cleanup(() => rmSync(staging!, { recursive: true, force: true }));
     lock.release();
+  }
+}
+
+/** Moves each written table from `staging` into `outDir` over its previous export. */
+async function swapTables(tables: readonly ExportedTable[], outDir: string, staging: string, step: (name: string) => unknown): Promise<void> {
+  // Everything is written: only now does each table replace its previous export. A table of one
+  // file replaces the old one by a single rename, so a reader always finds a whole table; a
+  // partitioned one (a folder, which no rename can replace) by two renames (old aside, new in)
+  // and then the old one's deletion, so a kill leaves a whole old or new table (the next writer
+  // puts an old one back whose place is empty).
+  mkdirSync(join(staging, EXPORT_ASIDE));
+  for (const t of tables) {
+    const target = join(outDir, t.path);
+    const aside = join(staging, EXPORT_ASIDE, t.path);
+    if (!existsSync(join(staging, t.path))) continue;
+    if (isFile(join(staging, t.path)) && (!existsSync(target) || isFile(target))) {
+      await step(`in ${t.path}`);
+      renameSync(join(staging, t.path), target);
+      continue;
+    }
+    if (existsSync(target)) {
+      await step(`aside ${t.path}`);
+      renameSync(target, aside);
+    }
+    await step(`in ${t.path}`);
+    renameSync(join(staging, t.path), target);
+    await step(`delete ${t.path}`);
+    rmSync(aside, { recursive: true, force: true });
   }
 }
 
@@ -288,6 +300,8 @@ class TableWriter {
   }
 }
 
+
+const isFile = (path: string): boolean => statSync(path).isFile();
 
 function sizeOf(path: string): number {
   if (!existsSync(path)) return 0;

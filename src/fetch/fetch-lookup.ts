@@ -4,13 +4,13 @@
 import type { Lookup } from "../spec/fields.js";
 import { API_KEY_HEADER, lookupPath } from "../spec/types.js";
 import type { FinalRecord } from "../spec/records.js";
-import type { BackoffPolicy } from "./backoff.js";
+import { backoffDelay, type BackoffPolicy } from "./backoff.js";
 import type { RequestBudget } from "./budget.js";
 import { classify } from "./classify.js";
 import type { Clock } from "./clock.js";
-import { boundWait, decide, type AttemptState } from "./decide.js";
+import { boundWait, decide, type AttemptState, type Decision } from "./decide.js";
 import { NetworkError, type HttpClient } from "./http-client.js";
-import { DEFAULT_OUTAGE_THRESHOLDS, OutageMonitor, type FailureSignature } from "./outage.js";
+import { DEFAULT_OUTAGE_THRESHOLDS, NetworkRetries, OutageMonitor, type FailureSignature } from "./outage.js";
 import type { Outcome } from "./outcome.js";
 import type { Pacer } from "./pacer.js";
 import type { StopControl } from "./stop.js";
@@ -104,6 +104,7 @@ export async function fetchLookup(postcodes: AsyncIterable<string>, o: LookupFet
 
   async function one(postcode: string): Promise<void> {
     const state: AttemptState = { retriesUsed: 0, throttles: 0 };
+    const network = new NetworkRetries();
     let attempts = 0;
     let lastStatus: number | null = null;
     let lastError: string | null = null;
@@ -138,11 +139,14 @@ export async function fetchLookup(postcodes: AsyncIterable<string>, o: LookupFet
         o.onRequest?.({ status: attempt.httpStatus, quotaMessage: attempt.outcome.kind === "quota" ? attempt.outcome.message : null });
         lastStatus = attempt.httpStatus;
         const health = monitor.record(postcode, attempt.failure, o.clock.now());
+        state.retriesUsed -= network.refund(monitor);
         if (attempt.outcome.kind === "throttled" && attempt.outcome.retryAfterMs !== null) outage.retryAfterMs = attempt.outcome.retryAfterMs;
         const now = o.clock.now();
         const left = (monitor.failingSince ?? now) + o.outageLimitMs - now;
         const asked = attempt.outcome.kind === "throttled" ? attempt.outcome.asked : undefined;
-        const decision = boundWait(o.lookup, decide(o.lookup, attempt.outcome, state, health, policy), left, o.outageLimitMs, asked);
+        const judged = decide(o.lookup, attempt.outcome, state, health, policy);
+        const free = unjudgedRetry(monitor, o, { postcode, failure: attempt.failure, state, network }, judged);
+        const decision = boundWait(o.lookup, free ?? judged, left, o.outageLimitMs, asked);
         switch (decision.kind) {
           case "final":
             lastError = decision.lastError;
@@ -175,7 +179,8 @@ export async function fetchLookup(postcodes: AsyncIterable<string>, o: LookupFet
             continue;
           case "retry":
             lastError = decision.lastError;
-            state.retriesUsed++;
+            if (free) network.free++;
+            else network.spend(attempt.failure, state, o.clock.now());
             o.stats.retries++;
             o.onEvent?.({
               level: "debug",
@@ -201,6 +206,24 @@ export async function fetchLookup(postcodes: AsyncIterable<string>, o: LookupFet
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
+}
+
+/**
+ * A network failure while the outage is not yet judged (others failing the same way, or this
+ * postcode's last retry) spends no retry: it is tried again after a backoff, a bounded number of
+ * times, until the monitor calls it an outage (the postcode then waits, spending nothing) or not.
+ */
+function unjudgedRetry(
+  monitor: OutageMonitor,
+  o: Pick<LookupFetchOptions, "retries" | "backoff" | "random">,
+  a: { postcode: string; failure: FailureSignature | null; state: AttemptState; network: NetworkRetries },
+  judged: Decision,
+): Decision | null {
+  const failedOrRetry = judged.kind === "retry" || (judged.kind === "final" && judged.status === "failed");
+  if (!failedOrRetry || a.network.free >= DEFAULT_OUTAGE_THRESHOLDS.sameFailures) return null;
+  if (!monitor.unjudged(a.postcode, a.failure, a.state.retriesUsed < o.retries)) return null;
+  const afterMs = backoffDelay(Math.min(a.state.retriesUsed, o.retries), o.backoff, o.random);
+  return { kind: "retry", afterMs, lastError: judged.lastError ?? "" };
 }
 
 /** How an attempt failed, when the failure may be the API's as a whole (5xx, 408, 429). */

@@ -33,7 +33,9 @@ export const DEFAULT_OUTAGE_THRESHOLDS = { sameFailures: 6, throttles: 20, postc
 
 export class OutageMonitor {
   private successes = 0;
-  private streak: { group: string; count: number; postcodes: Set<string> } | null = null;
+  private streak: { group: string; count: number; postcodes: Set<string>; since: number } | null = null;
+  /** each recognised outage's run-up: from the streak's first failure to its recognition */
+  private readonly runUps: { from: number; to: number }[] = [];
   private state: Health = { kind: "healthy" };
   private failing: number | null = null;
 
@@ -62,15 +64,58 @@ export class OutageMonitor {
     if (this.streak?.group === failure.group) {
       this.streak.count++;
       this.streak.postcodes.add(postcode);
-    } else this.streak = { group: failure.group, count: 1, postcodes: new Set([postcode]) };
+    } else this.streak = { group: failure.group, count: 1, postcodes: new Set([postcode]), since: now };
 
     if (this.successes === 0 && failure.wrongAddress && this.streak.count >= this.options.unreachable) {
       this.state = { kind: "unreachable", message: `${failure.what} from ${this.options.url} on every attempt so far: check --base-url` };
       return this.state;
     }
     const needed = failure.throttled ? this.options.throttles : this.options.sameFailures;
-    if (this.streak.count >= needed && this.streak.postcodes.size >= this.options.postcodes)
+    if (this.streak.count >= needed && this.streak.postcodes.size >= this.options.postcodes) {
       this.state = { kind: "outage", since: now, what: failure.what };
+      this.runUps.push({ from: this.streak.since, to: now });
+      if (this.runUps.length > 16) this.runUps.shift();
+    }
     return this.state;
+  }
+
+  /**
+   * Whether a network failure of `postcode` is not yet judged: the API is not (yet) in an outage
+   * but the attempts are failing on the network without enough of them to say whether it is one.
+   * `othersOnly`: only when another postcode's attempts are in the same streak.
+   */
+  unjudged(postcode: string, failure: FailureSignature | null, othersOnly: boolean): boolean {
+    if (failure?.group !== "network" || this.state.kind !== "healthy" || this.streak?.group !== "network") return false;
+    if (this.streak.count >= this.options.sameFailures) return false;
+    return !othersOnly || [...this.streak.postcodes].some((p) => p !== postcode);
+  }
+
+  /** Whether a retry spent at `at` fell in a recognised outage's run-up (so it is given back). */
+  inRunUp(at: number): boolean {
+    return this.runUps.some((w) => at >= w.from && at <= w.to);
+  }
+}
+
+/**
+ * One postcode's retries spent on network failures, kept so that those an outage's run-up took
+ * (before it was recognised) are given back, and its unjudged attempts, which spend none.
+ */
+export class NetworkRetries {
+  private spentAt: number[] = [];
+  /** attempts let off while unjudged: bounded, so one postcode's own fault cannot loop */
+  free = 0;
+
+  /** One retry spent: kept with its time when a network failure spent it, to give back if an outage's run-up took it. */
+  spend(failure: FailureSignature | null, state: { retriesUsed: number }, at: number): void {
+    state.retriesUsed++;
+    if (failure?.group === "network") this.spentAt.push(at);
+  }
+
+  /** How many retries to give back now; each is given back once. */
+  refund(monitor: OutageMonitor): number {
+    const kept = this.spentAt.filter((at) => !monitor.inRunUp(at));
+    const back = this.spentAt.length - kept.length;
+    this.spentAt = kept;
+    return back;
   }
 }

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, relative } from "node:path";
-import type { Readable } from "node:stream";
+import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
 import { parse } from "csv-parse/sync";
@@ -19,10 +19,18 @@ import {
   type PostcodeFileName,
   type Premises,
 } from "../spec/open-data.js";
-import { squeezePostcode } from "../spec/postcode.js";
+import { normalisePostcode } from "../spec/postcode.js";
 import { UserError } from "../errors.js";
+import { MAX_ROW_BYTES } from "./read-input.js";
 
 export class OpenDataError extends UserError {}
+
+/** The import was stopped (a signal): nothing of it is kept. */
+export class OpenDataStopped extends Error {}
+
+/** An inner zip is copied to a temporary file: at most this big, and inflated at most this many times its packed size. */
+export const MAX_INNER_ZIP_BYTES = 1024 * 1024 * 1024;
+export const MAX_INNER_ZIP_RATIO = 100;
 
 /** One postcode of one file: its figures in OPEN_DATA_FIELDS order (null: no data). */
 export type OpenDataRowHandler = (premises: Premises, postcode: string, values: (number | null)[]) => void;
@@ -32,6 +40,8 @@ export interface OpenDataRead {
   revision: number;
   /** postcode files read */
   files: number;
+  /** rows whose postcode is not a valid UK postcode: skipped, with the first for the log */
+  badPostcodes: { count: number; first: string | null };
 }
 
 const CHUNK = 256 * 1024;
@@ -71,19 +81,20 @@ function sourceFiles(path: string): string[] {
 }
 
 /** Reads every postcode file of one release at `path`, handing each row to `onRow`. */
-export async function readOpenData(path: string, onRow: OpenDataRowHandler): Promise<OpenDataRead> {
+export async function readOpenData(path: string, onRow: OpenDataRowHandler, signal?: AbortSignal): Promise<OpenDataRead> {
   const release: { month: string | null; revision: number; files: number } = { month: null, revision: 0, files: 0 };
+  const badPostcodes: OpenDataRead["badPostcodes"] = { count: 0, first: null };
   const opened = (name: string, file: PostcodeFileName) => {
     if (release.month !== null && release.month !== file.month)
       throw new OpenDataError(`--open-data ${path} holds files of two releases, ${release.month} and ${file.month} (${name}): give one release at a time`);
     release.month = file.month;
     release.revision = Math.max(release.revision, file.revision);
     release.files++;
-    return new CsvSink(name, file.premises, onRow);
+    return new CsvSink(name, file.premises, onRow, badPostcodes, signal);
   };
   for (const file of sourceFiles(path)) {
     if (/\.zip$/i.test(file)) {
-      await readZip(file, file, opened);
+      await readZip(file, file, opened, signal);
     } else {
       const name = parsePostcodeFileName(file);
       if (!name) {
@@ -98,7 +109,7 @@ export async function readOpenData(path: string, onRow: OpenDataRowHandler): Pro
   }
   if (release.month === null)
     throw new OpenDataError(`--open-data ${path} holds no Ofcom postcode file (names like 202601_fixed_pc_coverage_r2_CR.csv)`);
-  return { month: release.month, revision: release.revision, files: release.files };
+  return { month: release.month, revision: release.revision, files: release.files, badPostcodes };
 }
 
 interface Sink {
@@ -112,11 +123,12 @@ type Opened = (name: string, file: PostcodeFileName) => Sink;
  * (a streamed zip's data descriptors included). Each postcode CSV streams to its sink; an inner zip
  * is copied to a temporary file and read the same way.
  */
-async function readZip(file: string, where: string, opened: Opened): Promise<void> {
+async function readZip(file: string, where: string, opened: Opened, signal?: AbortSignal): Promise<void> {
   // What the zip itself fails with is said as such; a CSV's own problem (or the store's) passes as it is.
   const unzipping = <T>(step: Promise<T>): Promise<T> =>
     step.catch((err: unknown) => {
-      throw err instanceof OpenDataError ? err : new OpenDataError(`--open-data ${where}: not a readable zip (${(err as Error).message})`);
+      if (signal?.aborted) throw new OpenDataStopped("stopped");
+      throw err instanceof OpenDataError || err instanceof OpenDataStopped ? err : new OpenDataError(`--open-data ${where}: not a readable zip (${(err as Error).message})`);
     });
   const zip = await unzipping(openZip(file));
   try {
@@ -125,11 +137,14 @@ async function readZip(file: string, where: string, opened: Opened): Promise<voi
       const inside = `${where}/${entry.fileName}`;
       const name = parsePostcodeFileName(entry.fileName);
       if (/\.zip$/i.test(entry.fileName)) {
+        const tooBig = innerZipProblem(inside, entry.uncompressedSize, entry.compressedSize);
+        if (tooBig) throw new OpenDataError(tooBig);
         const dir = mkdtempSync(join(tmpdir(), "pcc-open-data-"));
         try {
           const inner = join(dir, "inner.zip");
-          await unzipping(entryStream(zip, entry).then((stream) => pipeline(stream, createWriteStream(inner))));
-          await readZip(inner, inside, opened);
+          const copy = (stream: Readable) => pipeline(stream, capped(inside, entry.compressedSize), createWriteStream(inner), signal ? { signal } : {});
+          await unzipping(entryStream(zip, entry).then(copy));
+          await readZip(inner, inside, opened, signal);
         } finally {
           rmSync(dir, { recursive: true, force: true });
         }
@@ -148,6 +163,27 @@ async function readZip(file: string, where: string, opened: Opened): Promise<voi
   } finally {
     zip.close();
   }
+}
+
+/** Why an inner zip is not copied out: more than the size cap, or inflating more than the ratio cap (a zip bomb). */
+export function innerZipProblem(where: string, size: number, packed: number): string | null {
+  const mib = (n: number) => `${Math.round(n / 1024 / 1024)} MiB`;
+  if (size > MAX_INNER_ZIP_BYTES) return `--open-data ${where}: an inner zip of ${mib(size)}, more than the ${mib(MAX_INNER_ZIP_BYTES)} allowed; not unpacked`;
+  if (size > MAX_INNER_ZIP_RATIO * Math.max(1, packed))
+    return `--open-data ${where}: an inner zip inflating ${Math.round(size / Math.max(1, packed))} times its packed size (more than ${MAX_INNER_ZIP_RATIO}); not unpacked`;
+  return null;
+}
+
+/** Passes bytes on while they stay within the caps: a zip whose sizes lie stops here, not on a full disk. */
+function capped(where: string, packed: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      const problem = innerZipProblem(where, seen, packed);
+      done(problem ? new OpenDataError(problem) : null, chunk);
+    },
+  });
 }
 
 const openZip = (file: string) =>
@@ -198,9 +234,12 @@ class CsvSink implements Sink {
     private readonly name: string,
     private readonly premises: Premises,
     private readonly onRow: OpenDataRowHandler,
+    private readonly badPostcodes: OpenDataRead["badPostcodes"],
+    private readonly signal?: AbortSignal,
   ) {}
 
   push(chunk: Uint8Array, final: boolean): void {
+    if (this.signal?.aborted) throw new OpenDataStopped("stopped");
     let decoded: string;
     try {
       decoded = this.decoder.decode(chunk, { stream: !final });
@@ -209,7 +248,12 @@ class CsvSink implements Sink {
     }
     this.text += decoded;
     // whole lines only: the rest waits for the next chunk
-    const end = final ? this.text.length : this.text.lastIndexOf("\n") + 1;
+    const whole = this.text.lastIndexOf("\n") + 1;
+    const end = final ? this.text.length : whole;
+    // the other readers' rule: a line over 1 MiB is refused at once, never gathered further
+    const long = this.text.length - whole > MAX_ROW_BYTES ? whole : longLineAt(this.text, end);
+    if (long !== null)
+      throw new OpenDataError(`${this.name} line ${this.line + 1 + countLines(this.text.slice(0, long))}: longer than ${MAX_ROW_BYTES / 1024 / 1024} MiB; not a postcode file`);
     if (end === 0) return;
     const block = this.text.slice(0, end);
     this.text = this.text.slice(end);
@@ -229,8 +273,15 @@ class CsvSink implements Sink {
         this.columns = matchHeader(this.name, record);
         continue;
       }
-      const postcode = squeezePostcode(record[this.columns[0]!] ?? "");
-      if (postcode === "") continue;
+      const cell = record[this.columns[0]!] ?? "";
+      if (cell.trim() === "") continue;
+      const valid = normalisePostcode(cell);
+      if (!valid.ok) {
+        this.badPostcodes.count++;
+        this.badPostcodes.first ??= `${this.name} line ${this.line}: "${cell.slice(0, 20)}"`;
+        continue;
+      }
+      const postcode = valid.compact;
       const values = new Array<number | null>(this.columns.length - 1);
       for (let i = 1; i < this.columns.length; i++) {
         const at = this.columns[i]!;
@@ -254,4 +305,17 @@ class CsvSink implements Sink {
     const line = this.line + 1 + (lenient.slice(0, Math.max(0, at)).match(/\n/g)?.length ?? 0);
     return `${this.name} line ${line}: not UTF-8 (Windows-1252?); convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8, or download it again`;
   }
+}
+
+const countLines = (text: string): number => text.match(/\n/g)?.length ?? 0;
+
+/** Where the first line over MAX_ROW_BYTES starts in text[0, end), or null: one pass. */
+function longLineAt(text: string, end: number): number | null {
+  for (let start = 0; start < end; ) {
+    const nl = text.indexOf("\n", start);
+    const stop = nl < 0 || nl > end ? end : nl;
+    if (stop - start > MAX_ROW_BYTES) return start;
+    start = stop + 1;
+  }
+  return null;
 }

@@ -15,7 +15,7 @@ import { describeReasons, planFetches } from "../plan/plan.js";
 import { openStore, storeError } from "../store/open-store.js";
 import type { Store } from "../store/store.js";
 import type { CommitGrouping } from "../store/commit-group.js";
-import { DatabaseError, LockedError, type Lease, type RunCounts } from "../store/types.js";
+import { DatabaseError, LockedError, type Lease, type RunCounts, type RunState } from "../store/types.js";
 import { otherKindMessage } from "../store/data-kind.js";
 import { keepLease, LEASE_TTL_MS, type Every } from "../store/lease-keeper.js";
 import { processIdentity } from "../store/process-identity.js";
@@ -27,7 +27,7 @@ import { inputShapeProblem, reportOptionsProblem } from "../report/check-options
 import type { Logger } from "../log/logger.js";
 import { startProgress } from "../log/progress.js";
 import type { BatchConfig } from "./config.js";
-import { decideExit, describeStop, EXIT, stopReasonCode } from "./exit-code.js";
+import { decideExit, describeStop, EXIT, lateSignal, stopReasonCode } from "./exit-code.js";
 import { openInputSource, readInputIntoRun } from "./read-stage.js";
 import { startRunQuota, type RunQuota } from "./quota.js";
 import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
@@ -111,6 +111,8 @@ interface RunContext {
   api: ApiEndpoint | null;
   /** the run row holds its final state */
   finished: boolean;
+  /** how the run ended, as its last line said: a failed cleanup after it says the same */
+  ending?: { exitCode: number; stopReason: string | null };
   cleanups: (() => void | Promise<void>)[];
 }
 
@@ -139,7 +141,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     if (config.openData) {
       // loaded only when asked for: every other run starts without the zip reader
       const { importOpenData } = await import("./open-data-stage.js");
-      const imported = await importOpenData(ctx.store, config.openData, { runId: ctx.runId, now: () => nowIso(ctx) }, ctx.log);
+      const imported = await importOpenData(ctx.store, config.openData, { runId: ctx.runId, now: () => nowIso(ctx) }, ctx.log, ctx.stop.stopAllSignal);
       if (!imported.ok) return await failBeforeFetching(ctx, imported.message, "input");
     }
     ctx.plan = await planStage(ctx);
@@ -148,6 +150,8 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     // A run that stopped before any answer (rejected key, wrong URL) replaces no reports.
     const reportFailure = config.reports && result.state !== "failed" ? await reportStage(ctx) : null;
     let stopReason = ctx.stop.reasons[0] ? stopReasonCode(ctx.stop.reasons[0]) : null;
+    const late = lateSignal(ctx.stop.reasons, result.exitCode);
+    if (late) await recordExit(ctx, (result.exitCode = late.code), (result.message = late.message), late.state);
     if (reportFailure) {
       // the run row was written before the reports: it takes the exit the process really ends with
       result.exitCode = result.exitCode === EXIT.ok ? EXIT.error : result.exitCode;
@@ -162,6 +166,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     // A full disk or a damaged database is one line naming the database, not a stack trace.
     const named = storeError(err, config.db);
     if (!(named instanceof DatabaseError) && !isFileSystemError(err)) throw err;
+    ctx.ending = { exitCode: EXIT.error, stopReason: "database" };
     ctx.log.error(oneLine(named), { event: "failed", runId: ctx.runId, exitCode: EXIT.error, stopReason: "database" });
     return { exitCode: EXIT.error, runId: ctx.runId, counts: null, stats: ctx.stats };
   } finally {
@@ -298,7 +303,12 @@ async function closeRun(ctx: RunContext): Promise<void> {
     try {
       await cleanup();
     } catch (err) {
-      ctx.log.error(`cleanup failed: ${oneLine(storeError(err, ctx.config.db))}; the next batch takes over the lock of this finished process`);
+      const ending = ctx.ending ?? { exitCode: EXIT.error, stopReason: "cleanup" };
+      ctx.log.error(`cleanup failed: ${oneLine(storeError(err, ctx.config.db))}; the next batch takes over the lock of this finished process`, {
+        event: "cleanup_failed",
+        runId: ctx.runId,
+        ...ending,
+      });
     }
   }
 }
@@ -334,6 +344,7 @@ async function failBeforeFetching(ctx: RunContext, message: string, stopReason: 
     await ctx.store.runs.forget(ctx.runId!);
     return refuse(ctx.log, message, stopReason);
   }
+  ctx.ending = { exitCode: EXIT.error, stopReason };
   ctx.log.error(message, { event: "failed", runId: ctx.runId, exitCode: EXIT.error, stopReason });
   await ctx.store.runs.finish(ctx.runId!, { endedAt: nowIso(ctx), state: "failed", exitCode: EXIT.error, message, counts: countsSoFar(ctx) });
   return { exitCode: EXIT.error, runId: ctx.runId, counts: null, stats: null };
@@ -608,7 +619,9 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
     for (const note of report.notes) log.result(note, { event: "note" });
     log.result(openFirstLine(config.out));
     return null;
-  } catch (err) {
+  } catch (caught) {
+    // a failure of the database names it (without password) and says what ended the connection
+    const err = storeError(caught, config.db);
     const message = `${oneLine(err)}; the previous reports are unchanged and the database is complete: \`npm run report\` retries`;
     log.error(message, { event: "reports" });
     return `reports not written: ${oneLine(err)}`;
@@ -616,9 +629,9 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
 }
 
 /** The exit and message the run really ends with, when the report stage changed them; a failure here is logged, not thrown. */
-async function recordExit(ctx: RunContext, exitCode: number, message: string): Promise<void> {
+async function recordExit(ctx: RunContext, exitCode: number, message: string, state?: RunState): Promise<void> {
   try {
-    await ctx.store.runs.setExit(ctx.runId!, exitCode, message);
+    await ctx.store.runs.setExit(ctx.runId!, exitCode, message, state);
   } catch (err) {
     ctx.log.error(`cannot record the run's exit in ${ctx.config.db}: ${oneLine(err)}`);
   }
@@ -701,6 +714,7 @@ function printSummary(ctx: RunContext, c: RunCounts, exitCode: number, stopMessa
   // refreshes --monthly-quota left for later nights: not pending, and no reason to exit non-zero
   const deferredRefreshes = Object.fromEntries(ctx.config.lookups.map((l) => [l, ctx.plan?.deferred.get(l)?.refreshes ?? 0]));
   const deferred = Object.values(deferredRefreshes).reduce((n, d) => n + d, 0);
+  ctx.ending = { exitCode, stopReason };
   log.result(
     `run ${ctx.runId} finished, exit ${exitCode}${stopMessage ? ` (${stopMessage})` : ""}: ${c.postcodes} postcodes (${c.rejects} rejected rows); ` +
       `lookups ok ${c.ok}, not found ${c.notFound}, failed ${c.failed}, pending ${c.pending}` +

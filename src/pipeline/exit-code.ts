@@ -30,6 +30,16 @@ export function decideExit(reasons: readonly StopReason[], failed: number, pendi
   return { code: EXIT.ok, state: "completed" };
 }
 
+/**
+ * A signal that came after the run's exit was decided (while the reports were written): the run
+ * ends as interrupted by it, so its state, exit code and stop reason say the same. Null otherwise.
+ */
+export function lateSignal(reasons: readonly StopReason[], exitCode: number): { code: number; state: RunState; message: string } | null {
+  const first = reasons[0];
+  if (first?.kind !== "signal" || exitCode === EXIT[first.signal]) return null;
+  return { code: EXIT[first.signal], state: "interrupted", message: `interrupted by ${first.signal} while the reports were written; re-run to write them again` };
+}
+
 /** The stopReason of the JSON summary: the reason's kind, with the signal's name for signals. */
 export function stopReasonCode(reason: StopReason): string {
   return reason.kind === "signal" ? reason.signal : reason.kind;

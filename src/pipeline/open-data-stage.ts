@@ -1,6 +1,6 @@
 // --open-data: Ofcom's open postcode files into the store, once per release. The source's
 // fingerprint (names, sizes, times) tells an archive already imported, which is then not read.
-import { OpenDataError, readOpenData, sourceFingerprint } from "../input/open-data.js";
+import { OpenDataError, OpenDataStopped, readOpenData, sourceFingerprint } from "../input/open-data.js";
 import type { Logger } from "../log/logger.js";
 import type { Store } from "../store/store.js";
 
@@ -10,6 +10,7 @@ export async function importOpenData(
   path: string,
   run: { runId: number | null; now: () => string },
   log: Logger,
+  signal?: AbortSignal,
 ): Promise<{ ok: true } | { ok: false; message: string }> {
   const current = await store.openData.current();
   const failed = (err: unknown) => {
@@ -29,7 +30,12 @@ export async function importOpenData(
   const started = Date.now();
   const writer = await store.openData.startImport();
   try {
-    const read = await readOpenData(path, writer.row);
+    const read = await readOpenData(path, writer.row, signal);
+    if (read.badPostcodes.count > 0)
+      log.warn(`open data: ${read.badPostcodes.count} rows with no valid UK postcode skipped (the first: ${read.badPostcodes.first})`, {
+        event: "open_data_skipped",
+        rows: read.badPostcodes.count,
+      });
     const imported = await writer.commit({
       month: read.month,
       revision: read.revision,
@@ -49,6 +55,11 @@ export async function importOpenData(
     return { ok: true };
   } catch (err) {
     await writer.rollback();
+    // a signal: the run stops as it does for one at any other step; nothing of this import is kept
+    if (err instanceof OpenDataStopped) {
+      log.warn(`open data: import from ${path} stopped; nothing of it is kept` + (current ? ` (the stored release ${current.month} stays)` : ""));
+      return { ok: true };
+    }
     return failed(err);
   }
 }

@@ -106,10 +106,18 @@ export interface OrderedNeeds {
  * Refreshes beyond it are deferred to later nights (not needs of this run); new data beyond it
  * stays a need, left pending.
  */
+/**
+ * An answer younger than this is never probed: a re-run after a Ctrl-C asked it minutes ago. Less
+ * than a whole day, so that a nightly run whose start drifts by a few hours still probes last night's answers.
+ */
+export const PROBE_MIN_AGE_MS = 20 * 60 * 60 * 1000;
+
 export function orderNeeds(
   candidates: readonly Candidate[],
-  probes: (situation: Pick<ProbeSituation, "fresh" | "fetching" | "refetching" | "replacingRelease">) => number,
+  probes: (situation: Pick<ProbeSituation, "fresh" | "probeable" | "fetching" | "refetching" | "replacingRelease">) => number,
   budget?: (firstNeeds: number) => Allowance,
+  /** probes take only answers fetched before this (ISO): a younger one was just asked, and a probe would tell nothing */
+  probeBefore?: string,
 ): OrderedNeeds {
   const of = (state: Candidate["state"]) => candidates.filter((c) => c.state === state);
   const byAge = (a: Candidate, b: Candidate) => (a.fetchedAt ?? "").localeCompare(b.fetchedAt ?? "") || a.line - b.line;
@@ -121,9 +129,12 @@ export function orderNeeds(
     .sort((a, b) => last(a) - last(b));
   const release = of("release").sort((a, b) => a.releaseRank - b.releaseRank || byAge(a, b));
   const age = of("age").sort(byAge);
+  const before = probeBefore === undefined ? Infinity : Date.parse(probeBefore);
   const fresh = of("fresh");
+  const probeable = fresh.filter((c) => probeBefore === undefined || (c.fetchedAt !== null && Date.parse(c.fetchedAt) < before));
   const probeCount = probes({
     fresh: fresh.length,
+    probeable: probeable.length,
     fetching: first.length + release.length + age.length,
     refetching: first.filter((c) => c.state === "refresh").length + release.length + age.length,
     replacingRelease: release.length > 0,
@@ -132,7 +143,7 @@ export function orderNeeds(
   const refreshes: Need[] = [
     ...release.map((c) => ({ postcode: c.postcode, reason: "release" as const })),
     ...age.map((c) => ({ postcode: c.postcode, reason: "age" as const })),
-    ...fresh
+    ...probeable
       .sort(byAge)
       .slice(0, probeCount)
       .map((c) => ({ postcode: c.postcode, reason: "probe" as const })),
@@ -203,6 +214,7 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
         return decision.probes;
       },
       budget,
+      new Date(Date.parse(now) - PROBE_MIN_AGE_MS).toISOString(),
     );
     await store.plan.recordNeeds(options.runId, lookup, ordered.needs);
     const fetched = ordered.needs.slice(0, ordered.fetch);

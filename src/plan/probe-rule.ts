@@ -11,6 +11,8 @@ export interface ProbeSituation {
   probe: number;
   /** fresh answers: what a probe could re-fetch */
   fresh: number;
+  /** of those, answers old enough to probe (younger ones were just asked); all of them when not given */
+  probeable?: number;
   /** postcodes the run fetches anyway: new, failed, incomplete, refresh, release, age */
   fetching: number;
   /** of those, postcodes answered before and fetched again (refresh, release, age) */
@@ -43,5 +45,7 @@ export function probeRule(s: ProbeSituation): ProbeDecision {
   // Broadband answers name none: only answers fetched again can show a change, as probes do.
   if (s.refetching >= s.probe) return { probes: 0, check: "answers", why: `the run fetches ${s.refetching} answered postcodes again` };
   if (s.lastCheck !== null && utcDay(s.lastCheck) === utcDay(s.now)) return { probes: 0, check: null, why: `the release was checked today (${s.lastCheck})` };
-  return { probes: Math.min(s.fresh, s.probe - s.refetching), check: "probes", why: "one probe round today" };
+  const probeable = s.probeable ?? s.fresh;
+  if (probeable === 0) return { probes: 0, check: null, why: "every fresh answer is younger than a day" };
+  return { probes: Math.min(probeable, s.probe - s.refetching), check: "probes", why: "one probe round today" };
 }

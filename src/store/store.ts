@@ -37,6 +37,7 @@ import type {
   RunEnd,
   RunFacts,
   RunInfo,
+  RunState,
   RunningProgress,
   SentRequest,
   StoredAnswer,
@@ -73,8 +74,8 @@ export interface RunStore {
   setInput(runId: number, columns: readonly string[], postcodeColumn: string): Promise<void>;
   /** The run's final state, exit code, message and counts. */
   finish(runId: number, end: RunEnd): Promise<void>;
-  /** The exit a finished run really ended with, when a later stage (the reports) changed it. */
-  setExit(runId: number, exitCode: number, message: string | null): Promise<void>;
+  /** The exit a finished run really ended with, when a later stage (the reports) changed it; `state` too when given (a signal then). */
+  setExit(runId: number, exitCode: number, message: string | null, state?: RunState): Promise<void>;
   /** Removes a run refused for its options before it fetched anything (rows and row), so the next run takes its number. */
   forget(runId: number): Promise<void>;
   /** Requests so far, written every few seconds while the run is 'running': a killed run's row still says what it spent. */

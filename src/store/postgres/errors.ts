@@ -14,7 +14,16 @@ export function isDatabaseFailure(err: unknown): boolean {
 export function databaseError(err: unknown, location: string, what = "database"): Error {
   if (err instanceof DatabaseError) return err;
   const code = (err as { code?: unknown }).code;
-  return new DatabaseError(`${what} ${location}: ${oneLine(err)}${typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? ` (${code})` : ""}`, { cause: err });
+  const coded = typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? ` (${code})` : "";
+  return new DatabaseError(`${what} ${location}: ${oneLine(err)}${coded}${endedByServer(err, code) ? ENDED : ""}`, { cause: err });
+}
+
+const ENDED = "; the server ended the connection (restarted, shut down, or an administrator ended the session): run the command again once it is back";
+
+/** Whether the connection was ended from the server's side: admin shutdown codes (57P0x) or pg's word for a vanished connection. */
+function endedByServer(err: unknown, code: unknown): boolean {
+  if (typeof code === "string" && /^57P0[1-3]$/.test(code)) return true;
+  return err instanceof Error && /Connection terminated|connection error and is not queryable|ECONNRESET|server closed the connection/i.test(err.message);
 }
 
 /** What storeError gives for a PostgreSQL store: its failures named, anything else (a bug) as it is. */

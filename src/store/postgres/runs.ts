@@ -65,8 +65,8 @@ export function postgresRuns(pool: pg.Pool, ctx: LeaseContext): RunStore {
         [end.endedAt, end.state, end.exitCode, end.message, c.inputRows, c.postcodes, c.rejects, c.ok, c.notFound, c.failed, c.pending, c.requests, c.retries, c.throttled, runId],
       );
     },
-    async setExit(runId, exitCode, message) {
-      await pool.query("UPDATE runs SET exit_code = $1, message = $2 WHERE id = $3", [exitCode, message, runId]);
+    async setExit(runId, exitCode, message, state) {
+      await pool.query("UPDATE runs SET exit_code = $1, message = $2, state = COALESCE($4, state) WHERE id = $3", [exitCode, message, runId, state ?? null]);
     },
     forget: (runId) =>
       inTransaction(pool, async (client) => {

@@ -35,17 +35,43 @@ function split(url: string): UrlParts | null {
   };
 }
 
-const isPasswordParam = (param: string): boolean => /^password(=|$)/i.test(param);
+/**
+ * A parameter's name as the driver reads it: the URL parser drops tabs and newlines anywhere, a
+ * query decodes `+` and percent escapes (`pass%77ord` is `password`). Any name ending in
+ * "password" (sslpassword too) counts, whatever its case or surrounding blanks.
+ */
+function paramName(param: string): string {
+  const raw = param.split("=", 1)[0]!.replace(/[\t\n\r]/g, "").replace(/\+/g, " ");
+  let name = raw;
+  try {
+    name = decodeURIComponent(raw);
+  } catch {
+    name = raw.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  }
+  return name.trim().toLowerCase();
+}
 
-/** Whether the URL itself carries a password (in its user part or a `password` parameter). */
+const isPasswordParam = (param: string): boolean => paramName(param).endsWith("password");
+
+/** What the WHATWG parser (the one `pg` uses) finds: a password in the user part or the query. */
+function parserFindsPassword(url: string): boolean {
+  try {
+    const parsed = new URL(url.replace("@/", "@dummy/"));
+    return parsed.password !== "" || [...parsed.searchParams.keys()].some((k) => k.trim().toLowerCase().endsWith("password"));
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the URL itself carries a password, in any spelling: its user part or a `password` parameter. */
 export function urlHasPassword(url: string): boolean {
-  const parts = split(url);
-  return parts !== null && (parts.password !== null || parts.params.some(isPasswordParam));
+  const parts = split(url.replace(/[\t\n\r]/g, ""));
+  return (parts !== null && (parts.password !== null || parts.params.some(isPasswordParam))) || parserFindsPassword(url);
 }
 
 /** The URL as it may be shown (logs, errors, status, run rows): without any password. */
 export function redactUrl(url: string): string {
-  const parts = split(url);
+  const parts = split(url.replace(/[\t\n\r]/g, ""));
   if (!parts) return url.replace(/:[^:@/]*@/, "@");
   const params = parts.params.filter((p) => !isPasswordParam(p));
   return `${parts.scheme}${parts.user !== null ? `${parts.user}@` : ""}${parts.host}${parts.path}${params.length > 0 ? `?${params.join("&")}` : ""}`;

@@ -1,6 +1,7 @@
 // Releases as every engine numbers them: the book an engine keeps (newest, ensure, startDated), and
 // the rule that says which release an answer is confirmed on.
 import type { Lookup } from "../../spec/fields.js";
+import { LOOKUP_SPECS } from "../../spec/lookups.js";
 
 export interface ReleaseInfo {
   id: number;
@@ -27,8 +28,20 @@ export function releaseOf(
   if (a.dataset) return book.ensure(a.lookup, a.dataset, a.at, a.runId).name;
   if (a.label) return book.ensure(a.lookup, a.label, a.at, a.runId).name;
   const newest = book.newest(a.lookup);
+  // A lookup whose answers name their release (a 404 names none): the newest named one, or a
+  // provisional one that the run's first named answer renames (isProvisional), never a new release.
+  if (LOOKUP_SPECS[a.lookup].namesRelease) return newest?.name ?? book.startDated(a.lookup, a.at, a.runId).name;
   if (!newest || (a.changed && a.confirmed === newest.name)) return book.startDated(a.lookup, a.at, a.runId).name;
   return newest.name;
+}
+
+/**
+ * A release the run itself started by date for a lookup whose answers name their release: it
+ * stands for "whatever this run's answers name", so the run's first named release takes its place
+ * (renamed, with every answer on it) instead of following it as a newer one.
+ */
+export function isProvisional(lookup: Lookup, release: { name: string; runId: number | null }, runId: number): boolean {
+  return LOOKUP_SPECS[lookup].namesRelease && release.runId === runId && /^\d{4}-\d{2}-\d{2}(\.\d+)?$/.test(release.name);
 }
 
 /**

@@ -2,7 +2,7 @@
 import type { Lookup } from "../../spec/fields.js";
 import { finalCounts } from "./counts.js";
 import type { Db } from "./db.js";
-import type { NewRun, RunCounts, RunEnd, RunFacts, RunInfo } from "../types.js";
+import type { NewRun, RunCounts, RunEnd, RunFacts, RunInfo, RunState } from "../types.js";
 
 export type { NewRun, RunCounts, RunFacts, RunInfo, RunState } from "../types.js";
 import { runInfoOf, type RunInfoRow } from "../shared/runs.js";
@@ -63,8 +63,8 @@ export function finishRun(db: Db, runId: number, end: RunEnd): void {
 }
 
 /** The exit a finished run really ended with, when a later stage (the reports) changed it. */
-export function setRunExit(db: Db, runId: number, exitCode: number, message: string | null): void {
-  db.prepare("UPDATE runs SET exit_code = ?, message = ? WHERE id = ?").run(exitCode, message, runId);
+export function setRunExit(db: Db, runId: number, exitCode: number, message: string | null, state?: RunState): void {
+  db.prepare("UPDATE runs SET exit_code = ?, message = ?, state = COALESCE(?, state) WHERE id = ?").run(exitCode, message, state ?? null, runId);
 }
 
 /**

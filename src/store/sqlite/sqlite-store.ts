@@ -75,7 +75,7 @@ export class SqliteStore implements Store {
     create: (run) => this.run(() => createRun(this.db, run)),
     setInput: (runId, columns, postcodeColumn) => this.run(() => setRunInput(this.db, runId, columns, postcodeColumn)),
     finish: (runId, end) => this.run(() => finishRun(this.db, runId, end)),
-    setExit: (runId, exitCode, message) => this.run(() => setRunExit(this.db, runId, exitCode, message)),
+    setExit: (runId, exitCode, message, state) => this.run(() => setRunExit(this.db, runId, exitCode, message, state)),
     forget: (runId) => this.run(() => forgetRun(this.db, runId)),
     checkpoint: (runId, counts) => this.run(() => checkpointRun(this.db, runId, counts)),
     abandonOrphans: (at, nowMs) => this.run(() => abandonOrphans(this.db, at, liveLeaseIds(this.db, nowMs, this.here, this.isAlive))),
