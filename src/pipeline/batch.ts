@@ -588,6 +588,8 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
     groupBy: config.groupBy,
     areaFile: config.areaFile,
     uprnColumn: config.uprnColumn,
+    mobileScale: config.mobileScale,
+    goodRating: config.goodRating,
     command: "batch",
     workbookRows: config.workbookRows,
     onWarning: (m: string) => log.warn(m),
