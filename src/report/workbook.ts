@@ -12,6 +12,7 @@ import { groupShare, type GroupSet } from "./groups.js";
 import { goodColumns } from "./measures.js";
 import { enrichedTable, postcodeFigureColumns } from "./postcode-files.js";
 import { mapRows } from "./row-batches.js";
+import { STATUS_WIDTH, statusWords } from "./status-words.js";
 import { releaseWords, summaryRows, type Summary } from "./summary.js";
 import type { ChangeSet } from "./changes.js";
 import { COORDINATE, COUNT, fitWidth, LINE_POINTS, lineChars, SHARE, SPEED, TEXT, writeSheet, type RowLayout, type SheetColumn, type SheetSpec } from "./workbook-sheet.js";
@@ -124,7 +125,9 @@ export async function writeWorkbook(snapshot: ReportSnapshot, input: WorkbookInp
     if (input.groups) await sheet({ name: "Groups", columns: groupColumns(input.groups), rows: groupRows(input.groups) });
     if (yourRows) {
       const table = await enrichedTable(snapshot, input.goodRating, input.uprnColumn);
-      await sheet({ name: "Your rows", columns: await yourRowsColumns(snapshot, table.header, table.inputWidth), rows: table.rows() });
+      const statusAt = table.header.indexOf("Status", table.inputWidth);
+      const rows = mapRows(table.rows(), (r) => r.map((cell, i) => (i === statusAt ? statusWords(cell) : cell)));
+      await sheet({ name: "Your rows", columns: await yourRowsColumns(snapshot, table.header, table.inputWidth), rows });
     } else if (scope.kind === "run") await sheet(noteSheet("Your rows")!);
     const figures = postcodeFigureColumns(scope.providers, scope);
     if (!postcodes) await sheet(noteSheet("Postcodes")!);
@@ -284,7 +287,7 @@ async function yourRowsColumns(snapshot: ReportSnapshot, header: readonly string
   return header.map((name, i) => {
     if (i < inputWidth) return { heading: name || `(column ${i + 1})`, note: "your column, as read", width: fitWidth(name, longest[i] ?? 0), style: TEXT };
     const style = /Status|Tier|Good$|Provider|PostCode/.test(name) ? TEXT : /Down$|Up$/.test(name) ? SPEED : COUNT;
-    return column(name, scope, name === "NormalisedPostCode" ? 10 : 8, style);
+    return column(name, scope, name === "Status" ? STATUS_WIDTH : name === "NormalisedPostCode" ? 10 : 8, style);
   });
 }
 
