@@ -15,7 +15,7 @@ import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "../report/workbook.js";
 import { parseMonthlyQuota } from "../plan/quota-plan.js";
 import type { Premises } from "../spec/open-data.js";
 import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
-import { MOBILE_SCALE_CHOICES, type MobileScaleChoice } from "../spec/mobile-scales.js";
+import { MOBILE_SCALE_CHOICES, MOBILE_SCALES, type MobileScale, type MobileScaleChoice } from "../spec/mobile-scales.js";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/write-export.js";
 import { DEFAULT_KEY } from "../simulator/options.js";
 import type { Dialect } from "../spec/types.js";
@@ -343,6 +343,12 @@ export const SIMULATE_OPTIONS = {
     default: 1,
     help: "dataset release: each one after 1 changes about a tenth of postcodes and the mobile DBName",
     parse: givenNumber,
+  }),
+  mobileScale: option({
+    type: "string",
+    default: "current",
+    help: "the mobile rating scale served: current (0/3/4: None, Limited, Likely, as the service runs today) or legacy (0-4: Clear, Red, Amber, Green, Enhanced)",
+    parse: oneOf<MobileScale>(...MOBILE_SCALES),
   }),
   dialect: option({
     type: "string",
