@@ -8,7 +8,7 @@ import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { tierOf, TIERS, type Tier } from "./definitions.js";
 import { ReportError, type ReportScope } from "./scope.js";
 import type { ChangesSummary } from "./changes-summary.js";
-import { LEGACY_ONLY_RATINGS, SCALES, type MobileScale, type ScaleDecision } from "../spec/mobile-scales.js";
+import { LEGACY_ONLY_RATINGS, SCALES, type MobileScale, type ScaleChange, type ScaleDecision } from "../spec/mobile-scales.js";
 
 export type { ChangesSummary } from "./changes-summary.js";
 
@@ -36,6 +36,8 @@ export interface ChangeSet {
   summary: ChangesSummary;
   /** false when no answer had anything to compare with yet (a first run, against its previous versions) */
   compared: boolean;
+  /** the first pair of versions found on different mobile scales; null when none */
+  scaleChange: ScaleChange | null;
 }
 
 /** --since: a run id (digits) or an ISO date or time; the baseline is the versions current then. */
@@ -67,11 +69,16 @@ export async function collectChanges(
   const { baseline, label } = await parseSince(snapshot, options.since);
   const summary = emptySummary(label, scope);
   const rows: Change[] = [];
-  const context: DiffContext = { good: options.goodRating, providers: scope.providers, scales: new Map((options.scale?.releases ?? []).map((r) => [r.release ?? "", r.scale])) };
+  const context: DiffContext = {
+    good: options.goodRating,
+    providers: scope.providers,
+    scales: new Map((options.scale?.releases ?? []).map((r) => [r.release ?? "", r.scale])),
+    scaleChange: null,
+  };
   for await (const pairs of snapshot.changedVersions(baseline)) for (const pair of pairs) diffPair(pair, context, rows, summary);
   rows.sort((a, b) => compare(a.postcode, b.postcode) || a.uprn - b.uprn || compare(a.lookup, b.lookup) || compare(a.change, b.change));
   const compared = baseline.kind !== "previous" || rows.length > 0 || (await snapshot.anyAnswerCompared());
-  return { baseline: label, lookups: scope.lookups, providers: scope.providers, rows, summary, compared };
+  return { baseline: label, lookups: scope.lookups, providers: scope.providers, rows, summary, compared, scaleChange: context.scaleChange };
 }
 
 export function writeChangesCsv(changes: ChangeSet, path: string, options: CsvFileOptions): Promise<number> {
@@ -148,6 +155,8 @@ interface DiffContext {
   providers: readonly string[];
   /** each mobile release's scale, as the report decided it from the release's ratings */
   scales: ReadonlyMap<string, MobileScale>;
+  /** set at the first pair found on two scales */
+  scaleChange: ScaleChange | null;
 }
 
 /** A side's scale: its release's, else what its own ratings show (a 1 or 2 is legacy). */
@@ -161,9 +170,11 @@ function sideScale(side: VersionPair["before"], scales: DiffContext["scales"]): 
  * The good line of each side: the report's, except that a side on another scale than the latest is
  * read on its own scale; `scaleMoved` then marks what crosses the line as a change of scale.
  */
-function goodLines(pair: VersionPair, { good, scales }: DiffContext): { before: number; after: number; scaleMoved: boolean } {
+function goodLines(pair: VersionPair, context: DiffContext): { before: number; after: number; scaleMoved: boolean } {
+  const { good, scales } = context;
   const was = sideScale(pair.before, scales);
   const now = sideScale(pair.after, scales);
+  if (was !== now) context.scaleChange ??= { from: { release: pair.before.release, scale: was }, to: { release: pair.after.release, scale: now } };
   return was === now ? { before: good, after: good, scaleMoved: false } : { before: SCALES[was].goodRating, after: good, scaleMoved: true };
 }
 

@@ -161,7 +161,7 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     const { scale, goodRating } = await resolveScale(snapshot, options);
     await snapshot.preparePostcodes(goodRating);
     const changes = await collectChanges(snapshot, { goodRating, since: options.since, scale });
-    const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary, scale);
+    const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary, { ...scale, seenChange: changes.scaleChange ?? undefined });
     const groups = await prepareGroups(snapshot, goodRating, options, scale.scale);
     const located = await snapshot.countLocated(true);
     const set = options.files ?? REPORT_FILES;

@@ -2,7 +2,7 @@
 // addresses), and the two views of them, summary.csv rows and the batch's closing lines.
 import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
-import type { ScaleDecision } from "../spec/mobile-scales.js";
+import { decideScale, type ScaleDecision } from "../spec/mobile-scales.js";
 import { goodRatingText, ratingShareRows, scaleAboutRows, scaleSummary, type ScaleSummary } from "./scale-figures.js";
 import type { Release, ReportSnapshot } from "../store/snapshot.js";
 import { countColumns, ADDRESSES_COLUMN } from "./postcode-columns.js";
@@ -82,8 +82,8 @@ export async function computeSummary(
   snapshot: ReportSnapshot,
   goodRating: number,
   generatedAt: string,
-  changes: ChangesSummary | null,
-  scale: ScaleDecision,
+  changes: ChangesSummary | null = null,
+  scale?: ScaleDecision,
 ): Promise<Summary> {
   const scope = snapshot.scope;
   const counts = countColumns(scope.providers);
@@ -93,7 +93,7 @@ export async function computeSummary(
   const simulatedData = await snapshot.includesSimulatedData();
   const broadband = scope.lookups.includes("broadband") ? broadbandSummary(totals.statuses.broadband, row) : null;
   const mobile = scope.lookups.includes("mobile")
-    ? { ...mobileSummary(totals.statuses.mobile, row, scope.providers), ...(await scaleSummary(snapshot, scale, goodRating, row[ADDRESSES_COLUMN.mobile]!)) }
+    ? { ...mobileSummary(totals.statuses.mobile, row, scope.providers), ...(await scaleSummary(snapshot, scale ?? decideScale("auto", await snapshot.scaleEvidence()), goodRating, row[ADDRESSES_COLUMN.mobile]!)) }
     : null;
   const releases: Record<Lookup, Release[]> = perLookup(() => []);
   for (const l of scope.lookups) releases[l] = await snapshot.releases(l);

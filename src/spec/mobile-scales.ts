@@ -94,6 +94,14 @@ export interface ScaleDecision {
   reason: string;
   /** per release, the scale its ratings show (the evidence) */
   releases: { release: string | null; scale: MobileScale; ratings: number; legacyRatings: number }[];
+  /** a change of scale seen between an answer's versions (changes.csv), when the current answers alone show none */
+  seenChange?: ScaleChange | undefined;
+}
+
+/** Two releases on different scales, older first. */
+export interface ScaleChange {
+  from: { release: string | null; scale: MobileScale };
+  to: { release: string | null; scale: MobileScale };
 }
 
 const n = (x: number) => x.toLocaleString("en-GB");
@@ -122,10 +130,15 @@ export function decideScale(choice: MobileScaleChoice, evidence: readonly ScaleE
 /** "the scale changed from Ofcom's earlier 0-4 scale (X) to Ofcom's current 0/3/4 scale (Y)", or null when every release has one scale. */
 export function scaleChangeWords(decision: ScaleDecision): string | null {
   const rs = decision.releases.filter((r) => r.ratings > 0);
-  for (let i = 1; i < rs.length; i++)
-    if (rs[i]!.scale !== rs[i - 1]!.scale)
-      return `the mobile rating scale changed between releases: ${releaseName(rs[i - 1]!.release)} is on ${SCALES[rs[i - 1]!.scale].title}, ${releaseName(rs[i]!.release)} on ${SCALES[rs[i]!.scale].title}; a rating of 3 means ${ratingLabel(rs[i - 1]!.scale, 3)} on the first and ${ratingLabel(rs[i]!.scale, 3)} on the second`;
-  return null;
+  for (let i = 1; i < rs.length; i++) if (rs[i]!.scale !== rs[i - 1]!.scale) return changeWords({ from: rs[i - 1]!, to: rs[i]! });
+  return decision.seenChange ? changeWords(decision.seenChange) : null;
+}
+
+function changeWords({ from, to }: ScaleChange): string {
+  return (
+    `the mobile rating scale changed between releases: ${releaseName(from.release)} is on ${SCALES[from.scale].title}, ${releaseName(to.release)} on ${SCALES[to.scale].title}; ` +
+    `a rating of 3 means ${ratingLabel(from.scale, 3)} on the first and ${ratingLabel(to.scale, 3)} on the second`
+  );
 }
 
 /** The good rating the reports use: --good-rating when given, else the scale's own. */
