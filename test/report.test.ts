@@ -347,7 +347,7 @@ function independentScale(mb: Record<string, number | string | null>[], provider
     scaleReason: legacy > 0 ? `${legacy} ratings of 1 or 2 among ${cells.length} ratings of ${release}: ${WORDS[scale].title}` : `no rating 1 or 2 among ${cells.length} ratings of ${release}: ${WORDS[scale].title}`,
     scaleChange: null,
     ratings: Object.fromEntries(
-      providers.map((p) => [p, { indoorVoice: place(p, "VoiceIndoor"), indoorData: place(p, "DataIndoor"), outdoorVoice: place(p, "VoiceOutdoor"), outdoorData: place(p, "DataOutdoor") }]),
+      providers.map((p) => [p, { indoorVoice: place(p, "VoiceIndoor"), indoorData: place(p, "DataIndoor") }]),
     ),
   };
 }

@@ -156,9 +156,10 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     for (const line of clearDebris(options.outDir)) options.onWarning?.(line);
     // one snapshot for the check and the set: the fingerprint is hashed once
     const workbookRows = options.workbookRows ?? DEFAULT_WORKBOOK_ROWS;
-    const fingerprint = await reportFingerprint(snapshot, { ...options, bom: csv.bom, workbookRows });
-    if (keepCurrent && isReportSetCurrent(options.outDir, fingerprint)) return "current";
+    // the scale and good rating as resolved: an explicit default is the same set as an implicit one
     const { scale, goodRating } = await resolveScale(snapshot, options);
+    const fingerprint = await reportFingerprint(snapshot, { ...options, bom: csv.bom, workbookRows, goodRating, mobileScale: scale.scale });
+    if (keepCurrent && isReportSetCurrent(options.outDir, fingerprint)) return "current";
     await snapshot.preparePostcodes(goodRating);
     const changes = await collectChanges(snapshot, { goodRating, since: options.since, scale });
     const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary, { ...scale, seenChange: changes.scaleChange ?? undefined });

@@ -7,12 +7,10 @@ import type { ReportSnapshot } from "../store/snapshot.js";
 import { shareFraction } from "./figure-labels.js";
 import type { SummaryRow } from "./summary.js";
 
-/** The places whose ratings the summary breaks down (with 4G, as the notspot figures read). */
+/** The places whose ratings the summary breaks down: indoors, where the notspot figures look (with 4G, as they read). */
 export const RATING_PLACES = [
   { key: "indoorVoice", channel: "Voice", location: "Indoor", words: "indoor voice" },
   { key: "indoorData", channel: "Data", location: "Indoor", words: "indoor data" },
-  { key: "outdoorVoice", channel: "Voice", location: "Outdoor", words: "outdoor voice" },
-  { key: "outdoorData", channel: "Data", location: "Outdoor", words: "outdoor data" },
 ] as const satisfies readonly { key: string; channel: Channel; location: Location; words: string }[];
 type PlaceKey = (typeof RATING_PLACES)[number]["key"];
 

@@ -241,7 +241,7 @@ function DEFINITIONS(good: number, scale: MobileScale): [string, string][] {
     ["No data", "the address's best predicted download is -1 (\"no prediction\") or absent; shown as -1 (none)"],
     ["Below decent", `under ${T.decentDown} Mbit/s down or ${T.decentUp} Mbit/s up (the Universal Service Obligation)`],
     ["At least superfast / ultrafast / gigabit", `at least ${T.superfast} / ${T.ultrafast} / ${n(T.gigabit)} Mbit/s down (Ofcom); the counts nest: at least superfast includes ultrafast and gigabit`],
-    ["Mobile rating scale", SCALES[scale].title],
+    ["Mobile scale", SCALES[scale].title],
     ...SCALES[scale].values.map((v): [string, string] => [`Mobile rating ${v.rating}`, `${ratingWords(scale, v.rating)}${v.rating >= good ? " (good)" : ""}`]),
     ["Total notspot", "no provider has a good rating at the address"],
     ["Partial notspot", "some providers have a good rating, but not all"],
