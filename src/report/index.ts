@@ -13,7 +13,7 @@ import { writeOpenDataVsApiCsv } from "./open-data.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
 import { writeHtmlReport, type GroupRow as HtmlGroupRow } from "./html/index.js";
 import { collectChanges, writeChangesCsv, type ChangeSet } from "./changes.js";
-import { ReportError, type ReportScope } from "./scope.js";
+import type { ReportScope } from "./scope.js";
 import { prepareOut, writeReportSet, type ReportFile, type SwapStepHook } from "./report-set.js";
 import { withOutLock } from "./out-lock.js";
 import { clearDebris } from "./out-debris.js";

@@ -15,7 +15,6 @@ export function aboutSection(data: HtmlReportData, title: string): string {
 }
 
 function definitions(data: HtmlReportData): string {
-  const s = data.summary;
   const terms: [string, string][] = [
     ["Speeds", "Mbit/s, the best predicted service at the address (MaxPredictedDown and MaxPredictedUp); -1 means no prediction."],
     ["No data", "no predicted speed (-1 or absent): counted apart, in no other tier."],
