@@ -26,3 +26,11 @@ export function ratingCountsSql(postcodeTable: string, fields: readonly string[]
 export function ratingCountsOf(row: Record<string, unknown> | undefined, fields: readonly string[], values: readonly number[]): number[][] {
   return fields.map((_, i) => values.map((_v, j) => Number(row?.[`c${i}_${j}`] ?? 0)));
 }
+
+/** Every stored mobile answer's postcode: recordScales' scope (all of the store, not one report's). */
+export const ALL_MOBILE_POSTCODES = "(SELECT DISTINCT postcode FROM lookups WHERE lookup = 'mobile')";
+
+/** The UPDATE that records one release's scale ($1..$4 or ? in order: scale, ratings, legacy ratings, name). */
+export function recordScaleSql(param: (i: number) => string): string {
+  return `UPDATE releases SET scale = ${param(1)}, scale_ratings = ${param(2)}, scale_legacy_ratings = ${param(3)} WHERE lookup = 'mobile' AND name = ${param(4)}`;
+}
