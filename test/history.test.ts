@@ -41,7 +41,8 @@ function tier(a: SimAddress): string {
   if (down >= 10 && up >= 1) return "Decent";
   return "Below decent";
 }
-const GOOD = 3;
+// The simulator serves Ofcom's current 0/3/4 scale by default, whose good rating is 4 (Likely).
+const GOOD = 4;
 
 /** The rows changes.csv must hold for one postcode moving from release 1 to release 2. */
 function expectedChanges(postcode: string): string[] {

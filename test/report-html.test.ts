@@ -119,6 +119,11 @@ function sampleSummary(over: Partial<Summary> = {}): Summary {
         indoorVoice: { totalNotspots: 0.05, partialNotspots: 0.15 },
         indoorData: { totalNotspots: 0.1, partialNotspots: 0.25 },
       },
+      scale: "legacy",
+      goodRating: 3,
+      scaleReason: "12 ratings of 1 or 2 among 7,680,000 ratings of MobileAvailability-202601: Ofcom's earlier 0-4 scale",
+      scaleChange: null,
+      ratings: {},
     },
     releases: { broadband: [], mobile: [{ release: "MobileAvailability-202601", fetchedFrom: "2026-01-01T00:00:00.000Z", fetchedTo: "2026-01-02T00:00:00.000Z", postcodes: 11_950, addresses: 240_000 }] },
     ...over,
@@ -183,10 +188,11 @@ describe("renderHtmlReport", () => {
     expect(tableRows(html, "broadband-tiers").map((r) => [r[0], r[2], r[3]])).toEqual([
       ["No data", "5,000", "2.0%"],
       ["Below decent", "20,000", "8.0%"],
-      ["Decent", "10,000", "4.0%"],
-      ["Superfast", "115,000", "46.0%"],
-      ["Ultrafast", "40,000", "16.0%"],
-      ["Gigabit", "60,000", "24.0%"],
+      // a band says its range: the bare "Superfast" never stands for the nested "at least superfast"
+      ["Decent (10–30)", "10,000", "4.0%"],
+      ["Superfast (30–300)", "115,000", "46.0%"],
+      ["Ultrafast (300–1,000)", "40,000", "16.0%"],
+      ["Gigabit (1,000+)", "60,000", "24.0%"],
     ]);
     expect(figureHtml(html, "broadband-tiers")).toContain("12.0% of addresses (30,000) cannot get superfast");
     // a zero bin draws no bar (ECharts still emits its path, of zero size) but the table lists it
@@ -299,6 +305,6 @@ describe("renderHtmlReport", () => {
     expect(html).toContain(`<th scope="row">Requests</th><td>24,321</td>`);
     expect(html).toContain(`<th scope="row">broadband</th><td>11,900 (99.2%)</td><td>80 (0.7%)</td><td>15 (0.1%)</td><td>5 (0.0%)</td>`);
     expect(html).toContain("failures.csv says why");
-    expect(html).toContain(`at least ${SPEED_THRESHOLDS.superfast} Mbit/s down`);
+    expect(html).toContain(`${SPEED_THRESHOLDS.superfast} to under 300 Mbit/s down; &quot;at least superfast&quot; counts every address at ${SPEED_THRESHOLDS.superfast} or more`);
   });
 });

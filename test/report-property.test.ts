@@ -69,10 +69,27 @@ describe("--uprn-column", () => {
   });
 
   it("the best provider: highest indoor data, then indoor voice; equals all named; none without ratings", () => {
-    expect(bestProviders(["A", "B", "C"], [3, 2, 3, 4, 1, 4])).toBe("B");
-    expect(bestProviders(["A", "B"], [3, 3, 3, 3])).toBe("A, B");
-    expect(bestProviders(["A", "B"], [null, null, 0, 0])).toBe("B");
-    expect(bestProviders(["A"], [null, null])).toBe("");
+    expect(bestProviders(["A", "B", "C"], [3, 2, 3, 4, 1, 4], 3)).toBe("B");
+    expect(bestProviders(["A", "B"], [3, 3, 3, 3], 3)).toBe("A, B");
+    expect(bestProviders(["A", "B"], [null, null, 0, 4], 3)).toBe("B");
+    expect(bestProviders(["A"], [null, null], 3)).toBe("");
+  });
+
+  it("the best provider is empty when no provider is good indoors, and only good ones compete", () => {
+    expect(bestProviders(["A", "B"], [1, 1, 0, 0], 3)).toBe("");
+    expect(bestProviders(["A", "B", "C", "D"], [3, 3, 3, 3, 3, 3, 3, 3], 4)).toBe("");
+    // A's data is higher, but only B is good (its voice): B is the best of the good ones
+    expect(bestProviders(["A", "B"], [3, 0, 0, 4], 4)).toBe("B");
+  });
+
+  it("a property where every Good column is no has no best provider (--good-rating 4 on ratings of 3)", async () => {
+    const out = join(dir, "strict");
+    await writeReports(sqliteSnapshotSource(db), { outDir: out, runId, now: () => FIXED_NOW, uprnColumn: "UPRN", groupBy: [], goodRating: 4 });
+    const rows = parse(readFileSync(join(out, "enriched.csv")), { bom: true, columns: true }) as Record<string, string>[];
+    const goods = Object.keys(rows[0]!).filter((k) => /^Property.*Good$/.test(k));
+    expect(goods).toHaveLength(8);
+    expect(goods.map((k) => rows[0]![k])).toEqual(goods.map(() => "no"));
+    expect(rows[0]!.PropertyBestProviderIndoors).toBe("");
   });
 });
 

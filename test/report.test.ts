@@ -147,7 +147,8 @@ describe("summary", () => {
     expect(headlineLines(summary)).toEqual([
       "report (run 1): 6 input rows, 1 invalid, 4 unique postcodes",
       "broadband: 6 addresses (2 postcodes found, 1 not found, 1 failed); below decent (10/1 Mbit/s) 16.7%, below superfast 33.3%, gigabit 16.7%, no data 16.7%",
-      "mobile: 7 addresses (3 postcodes found, 1 not found, 0 failed); indoor notspots (rating below 3): voice 28.6% with no good provider, 14.3% with only some; data 14.3% none, 14.3% only some",
+      "mobile: 7 addresses (3 postcodes found, 1 not found, 0 failed); indoor notspots (rating below 3 (Green), legacy scale): voice 28.6% with no good provider, 14.3% with only some; data 14.3% none, 14.3% only some",
+      "mobile scale: 52 ratings of 1 or 2 among 224 ratings of MobileAvailability-202601010000: Ofcom's earlier 0-4 scale",
     ]);
   });
 
@@ -168,7 +169,8 @@ describe("scope", () => {
     expect(result.summary.mobile).toBeNull();
     expect(result.summary.simulated).toBe(true);
     expect(headlineLines(result.summary).at(-1)).toMatch(/SIMULATED/);
-    expect(answeredOnly(result.summary)).toEqual({ ...independentSummary(db, second, 3), simulated: true });
+    // no mobile ratings in scope: the current scale, whose good rating is 4 (no mobile figure depends on it)
+    expect(answeredOnly(result.summary)).toEqual({ ...independentSummary(db, second, 4), simulated: true });
     const postcodes = byHeader(read("postcodes.csv", at));
     expect(postcodes.map((r) => [r.PostCode, r.BroadbandStatus, r.MobileStatus, r.MobileAddresses])).toEqual([
       ["CF10 1AA", "ok", "not_requested", ""],
@@ -314,6 +316,7 @@ function independentSummary(db: Db, run: number, good: number): Summary {
             indoorVoice: fractions(spread("VoiceIndoor"), mb.length),
             indoorData: fractions(spread("DataIndoor"), mb.length),
           },
+          ...independentScale(mb, providers, good),
         }
       : null,
     releases: {
@@ -322,6 +325,35 @@ function independentSummary(db: Db, run: number, good: number): Summary {
     },
     // every answer of the fixture has one version: nothing changed
     changes: noChanges(lookups, providers),
+  };
+}
+
+/** Ofcom's two scales, written out here as the live-service notes give them (not read from src). */
+const WORDS = {
+  legacy: { title: "Ofcom's earlier 0-4 scale", values: [[4, "Enhanced"], [3, "Green"], [2, "Amber"], [1, "Red"], [0, "Clear"]] },
+  current: { title: "Ofcom's current 0/3/4 scale", values: [[4, "Likely"], [3, "Limited"], [0, "None"]] },
+} as const;
+
+/** The scale figures from the stored rows: any 1 or 2 makes it legacy; per provider and place, the addresses at each rating. */
+function independentScale(mb: Record<string, number | string | null>[], providers: string[], good: number) {
+  const fields = providers.flatMap((p) => ["Voice", "Data"].flatMap((c) => ["Outdoor", "Indoor"].flatMap((l) => ["", "No4g"].map((v) => `${p}${c}${l}${v}`))));
+  const cells = mb.flatMap((a) => fields.map((f) => a[f])).filter((v) => v !== null) as number[];
+  const legacy = cells.filter((v) => v === 1 || v === 2).length;
+  const scale = legacy > 0 ? ("legacy" as const) : ("current" as const);
+  const release = "MobileAvailability-202601010000";
+  const place = (p: string, field: string) =>
+    WORDS[scale].values.map(([rating, label]) => {
+      const addresses = mb.filter((a) => a[`${p}${field}`] === rating).length;
+      return { rating, label, addresses, share: mb.length === 0 ? null : Math.round((addresses / mb.length) * 10_000) / 10_000 };
+    });
+  return {
+    scale,
+    goodRating: good,
+    scaleReason: legacy > 0 ? `${legacy} ratings of 1 or 2 among ${cells.length} ratings of ${release}: ${WORDS[scale].title}` : `no rating 1 or 2 among ${cells.length} ratings of ${release}: ${WORDS[scale].title}`,
+    scaleChange: null,
+    ratings: Object.fromEntries(
+      providers.map((p) => [p, { indoorVoice: place(p, "VoiceIndoor"), indoorData: place(p, "DataIndoor") }]),
+    ),
   };
 }
 

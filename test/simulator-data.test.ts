@@ -111,7 +111,11 @@ describe("generatePostcode", () => {
     expect(allNone).toBeLessThan(addresses.length * 0.05);
   });
 
-  it("has ratings 0-4 with No4g <= with-4G and Indoor <= Outdoor", () => {
+  it.each([
+    ["current", [0, 3, 4]],
+    ["legacy", [0, 1, 2, 3, 4]],
+  ] as const)("on the %s scale has ratings %j with No4g <= with-4G and Indoor <= Outdoor", (scale, values) => {
+    const addresses = postcodes.flatMap((p) => generatePostcode(1, p, DEFAULT_PROVIDERS, 1, scale)?.addresses ?? []);
     const fields = mobileFields();
     // For each provider and channel, where its four ratings sit in the field list.
     const groups = DEFAULT_PROVIDERS.flatMap((p) =>
@@ -132,7 +136,7 @@ describe("generatePostcode", () => {
       }
     }
     expect(bad.slice(0, 5)).toEqual([]);
-    expect([...seen].sort()).toEqual([0, 1, 2, 3, 4]);
+    expect([...seen].sort()).toEqual(values);
   });
 
   it("lists the same addresses for both lookups, and follows the providers given", () => {

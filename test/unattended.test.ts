@@ -223,9 +223,10 @@ describe("unattended runs (child processes)", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
     const lines = jsonLines(r);
-    // the plan as it is made; that the reports were written; the report's headline (run, broadband, mobile, the simulated-data note), the file to open first, then the run's summary
-    expect(lines.map((l) => l.level)).toEqual(["info", "info", "result", "result", "result", "result", "result", "result"]);
+    // the plan as it is made; that the reports were written; the report's headline (run, broadband, mobile, the mobile scale and why, the simulated-data note), the file to open first, then the run's summary
+    expect(lines.map((l) => l.level)).toEqual(["info", "info", "result", "result", "result", "result", "result", "result", "result"]);
     expect(lines[1]!.message).toMatch(/^reports written to /);
+    expect(lines[5]!.message).toMatch(/^mobile scale: no rating 1 or 2 among [\d,]+ ratings of MobileAvailability-\d+: Ofcom's current 0\/3\/4 scale$/);
     expect(lines[0]).toMatchObject({ event: "plan", runId: 1, inputRows: 7, postcodes: 6, rejects: 1 });
     // (the key-piece redaction masks the temp dir's name, which shares a word with the test's key)
     expect(lines.at(-2)!.message).toMatch(/^open \/.*\/out\/coverage\.xlsx first: the summary, figures per group and your rows with their figures; \/.*\/out\/report\.html shows them as charts in a browser$/);

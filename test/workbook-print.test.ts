@@ -70,11 +70,10 @@ describe("the demo's workbook", () => {
   it("labels ratings with what they mean", () => {
     const definitions = values("Summary").filter((r) => r[0] === "Definitions" && String(r[1]).startsWith("Mobile rating"));
     expect(definitions.map((r) => r[2])).toEqual([
-      "0 Clear: no signal",
-      "1 Red: reliable signal unlikely",
-      "2 Amber: connection problems likely",
-      "3 Green: good enough for basic web use (good)",
-      "4 Enhanced: good indoors, fast enough for multimedia (good)",
+      // the demo runs on the current scale, as the service does
+      "0 None: you should not expect coverage",
+      "3 Limited: coverage may be limited",
+      "4 Likely: you are likely to have coverage (good)",
     ]);
   });
 

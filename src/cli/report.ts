@@ -27,6 +27,7 @@ runCli({
         all: o.all,
         bom: o.bom,
         goodRating: o.goodRating,
+        mobileScale: o.mobileScale,
         groupBy: o.groupBy,
         areaFile: o.areaFile,
         uprnColumn: o.uprnColumn,

@@ -12,6 +12,7 @@ import { parseTable, SIMULATE_OPTIONS } from "../pipeline/options.js";
 const FLAGS: Record<string, string> = {
   port: "--port",
   release: "--release",
+  mobileScale: "--mobile-scale",
   dialect: "--dialect",
   key: "--key",
   mobileKey: "--mobile-key",
@@ -45,6 +46,7 @@ runCli({
         host: argv.host,
         seed: argv.seed,
         release: argv.release,
+        mobileScale: argv.mobileScale,
         dialect: argv.dialect,
         key: argv.key,
         mobileKey: argv.mobileKey,
@@ -63,7 +65,7 @@ runCli({
       console.log(`listening ${simulator.url}`);
       // Never echo the keys: say only whether they are the default.
       console.log(
-        `dialect ${argv.dialect}, seed ${argv.seed}, release ${argv.release}, key ${argv.key === DEFAULT_KEY ? "default" : "custom"}` +
+        `dialect ${argv.dialect}, seed ${argv.seed}, release ${argv.release}, mobile scale ${argv.mobileScale}, key ${argv.key === DEFAULT_KEY ? "default" : "custom"}` +
           `${argv.mobileKey ? ", separate mobile key" : ""}; Ctrl-C stops`,
       );
     } catch (err) {

@@ -21,6 +21,7 @@ import { keepLease, LEASE_TTL_MS, type Every } from "../store/lease-keeper.js";
 import { processIdentity } from "../store/process-identity.js";
 import { keyId } from "../store/key-id.js";
 import { ClaimedPairs, claimPollMs } from "./claimed-pairs.js";
+import { recordMobileScales } from "./scale-stage.js";
 import { headlineLines, openFirstLine, REPORT_FILES, writeReportsUnlessCurrent } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet, type ReadPath } from "../report/read-paths.js";
 import { inputShapeProblem, reportOptionsProblem } from "../report/check-options.js";
@@ -146,6 +147,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     }
     ctx.plan = await planStage(ctx);
     await fetchStage(ctx);
+    await recordMobileScales(ctx.store, config, ctx.log);
     const result = await finishStage(ctx);
     // A run that stopped before any answer (rejected key, wrong URL) replaces no reports.
     const reportFailure = config.reports && result.state !== "failed" ? await reportStage(ctx) : null;
@@ -600,6 +602,8 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
     groupBy: config.groupBy,
     areaFile: config.areaFile,
     uprnColumn: config.uprnColumn,
+    mobileScale: config.mobileScale,
+    goodRating: config.goodRating,
     command: "batch",
     workbookRows: config.workbookRows,
     onWarning: (m: string) => log.warn(m),

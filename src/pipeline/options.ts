@@ -16,6 +16,7 @@ import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "../report/workbook.js";
 import { parseMonthlyQuota } from "../plan/quota-plan.js";
 import type { Premises } from "../spec/open-data.js";
 import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
+import { MOBILE_SCALE_CHOICES, MOBILE_SCALES, type MobileScale, type MobileScaleChoice } from "../spec/mobile-scales.js";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/write-export.js";
 import { DEFAULT_KEY } from "../simulator/options.js";
 import type { Dialect } from "../spec/types.js";
@@ -240,6 +241,22 @@ export const BATCH_OPTIONS = {
     help: "figures per group in groups.csv: input or --area-file columns, area, district, sector (default area,district; none for no groups)",
     parse: (raw): string[] | undefined => (raw === undefined ? undefined : parseGroupBy(raw)),
   }),
+  mobileScale: option({
+    type: "string",
+    default: "auto",
+    help: "the mobile rating scale the reports read: auto (a release with any rating 1 or 2 is legacy, otherwise current), current (Ofcom's 0/3/4: None, Limited, Likely; good is 4) or legacy (0-4: Clear ... Enhanced; good is 3)",
+    parse: oneOf<MobileScaleChoice>(...MOBILE_SCALE_CHOICES),
+  }),
+  goodRating: option({
+    type: "number",
+    help: `mobile ratings at or above this are good coverage (${RATING_MIN + 1}-${RATING_MAX}; default the scale's own: 4 Likely on the current scale, 3 Green on the legacy one)`,
+    // the range is the report's own check (a ReportError naming it); here only the form
+    parse: (raw, name): number | undefined => {
+      if (raw === undefined) return undefined;
+      if (!/^\d+$/.test(String(raw))) throw new ConfigError(`${name}: expected a whole number, got ${JSON.stringify(String(raw))}`);
+      return Number(raw);
+    },
+  }),
   areaFile: option({
     type: "string",
     help: "CSV of postcodes and their areas (e.g. an ONS postcode directory extract) whose columns --group-by can name and whose lat/long place them on the map",
@@ -301,16 +318,8 @@ export const REPORT_OPTIONS = {
     help: "changes.csv: compare with the answers as they were at this run id or date (default: each answer's previous version)",
     parse: text,
   }),
-  goodRating: option({
-    type: "number",
-    default: 3,
-    help: `mobile ratings at or above this are good coverage (${RATING_MIN + 1}-${RATING_MAX})`,
-    // the range is the report's own check (a ReportError naming it); here only the form
-    parse: (raw, name): number => {
-      if (!/^\d+$/.test(String(raw))) throw new ConfigError(`${name}: expected a whole number, got ${JSON.stringify(String(raw))}`);
-      return Number(raw);
-    },
-  }),
+  mobileScale: BATCH_OPTIONS.mobileScale,
+  goodRating: BATCH_OPTIONS.goodRating,
   groupBy: BATCH_OPTIONS.groupBy,
   areaFile: BATCH_OPTIONS.areaFile,
   uprnColumn: BATCH_OPTIONS.uprnColumn,
@@ -369,6 +378,12 @@ export const SIMULATE_OPTIONS = {
     default: 1,
     help: "dataset release: each one after 1 changes about a tenth of postcodes and the mobile DBName",
     parse: givenNumber,
+  }),
+  mobileScale: option({
+    type: "string",
+    default: "current",
+    help: "the mobile rating scale served: current (0/3/4: None, Limited, Likely, as the service runs today) or legacy (0-4: Clear, Red, Amber, Green, Enhanced)",
+    parse: oneOf<MobileScale>(...MOBILE_SCALES),
   }),
   dialect: option({
     type: "string",

@@ -8,6 +8,7 @@ import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { tierOf, TIERS, type Tier } from "./definitions.js";
 import { ReportError, type ReportScope } from "./scope.js";
 import type { ChangesSummary } from "./changes-summary.js";
+import { LEGACY_ONLY_RATINGS, SCALES, type MobileScale, type ScaleChange, type ScaleDecision } from "../spec/mobile-scales.js";
 
 export type { ChangesSummary } from "./changes-summary.js";
 
@@ -35,6 +36,8 @@ export interface ChangeSet {
   summary: ChangesSummary;
   /** false when no answer had anything to compare with yet (a first run, against its previous versions) */
   compared: boolean;
+  /** the first pair of versions found on different mobile scales; null when none */
+  scaleChange: ScaleChange | null;
 }
 
 /** --since: a run id (digits) or an ISO date or time; the baseline is the versions current then. */
@@ -58,15 +61,24 @@ const channelName = (c: Channel, l: Location) => `${l.toLowerCase()} ${c.toLower
 const flowKey = (c: Channel, l: Location) => `${l.toLowerCase()}${c}` as "indoorVoice" | "indoorData" | "outdoorVoice" | "outdoorData";
 
 /** Every change of the scope's addresses against the baseline, in PostCode, UPRN order. */
-export async function collectChanges(snapshot: ReportSnapshot, options: { goodRating: number; since?: string | undefined }): Promise<ChangeSet> {
+export async function collectChanges(
+  snapshot: ReportSnapshot,
+  options: { goodRating: number; since?: string | undefined; scale?: ScaleDecision | undefined },
+): Promise<ChangeSet> {
   const scope = snapshot.scope;
   const { baseline, label } = await parseSince(snapshot, options.since);
   const summary = emptySummary(label, scope);
   const rows: Change[] = [];
-  for await (const pairs of snapshot.changedVersions(baseline)) for (const pair of pairs) diffPair(pair, options.goodRating, scope.providers, rows, summary);
+  const context: DiffContext = {
+    good: options.goodRating,
+    providers: scope.providers,
+    scales: new Map((options.scale?.releases ?? []).map((r) => [r.release ?? "", r.scale])),
+    scaleChange: null,
+  };
+  for await (const pairs of snapshot.changedVersions(baseline)) for (const pair of pairs) diffPair(pair, context, rows, summary);
   rows.sort((a, b) => compare(a.postcode, b.postcode) || a.uprn - b.uprn || compare(a.lookup, b.lookup) || compare(a.change, b.change));
   const compared = baseline.kind !== "previous" || rows.length > 0 || (await snapshot.anyAnswerCompared());
-  return { baseline: label, lookups: scope.lookups, providers: scope.providers, rows, summary, compared };
+  return { baseline: label, lookups: scope.lookups, providers: scope.providers, rows, summary, compared, scaleChange: context.scaleChange };
 }
 
 export function writeChangesCsv(changes: ChangeSet, path: string, options: CsvFileOptions): Promise<number> {
@@ -104,7 +116,7 @@ function emptySummary(baseline: string, scope: ReportScope): ChangesSummary {
   };
 }
 
-function diffPair(pair: VersionPair, good: number, providers: readonly string[], out: Change[], summary: ChangesSummary): void {
+function diffPair(pair: VersionPair, context: DiffContext, out: Change[], summary: ChangesSummary): void {
   const before = new Map(pair.before.rows.map((r) => [r[0], r]));
   const after = new Map(pair.after.rows.map((r) => [r[0], r]));
   const base = (uprn: number, address: string) => ({
@@ -126,7 +138,7 @@ function diffPair(pair: VersionPair, good: number, providers: readonly string[],
     if (!b) {
       out.push({ ...base(uprn, a[1]), change: "address added", before: null, after: null });
       if (counts) counts.addressesAdded++;
-    } else DIFFS[pair.lookup](pair, b, a, { good, providers }, base(uprn, a[1]), out, summary);
+    } else DIFFS[pair.lookup](pair, b, a, context, base(uprn, a[1]), out, summary);
   }
 }
 
@@ -141,6 +153,29 @@ function value(side: VersionPair["before"], row: VersionRow, field: string): num
 interface DiffContext {
   good: number;
   providers: readonly string[];
+  /** each mobile release's scale, as the report decided it from the release's ratings */
+  scales: ReadonlyMap<string, MobileScale>;
+  /** set at the first pair found on two scales */
+  scaleChange: ScaleChange | null;
+}
+
+/** A side's scale: its release's, else what its own ratings show (a 1 or 2 is legacy). */
+function sideScale(side: VersionPair["before"], scales: DiffContext["scales"]): MobileScale {
+  const known = scales.get(side.release);
+  if (known) return known;
+  return side.rows.some((r) => r.slice(2).some((v) => typeof v === "number" && LEGACY_ONLY_RATINGS.includes(v))) ? "legacy" : "current";
+}
+
+/**
+ * The good line of each side: the report's, except that a side on another scale than the latest is
+ * read on its own scale; `scaleMoved` then marks what crosses the line as a change of scale.
+ */
+function goodLines(pair: VersionPair, context: DiffContext): { before: number; after: number; scaleMoved: boolean } {
+  const { good, scales } = context;
+  const was = sideScale(pair.before, scales);
+  const now = sideScale(pair.after, scales);
+  if (was !== now) context.scaleChange ??= { from: { release: pair.before.release, scale: was }, to: { release: pair.after.release, scale: now } };
+  return was === now ? { before: good, after: good, scaleMoved: false } : { before: SCALES[was].goodRating, after: good, scaleMoved: true };
 }
 
 type Diff = (pair: VersionPair, b: VersionRow, a: VersionRow, context: DiffContext, base: Base, out: Change[], summary: ChangesSummary) => void;
@@ -162,10 +197,11 @@ function diffBroadband(pair: VersionPair, b: VersionRow, a: VersionRow, _context
   }
 }
 
-function diffMobile(pair: VersionPair, b: VersionRow, a: VersionRow, { good, providers }: DiffContext, base: Base, out: Change[], summary: ChangesSummary): void {
+function diffMobile(pair: VersionPair, b: VersionRow, a: VersionRow, context: DiffContext, base: Base, out: Change[], summary: ChangesSummary): void {
   // Only providers both versions rate can be compared.
-  const compared = providers.filter((p) => pair.before.providers.includes(p) && pair.after.providers.includes(p));
-  const s = summary.mobile;
+  const compared = context.providers.filter((p) => pair.before.providers.includes(p) && pair.after.providers.includes(p));
+  const lines = goodLines(pair, context);
+  const s = lines.scaleMoved ? null : summary.mobile;
   for (const l of LOCATIONS)
     for (const c of CHANNELS) {
       let anyGoodBefore = false;
@@ -175,13 +211,14 @@ function diffMobile(pair: VersionPair, b: VersionRow, a: VersionRow, { good, pro
         const was = value(pair.before, b, field);
         const now = value(pair.after, a, field);
         if (was === null || now === null) continue;
-        anyGoodBefore ||= was >= good;
-        anyGoodAfter ||= now >= good;
-        if (was >= good === now >= good) continue;
-        out.push({ ...base, change: `${p} ${channelName(c, l)}`, before: was, after: now });
+        anyGoodBefore ||= was >= lines.before;
+        anyGoodAfter ||= now >= lines.after;
+        if (was >= lines.before === now >= lines.after) continue;
+        // a row the change of scale moved is no coverage lost or gained: it says so, and is not counted as one
+        out.push({ ...base, change: `${p} ${channelName(c, l)}${lines.scaleMoved ? " (change of scale)" : ""}`, before: was, after: now });
         const flow = s?.providers[p]?.[flowKey(c, l)];
         if (flow) {
-          if (now >= good) flow.closed++;
+          if (now >= lines.after) flow.closed++;
           else flow.opened++;
         }
       }

@@ -29,8 +29,9 @@ const KNOWN: Readonly<Record<string, string>> = {
   NoData: "Addresses with no broadband data",
   BelowDecent: "Addresses below decent",
   BelowSuperfast: "Addresses below superfast",
-  Superfast: "Addresses with superfast",
-  Ultrafast: "Addresses with ultrafast",
+  // nested counts: "at least", so that a bare tier name only ever means its band (Tier, report.html)
+  Superfast: "Addresses with at least superfast",
+  Ultrafast: "Addresses with at least ultrafast",
   Gigabit: "Addresses with gigabit",
   IndoorVoiceTotalNotspots: "Indoor voice: no provider good",
   IndoorVoicePartialNotspots: "Indoor voice: some providers good",

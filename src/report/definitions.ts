@@ -14,9 +14,6 @@ export const SPEED_THRESHOLDS = {
 export const TIERS = ["Gigabit", "Ultrafast", "Superfast", "Decent", "Below decent", "No data"] as const;
 export type Tier = (typeof TIERS)[number];
 
-/** Ratings at or above this count as good mobile coverage (3 = "Green"). */
-export const DEFAULT_GOOD_RATING = 3;
-
 /** Excel's sheet holds 1,048,576 rows, the header included. */
 export const EXCEL_MAX_ROWS = 1_048_576;
 

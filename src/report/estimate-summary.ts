@@ -11,6 +11,7 @@ import { ADDRESSES_COLUMN, countColumns, STATUS_COLUMN } from "./postcode-column
 import { clustersByGroup, estimateDomain, type Cluster, type DomainEstimate, type Interval } from "./estimates.js";
 import { PROVIDER_METRICS, providerColumn } from "./measures.js";
 import { providerLabel } from "./figure-labels.js";
+import type { MobileScale } from "../spec/mobile-scales.js";
 import { groupFigures, POSTCODE_DIMENSIONS, type PostcodeDimension } from "./groups.js";
 import type { SummaryRow } from "./summary.js";
 
@@ -130,8 +131,8 @@ export function estimateRows(e: EstimatesSummary | null | undefined, labels: Rea
   ];
 }
 
-/** The figures' plain-English labels by their estimates key (the Groups figures' labels). */
-export function estimateLabels(providers: readonly string[], goodRating: number): Record<string, string> {
-  const providerLabels = providers.flatMap((p) => PROVIDER_METRICS.map((m) => [lowerFirst(providerColumn(p, m)), providerLabel(p, m, goodRating)]));
-  return Object.fromEntries([...groupFigures(providers, goodRating).map((f) => [lowerFirst(f.column), f.label]), ...providerLabels]);
+/** The figures' plain-English labels by their estimates key (the Groups figures' labels); without mobile figures the scale labels nothing. */
+export function estimateLabels(providers: readonly string[], goodRating: number, scale: MobileScale): Record<string, string> {
+  const providerLabels = providers.flatMap((p) => PROVIDER_METRICS.map((m) => [lowerFirst(providerColumn(p, m)), providerLabel(p, m, goodRating, scale)]));
+  return Object.fromEntries([...groupFigures(providers, goodRating, scale).map((f) => [lowerFirst(f.column), f.label]), ...providerLabels]);
 }

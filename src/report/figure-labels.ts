@@ -1,7 +1,7 @@
 // The plain-English names of the figures, in one place: summary.csv, groups.csv and the workbook
 // label their counts with these, keyed by the column names of the report's postcode table
 // (measures.ts), so a reader never has to look up `IndoorVoiceTotalNotspots`.
-import { RATING_LABELS } from "../spec/fields.js";
+import { ratingLabel, type MobileScale } from "../spec/mobile-scales.js";
 import { SPEED_THRESHOLDS as T } from "./definitions.js";
 import type { ProviderMetric, SpreadMetric } from "./measures.js";
 
@@ -14,25 +14,25 @@ export type BroadbandFigure = (typeof BROADBAND_FIGURES)[number];
 export const BROADBAND_LABELS: Readonly<Record<BroadbandFigure, string>> = {
   BelowDecent: `Addresses below decent (under ${mbit(T.decentDown)} down or ${mbit(T.decentUp)} up)`,
   BelowSuperfast: `Addresses below superfast (under ${mbit(T.superfast)} down)`,
-  Superfast: `Addresses with superfast (${mbit(T.superfast)} down or more)`,
-  Ultrafast: `Addresses with ultrafast (${mbit(T.ultrafast)} down or more)`,
+  Superfast: `Addresses with at least superfast (${mbit(T.superfast)} down or more)`,
+  Ultrafast: `Addresses with at least ultrafast (${mbit(T.ultrafast)} down or more)`,
   Gigabit: `Addresses with gigabit (${mbit(T.gigabit)} down or more)`,
   NoData: "Addresses with no speed prediction (no data)",
 };
 
-/** "rating under 3 = Green": what "not good" means at this --good-rating. */
-export function notGoodWords(goodRating: number): string {
-  return `rating under ${goodRating} = ${RATING_LABELS[goodRating] ?? "?"}`;
+/** "rating under 4 = Likely": what "not good" means at this good rating on this scale. */
+export function notGoodWords(goodRating: number, scale: MobileScale): string {
+  return `rating under ${goodRating} = ${ratingLabel(scale, goodRating)}`;
 }
 
-export function spreadLabel(metric: SpreadMetric, goodRating: number): string {
+export function spreadLabel(metric: SpreadMetric, goodRating: number, scale: MobileScale): string {
   const channel = metric.startsWith("IndoorVoice") ? "indoor voice" : "indoor data";
   return metric.endsWith("TotalNotspots")
-    ? `Addresses where no provider has good ${channel} (total notspot; ${notGoodWords(goodRating)} for all)`
+    ? `Addresses where no provider has good ${channel} (total notspot; ${notGoodWords(goodRating, scale)} for all)`
     : `Addresses where some but not all providers have good ${channel} (partial notspot)`;
 }
 
-export function providerLabel(provider: string, metric: ProviderMetric, goodRating: number): string {
+export function providerLabel(provider: string, metric: ProviderMetric, goodRating: number, scale: MobileScale): string {
   const words: Record<ProviderMetric, string> = {
     IndoorVoiceNotspots: "indoor voice",
     IndoorDataNotspots: "indoor data",
@@ -42,7 +42,7 @@ export function providerLabel(provider: string, metric: ProviderMetric, goodRati
   };
   return metric === "IndoorDataNeeds4g"
     ? `${provider}: addresses with good indoor data only thanks to 4G`
-    : `${provider}: addresses without good ${words[metric]} (${notGoodWords(goodRating)})`;
+    : `${provider}: addresses without good ${words[metric]} (${notGoodWords(goodRating, scale)})`;
 }
 
 /** Percent to one decimal place, "14.5"; empty without a denominator. */

@@ -4,6 +4,7 @@
 // A postcode counts once per group however many input rows name it, and in every group that
 // names it. The snapshot sums them (prepareGroups, groupTotals), streamed in order; this names the
 // dimensions, the figures and their shares.
+import type { MobileScale } from "../spec/mobile-scales.js";
 import { LOOKUPS, type Lookup } from "../spec/fields.js";
 import { UNMATCHED_GROUP, type GroupDimension, type ReportSnapshot, type RowBatches } from "../store/snapshot.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
@@ -67,12 +68,13 @@ export interface GroupFigure {
 }
 
 /** The counts every group row carries, in order: broadband, then mobile (across providers, then each provider). */
-export function groupFigures(providers: readonly string[], goodRating: number): GroupFigure[] {
+export function groupFigures(providers: readonly string[], goodRating: number, scale: MobileScale): GroupFigure[] {
   const short: Record<string, string> = {
     BelowDecent: "Below decent",
     BelowSuperfast: "Below superfast",
-    Superfast: "Superfast",
-    Ultrafast: "Ultrafast",
+    // nested: an address at ultrafast is counted at superfast too, so the headings say "at least"
+    Superfast: "At least superfast",
+    Ultrafast: "At least ultrafast",
     Gigabit: "Gigabit",
     NoData: "No broadband data",
     IndoorVoiceTotalNotspots: "Indoor voice total notspots",
@@ -82,12 +84,12 @@ export function groupFigures(providers: readonly string[], goodRating: number): 
   };
   return [
     ...BROADBAND_FIGURES.map((f) => ({ column: f, heading: short[f]!, label: BROADBAND_LABELS[f], lookup: "broadband" as const })),
-    ...SPREAD_METRICS.map((m) => ({ column: m, heading: short[m]!, label: spreadLabel(m, goodRating), lookup: "mobile" as const })),
+    ...SPREAD_METRICS.map((m) => ({ column: m, heading: short[m]!, label: spreadLabel(m, goodRating, scale), lookup: "mobile" as const })),
     ...providers.flatMap((p) =>
       (["IndoorVoiceNotspots", "IndoorDataNotspots"] as const).map((m) => ({
         column: providerColumn(p, m),
         heading: `${p} indoor ${m === "IndoorVoiceNotspots" ? "voice" : "data"} notspots`,
-        label: providerLabel(p, m, goodRating),
+        label: providerLabel(p, m, goodRating, scale),
         lookup: "mobile" as const,
       })),
     ),
@@ -211,7 +213,7 @@ export interface GroupOptions {
  * Reads --area-file (when given), resolves --group-by and fills the group table; null when no
  * dimension is asked for. Needs the snapshot's postcode figures (preparePostcodes).
  */
-export async function prepareGroups(snapshot: ReportSnapshot, goodRating: number, options: GroupOptions): Promise<GroupSet | null> {
+export async function prepareGroups(snapshot: ReportSnapshot, goodRating: number, options: GroupOptions, scale: MobileScale): Promise<GroupSet | null> {
   const scope = snapshot.scope;
   const header = options.areaFile ? await readAreaHeader(options.areaFile) : null;
   const wantedArea: string[] = [];
@@ -226,7 +228,7 @@ export async function prepareGroups(snapshot: ReportSnapshot, goodRating: number
   }
   if (dimensions.length === 0) return null;
   await snapshot.prepareGroups(dimensions.map(groupDimension));
-  const figures = groupFigures(scope.providers, goodRating);
+  const figures = groupFigures(scope.providers, goodRating, scale);
   const rows: GroupRow[] = [];
   for await (const batch of computeGroups(snapshot, dimensions, figures)) rows.push(...batch);
   return { dimensions, figures, area, rows };

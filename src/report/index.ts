@@ -2,18 +2,18 @@
 // from the store in one consistent snapshot (src/store/snapshot.ts), the set replaced whole
 // (report-set.ts). Compute (summary, changes, groups) asks the snapshot; the writers render.
 import { join } from "node:path";
-import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
+import type { MobileScaleChoice, ScaleDecision } from "../spec/mobile-scales.js";
 import type { ReportSnapshot, SnapshotSource } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
-import { DEFAULT_GOOD_RATING } from "./definitions.js";
+import { resolveScale } from "./scale.js";
 import { ADDRESS_FILES, addressFilesTogether, writeAddressFile, type AddressFile } from "./address-files.js";
 import { writePostcodesCsv, writeEnrichedCsv } from "./postcode-files.js";
 import { writeOpenDataVsApiCsv } from "./open-data.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
 import { writeHtmlReport, type GroupRow as HtmlGroupRow } from "./html/index.js";
 import { collectChanges, writeChangesCsv, type ChangeSet } from "./changes.js";
-import { ReportError, type ReportScope } from "./scope.js";
+import type { ReportScope } from "./scope.js";
 import { prepareOut, writeReportSet, type ReportFile, type SwapStepHook } from "./report-set.js";
 import { withOutLock } from "./out-lock.js";
 import { clearDebris } from "./out-debris.js";
@@ -34,6 +34,8 @@ export interface ReportContext {
   snapshot: ReportSnapshot;
   scope: ReportScope;
   goodRating: number;
+  /** the mobile scale the figures read, and why (report/scale.ts) */
+  scale: ScaleDecision;
   csv: CsvFileOptions;
   summary: Summary;
   changes: ChangeSet;
@@ -103,8 +105,10 @@ export interface ReportOptions extends GroupOptions {
   all?: boolean | undefined;
   /** UTF-8 byte order mark at the start of every CSV (default true: Excel needs it) */
   bom?: boolean | undefined;
-  /** ratings at or above this are good mobile coverage (default 3) */
+  /** ratings at or above this are good mobile coverage (default: the scale's own, 4 on the current scale, 3 on the legacy one) */
   goodRating?: number | undefined;
+  /** --mobile-scale: the scale the ratings are read on (default auto: decided from the answers) */
+  mobileScale?: MobileScaleChoice | undefined;
   /** --uprn-column: the input column naming each row's property */
   uprnColumn?: string | undefined;
   /** --workbook-rows: rows a sheet of rows of the workbook may hold (default DEFAULT_WORKBOOK_ROWS) */
@@ -144,7 +148,6 @@ export function writeReportsUnlessCurrent(source: SnapshotSource, options: Repor
 }
 
 async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurrent: boolean): Promise<ReportResult | "current"> {
-  const goodRating = checkedGoodRating(options.goodRating);
   const csv: CsvFileOptions = { bom: options.bom ?? true, onWarning: options.onWarning };
   const generatedAt = (options.now?.() ?? new Date()).toISOString();
   await prepareOut(options.outDir);
@@ -154,18 +157,20 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     for (const line of clearDebris(options.outDir)) options.onWarning?.(line);
     // one snapshot for the check and the set: the fingerprint is hashed once
     const workbookRows = options.workbookRows ?? DEFAULT_WORKBOOK_ROWS;
-    const fingerprint = await reportFingerprint(snapshot, { ...options, bom: csv.bom, goodRating, workbookRows });
+    // the scale and good rating as resolved: an explicit default is the same set as an implicit one
+    const { scale, goodRating } = await resolveScale(snapshot, options);
+    const fingerprint = await reportFingerprint(snapshot, { ...options, bom: csv.bom, workbookRows, goodRating, mobileScale: scale.scale });
     if (keepCurrent && isReportSetCurrent(options.outDir, fingerprint)) return "current";
     await snapshot.preparePostcodes(goodRating);
-    const changes = await collectChanges(snapshot, { goodRating, since: options.since });
-    const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary);
+    const changes = await collectChanges(snapshot, { goodRating, since: options.since, scale });
+    const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary, { ...scale, seenChange: changes.scaleChange ?? undefined });
     summary.estimates = await computeEstimates(snapshot, options.groupBy ?? DEFAULT_GROUP_BY);
-    const groups = await prepareGroups(snapshot, goodRating, options);
+    const groups = await prepareGroups(snapshot, goodRating, options, scale.scale);
     const located = await snapshot.countLocated(true);
     const set = options.files ?? REPORT_FILES;
     const addressNames = set.filter((f) => ADDRESS_REPORT_FILES.includes(f)).map((f) => f.name as AddressFile);
     const addressFiles = addressFilesTogether(snapshot, goodRating, addressNames, csv);
-    const context = { snapshot, scope, goodRating, csv, summary, changes, groups, uprnColumn: options.uprnColumn, located, workbookRows, addressFiles };
+    const context = { snapshot, scope, goodRating, scale, csv, summary, changes, groups, uprnColumn: options.uprnColumn, located, workbookRows, addressFiles };
     // Last, and swapped in with the set: what the set was made from, so that a batch can keep it.
     const made = set.filter((f) => f.applies?.(context) ?? true).map((f) => f.name);
     const record: ReportFile<ReportContext> = { name: FINGERPRINT_FILE, write: (_c, path) => recordFingerprint(path, fingerprint, made) };
@@ -185,18 +190,11 @@ export function writeAddressReport(
   path: string,
   options: Omit<ReportOptions, "outDir" | "now">,
 ): Promise<number> {
-  const goodRating = checkedGoodRating(options.goodRating);
   const csv: CsvFileOptions = { bom: options.bom ?? true, onWarning: options.onWarning };
   return inSnapshot(source, options, async (snapshot) => {
-    await snapshot.preparePostcodes(null);
+    const { goodRating } = await resolveScale(snapshot, options);
     return writeAddressFile(snapshot, goodRating, file, path, csv);
   });
-}
-
-function checkedGoodRating(goodRating = DEFAULT_GOOD_RATING): number {
-  if (!Number.isInteger(goodRating) || goodRating <= RATING_MIN || goodRating > RATING_MAX)
-    throw new ReportError(`the good rating (--good-rating) must be a whole number from ${RATING_MIN + 1} to ${RATING_MAX} (got ${goodRating})`);
-  return goodRating;
 }
 
 /** One snapshot for every file: one state of the store; a run still running is said to be. */

@@ -63,7 +63,7 @@ export async function enrichedTable(snapshot: ReportSnapshot, goodRating: number
   ];
   const rows = () =>
     mapRows(snapshot.enrichedRows(figures, goodRating, property), (r): unknown[] =>
-      r.property === null ? [...r.cells, ...r.figures] : [...r.cells, ...r.figures, ...propertyCells(r.property, scope.providers)],
+      r.property === null ? [...r.cells, ...r.figures] : [...r.cells, ...r.figures, ...propertyCells(r.property, scope.providers, goodRating)],
     );
   return { header, inputWidth: width, rows };
 }

@@ -35,23 +35,25 @@ export function propertyColumns(scope: ReportScope, uprnColumn: string): Propert
 }
 
 /** The selected cells turned into the added columns: the ratings become the best provider(s). */
-export function propertyCells(selected: readonly unknown[], providers: readonly string[]): unknown[] {
+export function propertyCells(selected: readonly unknown[], providers: readonly string[], goodRating: number): unknown[] {
   const fixed = 3 + 2 * providers.length;
   const ratings = selected.slice(fixed) as (number | null)[];
-  return [...selected.slice(0, fixed), bestProviders(providers, ratings)];
+  return [...selected.slice(0, fixed), bestProviders(providers, ratings, goodRating)];
 }
 
 /**
- * The provider(s) with the highest indoor data rating, ties broken by indoor voice; equals are
- * all named ("ProvA, ProvC"). Empty when no rating is known.
+ * Among the providers good indoors (data or voice at the good rating or above), the one(s) with
+ * the highest indoor data rating, ties broken by indoor voice; equals are all named ("ProvA,
+ * ProvC"). Empty when no provider is good there: a best of none good is no one to recommend.
  */
-export function bestProviders(providers: readonly string[], dataThenVoice: readonly (number | null)[]): string {
+export function bestProviders(providers: readonly string[], dataThenVoice: readonly (number | null)[], goodRating: number): string {
   let best: string[] = [];
   let bestKey = -1;
   providers.forEach((p, i) => {
     const data = dataThenVoice[2 * i];
     const voice = dataThenVoice[2 * i + 1];
     if (data === null || data === undefined) return;
+    if (data < goodRating && (voice ?? -1) < goodRating) return;
     const key = data * 10 + (voice ?? 0);
     if (key > bestKey) {
       bestKey = key;

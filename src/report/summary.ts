@@ -1,7 +1,9 @@
 // The summary figures: sums over the report's postcode table (itself counted by SQLite from the
 // addresses), and the two views of them, summary.csv rows and the batch's closing lines.
 import type { OutcomeCounts } from "../spec/counts.js";
-import { RATING_LABELS, type Lookup } from "../spec/fields.js";
+import type { Lookup } from "../spec/fields.js";
+import { decideScale, type ScaleDecision } from "../spec/mobile-scales.js";
+import { goodRatingText, ratingShareRows, scaleAboutRows, scaleSummary, type ScaleSummary } from "./scale-figures.js";
 import type { Release, ReportSnapshot } from "../store/snapshot.js";
 import { countColumns, ADDRESSES_COLUMN } from "./postcode-columns.js";
 import { PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type SpreadMetric } from "./measures.js";
@@ -37,7 +39,7 @@ export interface Spread {
   partialNotspots: number;
 }
 
-export interface MobileSummary {
+export interface MobileSummary extends ScaleSummary {
   postcodes: OutcomeCounts;
   addresses: number;
   providers: Record<string, ProviderSummary>;
@@ -79,7 +81,13 @@ export interface Summary {
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 
 /** The summary's figures, summed by the snapshot over its postcodes (preparePostcodes with the good rating first). */
-export async function computeSummary(snapshot: ReportSnapshot, goodRating: number, generatedAt: string, changes: ChangesSummary | null = null): Promise<Summary> {
+export async function computeSummary(
+  snapshot: ReportSnapshot,
+  goodRating: number,
+  generatedAt: string,
+  changes: ChangesSummary | null = null,
+  scale?: ScaleDecision,
+): Promise<Summary> {
   const scope = snapshot.scope;
   const counts = countColumns(scope.providers);
   const totals = await snapshot.postcodeTotals([ADDRESSES_COLUMN.broadband, ADDRESSES_COLUMN.mobile, ...counts.broadband, ...counts.mobile]);
@@ -87,7 +95,9 @@ export async function computeSummary(snapshot: ReportSnapshot, goodRating: numbe
   const input = (await snapshot.inputCounts()) ?? { input: null, invalid: null };
   const simulatedData = await snapshot.includesSimulatedData();
   const broadband = scope.lookups.includes("broadband") ? broadbandSummary(totals.statuses.broadband, row) : null;
-  const mobile = scope.lookups.includes("mobile") ? mobileSummary(totals.statuses.mobile, row, scope.providers) : null;
+  const mobile = scope.lookups.includes("mobile")
+    ? { ...mobileSummary(totals.statuses.mobile, row, scope.providers), ...(await scaleSummary(snapshot, scale ?? decideScale("auto", await snapshot.scaleEvidence()), goodRating, row[ADDRESSES_COLUMN.mobile]!)) }
+    : null;
   const releases: Record<Lookup, Release[]> = perLookup(() => []);
   for (const l of scope.lookups) releases[l] = await snapshot.releases(l);
 
@@ -117,7 +127,7 @@ function broadbandSummary(postcodes: OutcomeCounts, row: Record<string, number>)
   return { postcodes, addresses, ...counts, shares: shares(counts, addresses) };
 }
 
-function mobileSummary(postcodes: OutcomeCounts, row: Record<string, number>, providers: readonly string[]): MobileSummary {
+function mobileSummary(postcodes: OutcomeCounts, row: Record<string, number>, providers: readonly string[]): Omit<MobileSummary, keyof ScaleSummary> {
   const addresses = row[ADDRESSES_COLUMN.mobile]!;
   const perProvider = Object.fromEntries(
     providers.map((p) => [p, Object.fromEntries(PROVIDER_METRICS.map((m) => [lowerFirst(m), row[providerColumn(p, m)]!])) as ProviderSummary]),
@@ -160,7 +170,6 @@ export function summaryRows(s: Summary): SummaryRow[] {
     about("Report generated (UTC)", s.generatedAt),
     about("Run", s.runId ?? "all stored postcodes"),
     about("Includes simulated data (not the real API)", s.simulated ? "yes" : "no"),
-    about("Good mobile rating (at least)", `${s.goodRating} (${RATING_LABELS[s.goodRating] ?? "?"})`),
     about("Mobile providers", s.providers.join(", ")),
   ];
   const input = s.postcodes.input;
@@ -188,10 +197,12 @@ export function summaryRows(s: Summary): SummaryRow[] {
     const m = s.mobile;
     const of = { of: m.addresses, ofWhat: "addresses the mobile lookup returned" };
     rows.push(...statusRows("mobile", m.postcodes), { section: "Mobile", figure: "Addresses", count: m.addresses, of: null, ofWhat: "" });
-    for (const metric of SPREAD_METRICS) rows.push({ section: "Mobile", figure: spreadLabel(metric, s.goodRating), count: spreadValue(m, metric), ...of });
+    rows.push(...scaleAboutRows(m));
+    for (const metric of SPREAD_METRICS) rows.push({ section: "Mobile", figure: spreadLabel(metric, m.goodRating, m.scale), count: spreadValue(m, metric), ...of });
     for (const [provider, figures] of Object.entries(m.providers))
       for (const metric of PROVIDER_METRICS)
-        rows.push({ section: "Mobile", figure: providerLabel(provider, metric, s.goodRating), count: figures[lowerFirst(metric) as keyof ProviderSummary], ...of });
+        rows.push({ section: "Mobile", figure: providerLabel(provider, metric, m.goodRating, m.scale), count: figures[lowerFirst(metric) as keyof ProviderSummary], ...of });
+    rows.push(...ratingShareRows(m, m.addresses));
   }
   for (const lookup of s.lookups) {
     const addresses = s[lookup]?.addresses ?? null;
@@ -206,7 +217,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
   }
   if (s.changes) rows.push(...changesRows(s.changes));
   if (s.openData) rows.push(...openDataRows(s.openData, s.postcodes.unique));
-  rows.push(...estimateRows(s.estimates, estimateLabels(s.providers, s.goodRating)));
+  rows.push(...estimateRows(s.estimates, estimateLabels(s.providers, s.goodRating, s.mobile?.scale ?? "current")));
   return rows;
 }
 
@@ -252,10 +263,12 @@ export function headlineLines(s: Summary): string[] {
   if (s.mobile) {
     const m = s.mobile;
     lines.push(
-      `mobile: ${n(m.addresses)} addresses (${answered(m.postcodes)}); indoor notspots (rating below ${s.goodRating}): ` +
+      `mobile: ${n(m.addresses)} addresses (${answered(m.postcodes)}); indoor notspots (rating below ${goodRatingText(m.scale, m.goodRating)}, ${m.scale} scale): ` +
         `voice ${pc(m.indoorVoice.totalNotspots, m.addresses)} with no good provider, ${pc(m.indoorVoice.partialNotspots, m.addresses)} with only some; ` +
         `data ${pc(m.indoorData.totalNotspots, m.addresses)} none, ${pc(m.indoorData.partialNotspots, m.addresses)} only some`,
+      `mobile scale: ${m.scaleReason}`,
     );
+    if (m.scaleChange) lines.push(m.scaleChange);
   }
   if (s.openData) lines.push(openDataHeadline(s.openData));
   const changed = s.changes && changesHeadline(s.changes);

@@ -2,7 +2,8 @@
 // inline strings, rows deflated as they come), written atomically like every report file.
 // Sheets in order: Summary, Groups, Your rows, Postcodes, Broadband, Mobile (docs/reports.md).
 import { PassThrough } from "node:stream";
-import { LOOKUPS, mobileFields, RATING_MAX, RATING_MIN, ratingWords, SPEED_FIELDS, type Lookup } from "../spec/fields.js";
+import { LOOKUPS, mobileFields, SPEED_FIELDS, type Lookup } from "../spec/fields.js";
+import { ratingWords, SCALES, type MobileScale } from "../spec/mobile-scales.js";
 import type { ReportScope, ReportSnapshot, RowBatches } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
 import { columnHeading } from "./column-headings.js";
@@ -11,6 +12,7 @@ import { groupShare, type GroupSet } from "./groups.js";
 import { goodColumns } from "./measures.js";
 import { enrichedTable, postcodeFigureColumns } from "./postcode-files.js";
 import { mapRows } from "./row-batches.js";
+import { STATUS_WIDTH, statusWords } from "./status-words.js";
 import { releaseWords, summaryRows, type Summary } from "./summary.js";
 import type { ChangeSet } from "./changes.js";
 import { COORDINATE, COUNT, fitWidth, LINE_POINTS, lineChars, SHARE, SPEED, TEXT, writeSheet, type RowLayout, type SheetColumn, type SheetSpec } from "./workbook-sheet.js";
@@ -49,15 +51,21 @@ export const DEFAULT_WORKBOOK_ROWS = 100_000;
 /** Rows of an address sheet that print: the first page or so; every row is in its CSV. */
 export const PRINTED_ADDRESS_ROWS = 50;
 
-/** The rating colours of Ofcom's checker, as cell fills (conditional formatting keeps ratings numbers). */
-const RATING_FILLS: Record<number, string> = { 0: "FFD9D9D9", 1: "FFF4A6A6", 2: "FFFFD580", 3: "FFA9D8A0", 4: "FF6FBF73" };
+/** The rating colours of Ofcom's checker per scale, as cell fills (conditional formatting keeps ratings numbers): on the current scale a 3 (Limited) is amber, not green. */
+const RATING_FILLS: Record<MobileScale, Record<number, string>> = {
+  legacy: { 0: "FFD9D9D9", 1: "FFF4A6A6", 2: "FFFFD580", 3: "FFA9D8A0", 4: "FF6FBF73" },
+  current: { 0: "FFD9D9D9", 3: "FFFFD580", 4: "FF6FBF73" },
+};
+
+/** The scale the summary's figures read (current when the report has no mobile lookup). */
+const scaleOf = (s: Summary): MobileScale => s.mobile?.scale ?? "current";
 
 /** Each lookup's address sheet: its name, the CSV with every row, and how its rows are laid out. */
 interface AddressSheet {
   sheet: string;
   lookup: Lookup;
   csv: string;
-  spec(snapshot: ReportSnapshot, scope: ReportScope, goodRating: number): Omit<SheetSpec, "name" | "print">;
+  spec(snapshot: ReportSnapshot, scope: ReportScope, goodRating: number, scale: MobileScale): Omit<SheetSpec, "name" | "print">;
 }
 
 const ADDRESS_SHEETS: Record<Lookup, AddressSheet> = {
@@ -71,10 +79,10 @@ const ADDRESS_SHEETS: Record<Lookup, AddressSheet> = {
     sheet: "Mobile",
     lookup: "mobile",
     csv: "mobile.csv",
-    spec: (snapshot, scope, goodRating) => ({
-      columns: mobileColumns(scope),
+    spec: (snapshot, scope, goodRating, scale) => ({
+      columns: mobileColumns(scope, scale, goodRating),
       rows: mobileRows(snapshot, goodRating),
-      finish: (ws, count) => colourRatings(ws, scope, count),
+      finish: (ws, count) => colourRatings(ws, scope, count, scale),
     }),
   },
 };
@@ -117,7 +125,9 @@ export async function writeWorkbook(snapshot: ReportSnapshot, input: WorkbookInp
     if (input.groups) await sheet({ name: "Groups", columns: groupColumns(input.groups), rows: groupRows(input.groups), print: { keyColumns: 2 } });
     if (yourRows) {
       const table = await enrichedTable(snapshot, input.goodRating, input.uprnColumn);
-      await sheet({ name: "Your rows", columns: await yourRowsColumns(snapshot, table.header, table.inputWidth), rows: table.rows() });
+      const statusAt = table.header.indexOf("Status", table.inputWidth);
+      const rows = mapRows(table.rows(), (r) => r.map((cell, i) => (i === statusAt ? statusWords(cell) : cell)));
+      await sheet({ name: "Your rows", columns: await yourRowsColumns(snapshot, table.header, table.inputWidth), rows });
     } else if (scope.kind === "run") await sheet(noteSheet("Your rows")!);
     const figures = postcodeFigureColumns(scope.providers, scope);
     if (!postcodes) await sheet(noteSheet("Postcodes")!);
@@ -135,7 +145,7 @@ export async function writeWorkbook(snapshot: ReportSnapshot, input: WorkbookInp
         ? { rows: PRINTED_ADDRESS_ROWS, footer: `Printed: the first ${PRINTED_ADDRESS_ROWS} of ${n(rows)} rows (every row: ${a.csv}); clear the print area to print all` }
         : undefined;
       if (note) await sheet(note);
-      else await sheet({ name: a.sheet, ...a.spec(snapshot, scope, input.goodRating), print });
+      else await sheet({ name: a.sheet, ...a.spec(snapshot, scope, input.goodRating, scaleOf(input.summary)), print });
     }
     await workbook.finish();
   };
@@ -210,7 +220,7 @@ function* summarySheetRows(input: WorkbookInput, result: WorkbookResult, limit: 
   for (const lookup of s.lookups)
     for (const r of s.releases[lookup])
       yield ["Provenance", `${LOOKUP_SPECS[lookup].label} data`, `${releaseWords(r)}: ${n(r.addresses)} addresses`, null, null];
-  yield ["Provenance", "Thresholds", `decent ${T.decentDown}/${T.decentUp} Mbit/s down/up; superfast ${T.superfast}, ultrafast ${T.ultrafast}, gigabit ${n(T.gigabit)} Mbit/s down; good mobile rating ${ratingWords(s.goodRating)} or more`, null, null];
+  yield ["Provenance", "Thresholds", `decent ${T.decentDown}/${T.decentUp} Mbit/s down/up; superfast ${T.superfast}, ultrafast ${T.ultrafast}, gigabit ${n(T.gigabit)} Mbit/s down; good mobile rating ${ratingWords(scaleOf(s), s.goodRating)} or more (${SCALES[scaleOf(s)].title})`, null, null];
   const area = input.groups?.area;
   if (area)
     yield ["Provenance", "Area file", `${area.path}: ${n(area.matched)} postcodes matched, ${n(area.unmatched)} not in it (grouped as (unmatched))`, null, null];
@@ -223,15 +233,16 @@ function* summarySheetRows(input: WorkbookInput, result: WorkbookResult, limit: 
   }
   if (nothingToCompare && s.changes)
     yield ["Changes", "Compared with", "nothing yet: these are the first answers stored for these postcodes; a later run that fetches them again shows what changed", null, null];
-  for (const [term, meaning] of DEFINITIONS(s.goodRating)) yield ["Definitions", term, meaning, null, null];
+  for (const [term, meaning] of DEFINITIONS(s.goodRating, scaleOf(s))) yield ["Definitions", term, meaning, null, null];
 }
 
-function DEFINITIONS(good: number): [string, string][] {
+function DEFINITIONS(good: number, scale: MobileScale): [string, string][] {
   return [
     ["No data", "the address's best predicted download is -1 (\"no prediction\") or absent; shown as -1 (none)"],
     ["Below decent", `under ${T.decentDown} Mbit/s down or ${T.decentUp} Mbit/s up (the Universal Service Obligation)`],
-    ["Superfast / ultrafast / gigabit", `at least ${T.superfast} / ${T.ultrafast} / ${n(T.gigabit)} Mbit/s down (Ofcom); the counts nest: superfast includes ultrafast and gigabit`],
-    ...Array.from({ length: RATING_MAX - RATING_MIN + 1 }, (_, i): [string, string] => [`Mobile rating ${i}`, `${ratingWords(i)}${i >= good ? " (good)" : ""}`]),
+    ["At least superfast / ultrafast / gigabit", `at least ${T.superfast} / ${T.ultrafast} / ${n(T.gigabit)} Mbit/s down (Ofcom); the counts nest: at least superfast includes ultrafast and gigabit`],
+    ["Mobile scale", SCALES[scale].title],
+    ...SCALES[scale].values.map((v): [string, string] => [`Mobile rating ${v.rating}`, `${ratingWords(scale, v.rating)}${v.rating >= good ? " (good)" : ""}`]),
     ["Total notspot", "no provider has a good rating at the address"],
     ["Partial notspot", "some providers have a good rating, but not all"],
     ["Shares", "of the addresses the lookup returned (in that group, for the Groups sheet)"],
@@ -276,7 +287,7 @@ async function yourRowsColumns(snapshot: ReportSnapshot, header: readonly string
   return header.map((name, i) => {
     if (i < inputWidth) return { heading: name || `(column ${i + 1})`, note: "your column, as read", width: fitWidth(name, longest[i] ?? 0), style: TEXT };
     const style = /Status|Tier|Good$|Provider|PostCode/.test(name) ? TEXT : /Down$|Up$/.test(name) ? SPEED : COUNT;
-    return column(name, scope, name === "NormalisedPostCode" ? 10 : 8, style);
+    return column(name, scope, name === "Status" ? STATUS_WIDTH : name === "NormalisedPostCode" ? 10 : 8, style);
   });
 }
 
@@ -292,9 +303,9 @@ function broadbandColumns(scope: ReportScope): SheetColumn[] {
   return [...ADDRESS(scope), ...SPEED_FIELDS.map((f) => column(f, scope, 8, SPEED)), column("Tier", scope, 12, TEXT)];
 }
 
-function mobileColumns(scope: ReportScope): SheetColumn[] {
-  const scale = Array.from({ length: RATING_MAX - RATING_MIN + 1 }, (_, i) => ratingWords(RATING_MIN + i)).join("; ");
-  const ratings = mobileFields(scope.providers).map((f) => ({ ...column(f, scope, 4, COUNT), note: `${f}: ${scale}` }));
+function mobileColumns(scope: ReportScope, scale: MobileScale, good: number): SheetColumn[] {
+  const words = SCALES[scale].values.map((v) => ratingWords(scale, v.rating)).join("; ");
+  const ratings = mobileFields(scope.providers).map((f) => ({ ...column(f, scope, 4, COUNT), note: `${f} (${SCALES[scale].title}; good is ${good} or more): ${words}` }));
   return [...ADDRESS(scope), ...ratings, ...goodColumns(scope.providers).map((g) => column(g.column, scope, 4, TEXT))];
 }
 
@@ -309,11 +320,11 @@ function mobileRows(snapshot: ReportSnapshot, goodRating: number): RowBatches<un
 }
 
 /** Each rating cell filled with its colour, by conditional formatting: the values stay numbers. */
-function colourRatings(sheet: SheetWriter, scope: ReportScope, rows: number): void {
+function colourRatings(sheet: SheetWriter, scope: ReportScope, rows: number, scale: MobileScale): void {
   if (rows === 0) return;
   const last = sheet.letter(3 + mobileFields(scope.providers).length);
   sheet.fillWhenEqual(
     `${sheet.letter(4)}2:${last}${rows + 1}`,
-    Object.entries(RATING_FILLS).map(([rating, argb]) => ({ equals: rating, argb })),
+    Object.entries(RATING_FILLS[scale]).map(([rating, argb]) => ({ equals: rating, argb })),
   );
 }

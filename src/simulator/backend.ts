@@ -106,7 +106,7 @@ export class Backend {
   private dataFor(compact: string): SimPostcode | null {
     let data = this.recent.get(compact);
     if (data === undefined) {
-      data = generateCompact(this.seed, compact, this.o.providers, this.o.release);
+      data = generateCompact(this.seed, compact, this.o.providers, this.o.release, this.o.mobileScale);
       this.recent.set(compact, data);
       if (this.recent.size > RECENT_POSTCODES) this.recent.delete(this.recent.keys().next().value!);
     } else {

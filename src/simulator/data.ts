@@ -1,5 +1,6 @@
 // The simulated dataset: a pure function of (seed, postcode). Both lookups of one postcode are built
 // from the same addresses, and tests call generatePostcode() to know the expected answer.
+import type { MobileScale } from "../spec/mobile-scales.js";
 import {
   CHANNELS,
   DEFAULT_PROVIDERS,
@@ -47,13 +48,31 @@ export function generatePostcode(
   postcode: string,
   providers: readonly string[] = DEFAULT_PROVIDERS,
   release = 1,
+  scale: MobileScale = DEFAULT_SIM_SCALE,
 ): SimPostcode | null {
   const compact = compactPostcode(postcode);
-  return compact === null ? null : generateCompact(String(seed), compact, providers, release);
+  return compact === null ? null : generateCompact(String(seed), compact, providers, release, scale);
 }
 
 /** generatePostcode for a postcode already compact, upper case and valid. */
-export function generateCompact(s: string, compact: string, providers: readonly string[], release = 1): SimPostcode | null {
+export function generateCompact(s: string, compact: string, providers: readonly string[], release = 1, scale: MobileScale = DEFAULT_SIM_SCALE): SimPostcode | null {
+  const data = generateLegacy(s, compact, providers, release);
+  return data && scale === "current" ? onCurrentScale(data) : data;
+}
+
+/** The scale the simulator serves by default: the production service's (live-service-notes.md). */
+export const DEFAULT_SIM_SCALE: MobileScale = "current";
+
+/**
+ * The legacy 0-4 ratings read on the current 0/3/4 scale: 1 (Red) becomes 0 (None), 2 (Amber) 3
+ * (Limited). Monotone, so Indoor <= Outdoor and No4g <= with-4G still hold.
+ */
+const TO_CURRENT = [0, 0, 3, 3, 4];
+function onCurrentScale(data: SimPostcode): SimPostcode {
+  return { ...data, addresses: data.addresses.map((a) => ({ ...a, ratings: a.ratings.map((r) => TO_CURRENT[r] ?? r) })) };
+}
+
+function generateLegacy(s: string, compact: string, providers: readonly string[], release: number): SimPostcode | null {
   const rng = rngFor(s, "postcode", compact);
   if (rng.chance(UNKNOWN_SHARE)) return null;
   const large = rng.chance(LARGE_SHARE);

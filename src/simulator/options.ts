@@ -1,6 +1,8 @@
 // Simulator options, their defaults and their checks.
 import { DEFAULT_PROVIDERS, PROVIDER_CODE } from "../spec/fields.js";
 import type { Dialect } from "../spec/types.js";
+import { MOBILE_SCALES, type MobileScale } from "../spec/mobile-scales.js";
+import { DEFAULT_SIM_SCALE } from "./data.js";
 import { validateFaultRates, type FaultRates } from "./faults.js";
 import { DEFAULT_QUOTA_PERIOD_MS } from "./quota.js";
 import { checkRelease } from "./releases.js";
@@ -25,6 +27,8 @@ export interface SimulatorOptions extends FaultRates {
   now: () => number;
   /** dataset release served (1 = base; see releases.ts) */
   release: number;
+  /** the mobile rating scale served: current (0/3/4, as the service runs today) or legacy (0-4) */
+  mobileScale: MobileScale;
   /** upper bound of the generated-body cache */
   maxCacheBytes: number;
 }
@@ -44,6 +48,7 @@ export const DEFAULT_OPTIONS: Readonly<SimulatorOptions> = {
   now: Date.now,
   maxCacheBytes: 64 * 1024 * 1024,
   release: 1,
+  mobileScale: DEFAULT_SIM_SCALE,
   failRate: 0,
   unavailableRate: 0,
   stallRate: 0,
@@ -67,6 +72,7 @@ export function resolveOptions(given: Partial<SimulatorOptions>): SimulatorOptio
     throw new RangeError(`rateLimit must be a whole number >= 0, got ${o.rateLimit}`);
   if (o.quota !== undefined && (!Number.isInteger(o.quota) || o.quota < 0)) throw new RangeError(`quota must be a whole number >= 0, got ${o.quota}`);
   checkRelease(o.release);
+  if (!(MOBILE_SCALES as readonly string[]).includes(o.mobileScale)) throw new RangeError(`mobileScale must be ${MOBILE_SCALES.join(" or ")}, got "${String(o.mobileScale)}"`);
   validateFaultRates(o);
   return o;
 }

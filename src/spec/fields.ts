@@ -49,28 +49,7 @@ export function mobileFields(providers: readonly string[] = DEFAULT_PROVIDERS): 
 /** Mobile coverage ratings (§2.5). */
 export const RATING_MIN = 0;
 export const RATING_MAX = 4;
-/** What each rating means (§2.5): the reports label ratings with these. */
-export const RATING_LABELS: Readonly<Record<number, string>> = {
-  0: "Clear",
-  1: "Red",
-  2: "Amber",
-  3: "Green",
-  4: "Enhanced",
-};
-
-/** What each rating means for someone at the address (§2.5, shortened). */
-export const RATING_MEANINGS: Readonly<Record<number, string>> = {
-  0: "no signal",
-  1: "reliable signal unlikely",
-  2: "connection problems likely",
-  3: "good enough for basic web use",
-  4: "good indoors, fast enough for multimedia",
-};
-
-/** "0 Clear: no signal": a rating with its label and what it means. */
-export function ratingWords(rating: number): string {
-  return `${rating} ${RATING_LABELS[rating] ?? "?"}: ${RATING_MEANINGS[rating] ?? "?"}`;
-}
+// Their labels and meanings depend on the scale: spec/mobile-scales.ts.
 
 /** The fields every address carries in both lookups (§2.2, §2.4), before its speeds or ratings. */
 export const ADDRESS_FIELDS = ["UPRN", "AddressShortDescription", "PostCode"] as const;

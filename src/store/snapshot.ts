@@ -4,6 +4,7 @@
 // An engine implements ReportSnapshot (SQLite: src/store/sqlite/report/); everything here is typed
 // data, no SQL and no handle. Row streams are async iterables of batches (arrays of rows, up to
 // SNAPSHOT_BATCH_ROWS a batch): a report of 10M addresses awaits 40k times, not 10M.
+import type { ScaleEvidence } from "../spec/mobile-scales.js";
 import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
 import type { Premises } from "../spec/open-data.js";
@@ -263,6 +264,10 @@ export interface ReportSnapshot {
   includesSimulatedData(): Promise<boolean>;
   /** The releases behind a lookup's figures: ok answers, and failed ones whose earlier addresses are kept; in order of first fetch. */
   releases(lookup: Lookup): Promise<Release[]>;
+  /** Per mobile release behind the figures (in order of first fetch): its ratings and how many are 1 or 2 (the scale's evidence). */
+  scaleEvidence(): Promise<ScaleEvidence[]>;
+  /** Per mobile field (names of mobileFields), per rating value: the scope's addresses holding it. */
+  ratingCounts(fields: readonly string[], values: readonly number[]): Promise<number[][]>;
   /** Ofcom's open data against the API (null when the store holds no release). */
   openDataTotals(crossCheckPoints: number): Promise<OpenDataTotals | null>;
   /** Broadband addresses per tier and per MaxPredictedDown bin (bin i: down >= edges[i], below edges[i+1]; null: no data). */

@@ -8,6 +8,7 @@
 // Writers (answers, input rows, open data) queue synchronously and commit asynchronously: the
 // batch's hot path writes a group of answers (commit-group.ts), with their ledger rows, in one
 // transaction (issue 23), which a Promise per answer would defeat.
+import type { MobileScale, ScaleEvidence } from "../spec/mobile-scales.js";
 import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
 import type { FinalRecord } from "../spec/records.js";
@@ -144,6 +145,16 @@ export interface AnswerWriter {
 export interface ReleaseStore {
   /** The lookup's newest release; null before any. */
   newest(lookup: Lookup): Promise<{ id: number; name: string } | null>;
+  /**
+   * Counts each mobile release's stored ratings and those that are 1 or 2, and records them with
+   * the release and its scale (scaleOfRatings); returns what it recorded, oldest release first.
+   */
+  recordScales(providers: readonly string[]): Promise<StoredScale[]>;
+}
+
+/** A mobile release's scale as stored with it, and the evidence. */
+export interface StoredScale extends ScaleEvidence {
+  scale: MobileScale;
 }
 
 /** What the planner reads and records, so that src/plan decides without SQL of its own. */

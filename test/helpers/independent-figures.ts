@@ -120,7 +120,8 @@ export function expectedProperty(db: Db, postcode: string, uprn: string, provide
   for (const p of providers) {
     out[`Property${p}IndoorVoiceGood`] = m ? (m[`${p}VoiceIndoor`]! >= good ? "yes" : "no") : "";
     out[`Property${p}IndoorDataGood`] = m ? (m[`${p}DataIndoor`]! >= good ? "yes" : "no") : "";
-    if (m) {
+    // only a provider good indoors (data or voice) can be the best: none good, no best
+    if (m && (m[`${p}DataIndoor`]! >= good || m[`${p}VoiceIndoor`]! >= good)) {
       const k = m[`${p}DataIndoor`]! * 10 + m[`${p}VoiceIndoor`]!;
       if (k > bestKey) [best, bestKey] = [p, k];
       else if (k === bestKey) best += `, ${p}`;

@@ -142,6 +142,32 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
     });
   });
 
+  describe("release scales", () => {
+    it("records each mobile release's scale with its evidence: any rating 1 or 2 is legacy, otherwise current", async () => {
+      const id = await newRun(store, null, ["mobile"]);
+      const fields = mobileFields(DEFAULT_PROVIDERS).length;
+      const mobile = (postcode: string, dataset: string, ratings: number[][], at: number): FinalRecord => ({
+        postcode,
+        lookup: "mobile",
+        status: "ok",
+        httpStatus: 200,
+        attempts: 1,
+        lastError: null,
+        fetchedAt: iso(at),
+        runId: id,
+        answer: { lookup: "mobile", dataset, addresses: ratings.map((r, i) => ({ uprn: 100 + i, address: `${i} High St`, ratings: r })) },
+      });
+      await write(store, [
+        mobile("AB11AA", "MobileAvailability-202301010000", [Array<number>(fields).fill(3), [2, ...Array<number>(fields - 1).fill(0)]], T0),
+        mobile("AB11AB", "MobileAvailability-202406041254", [Array<number>(fields).fill(4), Array<number>(fields).fill(0), Array<number>(fields).fill(3)], T0 + 1000),
+      ]);
+      expect(await store.releases.recordScales(DEFAULT_PROVIDERS)).toEqual([
+        { release: "MobileAvailability-202301010000", ratings: 2 * fields, legacyRatings: 1, scale: "legacy" },
+        { release: "MobileAvailability-202406041254", ratings: 3 * fields, legacyRatings: 0, scale: "current" },
+      ]);
+    });
+  });
+
   describe("the planner's queries", () => {
     it("states each input postcode's need in input order; needs not fetched count as pending; a refresh mark continues until closed", async () => {
       const old = await newRun(store);

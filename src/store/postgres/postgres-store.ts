@@ -20,6 +20,7 @@ import { postgresReleaseChecks } from "./release-checks.js";
 import { postgresRuns } from "./runs.js";
 import { migratePostgres, PG_SCHEMA_VERSION, postgresSchemaVersion } from "./schema.js";
 import { postgresStatus } from "./status.js";
+import { recordReleaseScales } from "./release-scales.js";
 import { postgresSnapshotSource } from "./report/source.js";
 
 export interface PostgresStoreOptions {
@@ -85,7 +86,10 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     inputRows: naming(postgresInputRows(pool), location),
     answers: naming(postgresAnswers(pool, location), location),
     releases: naming(
-      { newest: (lookup) => rowOf<{ id: number; name: string }>(pool, "SELECT id, name FROM releases WHERE lookup = $1 ORDER BY id DESC LIMIT 1", [lookup]) } satisfies Store["releases"],
+      {
+        newest: (lookup) => rowOf<{ id: number; name: string }>(pool, "SELECT id, name FROM releases WHERE lookup = $1 ORDER BY id DESC LIMIT 1", [lookup]),
+        recordScales: (providers) => recordReleaseScales(pool, providers),
+      } satisfies Store["releases"],
       location,
     ),
     plan: naming(postgresPlan(pool), location),

@@ -226,6 +226,12 @@ export const PG_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (lookup, key_id)
   );
   `,
+  // Each mobile release's rating scale and its evidence (as the SQLite migration says).
+  `
+  ALTER TABLE releases ADD COLUMN scale text;
+  ALTER TABLE releases ADD COLUMN scale_ratings bigint;
+  ALTER TABLE releases ADD COLUMN scale_legacy_ratings bigint;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

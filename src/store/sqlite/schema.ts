@@ -259,6 +259,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX claims_by_lease ON claims(lease_id);
   DROP TABLE batch_lock;
   `,
+  // Each mobile release's rating scale (spec/mobile-scales.ts) and its evidence: the ratings its
+  // answers hold and how many are 1 or 2 (any makes it legacy). Set after each batch's fetch.
+  `
+  ALTER TABLE releases ADD COLUMN scale TEXT;
+  ALTER TABLE releases ADD COLUMN scale_ratings INTEGER;
+  ALTER TABLE releases ADD COLUMN scale_legacy_ratings INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,6 +1,7 @@
 // The SQLite store: the Store interface over one better-sqlite3 handle. better-sqlite3 is
 // synchronous, so each member does its work at once and returns a settled Promise; the modules
 // beside this one hold the SQL. One batch at a time per database (an exclusive lease).
+import { recordReleaseScales } from "./release-scales.js";
 import { hostname } from "node:os";
 import type { OpenStoreOptions } from "../open-store.js";
 import { memoryPace } from "../memory-pace.js";
@@ -108,6 +109,7 @@ export class SqliteStore implements Store {
 
   readonly releases: Store["releases"] = {
     newest: (lookup) => this.run(() => releaseBook(this.db).newest(lookup)),
+    recordScales: (providers) => this.run(() => recordReleaseScales(this.db, providers)),
   };
 
   readonly plan: Store["plan"] = {

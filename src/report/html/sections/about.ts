@@ -1,6 +1,7 @@
 // 6. Definitions, and what the run did: requests, failures, pending postcodes.
 import type { Lookup } from "../../../spec/fields.js";
 import { SPEED_THRESHOLDS as T } from "../../definitions.js";
+import { ratingLabel, SCALES } from "../../../spec/mobile-scales.js";
 import type { OutcomeCounts } from "../../../spec/counts.js";
 import { section } from "../figure.js";
 import { escapeHtml, formatCount, formatCounted, formatShare, formatTime } from "../format.js";
@@ -14,17 +15,16 @@ export function aboutSection(data: HtmlReportData, title: string): string {
 }
 
 function definitions(data: HtmlReportData): string {
-  const s = data.summary;
   const terms: [string, string][] = [
     ["Speeds", "Mbit/s, the best predicted service at the address (MaxPredictedDown and MaxPredictedUp); -1 means no prediction."],
     ["No data", "no predicted speed (-1 or absent): counted apart, in no other tier."],
     ["Below decent", `a prediction, but under ${T.decentDown} Mbit/s down or under ${T.decentUp} Mbit/s up: short of the broadband Universal Service Obligation.`],
     ["Decent", `at least ${T.decentDown} Mbit/s down and ${T.decentUp} up (the Universal Service Obligation).`],
-    ["Superfast", `at least ${T.superfast} Mbit/s down.`],
-    ["Ultrafast", `at least ${n(T.ultrafast)} Mbit/s down.`],
+    ["Superfast (band)", `${T.superfast} to under ${n(T.ultrafast)} Mbit/s down; "at least superfast" counts every address at ${T.superfast} or more.`],
+    ["Ultrafast (band)", `${n(T.ultrafast)} to under ${n(T.gigabit)} Mbit/s down; "at least ultrafast" counts every address at ${n(T.ultrafast)} or more.`],
     ["Gigabit", `at least ${n(T.gigabit)} Mbit/s down.`],
     ["Tiers", "each address is counted in the highest tier it reaches, so the tiers add up to all addresses."],
-    ["Good mobile coverage", `a rating of ${s.goodRating} or more on the 0–4 scale (3 Green, 4 Enhanced).`],
+    ...mobileScaleTerms(data),
     ["Notspot", "a provider's rating below good at the address (indoor voice: VoiceIndoor; indoor data: DataIndoor)."],
     ["Total notspot", "no provider is good at the address; partial: some providers are good, not all."],
     ["Needs 4G", "good indoor data with 4G, not good without it (the No4g rating)."],
@@ -39,6 +39,18 @@ function definitions(data: HtmlReportData): string {
     `<h3>Definitions</h3><dl class="terms">${terms.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("")}</dl>` +
     `<p>Every figure here is also in summary.json and summary.csv; the addresses behind them are in broadband.csv, mobile.csv and coverage.csv (docs/reports.md describes them).</p>`
   );
+}
+
+/** The mobile scale in Ofcom's words: which one, why, and what is good on it. */
+function mobileScaleTerms(data: HtmlReportData): [string, string][] {
+  const m = data.summary.mobile;
+  if (!m) return [];
+  const scale = SCALES[m.scale];
+  return [
+    ["Mobile ratings", `${scale.title}: ${scale.values.map((v) => `${v.rating} ${v.label} (${v.meaning})`).join(", ")}. Used because: ${m.scaleReason}.`],
+    ["Good mobile coverage", `a rating of ${m.goodRating} (${ratingLabel(m.scale, m.goodRating)}) or more.`],
+    ...(m.scaleChange ? [["Change of scale", `${m.scaleChange}.`] as [string, string]] : []),
+  ];
 }
 
 function runTables(data: HtmlReportData): string {

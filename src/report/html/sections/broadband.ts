@@ -19,6 +19,18 @@ export const TIER_MEANING: Record<Tier, string> = {
   Gigabit: `${n(T.gigabit)} or more down`,
 };
 
+/** A tier as a band, "Superfast (30–300)": the bare name is the band here, never the nested "at least" count. */
+const BAND_RANGE: Partial<Record<Tier, string>> = {
+  Decent: `${T.decentDown}–${T.superfast}`,
+  Superfast: `${T.superfast}–${n(T.ultrafast)}`,
+  Ultrafast: `${n(T.ultrafast)}–${n(T.gigabit)}`,
+  Gigabit: `${n(T.gigabit)}+`,
+};
+export function tierBandLabel(tier: Tier): string {
+  const range = BAND_RANGE[tier];
+  return range ? `${tier} (${range})` : tier;
+}
+
 export function binLabel(b: SpeedBin): string {
   return b.to === null ? `${n(b.from)}+` : `${n(b.from)}–${n(b.to)}`;
 }
@@ -44,7 +56,7 @@ function tiersFigure(data: HtmlReportData): string {
       ? null
       : barChart({
           title: "Addresses per broadband tier",
-          categories: tiers.map((t) => t.tier),
+          categories: tiers.map((t) => tierBandLabel(t.tier)),
           series: [{ name: "Addresses", values, labels, colour: tiers.map((t) => TIER_COLOURS[t.tier]) }],
           orientation: "horizontal",
           valueAxis: "addresses",
@@ -53,7 +65,7 @@ function tiersFigure(data: HtmlReportData): string {
     table: table({
       caption: "Addresses per broadband tier (each address in one tier; speeds in Mbit/s)",
       columns: ["Tier", "Speed", "Addresses", "Share"],
-      rows: tiers.map((t) => ({ header: t.tier, cells: [TIER_MEANING[t.tier], n(t.addresses), formatShare(t.addresses, b.addresses)] })),
+      rows: tiers.map((t) => ({ header: tierBandLabel(t.tier), cells: [TIER_MEANING[t.tier], n(t.addresses), formatShare(t.addresses, b.addresses)] })),
       total: { header: "All addresses", cells: ["", n(b.addresses), formatShare(b.addresses, b.addresses)] },
       textColumns: [0],
     }),

@@ -14,7 +14,7 @@ export function showsEstimates(s: Summary): s is Summary & { estimates: Estimate
 
 export function estimatesSection(s: Summary & { estimates: EstimatesSummary }, title: string): string {
   const e = s.estimates;
-  const labels = estimateLabels(s.providers, s.goodRating);
+  const labels = estimateLabels(s.providers, s.goodRating, s.mobile?.scale ?? "current");
   const basis = Object.entries(e.lookups).map(
     ([l, f]) => `${LOOKUP_SPECS[l as Lookup].label}: ${estimateBasis({ answeredPostcodes: f.answeredPostcodes, postcodes: e.postcodes, exact: f.exact })}.`,
   );

@@ -7,6 +7,8 @@ import { formatCount, formatCounted, formatShare, shareValue } from "../format.j
 import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
 import type { HtmlReportData } from "../types.js";
+import { ratingLabel } from "../../../spec/mobile-scales.js";
+import { ratingsFigure } from "./mobile-ratings.js";
 
 const n = formatCount;
 
@@ -23,7 +25,7 @@ export function mobileSection(data: HtmlReportData, title: string): string {
   if (!m) return section("mobile", title, paragraph("This run did not ask for the mobile lookup (--lookups), so there are no mobile figures."));
   if (m.addresses === 0)
     return section("mobile", title, paragraph(`No mobile addresses: none of the ${formatCounted(data.summary.postcodes.unique, "postcode")} has an address in the mobile answers.`, "empty"));
-  return section("mobile", title, goodFigure(data) + notspotsFigure(data) + needs4gFigure(data));
+  return section("mobile", title, goodFigure(data) + ratingsFigure(data) + notspotsFigure(data) + needs4gFigure(data));
 }
 
 function goodFigure(data: HtmlReportData): string {
@@ -42,7 +44,7 @@ function goodFigure(data: HtmlReportData): string {
   const worst = voice[voice.length - 1]!;
   return figure({
     id: "mobile-good",
-    title: `Addresses with good coverage (rating ${data.summary.goodRating} or better), per provider`,
+    title: `Addresses with good coverage (rating ${m.goodRating} ${ratingLabel(m.scale, m.goodRating)} or better), per provider`,
     reading:
       voice.length === 1
         ? `${best.p} has good indoor voice at ${formatShare(best.good, m.addresses)} of addresses.`

@@ -12,6 +12,8 @@ import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
 import { goodColumns } from "../../../report/measures.js";
 import { RELEASE_COLUMN, STATUS_COLUMN } from "../../../report/postcode-columns.js";
 import { downloadWithDataSql, goodSql, tierSql } from "../../shared/measures.js";
+import { ratingCountsOf, ratingCountsSql, scaleEvidenceSql } from "../../shared/scale-sql.js";
+import type { ScaleEvidence } from "../../../spec/mobile-scales.js";
 import type {
   PackedExportRows,
   PackedExportTable,
@@ -141,6 +143,18 @@ export class PostgresReportSnapshot implements ReportSnapshot {
         GROUP BY l.dataset ORDER BY MIN(l.fetched_at ${BYTE_ORDER}), l.dataset ${BYTE_ORDER}`,
       [lookup],
     );
+  }
+
+  async scaleEvidence(): Promise<ScaleEvidence[]> {
+    if (!this.has("mobile")) return [];
+    const rows = await rowsOf<{ release: string | null; ratings: string; legacy: string }>(this.client, scaleEvidenceSql(POSTCODE_TABLE, this.scope.providers, ` ${BYTE_ORDER}`));
+    return rows.map((r) => ({ release: r.release, ratings: Number(r.ratings), legacyRatings: Number(r.legacy) }));
+  }
+
+  async ratingCounts(fields: readonly string[], values: readonly number[]): Promise<number[][]> {
+    if (!this.has("mobile") || fields.length === 0) return fields.map(() => values.map(() => 0));
+    const row = await rowOf<Record<string, unknown>>(this.client, ratingCountsSql(POSTCODE_TABLE, fields, values));
+    return ratingCountsOf(row ?? undefined, fields, values);
   }
 
   async openDataTotals(crossCheckPoints: number): Promise<OpenDataTotals | null> {

@@ -34,6 +34,8 @@ import type {
   VersionPair,
 } from "../../snapshot.js";
 import type { Db } from "../db.js";
+import type { ScaleEvidence } from "../../../spec/mobile-scales.js";
+import { ratingCountsOf, ratingCountsSql, scaleEvidenceSql } from "../../shared/scale-sql.js";
 import { answersVersion } from "../answers-version.js";
 import { finalCounts } from "../counts.js";
 import { inputRowCounts, rejectedRows, widestRow } from "../run-rows.js";
@@ -155,6 +157,18 @@ export class SqliteReportSnapshot implements ReportSnapshot {
           GROUP BY l.dataset ORDER BY MIN(l.fetched_at), l.dataset`,
       )
       .all(lookup) as Release[];
+  }
+
+  async scaleEvidence(): Promise<ScaleEvidence[]> {
+    if (!this.has("mobile")) return [];
+    const rows = this.db.prepare(scaleEvidenceSql(POSTCODE_TABLE, this.scope.providers)).all() as { release: string | null; ratings: number; legacy: number }[];
+    return rows.map((r) => ({ release: r.release, ratings: r.ratings, legacyRatings: r.legacy }));
+  }
+
+  async ratingCounts(fields: readonly string[], values: readonly number[]): Promise<number[][]> {
+    if (!this.has("mobile") || fields.length === 0) return fields.map(() => values.map(() => 0));
+    const row = this.db.prepare(ratingCountsSql(POSTCODE_TABLE, fields, values)).get() as Record<string, unknown> | undefined;
+    return ratingCountsOf(row, fields, values);
   }
 
   async openDataTotals(crossCheckPoints: number): Promise<OpenDataTotals | null> {

@@ -1,0 +1,147 @@
+// Ofcom's two mobile rating scales, declared once: the documented 0-4 scale (legacy) and the 0/3/4
+// scale the production service returns today (live-service-notes.md). Every label, legend, chart bin
+// and "good" threshold of the reports is read from here, in Ofcom's own words.
+import { RATING_MAX, RATING_MIN } from "./fields.js";
+
+export const MOBILE_SCALES = ["current", "legacy"] as const;
+export type MobileScale = (typeof MOBILE_SCALES)[number];
+/** --mobile-scale: auto decides from the answers (scaleOfRatings). */
+export type MobileScaleChoice = MobileScale | "auto";
+export const MOBILE_SCALE_CHOICES: readonly MobileScaleChoice[] = ["auto", ...MOBILE_SCALES];
+
+export interface RatingValue {
+  rating: number;
+  /** Ofcom's label, unchanged */
+  label: string;
+  /** Ofcom's meaning for someone at the address */
+  meaning: string;
+}
+
+export interface MobileScaleSpec {
+  name: MobileScale;
+  /** e.g. "0/3/4": how the reports name the scale */
+  title: string;
+  values: readonly RatingValue[];
+  /** ratings at or above this are good coverage */
+  goodRating: number;
+}
+
+export const SCALES: Readonly<Record<MobileScale, MobileScaleSpec>> = {
+  current: {
+    name: "current",
+    title: "Ofcom's current 0/3/4 scale",
+    values: [
+      { rating: 0, label: "None", meaning: "you should not expect coverage" },
+      { rating: 3, label: "Limited", meaning: "coverage may be limited" },
+      { rating: 4, label: "Likely", meaning: "you are likely to have coverage" },
+    ],
+    goodRating: 4,
+  },
+  legacy: {
+    name: "legacy",
+    title: "Ofcom's earlier 0-4 scale",
+    values: [
+      { rating: 0, label: "Clear", meaning: "no signal" },
+      { rating: 1, label: "Red", meaning: "reliable signal unlikely" },
+      { rating: 2, label: "Amber", meaning: "connection problems likely" },
+      { rating: 3, label: "Green", meaning: "good enough for basic web use" },
+      { rating: 4, label: "Enhanced", meaning: "good indoors, fast enough for multimedia" },
+    ],
+    goodRating: 3,
+  },
+};
+
+/** Ratings that only the legacy scale uses: one of them in a release makes it legacy. */
+export const LEGACY_ONLY_RATINGS: readonly number[] = [1, 2];
+
+/** The rating's label on the scale ("Likely"); a rating the scale does not use is "rating N". */
+export function ratingLabel(scale: MobileScale, rating: number): string {
+  return SCALES[scale].values.find((v) => v.rating === rating)?.label ?? `rating ${rating}`;
+}
+
+/** "4 Likely: you are likely to have coverage": a rating with its label and meaning. */
+export function ratingWords(scale: MobileScale, rating: number): string {
+  const v = SCALES[scale].values.find((x) => x.rating === rating);
+  return v ? `${v.rating} ${v.label}: ${v.meaning}` : `${rating} (not used on ${SCALES[scale].title})`;
+}
+
+/** The scale's values with its label, highest (best) first: legends and chart bins. */
+export function valuesBestFirst(scale: MobileScale): RatingValue[] {
+  return [...SCALES[scale].values].reverse();
+}
+
+/** Every rating the API may send (validation reads the full 0-4 range: both scales fit in it). */
+export const ALL_RATINGS: readonly number[] = Array.from({ length: RATING_MAX - RATING_MIN + 1 }, (_, i) => RATING_MIN + i);
+
+/** Ratings counted in one mobile release: the evidence for its scale. */
+export interface ScaleEvidence {
+  release: string | null;
+  /** every rating the release's answers hold */
+  ratings: number;
+  /** of them, ratings of 1 or 2 (legacy only) */
+  legacyRatings: number;
+}
+
+/** A release whose answers hold any rating 1 or 2 is on the legacy scale, otherwise on the current one. */
+export function scaleOfRatings(e: Pick<ScaleEvidence, "legacyRatings">): MobileScale {
+  return e.legacyRatings > 0 ? "legacy" : "current";
+}
+
+/** The scale the reports use and why, in one sentence. */
+export interface ScaleDecision {
+  scale: MobileScale;
+  /** "no rating 1 or 2 among 48,210 ratings of MobileAvailability-202406041254: Ofcom's current 0/3/4 scale" */
+  reason: string;
+  /** per release, the scale its ratings show (the evidence) */
+  releases: { release: string | null; scale: MobileScale; ratings: number; legacyRatings: number }[];
+  /** a change of scale seen between an answer's versions (changes.csv), when the current answers alone show none */
+  seenChange?: ScaleChange | undefined;
+}
+
+/** Two releases on different scales, older first. */
+export interface ScaleChange {
+  from: { release: string | null; scale: MobileScale };
+  to: { release: string | null; scale: MobileScale };
+}
+
+const n = (x: number) => x.toLocaleString("en-GB");
+const releaseName = (r: string | null) => r ?? "releases not named by the API";
+
+function evidenceWords(e: ScaleEvidence): string {
+  const scale = scaleOfRatings(e);
+  return e.legacyRatings > 0
+    ? `${n(e.legacyRatings)} ratings of 1 or 2 among ${n(e.ratings)} ratings of ${releaseName(e.release)}: ${SCALES[scale].title}`
+    : `no rating 1 or 2 among ${n(e.ratings)} ratings of ${releaseName(e.release)}: ${SCALES[scale].title}`;
+}
+
+/**
+ * The scale of the reports: the user's --mobile-scale, else the newest release's own scale
+ * (evidence in order of first fetch, oldest first). No ratings at all: the current scale, as the
+ * service runs today.
+ */
+export function decideScale(choice: MobileScaleChoice, evidence: readonly ScaleEvidence[]): ScaleDecision {
+  const releases = evidence.map((e) => ({ ...e, scale: scaleOfRatings(e) }));
+  if (choice !== "auto") return { scale: choice, reason: `--mobile-scale ${choice}: ${SCALES[choice].title}, as asked`, releases };
+  const newest = evidence[evidence.length - 1];
+  if (!newest || newest.ratings === 0) return { scale: "current", reason: `no mobile ratings: ${SCALES.current.title}, as the service runs today`, releases };
+  return { scale: scaleOfRatings(newest), reason: evidenceWords(newest), releases };
+}
+
+/** "the scale changed from Ofcom's earlier 0-4 scale (X) to Ofcom's current 0/3/4 scale (Y)", or null when every release has one scale. */
+export function scaleChangeWords(decision: ScaleDecision): string | null {
+  const rs = decision.releases.filter((r) => r.ratings > 0);
+  for (let i = 1; i < rs.length; i++) if (rs[i]!.scale !== rs[i - 1]!.scale) return changeWords({ from: rs[i - 1]!, to: rs[i]! });
+  return decision.seenChange ? changeWords(decision.seenChange) : null;
+}
+
+function changeWords({ from, to }: ScaleChange): string {
+  return (
+    `the mobile rating scale changed between releases: ${releaseName(from.release)} is on ${SCALES[from.scale].title}, ${releaseName(to.release)} on ${SCALES[to.scale].title}; ` +
+    `a rating of 3 means ${ratingLabel(from.scale, 3)} on the first and ${ratingLabel(to.scale, 3)} on the second`
+  );
+}
+
+/** The good rating the reports use: --good-rating when given, else the scale's own. */
+export function goodRatingOf(scale: MobileScale, given: number | undefined): number {
+  return given ?? SCALES[scale].goodRating;
+}

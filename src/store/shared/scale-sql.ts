@@ -1,0 +1,36 @@
+// The evidence for each mobile release's rating scale (spec/mobile-scales.ts) as SQL: per release
+// the scope's answers name, how many ratings its addresses hold and how many of them are 1 or 2.
+// Standard SQL: both engines run it as it is (PostgreSQL's order and casts passed in).
+import { mobileFields } from "../../spec/fields.js";
+import { LEGACY_ONLY_RATINGS } from "../../spec/mobile-scales.js";
+
+/** `postcodeTable` is the snapshot's scope; `order` is appended to ORDER BY's text keys (PostgreSQL's byte order). */
+export function scaleEvidenceSql(postcodeTable: string, providers: readonly string[], order = ""): string {
+  const fields = mobileFields(providers).map((f) => `m.${f}`);
+  const present = fields.map((f) => `(CASE WHEN ${f} IS NULL THEN 0 ELSE 1 END)`).join(" + ");
+  const legacy = fields.map((f) => `(CASE WHEN ${f} IN (${LEGACY_ONLY_RATINGS.join(", ")}) THEN 1 ELSE 0 END)`).join(" + ");
+  return `SELECT l.dataset AS release, SUM(${present}) AS ratings, SUM(${legacy}) AS legacy
+            FROM ${postcodeTable} s JOIN lookups l ON l.postcode = s.postcode AND l.lookup = 'mobile'
+            JOIN mobile_addresses m ON m.postcode = s.postcode
+           WHERE l.status = 'ok' OR (l.status = 'failed' AND l.address_count > 0)
+           GROUP BY l.dataset ORDER BY MIN(l.fetched_at${order}), l.dataset${order}`;
+}
+
+/** One row: per field, per value, the addresses in scope whose field holds that rating (column `c<field index>_<value index>`). */
+export function ratingCountsSql(postcodeTable: string, fields: readonly string[], values: readonly number[]): string {
+  const cells = fields.flatMap((f, i) => values.map((v, j) => `COUNT(CASE WHEN m.${f} = ${Number(v)} THEN 1 END) AS c${i}_${j}`));
+  return `SELECT ${cells.join(", ")} FROM ${postcodeTable} s JOIN mobile_addresses m ON m.postcode = s.postcode`;
+}
+
+/** The counts of ratingCountsSql's row, per field then value. */
+export function ratingCountsOf(row: Record<string, unknown> | undefined, fields: readonly string[], values: readonly number[]): number[][] {
+  return fields.map((_, i) => values.map((_v, j) => Number(row?.[`c${i}_${j}`] ?? 0)));
+}
+
+/** Every stored mobile answer's postcode: recordScales' scope (all of the store, not one report's). */
+export const ALL_MOBILE_POSTCODES = "(SELECT DISTINCT postcode FROM lookups WHERE lookup = 'mobile')";
+
+/** The UPDATE that records one release's scale ($1..$4 or ? in order: scale, ratings, legacy ratings, name). */
+export function recordScaleSql(param: (i: number) => string): string {
+  return `UPDATE releases SET scale = ${param(1)}, scale_ratings = ${param(2)}, scale_legacy_ratings = ${param(3)} WHERE lookup = 'mobile' AND name = ${param(4)}`;
+}
