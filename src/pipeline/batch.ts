@@ -13,6 +13,8 @@ import { Pacer, type SharedPace } from "../fetch/pacer.js";
 import { StopControl, type StopReason } from "../fetch/stop.js";
 import { describeReasons, planFetches } from "../plan/plan.js";
 import { openStore, storeError } from "../store/open-store.js";
+import { expireAnswers } from "./retention-stage.js";
+import { expiringBefore } from "../plan/retention.js";
 import type { Store } from "../store/store.js";
 import type { CommitGrouping } from "../store/commit-group.js";
 import { DatabaseError, LockedError, type Lease, type RunCounts } from "../store/types.js";
@@ -312,6 +314,7 @@ async function startRun(ctx: RunContext): Promise<number> {
   await store.answers.prepareProviders(config.providers);
   const abandoned = await store.runs.abandonOrphans(nowIso(ctx), ctx.clock.now());
   if (abandoned > 0) log.warn(`${abandoned} earlier run(s) had been killed; their finished answers are kept and this run resumes`);
+  await expireAnswers(store, config.retention, ctx.clock.now(), log);
   return store.runs.create({
     startedAt: nowIso(ctx),
     simulated: config.simulate,
@@ -352,6 +355,7 @@ async function planStage(ctx: RunContext): Promise<FetchPlan> {
     simulated: config.simulate,
     now: nowIso(ctx),
     probe: config.probe,
+    expiringBefore: expiringBefore(clock.now(), config.retention),
     quota: ctx.quota.planOptions,
     openData: config.openData !== null ? config.openDataPremises : undefined,
   });

@@ -13,6 +13,7 @@ import { ConfigError, parseBaseUrl, parseLookups, URL_ENV } from "./config-value
 import { DEFAULT_PROBE } from "../plan/plan.js";
 import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "../report/workbook.js";
 import { parseMonthlyQuota } from "../plan/quota-plan.js";
+import { DEFAULT_RETENTION_DAYS, parseRetention } from "../plan/retention.js";
 import type { Premises } from "../spec/open-data.js";
 import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/write-export.js";
@@ -143,6 +144,19 @@ export const BATCH_OPTIONS = {
     default: "30d",
     help: "reuse a stored answer younger than this",
     parse: duration,
+  }),
+  retention: option({
+    type: "string",
+    default: String(DEFAULT_RETENTION_DAYS),
+    help: "days an API answer is kept after the API last returned it (Ofcom's terms, clause 4.3.6: a month); expired answers are deleted at the start of every batch and never shown. `none` keeps everything, if your agreement with Ofcom allows it (docs/retention.md)",
+    /** milliseconds, or null for none */
+    parse: (raw, name) => {
+      try {
+        return parseRetention(raw, name);
+      } catch (err) {
+        throw new ConfigError((err as Error).message);
+      }
+    },
   }),
   refresh: option({ type: "boolean", default: false, help: "fetch even what is fresh", parse: flag }),
   maxRequests: option({

@@ -10,6 +10,7 @@ import type { AnswerWriter, InputRowWriter, OpenDataWriter, Store } from "../sto
 import type { LeaseHolder } from "../types.js";
 import { answerVersions, storedAnswer } from "./answer-reads.js";
 import { answerWriter } from "./answers.js";
+import { expireAnswers } from "./expiry.js";
 import { claimPairs, releaseClaims } from "./claims.js";
 import { finalCounts } from "./counts.js";
 import { answersOfOtherKind } from "./data-kind.js";
@@ -104,6 +105,7 @@ export class SqliteStore implements Store {
     holdsOtherKind: (simulated) => this.run(() => answersOfOtherKind(this.db, simulated)),
     get: (postcode, lookup) => this.run(() => storedAnswer(this.db, postcode, lookup)),
     versions: (postcode, lookup) => this.run(() => answerVersions(this.db, postcode, lookup)),
+    expire: (before) => this.run(() => expireAnswers(this.db, before)),
   };
 
   readonly releases: Store["releases"] = {
