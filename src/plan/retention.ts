@@ -3,8 +3,10 @@
 // deleted (store.answers.expire) and never shown. `null` retention: the user keeps everything.
 import type { Candidate } from "../store/types.js";
 
+import { DEFAULT_RETENTION_DAYS } from "../spec/terms.js";
+
 const DAY_MS = 24 * 3600 * 1000;
-export const DEFAULT_RETENTION_DAYS = 30;
+export { DEFAULT_RETENTION_DAYS };
 
 /** --retention: "none", or a whole number of days (1 or more), to milliseconds; null for none. */
 export function parseRetention(raw: string | number | undefined, name: string): number | null {

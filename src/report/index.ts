@@ -198,8 +198,8 @@ function checkedGoodRating(goodRating = DEFAULT_GOOD_RATING): number {
 }
 
 /** One snapshot for every file: one state of the store; a run still running is said to be. */
-function inSnapshot<T>(source: SnapshotSource, options: Pick<ReportOptions, "runId" | "all" | "onWarning">, work: (snapshot: ReportSnapshot) => Promise<T>): Promise<T> {
-  const request = { runId: options.runId ?? undefined, all: options.all };
+function inSnapshot<T>(source: SnapshotSource, options: Pick<ReportOptions, "runId" | "all" | "onWarning" | "now">, work: (snapshot: ReportSnapshot) => Promise<T>): Promise<T> {
+  const request = { runId: options.runId ?? undefined, all: options.all, nowMs: options.now?.().getTime() };
   return source.snapshot(
     request,
     (snapshot) => {
