@@ -593,6 +593,8 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
     areaFile: config.areaFile,
     uprnColumn: config.uprnColumn,
     command: "batch",
+    // the run's clock: what the reports hide as expired is what this run would delete
+    now: () => new Date(ctx.clock.now()),
     workbookRows: config.workbookRows,
     onWarning: (m: string) => log.warn(m),
   };

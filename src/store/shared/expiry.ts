@@ -2,7 +2,6 @@
 // address rows and every version (whose JSON holds older addresses). One list of statements for
 // both engines; `cutoff` is the engine's placeholder for the cutoff time (ISO text, as fetched_at).
 import { LOOKUP_LIST } from "../../spec/lookups.js";
-import { DEFAULT_RETENTION_DAYS } from "../../spec/terms.js";
 
 /** The statements, in order: addresses and versions before the answer rows that name them. */
 export function expirySql(cutoff: string): { deletes: string[]; answers: string } {
@@ -17,23 +16,22 @@ export function expirySql(cutoff: string): { deletes: string[]; answers: string 
   };
 }
 
-const DAY_MS = 24 * 3600 * 1000;
 /** The newest run's recorded options: its --retention is the rule readers apply. */
 export const NEWEST_RUN_ARGS_SQL = "SELECT args FROM runs ORDER BY id DESC LIMIT 1";
 
 /**
  * What readers hide (reports, export, status), given the clock: answers last returned before the
- * returned ISO time, by the newest run's --retention (a run from before the option: the default);
- * null when it keeps everything or there is no run.
+ * returned ISO time, by the newest run's --retention; null when it keeps everything, when there is
+ * no run, or when the newest run is from before the option (its database has no rule yet: the next
+ * batch applies the default and deletes).
  */
 export function hiddenBefore(argsText: string | null | undefined, nowMs: number): string | null {
   if (argsText == null) return null;
-  let retention: unknown = DEFAULT_RETENTION_DAYS * DAY_MS;
+  let retention: unknown = null;
   try {
-    const args = JSON.parse(argsText) as Record<string, unknown>;
-    if ("retention" in args) retention = args.retention;
+    retention = (JSON.parse(argsText) as Record<string, unknown>).retention;
   } catch {
-    // unreadable args: the default rule
+    // unreadable args: no rule
   }
   return typeof retention === "number" ? new Date(nowMs - retention).toISOString() : null;
 }
