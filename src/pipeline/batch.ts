@@ -595,6 +595,7 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
     command: "batch",
     // the run's clock: what the reports hide as expired is what this run would delete
     now: () => new Date(ctx.clock.now()),
+    attribution: config.attribution,
     workbookRows: config.workbookRows,
     onWarning: (m: string) => log.warn(m),
   };

@@ -14,6 +14,7 @@ import { DEFAULT_PROBE } from "../plan/plan.js";
 import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "../report/workbook.js";
 import { parseMonthlyQuota } from "../plan/quota-plan.js";
 import { DEFAULT_RETENTION_DAYS, parseRetention } from "../plan/retention.js";
+import { parseAttribution } from "../report/attribution.js";
 import type { Premises } from "../spec/open-data.js";
 import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/write-export.js";
@@ -145,6 +146,17 @@ export const BATCH_OPTIONS = {
     help: "reuse a stored answer younger than this",
     parse: duration,
   }),
+  attribution: option({
+  type: "string",
+  help: "the attribution printed beside the API's data in report.html, the workbook's Summary and summary.csv, in the exact words your licence asks for (default: \"Source: Ofcom\" with the dataset releases; docs/retention.md)",
+  parse: (raw, name) => {
+    try {
+      return parseAttribution(raw, name);
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+  },
+}),
   retention: option({
     type: "string",
     default: String(DEFAULT_RETENTION_DAYS),
@@ -294,6 +306,7 @@ export const REPORT_OPTIONS = {
   areaFile: BATCH_OPTIONS.areaFile,
   uprnColumn: BATCH_OPTIONS.uprnColumn,
   workbookRows: BATCH_OPTIONS.workbookRows,
+  attribution: BATCH_OPTIONS.attribution,
 };
 
 /** npm run export: the stored answers as Parquet or CSV. */

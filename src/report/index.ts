@@ -113,6 +113,8 @@ export interface ReportOptions extends GroupOptions {
   onWarning?: ((message: string) => void) | undefined;
   /** the files of the set (default REPORT_FILES); tests add a failing one */
   files?: readonly ReportFile<ReportContext>[] | undefined;
+  /** --attribution: the exact words for the API's data (default: Ofcom and the releases) */
+  attribution?: string | null | undefined;
   /** changes.csv compares with the versions current at this run id or date, instead of each answer's previous one */
   since?: string | undefined;
   /** what writes the set, as the --out lock names it (default "report") */
@@ -157,7 +159,7 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     if (keepCurrent && isReportSetCurrent(options.outDir, fingerprint)) return "current";
     await snapshot.preparePostcodes(goodRating);
     const changes = await collectChanges(snapshot, { goodRating, since: options.since });
-    const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary);
+    const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary, options.attribution);
     const groups = await prepareGroups(snapshot, goodRating, options);
     const located = await snapshot.countLocated(true);
     const set = options.files ?? REPORT_FILES;

@@ -9,6 +9,7 @@ import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareFraction, shar
 
 export { percent } from "./figure-labels.js";
 import { changesHeadline, changesRows, type ChangesSummary } from "./changes-summary.js";
+import { apiAttribution } from "./attribution.js";
 import { openDataHeadline, openDataRows, openDataSummary, type OpenDataSummary } from "./open-data.js";
 import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
 
@@ -71,12 +72,20 @@ export interface Summary {
   changes: ChangesSummary | null;
   /** Ofcom's open postcode data, when the store holds a release: beside the API's figures, never added to them */
   openData?: OpenDataSummary | undefined;
+  /** the attribution of the API's data Ofcom's terms ask for (attribution.ts) */
+  attribution: string;
 }
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 
 /** The summary's figures, summed by the snapshot over its postcodes (preparePostcodes with the good rating first). */
-export async function computeSummary(snapshot: ReportSnapshot, goodRating: number, generatedAt: string, changes: ChangesSummary | null = null): Promise<Summary> {
+export async function computeSummary(
+  snapshot: ReportSnapshot,
+  goodRating: number,
+  generatedAt: string,
+  changes: ChangesSummary | null = null,
+  attribution: string | null = null,
+): Promise<Summary> {
   const scope = snapshot.scope;
   const counts = countColumns(scope.providers);
   const totals = await snapshot.postcodeTotals([ADDRESSES_COLUMN.broadband, ADDRESSES_COLUMN.mobile, ...counts.broadband, ...counts.mobile]);
@@ -102,6 +111,7 @@ export async function computeSummary(snapshot: ReportSnapshot, goodRating: numbe
     releases,
     changes,
     openData: await openDataSummary(snapshot),
+    attribution: apiAttribution(releases, attribution),
   };
 }
 
@@ -159,6 +169,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
     about("Includes simulated data (not the real API)", s.simulated ? "yes" : "no"),
     about("Good mobile rating (at least)", `${s.goodRating} (${RATING_LABELS[s.goodRating] ?? "?"})`),
     about("Mobile providers", s.providers.join(", ")),
+    about("Attribution of the API's data", s.attribution),
   ];
   const input = s.postcodes.input;
   rows.push(
