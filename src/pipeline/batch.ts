@@ -14,6 +14,7 @@ import { StopControl, type StopReason } from "../fetch/stop.js";
 import { describeReasons, planFetches } from "../plan/plan.js";
 import { openStore, storeError } from "../store/open-store.js";
 import { expireAnswers } from "./retention-stage.js";
+import { answeredBefore } from "./product-closed.js";
 import { expiringBefore } from "../plan/retention.js";
 import type { Store } from "../store/store.js";
 import type { CommitGrouping } from "../store/commit-group.js";
@@ -513,6 +514,7 @@ async function fetchStage(ctx: RunContext): Promise<void> {
             void store.pace.block(lookup, keyIds.get(lookup)!, untilMs).catch((err: unknown) => log.warn(`cannot share the quota block: ${oneLine(err)}`)),
           ),
           lookupBudget: ctx.quota!.budget(lookup),
+          productKnown: answeredBefore(ctx.plan!, lookup),
           onEvent: (e) => (e.level === "warn" ? log.warn(e.message, { event: "outage", lookup }) : log.debug(e.message)),
         });
         await claimed.releaseFinished();

@@ -1,6 +1,7 @@
 // Simulator options, their defaults and their checks.
 import { DEFAULT_PROVIDERS, PROVIDER_CODE } from "../spec/fields.js";
 import type { Dialect } from "../spec/types.js";
+import type { Lookup } from "../spec/fields.js";
 import { validateFaultRates, type FaultRates } from "./faults.js";
 import { DEFAULT_QUOTA_PERIOD_MS } from "./quota.js";
 import { checkRelease } from "./releases.js";
@@ -25,6 +26,8 @@ export interface SimulatorOptions extends FaultRates {
   now: () => number;
   /** dataset release served (1 = base; see releases.ts) */
   release: number;
+  /** fault mode: products that have closed; the gateway answers every path of theirs 404 (its own body) */
+  closed?: readonly Lookup[] | undefined;
   /** upper bound of the generated-body cache */
   maxCacheBytes: number;
 }
