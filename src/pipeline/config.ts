@@ -29,6 +29,8 @@ export function buildConfig(flags: BatchFlags, env: NodeJS.ProcessEnv, security:
   const values = parseOptions(flags, flags.simulate ? { ...env, [ENV.url]: undefined } : env);
   const beyond = maxAgeBeyondRetention(values.maxAge, values.retention);
   if (beyond) throw new ConfigError(beyond);
+  if (values.quotaPeriod !== null && values.quotaStart === null)
+    throw new ConfigError(`--quota-period ${values.quotaPeriod} needs --quota-start YYYY-MM-DD: the first day of one of its periods (the gateway's quota 403 says when the current one ends)`);
   if (values.simulate) {
     if (flags.baseUrl) throw new ConfigError("--simulate and --base-url cannot be used together");
     values.baseUrl = null;

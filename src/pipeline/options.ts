@@ -12,7 +12,7 @@ import { MIN_RUN, Redactor } from "../log/redact.js";
 import { ConfigError, parseBaseUrl, parseLookups, URL_ENV } from "./config-values.js";
 import { DEFAULT_PROBE } from "../plan/plan.js";
 import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "../report/workbook.js";
-import { parseMonthlyQuota } from "../plan/quota-plan.js";
+import { parseMonthlyQuota, parseQuotaPeriod } from "../plan/quota-plan.js";
 import { DEFAULT_RETENTION_DAYS, parseRetention } from "../plan/retention.js";
 import { parseAttribution } from "../report/attribution.js";
 import type { Premises } from "../spec/open-data.js";
@@ -205,6 +205,24 @@ export const BATCH_OPTIONS = {
     help: 'requests a month per lookup ("N", or "broadband=N,mobile=M"): plans each night\'s spend',
     parse: (raw, name): Partial<Record<Lookup, number>> | null =>
       raw === undefined || raw.trim() === "" ? null : wrapped(name, () => parseMonthlyQuota(raw)),
+  }),
+  quotaPeriod: option({
+    type: "string",
+    default: "month",
+    help: "the quota's period: `month`, or a number of days (e.g. 28, the Basic plan's) counted from --quota-start",
+    /** days, or null for the month */
+    parse: (raw, name) => wrapped(name, () => parseQuotaPeriod(raw ?? "month")),
+  }),
+  quotaStart: option({
+    type: "string",
+    help: "with --quota-period DAYS: the first day (YYYY-MM-DD, UTC) of any one period, e.g. when the subscription started",
+    /** epoch ms, or null */
+    parse: (raw, name): number | null => {
+      if (raw === undefined || raw.trim() === "") return null;
+      const ms = /^\d{4}-\d{2}-\d{2}$/.test(raw.trim()) ? Date.parse(`${raw.trim()}T00:00:00Z`) : NaN;
+      if (!Number.isFinite(ms)) throw new ConfigError(`${name}: expected a date YYYY-MM-DD, got ${JSON.stringify(raw.slice(0, 20))}`);
+      return ms;
+    },
   }),
   // Days 29-31 do not exist in every month: a period starting on them would drift.
   quotaResetDay: option({ type: "number", default: 1, help: "day of the month (UTC, 1-28) the quota period starts", parse: wholeNumber(1, 28) }),

@@ -7,7 +7,7 @@ import type { Lookup } from "../spec/fields.js";
 import type { StopControl } from "../fetch/stop.js";
 import type { Logger } from "../log/logger.js";
 import type { Plan, QuotaOptions } from "../plan/plan.js";
-import { quotaPeriod, replenishMs } from "../plan/quota-plan.js";
+import { periodRule, quotaPeriod, replenishMs } from "../plan/quota-plan.js";
 import type { AnswerWriter, Store } from "../store/store.js";
 import type { BatchConfig } from "./config.js";
 import { QuotaGate } from "./quota-gate.js";
@@ -36,7 +36,7 @@ export interface RunQuota {
 
 export async function startRunQuota(
   store: Store,
-  config: Pick<BatchConfig, "lookups" | "monthlyQuota" | "quotaResetDay" | "spendAll" | "simulate">,
+  config: Pick<BatchConfig, "lookups" | "monthlyQuota" | "quotaResetDay" | "quotaPeriod" | "quotaStart" | "spendAll" | "simulate">,
   run: { runId: number; leaseId: number },
   now: () => number,
   stop: StopControl,
@@ -44,7 +44,8 @@ export async function startRunQuota(
 ): Promise<RunQuota> {
   const { runId, leaseId } = run;
   const startMs = now();
-  const period = quotaPeriod(startMs, config.quotaResetDay);
+  const rule = periodRule(config);
+  const period = quotaPeriod(startMs, rule);
   const used = (await store.ledger.figures(period.key, startMs)).used;
   // The service said the quota is spent: asking again before it is replenished only collects 403s.
   for (const lookup of config.lookups) {
@@ -56,18 +57,18 @@ export async function startRunQuota(
   for (const lookup of config.lookups) {
     const limit = limits[lookup];
     if (limit !== undefined)
-      gates.set(lookup, new QuotaGate((n) => store.ledger.reserve({ leaseId, lookup, period: quotaPeriod(now(), config.quotaResetDay).key, n, limit, nowMs: now() })));
+      gates.set(lookup, new QuotaGate((n) => store.ledger.reserve({ leaseId, lookup, period: quotaPeriod(now(), rule).key, n, limit, nowMs: now() })));
   }
   return {
     planOptions: config.monthlyQuota
-      ? { limits, used, nowMs: startMs, resetDay: config.quotaResetDay, spendAll: config.spendAll }
+      ? { limits, used, nowMs: startMs, resetDay: rule, spendAll: config.spendAll }
       : undefined,
     onRequest: (lookup, writer, onBlocked) => (r) => {
       const at = now();
       const iso = new Date(at).toISOString();
       // the ledger counts what the real API's quota counts: a simulated request spends none of it
       if (!config.simulate)
-        writer.request({ lookup, status: r.status, at: iso, period: quotaPeriod(at, config.quotaResetDay).key, runId, leaseId: gates.has(lookup) ? leaseId : null });
+        writer.request({ lookup, status: r.status, at: iso, period: quotaPeriod(at, rule).key, runId, leaseId: gates.has(lookup) ? leaseId : null });
       const wait = r.quotaMessage === null ? null : replenishMs(r.quotaMessage);
       if (r.quotaMessage !== null && wait !== null) {
         writer.block({ lookup, until: new Date(at + wait).toISOString(), message: r.quotaMessage, runId });

@@ -8,7 +8,7 @@
 import type { Lookup } from "../spec/fields.js";
 import type { Store } from "../store/store.js";
 import type { Candidate, NeedReason } from "../store/types.js";
-import { allowance, quotaPeriod, type Allowance } from "./quota-plan.js";
+import { allowance, quotaPeriod, type Allowance, type PeriodRule } from "./quota-plan.js";
 import type { Premises } from "../spec/open-data.js";
 import { probeRule, type ProbeDecision, type ProbeSituation } from "./probe-rule.js";
 import { LOOKUP_SPECS } from "../spec/lookups.js";
@@ -42,7 +42,8 @@ export interface QuotaOptions {
   /** requests the ledger holds for the current period */
   used: Record<Lookup, number>;
   nowMs: number;
-  resetDay: number;
+  /** the quota period's rule (quota-plan.ts): a reset day of the month, or a rolling period */
+  resetDay: PeriodRule;
   /** --spend-all: refreshes may spend all that is left, not an even share */
   spendAll: boolean;
 }

@@ -3,7 +3,7 @@
 // deferred, and when the whole input will be on the newest release and within --max-age at this pace.
 import type { Lookup } from "../spec/fields.js";
 import type { Store } from "../store/store.js";
-import { allowance, predictFinish, quotaPeriod } from "./quota-plan.js";
+import { allowance, periodRule, predictFinish, quotaPeriod } from "./quota-plan.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -11,6 +11,8 @@ export interface LookupQuotaStatus {
   lookup: Lookup;
   quota: number;
   period: string;
+  /** the period's last day (YYYY-MM-DD): the next starts the day after */
+  periodLastDay: string;
   used: number;
   remaining: number;
   /** the next night: today when no run has started today, else tomorrow */
@@ -31,7 +33,12 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
   const last = await store.runs.lastSettings();
   const limits = last?.args.monthlyQuota as Partial<Record<Lookup, number>> | null | undefined;
   if (!last || !limits) return [];
-  const resetDay = typeof last.args.quotaResetDay === "number" ? last.args.quotaResetDay : 1;
+  const a = last.args;
+  const resetDay = periodRule({
+    quotaPeriod: typeof a.quotaPeriod === "number" ? a.quotaPeriod : null,
+    quotaStart: typeof a.quotaStart === "number" ? a.quotaStart : null,
+    quotaResetDay: typeof a.quotaResetDay === "number" ? a.quotaResetDay : 1,
+  });
   const spendAll = last.args.spendAll === true;
   // runs record --max-age in milliseconds (every run that records a monthly quota does)
   const maxAgeMs = typeof last.args.maxAge === "number" ? last.args.maxAge : 30 * DAY_MS;
@@ -60,6 +67,7 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
       lookup,
       quota,
       period: period.key,
+      periodLastDay: new Date(period.endMs - DAY_MS).toISOString().slice(0, 10),
       used,
       remaining: a.remaining,
       nextNight: new Date(nightMs).toISOString().slice(0, 10),
@@ -79,7 +87,7 @@ export function formatQuotaStatus(list: readonly LookupQuotaStatus[]): string {
   const lines = ["", "quota plan (--monthly-quota of the last run):"];
   for (const q of list) {
     lines.push(
-      `  ${q.lookup}: ${q.used} of ${q.quota} used this period (since ${q.period}), ${q.remaining} remaining; ` +
+      `  ${q.lookup}: ${q.used} of ${q.quota} used this period (${q.period} to ${q.periodLastDay}), ${q.remaining} remaining; ` +
         `night of ${q.nextNight}: ${q.newData} new first, refresh allowance ${q.refreshAllowance}, ${q.deferred} of ${q.outstanding} refreshes deferred`,
       q.finishDate
         ? `  ${q.lookup}: the input is on the newest release and within --max-age by ${q.finishDate} at this pace`
