@@ -10,6 +10,7 @@ import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { allowance, quotaPeriod, runsLeft } from "../src/plan/quota-plan.js";
 import { formatQuotaStatus, quotaStatus } from "../src/plan/quota-status.js";
 import { buildConfig } from "../src/pipeline/config.js";
+import { storedRule } from "../src/plan/quota-period.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 
@@ -87,6 +88,32 @@ describe("--quota-period", () => {
     expect([p.key, new Date(p.endMs).toISOString()]).toEqual(["2026-03-29", "2026-04-26T00:00:00.000Z"]);
     expect(runsLeft(at, p)).toBe(6);
     expect(allowance(50_000, 20_000, 0, at, p, false).refreshShare).toBe(5_000);
+  });
+
+  it("takes the period's end from the replenish time the gateway's quota 403 names, and keeps it", async () => {
+    const d = tempDir("pcc-period-");
+    dirs.push(d);
+    const clock = new FakeClock(MARCH_1);
+    // the service's own 28-day period started on March 1 at 02:00; --quota-start says March 5
+    const sim = await startSimulator({ port: 0, seed: SEED, key: KEY, quota: 10, quotaPeriodMs: 28 * DAY, now: () => clock.t });
+    const input = writeCsv(d, "in.csv", ["postcode", ...generatePostcodes(SEED, 20)]);
+    const flags = { in: input, baseUrl: sim.url, lookups: "broadband", monthlyQuota: "100", quotaPeriod: "28", quotaStart: "2026-03-05", probe: 0, reports: false, concurrency: 1 };
+    try {
+      const r = await runIn(d, flags, env, { clock });
+      expect(r.exitCode).toBe(3);
+      expect(r.logs.join("\n")).toContain("Quota will be replenished in 672:00:00");
+    } finally {
+      await sim.close();
+    }
+    const store = openSqliteStore(join(d, "coverage.sqlite"), { readonly: true });
+    try {
+      const rule = await storedRule(store, { days: 28, startMs: Date.parse("2026-03-05T00:00:00Z") }, ["broadband"]);
+      const p = quotaPeriod(MARCH_1 + DAY, rule);
+      expect([new Date(p.startMs).toISOString(), new Date(p.endMs).toISOString()]).toEqual(["2026-03-01T02:00:00.000Z", "2026-03-29T02:00:00.000Z"]);
+      expect(formatQuotaStatus(await quotaStatus(store, MARCH_1 + 3600_000))).toContain("used this period (2026-03-01 to 2026-03-28)");
+    } finally {
+      store.db.close();
+    }
   });
 
   it("refuses a number of days without --quota-start, and a bad period, in one line", () => {

@@ -8,6 +8,7 @@ import type { StopControl } from "../fetch/stop.js";
 import type { Logger } from "../log/logger.js";
 import type { Plan, QuotaOptions } from "../plan/plan.js";
 import { periodRule, quotaPeriod, replenishMs } from "../plan/quota-plan.js";
+import { storedRule } from "../plan/quota-period.js";
 import type { AnswerWriter, Store } from "../store/store.js";
 import type { BatchConfig } from "./config.js";
 import { QuotaGate } from "./quota-gate.js";
@@ -44,7 +45,7 @@ export async function startRunQuota(
 ): Promise<RunQuota> {
   const { runId, leaseId } = run;
   const startMs = now();
-  const rule = periodRule(config);
+  const rule = await storedRule(store, periodRule(config), config.lookups);
   const period = quotaPeriod(startMs, rule);
   const used = (await store.ledger.figures(period.key, startMs)).used;
   // The service said the quota is spent: asking again before it is replenished only collects 403s.

@@ -3,6 +3,7 @@
 // deferred, and when the whole input will be on the newest release and within --max-age at this pace.
 import type { Lookup } from "../spec/fields.js";
 import type { Store } from "../store/store.js";
+import { storedRule } from "./quota-period.js";
 import { allowance, periodRule, predictFinish, quotaPeriod } from "./quota-plan.js";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -34,11 +35,11 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
   const limits = last?.args.monthlyQuota as Partial<Record<Lookup, number>> | null | undefined;
   if (!last || !limits) return [];
   const a = last.args;
-  const resetDay = periodRule({
+  const resetDay = await storedRule(store, periodRule({
     quotaPeriod: typeof a.quotaPeriod === "number" ? a.quotaPeriod : null,
     quotaStart: typeof a.quotaStart === "number" ? a.quotaStart : null,
     quotaResetDay: typeof a.quotaResetDay === "number" ? a.quotaResetDay : 1,
-  });
+  }), Object.keys(limits) as Lookup[]);
   const spendAll = last.args.spendAll === true;
   // runs record --max-age in milliseconds (every run that records a monthly quota does)
   const maxAgeMs = typeof last.args.maxAge === "number" ? last.args.maxAge : 30 * DAY_MS;
