@@ -162,3 +162,37 @@ describe("retention", () => {
     expect(() => buildConfig({ ...flags, retention: "soon" }, {})).toThrow(/--retention: expected a whole number of days/);
   });
 });
+
+describe("history within the retention", () => {
+  it("a month of nightly runs with a release landing mid-month: changes.csv compares the new release's answers with the previous ones, and no answer outlives the retention", async () => {
+    const d = dir();
+    const dbPath = join(d, "coverage.sqlite");
+    const input = writeCsv(d, "in.csv", ["postcode", ...generatePostcodes(SEED, 60)]);
+    const clock = new FakeClock(T0);
+    let s = await sim();
+    let last = 0;
+    for (let night = 0; night <= 30; night++) {
+      clock.t = T0 + night * DAY;
+      if (night === 15) {
+        s = await startSimulator({ port: 0, seed: SEED, key: KEY, release: 2 });
+        sims.push(s);
+      }
+      const r = await runIn(d, { in: input, baseUrl: s.url, reports: night === 30 }, env, { clock });
+      expect(r.exitCode, `night ${night}`).toBe(0);
+      last = r.runId!;
+      const oldest = query<{ t: string | null }>(dbPath, "SELECT MIN(fetched_at) AS t FROM lookups")[0]!.t!;
+      expect(Date.parse(oldest), `night ${night}`).toBeGreaterThanOrEqual(clock.t - 30 * DAY);
+    }
+    expect(last).toBe(31);
+    const changes = parse(readFileSync(join(d, "out", "changes.csv")), { columns: true, bom: true }) as Record<string, string>[];
+    expect(changes.length).toBeGreaterThan(0);
+    for (const lookup of ["broadband", "mobile"]) {
+      const rows = changes.filter((c) => c.Lookup === lookup);
+      expect(rows.length, lookup).toBeGreaterThan(0);
+      for (const c of rows) expect(c.BeforeRelease !== "" && c.AfterRelease !== "" && c.BeforeRelease !== c.AfterRelease, JSON.stringify(c)).toBe(true);
+    }
+    // each changed answer still has its previous version, inside the window
+    const versions = query<{ n: number }>(dbPath, "SELECT COUNT(*) AS n FROM answer_versions v WHERE EXISTS (SELECT 1 FROM answer_versions w WHERE w.postcode = v.postcode AND w.lookup = v.lookup AND w.id <> v.id)")[0]!.n;
+    expect(versions).toBeGreaterThan(0);
+  }, 120_000);
+});
