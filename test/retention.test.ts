@@ -7,6 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { parse } from "csv-parse/sync";
 import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
 import { openDatabase } from "../src/store/sqlite/db.js";
+import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 import { writeReports } from "../src/report/index.js";
 import { buildConfig } from "../src/pipeline/config.js";
@@ -129,6 +130,14 @@ describe("retention", () => {
     expect(young.postcodes.every((p) => p.BroadbandStatus === "ok" || p.BroadbandStatus === "not_found")).toBe(true);
     const expired = await report(31);
     expect(expired.broadband).toHaveLength(0);
+    // status at the same clock counts no expired answer (SQLite)
+    const store = openSqliteStore(dbPath, { readonly: true });
+    try {
+      expect((await store.status.database(5, T0 + 29 * DAY)).lookups.reduce((n, l) => n + l.postcodes, 0)).toBe(10);
+      expect((await store.status.database(5, T0 + 31 * DAY)).lookups).toEqual([]);
+    } finally {
+      store.db.close();
+    }
     expect(expired.postcodes.map((p) => p.BroadbandStatus)).toEqual(list.map(() => "pending"));
     // nothing was deleted: the reader only hid them
     expect(query<{ n: number }>(dbPath, "SELECT COUNT(*) AS n FROM lookups")[0]!.n).toBe(10);

@@ -15,3 +15,13 @@ export function hideExpired(db: Db, nowMs: number): boolean {
 export function showExpired(db: Db): void {
   for (const view of EXPIRY_VIEWS) db.exec(`DROP VIEW IF EXISTS temp.${view}`);
 }
+
+/** `read` with expired answers hidden at `nowMs` (status's reads outside a snapshot). */
+export function hidingExpired<T>(db: Db, nowMs: number, read: () => T): T {
+  const hiding = hideExpired(db, nowMs);
+  try {
+    return read();
+  } finally {
+    if (hiding) showExpired(db);
+  }
+}
