@@ -11,6 +11,7 @@ import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 import { writeReports } from "../src/report/index.js";
 import { buildConfig } from "../src/pipeline/config.js";
+import { formatQuotaStatus, quotaStatus } from "../src/plan/quota-status.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 
@@ -204,4 +205,24 @@ describe("history within the retention", () => {
     const versions = query<{ n: number }>(dbPath, "SELECT COUNT(*) AS n FROM answer_versions v WHERE EXISTS (SELECT 1 FROM answer_versions w WHERE w.postcode = v.postcode AND w.lookup = v.lookup AND w.id <> v.id)")[0]!.n;
     expect(versions).toBeGreaterThan(0);
   }, 120_000);
+});
+
+describe("a quota too small for the list within the retention", () => {
+  it("the plan and status say how many postcodes will expire unanswered, and from when", async () => {
+    const s = await sim();
+    const d = dir();
+    const input = writeCsv(d, "a.csv", ["postcode", ...generatePostcodes(SEED, 60)]);
+    const clock = new FakeClock(T0);
+    // 40 requests a 28-day period refresh at most floor(40 × 30 ÷ 28) = 42 postcodes within 30 days
+    const flags = { in: input, baseUrl: s.url, lookups: "broadband", monthlyQuota: "40", quotaPeriod: "28", quotaStart: "2026-03-01", reports: false, probe: 0 };
+    const r = await runIn(d, flags, env, { clock });
+    const line = "broadband: the quota cannot refresh the whole list within --retention 30 days: 18 of its 60 postcodes will expire unanswered, from 2026-03-31";
+    expect(r.logs.map((l) => JSON.parse(l) as { message: string; event?: string }).find((e) => e.event === "expiry_shortfall")?.message).toMatch(new RegExp(`^${line.replace(/[()]/g, "\\$&")}`));
+    const store = openSqliteStore(join(d, "coverage.sqlite"), { readonly: true });
+    try {
+      expect(formatQuotaStatus(await quotaStatus(store, T0 + 3600_000))).toContain(line);
+    } finally {
+      store.db.close();
+    }
+  });
 });

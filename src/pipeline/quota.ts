@@ -9,6 +9,7 @@ import type { Logger } from "../log/logger.js";
 import type { Plan, QuotaOptions } from "../plan/plan.js";
 import { periodRule, quotaPeriod, replenishMs } from "../plan/quota-plan.js";
 import { storedRule } from "../plan/quota-period.js";
+import { describeShortfall, expiryShortfall } from "../plan/retention.js";
 import type { AnswerWriter, Store } from "../store/store.js";
 import type { BatchConfig } from "./config.js";
 import { QuotaGate } from "./quota-gate.js";
@@ -37,7 +38,7 @@ export interface RunQuota {
 
 export async function startRunQuota(
   store: Store,
-  config: Pick<BatchConfig, "lookups" | "monthlyQuota" | "quotaResetDay" | "quotaPeriod" | "quotaStart" | "spendAll" | "simulate">,
+  config: Pick<BatchConfig, "lookups" | "monthlyQuota" | "quotaResetDay" | "quotaPeriod" | "quotaStart" | "spendAll" | "simulate" | "retention">,
   run: { runId: number; leaseId: number },
   now: () => number,
   stop: StopControl,
@@ -90,6 +91,9 @@ export async function startRunQuota(
             (d.unanswered > 0 ? `; ${d.unanswered} postcodes without an answer wait for the quota` : ""),
           { event: "quota", lookup, quota: limits[lookup], used: used[lookup], allowance: a.refreshShare, deferred: d.refreshes, unanswered: d.unanswered },
         );
+        const shortfall = expiryShortfall({ listSize: plan.postcodes, quota: limits[lookup]!, periodMs: period.endMs - period.startMs, retentionMs: config.retention, oldestAnswer: plan.oldestAnswer.get(lookup) ?? new Date(startMs).toISOString() });
+        const line = describeShortfall(lookup, shortfall, plan.postcodes, config.retention);
+        if (line) log.result(line, { event: "expiry_shortfall", lookup, postcodes: shortfall.postcodes, from: shortfall.from });
         if (d.unanswered > 0)
           stopControl.stopLookup({ kind: "quota", lookup, message: `--monthly-quota: ${d.unanswered} postcodes wait for the next period's quota` });
       }

@@ -12,7 +12,7 @@ import { allowance, quotaPeriod, type Allowance, type PeriodRule } from "./quota
 import type { Premises } from "../spec/open-data.js";
 import { probeRule, type ProbeDecision, type ProbeSituation } from "./probe-rule.js";
 import { LOOKUP_SPECS } from "../spec/lookups.js";
-import { markExpiring } from "./retention.js";
+import { markExpiring, oldestFetched } from "./retention.js";
 
 export interface PlanOptions {
   runId: number;
@@ -65,6 +65,8 @@ export interface Plan {
   openDataNew: Map<Lookup, OpenDataBandCounts>;
   /** per lookup: whether and why it probes, and how the run checks its release (probe-rule.ts) */
   probes: Map<Lookup, ProbeDecision>;
+  /** per lookup: when the list's oldest stored answer was returned (ISO), for when answers start to expire */
+  oldestAnswer: Map<Lookup, string>;
 }
 
 export interface OpenDataBandCounts {
@@ -171,6 +173,7 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
   const deferred = new Map<Lookup, { refreshes: number; unanswered: number }>();
   const openDataNew = new Map<Lookup, OpenDataBandCounts>();
   const probes = new Map<Lookup, ProbeDecision>();
+  const oldestAnswer = new Map<Lookup, string>();
   const now = options.now ?? new Date().toISOString();
   let postcodes = 0;
   for (const lookup of options.lookups) {
@@ -186,6 +189,8 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
       openData: LOOKUP_SPECS[lookup].openData ? options.openData : undefined,
     });
     const candidates = markExpiring(stored, options.expiringBefore ?? null);
+    const oldest = oldestFetched(stored);
+    if (oldest !== null) oldestAnswer.set(lookup, oldest);
     if (options.openData && LOOKUP_SPECS[lookup].openData) openDataNew.set(lookup, countByBands(candidates));
     postcodes = candidates.length;
     const q = options.quota;
@@ -218,7 +223,7 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
     reasons.set(lookup, counts);
     deferred.set(lookup, ordered.deferred);
   }
-  return { postcodes, toFetch, reused, reasons, allowance: allowances, deferred, openDataNew, probes };
+  return { postcodes, toFetch, reused, reasons, allowance: allowances, deferred, openDataNew, probes, oldestAnswer };
 }
 
 /** "3 new, 20 probe": the reasons that have any, for the plan's log line. */

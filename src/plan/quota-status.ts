@@ -4,6 +4,7 @@
 import type { Lookup } from "../spec/fields.js";
 import type { Store } from "../store/store.js";
 import { storedRule } from "./quota-period.js";
+import { describeShortfall, expiryShortfall, oldestFetched } from "./retention.js";
 import { allowance, periodRule, predictFinish, quotaPeriod } from "./quota-plan.js";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -28,6 +29,8 @@ export interface LookupQuotaStatus {
   finishDate: string | null;
   /** when it cannot be: the monthly quota it would need */
   quotaNeeded: number | null;
+  /** the line saying how many postcodes the quota lets expire unanswered under the retention, and from when; null when none */
+  expiry: string | null;
 }
 
 export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQuotaStatus[]> {
@@ -41,6 +44,7 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
     quotaResetDay: typeof a.quotaResetDay === "number" ? a.quotaResetDay : 1,
   }), Object.keys(limits) as Lookup[]);
   const spendAll = last.args.spendAll === true;
+  const retentionMs = typeof last.args.retention === "number" ? last.args.retention : null;
   // runs record --max-age in milliseconds (every run that records a monthly quota does)
   const maxAgeMs = typeof last.args.maxAge === "number" ? last.args.maxAge : 30 * DAY_MS;
   const ranToday = last.startedAt.slice(0, 10) === new Date(nowMs).toISOString().slice(0, 10);
@@ -77,6 +81,12 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
       outstanding,
       deferred: Math.max(0, outstanding - a.refreshShare),
       finishDate: inTime ? pace.finishDate : null,
+      expiry: describeShortfall(
+        lookup,
+        expiryShortfall({ listSize: candidates.length, quota, periodMs: period.endMs - period.startMs, retentionMs, oldestAnswer: oldestFetched(candidates) }),
+        candidates.length,
+        retentionMs,
+      ),
       quotaNeeded: inTime ? null : Math.max(pace.quotaNeeded, Math.ceil((candidates.length * 30 * DAY_MS) / maxAgeMs)),
     });
   }
@@ -94,6 +104,7 @@ export function formatQuotaStatus(list: readonly LookupQuotaStatus[]): string {
         ? `  ${q.lookup}: the input is on the newest release and within --max-age by ${q.finishDate} at this pace`
         : `  ${q.lookup}: at this pace the input cannot be kept on the newest release within --max-age; it would need --monthly-quota ${q.quotaNeeded}`,
     );
+    if (q.expiry) lines.push(`  ${q.expiry}`);
   }
   return lines.join("\n") + "\n";
 }

@@ -33,12 +33,25 @@ export function maxAgeBeyondRetention(maxAgeMs: number, retentionMs: number | nu
   return `--max-age ${Math.round(maxAgeMs / DAY_MS)}d is longer than --retention ${retentionMs / DAY_MS}: an answer would be deleted before it is refreshed (give --max-age ${retentionMs / DAY_MS}d or less, or a longer --retention)`;
 }
 
+/** The line the plan and `status` print when the quota cannot keep the list inside the retention; null when it can. */
+export function describeShortfall(lookup: string, s: ExpiryShortfall, listSize: number, retentionMs: number | null): string | null {
+  if (s.postcodes === 0 || retentionMs === null) return null;
+  return `${lookup}: the quota cannot refresh the whole list within --retention ${retentionMs / DAY_MS} days: ${s.postcodes} of its ${listSize} postcodes will expire unanswered, from ${s.from ?? "the first expiry"} (reports show them pending, with open-data figures where imported)`;
+}
+
 /** Answered candidates that would expire before the next night become due ("expiring"), whatever else they needed. */
 export function markExpiring(candidates: readonly Candidate[], dueBefore: string | null): Candidate[] {
   if (dueBefore === null) return [...candidates];
   return candidates.map((c) =>
     (c.state === "fresh" || c.state === "age" || c.state === "release") && c.fetchedAt !== null && c.fetchedAt < dueBefore ? { ...c, state: "expiring" } : c,
   );
+}
+
+/** The oldest time an answer of the list was last returned (ISO); null when none is stored. */
+export function oldestFetched(candidates: readonly Candidate[]): string | null {
+  let oldest: string | null = null;
+  for (const c of candidates) if (c.fetchedAt !== null && (oldest === null || c.fetchedAt < oldest)) oldest = c.fetchedAt;
+  return oldest;
 }
 
 export interface ExpiryShortfall {
