@@ -399,6 +399,11 @@ export const SIMULATE_OPTIONS = {
   stallRate: rate("requests never answered"),
   resetRate: rate("answers cut off mid-body"),
   malformedRate: rate("answers with a broken body"),
+  closed: option({
+    type: "string",
+    help: "fault mode: products that have closed (broadband, mobile or both): the gateway answers their paths 404 with its own body",
+    parse: (raw, name): Lookup[] => (raw === undefined || raw.trim() === "" ? [] : wrapped(name, () => parseLookups(raw))),
+  }),
   publishOpenData: option({
     type: "string",
     help: "write the simulator's open data for the postcodes of --postcodes into this folder (Ofcom's layout), then exit",
