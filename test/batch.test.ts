@@ -233,7 +233,7 @@ describe("batch against the simulator", () => {
     expect(fresh.counters.total).toBe(0);
     // next month: the quota is replenished
     const nextMonth = { now: () => Date.now() + 31 * 24 * 3600 * 1000, sleep: instantSleepClock.sleep };
-    const again = await runIn(d, { in: input, baseUrl: fresh.url, probe: 0, maxAge: "90d" }, env, { clock: nextMonth });
+    const again = await runIn(d, { in: input, baseUrl: fresh.url, probe: 0, maxAge: "90d", retention: "none" }, env, { clock: nextMonth });
     expect(again.exitCode).toBe(0);
     expect(again.counts!.requests).toBe(80);
   });

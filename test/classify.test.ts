@@ -460,6 +460,13 @@ describe("404", () => {
     expect(o.message).toBe("Post code not found");
   });
 
+  it("marks the gateway's own 404 and a 410 as gone (a closed product answers so), not the API's not-found or an HTML page", () => {
+    expect(expectKind(run("mobile", 404, JSON.stringify({ statusCode: 404, message: "Resource not found" })), "misconfigured")).toMatchObject({ gone: true });
+    expect(expectKind(run("mobile", 410, ""), "misconfigured")).toMatchObject({ gone: true, message: "the API answered 410 Gone (HTTP 410 (empty body))" });
+    expect(expectKind(run("mobile", 404, "<html><body><h1>404 Not Found</h1></body></html>"), "misconfigured")).not.toHaveProperty("gone");
+    expect(expectKind(run("mobile", 404, JSON.stringify({ PostCode: "BR1 2WJ", Error: "Post code not found" })), "not_found")).not.toHaveProperty("gone");
+  });
+
   it("gateway 404, HTML page, empty body and a body without PostCode: the base URL is wrong", () => {
     const bodies = [
       JSON.stringify({ statusCode: 404, message: "Resource not found" }),

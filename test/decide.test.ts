@@ -44,6 +44,24 @@ describe("decide", () => {
   });
 });
 
+// A product that answered this key before (productKnown) and now gives the gateway's 404, a 410 or a
+// refused key has closed: that lookup stops alone. The same answers from a product never seen stop the run.
+const gone: Outcome = { kind: "misconfigured", message: "g", gone: true };
+const closedCases: [string, Outcome, boolean, Decision][] = [
+  ["a gateway 404 or 410 where the product answered before: it closed, the lookup stops alone", gone, true, { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup: "mobile", message: "g" } }],
+  ["a refused key that worked before: the product closed", { kind: "auth", message: "a" }, true, { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup: "mobile", message: "a" } }],
+  ["a gateway 404 from a product never seen: a wrong base URL stops the run", gone, false, { kind: "stop", scope: "all", reason: { kind: "misconfigured", lookup: "mobile", message: "g" } }],
+  ["a refused key never seen to work stops the run", { kind: "auth", message: "a" }, false, { kind: "stop", scope: "all", reason: { kind: "auth", lookup: "mobile", message: "a" } }],
+  ["an HTML 404 (not the gateway's) stays a wrong base URL", { kind: "misconfigured", message: "m" }, true, { kind: "stop", scope: "all", reason: { kind: "misconfigured", lookup: "mobile", message: "m" } }],
+  ["the API's own not-found stays not found", { kind: "not_found", message: "nf" }, true, { kind: "final", status: "not_found", lastError: null }],
+];
+
+describe("decide: a product that closes", () => {
+  it.each(closedCases)("%s", (_name, outcome, known, expected) => {
+    expect(decide("mobile", outcome, { retriesUsed: 0, throttles: 0 }, healthy, policy, known)).toEqual(expected);
+  });
+});
+
 const refused: FailureSignature = { what: "refused", group: "network", wrongAddress: true, throttled: false };
 const e503: FailureSignature = { what: "HTTP 503", group: "HTTP 503", wrongAddress: false, throttled: false };
 const e429: FailureSignature = { what: "HTTP 429", group: "HTTP 429", wrongAddress: false, throttled: true };

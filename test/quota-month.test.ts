@@ -63,7 +63,7 @@ describe("quota planner over a month", () => {
         }
         const list = date >= "2026-03-08" ? all : initial;
         const before = Object.fromEntries(LOOKUPS.map((l) => [l, stale(l)])) as Record<Lookup, { postcode: string; fetched_at: string }[]>;
-        const r = await runIn(d, { in: input(list), baseUrl: sim.url, monthlyQuota: String(QUOTA), maxAge: "60d", reports: false }, env, { clock });
+        const r = await runIn(d, { in: input(list), baseUrl: sim.url, monthlyQuota: String(QUOTA), maxAge: "60d", retention: "none", reports: false }, env, { clock });
         // every postcode has an answer: deferred refreshes do not make a failure; the summary counts them
         expect(r.exitCode, `exit on ${date}`).toBe(0);
         const summary = r.logs.map((l) => JSON.parse(l) as { event?: string; deferredRefreshes?: Record<Lookup, number> }).find((e) => e.event === "summary")!;

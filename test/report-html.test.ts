@@ -91,6 +91,7 @@ function sampleSummary(over: Partial<Summary> = {}): Summary {
     goodRating: 3,
     postcodes: { input: 12_500, invalid: 20, unique: 12_000 },
     changes: null,
+    attribution: "Source: Ofcom (mobile: MobileAvailability-202601)",
     broadband: {
       postcodes: { ok: 11_900, notFound: 80, failed: 15, pending: 5 },
       addresses: 250_000,

@@ -294,6 +294,14 @@ function independentSummary(db: Db, run: number, good: number): Summary {
     return { totalNotspots: total, partialNotspots: partial };
   };
 
+  const releases = {
+    broadband: lookups.includes("broadband") ? releasesOf(lookupRuns.filter((l) => l.lookup === "broadband")) : [],
+    mobile: lookups.includes("mobile") ? releasesOf(lookupRuns.filter((l) => l.lookup === "mobile")) : [],
+  };
+  const releaseText = (r: { release: string | null; fetchedFrom: string | null; fetchedTo: string | null }) => {
+    const [from, to] = [r.fetchedFrom?.slice(0, 10), r.fetchedTo?.slice(0, 10)];
+    return r.release ?? `no release named, fetched ${from}${to !== from ? ` to ${to}` : ""}`;
+  };
   return {
     simulated: runRow.simulated === 1 || lookupRuns.some((l) => simulatedRuns.has(l.run_id)),
     generatedAt: FIXED_NOW.toISOString(),
@@ -319,12 +327,13 @@ function independentSummary(db: Db, run: number, good: number): Summary {
           ...independentScale(mb, providers, good),
         }
       : null,
-    releases: {
-      broadband: lookups.includes("broadband") ? releasesOf(lookupRuns.filter((l) => l.lookup === "broadband")) : [],
-      mobile: lookups.includes("mobile") ? releasesOf(lookupRuns.filter((l) => l.lookup === "mobile")) : [],
-    },
+    releases,
     // every answer of the fixture has one version: nothing changed
     changes: noChanges(lookups, providers),
+    attribution: `Source: Ofcom (${(["broadband", "mobile"] as const)
+      .filter((l) => releases[l].length > 0)
+      .map((l) => `${l}: ${releases[l].map(releaseText).join(", ")}`)
+      .join("; ")})`,
   };
 }
 

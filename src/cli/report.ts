@@ -33,6 +33,7 @@ runCli({
         uprnColumn: o.uprnColumn,
         workbookRows: o.workbookRows,
         since: o.since,
+        attribution: o.attribution,
         onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
       });
       process.stdout.write(`reports written to ${o.out}: ${result.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}\n`);

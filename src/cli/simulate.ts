@@ -61,6 +61,7 @@ runCli({
         stallRate: argv.stallRate,
         resetRate: argv.resetRate,
         malformedRate: argv.malformedRate,
+        closed: argv.closed,
       });
       console.log(`listening ${simulator.url}`);
       // Never echo the keys: say only whether they are the default.

@@ -51,7 +51,8 @@ export function classify(input: ClassifyInput): Outcome {
     // body that breaks the spec: retried like any other, not taken for a wrong base URL.
     if (brokenNotFound(redacted, error.json))
       return { kind: "retryable", message: `HTTP 404 with a not-found body that breaks the spec ${error.summary}` };
-    return { kind: "misconfigured", message: `the API answered 404 without a postcode-not-found body: check the base URL (${http})` };
+    const gone = error.json !== null && "statusCode" in error.json ? { gone: true as const } : {};
+    return { kind: "misconfigured", message: `the API answered 404 without a postcode-not-found body: check the base URL (${http})`, ...gone };
   }
   // The API never redirects: a 3xx means the base URL points at something else (http for https, a moved host).
   if (status >= 300 && status <= 399) {
@@ -60,6 +61,8 @@ export function classify(input: ClassifyInput): Outcome {
     return { kind: "misconfigured", message: `the API answered ${status} (a redirect${to}): check the base URL` };
   }
   if (status === 401) return { kind: "auth", message: error.message ?? http };
+  // 410 Gone: nothing lives at this address any more (a product withdrawn, or a wrong base URL).
+  if (status === 410) return { kind: "misconfigured", message: `the API answered 410 Gone (${http})`, gone: true };
   if (status === 403) {
     // The gateway answers 403 both for an exhausted quota (wait for next month) and for a refused key.
     const text = error.message ?? error.summary;

@@ -31,13 +31,21 @@ export type Decision =
   | { kind: "wait"; waitMs: number; lastError: string }
   /** the API as a whole is down: the postcode waits for the outage to end, spending nothing */
   | { kind: "hold"; lastError: string }
-  /** nothing more for this lookup (quota; a wait longer than --outage-limit leaves) */
-  | { kind: "stop"; scope: "lookup"; reason: StopReason & { kind: "quota" | "outage" } }
+  /** nothing more for this lookup (quota; a wait longer than --outage-limit leaves; its product closed) */
+  | { kind: "stop"; scope: "lookup"; reason: StopReason & { kind: "quota" | "outage" | "closed" } }
   /** nothing more for the run (key, URL, unreachable) */
   | { kind: "stop"; scope: "all"; reason: StopReason };
 
-export function decide(lookup: Lookup, outcome: Outcome, state: AttemptState, health: Health, policy: RetryPolicy): Decision {
+/**
+ * `productKnown`: this lookup's product has answered this key before (a stored answer, or one this
+ * run). Then the gateway's 404 or a 410 on its path, or a rejected key, means the product itself
+ * has closed: that lookup stops alone and the other goes on. Without it they mean a wrong base URL
+ * or key, and the whole run stops.
+ */
+export function decide(lookup: Lookup, outcome: Outcome, state: AttemptState, health: Health, policy: RetryPolicy, productKnown = false): Decision {
   if (health.kind === "unreachable") return { kind: "stop", scope: "all", reason: { kind: "unreachable", lookup, message: health.message } };
+  if (productKnown && (outcome.kind === "auth" || (outcome.kind === "misconfigured" && outcome.gone)))
+    return { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup, message: outcome.message } };
   switch (outcome.kind) {
     case "ok":
       return { kind: "final", status: "ok", lastError: null };

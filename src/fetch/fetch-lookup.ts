@@ -55,6 +55,8 @@ export interface LookupFetchOptions {
   onRequest?: (r: { status: number | null; quotaMessage: string | null }) => void;
   /** this lookup's own cap (what --monthly-quota leaves); when spent the lookup stops as on a quota answer */
   lookupBudget?: { take(): Promise<boolean> } | undefined;
+  /** the product answered this key before (a stored answer): a gateway 404/410 or a rejected key then means it closed (decide.ts) */
+  productKnown?: boolean | undefined;
   /** a note for the log: retries at debug, outages at warn; never keys */
   onEvent?: (event: { level: "debug" | "warn"; message: string }) => void;
 }
@@ -72,6 +74,7 @@ interface Attempt {
  */
 export async function fetchLookup(postcodes: AsyncIterable<string>, o: LookupFetchOptions): Promise<void> {
   const schedule = o.stop.signalFor(o.lookup);
+  let known = o.productKnown ?? false;
   const headers = { [API_KEY_HEADER]: o.key };
   const base = o.baseUrl.href.replace(/\/+$/, "");
   const monitor = new OutageMonitor({ ...DEFAULT_OUTAGE_THRESHOLDS, url: o.baseUrl.href });
@@ -144,7 +147,8 @@ export async function fetchLookup(postcodes: AsyncIterable<string>, o: LookupFet
         const now = o.clock.now();
         const left = (monitor.failingSince ?? now) + o.outageLimitMs - now;
         const asked = attempt.outcome.kind === "throttled" ? attempt.outcome.asked : undefined;
-        const judged = decide(o.lookup, attempt.outcome, state, health, policy);
+        const judged = decide(o.lookup, attempt.outcome, state, health, policy, known || attempt.outcome.kind === "ok");
+        if (attempt.outcome.kind === "ok") known = true;
         const free = unjudgedRetry(monitor, o, { postcode, failure: attempt.failure, state, network }, judged);
         const decision = boundWait(o.lookup, free ?? judged, left, o.outageLimitMs, asked);
         switch (decision.kind) {

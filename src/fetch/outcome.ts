@@ -19,8 +19,11 @@ export type Outcome =
   | { kind: "retryable"; message: string }
   /** another 4xx: retrying cannot help; the postcode fails at once. */
   | { kind: "final_error"; message: string }
-  /** a 404 that is not the API's not-found body: the base URL is wrong; stop the whole run. */
-  | { kind: "misconfigured"; message: string };
+  /**
+   * a 404 that is not the API's not-found body: the base URL is wrong; stop the whole run.
+   * `gone`: the gateway's own 404, or a 410: what a closed product answers too (decide.ts tells which).
+   */
+  | { kind: "misconfigured"; message: string; gone?: true };
 
 export interface ClassifyInput {
   lookup: Lookup;

@@ -7,6 +7,8 @@ export type StopReason =
   | { kind: "auth"; lookup: Lookup; message: string }
   | { kind: "misconfigured"; lookup: Lookup; message: string }
   | { kind: "quota"; lookup: Lookup; message: string }
+  /** the lookup's product appears closed: gateway 404/410 or a rejected key where it answered before */
+  | { kind: "closed"; lookup: Lookup; message: string }
   | { kind: "max_requests"; limit: number }
   /** refused, DNS, TLS or a redirect before any success: the address is wrong */
   | { kind: "unreachable"; lookup: Lookup; message: string }
@@ -52,7 +54,7 @@ export class StopControl {
     return this.all.signal;
   }
 
-  stopLookup(reason: StopReason & { kind: "quota" | "outage" }): void {
+  stopLookup(reason: StopReason & { kind: "quota" | "outage" | "closed" }): void {
     this.record(reason);
     this.signalFor(reason.lookup);
     this.perLookup.get(reason.lookup)!.abort();

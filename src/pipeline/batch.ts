@@ -13,6 +13,9 @@ import { Pacer, type SharedPace } from "../fetch/pacer.js";
 import { StopControl, type StopReason } from "../fetch/stop.js";
 import { describeReasons, planFetches } from "../plan/plan.js";
 import { openStore, storeError } from "../store/open-store.js";
+import { expireAnswers } from "./retention-stage.js";
+import { answeredBefore } from "./product-closed.js";
+import { expiringBefore } from "../plan/retention.js";
 import type { Store } from "../store/store.js";
 import type { CommitGrouping } from "../store/commit-group.js";
 import { DatabaseError, LockedError, type Lease, type RunCounts, type RunState } from "../store/types.js";
@@ -324,6 +327,7 @@ async function startRun(ctx: RunContext): Promise<number> {
   await store.answers.prepareProviders(config.providers);
   const abandoned = await store.runs.abandonOrphans(nowIso(ctx), ctx.clock.now());
   if (abandoned > 0) log.warn(`${abandoned} earlier run(s) had been killed; their finished answers are kept and this run resumes`);
+  await expireAnswers(store, config.retention, ctx.clock.now(), log);
   return store.runs.create({
     startedAt: nowIso(ctx),
     simulated: config.simulate,
@@ -366,6 +370,7 @@ async function planStage(ctx: RunContext): Promise<FetchPlan> {
     now: nowIso(ctx),
     probe: config.probe,
     order: config.order,
+    expiringBefore: expiringBefore(clock.now(), config.retention),
     quota: ctx.quota.planOptions,
     openData: config.openData !== null ? config.openDataPremises : undefined,
   });
@@ -523,6 +528,7 @@ async function fetchStage(ctx: RunContext): Promise<void> {
             void store.pace.block(lookup, keyIds.get(lookup)!, untilMs).catch((err: unknown) => log.warn(`cannot share the quota block: ${oneLine(err)}`)),
           ),
           lookupBudget: ctx.quota!.budget(lookup),
+          productKnown: answeredBefore(ctx.plan!, lookup),
           onEvent: (e) => (e.level === "warn" ? log.warn(e.message, { event: "outage", lookup }) : log.debug(e.message)),
         });
         await claimed.releaseFinished();
@@ -605,6 +611,9 @@ async function reportStage(ctx: RunContext): Promise<string | null> {
     mobileScale: config.mobileScale,
     goodRating: config.goodRating,
     command: "batch",
+    // the run's clock: what the reports hide as expired is what this run would delete
+    now: () => new Date(ctx.clock.now()),
+    attribution: config.attribution,
     workbookRows: config.workbookRows,
     onWarning: (m: string) => log.warn(m),
   };

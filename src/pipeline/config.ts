@@ -4,6 +4,7 @@ import { readFileSync, statSync } from "node:fs";
 import type { Lookup } from "../spec/fields.js";
 import { LOOKUP_LIST, LOOKUP_SPECS } from "../spec/lookups.js";
 import { ConfigError, checkKeyCharacters, parseKeyFile, URL_ENV } from "./config-values.js";
+import { maxAgeBeyondRetention } from "../plan/retention.js";
 import { parseOptions, recordedArgs, type BatchFlags, type OptionValues } from "./options.js";
 
 export { ConfigError, isLoopbackHost, parseBaseUrl, parseKeyFile, parseLookups } from "./config-values.js";
@@ -29,6 +30,10 @@ export const SIMULATED_RATE = 60_000;
 export function buildConfig(flags: BatchFlags, env: NodeJS.ProcessEnv, security: (m: string) => void = () => {}): BatchConfig {
   // --simulate uses its own API: an address in the environment is not even read
   const values = parseOptions(flags, flags.simulate ? { ...env, [ENV.url]: undefined } : env);
+  const beyond = maxAgeBeyondRetention(values.maxAge, values.retention);
+  if (beyond) throw new ConfigError(beyond);
+  if (values.quotaPeriod !== null && values.quotaStart === null)
+    throw new ConfigError(`--quota-period ${values.quotaPeriod} needs --quota-start YYYY-MM-DD: the first day of one of its periods (the gateway's quota 403 says when the current one ends)`);
   if (values.simulate) {
     if (flags.baseUrl) throw new ConfigError("--simulate and --base-url cannot be used together");
     values.baseUrl = null;

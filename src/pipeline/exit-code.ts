@@ -4,7 +4,7 @@ import type { RunState } from "../store/types.js";
 
 export const EXIT = {
   ok: 0,
-  /** configuration, input, key or address error; or the reports could not be written */
+  /** configuration, input, key or address error; a lookup's product closed; or the reports could not be written */
   error: 1,
   /** finished, but some postcodes failed after retries */
   failures: 2,
@@ -16,7 +16,7 @@ export const EXIT = {
 } as const;
 
 export const EXIT_CODE_HELP =
-  "Exit codes: 0 all answered; 1 configuration, input, key or address error, or reports not written;\n" +
+  "Exit codes: 0 all answered; 1 configuration, input, key or address error, a product closed, or reports not written;\n" +
   "2 some postcodes failed after retries; 3 stopped early by quota, --max-requests or an API outage\n" +
   "(re-run resumes); 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM.";
 
@@ -25,6 +25,8 @@ export function decideExit(reasons: readonly StopReason[], failed: number, pendi
   if (first(["auth", "misconfigured", "unreachable"])) return { code: EXIT.error, state: "failed" };
   const signal = first(["signal"]);
   if (signal?.kind === "signal") return { code: EXIT[signal.signal], state: "interrupted" };
+  // the other lookup ran to its end and its reports are written: stopped, not failed, but exit 1
+  if (first(["closed"])) return { code: EXIT.error, state: "stopped" };
   if (first(["quota", "max_requests", "outage"])) return { code: EXIT.stoppedEarly, state: "stopped" };
   if (failed > 0 || pending > 0) return { code: EXIT.failures, state: "completed" };
   return { code: EXIT.ok, state: "completed" };
@@ -55,6 +57,8 @@ export function describeStop(reason: StopReason): string {
       return `${reason.lookup}: cannot reach the API: ${reason.message}`;
     case "outage":
       return `${reason.lookup}: stopped by an API outage: ${reason.message}`;
+    case "closed":
+      return `${reason.lookup}: the ${reason.lookup} product appears closed (${reason.message}); the other lookup goes on; see docs/running.md#a-product-that-closes`;
     case "quota":
       return `${reason.lookup}: quota exhausted, re-run resumes (${reason.message})`;
     case "max_requests":

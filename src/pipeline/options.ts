@@ -13,7 +13,9 @@ import { ConfigError, parseBaseUrl, parseLookups, URL_ENV } from "./config-value
 import { DEFAULT_PROBE } from "../plan/plan.js";
 import { FETCH_ORDERS, type FetchOrder } from "../plan/sample-order.js";
 import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "../report/workbook.js";
-import { parseMonthlyQuota } from "../plan/quota-plan.js";
+import { parseMonthlyQuota, parseQuotaPeriod } from "../plan/quota-plan.js";
+import { DEFAULT_RETENTION_DAYS, parseRetention } from "../plan/retention.js";
+import { parseAttribution } from "../report/attribution.js";
 import type { Premises } from "../spec/open-data.js";
 import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
 import { MOBILE_SCALE_CHOICES, MOBILE_SCALES, type MobileScale, type MobileScaleChoice } from "../spec/mobile-scales.js";
@@ -162,6 +164,30 @@ export const BATCH_OPTIONS = {
     help: "reuse a stored answer younger than this",
     parse: duration,
   }),
+  attribution: option({
+  type: "string",
+  help: "the attribution printed beside the API's data in report.html, the workbook's Summary and summary.csv, in the exact words your licence asks for (default: \"Source: Ofcom\" with the dataset releases; docs/retention.md)",
+  parse: (raw, name) => {
+    try {
+      return parseAttribution(raw, name);
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+  },
+}),
+  retention: option({
+    type: "string",
+    default: String(DEFAULT_RETENTION_DAYS),
+    help: "days an API answer is kept after the API last returned it (Ofcom's terms, clause 4.3.6: a month); expired answers are deleted at the start of every batch and never shown. `none` keeps everything, if your agreement with Ofcom allows it (docs/retention.md)",
+    /** milliseconds, or null for none */
+    parse: (raw, name) => {
+      try {
+        return parseRetention(raw, name);
+      } catch (err) {
+        throw new ConfigError((err as Error).message);
+      }
+    },
+  }),
   refresh: option({ type: "boolean", default: false, help: "fetch even what is fresh", parse: flag }),
   maxRequests: option({
     type: "number",
@@ -203,6 +229,24 @@ export const BATCH_OPTIONS = {
     help: 'requests a month per lookup ("N", or "broadband=N,mobile=M"): plans each night\'s spend',
     parse: (raw, name): Partial<Record<Lookup, number>> | null =>
       raw === undefined || raw.trim() === "" ? null : wrapped(name, () => parseMonthlyQuota(raw)),
+  }),
+  quotaPeriod: option({
+    type: "string",
+    default: "month",
+    help: "the quota's period: `month`, or a number of days (e.g. 28, the Basic plan's) counted from --quota-start",
+    /** days, or null for the month */
+    parse: (raw, name) => wrapped(name, () => parseQuotaPeriod(raw ?? "month")),
+  }),
+  quotaStart: option({
+    type: "string",
+    help: "with --quota-period DAYS: the first day (YYYY-MM-DD, UTC) of any one period, e.g. when the subscription started",
+    /** epoch ms, or null */
+    parse: (raw, name): number | null => {
+      if (raw === undefined || raw.trim() === "") return null;
+      const ms = /^\d{4}-\d{2}-\d{2}$/.test(raw.trim()) ? Date.parse(`${raw.trim()}T00:00:00Z`) : NaN;
+      if (!Number.isFinite(ms)) throw new ConfigError(`${name}: expected a date YYYY-MM-DD, got ${JSON.stringify(raw.slice(0, 20))}`);
+      return ms;
+    },
   }),
   // Days 29-31 do not exist in every month: a period starting on them would drift.
   quotaResetDay: option({ type: "number", default: 1, help: "day of the month (UTC, 1-28) the quota period starts", parse: wholeNumber(1, 28) }),
@@ -324,6 +368,7 @@ export const REPORT_OPTIONS = {
   areaFile: BATCH_OPTIONS.areaFile,
   uprnColumn: BATCH_OPTIONS.uprnColumn,
   workbookRows: BATCH_OPTIONS.workbookRows,
+  attribution: BATCH_OPTIONS.attribution,
 };
 
 /** npm run export: the stored answers as Parquet or CSV. */
@@ -404,6 +449,11 @@ export const SIMULATE_OPTIONS = {
   stallRate: rate("requests never answered"),
   resetRate: rate("answers cut off mid-body"),
   malformedRate: rate("answers with a broken body"),
+  closed: option({
+    type: "string",
+    help: "fault mode: products that have closed (broadband, mobile or both): the gateway answers their paths 404 with its own body",
+    parse: (raw, name): Lookup[] => (raw === undefined || raw.trim() === "" ? [] : wrapped(name, () => parseLookups(raw))),
+  }),
   publishOpenData: option({
     type: "string",
     help: "write the simulator's open data for the postcodes of --postcodes into this folder (Ofcom's layout), then exit",

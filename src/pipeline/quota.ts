@@ -7,7 +7,9 @@ import type { Lookup } from "../spec/fields.js";
 import type { StopControl } from "../fetch/stop.js";
 import type { Logger } from "../log/logger.js";
 import type { Plan, QuotaOptions } from "../plan/plan.js";
-import { quotaPeriod, replenishMs } from "../plan/quota-plan.js";
+import { periodRule, quotaPeriod, replenishMs } from "../plan/quota-plan.js";
+import { storedRule } from "../plan/quota-period.js";
+import { describeShortfall, expiryShortfall } from "../plan/retention.js";
 import type { AnswerWriter, Store } from "../store/store.js";
 import type { BatchConfig } from "./config.js";
 import { QuotaGate } from "./quota-gate.js";
@@ -36,7 +38,7 @@ export interface RunQuota {
 
 export async function startRunQuota(
   store: Store,
-  config: Pick<BatchConfig, "lookups" | "monthlyQuota" | "quotaResetDay" | "spendAll" | "simulate">,
+  config: Pick<BatchConfig, "lookups" | "monthlyQuota" | "quotaResetDay" | "quotaPeriod" | "quotaStart" | "spendAll" | "simulate" | "retention">,
   run: { runId: number; leaseId: number },
   now: () => number,
   stop: StopControl,
@@ -44,7 +46,8 @@ export async function startRunQuota(
 ): Promise<RunQuota> {
   const { runId, leaseId } = run;
   const startMs = now();
-  const period = quotaPeriod(startMs, config.quotaResetDay);
+  const rule = await storedRule(store, periodRule(config), config.lookups);
+  const period = quotaPeriod(startMs, rule);
   const used = (await store.ledger.figures(period.key, startMs)).used;
   // The service said the quota is spent: asking again before it is replenished only collects 403s.
   for (const lookup of config.lookups) {
@@ -56,18 +59,18 @@ export async function startRunQuota(
   for (const lookup of config.lookups) {
     const limit = limits[lookup];
     if (limit !== undefined)
-      gates.set(lookup, new QuotaGate((n) => store.ledger.reserve({ leaseId, lookup, period: quotaPeriod(now(), config.quotaResetDay).key, n, limit, nowMs: now() })));
+      gates.set(lookup, new QuotaGate((n) => store.ledger.reserve({ leaseId, lookup, period: quotaPeriod(now(), rule).key, n, limit, nowMs: now() })));
   }
   return {
     planOptions: config.monthlyQuota
-      ? { limits, used, nowMs: startMs, resetDay: config.quotaResetDay, spendAll: config.spendAll }
+      ? { limits, used, nowMs: startMs, resetDay: rule, spendAll: config.spendAll }
       : undefined,
     onRequest: (lookup, writer, onBlocked) => (r) => {
       const at = now();
       const iso = new Date(at).toISOString();
       // the ledger counts what the real API's quota counts: a simulated request spends none of it
       if (!config.simulate)
-        writer.request({ lookup, status: r.status, at: iso, period: quotaPeriod(at, config.quotaResetDay).key, runId, leaseId: gates.has(lookup) ? leaseId : null });
+        writer.request({ lookup, status: r.status, at: iso, period: quotaPeriod(at, rule).key, runId, leaseId: gates.has(lookup) ? leaseId : null });
       const wait = r.quotaMessage === null ? null : replenishMs(r.quotaMessage);
       if (r.quotaMessage !== null && wait !== null) {
         writer.block({ lookup, until: new Date(at + wait).toISOString(), message: r.quotaMessage, runId });
@@ -88,6 +91,9 @@ export async function startRunQuota(
             (d.unanswered > 0 ? `; ${d.unanswered} postcodes without an answer wait for the quota` : ""),
           { event: "quota", lookup, quota: limits[lookup], used: used[lookup], allowance: a.refreshShare, deferred: d.refreshes, unanswered: d.unanswered },
         );
+        const shortfall = expiryShortfall({ listSize: plan.postcodes, quota: limits[lookup]!, periodMs: period.endMs - period.startMs, retentionMs: config.retention, oldestAnswer: plan.oldestAnswer.get(lookup) ?? new Date(startMs).toISOString() });
+        const line = describeShortfall(lookup, shortfall, plan.postcodes, config.retention);
+        if (line) log.result(line, { event: "expiry_shortfall", lookup, postcodes: shortfall.postcodes, from: shortfall.from });
         if (d.unanswered > 0)
           stopControl.stopLookup({ kind: "quota", lookup, message: `--monthly-quota: ${d.unanswered} postcodes wait for the next period's quota` });
       }

@@ -1,6 +1,6 @@
 // What needs fetching, per lookup, in priority order: postcodes never fetched (or stored for
 // another provider list, or simulated when this run is real), failed ones, a --refresh in progress,
-// answers from an older release than the newest (oldest release first), answers past --max-age
+// answers the retention deletes before the next night (retention.ts), answers from an older release than the newest (oldest release first), answers past --max-age
 // (oldest first), then a few probes: the fresh answers checked longest ago (fetched_at, which an
 // identical re-fetch moves, so probes rotate through the list), re-fetched to notice a new release,
 // only when the run's own fetches do not tell and at most one round a day (probe-rule.ts). What
@@ -8,11 +8,12 @@
 import type { Lookup } from "../spec/fields.js";
 import type { Store } from "../store/store.js";
 import type { Candidate, NeedReason } from "../store/types.js";
-import { allowance, quotaPeriod, type Allowance } from "./quota-plan.js";
+import { allowance, quotaPeriod, type Allowance, type PeriodRule } from "./quota-plan.js";
 import type { Premises } from "../spec/open-data.js";
 import { probeRule, type ProbeDecision, type ProbeSituation } from "./probe-rule.js";
 import { LOOKUP_SPECS } from "../spec/lookups.js";
 import { sampleOrder, type FetchOrder } from "./sample-order.js";
+import { markExpiring, oldestFetched } from "./retention.js";
 
 export interface PlanOptions {
   runId: number;
@@ -30,6 +31,8 @@ export interface PlanOptions {
   probe?: number | undefined;
   /** --monthly-quota: what the period allows each lookup with a quota */
   quota?: QuotaOptions | undefined;
+  /** --retention: answers last returned before this ISO time expire before the next night, so are due */
+  expiringBefore?: string | null | undefined;
   /** --open-data (with the premises chosen): new postcodes Ofcom's files put in more than one speed band come first (broadband) */
   openData?: Premises | undefined;
   /** --order: new postcodes in the sample's seeded stratified order (default) or the input's */
@@ -42,7 +45,8 @@ export interface QuotaOptions {
   /** requests the ledger holds for the current period */
   used: Record<Lookup, number>;
   nowMs: number;
-  resetDay: number;
+  /** the quota period's rule (quota-plan.ts): a reset day of the month, or a rolling period */
+  resetDay: PeriodRule;
   /** --spend-all: refreshes may spend all that is left, not an even share */
   spendAll: boolean;
 }
@@ -64,6 +68,8 @@ export interface Plan {
   openDataNew: Map<Lookup, OpenDataBandCounts>;
   /** per lookup: whether and why it probes, and how the run checks its release (probe-rule.ts) */
   probes: Map<Lookup, ProbeDecision>;
+  /** per lookup: when the list's oldest stored answer was returned (ISO), for when answers start to expire */
+  oldestAnswer: Map<Lookup, string>;
 }
 
 export interface OpenDataBandCounts {
@@ -127,6 +133,7 @@ export function orderNeeds(
   const first = candidates
     .filter((c) => c.state === "new" || c.state === "failed" || c.state === "incomplete" || c.state === "refresh")
     .sort((a, b) => last(a) - last(b));
+  const expiring = of("expiring").sort(byAge);
   const release = of("release").sort((a, b) => a.releaseRank - b.releaseRank || byAge(a, b));
   const age = of("age").sort(byAge);
   const before = probeBefore === undefined ? Infinity : Date.parse(probeBefore);
@@ -135,12 +142,13 @@ export function orderNeeds(
   const probeCount = probes({
     fresh: fresh.length,
     probeable: probeable.length,
-    fetching: first.length + release.length + age.length,
-    refetching: first.filter((c) => c.state === "refresh").length + release.length + age.length,
+    fetching: first.length + expiring.length + release.length + age.length,
+    refetching: first.filter((c) => c.state === "refresh").length + expiring.length + release.length + age.length,
     replacingRelease: release.length > 0,
   });
   const firsts: Need[] = first.map((c) => ({ postcode: c.postcode, reason: c.state as NeedReason }));
   const refreshes: Need[] = [
+    ...expiring.map((c) => ({ postcode: c.postcode, reason: "expiring" as const })),
     ...release.map((c) => ({ postcode: c.postcode, reason: "release" as const })),
     ...age.map((c) => ({ postcode: c.postcode, reason: "age" as const })),
     ...probeable
@@ -149,9 +157,10 @@ export function orderNeeds(
       .map((c) => ({ postcode: c.postcode, reason: "probe" as const })),
   ];
   if (!budget) return { needs: [...firsts, ...refreshes], fetch: firsts.length + refreshes.length, deferred: { refreshes: 0, unanswered: 0 } };
-  // --refresh in progress is a refresh too: it takes the refresh share, ahead of the others.
+  // --refresh in progress is a refresh too: it takes the refresh share, after answers about to expire.
   const newData = firsts.filter((n) => n.reason !== "refresh");
-  const all = [...firsts.filter((n) => n.reason === "refresh"), ...refreshes];
+  const dueFirst = refreshes.filter((n) => n.reason === "expiring");
+  const all = [...dueFirst, ...firsts.filter((n) => n.reason === "refresh"), ...refreshes.slice(dueFirst.length)];
   const a = budget(newData.length);
   const takeFirst = Math.min(newData.length, a.remaining);
   const takeRefresh = Math.min(all.length, a.refreshShare);
@@ -167,7 +176,7 @@ export function orderNeeds(
 }
 
 export function emptyReasons(): Record<NeedReason, number> {
-  return { new: 0, failed: 0, incomplete: 0, refresh: 0, release: 0, age: 0, probe: 0 };
+  return { new: 0, failed: 0, incomplete: 0, refresh: 0, expiring: 0, release: 0, age: 0, probe: 0 };
 }
 
 export async function planFetches(store: Store, options: PlanOptions): Promise<Plan> {
@@ -178,11 +187,12 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
   const deferred = new Map<Lookup, { refreshes: number; unanswered: number }>();
   const openDataNew = new Map<Lookup, OpenDataBandCounts>();
   const probes = new Map<Lookup, ProbeDecision>();
+  const oldestAnswer = new Map<Lookup, string>();
   const now = options.now ?? new Date().toISOString();
   let postcodes = 0;
   for (const lookup of options.lookups) {
     const refreshSince = options.refresh ? await store.plan.refreshMark(lookup, now, options.runId) : null;
-    const candidates = await store.plan.candidates({
+    const stored = await store.plan.candidates({
       runId: options.runId,
       lookup,
       freshSince: options.freshSince,
@@ -192,6 +202,9 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
       // open data tells of fixed broadband only: mobile keeps the input's order
       openData: LOOKUP_SPECS[lookup].openData ? options.openData : undefined,
     });
+    const candidates = markExpiring(stored, options.expiringBefore ?? null);
+    const oldest = oldestFetched(stored);
+    if (oldest !== null) oldestAnswer.set(lookup, oldest);
     if (options.openData && LOOKUP_SPECS[lookup].openData) openDataNew.set(lookup, countByBands(candidates));
     postcodes = candidates.length;
     const q = options.quota;
@@ -225,7 +238,7 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
     reasons.set(lookup, counts);
     deferred.set(lookup, ordered.deferred);
   }
-  return { postcodes, toFetch, reused, reasons, allowance: allowances, deferred, openDataNew, probes };
+  return { postcodes, toFetch, reused, reasons, allowance: allowances, deferred, openDataNew, probes, oldestAnswer };
 }
 
 /** "3 new, 20 probe": the reasons that have any, for the plan's log line. */

@@ -14,8 +14,22 @@ export interface QuotaPeriod {
   endMs: number;
 }
 
-/** The quota period holding `nowMs`: the calendar month (UTC), or the month starting on `resetDay`. */
-export function quotaPeriod(nowMs: number, resetDay = 1): QuotaPeriod {
+/**
+ * How quota periods run: the day of the month they start on (1: the calendar month), or a rolling
+ * period of `days` counted from `startMs` (the Basic plan's "50,000 requests in 28 days").
+ */
+export type PeriodRule = number | { days: number; startMs: number };
+
+const dayKey = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** The quota period holding `nowMs`: the calendar month (UTC), the month starting on a reset day, or the rolling period. */
+export function quotaPeriod(nowMs: number, rule: PeriodRule = 1): QuotaPeriod {
+  if (typeof rule !== "number") {
+    const length = rule.days * DAY_MS;
+    const startMs = rule.startMs + Math.floor((nowMs - rule.startMs) / length) * length;
+    return { key: dayKey(startMs), startMs, endMs: startMs + length };
+  }
+  const resetDay = rule;
   const now = new Date(nowMs);
   let y = now.getUTCFullYear();
   let m = now.getUTCMonth();
@@ -61,7 +75,7 @@ export interface Pace {
  * one is done. New postcodes added meanwhile are not foreseen.
  */
 export function predictFinish(
-  p: { quota: number; used: number; outstanding: number; firstNightMs: number; resetDay: number; spendAll: boolean },
+  p: { quota: number; used: number; outstanding: number; firstNightMs: number; resetDay: PeriodRule; spendAll: boolean },
   horizonDays = 366,
 ): Pace {
   let outstanding = p.outstanding;
@@ -100,6 +114,31 @@ export function parseMonthlyQuota(text: string): { broadband?: number; mobile?: 
     out[m[1]!.toLowerCase() as "broadband" | "mobile"] = whole(m[2]!);
   }
   return out;
+}
+
+/** --quota-period: "month" (null) or a whole number of days from 1 to 366. */
+export function parseQuotaPeriod(text: string): number | null {
+  const t = text.trim().toLowerCase();
+  if (t === "month") return null;
+  const days = /^\d+$/.test(t) ? Number(t) : NaN;
+  if (!(days >= 1 && days <= 366)) throw new Error(`expected "month" or a whole number of days from 1 to 366, got ${JSON.stringify(text.slice(0, 20))}`);
+  return days;
+}
+
+/** The rule the options give: --quota-period DAYS from --quota-start, else the month from --quota-reset-day. */
+export function periodRule(o: { quotaPeriod: number | null; quotaStart: number | null; quotaResetDay: number }): PeriodRule {
+  return o.quotaPeriod !== null && o.quotaStart !== null ? { days: o.quotaPeriod, startMs: o.quotaStart } : o.quotaResetDay;
+}
+
+/**
+ * A rolling period anchored on what the gateway said: its quota 403 names when the quota is
+ * replenished, the end of a period (stored as the lookup's quota block). The latest such time wins
+ * over --quota-start; a month rule is kept as it is.
+ */
+export function anchoredRule(rule: PeriodRule, replenishedAt: readonly (string | null)[]): PeriodRule {
+  if (typeof rule === "number") return rule;
+  const times = replenishedAt.filter((t): t is string => t !== null).map((t) => Date.parse(t)).filter(Number.isFinite);
+  return times.length === 0 ? rule : { days: rule.days, startMs: Math.max(...times) };
 }
 
 /** "replenished in 523:10:07" of a 403 quota answer, in ms; null when the message says no time. */

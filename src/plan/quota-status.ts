@@ -3,7 +3,9 @@
 // deferred, and when the whole input will be on the newest release and within --max-age at this pace.
 import type { Lookup } from "../spec/fields.js";
 import type { Store } from "../store/store.js";
-import { allowance, predictFinish, quotaPeriod } from "./quota-plan.js";
+import { storedRule } from "./quota-period.js";
+import { describeShortfall, expiryShortfall, oldestFetched } from "./retention.js";
+import { allowance, periodRule, predictFinish, quotaPeriod } from "./quota-plan.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -11,6 +13,8 @@ export interface LookupQuotaStatus {
   lookup: Lookup;
   quota: number;
   period: string;
+  /** the period's last day (YYYY-MM-DD): the next starts the day after */
+  periodLastDay: string;
   used: number;
   remaining: number;
   /** the next night: today when no run has started today, else tomorrow */
@@ -25,14 +29,22 @@ export interface LookupQuotaStatus {
   finishDate: string | null;
   /** when it cannot be: the monthly quota it would need */
   quotaNeeded: number | null;
+  /** the line saying how many postcodes the quota lets expire unanswered under the retention, and from when; null when none */
+  expiry: string | null;
 }
 
 export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQuotaStatus[]> {
   const last = await store.runs.lastSettings();
   const limits = last?.args.monthlyQuota as Partial<Record<Lookup, number>> | null | undefined;
   if (!last || !limits) return [];
-  const resetDay = typeof last.args.quotaResetDay === "number" ? last.args.quotaResetDay : 1;
+  const a = last.args;
+  const resetDay = await storedRule(store, periodRule({
+    quotaPeriod: typeof a.quotaPeriod === "number" ? a.quotaPeriod : null,
+    quotaStart: typeof a.quotaStart === "number" ? a.quotaStart : null,
+    quotaResetDay: typeof a.quotaResetDay === "number" ? a.quotaResetDay : 1,
+  }), Object.keys(limits) as Lookup[]);
   const spendAll = last.args.spendAll === true;
+  const retentionMs = typeof last.args.retention === "number" ? last.args.retention : null;
   // runs record --max-age in milliseconds (every run that records a monthly quota does)
   const maxAgeMs = typeof last.args.maxAge === "number" ? last.args.maxAge : 30 * DAY_MS;
   const ranToday = last.startedAt.slice(0, 10) === new Date(nowMs).toISOString().slice(0, 10);
@@ -60,6 +72,7 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
       lookup,
       quota,
       period: period.key,
+      periodLastDay: new Date(period.endMs - DAY_MS).toISOString().slice(0, 10),
       used,
       remaining: a.remaining,
       nextNight: new Date(nightMs).toISOString().slice(0, 10),
@@ -68,6 +81,12 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
       outstanding,
       deferred: Math.max(0, outstanding - a.refreshShare),
       finishDate: inTime ? pace.finishDate : null,
+      expiry: describeShortfall(
+        lookup,
+        expiryShortfall({ listSize: candidates.length, quota, periodMs: period.endMs - period.startMs, retentionMs, oldestAnswer: oldestFetched(candidates) }),
+        candidates.length,
+        retentionMs,
+      ),
       quotaNeeded: inTime ? null : Math.max(pace.quotaNeeded, Math.ceil((candidates.length * 30 * DAY_MS) / maxAgeMs)),
     });
   }
@@ -79,12 +98,13 @@ export function formatQuotaStatus(list: readonly LookupQuotaStatus[]): string {
   const lines = ["", "quota plan (--monthly-quota of the last run):"];
   for (const q of list) {
     lines.push(
-      `  ${q.lookup}: ${q.used} of ${q.quota} used this period (since ${q.period}), ${q.remaining} remaining; ` +
+      `  ${q.lookup}: ${q.used} of ${q.quota} used this period (${q.period} to ${q.periodLastDay}), ${q.remaining} remaining; ` +
         `night of ${q.nextNight}: ${q.newData} new first, refresh allowance ${q.refreshAllowance}, ${q.deferred} of ${q.outstanding} refreshes deferred`,
       q.finishDate
         ? `  ${q.lookup}: the input is on the newest release and within --max-age by ${q.finishDate} at this pace`
         : `  ${q.lookup}: at this pace the input cannot be kept on the newest release within --max-age; it would need --monthly-quota ${q.quotaNeeded}`,
     );
+    if (q.expiry) lines.push(`  ${q.expiry}`);
   }
   return lines.join("\n") + "\n";
 }

@@ -118,6 +118,8 @@ export interface ReportOptions extends GroupOptions {
   onWarning?: ((message: string) => void) | undefined;
   /** the files of the set (default REPORT_FILES); tests add a failing one */
   files?: readonly ReportFile<ReportContext>[] | undefined;
+  /** --attribution: the exact words for the API's data (default: Ofcom and the releases) */
+  attribution?: string | null | undefined;
   /** changes.csv compares with the versions current at this run id or date, instead of each answer's previous one */
   since?: string | undefined;
   /** what writes the set, as the --out lock names it (default "report") */
@@ -163,7 +165,7 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     if (keepCurrent && isReportSetCurrent(options.outDir, fingerprint)) return "current";
     await snapshot.preparePostcodes(goodRating);
     const changes = await collectChanges(snapshot, { goodRating, since: options.since, scale });
-    const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary, { ...scale, seenChange: changes.scaleChange ?? undefined });
+    const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary, { ...scale, seenChange: changes.scaleChange ?? undefined }, options.attribution);
     summary.estimates = await computeEstimates(snapshot, options.groupBy ?? DEFAULT_GROUP_BY);
     const groups = await prepareGroups(snapshot, goodRating, options, scale.scale);
     const located = await snapshot.countLocated(true);
@@ -198,8 +200,8 @@ export function writeAddressReport(
 }
 
 /** One snapshot for every file: one state of the store; a run still running is said to be. */
-function inSnapshot<T>(source: SnapshotSource, options: Pick<ReportOptions, "runId" | "all" | "onWarning">, work: (snapshot: ReportSnapshot) => Promise<T>): Promise<T> {
-  const request = { runId: options.runId ?? undefined, all: options.all };
+function inSnapshot<T>(source: SnapshotSource, options: Pick<ReportOptions, "runId" | "all" | "onWarning" | "now">, work: (snapshot: ReportSnapshot) => Promise<T>): Promise<T> {
+  const request = { runId: options.runId ?? undefined, all: options.all, nowMs: options.now?.().getTime() };
   return source.snapshot(
     request,
     (snapshot) => {

@@ -11,6 +11,7 @@ import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareFraction, shar
 
 export { percent } from "./figure-labels.js";
 import { changesHeadline, changesRows, type ChangesSummary } from "./changes-summary.js";
+import { apiAttribution } from "./attribution.js";
 import { openDataHeadline, openDataRows, openDataSummary, type OpenDataSummary } from "./open-data.js";
 import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
 import { estimateLabels, estimateRows, type EstimatesSummary } from "./estimate-summary.js";
@@ -76,6 +77,8 @@ export interface Summary {
   openData?: OpenDataSummary | undefined;
   /** while postcodes are unanswered, the list's and its groups' shares estimated from the answered ones (estimate-summary.ts) */
   estimates?: EstimatesSummary | null | undefined;
+  /** the attribution of the API's data Ofcom's terms ask for (attribution.ts) */
+  attribution: string;
 }
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
@@ -87,6 +90,7 @@ export async function computeSummary(
   generatedAt: string,
   changes: ChangesSummary | null = null,
   scale?: ScaleDecision,
+  attribution: string | null = null,
 ): Promise<Summary> {
   const scope = snapshot.scope;
   const counts = countColumns(scope.providers);
@@ -115,6 +119,7 @@ export async function computeSummary(
     releases,
     changes,
     openData: await openDataSummary(snapshot),
+    attribution: apiAttribution(releases, attribution),
   };
 }
 
@@ -171,6 +176,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
     about("Run", s.runId ?? "all stored postcodes"),
     about("Includes simulated data (not the real API)", s.simulated ? "yes" : "no"),
     about("Mobile providers", s.providers.join(", ")),
+    about("Attribution of the API's data", s.attribution),
   ];
   const input = s.postcodes.input;
   rows.push(

@@ -220,6 +220,7 @@ function* summarySheetRows(input: WorkbookInput, result: WorkbookResult, limit: 
   for (const lookup of s.lookups)
     for (const r of s.releases[lookup])
       yield ["Provenance", `${LOOKUP_SPECS[lookup].label} data`, `${releaseWords(r)}: ${n(r.addresses)} addresses`, null, null];
+  yield ["Provenance", "Attribution of the API's data", s.attribution, null, null];
   yield ["Provenance", "Thresholds", `decent ${T.decentDown}/${T.decentUp} Mbit/s down/up; superfast ${T.superfast}, ultrafast ${T.ultrafast}, gigabit ${n(T.gigabit)} Mbit/s down; good mobile rating ${ratingWords(scaleOf(s), s.goodRating)} or more (${SCALES[scaleOf(s)].title})`, null, null];
   const area = input.groups?.area;
   if (area)

@@ -27,6 +27,11 @@ export function createHandler(o: SimulatorOptions, counters: SimulatorCounters, 
     }
     const { lookup } = route;
     counters.requests[lookup]++;
+    // a closed product: the gateway no longer routes its paths, whatever the key
+    if (o.closed?.includes(lookup)) {
+      countStatus(counters, lookup, 404);
+      return send(res, 404, notFound);
+    }
     const auth = checkKey(o, lookup, presentedKey(req.headers, route.query));
     if (!auth.ok) {
       counters.unauthorized++;

@@ -3,6 +3,7 @@ import { DEFAULT_PROVIDERS, PROVIDER_CODE } from "../spec/fields.js";
 import type { Dialect } from "../spec/types.js";
 import { MOBILE_SCALES, type MobileScale } from "../spec/mobile-scales.js";
 import { DEFAULT_SIM_SCALE } from "./data.js";
+import type { Lookup } from "../spec/fields.js";
 import { validateFaultRates, type FaultRates } from "./faults.js";
 import { DEFAULT_QUOTA_PERIOD_MS } from "./quota.js";
 import { checkRelease } from "./releases.js";
@@ -29,6 +30,8 @@ export interface SimulatorOptions extends FaultRates {
   release: number;
   /** the mobile rating scale served: current (0/3/4, as the service runs today) or legacy (0-4) */
   mobileScale: MobileScale;
+  /** fault mode: products that have closed; the gateway answers every path of theirs 404 (its own body) */
+  closed?: readonly Lookup[] | undefined;
   /** upper bound of the generated-body cache */
   maxCacheBytes: number;
 }

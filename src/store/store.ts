@@ -128,6 +128,8 @@ export interface AnswerStore {
   get(postcode: string, lookup: Lookup): Promise<StoredAnswer | null>;
   /** The pair's versions, oldest first. */
   versions(postcode: string, lookup: Lookup): Promise<AnswerVersionInfo[]>;
+  /** Deletes every answer last returned before `before` (ISO), with its address rows and versions; returns how many answers. */
+  expire(before: string): Promise<number>;
 }
 
 export interface AnswerWriter {

@@ -174,7 +174,8 @@ export interface QuotaBlock {
 // ---- the planner ----
 
 /** Why a postcode is fetched, in the planner's order of priority. */
-export type NeedReason = "new" | "failed" | "incomplete" | "refresh" | "release" | "age" | "probe";
+/** `expiring`: an answer the retention deletes before the next night (src/plan/retention.ts). */
+export type NeedReason = "new" | "failed" | "incomplete" | "refresh" | "expiring" | "release" | "age" | "probe";
 
 export interface Candidate {
   postcode: string;

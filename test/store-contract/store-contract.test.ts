@@ -168,6 +168,32 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
     });
   });
 
+  describe("retention", () => {
+    it("expire deletes answers last returned before the cutoff with their versions; readers hide them at their clock before", async () => {
+      const DAY = 24 * 3600 * 1000;
+      const id = await store.runs.create({ startedAt: iso(T0), simulated: false, inputName: "in.csv", args: { retention: 30 * DAY }, lookups: ["broadband"], providers: [...DEFAULT_PROVIDERS], leaseId: null });
+      await addRows(store, id, ["AB11AA", "CD22BB"]);
+      await write(store, [ok("AB11AA", [1, 2], iso(T0), id)]);
+      await write(store, [ok("AB11AA", [1, 2, 3], iso(T0 + 1000), id), ok("CD22BB", [4], iso(T0 + 10 * DAY), id)]);
+      const statusesAt = (nowMs: number) =>
+        store.snapshot({ runId: id, nowMs }, async (snapshot) => {
+          await snapshot.preparePostcodes(3);
+          return (await snapshot.postcodeTotals(["BroadbandAddresses"])).statuses.broadband;
+        });
+      expect(await statusesAt(T0 + 29 * DAY)).toMatchObject({ ok: 2, pending: 0 });
+      // day 31: AB11AA is past the 30 days at the reader's clock, though nothing was deleted
+      expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, pending: 1 });
+      expect(await store.answers.versions("AB11AA", "broadband")).toHaveLength(2);
+
+      expect(await store.answers.expire(iso(T0 + 5 * DAY))).toBe(1);
+      expect(await store.answers.get("AB11AA", "broadband")).toBeNull();
+      expect(await store.answers.versions("AB11AA", "broadband")).toEqual([]);
+      expect(await store.answers.get("CD22BB", "broadband")).toMatchObject({ status: "ok", addressCount: 1 });
+      expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, pending: 1 });
+      expect(await store.answers.expire(iso(T0 + 5 * DAY))).toBe(0);
+    });
+  });
+
   describe("the planner's queries", () => {
     it("states each input postcode's need in input order; needs not fetched count as pending; a refresh mark continues until closed", async () => {
       const old = await newRun(store);

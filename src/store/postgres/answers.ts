@@ -5,6 +5,7 @@
 // turn's, or once answers come faster than that, a short window's: commit-group.ts) as one
 // transaction, one group after another, so a kill loses at most one group.
 import type pg from "pg";
+import { expirePostgresAnswers } from "./expiry.js";
 import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_SPECS } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
@@ -254,5 +255,6 @@ export function postgresAnswers(pool: pg.Pool, location: string): AnswerStore {
            FROM answer_versions WHERE postcode = $1 AND lookup = $2 ORDER BY id`,
         [postcode, lookup],
       ),
+    expire: (before) => expirePostgresAnswers(pool, before),
   };
 }

@@ -62,6 +62,8 @@ export function connect(path: string, options: { readonly?: boolean } = {}): Db 
       db.pragma("journal_mode = WAL");
       // WAL + NORMAL: a commit survives a process kill; only an OS crash may lose the last ones.
       db.pragma("synchronous = NORMAL");
+      // Deleted rows are zeroed, not left in free pages: an expired answer must be unreadable.
+      db.pragma("secure_delete = ON");
     }
   } catch (err) {
     db.close();

@@ -11,6 +11,8 @@ import type { AnswerWriter, InputRowWriter, OpenDataWriter, Store } from "../sto
 import type { LeaseHolder } from "../types.js";
 import { answerVersions, storedAnswer } from "./answer-reads.js";
 import { answerWriter } from "./answers.js";
+import { expireAnswers } from "./expiry.js";
+import { hidingExpired } from "./report/expiry-views.js";
 import { claimPairs, releaseClaims } from "./claims.js";
 import { finalCounts } from "./counts.js";
 import { answersOfOtherKind } from "./data-kind.js";
@@ -105,6 +107,7 @@ export class SqliteStore implements Store {
     holdsOtherKind: (simulated) => this.run(() => answersOfOtherKind(this.db, simulated)),
     get: (postcode, lookup) => this.run(() => storedAnswer(this.db, postcode, lookup)),
     versions: (postcode, lookup) => this.run(() => answerVersions(this.db, postcode, lookup)),
+    expire: (before) => this.run(() => expireAnswers(this.db, before)),
   };
 
   readonly releases: Store["releases"] = {
@@ -159,9 +162,9 @@ export class SqliteStore implements Store {
   };
 
   readonly status: Store["status"] = {
-    database: (recentRuns, nowMs) => this.run(() => databaseStatus(this.db, recentRuns, nowMs, this.here, this.isAlive)),
+    database: (recentRuns, nowMs) => this.run(() => hidingExpired(this.db, nowMs, () => databaseStatus(this.db, recentRuns, nowMs, this.here, this.isAlive))),
     running: () => this.run(() => runningProgress(this.db)),
-    releases: () => this.run(() => releaseStatus(this.db)),
+    releases: () => this.run(() => hidingExpired(this.db, Date.now(), () => releaseStatus(this.db))),
   };
 }
 

@@ -37,6 +37,7 @@ function definitions(data: HtmlReportData): string {
     );
   return (
     `<h3>Definitions</h3><dl class="terms">${terms.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("")}</dl>` +
+    `<p class="meta attribution">${escapeHtml(data.summary.attribution)}</p>` +
     `<p>Every figure here is also in summary.json and summary.csv; the addresses behind them are in broadband.csv, mobile.csv and coverage.csv (docs/reports.md describes them).</p>`
   );
 }

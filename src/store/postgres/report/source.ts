@@ -12,6 +12,7 @@ import { checkOut } from "../connect.js";
 import { createTemporaryTables } from "./postcode-table.js";
 import { resolveScope } from "./scope.js";
 import { PostgresReportSnapshot } from "./snapshot.js";
+import { hideExpired } from "./expiry-views.js";
 
 /**
  * A failure of the server or the connection (pg's error, or a connection that ended), not the
@@ -36,11 +37,13 @@ export function postgresSnapshotSource(pool: pg.Pool, location: string): Snapsho
       try {
         // READ WRITE said outright: a store opened read only (default_transaction_read_only) could not create the tables
         await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ WRITE");
+        const hiding = await hideExpired(client, request.nowMs ?? Date.now());
         const scope = await resolveScope(client, request);
         await createTemporaryTables(client, scope);
         await client.query("SET TRANSACTION READ ONLY");
         const result = await work(new PostgresReportSnapshot(client, scope));
-        await client.query("COMMIT");
+        // nothing to keep: a rollback also drops the views that hid expired answers
+        await client.query(hiding ? "ROLLBACK" : "COMMIT");
         return result;
       } catch (err) {
         // the rollback drops the temporary tables; a connection that cannot even roll back is dropped, not pooled

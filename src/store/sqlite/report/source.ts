@@ -7,6 +7,7 @@ import type { ReportSnapshot, ScopeRequest, SnapshotSource } from "../../snapsho
 import { cleanupAfter } from "../../../errors.js";
 import { resolveScope } from "./scope.js";
 import { SqliteReportSnapshot } from "./snapshot.js";
+import { hideExpired, showExpired } from "./expiry-views.js";
 
 export function sqliteSnapshotSource(db: Db): SnapshotSource {
   return {
@@ -14,13 +15,15 @@ export function sqliteSnapshotSource(db: Db): SnapshotSource {
       const ownTransaction = !db.inTransaction;
       if (ownTransaction) db.exec("BEGIN");
       let snapshot: SqliteReportSnapshot | null = null;
+      let hiding = false;
       const cleanUp = (afterFailure: boolean) => {
-        for (const step of [() => snapshot?.dropTemporary(), () => ownTransaction && db.inTransaction && db.exec("COMMIT")])
+        for (const step of [() => snapshot?.dropTemporary(), () => hiding && showExpired(db), () => ownTransaction && db.inTransaction && db.exec("COMMIT")])
           if (afterFailure) cleanupAfter(step, (m) => options.onWarning?.(m));
           else step();
       };
       let result: T;
       try {
+        hiding = hideExpired(db, request.nowMs ?? Date.now());
         snapshot = new SqliteReportSnapshot(db, resolveScope(db, request));
         result = await work(snapshot);
       } catch (err) {

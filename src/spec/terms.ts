@@ -1,0 +1,7 @@
+// What Ofcom's API terms of use ask of a tool that stores answers (live-service-notes.md, "Terms of use").
+
+/** Clause 4.3.6: data cached for performance reasons "should be held for a period of no longer than one month". */
+export const DEFAULT_RETENTION_DAYS = 30;
+
+/** The source named beside any display of the API's data (4.2.1-4.2.2), unless --attribution gives the licence's own words. */
+export const DEFAULT_ATTRIBUTION_SOURCE = "Ofcom";

@@ -1,0 +1,13 @@
+// PostgreSQL's expiry: the shared deletes in one transaction. The rows become dead tuples that a
+// VACUUM (autovacuum) marks reusable but does not overwrite; docs/retention.md says what that means.
+import type pg from "pg";
+import { expirySql } from "../shared/expiry.js";
+import { inTransaction } from "./connect.js";
+
+export function expirePostgresAnswers(pool: pg.Pool, before: string): Promise<number> {
+  const sql = expirySql("$1");
+  return inTransaction(pool, async (client) => {
+    for (const statement of sql.deletes) await client.query(statement, [before]);
+    return (await client.query(sql.answers, [before])).rowCount ?? 0;
+  });
+}

@@ -1,0 +1,15 @@
+// SQLite's expiry: the shared deletes in one transaction, then the WAL checkpointed into the main
+// file and truncated. The connection runs with secure_delete on (db.ts), so the freed pages are
+// zeroed: once this returns, no file of the database (main, -wal, -journal) holds the expired text.
+import { expirySql } from "../shared/expiry.js";
+import type { Db } from "./db.js";
+
+export function expireAnswers(db: Db, before: string): number {
+  const sql = expirySql("@before");
+  const deleted = db.transaction(() => {
+    for (const statement of sql.deletes) db.prepare(statement).run({ before });
+    return db.prepare(sql.answers).run({ before }).changes;
+  })();
+  if (deleted > 0) db.pragma("wal_checkpoint(TRUNCATE)");
+  return deleted;
+}

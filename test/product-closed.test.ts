@@ -1,0 +1,70 @@
+// A product that closes stops alone: the simulator closes the mobile product (its gateway answers
+// every mobile path 404 with its own body); a list whose mobile answers are stored stops mobile
+// with one line, broadband runs to its end and its reports are written, and the run exits 1.
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "csv-parse/sync";
+import { afterAll, describe, expect, it } from "vitest";
+import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
+import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { FakeClock } from "./helpers/fake-clock.js";
+
+const KEY = "zq-0b7e-44Az-91kw-x7Tg";
+const SEED = 31;
+const env = { COVERAGE_API_KEY: KEY };
+const DAY = 24 * 3600 * 1000;
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const events = (logs: string[]) => logs.map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe("a product that closes", () => {
+  it("stops that lookup alone with one line; the other runs to its end, its reports are written; exit 1, stop reason closed", async () => {
+    const d = tempDir("pcc-closed-");
+    dirs.push(d);
+    const all = generatePostcodes(SEED, 30);
+    const clock = new FakeClock(Date.parse("2026-11-01T02:00:00Z"));
+    const open = await startSimulator({ port: 0, seed: SEED, key: KEY });
+    try {
+      expect((await runIn(d, { in: writeCsv(d, "in.csv", ["postcode", ...all.slice(0, 10)]), baseUrl: open.url, reports: false }, env, { clock })).exitCode).toBe(0);
+    } finally {
+      await open.close();
+    }
+    clock.t += DAY;
+    const closed = await startSimulator({ port: 0, seed: SEED, key: KEY, closed: ["mobile"] });
+    try {
+      const r = await runIn(d, { in: writeCsv(d, "in.csv", ["postcode", ...all]), baseUrl: closed.url, concurrency: 1 }, env, { clock });
+      expect(r.exitCode).toBe(1);
+      const log = events(r.logs);
+      const stops = log.filter((e) => e.event === "stop");
+      expect(stops).toHaveLength(1);
+      expect(stops[0]).toMatchObject({ level: "error", stopReason: "closed" });
+      expect(String(stops[0]!.message)).toMatch(/^mobile: the mobile product appears closed \(the API answered 404 .*Resource not found.*\); the other lookup goes on; see docs\/running.md#a-product-that-closes$/);
+      expect(log.find((e) => e.event === "summary")).toMatchObject({ exitCode: 1, stopReason: "closed" });
+      // mobile stopped at its first 404; broadband fetched every new postcode
+      expect(closed.counters.requests.mobile).toBe(1);
+      expect(r.counts).toMatchObject({ pending: 20 });
+      const postcodes = parse(readFileSync(join(d, "out", "postcodes.csv")), { columns: true, bom: true }) as Record<string, string>[];
+      expect(postcodes).toHaveLength(30);
+      expect(postcodes.every((p) => p.BroadbandStatus === "ok" || p.BroadbandStatus === "not_found")).toBe(true);
+      expect(postcodes.filter((p) => p.MobileStatus === "pending")).toHaveLength(20);
+    } finally {
+      await closed.close();
+    }
+  });
+
+  it("a product never seen to answer that gives the gateway's 404 is a wrong base URL: the whole run stops", async () => {
+    const d = tempDir("pcc-closed-");
+    dirs.push(d);
+    const closed = await startSimulator({ port: 0, seed: SEED, key: KEY, closed: ["mobile"] });
+    try {
+      const r = await runIn(d, { in: writeCsv(d, "in.csv", ["postcode", ...generatePostcodes(SEED, 5)]), baseUrl: closed.url, concurrency: 1 }, env, {
+        clock: new FakeClock(Date.parse("2026-11-01T02:00:00Z")),
+      });
+      expect(r.exitCode).toBe(1);
+      expect(events(r.logs).find((e) => e.event === "summary")).toMatchObject({ stopReason: "misconfigured" });
+    } finally {
+      await closed.close();
+    }
+  });
+});

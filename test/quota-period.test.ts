@@ -1,0 +1,126 @@
+// The quota period the plan really has: the Basic plan's "50,000 requests in 28 days" as
+// --quota-period 28 from --quota-start, over a month of nights on an injected clock, against the
+// default calendar month.
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
+import { openDatabase } from "../src/store/sqlite/db.js";
+import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { allowance, quotaPeriod, runsLeft } from "../src/plan/quota-plan.js";
+import { formatQuotaStatus, quotaStatus } from "../src/plan/quota-status.js";
+import { buildConfig } from "../src/pipeline/config.js";
+import { storedRule } from "../src/plan/quota-period.js";
+import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { FakeClock } from "./helpers/fake-clock.js";
+
+const KEY = "qp-7a1c-Hb20-93xe-L0pz";
+const SEED = 17;
+const QUOTA = 40;
+const env = { COVERAGE_API_KEY: KEY };
+const DAY = 24 * 3600 * 1000;
+const MARCH_1 = Date.parse("2026-03-01T02:00:00Z");
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** Nights from March 1; per night, the requests the ledger recorded. */
+async function nights(count: number, period: Record<string, string>): Promise<{ sent: number[]; keys: string[]; status: string }> {
+  const d = tempDir("pcc-period-");
+  dirs.push(d);
+  const input = writeCsv(d, "in.csv", ["postcode", ...generatePostcodes(SEED, 60)]);
+  const sim = await startSimulator({ port: 0, seed: SEED, key: KEY });
+  const clock = new FakeClock(MARCH_1);
+  const sent: number[] = [];
+  let status = "";
+  try {
+    for (let night = 0; night < count; night++) {
+      clock.t = MARCH_1 + night * DAY;
+      const flags = { in: input, baseUrl: sim.url, lookups: "broadband", monthlyQuota: String(QUOTA), probe: 0, reports: false, retention: "none", maxAge: "60d", ...period };
+      const r = await runIn(d, flags, env, { clock });
+      const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
+      try {
+        sent.push(db.prepare("SELECT COUNT(*) FROM request_ledger WHERE run_id = ?").pluck().get(r.runId) as number);
+      } finally {
+        db.close();
+      }
+      if (night === 0) {
+        const store = openSqliteStore(join(d, "coverage.sqlite"), { readonly: true });
+        try {
+          status = formatQuotaStatus(await quotaStatus(store, clock.t + 3600_000));
+        } finally {
+          store.db.close();
+        }
+      }
+    }
+    const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
+    try {
+      return { sent, keys: db.prepare("SELECT DISTINCT period FROM request_ledger ORDER BY period").pluck().all() as string[], status };
+    } finally {
+      db.close();
+    }
+  } finally {
+    await sim.close();
+  }
+}
+
+describe("--quota-period", () => {
+  it("28 days from --quota-start: the second period starts on March 29, not April 1", async () => {
+    const rolling = await nights(32, { quotaPeriod: "28", quotaStart: "2026-03-01" });
+    expect(rolling.sent[0]).toBe(QUOTA);
+    // the 20 postcodes left wait for the next period, which starts on night 28 (March 29)
+    expect(rolling.sent.slice(1, 28).every((n) => n === 0)).toBe(true);
+    expect(rolling.sent[28]).toBe(20);
+    expect(rolling.keys).toEqual(["2026-03-01", "2026-03-29"]);
+    expect(rolling.status).toContain("broadband: 40 of 40 used this period (2026-03-01 to 2026-03-28), 0 remaining");
+
+    const month = await nights(32, {});
+    expect(month.sent[0]).toBe(QUOTA);
+    expect(month.sent.slice(1, 31).every((n) => n === 0)).toBe(true);
+    expect(month.sent[31]).toBe(20);
+    expect(month.keys).toEqual(["2026-03-01", "2026-04-01"]);
+    expect(month.status).toContain("broadband: 40 of 40 used this period (2026-03-01 to 2026-03-31), 0 remaining");
+  }, 120_000);
+
+  it("spreads refreshes over the nights left in the rolling period", () => {
+    const rule = { days: 28, startMs: Date.parse("2026-03-01T00:00:00Z") };
+    const at = Date.parse("2026-04-20T02:00:00Z");
+    const p = quotaPeriod(at, rule);
+    expect([p.key, new Date(p.endMs).toISOString()]).toEqual(["2026-03-29", "2026-04-26T00:00:00.000Z"]);
+    expect(runsLeft(at, p)).toBe(6);
+    expect(allowance(50_000, 20_000, 0, at, p, false).refreshShare).toBe(5_000);
+  });
+
+  it("takes the period's end from the replenish time the gateway's quota 403 names, and keeps it", async () => {
+    const d = tempDir("pcc-period-");
+    dirs.push(d);
+    const clock = new FakeClock(MARCH_1);
+    // the service's own 28-day period started on March 1 at 02:00; --quota-start says March 5
+    const sim = await startSimulator({ port: 0, seed: SEED, key: KEY, quota: 10, quotaPeriodMs: 28 * DAY, now: () => clock.t });
+    const input = writeCsv(d, "in.csv", ["postcode", ...generatePostcodes(SEED, 20)]);
+    const flags = { in: input, baseUrl: sim.url, lookups: "broadband", monthlyQuota: "100", quotaPeriod: "28", quotaStart: "2026-03-05", probe: 0, reports: false, concurrency: 1 };
+    try {
+      const r = await runIn(d, flags, env, { clock });
+      expect(r.exitCode).toBe(3);
+      expect(r.logs.join("\n")).toContain("Quota will be replenished in 672:00:00");
+    } finally {
+      await sim.close();
+    }
+    const store = openSqliteStore(join(d, "coverage.sqlite"), { readonly: true });
+    try {
+      const rule = await storedRule(store, { days: 28, startMs: Date.parse("2026-03-05T00:00:00Z") }, ["broadband"]);
+      const p = quotaPeriod(MARCH_1 + DAY, rule);
+      // the replenish time is counted from the 403's arrival: the paced clock moved a few ms by then
+      expect([new Date(p.startMs).toISOString().slice(0, 19), new Date(p.endMs).toISOString().slice(0, 19)]).toEqual(["2026-03-01T02:00:00", "2026-03-29T02:00:00"]);
+      expect(formatQuotaStatus(await quotaStatus(store, MARCH_1 + 3600_000))).toContain("used this period (2026-03-01 to 2026-03-28)");
+    } finally {
+      store.db.close();
+    }
+  });
+
+  it("refuses a number of days without --quota-start, and a bad period, in one line", () => {
+    const flags = { in: "x.csv", simulate: true } as const;
+    expect(() => buildConfig({ ...flags, quotaPeriod: "28" }, {})).toThrow(/^--quota-period 28 needs --quota-start YYYY-MM-DD/);
+    expect(() => buildConfig({ ...flags, quotaPeriod: "fortnight" }, {})).toThrow(/^--quota-period: expected "month" or a whole number of days/);
+    expect(() => buildConfig({ ...flags, quotaPeriod: "28", quotaStart: "1 March" }, {})).toThrow(/^--quota-start: expected a date YYYY-MM-DD/);
+  });
+});

@@ -1,0 +1,228 @@
+// Answers expire as Ofcom's terms ask (clause 4.3.6): an answer the API last returned longer ago
+// than --retention is deleted at the start of a batch, its text gone from every database file;
+// readers hide it at their clock before any batch deletes it; answers about to expire are due.
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { parse } from "csv-parse/sync";
+import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
+import { openDatabase } from "../src/store/sqlite/db.js";
+import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
+import { writeReports } from "../src/report/index.js";
+import { buildConfig } from "../src/pipeline/config.js";
+import { formatQuotaStatus, quotaStatus } from "../src/plan/quota-status.js";
+import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { FakeClock } from "./helpers/fake-clock.js";
+
+const KEY = "kq-5d1e-Qx-77Zb-3f0a-9c1d";
+const SEED = 29;
+const env = { COVERAGE_API_KEY: KEY };
+const DAY = 24 * 3600 * 1000;
+const T0 = Date.parse("2026-03-01T02:00:00Z");
+const dirs: string[] = [];
+const sims: Simulator[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterEach(async () => {
+  while (sims.length > 0) await sims.pop()!.close();
+});
+
+function dir(): string {
+  const d = tempDir("pcc-retention-");
+  dirs.push(d);
+  return d;
+}
+
+async function sim(): Promise<Simulator> {
+  const s = await startSimulator({ port: 0, seed: SEED, key: KEY, release: 1 });
+  sims.push(s);
+  return s;
+}
+
+function query<T>(dbPath: string, sql: string, ...params: unknown[]): T[] {
+  const db = openDatabase(dbPath, { readonly: true });
+  try {
+    return db.prepare(sql).all(...params) as T[];
+  } finally {
+    db.close();
+  }
+}
+
+/** The texts found, as UTF-8 bytes, in any of the database's files (main, -wal, -journal). */
+function textsInFiles(dbPath: string, texts: readonly string[]): string[] {
+  const files = ["", "-wal", "-journal"].map((s) => dbPath + s).filter((p) => existsSync(p)).map((p) => readFileSync(p));
+  return texts.filter((t) => files.some((bytes) => bytes.includes(Buffer.from(t, "utf8"))));
+}
+
+describe("retention", () => {
+  it("deletes an expired answer with its addresses and versions at the start of a batch: its text is in no database file", async () => {
+    const s = await sim();
+    const d = dir();
+    const dbPath = join(d, "coverage.sqlite");
+    const all = generatePostcodes(SEED, 40);
+    const [old, kept] = [all.slice(0, 30), all.slice(30)];
+    const clock = new FakeClock(T0);
+    expect((await runIn(d, { in: writeCsv(d, "a.csv", ["postcode", ...old]), baseUrl: s.url, reports: false }, env, { clock })).exitCode).toBe(0);
+    // a second release of the first postcodes, so they have versions whose JSON holds the old addresses
+    clock.t = T0 + 2 * DAY;
+    const s2 = await startSimulator({ port: 0, seed: SEED, key: KEY, release: 2 });
+    sims.push(s2);
+    expect((await runIn(d, { in: writeCsv(d, "a.csv", ["postcode", ...old]), baseUrl: s2.url, refresh: true, reports: false }, env, { clock })).exitCode).toBe(0);
+    clock.t = T0 + 20 * DAY;
+    expect((await runIn(d, { in: writeCsv(d, "b.csv", ["postcode", ...kept]), baseUrl: s2.url, reports: false }, env, { clock })).exitCode).toBe(0);
+    const compact = old.map((p) => p.replace(" ", ""));
+    const marks = compact.map((p) => `'${p}'`).join(",");
+    // an address of the first postcodes that no kept address holds, even as part of it ("2, X ROAD" of "12, X ROAD")
+    const keptAddresses = new Set(
+      query<{ address: string }>(dbPath, `SELECT address FROM broadband_addresses WHERE postcode NOT IN (${marks}) UNION SELECT address FROM mobile_addresses WHERE postcode NOT IN (${marks})`).map((r) => r.address),
+    );
+    const expiring = query<{ address: string }>(dbPath, `SELECT address FROM broadband_addresses WHERE postcode IN (${marks})`)
+      .map((r) => r.address)
+      .filter((a) => a.length >= 12 && ![...keptAddresses].some((k) => k.includes(a)));
+    expect(expiring.length).toBeGreaterThan(5);
+    expect(textsInFiles(dbPath, expiring)).toEqual(expiring);
+    expect(query<{ n: number }>(dbPath, `SELECT COUNT(*) AS n FROM answer_versions WHERE postcode IN (${marks})`)[0]!.n).toBeGreaterThan(2 * old.length);
+
+    // day 31: the first postcodes' answers (last returned on day 2) are past the default 30 days
+    clock.t = T0 + 33 * DAY;
+    const r = await runIn(d, { in: writeCsv(d, "b.csv", ["postcode", ...kept]), baseUrl: s2.url, reports: false }, env, { clock });
+    expect(r.exitCode).toBe(0);
+    expect(r.logs.join("\n")).toMatch(/retention: deleted 60 answer\(s\)/);
+    for (const table of ["lookups", "broadband_addresses", "mobile_addresses", "answer_versions"])
+      expect(query<{ n: number }>(dbPath, `SELECT COUNT(*) AS n FROM ${table} WHERE postcode IN (${marks})`)[0]!.n, table).toBe(0);
+    // the answers of the second list, returned on day 20, are kept
+    expect(query<{ n: number }>(dbPath, "SELECT COUNT(*) AS n FROM lookups")[0]!.n).toBe(2 * kept.length);
+    expect(textsInFiles(dbPath, expiring)).toEqual([]);
+  });
+
+  it("--retention none keeps everything", async () => {
+    const s = await sim();
+    const d = dir();
+    const dbPath = join(d, "coverage.sqlite");
+    const [a, b] = [generatePostcodes(SEED, 4).slice(0, 2), generatePostcodes(SEED, 4).slice(2)];
+    const clock = new FakeClock(T0);
+    await runIn(d, { in: writeCsv(d, "a.csv", ["postcode", ...a]), baseUrl: s.url, reports: false, retention: "none" }, env, { clock });
+    clock.t = T0 + 90 * DAY;
+    const r = await runIn(d, { in: writeCsv(d, "b.csv", ["postcode", ...b]), baseUrl: s.url, reports: false, retention: "none", maxAge: "120d" }, env, { clock });
+    expect(r.exitCode).toBe(0);
+    expect(query<{ n: number }>(dbPath, "SELECT COUNT(*) AS n FROM lookups")[0]!.n).toBe(8);
+  });
+
+  it("reports hide an expired answer at their clock before any batch deleted it", async () => {
+    const s = await sim();
+    const d = dir();
+    const dbPath = join(d, "coverage.sqlite");
+    const list = generatePostcodes(SEED, 5);
+    const clock = new FakeClock(T0);
+    expect((await runIn(d, { in: writeCsv(d, "a.csv", ["postcode", ...list]), baseUrl: s.url, reports: false }, env, { clock })).exitCode).toBe(0);
+    const report = async (days: number) => {
+      const out = join(d, `out-${days}`);
+      const db = openDatabase(dbPath, { readonly: true });
+      try {
+        await writeReports(sqliteSnapshotSource(db), { outDir: out, now: () => new Date(T0 + days * DAY) });
+      } finally {
+        db.close();
+      }
+      const rows = (file: string) => parse(readFileSync(join(out, file)), { columns: true, bom: true }) as Record<string, string>[];
+      return { postcodes: rows("postcodes.csv"), broadband: rows("broadband.csv") };
+    };
+    const young = await report(29);
+    expect(young.broadband.length).toBeGreaterThan(0);
+    expect(young.postcodes.every((p) => p.BroadbandStatus === "ok" || p.BroadbandStatus === "not_found")).toBe(true);
+    const expired = await report(31);
+    expect(expired.broadband).toHaveLength(0);
+    // status at the same clock counts no expired answer (SQLite)
+    const store = openSqliteStore(dbPath, { readonly: true });
+    try {
+      expect((await store.status.database(5, T0 + 29 * DAY)).lookups.reduce((n, l) => n + l.postcodes, 0)).toBe(10);
+      expect((await store.status.database(5, T0 + 31 * DAY)).lookups).toEqual([]);
+    } finally {
+      store.db.close();
+    }
+    expect(expired.postcodes.map((p) => p.BroadbandStatus)).toEqual(list.map(() => "pending"));
+    // nothing was deleted: the reader only hid them
+    expect(query<{ n: number }>(dbPath, "SELECT COUNT(*) AS n FROM lookups")[0]!.n).toBe(10);
+  });
+
+  it("answers that would expire before the next night are due, before older-release refreshes", async () => {
+    const s = await sim();
+    const d = dir();
+    const dbPath = join(d, "coverage.sqlite");
+    const list = generatePostcodes(SEED, 6);
+    const input = writeCsv(d, "a.csv", ["postcode", ...list]);
+    const clock = new FakeClock(T0);
+    await runIn(d, { in: input, baseUrl: s.url, reports: false }, env, { clock });
+    // day 9.5: fresh under --max-age 10d, but a --retention of 10 days deletes them before the next night
+    clock.t = T0 + 9.5 * DAY;
+    const r = await runIn(d, { in: input, baseUrl: s.url, reports: false, probe: 0, retention: "10", maxAge: "10d" }, env, { clock });
+    expect(r.exitCode).toBe(0);
+    const reasons = query<{ reason: string; n: number }>(dbPath, "SELECT reason, COUNT(*) AS n FROM run_needs WHERE run_id = ? GROUP BY reason", r.runId);
+    expect(reasons).toEqual([{ reason: "expiring", n: 12 }]);
+    // the day before, with a day's margin, nothing is due
+    clock.t = T0 + 9.5 * DAY + 0.25 * DAY;
+    const again = await runIn(d, { in: input, baseUrl: s.url, reports: false, probe: 0, retention: "10", maxAge: "10d" }, env, { clock });
+    expect(again.counts!.requests).toBe(0);
+  });
+
+  it("refuses a --max-age longer than the retention in one line", () => {
+    const flags = { in: "x.csv", simulate: true, maxAge: "60d" } as const;
+    expect(() => buildConfig(flags, {})).toThrow(/^--max-age 60d is longer than --retention 30: .*$/);
+    expect(() => buildConfig({ ...flags, retention: "60" }, {})).not.toThrow();
+    expect(() => buildConfig({ ...flags, retention: "none" }, {})).not.toThrow();
+    expect(() => buildConfig({ ...flags, retention: "soon" }, {})).toThrow(/--retention: expected a whole number of days/);
+  });
+});
+
+describe("history within the retention", () => {
+  it("a month of nightly runs with a release landing mid-month: changes.csv compares the new release's answers with the previous ones, and no answer outlives the retention", async () => {
+    const d = dir();
+    const dbPath = join(d, "coverage.sqlite");
+    const input = writeCsv(d, "in.csv", ["postcode", ...generatePostcodes(SEED, 60)]);
+    const clock = new FakeClock(T0);
+    let s = await sim();
+    let last = 0;
+    for (let night = 0; night <= 30; night++) {
+      clock.t = T0 + night * DAY;
+      if (night === 15) {
+        s = await startSimulator({ port: 0, seed: SEED, key: KEY, release: 2 });
+        sims.push(s);
+      }
+      const r = await runIn(d, { in: input, baseUrl: s.url, reports: night === 30 }, env, { clock });
+      expect(r.exitCode, `night ${night}`).toBe(0);
+      last = r.runId!;
+      const oldest = query<{ t: string | null }>(dbPath, "SELECT MIN(fetched_at) AS t FROM lookups")[0]!.t!;
+      expect(Date.parse(oldest), `night ${night}`).toBeGreaterThanOrEqual(clock.t - 30 * DAY);
+    }
+    expect(last).toBe(31);
+    const changes = parse(readFileSync(join(d, "out", "changes.csv")), { columns: true, bom: true }) as Record<string, string>[];
+    expect(changes.length).toBeGreaterThan(0);
+    for (const lookup of ["broadband", "mobile"]) {
+      const rows = changes.filter((c) => c.Lookup === lookup);
+      expect(rows.length, lookup).toBeGreaterThan(0);
+      for (const c of rows) expect(c.BeforeRelease !== "" && c.AfterRelease !== "" && c.BeforeRelease !== c.AfterRelease, JSON.stringify(c)).toBe(true);
+    }
+    // each changed answer still has its previous version, inside the window
+    const versions = query<{ n: number }>(dbPath, "SELECT COUNT(*) AS n FROM answer_versions v WHERE EXISTS (SELECT 1 FROM answer_versions w WHERE w.postcode = v.postcode AND w.lookup = v.lookup AND w.id <> v.id)")[0]!.n;
+    expect(versions).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe("a quota too small for the list within the retention", () => {
+  it("the plan and status say how many postcodes will expire unanswered, and from when", async () => {
+    const s = await sim();
+    const d = dir();
+    const input = writeCsv(d, "a.csv", ["postcode", ...generatePostcodes(SEED, 60)]);
+    const clock = new FakeClock(T0);
+    // 40 requests a 28-day period refresh at most floor(40 × 30 ÷ 28) = 42 postcodes within 30 days
+    const flags = { in: input, baseUrl: s.url, lookups: "broadband", monthlyQuota: "40", quotaPeriod: "28", quotaStart: "2026-03-01", reports: false, probe: 0 };
+    const r = await runIn(d, flags, env, { clock });
+    const line = "broadband: the quota cannot refresh the whole list within --retention 30 days: 18 of its 60 postcodes will expire unanswered, from 2026-03-31";
+    expect(r.logs.map((l) => JSON.parse(l) as { message: string; event?: string }).find((e) => e.event === "expiry_shortfall")?.message).toMatch(new RegExp(`^${line.replace(/[()]/g, "\\$&")}`));
+    const store = openSqliteStore(join(d, "coverage.sqlite"), { readonly: true });
+    try {
+      expect(formatQuotaStatus(await quotaStatus(store, T0 + 3600_000))).toContain(line);
+    } finally {
+      store.db.close();
+    }
+  });
+});
