@@ -161,15 +161,16 @@ export interface PlanStore {
 
 /**
  * The request ledger, per lookup and quota period: requests recorded (AnswerWriter.request) plus
- * live reservations. Reserving is atomic: stores on one database reserving at once never grant
+ * unspent reservations. Reserving is atomic: stores on one database reserving at once never grant
  * more than the limit together. A reservation belongs to a lease: what a run reserved but did not
- * send stops counting when its lease is released (giveBack) or expires.
+ * send stops counting when it gives it back (giveBack, release); a dead holder's (its lease taken
+ * over) keeps counting as spent, since its requests in flight are not known.
  */
 export interface LedgerStore {
   reserve(r: { leaseId: number; lookup: Lookup; period: string; n: number; limit: number; nowMs: number }): Promise<Reservation>;
   /** Drops the lease's reservations not yet spent by recorded requests. */
   giveBack(leaseId: number): Promise<void>;
-  /** Requests counted in the period: recorded plus live reservations. */
+  /** Requests counted in the period: recorded plus unspent reservations. */
   used(lookup: Lookup, period: string, nowMs: number): Promise<number>;
   /** Per-lookup figures of the period, and the blocks in force at `nowMs`, for the plan and `status`. */
   figures(period: string, nowMs: number): Promise<LedgerFigures>;

@@ -197,7 +197,7 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       expect(none).toEqual({ granted: 0, left: 0 });
     });
 
-    it("a request recorded spends its reservation; what was not sent is given back, or lapses with the lease", async () => {
+    it("a request recorded spends its reservation; what was not sent is given back, and counts as spent when its holder dies", async () => {
       const { lease } = await store.leases.take(holder(1), T0, TTL);
       const id = await newRun(store, lease.id);
       expect(await store.ledger.reserve({ leaseId: lease.id, lookup: "mobile", period: PERIOD, n: 10, limit: 25, nowMs: T0 })).toEqual({ granted: 10, left: 15 });
@@ -212,15 +212,19 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
 
       expect((await store.ledger.reserve({ leaseId: lease.id, lookup: "mobile", period: PERIOD, n: 30, limit: 25, nowMs: T0 })).granted).toBe(21);
       expect(await store.ledger.used("mobile", PERIOD, T0 + TTL - 1)).toBe(25);
-      // the lease was not renewed: its reservations stop counting once it expires
-      expect(await store.ledger.used("mobile", PERIOD, T0 + TTL)).toBe(4);
+      // the lease was not renewed and another holder took over: what the dead one reserved and did
+      // not record may have been sent, so it still counts, for status and for the next reserve
+      expect(await store.ledger.used("mobile", PERIOD, T0 + TTL)).toBe(25);
+      const next = await store.leases.take(holder(2, "elsewhere"), T0 + TTL, TTL);
+      expect(await store.ledger.used("mobile", PERIOD, T0 + TTL)).toBe(25);
+      expect(await store.ledger.reserve({ leaseId: next.lease.id, lookup: "mobile", period: PERIOD, n: 5, limit: 25, nowMs: T0 + TTL })).toEqual({ granted: 0, left: 0 });
       expect((await store.ledger.reserve({ leaseId: lease.id, lookup: "mobile", period: "2026-04-01", n: 5, limit: 25, nowMs: T0 })).granted).toBe(5);
       expect(await store.ledger.used("mobile", "2026-04-01", T0)).toBe(5);
     });
   });
 
   describe("ledger and dead holders", () => {
-    it("a holder on this host whose process is gone reserves nothing: its unspent reservations stop counting at once", async () => {
+    it("a holder on this host whose process is gone: its unspent reservations count as spent, also once its lease is taken over", async () => {
       const alive = new Set([1]);
       const local = await engine.open({ isAlive: (h) => alive.has(h.pid) });
       try {
@@ -229,9 +233,12 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
         expect(await local.store.ledger.reserve({ leaseId: taken.lease.id, lookup: "broadband", period: PERIOD, n: 10, limit: 25, nowMs: T0 })).toEqual({ granted: 10, left: 15 });
         expect(await local.store.ledger.used("broadband", PERIOD, T0)).toBe(10);
         alive.delete(1);
-        // the lease has not expired, but its holder is gone: status and the next reserve see 0 used
-        expect(await local.store.ledger.used("broadband", PERIOD, T0)).toBe(0);
-        expect((await local.store.ledger.figures(PERIOD, T0)).used.broadband).toBe(0);
+        // its holder is gone with requests perhaps in flight: status and the next reserve still count them
+        expect(await local.store.ledger.used("broadband", PERIOD, T0)).toBe(10);
+        expect((await local.store.ledger.figures(PERIOD, T0)).used.broadband).toBe(10);
+        const next = await local.store.leases.take(holder(2, "elsewhere"), T0, TTL);
+        expect(next.previous).toMatchObject({ pid: 1 });
+        expect(await local.store.ledger.reserve({ leaseId: next.lease.id, lookup: "broadband", period: PERIOD, n: 25, limit: 25, nowMs: T0 })).toEqual({ granted: 15, left: 0 });
       } finally {
         await local.cleanup();
       }

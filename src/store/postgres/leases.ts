@@ -39,15 +39,19 @@ export async function newestLease(q: Queryable, ctx: LeaseContext): Promise<{ le
   return { lease: toLease(row), alive: row.host === ctx.here ? ctx.isAlive({ host: row.host, pid: row.pid, process: row.process }) : null };
 }
 
-/** Drops a lease with its claims and unspent reservations; `expiredBy`: only if it is still expired then (its holder may have renewed it meanwhile). */
-async function dropLease(client: pg.PoolClient, id: number, expiredBy: number | null): Promise<boolean> {
+/**
+ * Drops a lease with its claims; `expiredBy`: only if it is still expired then (its holder may have
+ * renewed it meanwhile). Its unspent reservations go only when its holder releases it: a lease taken
+ * over keeps them, counted as spent (ledger.ts), since its holder may have sent them.
+ */
+async function dropLease(client: pg.PoolClient, id: number, expiredBy: number | null, how: "released" | "taken-over"): Promise<boolean> {
   const dropped = await client.query(
     expiredBy === null ? "DELETE FROM leases WHERE id = $1" : "DELETE FROM leases WHERE id = $1 AND expires_ms <= $2",
     expiredBy === null ? [id] : [id, expiredBy],
   );
   if (dropped.rowCount !== 1) return false;
   await client.query("DELETE FROM claims WHERE lease_id = $1", [id]);
-  await client.query("DELETE FROM ledger_reservations WHERE lease_id = $1", [id]);
+  if (how === "released") await client.query("DELETE FROM ledger_reservations WHERE lease_id = $1", [id]);
   return true;
 }
 
@@ -58,7 +62,7 @@ export function postgresLeases(pool: pg.Pool, ctx: LeaseContext): LeaseStore {
         let previous: LeaseTaken["previous"] = null;
         for (const row of await allLeaseRows(client)) {
           if (isLive(row, nowMs, ctx)) continue;
-          if (await dropLease(client, row.id, row.expires_ms <= nowMs ? nowMs : null)) previous = { pid: row.pid, host: row.host, runId: row.run_id };
+          if (await dropLease(client, row.id, row.expires_ms <= nowMs ? nowMs : null, "taken-over")) previous = { pid: row.pid, host: row.host, runId: row.run_id };
         }
         const takenAt = new Date(nowMs).toISOString();
         const id = (
@@ -73,7 +77,7 @@ export function postgresLeases(pool: pg.Pool, ctx: LeaseContext): LeaseStore {
     async renew(leaseId, nowMs, ttlMs) {
       return (await pool.query("UPDATE leases SET expires_ms = $1 WHERE id = $2", [nowMs + ttlMs, leaseId])).rowCount === 1;
     },
-    release: (leaseId) => inTransaction(pool, async (client) => void (await dropLease(client, leaseId, null))),
+    release: (leaseId) => inTransaction(pool, async (client) => void (await dropLease(client, leaseId, null, "released"))),
     live: (nowMs) => liveLeases(pool, nowMs, ctx),
   };
 }

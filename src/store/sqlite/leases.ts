@@ -9,10 +9,13 @@ import { leaseLive, toLease, type IsAlive, type LeaseRow } from "../shared/lease
 
 export { leaseLive, toLease, type IsAlive, type LeaseRow } from "../shared/leases.js";
 
-/** Drops a lease with what belongs to it: its claims and unspent reservations. */
-function dropLease(db: Db, id: number): void {
+/**
+ * Drops a lease with its claims. Its unspent reservations go too when its holder gives it back;
+ * a lease taken over keeps them, counted as spent (ledger.ts): its holder may have sent them.
+ */
+function dropLease(db: Db, id: number, how: "released" | "taken-over"): void {
   db.prepare("DELETE FROM claims WHERE lease_id = ?").run(id);
-  db.prepare("DELETE FROM ledger_reservations WHERE lease_id = ?").run(id);
+  if (how === "released") db.prepare("DELETE FROM ledger_reservations WHERE lease_id = ?").run(id);
   db.prepare("DELETE FROM leases WHERE id = ?").run(id);
 }
 
@@ -28,7 +31,7 @@ export function takeLease(db: Db, holder: LeaseHolder, nowMs: number, ttlMs: num
               "wait for it to finish or use another --db",
           );
         previous = { pid: row.pid, host: row.host, runId: row.run_id };
-        dropLease(db, row.id);
+        dropLease(db, row.id, "taken-over");
       }
       const takenAt = new Date(nowMs).toISOString();
       const id = Number(
@@ -46,7 +49,7 @@ export function renewLease(db: Db, id: number, nowMs: number, ttlMs: number): bo
 }
 
 export function releaseLease(db: Db, id: number): void {
-  db.transaction(() => dropLease(db, id)).immediate();
+  db.transaction(() => dropLease(db, id, "released")).immediate();
 }
 
 /** Every lease row, live or not (status reads old schemas too: none before the leases table). */

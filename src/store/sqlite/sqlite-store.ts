@@ -15,7 +15,7 @@ import { finalCounts } from "./counts.js";
 import { answersOfOtherKind } from "./data-kind.js";
 import { ensureProviderColumns, namingPath, openDatabase, type Db } from "./db.js";
 import { liveLeaseIds, liveLeases, releaseLease, renewLease, takeLease, type IsAlive } from "./leases.js";
-import { giveBack, lastRunSettings, ledgerFigures, ledgerUsed, quotaBlocked, reserve, type LiveLeaseIds } from "./ledger.js";
+import { giveBack, lastRunSettings, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./ledger.js";
 import { currentOpenData, openDataWriter } from "./open-data.js";
 import { closeRefreshMarks, dropNeeds, planCandidates, recordNeeds, refreshMark } from "./plan-queries.js";
 import { openForReport, openReadOnly } from "./read-only.js";
@@ -57,10 +57,6 @@ export class SqliteStore implements Store {
     this.run = (work) => settle(location, work);
   }
 
-  /** The leases live at `nowMs`, as the ledger counts their reservations (read when the ledger asks). */
-  private liveLeases(nowMs: number): LiveLeaseIds {
-    return () => [...liveLeaseIds(this.db, nowMs, this.here, this.isAlive)];
-  }
 
   snapshot<T>(request: ScopeRequest, work: (snapshot: ReportSnapshot) => Promise<T>, options?: { onWarning?: (message: string) => void }): Promise<T> {
     return sqliteSnapshotSource(this.db).snapshot(request, work, options).catch((err: unknown) => Promise.reject(readFailure(err, this.location)));
@@ -119,10 +115,10 @@ export class SqliteStore implements Store {
   };
 
   readonly ledger: Store["ledger"] = {
-    reserve: (r) => this.run(() => reserve(this.db, r, this.liveLeases(r.nowMs))),
+    reserve: (r) => this.run(() => reserve(this.db, r)),
     giveBack: (leaseId) => this.run(() => giveBack(this.db, leaseId)),
-    used: (lookup, period, nowMs) => this.run(() => ledgerUsed(this.db, lookup, period, this.liveLeases(nowMs))),
-    figures: (period, nowMs) => this.run(() => ledgerFigures(this.db, period, nowMs, this.liveLeases(nowMs))),
+    used: (lookup, period) => this.run(() => ledgerUsed(this.db, lookup, period)),
+    figures: (period, nowMs) => this.run(() => ledgerFigures(this.db, period, nowMs)),
     blocked: (lookup, now) => this.run(() => quotaBlocked(this.db, lookup, now)),
   };
 
