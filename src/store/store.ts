@@ -153,6 +153,11 @@ export interface PlanStore {
   recordNeeds(runId: number, lookup: Lookup, needs: readonly { postcode: string; reason: NeedReason }[]): Promise<void>;
   /** Pairs the run needed that another run fetched meanwhile (team mode): reused, so no longer the run's to fetch. */
   dropNeeds(runId: number, lookup: Lookup, postcodes: readonly string[]): Promise<void>;
+  /**
+   * Drops the run's needs that another run answered after `since` (ISO): a run that lost its lease
+   * counts the pairs the batch that took over answered as answered, not pending. Returns how many.
+   */
+  dropAnsweredElsewhere(runId: number, lookup: Lookup, since: string): Promise<number>;
   /** The start of the --refresh in progress for the lookup (an unfinished one continues), else `now`, recorded. */
   refreshMark(lookup: Lookup, now: string, runId: number): Promise<string>;
   /** Ends the refresh of each lookup of which the run left nothing it needed unfetched. */
@@ -196,6 +201,11 @@ export interface LeaseStore {
   release(leaseId: number): Promise<void>;
   /** Leases live at `nowMs`. */
   live(nowMs: number): Promise<Lease[]>;
+  /**
+   * The database server's time (epoch ms), the team's one clock: every machine on a PostgreSQL
+   * database judges leases, pace and quota on it. null on SQLite (one machine: its own clock).
+   */
+  serverNow(): Promise<number | null>;
 }
 
 /**

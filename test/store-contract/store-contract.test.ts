@@ -7,7 +7,7 @@ import type { FinalRecord, OkRecord } from "../../src/spec/records.js";
 import { okRecord } from "../helpers/records.js";
 import type { Store } from "../../src/store/store.js";
 import { keyId } from "../../src/store/key-id.js";
-import { LockedError, type LeaseHolder, type RunCounts } from "../../src/store/types.js";
+import { LeaseLostError, LockedError, type LeaseHolder, type RunCounts } from "../../src/store/types.js";
 import { ENGINES, type OpenedEngine } from "./engines.js";
 
 const T0 = Date.parse("2026-03-01T00:00:00.000Z");
@@ -218,7 +218,7 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       const next = await store.leases.take(holder(2, "elsewhere"), T0 + TTL, TTL);
       expect(await store.ledger.used("mobile", PERIOD, T0 + TTL)).toBe(25);
       expect(await store.ledger.reserve({ leaseId: next.lease.id, lookup: "mobile", period: PERIOD, n: 5, limit: 25, nowMs: T0 + TTL })).toEqual({ granted: 0, left: 0 });
-      expect((await store.ledger.reserve({ leaseId: lease.id, lookup: "mobile", period: "2026-04-01", n: 5, limit: 25, nowMs: T0 })).granted).toBe(5);
+      expect((await store.ledger.reserve({ leaseId: next.lease.id, lookup: "mobile", period: "2026-04-01", n: 5, limit: 25, nowMs: T0 + TTL })).granted).toBe(5);
       expect(await store.ledger.used("mobile", "2026-04-01", T0)).toBe(5);
     });
   });
@@ -290,7 +290,7 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       await expect(other.leases.take(holder(2), T0 + 1, TTL)).rejects.toThrow(LockedError);
       await expect(other.leases.take(holder(2), T0 + 1, TTL)).rejects.toThrow(/another batch \(pid 1 on elsewhere/);
       const taken = await other.leases.take(holder(2), T0 + TTL, TTL);
-      expect(taken.previous).toEqual({ pid: 1, host: "elsewhere", runId: null });
+      expect(taken.previous).toEqual({ pid: 1, host: "elsewhere", runId: null, why: "expired" });
     });
 
     it.runIf(!engine.exclusiveLeases)("lets every batch process hold its own lease", async () => {
@@ -298,6 +298,65 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       const a = await store.leases.take(holder(1), T0, TTL);
       const b = await other.leases.take(holder(2), T0, TTL);
       expect((await store.leases.live(T0)).map((l) => l.id).sort()).toEqual([a.lease.id, b.lease.id].sort());
+    });
+  });
+
+  describe("fencing: a lease no longer live writes nothing", () => {
+    it("an expired lease is not renewed, even before anyone takes it over", async () => {
+      const { lease } = await store.leases.take(holder(1, "elsewhere"), T0, TTL);
+      expect(await store.leases.renew(lease.id, T0 + TTL - 1, TTL)).toBe(true);
+      expect(await store.leases.renew(lease.id, T0 + 2 * TTL, TTL)).toBe(false);
+      expect(await store.leases.renew(lease.id, T0 + 2 * TTL + 1, TTL)).toBe(false);
+    });
+
+    it("claims, reservations and answer groups under an expired or taken-over lease are refused whole", async () => {
+      const { lease } = await store.leases.take(holder(1, "elsewhere"), T0, TTL);
+      const run = await newRun(store, lease.id);
+      const late = T0 + TTL;
+      const claim = (nowMs: number) => store.claims.claim({ leaseId: lease.id, runId: run, lookup: "broadband", postcodes: ["AA11AA"], plannedAt: iso(T0), nowMs });
+      const reserve = (nowMs: number) => store.ledger.reserve({ leaseId: lease.id, lookup: "broadband", period: PERIOD, n: 5, limit: 50, nowMs });
+      expect((await claim(T0)).claimed).toEqual(["AA11AA"]);
+      expect((await reserve(T0)).granted).toBe(5);
+      await expect(claim(late)).rejects.toBeInstanceOf(LeaseLostError);
+      await expect(reserve(late)).rejects.toBeInstanceOf(LeaseLostError);
+      expect(await store.ledger.used("broadband", PERIOD, late)).toBe(5);
+
+      let now = T0;
+      const w = await store.answers.openWriter({ providers: DEFAULT_PROVIDERS, lease: { id: lease.id, now: () => now } });
+      w.write(ok("AA11AA", [1], iso(T0), run));
+      w.request({ lookup: "broadband", status: 200, at: iso(T0), period: PERIOD, runId: run, leaseId: lease.id });
+      await w.flush();
+      now = late;
+      w.write(ok("BB11BB", [2], iso(late), run));
+      w.request({ lookup: "broadband", status: 200, at: iso(late), period: PERIOD, runId: run, leaseId: lease.id });
+      await expect(w.flush()).rejects.toBeInstanceOf(LeaseLostError);
+      expect(await store.answers.get("BB11BB", "broadband")).toBeNull();
+      expect((await store.answers.get("AA11AA", "broadband"))?.status).toBe("ok");
+      // one request recorded, four still reserved: the refused group's request counts as reserved, not lost
+      expect(await store.ledger.used("broadband", PERIOD, late)).toBe(5);
+    });
+
+    it("a lease taken over names why it was free: expired, or its holder on this host gone", async () => {
+      const alive = new Set([1]);
+      const local = await engine.open({ isAlive: (h) => alive.has(h.pid) });
+      try {
+        const { hostname } = await import("node:os");
+        const first = await local.store.leases.take(holder(1, hostname()), T0, TTL);
+        alive.delete(1);
+        const second = await local.store.leases.take(holder(2, "elsewhere"), T0 + 1, TTL);
+        expect(second.previous).toEqual({ pid: 1, host: hostname(), runId: null, why: "gone" });
+        await local.store.leases.release(second.lease.id);
+        expect(await local.store.leases.renew(first.lease.id, T0 + 2, TTL)).toBe(false);
+      } finally {
+        await local.cleanup();
+      }
+    });
+
+    it("tells the database server's time on PostgreSQL (the team's clock), none on SQLite", async () => {
+      const before = Date.now();
+      const server = await store.leases.serverNow();
+      if (engine.name === "sqlite") expect(server).toBeNull();
+      else expect(Math.abs(server! - before)).toBeLessThan(5_000);
     });
   });
 

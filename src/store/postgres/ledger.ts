@@ -9,6 +9,7 @@ import { perLookup } from "../../spec/lookups.js";
 import type { LedgerStore } from "../store.js";
 import type { LedgerFigures, QuotaBlock, Reservation, SentRequest } from "../types.js";
 import { inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";
+import { assertLeaseLive } from "./leases.js";
 
 /**
  * Requests recorded for the lookup in the period, plus unspent reservations whatever became of their
@@ -50,6 +51,7 @@ export function postgresLedger(pool: pg.Pool): LedgerStore {
       inTransaction(pool, async (client): Promise<Reservation> => {
         await client.query("INSERT INTO ledger_periods (lookup, period) VALUES ($1, $2) ON CONFLICT DO NOTHING", [r.lookup, r.period]);
         await client.query("SELECT 1 FROM ledger_periods WHERE lookup = $1 AND period = $2 FOR UPDATE", [r.lookup, r.period]);
+        await assertLeaseLive(client, r.leaseId, r.nowMs);
         // read committed: each statement below sees what reserves served before this one committed
         const left = Math.max(0, r.limit - (await usedBy(client, r.lookup, r.period)));
         const granted = Math.max(0, Math.min(r.n, left));

@@ -3,7 +3,7 @@
 // is taken over at once, as the old batch_lock was); a holder on another host is trusted until its
 // lease expires. A lease taken over goes with its claims and reservations.
 import type { Lease, LeaseHolder, LeaseTaken } from "../types.js";
-import { LockedError } from "../types.js";
+import { LeaseLostError, LockedError } from "../types.js";
 import { tableExists, type Db } from "./db.js";
 import { leaseLive, toLease, type IsAlive, type LeaseRow } from "../shared/leases.js";
 
@@ -30,7 +30,7 @@ export function takeLease(db: Db, holder: LeaseHolder, nowMs: number, ttlMs: num
             `another batch (pid ${row.pid} on ${row.host}, run ${row.run_id ?? "?"}, since ${row.taken_at}) is using this database; ` +
               "wait for it to finish or use another --db",
           );
-        previous = { pid: row.pid, host: row.host, runId: row.run_id };
+        previous = { pid: row.pid, host: row.host, runId: row.run_id, why: row.expires_ms <= nowMs ? "expired" : "gone" };
         dropLease(db, row.id, "taken-over");
       }
       const takenAt = new Date(nowMs).toISOString();
@@ -44,8 +44,17 @@ export function takeLease(db: Db, holder: LeaseHolder, nowMs: number, ttlMs: num
     .immediate();
 }
 
+/** An expired lease is not renewed (its holder must stop), even when nobody took it over yet. */
 export function renewLease(db: Db, id: number, nowMs: number, ttlMs: number): boolean {
-  return db.prepare("UPDATE leases SET expires_ms = ? WHERE id = ?").run(nowMs + ttlMs, id).changes === 1;
+  return db.prepare("UPDATE leases SET expires_ms = ? WHERE id = ? AND expires_ms > ?").run(nowMs + ttlMs, id, nowMs).changes === 1;
+}
+
+/**
+ * The fence of every write made under a lease, run inside its transaction: refused unless the lease
+ * is still live at `nowMs`. One writer per file (an IMMEDIATE transaction), so the local clock serves.
+ */
+export function assertLeaseLive(db: Db, leaseId: number, nowMs: number): void {
+  if (db.prepare("SELECT 1 FROM leases WHERE id = ? AND expires_ms > ?").get(leaseId, nowMs) === undefined) throw new LeaseLostError(leaseId);
 }
 
 export function releaseLease(db: Db, id: number): void {

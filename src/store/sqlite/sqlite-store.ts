@@ -17,7 +17,7 @@ import { ensureProviderColumns, namingPath, openDatabase, type Db } from "./db.j
 import { liveLeaseIds, liveLeases, releaseLease, renewLease, takeLease, type IsAlive } from "./leases.js";
 import { giveBack, lastRunSettings, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./ledger.js";
 import { currentOpenData, openDataWriter } from "./open-data.js";
-import { closeRefreshMarks, dropNeeds, planCandidates, recordNeeds, refreshMark } from "./plan-queries.js";
+import { closeRefreshMarks, dropAnsweredElsewhere, dropNeeds, planCandidates, recordNeeds, refreshMark } from "./plan-queries.js";
 import { openForReport, openReadOnly } from "./read-only.js";
 import { readFailure, sqliteSnapshotSource } from "./report/source.js";
 import { lastReleaseCheck, recordReleaseCheck, runStoredNamedRelease } from "./release-checks.js";
@@ -110,6 +110,7 @@ export class SqliteStore implements Store {
     candidates: (query) => this.run(() => planCandidates(this.db, query)),
     recordNeeds: (runId, lookup, needs) => this.run(() => recordNeeds(this.db, runId, lookup, needs)),
     dropNeeds: (runId, lookup, postcodes) => this.run(() => dropNeeds(this.db, runId, lookup, postcodes)),
+    dropAnsweredElsewhere: (runId, lookup, since) => this.run(() => dropAnsweredElsewhere(this.db, runId, lookup, since)),
     refreshMark: (lookup, now, runId) => this.run(() => refreshMark(this.db, lookup, now, runId)),
     closeRefreshMarks: (runId, lookups) => this.run(() => closeRefreshMarks(this.db, runId, lookups)),
   };
@@ -127,6 +128,7 @@ export class SqliteStore implements Store {
     renew: (leaseId, nowMs, ttlMs) => this.run(() => renewLease(this.db, leaseId, nowMs, ttlMs)),
     release: (leaseId) => this.run(() => releaseLease(this.db, leaseId)),
     live: (nowMs) => this.run(() => liveLeases(this.db, nowMs, this.here, this.isAlive)),
+    serverNow: () => Promise.resolve(null),
   };
 
   readonly claims: Store["claims"] = {
