@@ -446,7 +446,7 @@ async function fetchStage(ctx: RunContext): Promise<void> {
     release: config.release,
     grouping: ANSWER_GROUPING,
     lease: { id: ctx.lease.id, now: () => clock.now() },
-    onError: (err) => (err instanceof LeaseLostError ? ctx.fence.writeRefused() : stop.halt()),
+    onError: (err) => (err instanceof LeaseLostError || ctx.fence.lost ? ctx.fence.writeRefused() : stop.halt()),
   });
   const budget = new RequestBudget(config.maxRequests);
   const pacing = { rate: config.rate, windowMs: deps.rateWindowMs ?? 60_000, ...(deps.rateMarginMs !== undefined ? { marginMs: deps.rateMarginMs } : {}) };

@@ -46,12 +46,15 @@ export class LeaseFence {
     this.lose("the database refused a write under it: it expired (another batch may have taken over its work)");
   }
 
-  /** Runs `work`; a write the database refused for the lease loses it, and `fallback` stands in. */
+  /**
+   * Runs `work`; a write the database refused for the lease loses it, and `fallback` stands in. Once
+   * the lease is lost any failure is moot (a paused process finds its connection ended by the server).
+   */
   async guard<T>(work: () => Promise<T>, fallback: T): Promise<T> {
     try {
       return await work();
     } catch (err) {
-      if (!(err instanceof LeaseLostError)) throw err;
+      if (!(err instanceof LeaseLostError) && !this.lost) throw err;
       this.writeRefused();
       return fallback;
     }
