@@ -17,7 +17,7 @@ import type { Store } from "../store/store.js";
 import type { CommitGrouping } from "../store/commit-group.js";
 import { DatabaseError, LeaseLostError, LockedError, type Lease, type LeaseTaken, type RunCounts } from "../store/types.js";
 import { otherKindMessage } from "../store/data-kind.js";
-import { keepLease, LEASE_TTL_MS, type Every } from "../store/lease-keeper.js";
+import { keepLease, LEASE_TTL_MS, type Every, type LeaseKeeper } from "../store/lease-keeper.js";
 import { processIdentity } from "../store/process-identity.js";
 import { keyId } from "../store/key-id.js";
 import { ClaimedPairs, claimPollMs } from "./claimed-pairs.js";
@@ -264,7 +264,21 @@ async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext
     }
   });
   // The lease lapses if not renewed: a killed batch's run is abandoned by the next one.
-  const keeper = keepLease(store, lease.id, {
+  const keeper = keepRunLease(ctx);
+  ctx.cleanups.push(() => keeper.stop());
+  if (deps.handleSignals) ctx.cleanups.push(installSignals(stop, log));
+  return ctx;
+}
+
+/** Whose lease a starting batch took over, and why it was free: expired, or its process on this host gone. */
+function tookOverMessage(previous: NonNullable<LeaseTaken["previous"]>): string {
+  const whose = `pid ${previous.pid} on ${previous.host} (run ${previous.runId ?? "?"})`;
+  return previous.why === "expired" ? `took over the lease of ${whose}: it expired without renewal` : `took over the lease of ${whose}, which is no longer running`;
+}
+
+/** Renews the run's lease on a timer; a renewal refused (it expired) loses it through the fence. */
+function keepRunLease({ store, lease, fence, deps, clock, log }: RunContext): LeaseKeeper {
+  return keepLease(store, lease.id, {
     ttlMs: leaseTtl(deps),
     now: () => clock.now(),
     ...(deps.leaseTimer ? { every: deps.leaseTimer } : {}),
@@ -275,15 +289,6 @@ async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext
     },
     onError: (err) => log.warn(`cannot renew the lease on ${store.location}: ${oneLine(err)}`),
   });
-  ctx.cleanups.push(() => keeper.stop());
-  if (deps.handleSignals) ctx.cleanups.push(installSignals(stop, log));
-  return ctx;
-}
-
-/** Whose lease a starting batch took over, and why it was free: expired, or its process on this host gone. */
-function tookOverMessage(previous: NonNullable<LeaseTaken["previous"]>): string {
-  const whose = `pid ${previous.pid} on ${previous.host} (run ${previous.runId ?? "?"})`;
-  return previous.why === "expired" ? `took over the lease of ${whose}: it expired without renewal` : `took over the lease of ${whose}, which is no longer running`;
 }
 
 function leaseTtl(deps: BatchDeps): number {
