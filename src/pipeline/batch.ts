@@ -258,7 +258,7 @@ async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext
   ctx.cleanups.push(async () => {
     try {
       // a lost lease is not released: its unspent reservations stay counted as sent
-      if (!fence.lost) await store.leases.release(lease.id);
+      if (!fence.knownLost) await store.leases.release(lease.id);
     } finally {
       await store.close();
     }
@@ -571,7 +571,7 @@ async function finishStage(ctx: RunContext): Promise<Finish> {
   ctx.quota!.afterFetch(ctx.plan!, stop);
   await ctx.quota!.giveBack();
   // the pairs the batch that took over answered are answered, not pending
-  if (ctx.fence.lost) for (const lookup of config.lookups) await store.plan.dropAnsweredElsewhere(ctx.runId!, lookup, ctx.plannedAt!);
+  if (ctx.fence.knownLost) for (const lookup of config.lookups) await store.plan.dropAnsweredElsewhere(ctx.runId!, lookup, ctx.plannedAt!);
   const final = await store.runs.finalCounts(ctx.runId!, config.lookups);
   // a refresh the quota spreads over nights is not finished while refreshes are deferred
   if (config.refresh) await store.plan.closeRefreshMarks(ctx.runId!, config.lookups.filter((l) => !ctx.plan!.deferred.get(l)?.refreshes));

@@ -30,6 +30,11 @@ export class LeaseFence {
     return this.monotonic();
   }
 
+  /** Lost and said so already (no clock is read: for the run's end, after a long report stage). */
+  get knownLost(): boolean {
+    return this.why !== null;
+  }
+
   get lost(): boolean {
     if (this.why === null && this.monotonic() >= this.heldUntil) this.lose("it was not renewed within its time to live (was this process paused?)");
     return this.why !== null;

@@ -80,7 +80,7 @@ export async function startRunQuota(
     },
     budget: (lookup) => gates.get(lookup),
     // a run that lost its lease may have sent what it reserved without a ledger row: it stays counted
-    giveBack: async () => (run.fence?.lost ? undefined : store.ledger.giveBack(leaseId)),
+    giveBack: async () => (run.fence?.knownLost ? undefined : store.ledger.giveBack(leaseId)),
     afterFetch(plan, stopControl) {
       for (const lookup of config.lookups) {
         const a = plan.allowance.get(lookup);
