@@ -87,13 +87,14 @@ describe.skipIf(skip)("team mode: a paused machine and machines with clocks off"
     const result = await first.done;
     const lines = parse(result.stderr + result.stdout);
     expect(result.code, result.stderr).toBe(4);
-    // nothing sent after it resumed: not a pair of its claimed chunk, not a retry
-    expect(sim.counters.requests.broadband).toBe(sentBeforeResume);
+    // nothing sent after it resumed beyond what its 2 workers had in flight (a request waiting for
+    // its pace slot at the stop): not a pair of its claimed chunk, not a retry
+    expect(sim.counters.requests.broadband - sentBeforeResume, result.stderr.slice(-2000)).toBeLessThanOrEqual(2);
     const lost = lines.filter((l) => l.stopReason === "lease_lost" && l.event === "stop");
     expect(lost, result.stderr).toHaveLength(1);
     expect(lost[0]!.message).toMatch(/^lost the lease: /);
     const summary = lines.find((l) => l.event === "summary")!;
-    expect(summary).toMatchObject({ exitCode: 4, stopReason: "lease_lost", postcodes: 40, pending: 0, failed: 0 });
+    expect(summary, result.stderr.slice(-2000)).toMatchObject({ exitCode: 4, stopReason: "lease_lost", postcodes: 40, pending: 0, failed: 0 });
     expect((summary.ok as number) + (summary.notFound as number)).toBe(40);
     const runs = await store.status.database(10, Date.now());
     const firstRun = runs.runs.find((r) => r.id === summary.runId);
@@ -101,7 +102,7 @@ describe.skipIf(skip)("team mode: a paused machine and machines with clocks off"
     // every pair stored once; a pair sent twice only when it was in flight at the stop (2 workers)
     // or answered but not yet committed then
     expect(runs.lookups.reduce((n, l) => n + l.postcodes, 0)).toBe(40);
-    expect(sim.counters.requests.broadband - 40).toBeLessThanOrEqual(4);
+    expect(sim.counters.requests.broadband - 40, result.stderr.slice(-2000)).toBeLessThanOrEqual(4);
     // the ledger never undercounts: what the paused machine reserved and did not record still counts
     const used = (await store.ledger.figures(quotaPeriod(Date.now()).key, Date.now())).used.broadband;
     expect(used).toBeGreaterThanOrEqual(sim.counters.requests.broadband);

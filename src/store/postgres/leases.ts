@@ -42,15 +42,17 @@ export async function newestLease(q: Queryable, ctx: LeaseContext): Promise<{ le
 /**
  * Drops a lease with its claims; `expiredBy`: only if it is still expired then (its holder may have
  * renewed it meanwhile). Its unspent reservations go only when its holder releases it: a lease taken
- * over keeps them, counted as spent (ledger.ts), since its holder may have sent them.
+ * over keeps them, counted as spent (ledger.ts), since its holder may have sent them. Rows a paused
+ * holder still has locked (a transaction it opened before it stopped) are skipped, not waited for:
+ * the lease goes at a later take, its claims are taken over one by one (claims.ts).
  */
 async function dropLease(client: pg.PoolClient, id: number, expiredBy: number | null, how: "released" | "taken-over"): Promise<boolean> {
   const dropped = await client.query(
-    expiredBy === null ? "DELETE FROM leases WHERE id = $1" : "DELETE FROM leases WHERE id = $1 AND expires_ms <= $2",
+    `DELETE FROM leases WHERE id = (SELECT id FROM leases WHERE id = $1 ${expiredBy === null ? "" : "AND expires_ms <= $2"} FOR UPDATE SKIP LOCKED)`,
     expiredBy === null ? [id] : [id, expiredBy],
   );
   if (dropped.rowCount !== 1) return false;
-  await client.query("DELETE FROM claims WHERE lease_id = $1", [id]);
+  await client.query("DELETE FROM claims WHERE ctid = ANY(ARRAY(SELECT ctid FROM claims WHERE lease_id = $1 FOR UPDATE SKIP LOCKED))", [id]);
   if (how === "released") await client.query("DELETE FROM ledger_reservations WHERE lease_id = $1", [id]);
   return true;
 }
