@@ -63,6 +63,8 @@ export async function teamStep(o: { root: string; work: string; profile: SoakPro
       return `postgres://${server.user}@/${name}?host=${server.socketDir}`;
     };
     const url = database("soak");
+    const sql = (name: string, query: string) =>
+      spawnSync(join(bin, "psql"), ["-h", server.socketDir, "-U", server.user, "-d", name, "-tAc", query], { encoding: "utf8" }).stdout.trim();
     const sim = await startSimulator({ seed: simSeed, key: o.key, rateLimit: profile.serverLimit, rateWindowMs: RATE_WINDOW_MS, quota, ...SOAK_FAULTS });
     say(
       `team: ${MACHINES} machines on one PostgreSQL database, ${input.unique.length} postcodes each (the same list), simulator limit ${profile.serverLimit} per ` +
@@ -141,7 +143,7 @@ export async function teamStep(o: { root: string; work: string; profile: SoakPro
     const want = readReports(join(cleanDir, "out"));
     const mismatches = finals.flatMap((f, m) => compareReports(readReports(join(f.dir, "out")), want).map((x) => ({ ...x, check: `machine ${m}: ${x.check}` })));
     say(`team: ${mismatches.length} mismatches between the machines' report sets and the fault-free run's`);
-    const trials = { root, work, profile, key: o.key, env, args, database, pairs, quota, rate, simSeed, say };
+    const trials = { root, work, profile, key: o.key, env, args, database, sql, pairs, quota, rate, simSeed, say };
     const pause = await pauseTrial(trials);
     const skew = await skewTrial(trials);
     problems.push(...pause.problems, ...skew.problems);
