@@ -78,6 +78,8 @@ export async function pauseTrial(c: TeamTrialContext): Promise<TrialResult> {
     process.kill(-pgid, "SIGSTOP");
     const atStop = sim.counters.total;
     await sleep(LEASE_TTL_MS + 500);
+    // what A had committed when B starts (A's run is the database's first)
+    const aStored = Number(c.sql("soak_pause", "SELECT count(*) FROM lookups WHERE run_id = (SELECT MIN(id) FROM runs)"));
     const other = await machine(c, url, "pause-b", sim.url, []);
     const beforeResume = sim.counters.total;
     process.kill(-pgid, "SIGCONT");
@@ -89,9 +91,8 @@ export async function pauseTrial(c: TeamTrialContext): Promise<TrialResult> {
     const summary = a.find((l) => l.event === "summary");
     const falseClaim = readFileSync(join(c.work, "pause-b.log"), "utf8").includes("no longer running");
     const again = repeats(sim, c.pairs);
-    // a pair is sent twice only when A sent it and never stored its answer: in flight at the stop,
-    // or answered but not committed (a group whose transaction the server rolled back with A's session)
-    const aStored = Number(c.sql("soak_pause", `SELECT count(*) FROM lookups WHERE run_id = ${Number(summary?.runId)}`));
+    // a pair is sent twice only when A sent it and had not committed its answer when B started: in
+    // flight at the stop, or answered in a group still uncommitted (rolled back with A's session)
     const aUnstored = Number(summary?.requests) - aStored;
     c.say(
       `team pause: machine A stopped after ${atStop} requests for ${LEASE_TTL_MS + 500} ms; B ended with exit ${other.code}; A resumed and ended with exit ${resumed.code} ` +
