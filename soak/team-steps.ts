@@ -94,10 +94,13 @@ export async function pauseTrial(c: TeamTrialContext): Promise<TrialResult> {
     // a pair is sent twice only when A sent it and had not committed its answer when B started: in
     // flight at the stop, or answered in a group still uncommitted (rolled back with A's session)
     const aUnstored = Number(summary?.requests) - aStored;
+    // B's release probes (A never got to record tonight's check) fetch pairs A stored on purpose
+    const bPlan = logLines(join(c.work, "pause-b.log")).find((l) => l.event === "plan");
+    const probes = [...String(bPlan?.message ?? "").matchAll(/(\d+) probe/g)].reduce((n, m) => n + Number(m[1]), 0);
     c.say(
       `team pause: machine A stopped after ${atStop} requests for ${LEASE_TTL_MS + 500} ms; B ended with exit ${other.code}; A resumed and ended with exit ${resumed.code} ` +
         `(${afterResume} requests after SIGCONT, ${lost.length} lease-lost line, summary pending ${String(summary?.pending)}); ` +
-        `${again} repeats, A sent ${String(summary?.requests)} and stored ${aStored}; ${sim.counters.quotaExceeded} 403s`,
+        `${again} repeats (B's release probes ${probes}), A sent ${String(summary?.requests)} and had stored ${aStored} when B started; ${sim.counters.quotaExceeded} 403s`,
     );
     if (other.code !== 0) problems.push(`pause: the machine that took over ended with exit ${other.code ?? other.signal}`);
     if (resumed.code !== 4) problems.push(`pause: the resumed machine ended with exit ${resumed.code ?? resumed.signal}, not 4 (lease lost)`);
@@ -105,9 +108,10 @@ export async function pauseTrial(c: TeamTrialContext): Promise<TrialResult> {
     if (summary?.pending !== 0) problems.push(`pause: the resumed machine's summary says pending ${String(summary?.pending)}, not 0`);
     if (falseClaim) problems.push("pause: the machine that took over said the paused one is no longer running");
     if (afterResume > inFlight) problems.push(`pause: the resumed machine sent ${afterResume} requests after SIGCONT (at most ${inFlight} were in flight)`);
-    if (!(again <= aUnstored)) problems.push(`pause: ${again} requests repeated a pair, more than the ${aUnstored} A sent without storing the answer`);
+    if (!(again <= aUnstored + probes))
+      problems.push(`pause: ${again} requests repeated a pair, more than B's ${probes} probes and the ${aUnstored} A sent without storing the answer`);
     if (sim.counters.quotaExceeded > 0) problems.push(`pause: the simulator answered ${sim.counters.quotaExceeded} requests 403: the quota was passed`);
-    return { problems, figures: { pauseRequestsAtStop: atStop, pauseAfterResume: afterResume, pauseRepeats: again, pauseUnstored: aUnstored, pauseExit: resumed.code, pause403: sim.counters.quotaExceeded } };
+    return { problems, figures: { pauseRequestsAtStop: atStop, pauseAfterResume: afterResume, pauseRepeats: again, pauseUnstored: aUnstored, pauseProbes: probes, pauseExit: resumed.code, pause403: sim.counters.quotaExceeded } };
   } finally {
     await sim.close();
   }
