@@ -250,7 +250,7 @@ describe("store", () => {
     expect(() => takeLease(t.db, { host: here, pid: process.pid, process: null }, 1, 60_000, here, () => true)).toThrow(LockedError);
     expect(() => takeLease(t.db, { host: here, pid: process.pid, process: null }, 1, 60_000, here, () => true)).toThrow(/another batch \(pid 999999/);
     const taken = takeLease(t.db, { host: here, pid: process.pid, process: null }, 2, 60_000, here, () => false);
-    expect(taken.previous).toEqual({ pid: 999999, host: here, runId: null });
+    expect(taken.previous).toEqual({ pid: 999999, host: here, runId: null, why: "gone" });
     releaseLease(t.db, taken.lease.id);
     expect(t.db.prepare("SELECT COUNT(*) FROM leases").pluck().get()).toBe(0);
   });
