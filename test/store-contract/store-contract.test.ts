@@ -309,23 +309,24 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       expect(await store.leases.renew(lease.id, T0 + 2 * TTL + 1, TTL)).toBe(false);
     });
 
-    it("claims, reservations and answer groups under an expired or taken-over lease are refused whole", async () => {
+    it("claims, reservations and answer groups under a taken-over lease (on PostgreSQL: an expired one) are refused whole", async () => {
       const { lease } = await store.leases.take(holder(1, "elsewhere"), T0, TTL);
       const run = await newRun(store, lease.id);
       const late = T0 + TTL;
+      // SQLite (one writer per file) judges by the lease's row, gone once taken over
+      const taker = engine.exclusiveLeases ? () => store.leases.take(holder(2, "elsewhere"), late, TTL) : async () => null;
       const claim = (nowMs: number) => store.claims.claim({ leaseId: lease.id, runId: run, lookup: "broadband", postcodes: ["AA11AA"], plannedAt: iso(T0), nowMs });
       const reserve = (nowMs: number) => store.ledger.reserve({ leaseId: lease.id, lookup: "broadband", period: PERIOD, n: 5, limit: 50, nowMs });
       expect((await claim(T0)).claimed).toEqual(["AA11AA"]);
       expect((await reserve(T0)).granted).toBe(5);
-      await expect(claim(late)).rejects.toBeInstanceOf(LeaseLostError);
-      await expect(reserve(late)).rejects.toBeInstanceOf(LeaseLostError);
-      expect(await store.ledger.used("broadband", PERIOD, late)).toBe(5);
-
       let now = T0;
       const w = await store.answers.openWriter({ providers: DEFAULT_PROVIDERS, lease: { id: lease.id, now: () => now } });
       w.write(ok("AA11AA", [1], iso(T0), run));
       w.request({ lookup: "broadband", status: 200, at: iso(T0), period: PERIOD, runId: run, leaseId: lease.id });
       await w.flush();
+      await taker();
+      await expect(claim(late)).rejects.toBeInstanceOf(LeaseLostError);
+      await expect(reserve(late)).rejects.toBeInstanceOf(LeaseLostError);
       now = late;
       w.write(ok("BB11BB", [2], iso(late), run));
       w.request({ lookup: "broadband", status: 200, at: iso(late), period: PERIOD, runId: run, leaseId: lease.id });

@@ -96,7 +96,7 @@ export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswer
   };
   const lease = options.lease;
   const writeGroup = db.transaction((group: readonly (FinalRecord | (() => void))[]) => {
-    if (lease) assertLeaseLive(db, lease.id, lease.now());
+    if (lease) assertLeaseLive(db, lease.id);
     for (const item of group) {
       if (typeof item === "function") item();
       else writeOne(item);

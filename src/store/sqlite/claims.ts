@@ -20,7 +20,7 @@ export function claimPairs(
   );
   const out: ClaimResult = { claimed: [], heldElsewhere: [], fetchedSince: [] };
   db.transaction(() => {
-    assertLeaseLive(db, c.leaseId, c.nowMs);
+    assertLeaseLive(db, c.leaseId);
     for (const postcode of c.postcodes) {
       if (holder.get(c.nowMs, c.lookup, postcode, c.leaseId)) out.heldElsewhere.push(postcode);
       else if (fetched.get(postcode, c.lookup, c.plannedAt, c.runId)) out.fetchedSince.push(postcode);

@@ -50,11 +50,12 @@ export function renewLease(db: Db, id: number, nowMs: number, ttlMs: number): bo
 }
 
 /**
- * The fence of every write made under a lease, run inside its transaction: refused unless the lease
- * is still live at `nowMs`. One writer per file (an IMMEDIATE transaction), so the local clock serves.
+ * The fence of every write made under a lease, run inside its transaction: refused once the lease is
+ * gone (taken over, or released). SQLite holds one writer per file and a lease is taken over only
+ * by deleting it, so its row's presence is the check; its expiry is for the next taker to judge.
  */
-export function assertLeaseLive(db: Db, leaseId: number, nowMs: number): void {
-  if (db.prepare("SELECT 1 FROM leases WHERE id = ? AND expires_ms > ?").get(leaseId, nowMs) === undefined) throw new LeaseLostError(leaseId);
+export function assertLeaseLive(db: Db, leaseId: number): void {
+  if (db.prepare("SELECT 1 FROM leases WHERE id = ?").get(leaseId) === undefined) throw new LeaseLostError(leaseId);
 }
 
 export function releaseLease(db: Db, id: number): void {

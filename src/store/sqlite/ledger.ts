@@ -41,10 +41,10 @@ export function ledgerUsed(db: Db, lookup: Lookup, period: string): number {
 }
 
 /** Grants up to n of what the period has left under `limit`, in one IMMEDIATE transaction: no read-then-spend. */
-export function reserve(db: Db, r: { leaseId: number; lookup: Lookup; period: string; n: number; limit: number; nowMs: number }): Reservation {
+export function reserve(db: Db, r: { leaseId: number; lookup: Lookup; period: string; n: number; limit: number }): Reservation {
   return db
     .transaction((): Reservation => {
-      assertLeaseLive(db, r.leaseId, r.nowMs);
+      assertLeaseLive(db, r.leaseId);
       const left = Math.max(0, r.limit - ledgerUsed(db, r.lookup, r.period));
       const granted = Math.max(0, Math.min(r.n, left));
       if (granted > 0)
