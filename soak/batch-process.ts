@@ -14,6 +14,8 @@ export interface BatchInvocation {
   env: NodeJS.ProcessEnv;
   /** stdout and stderr of the child are appended here */
   logPath: string;
+  /** told the child's process group once it runs (the pause step stops and resumes it) */
+  onStart?: (pgid: number) => void;
 }
 
 export interface KillTrigger {
@@ -53,6 +55,7 @@ export async function runBatchProcess(inv: BatchInvocation, trigger: KillTrigger
   const pgid = child.pid;
   if (pgid === undefined) throw new Error("could not start the batch (no pid)");
   running.add(pgid);
+  inv.onStart?.(pgid);
 
   let killed = false;
   let timedOut = false;

@@ -130,6 +130,8 @@ describe("exit codes", () => {
     expect(decideExit([{ kind: "max_requests", limit: 5 }], 0, 10).code).toBe(3);
     expect(decideExit([{ kind: "signal", signal: "SIGTERM" }, { kind: "quota", lookup: "mobile", message: "" }], 0, 1).code).toBe(143);
     expect(decideExit([{ kind: "signal", signal: "SIGINT" }], 0, 1).code).toBe(130);
+    // a lost lease: another batch owns the work, whatever else stopped this one
+    expect(decideExit([{ kind: "lease_lost", message: "" }, { kind: "quota", lookup: "mobile", message: "" }], 2, 40)).toEqual({ code: 4, state: "stopped" });
     expect(decideExit([{ kind: "quota", lookup: "mobile", message: "" }, { kind: "auth", lookup: "broadband", message: "" }], 0, 1)).toEqual({
       code: 1,
       state: "failed",

@@ -93,7 +93,7 @@ describe("store", () => {
     try {
       const runId = newRun();
       const w = answerWriter(t.db, { providers: DEFAULT_PROVIDERS, grouping: { windowMs: 100, maxWrites: 5, busyWrites: 2 } });
-      const stored = () => [t.db.prepare("SELECT COUNT(*) FROM lookups").pluck().get(), ledgerUsed(t.db, "broadband", "2026-01-01", () => [])];
+      const stored = () => [t.db.prepare("SELECT COUNT(*) FROM lookups").pluck().get(), ledgerUsed(t.db, "broadband", "2026-01-01")];
       w.write(ok("AA11AA", [1]));
       vi.advanceTimersByTime(0);
       expect(stored()).toEqual([1, 0]);
@@ -123,7 +123,7 @@ describe("store", () => {
     const runId = newRun();
     const w = answerWriter(t.db, { providers: DEFAULT_PROVIDERS });
     const sent = (at: string) => ({ lookup: "broadband" as const, status: 200, at, period: "2026-01-01", runId, leaseId: null });
-    const rows = () => [t.db.prepare("SELECT COUNT(*) FROM lookups").pluck().get(), ledgerUsed(t.db, "broadband", "2026-01-01", () => [])];
+    const rows = () => [t.db.prepare("SELECT COUNT(*) FROM lookups").pluck().get(), ledgerUsed(t.db, "broadband", "2026-01-01")];
     w.request(sent("2026-01-01T00:00:01.000Z"));
     w.write(ok("AA11AA", [1]));
     w.request(sent("2026-01-01T00:00:02.000Z"));
@@ -250,7 +250,7 @@ describe("store", () => {
     expect(() => takeLease(t.db, { host: here, pid: process.pid, process: null }, 1, 60_000, here, () => true)).toThrow(LockedError);
     expect(() => takeLease(t.db, { host: here, pid: process.pid, process: null }, 1, 60_000, here, () => true)).toThrow(/another batch \(pid 999999/);
     const taken = takeLease(t.db, { host: here, pid: process.pid, process: null }, 2, 60_000, here, () => false);
-    expect(taken.previous).toEqual({ pid: 999999, host: here, runId: null });
+    expect(taken.previous).toEqual({ pid: 999999, host: here, runId: null, why: "gone" });
     releaseLease(t.db, taken.lease.id);
     expect(t.db.prepare("SELECT COUNT(*) FROM leases").pluck().get()).toBe(0);
   });

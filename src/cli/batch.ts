@@ -10,19 +10,23 @@ const PING_LINES = 20;
 import { buildConfig, ENV, type BatchFlags } from "../pipeline/config.js";
 import { BATCH_OPTIONS } from "../pipeline/options.js";
 import { runBatch, type BatchDeps } from "../pipeline/batch.js";
+import { shiftedClock } from "../pipeline/team-clock.js";
+import { systemClock } from "../fetch/clock.js";
 import { EXIT_CODE_HELP } from "../pipeline/exit-code.js";
 import { declareOptions, runCli } from "./run-cli.js";
 import { simulatedApi } from "./simulated-api.js";
 
 /** The yargs definitions, from the declarations, and two hidden test hooks. */
-export function declareBatchOptions(y: Argv): Argv<BatchFlags & { backoffBaseMs?: number; rateWindowMs?: number; leaseTtlMs?: number; pingTimeoutMs?: number }> {
+export function declareBatchOptions(y: Argv): Argv<BatchFlags & { backoffBaseMs?: number; rateWindowMs?: number; leaseTtlMs?: number; pingTimeoutMs?: number; clockOffsetMs?: number }> {
   y = declareOptions(y, BATCH_OPTIONS);
-  // test hooks: shorten backoffs, the rate window, the lease's time to live and the ping's timeout in child-process tests
+  // test hooks: shorten backoffs, the rate window, the lease's time to live and the ping's timeout
+  // in child-process tests; put this process's clock off (the soak's machine with a wrong clock)
   return y
     .option("backoff-base-ms", { type: "number", hidden: true })
     .option("rate-window-ms", { type: "number", hidden: true })
     .option("lease-ttl-ms", { type: "number", hidden: true })
-    .option("ping-timeout-ms", { type: "number", hidden: true }) as never;
+    .option("ping-timeout-ms", { type: "number", hidden: true })
+    .option("clock-offset-ms", { type: "number", hidden: true }) as never;
 }
 
 runCli({
@@ -46,6 +50,7 @@ runCli({
       ...(argv.backoffBaseMs !== undefined ? { backoff: { baseMs: argv.backoffBaseMs, capMs: argv.backoffBaseMs * 60 } } : {}),
       ...(argv.rateWindowMs !== undefined ? { rateWindowMs: argv.rateWindowMs } : {}),
       ...(argv.leaseTtlMs !== undefined ? { leaseTtlMs: argv.leaseTtlMs } : {}),
+      ...(argv.clockOffsetMs !== undefined ? { clock: shiftedClock(systemClock, argv.clockOffsetMs) } : {}),
       ...(config.simulate ? { api: simulatedApi(config.providers, { release: config.simulateRelease }) } : {}),
     };
     const watch = { pingUrl: config.pingUrl, metricsFile: config.metricsFile, db: config.db, ...(argv.pingTimeoutMs !== undefined ? { pingTimeoutMs: argv.pingTimeoutMs } : {}) };

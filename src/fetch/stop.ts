@@ -14,7 +14,9 @@ export type StopReason =
   | { kind: "unreachable"; lookup: Lookup; message: string }
   /** the API stayed down longer than --outage-limit */
   | { kind: "outage"; lookup: Lookup; message: string }
-  | { kind: "signal"; signal: "SIGINT" | "SIGTERM" | "SIGHUP" };
+  | { kind: "signal"; signal: "SIGINT" | "SIGTERM" | "SIGHUP" }
+  /** the run's lease expired or was taken over: another batch owns its work now */
+  | { kind: "lease_lost"; message: string };
 
 export class StopControl {
   private readonly all = new AbortController();
@@ -64,12 +66,15 @@ export class StopControl {
     this.record(reason);
     this.abortScheduling();
     // A rejected key will be rejected again: in-flight answers are worthless.
-    if (reason.kind === "auth" || reason.kind === "misconfigured" || reason.kind === "unreachable") this.hard.abort();
+    // A lost lease: another batch owns the work, so answers in flight could not be committed anyway.
+    if (reason.kind === "auth" || reason.kind === "misconfigured" || reason.kind === "unreachable" || reason.kind === "lease_lost") this.hard.abort();
   }
 
   /** Every request in flight may answer the same (four 403s, four 401s): one reason of each kind per lookup. */
   private record(reason: StopReason): void {
     const lookupOf = (r: StopReason) => ("lookup" in r ? r.lookup : null);
+    // once the lease is lost, what else stops the workers (a quota gate closed with it) is its consequence
+    if (this.reasons.some((r) => r.kind === "lease_lost")) return;
     if (this.reasons.some((r) => r.kind === reason.kind && lookupOf(r) === lookupOf(reason))) return;
     this.reasons.push(reason);
     this.onReason(reason);

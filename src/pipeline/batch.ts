@@ -18,13 +18,15 @@ import { answeredBefore } from "./product-closed.js";
 import { expiringBefore } from "../plan/retention.js";
 import type { Store } from "../store/store.js";
 import type { CommitGrouping } from "../store/commit-group.js";
-import { DatabaseError, LockedError, type Lease, type RunCounts, type RunState } from "../store/types.js";
+import { DatabaseError, LeaseLostError, LockedError, type Lease, type LeaseTaken, type RunCounts, type RunState } from "../store/types.js";
 import { otherKindMessage } from "../store/data-kind.js";
-import { keepLease, LEASE_TTL_MS, type Every } from "../store/lease-keeper.js";
+import { keepLease, LEASE_TTL_MS, type Every, type LeaseKeeper } from "../store/lease-keeper.js";
 import { processIdentity } from "../store/process-identity.js";
 import { keyId } from "../store/key-id.js";
 import { ClaimedPairs, claimPollMs } from "./claimed-pairs.js";
 import { recordMobileScales } from "./scale-stage.js";
+import { LeaseFence } from "./lease-fence.js";
+import { teamClock } from "./team-clock.js";
 import { headlineLines, openFirstLine, REPORT_FILES, writeReportsUnlessCurrent } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet, type ReadPath } from "../report/read-paths.js";
 import { inputShapeProblem, reportOptionsProblem } from "../report/check-options.js";
@@ -103,6 +105,8 @@ interface RunContext {
   store: Store;
   /** the lease the run works under (one batch at a time on SQLite) */
   lease: Lease;
+  /** the run's hold on it: once lost, nothing more is sent, claimed or committed */
+  fence: LeaseFence;
   stop: StopControl;
   runId: number | null;
   stats: Record<Lookup, FetchStats>;
@@ -203,7 +207,7 @@ function refuse(log: Logger, message: string, stopReason: string): BatchResult {
 /** Store and lease. The lease comes before the run writes anything: a second batch must not even add columns. */
 async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext | BatchResult> {
   const log = deps.logger;
-  const clock = deps.clock ?? systemClock;
+  let clock: Clock;
   let store: Store;
   let lease: Lease;
   try {
@@ -214,10 +218,10 @@ async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext
     return refuse(log, named.message, "database");
   }
   try {
+    clock = await teamClock(store, deps.clock ?? systemClock, log);
     const taken = await store.leases.take({ host: hostname(), pid: process.pid, process: processIdentity(process.pid) }, clock.now(), leaseTtl(deps));
     lease = taken.lease;
-    if (taken.previous)
-      log.warn(`took over the lock of pid ${taken.previous.pid} (run ${taken.previous.runId ?? "?"}), which is no longer running`);
+    if (taken.previous) log.warn(tookOverMessage(taken.previous));
   } catch (err) {
     await closeQuietly(store, log);
     if (!(err instanceof LockedError) && !(err instanceof DatabaseError)) throw err;
@@ -241,6 +245,7 @@ async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext
     return refuse(log, otherKindMessage(store.location, config.simulate), "mixed_data");
   }
   const stop = new StopControl((reason) => logStop(log, reason));
+  const fence = new LeaseFence(leaseTtl(deps), (why) => stop.stopAll({ kind: "lease_lost", message: why }));
   const ctx: RunContext = {
     config,
     deps,
@@ -248,6 +253,7 @@ async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext
     clock,
     store,
     lease,
+    fence,
     stop,
     runId: null,
     stats: perLookup(() => emptyStats()),
@@ -261,25 +267,38 @@ async function openRun(config: BatchConfig, deps: BatchDeps): Promise<RunContext
   };
   ctx.cleanups.push(async () => {
     try {
-      await store.leases.release(lease.id);
+      // a lost lease is not released: its unspent reservations stay counted as sent
+      if (!fence.knownLost) await store.leases.release(lease.id);
     } finally {
       await store.close();
     }
   });
   // The lease lapses if not renewed: a killed batch's run is abandoned by the next one.
-  const keeper = keepLease(store, lease.id, {
-    ttlMs: leaseTtl(deps),
-    now: () => clock.now(),
-    ...(deps.leaseTimer ? { every: deps.leaseTimer } : {}),
-    onLost: () => {
-      log.error(`the lease on ${store.location} expired and another batch took it over; stopping`);
-      stop.halt();
-    },
-    onError: (err) => log.warn(`cannot renew the lease on ${store.location}: ${oneLine(err)}`),
-  });
+  const keeper = keepRunLease(ctx);
   ctx.cleanups.push(() => keeper.stop());
   if (deps.handleSignals) ctx.cleanups.push(installSignals(stop, log));
   return ctx;
+}
+
+/** Whose lease a starting batch took over, and why it was free: expired, or its process on this host gone. */
+function tookOverMessage(previous: NonNullable<LeaseTaken["previous"]>): string {
+  const whose = `pid ${previous.pid} on ${previous.host} (run ${previous.runId ?? "?"})`;
+  return previous.why === "expired" ? `took over the lease of ${whose}: it expired without renewal` : `took over the lease of ${whose}, which is no longer running`;
+}
+
+/** Renews the run's lease on a timer; a renewal refused (it expired) loses it through the fence. */
+function keepRunLease({ store, lease, fence, deps, clock, log }: RunContext): LeaseKeeper {
+  return keepLease(store, lease.id, {
+    ttlMs: leaseTtl(deps),
+    now: () => clock.now(),
+    ...(deps.leaseTimer ? { every: deps.leaseTimer } : {}),
+    onLost: () => fence.lose(`its renewal on ${store.location} was refused: it expired (another batch may have taken over its work)`),
+    onRenewing: () => {
+      const sentAt = fence.mark();
+      return () => fence.renewed(sentAt);
+    },
+    onError: (err) => log.warn(`cannot renew the lease on ${store.location}: ${oneLine(err)}`),
+  });
 }
 
 function leaseTtl(deps: BatchDeps): number {
@@ -359,7 +378,7 @@ async function failBeforeFetching(ctx: RunContext, message: string, stopReason: 
 async function planStage(ctx: RunContext): Promise<FetchPlan> {
   const { config, log, clock } = ctx;
   ctx.plannedAt = await planTime(ctx);
-  ctx.quota = await startRunQuota(ctx.store, config, { runId: ctx.runId!, leaseId: ctx.lease.id }, () => clock.now(), ctx.stop, log);
+  ctx.quota = await startRunQuota(ctx.store, config, { runId: ctx.runId!, leaseId: ctx.lease.id, fence: ctx.fence }, () => clock.now(), ctx.stop, log);
   const plan = await planFetches(ctx.store, {
     runId: ctx.runId!,
     lookups: config.lookups,
@@ -450,7 +469,8 @@ async function fetchStage(ctx: RunContext): Promise<void> {
     simulated: config.simulate,
     release: config.release,
     grouping: ANSWER_GROUPING,
-    onError: () => stop.halt(),
+    lease: { id: ctx.lease.id, now: () => clock.now() },
+    onError: (err) => (err instanceof LeaseLostError || ctx.fence.lost ? ctx.fence.writeRefused() : stop.halt()),
   });
   const budget = new RequestBudget(config.maxRequests);
   const pacing = { rate: config.rate, windowMs: deps.rateWindowMs ?? 60_000, ...(deps.rateMarginMs !== undefined ? { marginMs: deps.rateMarginMs } : {}) };
@@ -475,6 +495,7 @@ async function fetchStage(ctx: RunContext): Promise<void> {
         clock,
         pollMs: claimPollMs(leaseTtl(deps)),
         signal: stop.signalFor(lookup),
+        fence: ctx.fence,
       }),
     ]),
   );
@@ -543,7 +564,7 @@ async function fetchStage(ctx: RunContext): Promise<void> {
           log.info(`${lookup}: ${claimed.reused} postcodes fetched by another run since this one planned, reused`, { event: "reused", lookup, reused: claimed.reused });
       }),
     );
-    await writer.flush();
+    await ctx.fence.guard(() => writer.flush(), undefined);
     await recordReleaseChecks(ctx);
   } finally {
     // what an error left queued (answers, ledger rows) is still written, unless the store itself failed
@@ -569,6 +590,8 @@ async function finishStage(ctx: RunContext): Promise<Finish> {
   const { stop, config, store } = ctx;
   ctx.quota!.afterFetch(ctx.plan!, stop);
   await ctx.quota!.giveBack();
+  // the pairs the batch that took over answered are answered, not pending
+  if (ctx.fence.knownLost) for (const lookup of config.lookups) await store.plan.dropAnsweredElsewhere(ctx.runId!, lookup, ctx.plannedAt!);
   const final = await store.runs.finalCounts(ctx.runId!, config.lookups);
   // a refresh the quota spreads over nights is not finished while refreshes are deferred
   if (config.refresh) await store.plan.closeRefreshMarks(ctx.runId!, config.lookups.filter((l) => !ctx.plan!.deferred.get(l)?.refreshes));

@@ -8,6 +8,7 @@ import type { Clock } from "../fetch/clock.js";
 import type { Lookup } from "../spec/fields.js";
 import type { AnswerWriter, Store } from "../store/store.js";
 import type { ClaimResult } from "../store/types.js";
+import type { LeaseFence } from "./lease-fence.js";
 
 /** Pairs claimed at a time: few enough that machines share a list evenly, enough to cost few transactions. */
 export const CLAIM_CHUNK = 100;
@@ -29,7 +30,11 @@ export interface ClaimedPairsOptions {
   clock: Clock;
   pollMs: number;
   signal: AbortSignal;
+  /** the run's hold on its lease: once lost, no pair more is handed out, claimed or committed */
+  fence?: LeaseFence;
 }
+
+const NO_CLAIM: ClaimResult = { claimed: [], heldElsewhere: [], fetchedSince: [] };
 
 export class ClaimedPairs implements AsyncIterable<string> {
   /** pairs another run fetched, reused instead of fetched */
@@ -49,39 +54,57 @@ export class ClaimedPairs implements AsyncIterable<string> {
     this.finished.push(postcode);
   }
 
-  /** Commits the finished pairs' answers, then gives their claims back. */
+  /** Commits the finished pairs' answers, then gives their claims back (not once the lease is lost: the writer refuses then). */
   async releaseFinished(): Promise<void> {
-    if (this.finished.length === 0) return;
+    if (this.finished.length === 0 || this.stopped) return;
     const list = this.finished.splice(0);
-    await this.o.writer.flush();
-    await this.o.store.claims.release(this.o.leaseId, this.o.lookup, list);
+    await this.guard(async () => {
+      await this.o.writer.flush();
+      await this.o.store.claims.release(this.o.leaseId, this.o.lookup, list);
+    }, undefined);
+  }
+
+  /** Scheduling stopped, or the lease is lost: nothing more is handed out. */
+  private get stopped(): boolean {
+    return this.o.signal.aborted || this.o.fence?.lost === true;
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<string> {
-    const { signal } = this.o;
     let waiting: string[] = [];
-    for (let i = 0; i < this.toFetch.length && !signal.aborted; i += CLAIM_CHUNK) {
+    for (let i = 0; i < this.toFetch.length && !this.stopped; i += CLAIM_CHUNK) {
       await this.releaseFinished();
       const r = await this.claim(this.toFetch.slice(i, i + CLAIM_CHUNK));
       waiting.push(...r.heldElsewhere);
       this.waitedFor += r.heldElsewhere.length;
-      yield* r.claimed;
+      yield* this.handOut(r.claimed);
     }
-    while (waiting.length > 0 && !signal.aborted) {
+    while (waiting.length > 0 && !this.stopped) {
       // ours first: two machines each waiting for the other's finished pairs would wait for ever
       await this.releaseFinished();
-      await this.o.clock.sleep(this.o.pollMs, signal);
-      if (signal.aborted) return;
+      await this.o.clock.sleep(this.o.pollMs, this.o.signal);
+      if (this.stopped) return;
       const r = await this.claim(waiting);
       waiting = r.heldElsewhere;
       this.takenOver += r.claimed.length;
-      yield* r.claimed;
+      yield* this.handOut(r.claimed);
     }
+  }
+
+  /** The chunk's pairs one at a time, each only while the run still holds its lease. */
+  private *handOut(pairs: readonly string[]): Generator<string> {
+    for (const pair of pairs) {
+      if (this.stopped) return;
+      yield pair;
+    }
+  }
+
+  private guard<T>(work: () => Promise<T>, fallback: T): Promise<T> {
+    return this.o.fence ? this.o.fence.guard(work, fallback) : work();
   }
 
   private async claim(postcodes: readonly string[]): Promise<ClaimResult> {
     const { store, leaseId, runId, lookup, plannedAt, clock } = this.o;
-    const r = await store.claims.claim({ leaseId, runId, lookup, postcodes, plannedAt, nowMs: clock.now() });
+    const r = await this.guard(() => store.claims.claim({ leaseId, runId, lookup, postcodes, plannedAt, nowMs: clock.now() }), NO_CLAIM);
     if (r.fetchedSince.length > 0) {
       await store.plan.dropNeeds(runId, lookup, r.fetchedSince);
       this.reused += r.fetchedSince.length;

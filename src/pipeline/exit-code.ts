@@ -10,6 +10,8 @@ export const EXIT = {
   failures: 2,
   /** stopped early by quota, --max-requests or an outage past --outage-limit; a re-run resumes */
   stoppedEarly: 3,
+  /** the run's lease expired (a paused or cut-off machine) and another batch took over its work */
+  leaseLost: 4,
   SIGHUP: 129,
   SIGINT: 130,
   SIGTERM: 143,
@@ -18,10 +20,12 @@ export const EXIT = {
 export const EXIT_CODE_HELP =
   "Exit codes: 0 all answered; 1 configuration, input, key or address error, a product closed, or reports not written;\n" +
   "2 some postcodes failed after retries; 3 stopped early by quota, --max-requests or an API outage\n" +
-  "(re-run resumes); 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM.";
+  "(re-run resumes); 4 lost its lease to another batch (paused or cut off past the lease; that batch\n" +
+  "finishes the work); 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM.";
 
 export function decideExit(reasons: readonly StopReason[], failed: number, pending: number): { code: number; state: RunState } {
   const first = (kinds: StopReason["kind"][]) => reasons.find((r) => kinds.includes(r.kind));
+  if (first(["lease_lost"])) return { code: EXIT.leaseLost, state: "stopped" };
   if (first(["auth", "misconfigured", "unreachable"])) return { code: EXIT.error, state: "failed" };
   const signal = first(["signal"]);
   if (signal?.kind === "signal") return { code: EXIT[signal.signal], state: "interrupted" };
@@ -65,5 +69,7 @@ export function describeStop(reason: StopReason): string {
       return `stopped after --max-requests ${reason.limit} requests; re-run resumes`;
     case "signal":
       return `interrupted by ${reason.signal}; re-run resumes`;
+    case "lease_lost":
+      return `lost the lease: ${reason.message}; stopped at once, nothing more sent or written (the batch that took it over finishes the work)`;
   }
 }

@@ -10,10 +10,15 @@ export class QuotaGate {
   private spent = false;
   private refilling: Promise<void> | null = null;
 
-  constructor(private readonly reserve: (n: number) => Promise<Reservation>) {}
+  /** `fence`: once the run's lease is lost, what is granted here is spent no more (the ledger counts it as sent) */
+  constructor(
+    private readonly reserve: (n: number) => Promise<Reservation>,
+    private readonly fence: { readonly lost: boolean } = { lost: false },
+  ) {}
 
-  /** One request's worth of the quota; false once the ledger grants no more this period. */
+  /** One request's worth of the quota; false once the ledger grants no more this period, or the lease is lost. */
   async take(): Promise<boolean> {
+    if (this.fence.lost) return false;
     while (this.granted === 0) {
       if (this.spent) return false;
       // workers waiting at once share one reservation
@@ -24,6 +29,7 @@ export class QuotaGate {
         },
       ).finally(() => (this.refilling = null));
       await this.refilling;
+      if (this.fence.lost) return false;
     }
     this.granted--;
     return true;

@@ -11,8 +11,10 @@ import { periodRule, quotaPeriod, replenishMs } from "../plan/quota-plan.js";
 import { storedRule } from "../plan/quota-period.js";
 import { describeShortfall, expiryShortfall } from "../plan/retention.js";
 import type { AnswerWriter, Store } from "../store/store.js";
+import type { Reservation } from "../store/types.js";
 import type { BatchConfig } from "./config.js";
 import { QuotaGate } from "./quota-gate.js";
+import type { LeaseFence } from "./lease-fence.js";
 
 export interface RunQuota {
   /** for planFetches: undefined without --monthly-quota */
@@ -39,7 +41,8 @@ export interface RunQuota {
 export async function startRunQuota(
   store: Store,
   config: Pick<BatchConfig, "lookups" | "monthlyQuota" | "quotaResetDay" | "quotaPeriod" | "quotaStart" | "spendAll" | "simulate" | "retention">,
-  run: { runId: number; leaseId: number },
+  /** `fence`: the run's hold on its lease; once lost, nothing more is reserved or given back (what it holds counts as sent) */
+  run: { runId: number; leaseId: number; fence?: LeaseFence },
   now: () => number,
   stop: StopControl,
   log: Logger,
@@ -55,11 +58,12 @@ export async function startRunQuota(
     if (block) stop.stopLookup({ kind: "quota", lookup, message: `the service's quota is spent until ${block.until}; nothing is sent before` });
   }
   const limits = config.monthlyQuota ?? {};
+  const guarded = (reserve: () => Promise<Reservation>) => (run.fence ? run.fence.guard(reserve, { granted: 0, left: 0 }) : reserve());
   const gates = new Map<Lookup, QuotaGate>();
   for (const lookup of config.lookups) {
     const limit = limits[lookup];
     if (limit !== undefined)
-      gates.set(lookup, new QuotaGate((n) => store.ledger.reserve({ leaseId, lookup, period: quotaPeriod(now(), rule).key, n, limit, nowMs: now() })));
+      gates.set(lookup, new QuotaGate((n) => guarded(() => store.ledger.reserve({ leaseId, lookup, period: quotaPeriod(now(), rule).key, n, limit, nowMs: now() })), run.fence));
   }
   return {
     planOptions: config.monthlyQuota
@@ -78,7 +82,8 @@ export async function startRunQuota(
       }
     },
     budget: (lookup) => gates.get(lookup),
-    giveBack: () => store.ledger.giveBack(leaseId),
+    // a run that lost its lease may have sent what it reserved without a ledger row: it stays counted
+    giveBack: async () => (run.fence?.knownLost ? undefined : store.ledger.giveBack(leaseId)),
     afterFetch(plan, stopControl) {
       for (const lookup of config.lookups) {
         const a = plan.allowance.get(lookup);

@@ -22,20 +22,31 @@ export interface LeaseKeeper {
 
 /**
  * Renews the lease every third of `ttlMs`. A renewal that fails (a busy database) is retried on the
- * next tick; a lease found lost (expired and taken over) is reported once through `onLost`.
+ * next tick; a lease found lost (expired, or taken over) is reported once through `onLost`: an
+ * expired lease is never renewed, so a holder paused past it learns so at its first tick.
  */
 export function keepLease(
   store: Pick<Store, "leases">,
   leaseId: number,
-  o: { ttlMs?: number; now: () => number; every?: Every; onLost: () => void; onError?: (err: unknown) => void },
+  o: {
+    ttlMs?: number;
+    now: () => number;
+    every?: Every;
+    onLost: () => void;
+    onError?: (err: unknown) => void;
+    /** told as each renewal is sent; the function it returns is called if that renewal held */
+    onRenewing?: () => () => void;
+  },
 ): LeaseKeeper {
   const ttlMs = o.ttlMs ?? LEASE_TTL_MS;
   let lost = false;
   const stop = (o.every ?? realTimer)(Math.floor(ttlMs / 3), () => {
     if (lost) return;
+    const held = o.onRenewing?.();
     store.leases.renew(leaseId, o.now(), ttlMs).then(
-      (held) => {
-        if (held || lost) return;
+      (renewed) => {
+        if (renewed) held?.();
+        if (renewed || lost) return;
         lost = true;
         o.onLost();
       },

@@ -167,6 +167,11 @@ export interface PlanStore {
   recordNeeds(runId: number, lookup: Lookup, needs: readonly { postcode: string; reason: NeedReason }[]): Promise<void>;
   /** Pairs the run needed that another run fetched meanwhile (team mode): reused, so no longer the run's to fetch. */
   dropNeeds(runId: number, lookup: Lookup, postcodes: readonly string[]): Promise<void>;
+  /**
+   * Drops the run's needs that another run answered after `since` (ISO): a run that lost its lease
+   * counts the pairs the batch that took over answered as answered, not pending. Returns how many.
+   */
+  dropAnsweredElsewhere(runId: number, lookup: Lookup, since: string): Promise<number>;
   /** The start of the --refresh in progress for the lookup (an unfinished one continues), else `now`, recorded. */
   refreshMark(lookup: Lookup, now: string, runId: number): Promise<string>;
   /** Ends the refresh of each lookup of which the run left nothing it needed unfetched. */
@@ -175,15 +180,16 @@ export interface PlanStore {
 
 /**
  * The request ledger, per lookup and quota period: requests recorded (AnswerWriter.request) plus
- * live reservations. Reserving is atomic: stores on one database reserving at once never grant
+ * unspent reservations. Reserving is atomic: stores on one database reserving at once never grant
  * more than the limit together. A reservation belongs to a lease: what a run reserved but did not
- * send stops counting when its lease is released (giveBack) or expires.
+ * send stops counting when it gives it back (giveBack, release); a dead holder's (its lease taken
+ * over) keeps counting as spent, since its requests in flight are not known.
  */
 export interface LedgerStore {
   reserve(r: { leaseId: number; lookup: Lookup; period: string; n: number; limit: number; nowMs: number }): Promise<Reservation>;
   /** Drops the lease's reservations not yet spent by recorded requests. */
   giveBack(leaseId: number): Promise<void>;
-  /** Requests counted in the period: recorded plus live reservations. */
+  /** Requests counted in the period: recorded plus unspent reservations. */
   used(lookup: Lookup, period: string, nowMs: number): Promise<number>;
   /** Per-lookup figures of the period, and the blocks in force at `nowMs`, for the plan and `status`. */
   figures(period: string, nowMs: number): Promise<LedgerFigures>;
@@ -209,6 +215,11 @@ export interface LeaseStore {
   release(leaseId: number): Promise<void>;
   /** Leases live at `nowMs`. */
   live(nowMs: number): Promise<Lease[]>;
+  /**
+   * The database server's time (epoch ms), the team's one clock: every machine on a PostgreSQL
+   * database judges leases, pace and quota on it. null on SQLite (one machine: its own clock).
+   */
+  serverNow(): Promise<number | null>;
 }
 
 /**

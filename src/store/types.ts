@@ -13,6 +13,17 @@ export class DatabaseError extends UserError {}
 /** Another batch holds the database (SQLite: one batch at a time). */
 export class LockedError extends UserError {}
 
+/**
+ * The lease a write was made under is no longer the live one (it expired, or another batch took it
+ * over): the write is refused whole, and its holder must stop.
+ */
+export class LeaseLostError extends Error {
+  constructor(leaseId: number) {
+    super(`lease ${leaseId} is no longer live (it expired or another batch took it over)`);
+    this.name = "LeaseLostError";
+  }
+}
+
 // ---- runs ----
 
 export type RunState = "running" | "completed" | "failed" | "stopped" | "interrupted" | "abandoned";
@@ -148,6 +159,11 @@ export interface AnswerWriterOptions {
   release?: string | null | undefined;
   /** when queued writes are committed; default: on the next event-loop turn (commit-group.ts) */
   grouping?: CommitGrouping | undefined;
+  /**
+   * The lease the writes are made under, with the clock its expiry is judged on: each group commits
+   * only while the lease is still the live one, else the writer fails with LeaseLostError.
+   */
+  lease?: { id: number; now: () => number } | undefined;
 }
 
 /** A request sent, for the ledger: committed in the same transaction as the answers queued with it. */
@@ -240,8 +256,8 @@ export interface Lease {
 
 export interface LeaseTaken {
   lease: Lease;
-  /** SQLite: the holder whose lease was taken over (expired, or its process gone); null when it was free */
-  previous: { pid: number; host: string; runId: number | null } | null;
+  /** the holder whose lease was taken over: it expired, or its process on this host is gone; null when none was */
+  previous: { pid: number; host: string; runId: number | null; why: "expired" | "gone" } | null;
 }
 
 // ---- claims ----

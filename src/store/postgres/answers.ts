@@ -14,9 +14,10 @@ import { answerRelease, isProvisional, type ReleaseBook, type ReleaseInfo } from
 import { contentHash, recordContent, statusRowValues, valueFields, type CurrentVersion } from "../shared/versions.js";
 import type { VersionRow } from "../snapshot.js";
 import type { AnswerStore, AnswerWriter } from "../store.js";
-import type { AnswerVersionInfo, AnswerWriterOptions, StoredAnswer } from "../types.js";
+import { LeaseLostError, type AnswerVersionInfo, type AnswerWriterOptions, type StoredAnswer } from "../types.js";
 import { inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";
 import { databaseError } from "./errors.js";
+import { assertLeaseLive } from "./leases.js";
 import { recordBlock, recordRequest } from "./ledger.js";
 import { ensurePostgresProviderColumns } from "./schema.js";
 import { commitScheduler, EACH_TURN } from "../commit-group.js";
@@ -177,6 +178,7 @@ function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: str
 
   const writeGroup = (group: readonly Queued[]) =>
     inTransaction(pool, async (client) => {
+      if (options.lease) await assertLeaseLive(client, options.lease.id, options.lease.now());
       // Another machine may write one of these pairs at the same moment (a pair not claimed, or a
       // claim that lapsed): each pair is locked for the transaction, all in one order, so the two
       // writes follow each other (the second sees the first's version) and never deadlock.
@@ -208,7 +210,7 @@ function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: str
       try {
         await writeGroup(group);
       } catch (err) {
-        failure = databaseError(err, location);
+        failure = err instanceof LeaseLostError ? err : databaseError(err, location);
         onError(failure);
       }
     });

@@ -7,7 +7,7 @@ import type { Lookup } from "../../spec/fields.js";
 import type { ClaimResult } from "../types.js";
 import type { ClaimStore } from "../store.js";
 import { inTransaction, rowsOf } from "./connect.js";
-import { liveLeaseIds, type LeaseContext } from "./leases.js";
+import { assertLeaseLive, liveLeaseIds, type LeaseContext } from "./leases.js";
 
 interface ClaimRequest {
   leaseId: number;
@@ -21,6 +21,7 @@ interface ClaimRequest {
 async function claim(client: pg.PoolClient, c: ClaimRequest, ctx: LeaseContext): Promise<ClaimResult> {
   // sorted, so that two machines inserting overlapping lists wait for each other in one order (no deadlock)
   const postcodes = [...new Set(c.postcodes)].sort();
+  await assertLeaseLive(client, c.leaseId, c.nowMs);
   const live = new Set(await liveLeaseIds(client, c.nowMs, ctx));
   const locked = new Map(
     (

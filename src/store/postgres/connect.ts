@@ -97,6 +97,9 @@ function connectFailure(err: unknown, location: string): Error {
   return databaseError(err, location, "cannot connect to");
 }
 
+/** How long a connection may sit idle inside a transaction: ours never pause between statements. */
+export const IDLE_IN_TRANSACTION_MS = 10_000;
+
 /** Connects (one round trip to check it), or throws a one-line DatabaseError naming the redacted URL. */
 export async function connectPostgres(url: string, options: ConnectOptions = {}): Promise<PostgresConnection> {
   const location = redactUrl(url);
@@ -108,6 +111,10 @@ export async function connectPostgres(url: string, options: ConnectOptions = {})
     application_name: options.applicationName ?? "postcode-coverage",
     types: TYPES,
     connectionTimeoutMillis: 30_000,
+    // A process stopped mid-transaction (SIGSTOP, a frozen VM) would hold its row and advisory locks
+    // for ever, and every machine taking over its work would wait on them: the server ends such a
+    // session after this long, rolling its transaction back (its lease has lapsed or soon will).
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
     ...(options.readOnly ? { options: "-c default_transaction_read_only=on" } : {}),
   });
   // An idle connection the server drops (a restart, an admin) must not kill the process: the next

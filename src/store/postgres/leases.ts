@@ -3,7 +3,7 @@
 // batch's lease lapses at once, as on SQLite); a holder on another host is trusted until its lease
 // expires. Taking a lease clears the ones no longer live, with their claims and reservations.
 import type pg from "pg";
-import type { Lease, LeaseTaken } from "../types.js";
+import { LeaseLostError, type Lease, type LeaseTaken } from "../types.js";
 import { leaseLive, toLease, type IsAlive, type LeaseRow } from "../shared/leases.js";
 import type { LeaseStore } from "../store.js";
 import { inTransaction, rowsOf, type Queryable } from "./connect.js";
@@ -39,16 +39,32 @@ export async function newestLease(q: Queryable, ctx: LeaseContext): Promise<{ le
   return { lease: toLease(row), alive: row.host === ctx.here ? ctx.isAlive({ host: row.host, pid: row.pid, process: row.process }) : null };
 }
 
-/** Drops a lease with its claims and unspent reservations; `expiredBy`: only if it is still expired then (its holder may have renewed it meanwhile). */
-async function dropLease(client: pg.PoolClient, id: number, expiredBy: number | null): Promise<boolean> {
+/**
+ * Drops a lease with its claims; `expiredBy`: only if it is still expired then (its holder may have
+ * renewed it meanwhile). Its unspent reservations go only when its holder releases it: a lease taken
+ * over keeps them, counted as spent (ledger.ts), since its holder may have sent them. Rows a paused
+ * holder still has locked (a transaction it opened before it stopped) are skipped, not waited for:
+ * the lease goes at a later take, its claims are taken over one by one (claims.ts).
+ */
+async function dropLease(client: pg.PoolClient, id: number, expiredBy: number | null, how: "released" | "taken-over"): Promise<boolean> {
   const dropped = await client.query(
-    expiredBy === null ? "DELETE FROM leases WHERE id = $1" : "DELETE FROM leases WHERE id = $1 AND expires_ms <= $2",
+    `DELETE FROM leases WHERE id = (SELECT id FROM leases WHERE id = $1 ${expiredBy === null ? "" : "AND expires_ms <= $2"} FOR UPDATE SKIP LOCKED)`,
     expiredBy === null ? [id] : [id, expiredBy],
   );
   if (dropped.rowCount !== 1) return false;
-  await client.query("DELETE FROM claims WHERE lease_id = $1", [id]);
-  await client.query("DELETE FROM ledger_reservations WHERE lease_id = $1", [id]);
+  await client.query("DELETE FROM claims WHERE ctid = ANY(ARRAY(SELECT ctid FROM claims WHERE lease_id = $1 FOR UPDATE SKIP LOCKED))", [id]);
+  if (how === "released") await client.query("DELETE FROM ledger_reservations WHERE lease_id = $1", [id]);
   return true;
+}
+
+/**
+ * The fence of every write made under a lease: refused unless the lease is still the live one at
+ * `nowMs` (the team's clock: the server's time, batch.ts). The row stays locked against a takeover's
+ * DELETE until the transaction ends (FOR KEY SHARE lets its own renewal through).
+ */
+export async function assertLeaseLive(client: pg.PoolClient, leaseId: number, nowMs: number): Promise<void> {
+  const held = await client.query("SELECT 1 FROM leases WHERE id = $1 AND expires_ms > $2 FOR KEY SHARE", [leaseId, nowMs]);
+  if (held.rowCount !== 1) throw new LeaseLostError(leaseId);
 }
 
 export function postgresLeases(pool: pg.Pool, ctx: LeaseContext): LeaseStore {
@@ -58,7 +74,9 @@ export function postgresLeases(pool: pg.Pool, ctx: LeaseContext): LeaseStore {
         let previous: LeaseTaken["previous"] = null;
         for (const row of await allLeaseRows(client)) {
           if (isLive(row, nowMs, ctx)) continue;
-          if (await dropLease(client, row.id, row.expires_ms <= nowMs ? nowMs : null)) previous = { pid: row.pid, host: row.host, runId: row.run_id };
+          const expired = row.expires_ms <= nowMs;
+          if (await dropLease(client, row.id, expired ? nowMs : null, "taken-over"))
+            previous = { pid: row.pid, host: row.host, runId: row.run_id, why: expired ? "expired" : "gone" };
         }
         const takenAt = new Date(nowMs).toISOString();
         const id = (
@@ -70,10 +88,13 @@ export function postgresLeases(pool: pg.Pool, ctx: LeaseContext): LeaseStore {
         )[0]!.id;
         return { lease: { id, holder, runId: null, takenAt, expiresAt: new Date(nowMs + ttlMs).toISOString() }, previous };
       }),
+    // an expired lease is not renewed, even when nobody took it over yet: its holder may have been
+    // paused while another batch took its claims, and must stop rather than carry on
     async renew(leaseId, nowMs, ttlMs) {
-      return (await pool.query("UPDATE leases SET expires_ms = $1 WHERE id = $2", [nowMs + ttlMs, leaseId])).rowCount === 1;
+      return (await pool.query("UPDATE leases SET expires_ms = $1 WHERE id = $2 AND expires_ms > $3", [nowMs + ttlMs, leaseId, nowMs])).rowCount === 1;
     },
-    release: (leaseId) => inTransaction(pool, async (client) => void (await dropLease(client, leaseId, null))),
+    release: (leaseId) => inTransaction(pool, async (client) => void (await dropLease(client, leaseId, null, "released"))),
     live: (nowMs) => liveLeases(pool, nowMs, ctx),
+    serverNow: async () => (await rowsOf<{ ms: number }>(pool, "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms"))[0]!.ms,
   };
 }

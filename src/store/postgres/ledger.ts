@@ -9,15 +9,19 @@ import { perLookup } from "../../spec/lookups.js";
 import type { LedgerStore } from "../store.js";
 import type { LedgerFigures, QuotaBlock, Reservation, SentRequest } from "../types.js";
 import { inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";
-import { liveLeaseIds, type LeaseContext } from "./leases.js";
+import { assertLeaseLive } from "./leases.js";
 
-/** Requests recorded for the lookup in the period, plus the unspent reservations of these (live) leases. */
-async function usedBy(q: Queryable, lookup: Lookup, period: string, live: readonly number[]): Promise<number> {
+/**
+ * Requests recorded for the lookup in the period, plus unspent reservations whatever became of their
+ * lease: a holder that ended gave its back, so those left are a live holder's or a dead one's whose
+ * requests in flight no ledger row records (counted as spent: at most one chunk over).
+ */
+async function usedBy(q: Queryable, lookup: Lookup, period: string): Promise<number> {
   const row = await rowOf<{ n: number }>(
     q,
     `SELECT (SELECT COUNT(*) FROM request_ledger WHERE lookup = $1 AND period = $2)
-          + (SELECT COALESCE(SUM(unspent), 0) FROM ledger_reservations WHERE lookup = $1 AND period = $2 AND lease_id = ANY($3)) AS n`,
-    [lookup, period, [...live]],
+          + (SELECT COALESCE(SUM(unspent), 0) FROM ledger_reservations WHERE lookup = $1 AND period = $2) AS n`,
+    [lookup, period],
   );
   return row!.n;
 }
@@ -41,14 +45,15 @@ export async function recordBlock(client: pg.PoolClient, b: QuotaBlock): Promise
   );
 }
 
-export function postgresLedger(pool: pg.Pool, ctx: LeaseContext): LedgerStore {
+export function postgresLedger(pool: pg.Pool): LedgerStore {
   return {
     reserve: (r) =>
       inTransaction(pool, async (client): Promise<Reservation> => {
         await client.query("INSERT INTO ledger_periods (lookup, period) VALUES ($1, $2) ON CONFLICT DO NOTHING", [r.lookup, r.period]);
         await client.query("SELECT 1 FROM ledger_periods WHERE lookup = $1 AND period = $2 FOR UPDATE", [r.lookup, r.period]);
+        await assertLeaseLive(client, r.leaseId, r.nowMs);
         // read committed: each statement below sees what reserves served before this one committed
-        const left = Math.max(0, r.limit - (await usedBy(client, r.lookup, r.period, await liveLeaseIds(client, r.nowMs, ctx))));
+        const left = Math.max(0, r.limit - (await usedBy(client, r.lookup, r.period)));
         const granted = Math.max(0, Math.min(r.n, left));
         if (granted > 0)
           await client.query(
@@ -61,11 +66,10 @@ export function postgresLedger(pool: pg.Pool, ctx: LeaseContext): LedgerStore {
     async giveBack(leaseId) {
       await pool.query("DELETE FROM ledger_reservations WHERE lease_id = $1", [leaseId]);
     },
-    used: async (lookup, period, nowMs) => usedBy(pool, lookup, period, await liveLeaseIds(pool, nowMs, ctx)),
+    used: (lookup, period) => usedBy(pool, lookup, period),
     async figures(period, nowMs): Promise<LedgerFigures> {
-      const live = await liveLeaseIds(pool, nowMs, ctx);
       const used = perLookup(() => 0);
-      for (const lookup of Object.keys(used) as Lookup[]) used[lookup] = await usedBy(pool, lookup, period, live);
+      for (const lookup of Object.keys(used) as Lookup[]) used[lookup] = await usedBy(pool, lookup, period);
       const blocks = await rowsOf<{ lookup: Lookup; until: string }>(pool, "SELECT lookup, until FROM quota_blocks WHERE until > $1 ORDER BY lookup", [
         new Date(nowMs).toISOString(),
       ]);

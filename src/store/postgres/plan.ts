@@ -55,6 +55,14 @@ export function postgresPlan(pool: pg.Pool): PlanStore {
     async dropNeeds(runId, lookup, postcodes) {
       await pool.query("DELETE FROM run_needs WHERE run_id = $1 AND lookup = $2 AND postcode = ANY($3)", [runId, lookup, [...postcodes]]);
     },
+    async dropAnsweredElsewhere(runId, lookup, since) {
+      const dropped = await pool.query(
+        `DELETE FROM run_needs n WHERE n.run_id = $1 AND n.lookup = $2 AND EXISTS
+           (SELECT 1 FROM lookups l WHERE l.postcode = n.postcode AND l.lookup = n.lookup AND l.fetched_at > $3 AND l.run_id <> $1)`,
+        [runId, lookup, since],
+      );
+      return dropped.rowCount ?? 0;
+    },
     refreshMark: (lookup, now, runId) =>
       inTransaction(pool, async (client) => {
         // another machine may start the same refresh at once: the first mark stands

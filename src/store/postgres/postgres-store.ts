@@ -93,7 +93,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       location,
     ),
     plan: naming(postgresPlan(pool), location),
-    ledger: naming(postgresLedger(pool, ctx), location),
+    ledger: naming(postgresLedger(pool), location),
     leases: naming(postgresLeases(pool, ctx), location),
     claims: naming(postgresClaims(pool, ctx), location),
     pace: naming(postgresPace(pool), location),

@@ -9,6 +9,7 @@ import { LOOKUP_LIST, type LookupSpec } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
 import type { Db } from "./db.js";
 import type { AnswerWriterOptions, QuotaBlock, SentRequest } from "../types.js";
+import { assertLeaseLive } from "./leases.js";
 import { ledgerWrites } from "./ledger.js";
 import { providerKey } from "../provider-key.js";
 import { releaseBook } from "./releases.js";
@@ -93,7 +94,9 @@ export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswer
     // positional: cheaper to bind than by name, on the batch's hot path
     upsertLookup.run(...statusRowValues(r, content, simulated, versionId, release));
   };
+  const lease = options.lease;
   const writeGroup = db.transaction((group: readonly (FinalRecord | (() => void))[]) => {
+    if (lease) assertLeaseLive(db, lease.id);
     for (const item of group) {
       if (typeof item === "function") item();
       else writeOne(item);

@@ -4,6 +4,7 @@
 import type { Lookup } from "../../spec/fields.js";
 import type { ClaimResult } from "../types.js";
 import type { Db } from "./db.js";
+import { assertLeaseLive } from "./leases.js";
 
 export function claimPairs(
   db: Db,
@@ -19,6 +20,7 @@ export function claimPairs(
   );
   const out: ClaimResult = { claimed: [], heldElsewhere: [], fetchedSince: [] };
   db.transaction(() => {
+    assertLeaseLive(db, c.leaseId);
     for (const postcode of c.postcodes) {
       if (holder.get(c.nowMs, c.lookup, postcode, c.leaseId)) out.heldElsewhere.push(postcode);
       else if (fetched.get(postcode, c.lookup, c.plannedAt, c.runId)) out.fetchedSince.push(postcode);

@@ -1,6 +1,6 @@
 // Opening the database: WAL, migrations, and provider rating columns.
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { mobileFields } from "../../spec/fields.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./schema.js";
@@ -50,6 +50,7 @@ function writeRefusal(err: unknown, path: string): Error {
  */
 export function connect(path: string, options: { readonly?: boolean } = {}): Db {
   let db: Db;
+  if (path !== ":memory:" && !options.readonly) refuseHardLinked(path);
   try {
     if (path !== ":memory:" && !options.readonly) mkdirSync(dirname(path), { recursive: true });
     db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
@@ -70,6 +71,24 @@ export function connect(path: string, options: { readonly?: boolean } = {}): Db 
     throw namingPath(err, path);
   }
   return db;
+}
+
+/**
+ * One writer per database file relies on SQLite's locks, which go with the file's name (its -wal and
+ * -shm beside it): a second hard link would let two batches write the same file at once, each
+ * through its own WAL. Such a file is refused rather than corrupted.
+ */
+function refuseHardLinked(path: string): void {
+  let links: number;
+  try {
+    links = statSync(path).nlink;
+  } catch {
+    return; // not there yet: the writer creates it
+  }
+  if (links > 1)
+    throw new DatabaseError(
+      `database ${path} has ${links} hard links; two names for one file would let two batches write it at once, so it is refused: keep one name (remove the other link) or copy it`,
+    );
 }
 
 export function schemaVersion(db: Db): number {

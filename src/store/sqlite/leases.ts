@@ -3,16 +3,19 @@
 // is taken over at once, as the old batch_lock was); a holder on another host is trusted until its
 // lease expires. A lease taken over goes with its claims and reservations.
 import type { Lease, LeaseHolder, LeaseTaken } from "../types.js";
-import { LockedError } from "../types.js";
+import { LeaseLostError, LockedError } from "../types.js";
 import { tableExists, type Db } from "./db.js";
 import { leaseLive, toLease, type IsAlive, type LeaseRow } from "../shared/leases.js";
 
 export { leaseLive, toLease, type IsAlive, type LeaseRow } from "../shared/leases.js";
 
-/** Drops a lease with what belongs to it: its claims and unspent reservations. */
-function dropLease(db: Db, id: number): void {
+/**
+ * Drops a lease with its claims. Its unspent reservations go too when its holder gives it back;
+ * a lease taken over keeps them, counted as spent (ledger.ts): its holder may have sent them.
+ */
+function dropLease(db: Db, id: number, how: "released" | "taken-over"): void {
   db.prepare("DELETE FROM claims WHERE lease_id = ?").run(id);
-  db.prepare("DELETE FROM ledger_reservations WHERE lease_id = ?").run(id);
+  if (how === "released") db.prepare("DELETE FROM ledger_reservations WHERE lease_id = ?").run(id);
   db.prepare("DELETE FROM leases WHERE id = ?").run(id);
 }
 
@@ -27,8 +30,8 @@ export function takeLease(db: Db, holder: LeaseHolder, nowMs: number, ttlMs: num
             `another batch (pid ${row.pid} on ${row.host}, run ${row.run_id ?? "?"}, since ${row.taken_at}) is using this database; ` +
               "wait for it to finish or use another --db",
           );
-        previous = { pid: row.pid, host: row.host, runId: row.run_id };
-        dropLease(db, row.id);
+        previous = { pid: row.pid, host: row.host, runId: row.run_id, why: row.expires_ms <= nowMs ? "expired" : "gone" };
+        dropLease(db, row.id, "taken-over");
       }
       const takenAt = new Date(nowMs).toISOString();
       const id = Number(
@@ -41,12 +44,22 @@ export function takeLease(db: Db, holder: LeaseHolder, nowMs: number, ttlMs: num
     .immediate();
 }
 
+/** An expired lease is not renewed (its holder must stop), even when nobody took it over yet. */
 export function renewLease(db: Db, id: number, nowMs: number, ttlMs: number): boolean {
-  return db.prepare("UPDATE leases SET expires_ms = ? WHERE id = ?").run(nowMs + ttlMs, id).changes === 1;
+  return db.prepare("UPDATE leases SET expires_ms = ? WHERE id = ? AND expires_ms > ?").run(nowMs + ttlMs, id, nowMs).changes === 1;
+}
+
+/**
+ * The fence of every write made under a lease, run inside its transaction: refused once the lease is
+ * gone (taken over, or released). SQLite holds one writer per file and a lease is taken over only
+ * by deleting it, so its row's presence is the check; its expiry is for the next taker to judge.
+ */
+export function assertLeaseLive(db: Db, leaseId: number): void {
+  if (db.prepare("SELECT 1 FROM leases WHERE id = ?").get(leaseId) === undefined) throw new LeaseLostError(leaseId);
 }
 
 export function releaseLease(db: Db, id: number): void {
-  db.transaction(() => dropLease(db, id)).immediate();
+  db.transaction(() => dropLease(db, id, "released")).immediate();
 }
 
 /** Every lease row, live or not (status reads old schemas too: none before the leases table). */

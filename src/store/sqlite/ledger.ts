@@ -1,21 +1,21 @@
 // The request ledger: every request sent, per lookup and quota period, with its status; the quota
-// reservations of live leases; and the service's "quota replenished in" answer, until which
+// reservations not yet spent (a dead holder's included); and the service's "quota replenished in" answer, until which
 // nothing is sent to that lookup.
 import type { Lookup } from "../../spec/fields.js";
 import { tableExists, type Db } from "./db.js";
+import { assertLeaseLive } from "./leases.js";
 import { perLookup } from "../../spec/lookups.js";
 import type { LastRunSettings, LedgerFigures, QuotaBlock, Reservation, SentRequest } from "../types.js";
 
 export type { LastRunSettings, SentRequest } from "../types.js";
 
 /**
- * The ids of the leases live now (leases.ts: not expired, and the holder running when it is on this
- * host). Unspent reservations count only while their lease is live: a killed run's lapse with it.
+ * Unspent reservations count whatever became of their lease: a holder that ended gave its back
+ * (giveBack, release), so those left belong to a live holder or to one that died with requests in
+ * flight that no ledger row records. Counting a dead holder's as spent over-counts by at most one
+ * chunk; dropping them would undercount the requests it did send.
  */
-export type LiveLeaseIds = () => readonly number[];
-
-const LIVE_RESERVED = `SELECT COALESCE(SUM(unspent), 0) FROM ledger_reservations
-                        WHERE lookup = @lookup AND period = @period AND lease_id IN (SELECT value FROM json_each(@live))`;
+const RESERVED = "SELECT COALESCE(SUM(unspent), 0) FROM ledger_reservations WHERE lookup = @lookup AND period = @period";
 
 /** The statements the answer writer runs in its transaction for each request and quota answer. */
 export function ledgerWrites(db: Db): { record(r: SentRequest): void; block(b: QuotaBlock): void } {
@@ -34,17 +34,18 @@ export function ledgerWrites(db: Db): { record(r: SentRequest): void; block(b: Q
   };
 }
 
-/** Requests recorded for the lookup in the period, plus live leases' unspent reservations. */
-export function ledgerUsed(db: Db, lookup: Lookup, period: string, live: LiveLeaseIds): number {
+/** Requests recorded for the lookup in the period, plus unspent reservations (RESERVED). */
+export function ledgerUsed(db: Db, lookup: Lookup, period: string): number {
   const recorded = db.prepare("SELECT COUNT(*) FROM request_ledger WHERE lookup = ? AND period = ?").pluck().get(lookup, period) as number;
-  return recorded + (db.prepare(LIVE_RESERVED).pluck().get({ lookup, period, live: JSON.stringify(live()) }) as number);
+  return recorded + (db.prepare(RESERVED).pluck().get({ lookup, period }) as number);
 }
 
 /** Grants up to n of what the period has left under `limit`, in one IMMEDIATE transaction: no read-then-spend. */
-export function reserve(db: Db, r: { leaseId: number; lookup: Lookup; period: string; n: number; limit: number }, live: LiveLeaseIds): Reservation {
+export function reserve(db: Db, r: { leaseId: number; lookup: Lookup; period: string; n: number; limit: number }): Reservation {
   return db
     .transaction((): Reservation => {
-      const left = Math.max(0, r.limit - ledgerUsed(db, r.lookup, r.period, live));
+      assertLeaseLive(db, r.leaseId);
+      const left = Math.max(0, r.limit - ledgerUsed(db, r.lookup, r.period));
       const granted = Math.max(0, Math.min(r.n, left));
       if (granted > 0)
         db.prepare(
@@ -66,15 +67,14 @@ export function quotaBlocked(db: Db, lookup: Lookup, now: string): { until: stri
 }
 
 /** Figures for the plan and `status`: requests per lookup in a period (with live reservations), and blocks (empty before schema 4). */
-export function ledgerFigures(db: Db, period: string, nowMs: number, live: LiveLeaseIds): LedgerFigures {
+export function ledgerFigures(db: Db, period: string, nowMs: number): LedgerFigures {
   const used = perLookup(() => 0);
   if (!tableExists(db, "request_ledger")) return { used, blocks: [] };
   for (const r of db.prepare("SELECT lookup, COUNT(*) AS n FROM request_ledger WHERE period = ? GROUP BY lookup").all(period) as { lookup: Lookup; n: number }[])
     used[r.lookup] = r.n;
   // status reads older schemas read-only: reservations came with leases
   if (tableExists(db, "ledger_reservations")) {
-    const ids = JSON.stringify(live());
-    for (const lookup of Object.keys(used) as Lookup[]) used[lookup] += db.prepare(LIVE_RESERVED).pluck().get({ lookup, period, live: ids }) as number;
+    for (const lookup of Object.keys(used) as Lookup[]) used[lookup] += db.prepare(RESERVED).pluck().get({ lookup, period }) as number;
   }
   const now = new Date(nowMs).toISOString();
   return { used, blocks: db.prepare("SELECT lookup, until FROM quota_blocks WHERE until > ?").all(now) as { lookup: Lookup; until: string }[] };

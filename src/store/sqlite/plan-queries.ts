@@ -63,6 +63,16 @@ export function dropNeeds(db: Db, runId: number, lookup: Lookup, postcodes: read
   }).immediate();
 }
 
+/** The run's needs another run answered after `since` (ISO) are dropped: answered, not pending. */
+export function dropAnsweredElsewhere(db: Db, runId: number, lookup: Lookup, since: string): number {
+  return db
+    .prepare(
+      `DELETE FROM run_needs WHERE run_id = @runId AND lookup = @lookup AND EXISTS
+         (SELECT 1 FROM lookups l WHERE l.postcode = run_needs.postcode AND l.lookup = run_needs.lookup AND l.fetched_at > @since AND l.run_id <> @runId)`,
+    )
+    .run({ runId, lookup, since }).changes;
+}
+
 /**
  * The start of the --refresh in progress for the lookup: an earlier refresh that did not finish
  * (stopped by quota or --max-requests) is continued, else one starts now.

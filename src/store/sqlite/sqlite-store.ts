@@ -18,9 +18,9 @@ import { finalCounts } from "./counts.js";
 import { answersOfOtherKind } from "./data-kind.js";
 import { ensureProviderColumns, namingPath, openDatabase, type Db } from "./db.js";
 import { liveLeaseIds, liveLeases, releaseLease, renewLease, takeLease, type IsAlive } from "./leases.js";
-import { giveBack, lastRunSettings, ledgerFigures, ledgerUsed, quotaBlocked, reserve, type LiveLeaseIds } from "./ledger.js";
+import { giveBack, lastRunSettings, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./ledger.js";
 import { currentOpenData, openDataWriter } from "./open-data.js";
-import { closeRefreshMarks, dropNeeds, planCandidates, recordNeeds, refreshMark } from "./plan-queries.js";
+import { closeRefreshMarks, dropAnsweredElsewhere, dropNeeds, planCandidates, recordNeeds, refreshMark } from "./plan-queries.js";
 import { openForReport, openReadOnly } from "./read-only.js";
 import { readFailure, sqliteSnapshotSource } from "./report/source.js";
 import { lastReleaseCheck, recordReleaseCheck, runStoredNamedRelease } from "./release-checks.js";
@@ -60,10 +60,6 @@ export class SqliteStore implements Store {
     this.run = (work) => settle(location, work);
   }
 
-  /** The leases live at `nowMs`, as the ledger counts their reservations (read when the ledger asks). */
-  private liveLeases(nowMs: number): LiveLeaseIds {
-    return () => [...liveLeaseIds(this.db, nowMs, this.here, this.isAlive)];
-  }
 
   snapshot<T>(request: ScopeRequest, work: (snapshot: ReportSnapshot) => Promise<T>, options?: { onWarning?: (message: string) => void }): Promise<T> {
     return sqliteSnapshotSource(this.db).snapshot(request, work, options).catch((err: unknown) => Promise.reject(readFailure(err, this.location)));
@@ -119,15 +115,16 @@ export class SqliteStore implements Store {
     candidates: (query) => this.run(() => planCandidates(this.db, query)),
     recordNeeds: (runId, lookup, needs) => this.run(() => recordNeeds(this.db, runId, lookup, needs)),
     dropNeeds: (runId, lookup, postcodes) => this.run(() => dropNeeds(this.db, runId, lookup, postcodes)),
+    dropAnsweredElsewhere: (runId, lookup, since) => this.run(() => dropAnsweredElsewhere(this.db, runId, lookup, since)),
     refreshMark: (lookup, now, runId) => this.run(() => refreshMark(this.db, lookup, now, runId)),
     closeRefreshMarks: (runId, lookups) => this.run(() => closeRefreshMarks(this.db, runId, lookups)),
   };
 
   readonly ledger: Store["ledger"] = {
-    reserve: (r) => this.run(() => reserve(this.db, r, this.liveLeases(r.nowMs))),
+    reserve: (r) => this.run(() => reserve(this.db, r)),
     giveBack: (leaseId) => this.run(() => giveBack(this.db, leaseId)),
-    used: (lookup, period, nowMs) => this.run(() => ledgerUsed(this.db, lookup, period, this.liveLeases(nowMs))),
-    figures: (period, nowMs) => this.run(() => ledgerFigures(this.db, period, nowMs, this.liveLeases(nowMs))),
+    used: (lookup, period) => this.run(() => ledgerUsed(this.db, lookup, period)),
+    figures: (period, nowMs) => this.run(() => ledgerFigures(this.db, period, nowMs)),
     blocked: (lookup, now) => this.run(() => quotaBlocked(this.db, lookup, now)),
   };
 
@@ -136,6 +133,7 @@ export class SqliteStore implements Store {
     renew: (leaseId, nowMs, ttlMs) => this.run(() => renewLease(this.db, leaseId, nowMs, ttlMs)),
     release: (leaseId) => this.run(() => releaseLease(this.db, leaseId)),
     live: (nowMs) => this.run(() => liveLeases(this.db, nowMs, this.here, this.isAlive)),
+    serverNow: () => Promise.resolve(null),
   };
 
   readonly claims: Store["claims"] = {
