@@ -3,6 +3,11 @@ export interface Clock {
   now(): number;
   /** resolves after ms, or early (without error) when the signal aborts */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * The clock replays a time of its own (a month of nights in a test, a re-run of a past date): it
+   * is the run's time, and the database server's does not replace it.
+   */
+  readonly replayed?: boolean;
 }
 
 export const systemClock: Clock = {

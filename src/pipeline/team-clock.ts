@@ -23,8 +23,12 @@ export async function serverOffsetMs(store: Pick<Store, "leases">, local: Clock)
   return Math.round(server - (before + local.now()) / 2);
 }
 
-/** The clock the run uses: the server's time on PostgreSQL (with one warning line when the local clock is off), else the local clock. */
+/**
+ * The clock the run uses: the server's time on PostgreSQL (with one warning line when the local
+ * clock is off), else the local clock; a replayed clock is kept as it is.
+ */
 export async function teamClock(store: Pick<Store, "leases" | "location">, local: Clock, log: Logger): Promise<Clock> {
+  if (local.replayed) return local;
   const offset = await serverOffsetMs(store, local);
   if (offset === null) return local;
   if (Math.abs(offset) > CLOCK_SKEW_WARN_MS)

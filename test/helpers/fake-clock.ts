@@ -2,6 +2,7 @@ import type { Clock } from "../../src/fetch/clock.js";
 
 /** Virtual time: sleep() moves the clock forward instead of waiting. For one sleeper at a time. */
 export class FakeClock implements Clock {
+  readonly replayed = true;
   slept: number[] = [];
   constructor(public t = 1_700_000_000_000) {}
   now(): number {
