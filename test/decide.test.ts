@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { boundWait, decide, MAX_THROTTLES_PER_POSTCODE, type Decision } from "../src/fetch/decide.js";
 import { OutageMonitor, type FailureSignature, type Health } from "../src/fetch/outage.js";
 import type { Outcome } from "../src/fetch/outcome.js";
+import { StopControl } from "../src/fetch/stop.js";
 
 const policy = { retries: 3, backoff: { baseMs: 100, capMs: 1000 }, random: () => 0.5 };
 const healthy: Health = { kind: "healthy" };
@@ -49,7 +50,7 @@ describe("decide", () => {
 const gone: Outcome = { kind: "misconfigured", message: "g", gone: true };
 const closedCases: [string, Outcome, boolean, Decision][] = [
   ["a gateway 404 or 410 where the product answered before: it closed, the lookup stops alone", gone, true, { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup: "mobile", message: "g" } }],
-  ["a refused key that worked before: the product closed", { kind: "auth", message: "a" }, true, { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup: "mobile", message: "a" } }],
+  ["a refused key that worked before: the product closed", { kind: "auth", message: "a" }, true, { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup: "mobile", message: "a", keyRefused: true } }],
   ["a gateway 404 from a product never seen: a wrong base URL stops the run", gone, false, { kind: "stop", scope: "all", reason: { kind: "misconfigured", lookup: "mobile", message: "g" } }],
   ["a refused key never seen to work stops the run", { kind: "auth", message: "a" }, false, { kind: "stop", scope: "all", reason: { kind: "auth", lookup: "mobile", message: "a" } }],
   ["an HTML 404 (not the gateway's) stays a wrong base URL", { kind: "misconfigured", message: "m" }, true, { kind: "stop", scope: "all", reason: { kind: "misconfigured", lookup: "mobile", message: "m" } }],
@@ -128,5 +129,38 @@ describe("--outage-limit bounds every wait (issue 19.3)", () => {
     expect(m.failingSince).toBe(100);
     m.record("Q", null, 300);
     expect(m.failingSince).toBeNull();
+  });
+});
+
+describe("stopping on a refused key that worked before", () => {
+  const refused = (lookup: "broadband" | "mobile") => ({ kind: "closed" as const, lookup, message: `${lookup} refused`, keyRefused: true as const });
+
+  it("stops only that lookup while the other product still takes its key", () => {
+    const stop = new StopControl();
+    stop.signalFor("broadband");
+    stop.signalFor("mobile");
+    stop.stopLookup(refused("mobile"));
+    expect(stop.reasons).toEqual([refused("mobile")]);
+    expect(stop.signalFor("mobile").aborted).toBe(true);
+    expect(stop.signalFor("broadband").aborted).toBe(false);
+  });
+
+  it("is a rejected key, not two closures, when every product refuses it: the run stops", () => {
+    const stop = new StopControl();
+    stop.signalFor("broadband");
+    stop.signalFor("mobile");
+    stop.stopLookup(refused("mobile"));
+    stop.stopLookup(refused("broadband"));
+    expect(stop.reasons).toEqual([{ kind: "auth", lookup: "broadband", message: "broadband refused" }]);
+    expect(stop.stopped).toBe(true);
+  });
+
+  it("leaves a gateway's 404 a closure even when the other product refused its key", () => {
+    const stop = new StopControl();
+    stop.signalFor("broadband");
+    stop.signalFor("mobile");
+    stop.stopLookup(refused("mobile"));
+    stop.stopLookup({ kind: "closed", lookup: "broadband", message: "gone" });
+    expect(stop.reasons.map((r) => r.kind)).toEqual(["closed", "closed"]);
   });
 });

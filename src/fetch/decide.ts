@@ -45,7 +45,7 @@ export type Decision =
 export function decide(lookup: Lookup, outcome: Outcome, state: AttemptState, health: Health, policy: RetryPolicy, productKnown = false): Decision {
   if (health.kind === "unreachable") return { kind: "stop", scope: "all", reason: { kind: "unreachable", lookup, message: health.message } };
   if (productKnown && (outcome.kind === "auth" || (outcome.kind === "misconfigured" && outcome.gone)))
-    return { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup, message: outcome.message } };
+    return { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup, message: outcome.message, ...(outcome.kind === "auth" ? { keyRefused: true as const } : {}) } };
   switch (outcome.kind) {
     case "ok":
       return { kind: "final", status: "ok", lastError: null };

@@ -7,8 +7,8 @@ export type StopReason =
   | { kind: "auth"; lookup: Lookup; message: string }
   | { kind: "misconfigured"; lookup: Lookup; message: string }
   | { kind: "quota"; lookup: Lookup; message: string }
-  /** the lookup's product appears closed: gateway 404/410 or a rejected key where it answered before */
-  | { kind: "closed"; lookup: Lookup; message: string }
+  /** the lookup's product appears closed: gateway 404/410 or (`keyRefused`) a rejected key where it answered before */
+  | { kind: "closed"; lookup: Lookup; message: string; keyRefused?: true }
   | { kind: "max_requests"; limit: number }
   /** refused, DNS, TLS or a redirect before any success: the address is wrong */
   | { kind: "unreachable"; lookup: Lookup; message: string }
@@ -57,6 +57,7 @@ export class StopControl {
   }
 
   stopLookup(reason: StopReason & { kind: "quota" | "outage" | "closed" }): void {
+    if (this.everyLookupRefusesItsKey(reason)) return this.stopAll({ kind: "auth", lookup: reason.lookup, message: reason.message });
     this.record(reason);
     this.signalFor(reason.lookup);
     this.perLookup.get(reason.lookup)!.abort();
@@ -68,6 +69,18 @@ export class StopControl {
     // A rejected key will be rejected again: in-flight answers are worthless.
     // A lost lease: another batch owns the work, so answers in flight could not be committed anyway.
     if (reason.kind === "auth" || reason.kind === "misconfigured" || reason.kind === "unreachable" || reason.kind === "lease_lost") this.hard.abort();
+  }
+
+  /**
+   * One product refusing a key that worked is that product closing; every product refusing it is a
+   * key that was changed or revoked: the run stops as for any rejected key, not as closures.
+   */
+  private everyLookupRefusesItsKey(reason: StopReason): boolean {
+    if (reason.kind !== "closed" || !reason.keyRefused) return false;
+    const refused = (l: Lookup) => l === reason.lookup || this.reasons.some((r) => r.kind === "closed" && r.keyRefused && r.lookup === l);
+    if (![...this.perLookup.keys()].every(refused)) return false;
+    this.reasons.splice(0, this.reasons.length, ...this.reasons.filter((r) => !(r.kind === "closed" && r.keyRefused)));
+    return true;
   }
 
   /** Every request in flight may answer the same (four 403s, four 401s): one reason of each kind per lookup. */
