@@ -45,7 +45,7 @@ describe("estimates on night one", () => {
     expect(e.answeredPostcodes).toBeLessThan(70);
     expect(e.exact).toBe(false);
     expect(reached(e)).toBeGreaterThanOrEqual(26);
-    for (const key of ["belowSuperfast", "indoorVoiceTotalNotspots"]) {
+    for (const key of ["belowSuperfast", "indoorVoiceTotalNotspot", "indoorVoicePartialNotspot", "belowDecent", "noData"]) {
       const s = e.shares[key]!;
       expect(s.low!).toBeLessThanOrEqual(s.estimate!);
       expect(s.high!).toBeGreaterThanOrEqual(s.estimate!);

@@ -22,7 +22,7 @@ export interface EstimatedDomain {
   answeredPostcodes: number;
   /** every postcode answered: the shares are exact */
   exact: boolean;
-  /** per figure (lowerFirst of its column, e.g. belowSuperfast, indoorVoiceTotalNotspots): fractions of addresses */
+  /** per figure (estimateKey of its column, e.g. belowSuperfast, indoorVoiceTotalNotspot): fractions of addresses */
   shares: Record<string, Interval>;
 }
 
@@ -40,6 +40,11 @@ interface PostcodeFigures {
 }
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
+/**
+ * A figure's key in `estimates.shares`: its count column, first letter lower case, a notspot count
+ * named in the singular as a share reads ("belowSuperfast", "indoorVoiceTotalNotspot", "eeIndoorVoiceNotspot").
+ */
+export const estimateKey = (column: string) => lowerFirst(column).replace(/Notspots$/, "Notspot");
 
 /** A postcode-part group value as groups.csv names it: area CF, district CF10, sector "CF10 1". */
 export function postcodePart(compact: string, part: PostcodeDimension): string {
@@ -76,7 +81,7 @@ function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], count
 function estimateOf(members: readonly PostcodeFigures[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>) {
   const perLookup = lookups.map((l) => [l, estimateDomain(members.map((m) => m.lookups[l]!), counts[l].length)] as const);
   const shares: Record<string, Interval> = {};
-  for (const [l, e] of perLookup) counts[l].forEach((column, i) => (shares[lowerFirst(column)] = e.shares[i]!));
+  for (const [l, e] of perLookup) counts[l].forEach((column, i) => (shares[estimateKey(column)] = e.shares[i]!));
   const domain: EstimatedDomain = {
     postcodes: members.length,
     answeredPostcodes: members.filter((m) => lookups.every((l) => m.lookups[l]!.answered)).length,
@@ -132,6 +137,6 @@ export function estimateRows(e: EstimatesSummary | null | undefined, labels: Rea
 
 /** The figures' plain-English labels by their estimates key (the Groups figures' labels). */
 export function estimateLabels(providers: readonly string[], goodRating: number): Record<string, string> {
-  const providerLabels = providers.flatMap((p) => PROVIDER_METRICS.map((m) => [lowerFirst(providerColumn(p, m)), providerLabel(p, m, goodRating)]));
-  return Object.fromEntries([...groupFigures(providers, goodRating).map((f) => [lowerFirst(f.column), f.label]), ...providerLabels]);
+  const providerLabels = providers.flatMap((p) => PROVIDER_METRICS.map((m) => [estimateKey(providerColumn(p, m)), providerLabel(p, m, goodRating)]));
+  return Object.fromEntries([...groupFigures(providers, goodRating).map((f) => [estimateKey(f.column), f.label]), ...providerLabels]);
 }
