@@ -2,6 +2,8 @@
 // nearly every district, and the reports carry the whole list's estimates beside the answered-only figures.
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import ExcelJS from "exceljs";
+import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it } from "vitest";
 import { startSimulator } from "../src/simulator/index.js";
 import { compactPostcode } from "../src/spec/postcode.js";
@@ -29,7 +31,10 @@ async function nightOne(order: "sample" | "input") {
     const r = await runIn(d, { in: input, baseUrl: s.url, maxRequests: 120, order, groupBy: "district" }, env, { clock: dayClock(0) });
     expect(r.exitCode).toBe(3);
     const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as { estimates: EstimatesSummary };
-    return { estimates: summary.estimates, csv: readFileSync(join(d, "out", "summary.csv"), "utf8"), html: readFileSync(join(d, "out", "report.html"), "utf8") };
+    const groups = parse(readFileSync(join(d, "out", "groups.csv"), "utf8"), { columns: true, bom: true }) as Record<string, string>[];
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(join(d, "out", "coverage.xlsx"));
+    return { estimates: summary.estimates, csv: readFileSync(join(d, "out", "summary.csv"), "utf8"), html: readFileSync(join(d, "out", "report.html"), "utf8"), groups, workbook };
   } finally {
     await s.close();
   }
@@ -39,7 +44,7 @@ const reached = (e: EstimatesSummary) => Object.values(e.groups.district!).filte
 
 describe("estimates on night one", () => {
   it("answers postcodes of nearly every district, and says what the whole list's shares are likely to be", async () => {
-    const { estimates: e, csv, html } = await nightOne("sample");
+    const { estimates: e, csv, html, groups, workbook } = await nightOne("sample");
     expect(e.postcodes).toBe(560);
     expect(e.answeredPostcodes).toBeGreaterThan(40);
     expect(e.answeredPostcodes).toBeLessThan(70);
@@ -54,6 +59,22 @@ describe("estimates on night one", () => {
     expect(csv).toContain(`estimated from ${e.answeredPostcodes} of 560 postcodes (95% interval)`);
     expect(html).toContain("Estimates for the whole list");
     expect(html).toContain(`estimated from ${e.answeredPostcodes} of 560 postcodes (95% interval)`);
+    // groups.csv and the workbook's Groups: each district's estimates beside its answered-only figures
+    const pct = (x: number | null) => (x === null ? "" : `${(100 * x).toFixed(1)}%`);
+    expect(groups.filter((g) => g.Dimension === "district")).toHaveLength(28);
+    for (const g of groups.filter((r) => r.Dimension === "district")) {
+      const shares = e.groups.district![g.Group!]!.shares;
+      expect([g.BelowSuperfastEstimate, g.BelowSuperfastLow, g.BelowSuperfastHigh]).toEqual([shares.belowSuperfast!.estimate, shares.belowSuperfast!.low, shares.belowSuperfast!.high].map(pct));
+      expect(g.IndoorVoiceTotalNotspotsEstimate).toBe(pct(shares.indoorVoiceTotalNotspot!.estimate));
+      expect(g.IndoorVoiceTotalNotspotsHigh).toBe(pct(shares.indoorVoiceTotalNotspot!.high));
+    }
+    const sheet = workbook.getWorksheet("Groups")!;
+    const headings = (sheet.getRow(1).values as unknown[]).map(String);
+    const at = headings.indexOf("Below superfast % est.");
+    expect(at).toBeGreaterThan(0);
+    const first = sheet.getRow(2);
+    expect(first.getCell(at).value).toBe(e.groups[String(first.getCell(1).value)]![String(first.getCell(2).value)]!.shares.belowSuperfast!.estimate);
+    expect(first.getCell(at + 2).value).toBe(e.groups[String(first.getCell(1).value)]![String(first.getCell(2).value)]!.shares.belowSuperfast!.high);
     console.log(`night one, sample order: ${e.answeredPostcodes} of 560 postcodes answered, ${reached(e)} of 28 districts reached`);
   });
 

@@ -8,6 +8,7 @@ import { writeAtomically } from "./atomic-file.js";
 import { columnHeading } from "./column-headings.js";
 import { EXCEL_MAX_ROWS, SPEED_THRESHOLDS as T } from "./definitions.js";
 import { groupShare, type GroupSet } from "./groups.js";
+import { groupEstimateSheetColumns, groupEstimateValues } from "./group-estimates.js";
 import { goodColumns } from "./measures.js";
 import { enrichedTable, postcodeFigureColumns } from "./postcode-files.js";
 import { mapRows } from "./row-batches.js";
@@ -258,13 +259,14 @@ function groupColumns(groups: GroupSet): SheetColumn[] {
     ...figureColumns("broadband"),
     { heading: "Mobile addresses", note: "MobileAddresses", width: 12, style: COUNT },
     ...figureColumns("mobile"),
+    ...groupEstimateSheetColumns(groups),
   ];
 }
 
 function groupRows(groups: GroupSet): unknown[][] {
   return groups.rows.map((row) => {
     const figures = (lookup: Lookup) => groups.figures.filter((f) => f.lookup === lookup).flatMap((f) => [row.counts[f.column], groupShare(row, f)]);
-    return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...figures("broadband"), row.mobileAddresses, ...figures("mobile")];
+    return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...figures("broadband"), row.mobileAddresses, ...figures("mobile"), ...groupEstimateValues(groups, row)];
   });
 }
 
