@@ -5,7 +5,8 @@ import { join } from "node:path";
 import ExcelJS from "exceljs";
 import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it } from "vitest";
-import { startSimulator } from "../src/simulator/index.js";
+import { writeFileSync } from "node:fs";
+import { simulatedOpenDataArchive, startSimulator } from "../src/simulator/index.js";
 import { compactPostcode } from "../src/spec/postcode.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { dayClock } from "./helpers/fake-clock.js";
@@ -22,13 +23,15 @@ const LETTERS = [..."ABDEFGHJLNPQRSTUWXYZ"];
 // 28 districts of 20 postcodes, sorted by district
 const list = Array.from({ length: 28 }, (_, d) => Array.from({ length: 20 }, (_, i) => compactPostcode(`CF${d + 1} ${i % 10}${LETTERS[Math.floor(i / 10)]}${LETTERS[(d + i) % 20]}`)!)).flat();
 
-async function nightOne(order: "sample" | "input") {
+async function nightOne(order: "sample" | "input", openData = false) {
   const s = await startSimulator({ port: 0, seed: 11, key: KEY });
   try {
     const d = tempDir();
     dirs.push(d);
     const input = writeCsv(d, "in.csv", ["postcode", ...list]);
-    const r = await runIn(d, { in: input, baseUrl: s.url, maxRequests: 120, order, groupBy: "district" }, env, { clock: dayClock(0) });
+    const archive = simulatedOpenDataArchive(11, list);
+    if (openData) writeFileSync(join(d, archive.name), archive.bytes);
+    const r = await runIn(d, { in: input, baseUrl: s.url, maxRequests: 120, order, groupBy: "district", ...(openData ? { openData: join(d, archive.name) } : {}) }, env, { clock: dayClock(0) });
     expect(r.exitCode).toBe(3);
     const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as { estimates: EstimatesSummary };
     const groups = parse(readFileSync(join(d, "out", "groups.csv"), "utf8"), { columns: true, bom: true }) as Record<string, string>[];
@@ -76,6 +79,18 @@ describe("estimates on night one", () => {
     expect(first.getCell(at).value).toBe(e.groups[String(first.getCell(1).value)]![String(first.getCell(2).value)]!.shares.belowSuperfast!.estimate);
     expect(first.getCell(at + 2).value).toBe(e.groups[String(first.getCell(1).value)]![String(first.getCell(2).value)]!.shares.belowSuperfast!.high);
     console.log(`night one, sample order: ${e.answeredPostcodes} of 560 postcodes answered, ${reached(e)} of 28 districts reached`);
+  });
+
+  it("with Ofcom's open data: below superfast is estimated by regression on Ofcom's share where that narrows it, and says so", async () => {
+    const plain = (await nightOne("sample")).estimates.shares;
+    const { estimates: e } = await nightOne("sample", true);
+    const width = (i: { low: number | null; high: number | null }) => i.high! - i.low!;
+    console.log(`night one, below superfast: width ${width(plain.belowSuperfast!).toFixed(4)} without open data, ${width(e.shares.belowSuperfast!).toFixed(4)} with (${e.shares.belowSuperfast!.auxiliary ? "regression" : "ratio"})`);
+    expect(plain.belowSuperfast!.auxiliary).toBeUndefined();
+    expect(e.shares.belowSuperfast!.auxiliary).toBe(true);
+    expect(width(e.shares.belowSuperfast!)).toBeLessThanOrEqual(width(plain.belowSuperfast!));
+    // the mobile figures have no auxiliary
+    expect(e.shares.indoorVoiceTotalNotspot!.auxiliary).toBeUndefined();
   });
 
   it("--order input keeps the file's order: night one reaches only the first districts", async () => {

@@ -53,14 +53,22 @@ export function postcodePart(compact: string, part: PostcodeDimension): string {
 }
 
 async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[], counts: Record<Lookup, string[]>): Promise<PostcodeFigures[]> {
-  const bands = snapshot.scope.openData ? [...BAND_COLUMNS] : [];
+  const bands = snapshot.scope.openData ? [...BAND_COLUMNS, AUXILIARY_COLUMN] : [];
   const columns = [...lookups.flatMap((l) => [STATUS_COLUMN[l], ADDRESSES_COLUMN[l], ...counts[l]]), ...bands];
   const out: PostcodeFigures[] = [];
   for await (const batch of snapshot.postcodeRows(columns)) for (const row of batch) out.push(postcodeFigures(row, lookups, counts, bands.length));
   return out;
 }
 
-function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, bandCount: number): PostcodeFigures {
+/**
+ * Ofcom's superfast availability: with --open-data, the auxiliary of below superfast (estimates.ts
+ * uses it where it narrows the interval). A postcode absent from Ofcom's files has no premises there: share 0.
+ */
+const AUXILIARY_COLUMN = "OfcomSuperfast";
+const auxiliaryOf = (cell: Cell) => 1 - Number(cell ?? 100) / 100;
+
+function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, columnCount: number): PostcodeFigures {
+  const bandCount = Math.max(0, columnCount - 1);
   const postcode = String(row[0]).replace(/\s+/g, "").toUpperCase();
   let at = 1;
   const clusters: Partial<Record<Lookup, Cluster>> = {};
@@ -75,6 +83,8 @@ function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], count
   const bands = row.slice(at, at + bandCount).filter((v) => Number(v ?? 0) > 0).length;
   const stratum = postcodeStratum(postcode) + (bandCount > 0 && bands === 1 ? " single-band" : "");
   for (const c of Object.values(clusters)) c.stratum = stratum;
+  const broadband = clusters.broadband;
+  if (broadband && columnCount > 0) broadband.auxiliary = counts.broadband.map((column) => (column === "BelowSuperfast" ? auxiliaryOf(row[at + bandCount]!) : null));
   return { postcode, stratum, lookups: clusters };
 }
 
