@@ -2,8 +2,11 @@
 // nearly every district, and the reports carry the whole list's estimates beside the answered-only figures.
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import ExcelJS from "exceljs";
+import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it } from "vitest";
-import { startSimulator } from "../src/simulator/index.js";
+import { writeFileSync } from "node:fs";
+import { simulatedOpenDataArchive, startSimulator } from "../src/simulator/index.js";
 import { compactPostcode } from "../src/spec/postcode.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { dayClock } from "./helpers/fake-clock.js";
@@ -20,16 +23,21 @@ const LETTERS = [..."ABDEFGHJLNPQRSTUWXYZ"];
 // 28 districts of 20 postcodes, sorted by district
 const list = Array.from({ length: 28 }, (_, d) => Array.from({ length: 20 }, (_, i) => compactPostcode(`CF${d + 1} ${i % 10}${LETTERS[Math.floor(i / 10)]}${LETTERS[(d + i) % 20]}`)!)).flat();
 
-async function nightOne(order: "sample" | "input") {
+async function nightOne(order: "sample" | "input", openData = false) {
   const s = await startSimulator({ port: 0, seed: 11, key: KEY });
   try {
     const d = tempDir();
     dirs.push(d);
     const input = writeCsv(d, "in.csv", ["postcode", ...list]);
-    const r = await runIn(d, { in: input, baseUrl: s.url, maxRequests: 120, order, groupBy: "district" }, env, { clock: dayClock(0) });
+    const archive = simulatedOpenDataArchive(11, list);
+    if (openData) writeFileSync(join(d, archive.name), archive.bytes);
+    const r = await runIn(d, { in: input, baseUrl: s.url, maxRequests: 120, order, groupBy: "district", ...(openData ? { openData: join(d, archive.name) } : {}) }, env, { clock: dayClock(0) });
     expect(r.exitCode).toBe(3);
     const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as { estimates: EstimatesSummary };
-    return { estimates: summary.estimates, csv: readFileSync(join(d, "out", "summary.csv"), "utf8"), html: readFileSync(join(d, "out", "report.html"), "utf8") };
+    const groups = parse(readFileSync(join(d, "out", "groups.csv"), "utf8"), { columns: true, bom: true }) as Record<string, string>[];
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(join(d, "out", "coverage.xlsx"));
+    return { estimates: summary.estimates, csv: readFileSync(join(d, "out", "summary.csv"), "utf8"), html: readFileSync(join(d, "out", "report.html"), "utf8"), groups, workbook };
   } finally {
     await s.close();
   }
@@ -39,13 +47,13 @@ const reached = (e: EstimatesSummary) => Object.values(e.groups.district!).filte
 
 describe("estimates on night one", () => {
   it("answers postcodes of nearly every district, and says what the whole list's shares are likely to be", async () => {
-    const { estimates: e, csv, html } = await nightOne("sample");
+    const { estimates: e, csv, html, groups, workbook } = await nightOne("sample");
     expect(e.postcodes).toBe(560);
     expect(e.answeredPostcodes).toBeGreaterThan(40);
     expect(e.answeredPostcodes).toBeLessThan(70);
     expect(e.exact).toBe(false);
     expect(reached(e)).toBeGreaterThanOrEqual(26);
-    for (const key of ["belowSuperfast", "indoorVoiceTotalNotspots"]) {
+    for (const key of ["belowSuperfast", "indoorVoiceTotalNotspot", "indoorVoicePartialNotspot", "belowDecent", "noData"]) {
       const s = e.shares[key]!;
       expect(s.low!).toBeLessThanOrEqual(s.estimate!);
       expect(s.high!).toBeGreaterThanOrEqual(s.estimate!);
@@ -54,7 +62,36 @@ describe("estimates on night one", () => {
     expect(csv).toContain(`estimated from ${e.answeredPostcodes} of 560 postcodes (95% interval)`);
     expect(html).toContain("Estimates for the whole list");
     expect(html).toContain(`estimated from ${e.answeredPostcodes} of 560 postcodes (95% interval)`);
+    // groups.csv and the workbook's Groups: each district's estimates beside its answered-only figures
+    const pct = (x: number | null) => (x === null ? "" : `${(100 * x).toFixed(1)}%`);
+    expect(groups.filter((g) => g.Dimension === "district")).toHaveLength(28);
+    for (const g of groups.filter((r) => r.Dimension === "district")) {
+      const shares = e.groups.district![g.Group!]!.shares;
+      expect([g.BelowSuperfastEstimate, g.BelowSuperfastLow, g.BelowSuperfastHigh]).toEqual([shares.belowSuperfast!.estimate, shares.belowSuperfast!.low, shares.belowSuperfast!.high].map(pct));
+      expect(g.IndoorVoiceTotalNotspotsEstimate).toBe(pct(shares.indoorVoiceTotalNotspot!.estimate));
+      expect(g.IndoorVoiceTotalNotspotsHigh).toBe(pct(shares.indoorVoiceTotalNotspot!.high));
+    }
+    const sheet = workbook.getWorksheet("Groups")!;
+    const headings = (sheet.getRow(1).values as unknown[]).map(String);
+    const at = headings.indexOf("Below superfast % est.");
+    expect(at).toBeGreaterThan(0);
+    const first = sheet.getRow(2);
+    expect(first.getCell(at).value).toBe(e.groups[String(first.getCell(1).value)]![String(first.getCell(2).value)]!.shares.belowSuperfast!.estimate);
+    expect(first.getCell(at + 2).value).toBe(e.groups[String(first.getCell(1).value)]![String(first.getCell(2).value)]!.shares.belowSuperfast!.high);
     console.log(`night one, sample order: ${e.answeredPostcodes} of 560 postcodes answered, ${reached(e)} of 28 districts reached`);
+  });
+
+  it("with Ofcom's open data: below superfast is estimated by regression on Ofcom's share where that narrows it, and says so", async () => {
+    const plain = (await nightOne("sample")).estimates.shares;
+    const { estimates: e } = await nightOne("sample", true);
+    const width = (i: { low: number | null; high: number | null }) => i.high! - i.low!;
+    // (with open data the single-band postcodes come last: the answered postcodes differ too)
+    console.log(`night one, below superfast: width ${width(plain.belowSuperfast!).toFixed(4)} without open data, ${width(e.shares.belowSuperfast!).toFixed(4)} with (${e.shares.belowSuperfast!.auxiliary ? "regression" : "ratio"})`);
+    expect(plain.belowSuperfast!.auxiliary).toBeUndefined();
+    expect(e.shares.belowSuperfast!.auxiliary).toBe(true);
+    expect(width(e.shares.belowSuperfast!)).toBeLessThanOrEqual(width(plain.belowSuperfast!));
+    // the mobile figures have no auxiliary
+    expect(e.shares.indoorVoiceTotalNotspot!.auxiliary).toBeUndefined();
   });
 
   it("--order input keeps the file's order: night one reaches only the first districts", async () => {

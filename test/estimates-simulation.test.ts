@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_PROVIDERS, mobileField, mobileFields } from "../src/spec/fields.js";
 import { compactPostcode } from "../src/spec/postcode.js";
 import { generateCompact } from "../src/simulator/data.js";
+import { openDataRow } from "../src/simulator/open-data.js";
+import { PUBLISHED_HEADER_2026 } from "../src/spec/open-data.js";
 import { tierOf } from "../src/report/definitions.js";
 import { sampleOrder, postcodeStratum } from "../src/plan/sample-order.js";
 import { clustersByGroup, estimateDomain, type Cluster } from "../src/report/estimates.js";
@@ -19,7 +21,10 @@ interface Unit {
   district: string;
   addresses: number;
   counts: number[];
+  /** Ofcom's share of the postcode's premises without superfast (its open data), 0-1 */
+  ofcomBelowSuperfast: number | null;
 }
+const SUPERFAST = PUBLISHED_HEADER_2026.indexOf("SFBB availability (% premises)");
 
 /** 30 districts of 100 postcodes each, sorted by district as councils' files are. */
 export function simulatedList(districts = 30, perDistrict = 100): Unit[] {
@@ -35,13 +40,22 @@ export function simulatedList(districts = 30, perDistrict = 100): Unit[] {
       const addresses = answer?.addresses ?? [];
       const below = addresses.filter((a) => ["Below decent", "Decent"].includes(tierOf(a.speeds.MaxPredictedDown, a.speeds.MaxPredictedUp))).length;
       const notspot = addresses.filter((a) => voice.every((v) => a.ratings[v]! < GOOD)).length;
-      units.push({ postcode: compact, district: postcodeStratum(compact), addresses: addresses.length, counts: [below, notspot] });
+      const ofcom = openDataRow(compact, addresses);
+      const ofcomBelowSuperfast = ofcom ? 1 - Number(ofcom[SUPERFAST]) / 100 : null;
+      units.push({ postcode: compact, district: postcodeStratum(compact), addresses: addresses.length, counts: [below, notspot], ofcomBelowSuperfast });
     }
   }
   return units;
 }
 
-const cluster = (u: Unit, answered: boolean): Cluster => ({ stratum: u.district, answered, addresses: answered ? u.addresses : 0, counts: answered ? u.counts : [0, 0] });
+/** Ofcom's files lack postcodes without premises: their share is 0 (nothing to count), as the report reads them. */
+const cluster = (u: Unit, answered: boolean, openData = false): Cluster => ({
+  stratum: u.district,
+  answered,
+  addresses: answered ? u.addresses : 0,
+  counts: answered ? u.counts : [0, 0],
+  ...(openData ? { auxiliary: [u.ofcomBelowSuperfast ?? 0, null] } : {}),
+});
 
 function trueShares(units: readonly Unit[]): number[] {
   const x = units.reduce((t, u) => t + u.addresses, 0);
@@ -55,14 +69,14 @@ interface Measured {
 }
 
 /** Over DRAWS samples of n postcodes in sample order: how often the interval held the truth, and its mean width. */
-export function measure(units: readonly Unit[], n: number, groupOf: ((u: Unit) => string) | null): Measured[] {
+export function measure(units: readonly Unit[], n: number, groupOf: ((u: Unit) => string) | null, openData = false): Measured[] {
   const domains = groupOf ? [...clustersByGroup(units, groupOf, (u) => u)].map(([, us]) => us) : [units];
   const truths = domains.map(trueShares);
   const held = FIGURES.map(() => ({ hit: 0, tried: 0, width: 0 }));
   for (let draw = 0; draw < DRAWS; draw++) {
     const answered = new Set(sampleOrder(units, (u) => u.postcode, (u) => u.district, `draw-${draw}`).slice(0, n));
     domains.forEach((members, d) => {
-      const e = estimateDomain(members.map((u) => cluster(u, answered.has(u))), FIGURES.length);
+      const e = estimateDomain(members.map((u) => cluster(u, answered.has(u), openData)), FIGURES.length);
       e.shares.forEach((s, f) => {
         if (s.low === null || s.high === null) return;
         const h = held[f]!;
@@ -97,6 +111,18 @@ describe("estimates on the simulator's data", () => {
     districts.forEach((m, i) => console.log(`districts n=${[600, 1500][i]}`, FIGURES.map((f, j) => `${f} coverage ${m[j]!.coverage.toFixed(3)} width ${m[j]!.width.toFixed(4)}`).join("; ")));
     for (const m of districts) for (const f of m) expect(f.coverage).toBeGreaterThanOrEqual(0.93);
     FIGURES.forEach((_, f) => expect(districts[1]![f]!.width).toBeLessThan(districts[0]![f]!.width));
+  });
+
+  const withOpenData = sizes.map((n) => measure(units, n, null, true));
+
+  it("with open data, Ofcom's share narrows the broadband intervals and they still hold the true share", () => {
+    sizes.forEach((n, i) => console.log(`list n=${n} with open data: BelowSuperfast coverage ${withOpenData[i]![0]!.coverage.toFixed(3)} width ${withOpenData[i]![0]!.width.toFixed(4)} (without: ${list[i]![0]!.width.toFixed(4)})`));
+    withOpenData.forEach((m, i) => {
+      expect(m[0]!.coverage).toBeGreaterThanOrEqual(0.93);
+      expect(m[0]!.width).toBeLessThan(list[i]![0]!.width);
+      // no auxiliary for mobile: the same intervals
+      expect(m[1]!.width).toBeCloseTo(list[i]![1]!.width, 10);
+    });
   });
 
   it("every postcode answered: the figure is exact, the interval a point", () => {

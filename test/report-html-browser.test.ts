@@ -315,3 +315,43 @@ describe.skipIf(BROWSER.skip)("what each edge case shows instead of charts", () 
     expect(await page.textContent("#headline")).toContain("No lookup has found any of these postcodes");
   });
 });
+
+describe.skipIf(BROWSER.skip)("while postcodes are unanswered", () => {
+  it("charts the estimates with an error bar per share and the basis sentence beside", async () => {
+    const dir = tempDir("pcc-html-browser-");
+    dirs.push(dir);
+    const input = writeCsv(dir, "in.csv", ["postcode", ...known.slice(0, 80)]);
+    const run = await runIn(dir, { in: input, simulate: true, maxRequests: 40 }, {}, { simulator: { seed: SEED } });
+    expect(run.exitCode).toBe(3);
+    const summary = JSON.parse(readFileSync(join(dir, "out", "summary.json"), "utf8")) as Summary;
+    const e = summary.estimates!;
+    expect(e.exact).toBe(false);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await page.route(/^(?!file:)/, (route) => route.abort());
+      await page.goto(pathToFileURL(join(dir, "out", "report.html")).href);
+      expect(await page.textContent("#estimates-chart .reading")).toContain(`estimated from ${e.answeredPostcodes} of 80 postcodes (95% interval)`);
+      // the error bars: a custom series' lines (silent marks), each drawn, one line and two caps per share with an interval
+      const bars = await page.$$eval('#estimates-chart svg.chart path[ecmeta_ssr_type="chart"]', (ps) =>
+        ps.map((p) => {
+          const { width, height } = (p as SVGGraphicsElement).getBBox();
+          return { whisker: p.getAttribute("ecmeta_silent") === "true", box: { width, height } };
+        }),
+      );
+      const withInterval = ["belowDecent", "belowSuperfast", "indoorVoiceTotalNotspot", "indoorDataTotalNotspot"].filter((k) => e.shares[k]!.high! > e.shares[k]!.low!);
+      expect(withInterval.length).toBeGreaterThan(0);
+      const whiskers = bars.filter((b) => b.whisker);
+      expect(whiskers).toHaveLength(3 * withInterval.length);
+      for (const w of whiskers) expect(w.box.width + w.box.height).toBeGreaterThan(4);
+      expect(bars.filter((b) => !b.whisker).length).toBeGreaterThan(0);
+      // each bar's label past its interval, none cut off or overlapping
+      const labels = await page.$$eval("#estimates-chart svg.chart text", (ts) => ts.map((t) => t.textContent ?? ""));
+      for (const k of withInterval) expect(labels.some((l) => / \(\d+\.\d% to \d+\.\d%\)$/.test(l)), k).toBe(true);
+      const box = await page.$eval("#estimates-chart svg.chart", (s) => s.getBoundingClientRect().right);
+      const rights = await page.$$eval("#estimates-chart svg.chart text", (ts) => ts.map((t) => t.getBoundingClientRect().right));
+      for (const r of rights) expect(r).toBeLessThanOrEqual(box + 0.5);
+    } finally {
+      await page.close();
+    }
+  });
+});

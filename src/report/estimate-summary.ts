@@ -23,7 +23,7 @@ export interface EstimatedDomain {
   answeredPostcodes: number;
   /** every postcode answered: the shares are exact */
   exact: boolean;
-  /** per figure (lowerFirst of its column, e.g. belowSuperfast, indoorVoiceTotalNotspots): fractions of addresses */
+  /** per figure (estimateKey of its column, e.g. belowSuperfast, indoorVoiceTotalNotspot): fractions of addresses */
   shares: Record<string, Interval>;
 }
 
@@ -41,6 +41,11 @@ interface PostcodeFigures {
 }
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
+/**
+ * A figure's key in `estimates.shares`: its count column, first letter lower case, a notspot count
+ * named in the singular as a share reads ("belowSuperfast", "indoorVoiceTotalNotspot", "eeIndoorVoiceNotspot").
+ */
+export const estimateKey = (column: string) => lowerFirst(column).replace(/Notspots$/, "Notspot");
 
 /** A postcode-part group value as groups.csv names it: area CF, district CF10, sector "CF10 1". */
 export function postcodePart(compact: string, part: PostcodeDimension): string {
@@ -49,14 +54,22 @@ export function postcodePart(compact: string, part: PostcodeDimension): string {
 }
 
 async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[], counts: Record<Lookup, string[]>): Promise<PostcodeFigures[]> {
-  const bands = snapshot.scope.openData ? [...BAND_COLUMNS] : [];
+  const bands = snapshot.scope.openData ? [...BAND_COLUMNS, AUXILIARY_COLUMN] : [];
   const columns = [...lookups.flatMap((l) => [STATUS_COLUMN[l], ADDRESSES_COLUMN[l], ...counts[l]]), ...bands];
   const out: PostcodeFigures[] = [];
   for await (const batch of snapshot.postcodeRows(columns)) for (const row of batch) out.push(postcodeFigures(row, lookups, counts, bands.length));
   return out;
 }
 
-function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, bandCount: number): PostcodeFigures {
+/**
+ * Ofcom's superfast availability: with --open-data, the auxiliary of below superfast (estimates.ts
+ * uses it where it narrows the interval). A postcode absent from Ofcom's files has no premises there: share 0.
+ */
+const AUXILIARY_COLUMN = "OfcomSuperfast";
+const auxiliaryOf = (cell: Cell) => 1 - Number(cell ?? 100) / 100;
+
+function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, columnCount: number): PostcodeFigures {
+  const bandCount = Math.max(0, columnCount - 1);
   const postcode = String(row[0]).replace(/\s+/g, "").toUpperCase();
   let at = 1;
   const clusters: Partial<Record<Lookup, Cluster>> = {};
@@ -71,13 +84,15 @@ function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], count
   const bands = row.slice(at, at + bandCount).filter((v) => Number(v ?? 0) > 0).length;
   const stratum = postcodeStratum(postcode) + (bandCount > 0 && bands === 1 ? " single-band" : "");
   for (const c of Object.values(clusters)) c.stratum = stratum;
+  const broadband = clusters.broadband;
+  if (broadband && columnCount > 0) broadband.auxiliary = counts.broadband.map((column) => (column === "BelowSuperfast" ? auxiliaryOf(row[at + bandCount]!) : null));
   return { postcode, stratum, lookups: clusters };
 }
 
 function estimateOf(members: readonly PostcodeFigures[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>) {
   const perLookup = lookups.map((l) => [l, estimateDomain(members.map((m) => m.lookups[l]!), counts[l].length)] as const);
   const shares: Record<string, Interval> = {};
-  for (const [l, e] of perLookup) counts[l].forEach((column, i) => (shares[lowerFirst(column)] = e.shares[i]!));
+  for (const [l, e] of perLookup) counts[l].forEach((column, i) => (shares[estimateKey(column)] = e.shares[i]!));
   const domain: EstimatedDomain = {
     postcodes: members.length,
     answeredPostcodes: members.filter((m) => lookups.every((l) => m.lookups[l]!.answered)).length,
@@ -133,6 +148,6 @@ export function estimateRows(e: EstimatesSummary | null | undefined, labels: Rea
 
 /** The figures' plain-English labels by their estimates key (the Groups figures' labels); without mobile figures the scale labels nothing. */
 export function estimateLabels(providers: readonly string[], goodRating: number, scale: MobileScale): Record<string, string> {
-  const providerLabels = providers.flatMap((p) => PROVIDER_METRICS.map((m) => [lowerFirst(providerColumn(p, m)), providerLabel(p, m, goodRating, scale)]));
-  return Object.fromEntries([...groupFigures(providers, goodRating, scale).map((f) => [lowerFirst(f.column), f.label]), ...providerLabels]);
+  const providerLabels = providers.flatMap((p) => PROVIDER_METRICS.map((m) => [estimateKey(providerColumn(p, m)), providerLabel(p, m, goodRating, scale)]));
+  return Object.fromEntries([...groupFigures(providers, goodRating, scale).map((f) => [estimateKey(f.column), f.label]), ...providerLabels]);
 }

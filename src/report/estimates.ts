@@ -13,6 +13,11 @@ export interface Cluster {
   addresses: number;
   /** per figure, the addresses it counts (aligned with the caller's figure list) */
   counts: readonly number[];
+  /**
+   * per figure, an auxiliary known for every postcode, answered or not (Ofcom's share of its
+   * premises below superfast, 0-1); null where unknown. A figure uses it only when every postcode has it.
+   */
+  auxiliary?: readonly (number | null)[];
 }
 
 /** An estimated share of addresses (fraction), with its 95% interval; nulls when nothing can be said. */
@@ -20,6 +25,8 @@ export interface Interval {
   estimate: number | null;
   low: number | null;
   high: number | null;
+  /** set when the auxiliary (a regression on it) gave a smaller variance than the plain ratio, and was used */
+  auxiliary?: true;
 }
 
 export interface DomainEstimate {
@@ -41,6 +48,12 @@ interface StratumSums {
   sy: number[];
   syy: number[];
   sxy: number[];
+  /** per figure, the auxiliary's sums: over every postcode (Z), and over the answered ones */
+  Z: number[];
+  sz: number[];
+  szz: number[];
+  szy: number[];
+  szx: number[];
 }
 
 const COLLAPSED = "\u0000collapsed";
@@ -65,8 +78,10 @@ function stratumSums(clusters: readonly Cluster[], figures: number): Map<string,
   const sums = new Map<string, StratumSums>();
   clusters.forEach((c, i) => {
     let s = sums.get(strata[i]!);
-    if (!s) sums.set(strata[i]!, (s = { N: 0, n: 0, sx: 0, sxx: 0, sy: new Array<number>(figures).fill(0), syy: new Array<number>(figures).fill(0), sxy: new Array<number>(figures).fill(0) }));
+    const zeros = () => new Array<number>(figures).fill(0);
+    if (!s) sums.set(strata[i]!, (s = { N: 0, n: 0, sx: 0, sxx: 0, sy: zeros(), syy: zeros(), sxy: zeros(), Z: zeros(), sz: zeros(), szz: zeros(), szy: zeros(), szx: zeros() }));
     s.N++;
+    for (let f = 0; f < figures; f++) s.Z[f]! += c.auxiliary?.[f] ?? NaN;
     if (!c.answered) return;
     s.n++;
     s.sx += c.addresses;
@@ -76,6 +91,11 @@ function stratumSums(clusters: readonly Cluster[], figures: number): Map<string,
       s.sy[f]! += y;
       s.syy[f]! += y * y;
       s.sxy[f]! += y * c.addresses;
+      const z = c.auxiliary?.[f] ?? NaN;
+      s.sz[f]! += z;
+      s.szz[f]! += z * z;
+      s.szy[f]! += z * y;
+      s.szx[f]! += z * c.addresses;
     }
   });
   return sums;
@@ -126,22 +146,55 @@ function ratioInterval(sums: readonly StratumSums[], f: number, exact: boolean):
     squares += s.sxx;
   }
   if (X === 0) return { estimate: null, low: null, high: null };
-  const R = Y / X;
-  if (exact) return { estimate: R, low: R, high: R };
-  let variance = 0;
-  let df = 0;
-  for (const s of strata) {
-    if (s.n < 2) return { estimate: R, low: null, high: null };
-    const se = s.sy[f]! - R * s.sx;
-    const see = s.syy[f]! - 2 * R * s.sxy[f]! + R * R * s.sxx;
-    const s2 = Math.max(0, see - (se * se) / s.n) / (s.n - 1);
-    variance += ((s.N * s.N * (1 - s.n / s.N)) / s.n) * s2;
-    df += s.n - 1;
-  }
+  if (exact) return { estimate: Y / X, low: Y / X, high: Y / X };
+  if (strata.some((s) => s.n < 2)) return { estimate: Y / X, low: null, high: null };
+  const plain = { R: Y / X, variance: linearisedVariance(strata, f, Y / X, 0) / (X * X) };
+  const regression = regressionEstimate(strata, f, X);
+  const best = regression && regression.variance < plain.variance ? regression : plain;
   // At most as many independent addresses as there are clusters, weighted by size: when the sample
   // holds none of a few poorly served postcodes, its spread says nothing of them.
   const effectiveClusters = (answeredAddresses * answeredAddresses) / squares;
-  return wilsonInterval(R, variance / (X * X), effectiveClusters, n / N, t975(df));
+  const interval = wilsonInterval(best.R, best.variance, effectiveClusters, n / N, t975(n - strata.length));
+  return best === plain ? interval : { ...interval, auxiliary: true };
+}
+
+/** Σ_h N_h²(1 − f_h) s²_e,h / n_h of the residuals e = y − b·z − R·x (b = 0: the plain ratio's). */
+function linearisedVariance(strata: readonly StratumSums[], f: number, R: number, b: number): number {
+  let variance = 0;
+  for (const s of strata) {
+    const sz = b === 0 ? 0 : s.sz[f]!;
+    const se = s.sy[f]! - b * sz - R * s.sx;
+    const cross = b === 0 ? 0 : b * b * s.szz[f]! - 2 * b * s.szy[f]! + 2 * b * R * s.szx[f]!;
+    const see = s.syy[f]! - 2 * R * s.sxy[f]! + R * R * s.sxx + cross;
+    const s2 = Math.max(0, see - (se * se) / s.n) / (s.n - 1);
+    variance += ((s.N * s.N * (1 - s.n / s.N)) / s.n) * s2;
+  }
+  return variance;
+}
+
+/**
+ * The regression estimator on the auxiliary z (known for every postcode): the figure's total
+ * Ŷ + b(Z − Ẑ), b the within-strata weighted slope of y on z, over the estimated addresses X.
+ * Null when some postcode lacks the auxiliary or it does not vary.
+ */
+function regressionEstimate(strata: readonly StratumSums[], f: number, X: number): { R: number; variance: number } | null {
+  let Sxy = 0;
+  let Sxx = 0;
+  let Y = 0;
+  let Zhat = 0;
+  let Z = 0;
+  for (const s of strata) {
+    const w = s.N / s.n;
+    Sxy += w * (s.szy[f]! - (s.sz[f]! * s.sy[f]!) / s.n);
+    Sxx += w * (s.szz[f]! - (s.sz[f]! * s.sz[f]!) / s.n);
+    Y += w * s.sy[f]!;
+    Zhat += w * s.sz[f]!;
+    Z += s.Z[f]!;
+  }
+  if (!Number.isFinite(Z) || !Number.isFinite(Sxx) || Sxx <= 0) return null;
+  const b = Sxy / Sxx;
+  const R = Math.min(1, Math.max(0, (Y + b * (Z - Zhat)) / X));
+  return { R, variance: linearisedVariance(strata, f, R, b) / (X * X) };
 }
 
 /** The shares of a domain (the list, or a group's postcodes) estimated from its answered clusters. */

@@ -14,6 +14,8 @@ import { loadAreaFile, readAreaHeader, type AreaFile, type AreaLoad } from "./ar
 import { ADDRESSES_COLUMN } from "./postcode-columns.js";
 import { ReportError, type ReportScope } from "./scope.js";
 import { mapRows } from "./row-batches.js";
+import { groupEstimateCells, groupEstimateColumns } from "./group-estimates.js";
+import type { EstimatesSummary } from "./estimate-summary.js";
 
 export { BLANK_GROUP, INVALID_GROUP, UNMATCHED_GROUP } from "../store/snapshot.js";
 
@@ -195,10 +197,13 @@ export interface GroupSet {
   area: (AreaLoad & { path: string }) | null;
   /** every group's figures, computed once for groups.csv, the workbook and report.html (a few thousand rows at most) */
   rows: GroupRow[];
+  /** the report's estimates: the postcode-part groups' estimated shares, beside their counts (group-estimates.ts) */
+  estimates?: EstimatesSummary | null;
 }
 
 export function writeGroupsCsv(snapshot: ReportSnapshot, groups: GroupSet, path: string, options: CsvFileOptions): Promise<number> {
-  return writeCsv(path, groupsHeader(groups.figures), groups.rows.map((row) => groupCells(row, groups.figures)), options);
+  const header = [...groupsHeader(groups.figures), ...groupEstimateColumns(groups).map((c) => c.column)];
+  return writeCsv(path, header, groups.rows.map((row) => [...groupCells(row, groups.figures), ...groupEstimateCells(groups, row)]), options);
 }
 
 export interface GroupOptions {

@@ -168,6 +168,7 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary, { ...scale, seenChange: changes.scaleChange ?? undefined }, options.attribution);
     summary.estimates = await computeEstimates(snapshot, options.groupBy ?? DEFAULT_GROUP_BY);
     const groups = await prepareGroups(snapshot, goodRating, options, scale.scale);
+    if (groups) groups.estimates = summary.estimates;
     const located = await snapshot.countLocated(true);
     const set = options.files ?? REPORT_FILES;
     const addressNames = set.filter((f) => ADDRESS_REPORT_FILES.includes(f)).map((f) => f.name as AddressFile);

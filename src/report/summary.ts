@@ -2,7 +2,7 @@
 // addresses), and the two views of them, summary.csv rows and the batch's closing lines.
 import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
-import { decideScale, type ScaleDecision } from "../spec/mobile-scales.js";
+import { decideScale, type MobileScale, type ScaleDecision } from "../spec/mobile-scales.js";
 import { goodRatingText, ratingShareRows, scaleAboutRows, scaleSummary, type ScaleSummary } from "./scale-figures.js";
 import type { Release, ReportSnapshot } from "../store/snapshot.js";
 import { countColumns, ADDRESSES_COLUMN } from "./postcode-columns.js";
@@ -80,6 +80,9 @@ export interface Summary {
   /** the attribution of the API's data Ofcom's terms ask for (attribution.ts) */
   attribution: string;
 }
+
+/** The scale the summary's mobile figures read; without mobile figures the current one labels nothing. */
+export const scaleOf = (s: Summary): MobileScale => s.mobile?.scale ?? "current";
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 
@@ -223,7 +226,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
   }
   if (s.changes) rows.push(...changesRows(s.changes));
   if (s.openData) rows.push(...openDataRows(s.openData, s.postcodes.unique));
-  rows.push(...estimateRows(s.estimates, estimateLabels(s.providers, s.goodRating, s.mobile?.scale ?? "current")));
+  rows.push(...estimateRows(s.estimates, estimateLabels(s.providers, s.goodRating, scaleOf(s))));
   return rows;
 }
 

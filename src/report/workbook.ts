@@ -9,11 +9,12 @@ import { writeAtomically } from "./atomic-file.js";
 import { columnHeading } from "./column-headings.js";
 import { EXCEL_MAX_ROWS, SPEED_THRESHOLDS as T } from "./definitions.js";
 import { groupShare, type GroupSet } from "./groups.js";
+import { groupEstimateSheetColumns, groupEstimateValues } from "./group-estimates.js";
 import { goodColumns } from "./measures.js";
 import { enrichedTable, postcodeFigureColumns } from "./postcode-files.js";
 import { mapRows } from "./row-batches.js";
 import { STATUS_WIDTH, statusWords } from "./status-words.js";
-import { releaseWords, summaryRows, type Summary } from "./summary.js";
+import { releaseWords, scaleOf, summaryRows, type Summary } from "./summary.js";
 import type { ChangeSet } from "./changes.js";
 import { COORDINATE, COUNT, fitWidth, LINE_POINTS, lineChars, SHARE, SPEED, TEXT, writeSheet, type RowLayout, type SheetColumn, type SheetSpec } from "./workbook-sheet.js";
 import { XlsxWriter, type SheetWriter } from "./xlsx/workbook-writer.js";
@@ -58,7 +59,6 @@ const RATING_FILLS: Record<MobileScale, Record<number, string>> = {
 };
 
 /** The scale the summary's figures read (current when the report has no mobile lookup). */
-const scaleOf = (s: Summary): MobileScale => s.mobile?.scale ?? "current";
 
 /** Each lookup's address sheet: its name, the CSV with every row, and how its rows are laid out. */
 interface AddressSheet {
@@ -270,13 +270,14 @@ function groupColumns(groups: GroupSet): SheetColumn[] {
     ...figureColumns("broadband"),
     { heading: "Mobile addresses", note: "MobileAddresses", width: 12, style: COUNT },
     ...figureColumns("mobile"),
+    ...groupEstimateSheetColumns(groups),
   ];
 }
 
 function groupRows(groups: GroupSet): unknown[][] {
   return groups.rows.map((row) => {
     const figures = (lookup: Lookup) => groups.figures.filter((f) => f.lookup === lookup).flatMap((f) => [row.counts[f.column], groupShare(row, f)]);
-    return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...figures("broadband"), row.mobileAddresses, ...figures("mobile")];
+    return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...figures("broadband"), row.mobileAddresses, ...figures("mobile"), ...groupEstimateValues(groups, row)];
   });
 }
 

@@ -14,6 +14,8 @@ export interface BarSeries {
   labels: string[];
   /** one colour for the series, or one per bar */
   colour: string | string[];
+  /** per bar, a 95% interval [low, high] drawn as an error bar, the label past its end (one-series charts) */
+  intervals?: ([number, number] | null)[];
 }
 
 export interface BarChartSpec {
@@ -110,7 +112,8 @@ export function barChart(spec: BarChartSpec): string {
       grid: { left: horizontal ? 8 : 8 + NAME_ROOM, right: horizontal ? 170 : 16, top: legend ? 36 : horizontal ? 12 : LABEL_ROOM, bottom: horizontal ? 40 : spec.categories.length > 8 ? 64 : 40, containLabel: true },
       xAxis: horizontal ? value : category,
       yAxis: horizontal ? category : value,
-      series: spec.series.map((s) => ({
+      series: [
+        ...spec.series.map((s) => ({
         type: "bar",
         name: s.name,
         barMaxWidth: horizontal ? BAR : 48,
@@ -118,7 +121,7 @@ export function barChart(spec: BarChartSpec): string {
         itemStyle: { borderColor: OUTLINE, borderWidth: 1, color: typeof s.colour === "string" ? s.colour : undefined },
         data: s.values.map((v, i) => (typeof s.colour === "string" ? v : { value: v, itemStyle: { color: s.colour[i] } })),
         label: {
-          show: true,
+          show: !s.intervals,
           position: horizontal ? "right" : "top",
           color: INK,
           fontFamily: FONT,
@@ -126,12 +129,43 @@ export function barChart(spec: BarChartSpec): string {
           formatter: (p: { dataIndex: number }) => s.labels[p.dataIndex] ?? "",
         },
       })),
+        ...spec.series.flatMap((s) => (s.intervals ? [errorBars(s, horizontal)] : [])),
+      ],
     });
     // role and name for assistive technology; the SVG scales down with its box
     return chart.renderToSVGString().replace(/^<svg /, `<svg role="img" aria-label="${escapeHtml(spec.title)}" class="chart" `);
   } finally {
     chart.dispose();
   }
+}
+
+type Coord = (value: number[]) => number[];
+/**
+ * A series' intervals as error bars (a custom series: a line from low to high with a cap at each
+ * end), each bar's label drawn past the interval's end so that the whisker never crosses it.
+ */
+function errorBars(s: BarSeries, horizontal: boolean) {
+  const intervals = s.intervals ?? [];
+  return {
+    type: "custom",
+    name: `${s.name} (95% interval)`,
+    silent: true,
+    // above the bars, so that the part of the whisker inside a bar shows
+    z: 3,
+    encode: horizontal ? { x: [0, 1], y: 2 } : { x: 2, y: [0, 1] },
+    data: intervals.map((iv, i) => (iv ? [iv[0], iv[1], i] : [s.values[i] ?? 0, s.values[i] ?? 0, i])),
+    renderItem: (params: { dataIndex: number }, api: { value: (dim: number) => number; coord: Coord }) => {
+      const i = params.dataIndex;
+      const at = (v: number) => api.coord(horizontal ? [v, i] : [i, v]);
+      const [lx, ly] = at(api.value(0)) as [number, number];
+      const [hx, hy] = at(api.value(1)) as [number, number];
+      const line = (x1: number, y1: number, x2: number, y2: number) => ({ type: "line", shape: { x1, y1, x2, y2 }, style: { stroke: INK, lineWidth: 1.5 } });
+      const cap = (x: number, y: number) => (horizontal ? line(x, y - 5, x, y + 5) : line(x - 5, y, x + 5, y));
+      const whisker = intervals[i] ? [line(lx, ly, hx, hy), cap(lx, ly), cap(hx, hy)] : [];
+      const text = { type: "text", x: horizontal ? hx + 6 : hx, y: horizontal ? hy : hy - 6, style: { text: s.labels[i] ?? "", fill: INK, font: `12px ${FONT}`, align: horizontal ? "left" : "center", verticalAlign: horizontal ? "middle" : "bottom" } };
+      return { type: "group", children: [...whisker, text] };
+    },
+  };
 }
 
 /** True when a chart of these series would draw no visible bar: say so in words instead. */
