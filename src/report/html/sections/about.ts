@@ -79,8 +79,8 @@ function runTables(data: HtmlReportData): string {
     parts.push(
       table({
         caption: `Postcodes by the answer of each lookup, of ${formatCounted(u, "postcode")}`,
-        columns: ["Lookup", "Found", "Not found", "Failed", "Pending"],
-        rows: lookups.map(([l, p]) => ({ header: l, cells: [cell(p.ok), cell(p.notFound), cell(p.failed), cell(p.pending)] })),
+        columns: ["Lookup", "Found", "Not found", "Failed", "Pending", "Expired, awaiting refresh"],
+        rows: lookups.map(([l, p]) => ({ header: l, cells: [cell(p.ok), cell(p.notFound), cell(p.failed), cell(p.pending), cell(p.expired ?? 0)] })),
       }),
     );
     const failed = lookups.some(([, p]) => p.failed > 0);
