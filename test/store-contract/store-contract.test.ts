@@ -183,6 +183,10 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       expect(await statusesAt(T0 + 29 * DAY)).toMatchObject({ ok: 2, pending: 0 });
       // day 31: AB11AA is past the 30 days at the reader's clock, though nothing was deleted
       expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, pending: 0, expired: 1 });
+      // status hides it at the same clock, on both engines
+      const stored = async (nowMs: number) => (await store.status.database(5, nowMs)).lookups.map((l) => [l.lookup, l.postcodes]);
+      expect(await stored(T0 + 29 * DAY)).toEqual([["broadband", 2]]);
+      expect(await stored(T0 + 31 * DAY)).toEqual([["broadband", 1]]);
       expect(await store.answers.versions("AB11AA", "broadband")).toHaveLength(2);
 
       expect(await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY))).toBe(1);
