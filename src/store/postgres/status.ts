@@ -5,7 +5,8 @@ import { LOOKUPS, type Lookup } from "../../spec/fields.js";
 import { LOOKUP_LIST } from "../../spec/lookups.js";
 import type { StatusStore } from "../store.js";
 import type { DatabaseStatus, LookupReleases, RunningProgress, RunSummary } from "../types.js";
-import { rowOf, rowsOf } from "./connect.js";
+import { rowOf, rowsOf, type Queryable } from "./connect.js";
+import { releaseScaleColumns } from "../shared/releases.js";
 import { liveLeases, newestLease, type LeaseContext } from "./leases.js";
 import { countsAsTheyStand } from "./runs.js";
 import { PG_SCHEMA_VERSION, postgresSchemaVersion } from "./schema.js";
@@ -91,13 +92,15 @@ async function runningProgress(pool: pg.Pool): Promise<RunningProgress | null> {
   return { runId: run.id, startedAt: run.started_at, requests: run.requests, ...counts, reused: Math.max(0, counts.pairs - counts.toFetch) };
 }
 
-async function releaseStatus(pool: pg.Pool): Promise<LookupReleases[]> {
+async function releaseStatus(pool: Queryable): Promise<LookupReleases[]> {
   const lastRun = (await rowOf<{ id: number | null }>(pool, "SELECT MAX(run_id) AS id FROM run_rows"))!.id;
   const out: LookupReleases[] = [];
+  const scaled =
+    (await rowOf(pool, "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'releases' AND column_name = 'scale'")) !== null;
   for (const lookup of LOOKUPS) {
     const list = await rowsOf<LookupReleases["releases"][number]>(
       pool,
-      `SELECT r.name, r.detected_at,
+      `SELECT r.name, r.detected_at, ${releaseScaleColumns(scaled)},
               (SELECT COUNT(*) FROM lookups l WHERE l.lookup = r.lookup AND l.release = r.name) AS answers,
               (SELECT COUNT(*) FROM answer_versions v WHERE v.lookup = r.lookup AND v.release = r.name) AS versions
          FROM releases r WHERE r.lookup = $1 ORDER BY r.id`,
@@ -127,6 +130,6 @@ export function postgresStatus(pool: pg.Pool, ctx: LeaseContext): StatusStore {
   return {
     database: (recentRuns, nowMs) => databaseStatus(pool, recentRuns, nowMs, ctx),
     running: () => runningProgress(pool),
-    releases: () => releaseStatus(pool),
+    releases: () => hidingExpired(pool, Date.now(), releaseStatus),
   };
 }
