@@ -52,7 +52,9 @@ describe("expired, awaiting refresh", () => {
       expect(summary.broadband.postcodes).toMatchObject({ expired: 6, pending: 0 });
       const summaryCsv = parse(readFileSync(join(out, "summary.csv"), "utf8"), { columns: true, bom: true }) as Row[];
       expect(summaryCsv.find((f) => f.Figure === "Postcodes whose answer expired, awaiting refresh")?.Count).toBe("6");
-      expect(readFileSync(join(out, "report.html"), "utf8")).toContain("Expired, awaiting refresh");
+      const html = readFileSync(join(out, "report.html"), "utf8");
+      expect(html).toContain("Expired, awaiting refresh");
+      expect(html).toContain("past the retention (--retention) and are not shown");
 
       const book = new ExcelJS.Workbook();
       await book.xlsx.readFile(join(out, "coverage.xlsx"));
