@@ -140,6 +140,11 @@ describe("export", () => {
     expect(pc).toMatchObject({ fetched_at: "TIMESTAMP", simulated: "BOOLEAN", status: "VARCHAR" });
     const runs = await types(`SELECT * FROM '${out}/runs.parquet'`);
     expect(runs).toMatchObject({ id: "BIGINT", started_at: "TIMESTAMP", ended_at: "TIMESTAMP" });
+    // each release with its stored scale: the mobile figures' meaning travels with the export
+    expect(await types(`SELECT * FROM '${out}/releases.parquet'`)).toMatchObject({ lookup: "VARCHAR", name: "VARCHAR", scale: "VARCHAR", scale_legacy_ratings: "BIGINT" });
+    const releases = (await con.runAndReadAll(`SELECT lookup, name, scale, scale_ratings FROM '${out}/releases.parquet' ORDER BY id`)).getRowsJS().map((r) => r.map((c) => (typeof c === "bigint" ? Number(c) : c)));
+    expect(releases).toEqual(db.prepare("SELECT lookup, name, scale, scale_ratings FROM releases ORDER BY id").raw().all());
+    expect(releases.some(([lookup, , scale]) => lookup === "mobile" && (scale === "current" || scale === "legacy"))).toBe(true);
     // -1 (no prediction) is kept as a value, not turned into a null.
     const minus = await con.runAndReadAll(`SELECT COUNT(*) FROM read_parquet('${out}/broadband.parquet/*/*.parquet') WHERE MaxUfbbPredictedDown = -1`);
     expect(Number(minus.getRowsJS()[0]![0])).toBe(db.prepare("SELECT COUNT(*) FROM broadband_addresses WHERE MaxUfbbPredictedDown = -1").pluck().get());

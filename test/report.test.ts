@@ -192,7 +192,7 @@ describe("scope", () => {
     const run = addRun(db, [["1", "M1 1AE", ""]], ["broadband", "mobile"]);
     const at = join(dir, "pending");
     const result = await writeReports(sqliteSnapshotSource(db), { outDir: at, runId: run, now: () => FIXED_NOW });
-    expect(result.summary.broadband!.postcodes).toEqual({ ok: 0, notFound: 0, failed: 0, pending: 1 });
+    expect(result.summary.broadband!.postcodes).toEqual({ ok: 0, notFound: 0, failed: 0, pending: 1, expired: 0 });
     expect(byHeader(read("enriched.csv", at))[0]).toMatchObject({ NormalisedPostCode: "M1 1AE", Status: "pending" });
   });
 
@@ -239,7 +239,7 @@ function independentSummary(db: Db, run: number, good: number): Summary {
   const postcodes = new Set(inputRows.filter((r) => r.postcode !== null).map((r) => r.postcode as string));
   const status = new Map((db.prepare("SELECT * FROM lookups").all() as Row[]).map((l) => [`${l.postcode}/${l.lookup}`, l.status as string]));
   const statusCounts = (lookup: string) => {
-    const c = { ok: 0, notFound: 0, failed: 0, pending: 0 };
+    const c = { ok: 0, notFound: 0, failed: 0, pending: 0, expired: 0 };
     for (const p of postcodes) {
       const s = status.get(`${p}/${lookup}`) ?? "pending";
       c[s === "not_found" ? "notFound" : (s as "ok" | "failed" | "pending")]++;

@@ -139,7 +139,7 @@ describe("retention", () => {
     } finally {
       store.db.close();
     }
-    expect(expired.postcodes.map((p) => p.BroadbandStatus)).toEqual(list.map(() => "pending"));
+    expect(expired.postcodes.map((p) => p.BroadbandStatus)).toEqual(list.map(() => "expired"));
     // nothing was deleted: the reader only hid them
     expect(query<{ n: number }>(dbPath, "SELECT COUNT(*) AS n FROM lookups")[0]!.n).toBe(10);
   });

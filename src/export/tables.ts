@@ -110,6 +110,23 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
       plain("message", "VARCHAR"),
     ],
   },
+  {
+    // Each release of each lookup; a mobile release carries its stored rating scale ("current" or
+    // "legacy", spec/mobile-scales.ts) and the evidence: its ratings, and how many are 1 or 2.
+    name: "releases",
+    partitionedByArea: false,
+    packed: false,
+    columns: () => [
+      plain("id", "BIGINT"),
+      plain("lookup", "VARCHAR"),
+      plain("name", "VARCHAR"),
+      timestamp("detected_at"),
+      plain("run_id", "BIGINT"),
+      plain("scale", "VARCHAR"),
+      plain("scale_ratings", "BIGINT"),
+      plain("scale_legacy_ratings", "BIGINT"),
+    ],
+  },
 ];
 
 /** The postcode area of a compact or display postcode: its leading letters (CF10 1AA -> CF). */

@@ -9,7 +9,7 @@ const DAY_MS = 24 * 3600 * 1000;
 export async function expireAnswers(store: Store, retentionMs: number | null, nowMs: number, log: Logger): Promise<number> {
   const cutoff = expiryCutoff(nowMs, retentionMs);
   if (cutoff === null) return 0;
-  const deleted = await store.answers.expire(cutoff);
+  const deleted = await store.answers.expire(cutoff, new Date(nowMs).toISOString());
   if (deleted > 0)
     log.info(`retention: deleted ${deleted} answer(s) the API last returned before ${cutoff} (--retention ${retentionMs! / DAY_MS} days)`, {
       event: "retention",

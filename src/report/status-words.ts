@@ -7,6 +7,7 @@ export const STATUS_WORDS: Readonly<Record<string, string>> = {
   not_found: "postcode not found",
   failed: "lookup failed",
   pending: "pending (no answer yet)",
+  expired: "expired, awaiting refresh",
   not_requested: "not requested",
   invalid: "no valid postcode",
   [UPRN_NOT_FOUND]: "UPRN not in the answer",

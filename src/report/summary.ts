@@ -194,6 +194,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
         ["Postcodes not found (unknown to the API)", p.notFound],
         ["Postcodes whose lookup failed after every retry", p.failed],
         ["Postcodes without an answer yet (pending)", p.pending],
+        ["Postcodes whose answer expired, awaiting refresh", p.expired ?? 0],
       ] as const
     ).map(([figure, count]) => ({ section: LOOKUP_SPECS[lookup].label, figure, count, of: s.postcodes.unique, ofWhat: "unique postcodes" }));
   if (s.broadband) {
@@ -261,7 +262,8 @@ export function headlineLines(s: Summary): string[] {
       : `report (${where}): ${n(s.postcodes.input)} input rows, ${n(s.postcodes.invalid ?? 0)} invalid, ${n(s.postcodes.unique)} unique postcodes`,
   );
   const answered = (p: OutcomeCounts) =>
-    `${n(p.ok)} postcodes found, ${n(p.notFound)} not found, ${n(p.failed)} failed` + (p.pending > 0 ? `, ${n(p.pending)} pending` : "");
+    `${n(p.ok)} postcodes found, ${n(p.notFound)} not found, ${n(p.failed)} failed` + (p.pending > 0 ? `, ${n(p.pending)} pending` : "") +
+    (p.expired ? `, ${n(p.expired)} expired, awaiting refresh` : "");
   if (s.broadband) {
     const b = s.broadband;
     lines.push(

@@ -134,8 +134,9 @@ export async function writeWorkbook(snapshot: ReportSnapshot, input: WorkbookInp
     else
       await sheet({
         name: "Postcodes",
-        columns: [column("PostCode", scope, 10, TEXT), ...figures.map((f) => column(f, scope, 10, /Status|Month/.test(f) ? TEXT : /Down$|^Ofcom/.test(f) ? SPEED : /itude$/.test(f) ? COORDINATE : COUNT))],
-        rows: snapshot.postcodeRows(figures),
+        columns: [column("PostCode", scope, 10, TEXT), ...figures.map((f) => column(f, scope, /Status$/.test(f) ? STATUS_WIDTH : 10, /Status|Month/.test(f) ? TEXT : /Down$|^Ofcom/.test(f) ? SPEED : /itude$/.test(f) ? COORDINATE : COUNT))],
+        // statuses in words, as on Your rows (the CSV keeps the codes)
+        rows: mapRows(snapshot.postcodeRows(figures), (r) => r.map((cell, i) => (i > 0 && /Status$/.test(figures[i - 1]!) ? statusWords(cell) : cell))),
       });
     for (const a of addressSheets) {
       if (!scope.lookups.includes(a.lookup)) continue;

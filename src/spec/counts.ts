@@ -7,6 +7,8 @@ export interface OutcomeCounts {
   failed: number;
   /** no final answer yet: the run stopped early (quota, --max-requests, a signal, a kill) */
   pending: number;
+  /** reports only: the answer expired (retention) and awaits a refresh */
+  expired?: number;
 }
 
 export function zeroOutcomes(): OutcomeCounts {

@@ -232,7 +232,7 @@ export interface VersionPair {
 }
 
 /** The export's tables (src/export/tables.ts names their columns and types). */
-export type ExportTableName = "broadband" | "mobile" | "postcodes" | "versions" | "runs";
+export type ExportTableName = "broadband" | "mobile" | "postcodes" | "versions" | "runs" | "releases";
 
 /**
  * Everything the reports and the export read, from one consistent state of the store. Members
@@ -339,7 +339,7 @@ export interface ReportSnapshot {
 }
 
 /** The export tables keyed by postcode, which cross packed (src/export/tables.ts says which). */
-export type PackedExportTable = Exclude<ExportTableName, "runs">;
+export type PackedExportTable = Exclude<ExportTableName, "runs" | "releases">;
 
 /**
  * One postcode's export rows: its display form, the rows' cells after the postcode (the table's

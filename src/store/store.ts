@@ -128,8 +128,11 @@ export interface AnswerStore {
   get(postcode: string, lookup: Lookup): Promise<StoredAnswer | null>;
   /** The pair's versions, oldest first. */
   versions(postcode: string, lookup: Lookup): Promise<AnswerVersionInfo[]>;
-  /** Deletes every answer last returned before `before` (ISO), with its address rows and versions; returns how many answers. */
-  expire(before: string): Promise<number>;
+  /**
+   * Deletes every answer last returned before `before` (ISO), with its address rows and versions,
+   * leaving a tombstone (postcode, lookup, `at`) so reports show it as expired; returns how many answers.
+   */
+  expire(before: string, at: string): Promise<number>;
 }
 
 export interface AnswerWriter {

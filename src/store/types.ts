@@ -356,7 +356,16 @@ export interface RunningProgress {
 
 export interface LookupReleases {
   lookup: Lookup;
-  releases: { name: string; detected_at: string; answers: number; versions: number }[];
+  releases: {
+    name: string;
+    detected_at: string;
+    answers: number;
+    versions: number;
+    /** a mobile release's stored rating scale (spec/mobile-scales.ts) and its evidence; null before it is recorded */
+    scale: string | null;
+    scale_ratings: number | null;
+    scale_legacy_ratings: number | null;
+  }[];
   newest: string | null;
   /** the last run's unique input postcodes, and how many of them have an answer confirmed on the newest release */
   input: { runId: number; postcodes: number; onNewest: number } | null;

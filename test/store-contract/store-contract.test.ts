@@ -1,5 +1,6 @@
 // The store contract: the same cases against every engine in engines.ts, through the Store
 // interface only. Real databases; every time is passed in (no clock is read, nothing sleeps).
+import { formatReleaseStatus } from "../../src/cli/release-status-text.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_PROVIDERS, mobileFields, type Lookup } from "../../src/spec/fields.js";
 import { OPEN_DATA_COLUMNS } from "../../src/spec/open-data.js";
@@ -165,6 +166,16 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
         { release: "MobileAvailability-202301010000", ratings: 2 * fields, legacyRatings: 1, scale: "legacy" },
         { release: "MobileAvailability-202406041254", ratings: 3 * fields, legacyRatings: 0, scale: "current" },
       ]);
+      // status shows each mobile release's stored scale, one line each
+      const mobileReleases = (await store.status.releases()).find((l) => l.lookup === "mobile")!.releases;
+      expect(mobileReleases.map((r) => [r.name, r.scale, Number(r.scale_ratings), Number(r.scale_legacy_ratings)])).toEqual([
+        ["MobileAvailability-202301010000", "legacy", 2 * fields, 1],
+        ["MobileAvailability-202406041254", "current", 3 * fields, 0],
+      ]);
+      const text = formatReleaseStatus(await store.status.releases());
+      expect(text).toMatch(/ {2}mobile MobileAvailability-202301010000: .*\n {4}scale: legacy, /);
+      expect(text).toContain(`    scale: legacy, Ofcom's earlier 0-4 scale (1 ratings of 1 or 2 among ${2 * fields} ratings)`);
+      expect(text).toContain(`    scale: current, Ofcom's current 0/3/4 scale (no rating 1 or 2 among ${3 * fields} ratings)`);
     });
   });
 
@@ -182,15 +193,20 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
         });
       expect(await statusesAt(T0 + 29 * DAY)).toMatchObject({ ok: 2, pending: 0 });
       // day 31: AB11AA is past the 30 days at the reader's clock, though nothing was deleted
-      expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, pending: 1 });
+      expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, pending: 0, expired: 1 });
+      // status hides it at the same clock, on both engines
+      const stored = async (nowMs: number) => (await store.status.database(5, nowMs)).lookups.map((l) => [l.lookup, l.postcodes]);
+      expect(await stored(T0 + 29 * DAY)).toEqual([["broadband", 2]]);
+      expect(await stored(T0 + 31 * DAY)).toEqual([["broadband", 1]]);
       expect(await store.answers.versions("AB11AA", "broadband")).toHaveLength(2);
 
-      expect(await store.answers.expire(iso(T0 + 5 * DAY))).toBe(1);
+      expect(await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY))).toBe(1);
       expect(await store.answers.get("AB11AA", "broadband")).toBeNull();
       expect(await store.answers.versions("AB11AA", "broadband")).toEqual([]);
       expect(await store.answers.get("CD22BB", "broadband")).toMatchObject({ status: "ok", addressCount: 1 });
-      expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, pending: 1 });
-      expect(await store.answers.expire(iso(T0 + 5 * DAY))).toBe(0);
+      // deleted: its tombstone keeps it expired, awaiting refresh, without its content
+      expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, pending: 0, expired: 1 });
+      expect(await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY))).toBe(0);
     });
   });
 

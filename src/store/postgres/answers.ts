@@ -257,6 +257,6 @@ export function postgresAnswers(pool: pg.Pool, location: string): AnswerStore {
            FROM answer_versions WHERE postcode = $1 AND lookup = $2 ORDER BY id`,
         [postcode, lookup],
       ),
-    expire: (before) => expirePostgresAnswers(pool, before),
+    expire: (before, at) => expirePostgresAnswers(pool, before, at),
   };
 }

@@ -4,10 +4,10 @@ import type pg from "pg";
 import { expirySql } from "../shared/expiry.js";
 import { inTransaction } from "./connect.js";
 
-export function expirePostgresAnswers(pool: pg.Pool, before: string): Promise<number> {
-  const sql = expirySql("$1");
+export function expirePostgresAnswers(pool: pg.Pool, before: string, at: string): Promise<number> {
+  const sql = expirySql("$1", "$2");
   return inTransaction(pool, async (client) => {
-    for (const statement of sql.deletes) await client.query(statement, [before]);
+    for (const statement of sql.deletes) await client.query(statement, statement.includes("$2") ? [before, at] : [before]);
     return (await client.query(sql.answers, [before])).rowCount ?? 0;
   });
 }

@@ -232,6 +232,16 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE releases ADD COLUMN scale_ratings bigint;
   ALTER TABLE releases ADD COLUMN scale_legacy_ratings bigint;
   `,
+  // Which postcode's answer expired (retention) and when, so reports say "expired, awaiting
+  // refresh" rather than "pending". No answer content: Ofcom's terms forbid keeping it.
+  `
+  CREATE TABLE expired_answers (
+    postcode   text NOT NULL,
+    lookup     text NOT NULL,
+    expired_at text NOT NULL,
+    PRIMARY KEY (postcode, lookup)
+  );
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -5,10 +5,12 @@ import { LOOKUPS, type Lookup } from "../../spec/fields.js";
 import { LOOKUP_LIST } from "../../spec/lookups.js";
 import type { StatusStore } from "../store.js";
 import type { DatabaseStatus, LookupReleases, RunningProgress, RunSummary } from "../types.js";
-import { rowOf, rowsOf } from "./connect.js";
+import { rowOf, rowsOf, type Queryable } from "./connect.js";
+import { releaseScaleColumns } from "../shared/releases.js";
 import { liveLeases, newestLease, type LeaseContext } from "./leases.js";
 import { countsAsTheyStand } from "./runs.js";
 import { PG_SCHEMA_VERSION, postgresSchemaVersion } from "./schema.js";
+import { hidingExpired } from "./report/expiry-views.js";
 
 /** A running run's row holds its counts only at the end: what it has stored so far instead. */
 async function withCountsSoFar(pool: pg.Pool, run: RunSummary, lookups: string): Promise<RunSummary> {
@@ -22,8 +24,34 @@ async function withCountsSoFar(pool: pg.Pool, run: RunSummary, lookups: string):
   return { ...run, input_rows: c.inputRows, postcodes: c.postcodes, rejects: c.rejects, ok: c.ok, not_found: c.notFound, failed: c.failed, pending: c.pending };
 }
 
+type AnswerFigures = Pick<DatabaseStatus, "lookups" | "failures" | "postcodes" | "addresses" | "datasets">;
+
+/** The stored answers' figures, read with the expired ones hidden (as SQLite's status does). */
+async function answerFigures(q: pg.PoolClient): Promise<AnswerFigures> {
+  const count = async (sql: string) => (await rowOf<{ n: number }>(q, sql))?.n ?? 0;
+  const addresses = {} as Record<Lookup, number>;
+  for (const l of LOOKUP_LIST) addresses[l.name] = await count(`SELECT COUNT(*) AS n FROM ${l.table}`);
+  return {
+    lookups: await rowsOf<DatabaseStatus["lookups"][number]>(
+      q,
+      `SELECT lookup, status, COUNT(*) AS postcodes, MIN(fetched_at) AS oldest, MAX(fetched_at) AS newest
+         FROM lookups GROUP BY lookup, status ORDER BY lookup, status`,
+    ),
+    failures: await rowsOf<DatabaseStatus["failures"][number]>(
+      q,
+      `SELECT lookup, COALESCE(last_error, '(no error text)') AS last_error, COUNT(*) AS postcodes
+         FROM lookups WHERE status = 'failed' GROUP BY 1, 2 ORDER BY postcodes DESC, lookup, last_error LIMIT 5`,
+    ),
+    postcodes: await count("SELECT COUNT(DISTINCT postcode) AS n FROM lookups"),
+    addresses,
+    datasets: await rowsOf<DatabaseStatus["datasets"][number]>(
+      q,
+      "SELECT dataset, COUNT(*) AS postcodes FROM lookups WHERE dataset IS NOT NULL GROUP BY dataset ORDER BY dataset",
+    ),
+  };
+}
+
 async function databaseStatus(pool: pg.Pool, recentRuns: number, nowMs: number, ctx: LeaseContext): Promise<DatabaseStatus> {
-  const count = async (sql: string) => (await rowOf<{ n: number }>(pool, sql))?.n ?? 0;
   const runs = await rowsOf<RunSummary & { lookups: string }>(
     pool,
     `SELECT id, started_at, ended_at, state, exit_code, simulated, input_name, input_rows, postcodes, rejects,
@@ -31,29 +59,13 @@ async function databaseStatus(pool: pg.Pool, recentRuns: number, nowMs: number, 
        FROM runs ORDER BY id DESC LIMIT $1`,
     [recentRuns],
   );
-  const addresses = {} as Record<Lookup, number>;
-  for (const l of LOOKUP_LIST) addresses[l.name] = await count(`SELECT COUNT(*) AS n FROM ${l.table}`);
   const newest = await newestLease(pool, ctx);
+  const answers = await hidingExpired(pool, nowMs, answerFigures);
   return {
     schemaVersion: await postgresSchemaVersion(pool),
     schemaLatest: PG_SCHEMA_VERSION,
     runs: await Promise.all(runs.map(({ lookups, ...run }) => (run.state === "running" ? withCountsSoFar(pool, run, lookups) : run))),
-    lookups: await rowsOf<DatabaseStatus["lookups"][number]>(
-      pool,
-      `SELECT lookup, status, COUNT(*) AS postcodes, MIN(fetched_at) AS oldest, MAX(fetched_at) AS newest
-         FROM lookups GROUP BY lookup, status ORDER BY lookup, status`,
-    ),
-    failures: await rowsOf<DatabaseStatus["failures"][number]>(
-      pool,
-      `SELECT lookup, COALESCE(last_error, '(no error text)') AS last_error, COUNT(*) AS postcodes
-         FROM lookups WHERE status = 'failed' GROUP BY 1, 2 ORDER BY postcodes DESC, lookup, last_error LIMIT 5`,
-    ),
-    postcodes: await count("SELECT COUNT(DISTINCT postcode) AS n FROM lookups"),
-    addresses,
-    datasets: await rowsOf<DatabaseStatus["datasets"][number]>(
-      pool,
-      "SELECT dataset, COUNT(*) AS postcodes FROM lookups WHERE dataset IS NOT NULL GROUP BY dataset ORDER BY dataset",
-    ),
+    ...answers,
     lock: newest
       ? { pid: newest.lease.holder.pid, host: newest.lease.holder.host, run_id: newest.lease.runId, started_at: newest.lease.takenAt, alive: newest.alive }
       : null,
@@ -80,13 +92,15 @@ async function runningProgress(pool: pg.Pool): Promise<RunningProgress | null> {
   return { runId: run.id, startedAt: run.started_at, requests: run.requests, ...counts, reused: Math.max(0, counts.pairs - counts.toFetch) };
 }
 
-async function releaseStatus(pool: pg.Pool): Promise<LookupReleases[]> {
+async function releaseStatus(pool: Queryable): Promise<LookupReleases[]> {
   const lastRun = (await rowOf<{ id: number | null }>(pool, "SELECT MAX(run_id) AS id FROM run_rows"))!.id;
   const out: LookupReleases[] = [];
+  const scaled =
+    (await rowOf(pool, "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'releases' AND column_name = 'scale'")) !== null;
   for (const lookup of LOOKUPS) {
     const list = await rowsOf<LookupReleases["releases"][number]>(
       pool,
-      `SELECT r.name, r.detected_at,
+      `SELECT r.name, r.detected_at, ${releaseScaleColumns(scaled)},
               (SELECT COUNT(*) FROM lookups l WHERE l.lookup = r.lookup AND l.release = r.name) AS answers,
               (SELECT COUNT(*) FROM answer_versions v WHERE v.lookup = r.lookup AND v.release = r.name) AS versions
          FROM releases r WHERE r.lookup = $1 ORDER BY r.id`,
@@ -116,6 +130,6 @@ export function postgresStatus(pool: pg.Pool, ctx: LeaseContext): StatusStore {
   return {
     database: (recentRuns, nowMs) => databaseStatus(pool, recentRuns, nowMs, ctx),
     running: () => runningProgress(pool),
-    releases: () => releaseStatus(pool),
+    releases: () => hidingExpired(pool, Date.now(), releaseStatus),
   };
 }

@@ -3,11 +3,16 @@
 // both engines; `cutoff` is the engine's placeholder for the cutoff time (ISO text, as fetched_at).
 import { LOOKUP_LIST } from "../../spec/lookups.js";
 
-/** The statements, in order: addresses and versions before the answer rows that name them. */
-export function expirySql(cutoff: string): { deletes: string[]; answers: string } {
+/**
+ * The statements, in order: the tombstones (`at` is the placeholder of the expiry time), then
+ * addresses and versions before the answer rows that name them.
+ */
+export function expirySql(cutoff: string, at: string): { deletes: string[]; answers: string } {
   const expired = (lookup: string) => `SELECT postcode FROM lookups WHERE lookup = '${lookup}' AND fetched_at < ${cutoff}`;
   return {
     deletes: [
+      `INSERT INTO expired_answers (postcode, lookup, expired_at) SELECT postcode, lookup, ${at} FROM lookups WHERE fetched_at < ${cutoff}
+         ON CONFLICT (postcode, lookup) DO UPDATE SET expired_at = excluded.expired_at`,
       ...LOOKUP_LIST.map((l) => `DELETE FROM ${l.table} WHERE postcode IN (${expired(l.name)})`),
       `DELETE FROM answer_versions WHERE EXISTS (SELECT 1 FROM lookups l WHERE l.postcode = answer_versions.postcode
          AND l.lookup = answer_versions.lookup AND l.fetched_at < ${cutoff})`,
@@ -37,7 +42,7 @@ export function hiddenBefore(argsText: string | null | undefined, nowMs: number)
 }
 
 /** Tables that hold an answer's text, each shadowed by a temporary view without the expired ones. */
-export const EXPIRY_VIEWS = ["lookups", ...LOOKUP_LIST.map((l) => l.table), "answer_versions"] as const;
+export const EXPIRY_VIEWS = ["lookups", ...LOOKUP_LIST.map((l) => l.table), "answer_versions", "expired_answers"] as const;
 
 /**
  * Temporary views named as the tables (a temporary object is found before the main one), so every
@@ -52,6 +57,9 @@ export function hideExpiredSql(main: string, cutoff: string): string[] {
     `CREATE TEMP VIEW lookups AS SELECT * FROM ${main}.lookups WHERE ${kept}`,
     ...LOOKUP_LIST.map((l) => `CREATE TEMP VIEW ${l.table} AS SELECT * FROM ${main}.${l.table} t WHERE ${expired(`'${l.name}'`)}`),
     `CREATE TEMP VIEW answer_versions AS SELECT * FROM ${main}.answer_versions t WHERE ${expired("t.lookup")}`,
+    // the hidden answers count as expired too (expired_at empty: hidden at the reader's clock, not deleted)
+    `CREATE TEMP VIEW expired_answers AS SELECT postcode, lookup, expired_at FROM ${main}.expired_answers
+       UNION ALL SELECT postcode, lookup, NULL FROM ${main}.lookups WHERE NOT (${kept})`,
   ];
 }
 

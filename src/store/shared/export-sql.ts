@@ -34,6 +34,7 @@ export function exportSources(d: ExportDialect): Record<ExportTableName, ExportS
     postcodes: { table: "lookups", orderBy: `${postcode}, ${lookup}`, scoped: true },
     versions: { table: "answer_versions", orderBy: `${postcode}, ${lookup}, t.id`, scoped: true },
     runs: { table: "runs", orderBy: "t.id", scoped: false },
+    releases: { table: "releases", orderBy: "t.id", scoped: false },
   };
 }
 

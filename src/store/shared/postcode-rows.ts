@@ -17,8 +17,11 @@ export function postcodeRowsSql(scope: ReportScope, table: string, displayPostco
     scope.kind === "run"
       ? `WHEN ${alias}.run_id IS DISTINCT FROM @runId AND EXISTS (SELECT 1 FROM run_needs n WHERE n.run_id = @runId AND n.lookup = '${l}' AND n.postcode = s.p) THEN 'pending' `
       : "";
+  // No answer, but one expired (retention): expired, awaiting refresh, not pending.
+  const expired = (l: Lookup, alias: string) =>
+    `WHEN ${alias}.status IS NULL AND EXISTS (SELECT 1 FROM expired_answers e WHERE e.postcode = s.p AND e.lookup = '${l}') THEN 'expired' `;
   const status = (l: Lookup, alias: string) =>
-    requested(l) ? `(CASE ${unfetched(l, alias)}WHEN ${alias}.status IS NULL THEN 'pending' ELSE ${alias}.status END)` : "'not_requested'";
+    requested(l) ? `(CASE ${expired(l, alias)}${unfetched(l, alias)}WHEN ${alias}.status IS NULL THEN 'pending' ELSE ${alias}.status END)` : "'not_requested'";
   // Figures start at 0 for a requested lookup (a postcode without addresses has none of anything)
   // and stay empty for one the run did not ask for.
   const zeroed = (l: Lookup) => [ADDRESSES_COLUMN[l], ...counts[l]];
@@ -34,6 +37,7 @@ export function postcodeRowsSql(scope: ReportScope, table: string, displayPostco
     status: `UPDATE ${table} SET Status = CASE
        WHEN 'failed' IN (BroadbandStatus, MobileStatus) THEN 'failed'
        WHEN 'pending' IN (BroadbandStatus, MobileStatus) THEN 'pending'
+       WHEN 'expired' IN (BroadbandStatus, MobileStatus) THEN 'expired'
        WHEN 'ok' IN (BroadbandStatus, MobileStatus) THEN 'ok'
        ELSE 'not_found' END`,
   };

@@ -4,10 +4,10 @@
 import { expirySql } from "../shared/expiry.js";
 import type { Db } from "./db.js";
 
-export function expireAnswers(db: Db, before: string): number {
-  const sql = expirySql("@before");
+export function expireAnswers(db: Db, before: string, at: string): number {
+  const sql = expirySql("@before", "@at");
   const deleted = db.transaction(() => {
-    for (const statement of sql.deletes) db.prepare(statement).run({ before });
+    for (const statement of sql.deletes) db.prepare(statement).run(statement.includes("@at") ? { before, at } : { before });
     return db.prepare(sql.answers).run({ before }).changes;
   })();
   if (deleted > 0) db.pragma("wal_checkpoint(TRUNCATE)");

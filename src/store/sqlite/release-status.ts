@@ -3,14 +3,16 @@
 import { LOOKUPS } from "../../spec/fields.js";
 import { tableExists, type Db } from "./db.js";
 import type { LookupReleases } from "../types.js";
+import { releaseScaleColumns } from "../shared/releases.js";
 
 export type { LookupReleases } from "../types.js";
 
 export function releaseStatus(db: Db): LookupReleases[] {
   // status opens read-only and never migrates: a database from before history has no releases
   if (!tableExists(db, "releases")) return [];
+  const scaled = db.prepare("SELECT 1 FROM pragma_table_info('releases') WHERE name = 'scale'").get() !== undefined;
   const releases = db.prepare(
-    `SELECT r.name, r.detected_at,
+    `SELECT r.name, r.detected_at, ${releaseScaleColumns(scaled)},
             (SELECT COUNT(*) FROM lookups l WHERE l.lookup = r.lookup AND l.release = r.name) AS answers,
             (SELECT COUNT(*) FROM answer_versions v WHERE v.lookup = r.lookup AND v.release = r.name) AS versions
        FROM releases r WHERE r.lookup = ? ORDER BY r.id`,

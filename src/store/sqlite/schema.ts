@@ -266,6 +266,16 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE releases ADD COLUMN scale_ratings INTEGER;
   ALTER TABLE releases ADD COLUMN scale_legacy_ratings INTEGER;
   `,
+  // Which postcode's answer expired (retention) and when, so reports say "expired, awaiting
+  // refresh" rather than "pending". No answer content: Ofcom's terms forbid keeping it.
+  `
+  CREATE TABLE expired_answers (
+    postcode   TEXT NOT NULL,
+    lookup     TEXT NOT NULL,
+    expired_at TEXT NOT NULL,
+    PRIMARY KEY (postcode, lookup)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

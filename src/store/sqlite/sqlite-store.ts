@@ -103,7 +103,7 @@ export class SqliteStore implements Store {
     holdsOtherKind: (simulated) => this.run(() => answersOfOtherKind(this.db, simulated)),
     get: (postcode, lookup) => this.run(() => storedAnswer(this.db, postcode, lookup)),
     versions: (postcode, lookup) => this.run(() => answerVersions(this.db, postcode, lookup)),
-    expire: (before) => this.run(() => expireAnswers(this.db, before)),
+    expire: (before, at) => this.run(() => expireAnswers(this.db, before, at)),
   };
 
   readonly releases: Store["releases"] = {

@@ -79,16 +79,21 @@ function runTables(data: HtmlReportData): string {
     parts.push(
       table({
         caption: `Postcodes by the answer of each lookup, of ${formatCounted(u, "postcode")}`,
-        columns: ["Lookup", "Found", "Not found", "Failed", "Pending"],
-        rows: lookups.map(([l, p]) => ({ header: l, cells: [cell(p.ok), cell(p.notFound), cell(p.failed), cell(p.pending)] })),
+        columns: ["Lookup", "Found", "Not found", "Failed", "Pending", "Expired, awaiting refresh"],
+        rows: lookups.map(([l, p]) => ({ header: l, cells: [cell(p.ok), cell(p.notFound), cell(p.failed), cell(p.pending), cell(p.expired ?? 0)] })),
       }),
     );
     const failed = lookups.some(([, p]) => p.failed > 0);
     const pending = lookups.some(([, p]) => p.pending > 0);
-    if (failed || pending)
+    const expired = lookups.some(([, p]) => (p.expired ?? 0) > 0);
+    if (failed || pending || expired)
       parts.push(
         `<p>${escapeHtml(
-          [failed ? "failures.csv says why each failed postcode failed" : "", pending ? "pending postcodes have no answer yet (the run stopped early)" : ""]
+          [
+            failed ? "failures.csv says why each failed postcode failed" : "",
+            pending ? "pending postcodes have no answer yet (the run stopped early)" : "",
+            expired ? "expired postcodes' answers are past the retention (--retention) and are not shown, as Ofcom's terms ask" : "",
+          ]
             .filter(Boolean)
             .join("; ") + "; the next batch fetches them again.",
         )}</p>`,

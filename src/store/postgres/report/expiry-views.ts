@@ -4,6 +4,7 @@
 // back, so they never outlive it on the pooled connection.
 import type pg from "pg";
 import { anyExpiredSql, hiddenBefore, hideExpiredSql, NEWEST_RUN_ARGS_SQL } from "../../shared/expiry.js";
+import { checkOut } from "../connect.js";
 
 /** Makes the views when an answer is expired at `nowMs`; returns whether it did. */
 export async function hideExpired(client: pg.PoolClient, nowMs: number): Promise<boolean> {
@@ -13,4 +14,20 @@ export async function hideExpired(client: pg.PoolClient, nowMs: number): Promise
   const schema = (await client.query<{ s: string }>("SELECT current_schema() AS s")).rows[0]!.s;
   for (const statement of hideExpiredSql(`"${schema.replace(/"/g, '""')}"`, cutoff)) await client.query(statement);
   return true;
+}
+
+/**
+ * `read` on one connection with expired answers hidden at `nowMs` (status's reads outside a
+ * snapshot). The views are made in a transaction that is rolled back, so they go with it.
+ */
+export async function hidingExpired<T>(pool: pg.Pool, nowMs: number, read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await checkOut(pool);
+  try {
+    await client.query("BEGIN");
+    await hideExpired(client, nowMs);
+    return await read(client);
+  } finally {
+    await client.query("ROLLBACK").catch(() => undefined);
+    client.release();
+  }
 }

@@ -103,7 +103,7 @@ export class PostgresReportSnapshot implements ReportSnapshot {
 
   async postcodeTotals(countColumns: readonly string[]): Promise<PostcodeTotals> {
     const lookups = Object.keys(LOOKUP_SPECS) as Lookup[];
-    const outcomes = ["ok", "not_found", "failed", "pending"] as const;
+    const outcomes = ["ok", "not_found", "failed", "pending", "expired"] as const;
     const { rows } = await this.client.query<number[]>({
       text: `SELECT COUNT(*), ${lookups.flatMap((l) => outcomes.map((o) => `COUNT(CASE WHEN ${STATUS_COLUMN[l]} = '${o}' THEN 1 END)`)).join(", ")}
                     ${countColumns.map((c) => `, COALESCE(SUM(${c}), 0)`).join("")}
@@ -113,8 +113,8 @@ export class PostgresReportSnapshot implements ReportSnapshot {
     const [postcodes, ...rest] = rows[0]!;
     const statuses = Object.fromEntries(
       lookups.map((l, i) => {
-        const [ok, notFound, failed, pending] = rest.slice(i * outcomes.length, (i + 1) * outcomes.length) as [number, number, number, number];
-        return [l, { ok, notFound, failed, pending } satisfies OutcomeCounts];
+        const [ok, notFound, failed, pending, expired] = rest.slice(i * outcomes.length, (i + 1) * outcomes.length) as [number, number, number, number, number];
+        return [l, { ok, notFound, failed, pending, expired } satisfies OutcomeCounts];
       }),
     ) as Record<Lookup, OutcomeCounts>;
     const sums = rest.slice(lookups.length * outcomes.length);

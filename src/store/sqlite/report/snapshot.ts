@@ -119,12 +119,13 @@ export class SqliteReportSnapshot implements ReportSnapshot {
       `COUNT(CASE WHEN ${STATUS_COLUMN[l]} = 'ok' THEN 1 END) AS ${l}_ok,
        COUNT(CASE WHEN ${STATUS_COLUMN[l]} = 'not_found' THEN 1 END) AS ${l}_not_found,
        COUNT(CASE WHEN ${STATUS_COLUMN[l]} = 'failed' THEN 1 END) AS ${l}_failed,
-       COUNT(CASE WHEN ${STATUS_COLUMN[l]} = 'pending' THEN 1 END) AS ${l}_pending`;
+       COUNT(CASE WHEN ${STATUS_COLUMN[l]} = 'pending' THEN 1 END) AS ${l}_pending,
+       COUNT(CASE WHEN ${STATUS_COLUMN[l]} = 'expired' THEN 1 END) AS ${l}_expired`;
     const lookups = Object.keys(STATUS_COLUMN) as Lookup[];
     const row = this.db
       .prepare(`SELECT COUNT(*) AS unique_postcodes, ${lookups.map(statuses).join(", ")}${sums ? `, ${sums}` : ""} FROM ${POSTCODE_TABLE}`)
       .get() as Record<string, number>;
-    const outcome = (l: Lookup): OutcomeCounts => ({ ok: row[`${l}_ok`]!, notFound: row[`${l}_not_found`]!, failed: row[`${l}_failed`]!, pending: row[`${l}_pending`]! });
+    const outcome = (l: Lookup): OutcomeCounts => ({ ok: row[`${l}_ok`]!, notFound: row[`${l}_not_found`]!, failed: row[`${l}_failed`]!, pending: row[`${l}_pending`]!, expired: row[`${l}_expired`]! });
     return {
       postcodes: row.unique_postcodes!,
       statuses: Object.fromEntries(lookups.map((l) => [l, outcome(l)])) as Record<Lookup, OutcomeCounts>,
