@@ -156,5 +156,7 @@ export function removeUnlinkedVersions(dir: string): string[] {
     rmSync(join(versions, version), { recursive: true, force: true });
     done.push(`removed ${TABLE_VERSIONS}/${version}, a table version no export links to any more`);
   }
+  // none left (an export that failed before its first link): the folder goes too
+  if (readdirSync(versions).length === 0) rmSync(versions, { recursive: true, force: true });
   return done;
 }
