@@ -1,6 +1,7 @@
 // A report writer or an export that SIGKILLs itself at one named step: before a file of the set is
 // written, before each rename of the swap, before the commit (the report set, report-set.ts), or
-// before each table is written, moved aside, moved in or deleted (the export, write-export.ts).
+// before each table is written, its new version made and linked, moved aside (an export from
+// before versions), moved in or its old one deleted (the export, write-export.ts).
 // With STEP `list` it runs to the end and prints every step it passed, one a line.
 //
 //   tsx soak/crash-writer.ts report|export DB OUT STEP

@@ -1,7 +1,7 @@
 // Independent checks (plain file reads, not the writers' code) that an output folder holds one whole
 // report set, or whole export tables, and nothing a writer left behind; and the next writer's first step.
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { acquireOutLock } from "../src/report/out-lock.js";
 import { clearDebris } from "../src/report/out-debris.js";
@@ -46,20 +46,27 @@ export function reportSetProblems(dir: string): string[] {
   return problems;
 }
 
-/** Every file under `dir` (dot entries excluded at the top) by relative path, with its SHA-256. */
-export function exportTree(dir: string): Map<string, string> {
+/** Every file under `dir` (dot entries excluded at the top, symlinked tables followed) by relative path, with its SHA-256. */
+export function exportTree(dir: string, prefix = ""): Map<string, string> {
   const tree = new Map<string, string>();
-  for (const entry of readdirSync(dir, { recursive: true, encoding: "utf8" }).sort()) {
-    if (entry.startsWith(".")) continue;
-    const path = join(dir, entry);
-    if (statSync(path).isFile()) tree.set(entry, createHash("sha256").update(readFileSync(path)).digest("hex"));
+  for (const entry of readdirSync(join(dir, prefix)).sort()) {
+    if (prefix === "" && entry.startsWith(".")) continue;
+    const rel = prefix === "" ? entry : `${prefix}/${entry}`;
+    const path = join(dir, rel);
+    // statSync follows a symlink: a partitioned table is a link to its version folder
+    if (statSync(path).isDirectory()) for (const [p, h] of exportTree(dir, rel)) tree.set(p, h);
+    else tree.set(rel, createHash("sha256").update(readFileSync(path)).digest("hex"));
   }
   return tree;
 }
 
-/** Differences between two export trees, and any entry a writer left at the top of `dir`. */
+/** Differences between two export trees, and anything a writer left: a dot entry at the top, or a table version nothing links to. */
 export function exportProblems(dir: string, expected: Map<string, string>): string[] {
-  const problems = readdirSync(dir).filter((n) => n.startsWith(".")).map((n) => `${n} left behind`);
+  const problems = readdirSync(dir).filter((n) => n.startsWith(".") && n !== ".tables").map((n) => `${n} left behind`);
+  if (existsSync(join(dir, ".tables"))) {
+    const linked = readdirSync(dir).filter((n) => lstatSync(join(dir, n)).isSymbolicLink()).map((n) => readlinkSync(join(dir, n)));
+    for (const v of readdirSync(join(dir, ".tables"))) if (!linked.includes(`.tables/${v}`)) problems.push(`.tables/${v} left behind`);
+  }
   const actual = exportTree(dir);
   for (const [path, hash] of expected) if (actual.get(path) !== hash) problems.push(`${path} ${actual.has(path) ? "differs" : "is missing"}`);
   for (const path of actual.keys()) if (!expected.has(path)) problems.push(`${path} is not part of the export`);

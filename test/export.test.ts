@@ -1,6 +1,6 @@
 // npm run export: a database filled by a real batch against the simulator, exported and read back
 // through DuckDB, every row and value equal to SQLite's; CSV too; bad arguments give one-line errors.
-import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -126,7 +126,8 @@ describe("export", () => {
     expect(broadband.rows).toBeGreaterThan(200);
     expect(broadband.files).toBeGreaterThan(readdirSync(join(out, "broadband.parquet")).length);
     expect(readdirSync(join(out, "broadband.parquet")).every((d) => /^area=[A-Z]{1,2}$/.test(d))).toBe(true);
-    expect(readdirSync(out).sort()).toEqual(exported("parquet").sort());
+    // and the hidden folder of the partitioned tables' versions
+    expect(readdirSync(out).sort()).toEqual([".tables", ...exported("parquet")].sort());
     await expectRoundTrip("parquet", out, "1");
 
     const types = async (sql: string) =>
@@ -278,5 +279,39 @@ describe("the export's swap", () => {
     // on main: each table was moved aside before the new one went in, missing in between
     expect(seen).toEqual([]);
     for (const f of files) expect(statSync(join(out, f)).isFile()).toBe(true);
+  });
+
+  it("a partitioned table is a symlink flipped by one rename: at every step a reader finds the whole old or new table", async () => {
+    const out = join(dir, "swap-partitioned");
+    const tables = ["broadband.parquet", "mobile.parquet"];
+    const read = async (t: string) => {
+      const r = await con.runAndReadAll(`SELECT count(*) AS n, count(DISTINCT area) AS areas FROM read_parquet('${out}/${t}/*/*.parquet', hive_partitioning = true)`);
+      return r.getRowObjectsJson()[0];
+    };
+    await writeExport(sqliteSnapshotSource(db), { outDir: out, all: true, fileRows: 50 });
+    const whole = new Map<string, unknown>();
+    for (const t of tables) whole.set(t, await read(t));
+    expect(whole.get("broadband.parquet")).toMatchObject({ areas: expect.stringMatching(/^[1-9]/) });
+    const seen: string[] = [];
+    const steps: string[] = [];
+    await writeExport(sqliteSnapshotSource(db), {
+      outDir: out,
+      all: true,
+      fileRows: 50,
+      onStep: async (step) => {
+        steps.push(step);
+        for (const t of tables) {
+          const found = await read(t).catch((err: Error) => err.message.split("\n")[0]);
+          if (JSON.stringify(found) !== JSON.stringify(whole.get(t))) seen.push(`${t} at "${step}": ${JSON.stringify(found)}`);
+        }
+      },
+    });
+    // on main: each was moved aside before the new one went in, missing in between
+    expect(seen).toEqual([]);
+    expect(steps).toEqual(expect.arrayContaining(["link broadband.parquet", "in broadband.parquet", "delete broadband.parquet"]));
+    // each name a link to its one version in the hidden .tables folder; the old versions deleted
+    const versions = readdirSync(join(out, ".tables")).sort();
+    expect(versions).toEqual([expect.stringMatching(/^broadband\.parquet-\w{6}$/), expect.stringMatching(/^mobile\.parquet-\w{6}$/)]);
+    for (const t of tables) expect(versions.map((v) => `.tables/${v}`)).toContain(readlinkSync(join(out, t)));
   });
 });

@@ -2,7 +2,7 @@
 // set trusted only when every file is the one its fingerprint was written with, and what a killed
 // writer leaves (staging, a half-done swap, an export's moved-aside table) cleared by the next one.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
@@ -220,18 +220,33 @@ describe("a writer killed at a rename or a file write", () => {
     }
   }, 60_000);
 
-  it("leaves every export table whole, old or new: a table moved aside is put back", async () => {
+  it("leaves every export table whole, old or new: a version nothing links to is deleted, a table moved aside put back", async () => {
     const { d, db, close } = await stored();
     await close();
     const exp = join(d, "export");
     expect(crashAt("export", db, exp, "list")).toBeNull();
     const whole = exportTree(exp);
     expect([...whole.keys()].some((p) => p.startsWith("broadband.parquet/area="))).toBe(true);
-    for (const step of ["write mobile", "in mobile.parquet", "delete broadband.parquet", "in postcodes.parquet"]) {
+    // a partitioned table is a symlink to its version: killed before the new version is made, before
+    // its link is flipped (a version nothing links to), before the old version is deleted
+    expect(lstatSync(join(exp, "broadband.parquet")).isSymbolicLink()).toBe(true);
+    const steps = ["write mobile", "link broadband.parquet", "in mobile.parquet", "delete broadband.parquet", "in postcodes.parquet"];
+    // and an export from before versions, its table a real folder: moved aside, then the link in
+    const asFolder = () => {
+      const version = join(exp, readlinkSync(join(exp, "broadband.parquet")));
+      rmSync(join(exp, "broadband.parquet"));
+      cpSync(version, join(exp, "broadband.parquet"), { recursive: true });
+      rmSync(version, { recursive: true });
+    };
+    for (const step of [...steps, "aside broadband.parquet", "in broadband.parquet", "delete broadband.parquet"]) {
+      if (step.startsWith("aside")) asFolder();
       expect(crashAt("export", db, exp, step)).toBe("SIGKILL");
       expect(readdirSync(exp).some((n) => n.startsWith(".export-"))).toBe(true);
-      asNextWriter(exp);
+      const cleared = asNextWriter(exp);
+      if (step === "in mobile.parquet") expect(cleared).toContainEqual(expect.stringMatching(/^removed \.tables\/mobile\.parquet-\w{6}, a table version no export links to any more$/));
       expect([step, exportProblems(exp, whole)]).toEqual([step, []]);
+      if (step.startsWith("aside")) expect(lstatSync(join(exp, "broadband.parquet")).isDirectory()).toBe(true);
     }
-  }, 90_000);
+    expect(lstatSync(join(exp, "broadband.parquet")).isSymbolicLink()).toBe(true);
+  }, 120_000);
 });

@@ -8,12 +8,12 @@
 // thread while JavaScript reads the next rows from the store (a table's last file, while the next
 // table is read). DuckDB is loaded only here, and only its built-in writers are used (its SQLite
 // and PostgreSQL extensions would be downloaded at run time).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import type { Cell, PackedExportRows, PackedExportTable, ReportSnapshot, RowBatches, SnapshotSource } from "../store/snapshot.js";
 import { acquireOutLock } from "../report/out-lock.js";
-import { clearDebris, debrisPrefix, EXPORT_ASIDE, restoreExportTables } from "../report/out-debris.js";
+import { clearDebris, debrisPrefix, EXPORT_ASIDE, removeUnlinkedVersions, restoreExportTables, TABLE_VERSIONS } from "../report/out-debris.js";
 import { loadAreaFile, readAreaHeader } from "../report/area-file.js";
 import { CLEAR_STAGE_SQL, copyStageSql, createStageSql, packedPlan, stagePlan, type StagePlan } from "./stage-plan.js";
 import { EXPORT_TABLES, postcodeArea, type ExportTable } from "./tables.js";
@@ -126,6 +126,8 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
     failed = true;
     // a table moved aside whose new one did not get in goes back
     if (staging) cleanupAfter(() => restoreExportTables(options.outDir, basename(staging!)), progress);
+    // and a new version whose link did not get in is deleted
+    cleanupAfter(() => removeUnlinkedVersions(options.outDir), progress);
     throw err;
   } finally {
     // Cleanup after a failure never masks it: its own errors are logged (the next writer clears what is left).
@@ -139,29 +141,54 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
 
 /** Moves each written table from `staging` into `outDir` over its previous export. */
 async function swapTables(tables: readonly ExportedTable[], outDir: string, staging: string, step: (name: string) => unknown): Promise<void> {
-  // Everything is written: only now does each table replace its previous export. A table of one
-  // file replaces the old one by a single rename, so a reader always finds a whole table; a
-  // partitioned one (a folder, which no rename can replace) by two renames (old aside, new in)
-  // and then the old one's deletion, so a kill leaves a whole old or new table (the next writer
-  // puts an old one back whose place is empty).
+  // Everything is written: only now does each table replace its previous export, by one rename, so
+  // that a reader always finds a whole table, old or new. A table of one file is renamed over the
+  // old one. A partitioned one (a folder, which no rename can replace) moves to a version folder of
+  // its own (.tables/NAME-XXXXXX), and a symlink to it is renamed over NAME; the old version is
+  // then deleted (a kill leaves it, or a new one not yet linked, for the next writer to delete).
+  // NAME as a real folder (a partitioned table exported before versions) goes aside first, then the
+  // new one in (two renames, once; the next writer puts back an old one whose place is empty).
   mkdirSync(join(staging, EXPORT_ASIDE));
   for (const t of tables) {
     const target = join(outDir, t.path);
-    const aside = join(staging, EXPORT_ASIDE, t.path);
-    if (!existsSync(join(staging, t.path))) continue;
-    if (isFile(join(staging, t.path)) && (!existsSync(target) || isFile(target))) {
-      await step(`in ${t.path}`);
-      renameSync(join(staging, t.path), target);
-      continue;
+    const incoming = join(staging, t.path);
+    if (!existsSync(incoming)) continue;
+    const folderBefore = isFolder(target);
+    const partitioned = !isFile(incoming);
+    if (partitioned) {
+      await step(`link ${t.path}`);
+      linkNewVersion(outDir, incoming);
     }
-    if (existsSync(target)) {
+    // the incoming file or symlink replaces anything but a folder by one rename
+    if (folderBefore) {
       await step(`aside ${t.path}`);
-      renameSync(target, aside);
+      renameSync(target, join(staging, EXPORT_ASIDE, t.path));
     }
     await step(`in ${t.path}`);
-    renameSync(join(staging, t.path), target);
+    renameSync(incoming, target);
+    if (!folderBefore && !partitioned) continue;
     await step(`delete ${t.path}`);
-    rmSync(aside, { recursive: true, force: true });
+    rmSync(join(staging, EXPORT_ASIDE, t.path), { recursive: true, force: true });
+    removeUnlinkedVersions(outDir);
+  }
+}
+
+/** Moves the table folder `staged` to a new version in `outDir`/.tables, and puts a symlink to it in its place. */
+function linkNewVersion(outDir: string, staged: string): void {
+  mkdirSync(join(outDir, TABLE_VERSIONS), { recursive: true });
+  const version = mkdtempSync(join(outDir, TABLE_VERSIONS, `${basename(staged)}-`));
+  // over the empty folder mkdtemp made (rename replaces an empty directory)
+  renameSync(staged, version);
+  // relative, so that the export folder can be moved or copied whole
+  symlinkSync(`${TABLE_VERSIONS}/${basename(version)}`, staged);
+}
+
+/** True for a real folder (not a symlink to one). */
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 

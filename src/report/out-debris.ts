@@ -7,7 +7,10 @@
 //   is removed, then every old file moved aside is put back. --out then holds the old set whole.
 // - `.export-*`: an export being written (write-export.ts); tables it had moved aside under `.old/`
 //   whose place is empty are put back (a kill between the two renames of a table), then it is removed.
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+// - `.tables/NAME-XXXXXX`: a version of a partitioned export table, which the export links NAME to.
+//   One that no link at the top of the folder points to (a kill before or after the link was
+//   flipped) is removed.
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { processAlive } from "../store/process-identity.js";
@@ -15,6 +18,8 @@ import { processAlive } from "../store/process-identity.js";
 export const SWAP_JOURNAL = ".swap.json";
 /** inside an `.export-*` directory: the tables moved aside while the new ones move in */
 export const EXPORT_ASIDE = ".old";
+/** the folder of the partitioned export tables' versions: each table's name is a symlink into it */
+export const TABLE_VERSIONS = ".tables";
 
 export interface SwapJournal {
   /** the staging directory's name, inside --out */
@@ -87,6 +92,7 @@ export function clearDebris(dir: string, options: DebrisOptions = {}): string[] 
     rmSync(join(dir, d.name), { recursive: true, force: true });
     if (d.kind !== "previous") done.push(`removed ${d.name}, left by a writer that is no longer running`);
   }
+  done.push(...removeUnlinkedVersions(dir));
   return done;
 }
 
@@ -120,9 +126,37 @@ export function restoreExportTables(dir: string, name: string): string[] {
   if (!existsSync(aside)) return [];
   const done: string[] = [];
   for (const table of readdirSync(aside)) {
-    if (existsSync(join(dir, table))) continue; // the new table is in place: the old one is deleted with the directory
+    if (present(join(dir, table))) continue; // the new table is in place: the old one is deleted with the directory
     renameSync(join(aside, table), join(dir, table));
     done.push(`put back ${table}, which a killed export had moved aside`);
   }
+  return done;
+}
+
+/** True when `path` names anything, a dangling symlink included. */
+function present(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes each table version in `dir`/.tables that no symlink at the top of `dir` points to. */
+export function removeUnlinkedVersions(dir: string): string[] {
+  const versions = join(dir, TABLE_VERSIONS);
+  if (!existsSync(versions)) return [];
+  const linked = new Set<string>();
+  for (const entry of readdirSync(dir, { withFileTypes: true }))
+    if (entry.isSymbolicLink()) linked.add(readlinkSync(join(dir, entry.name)));
+  const done: string[] = [];
+  for (const version of readdirSync(versions)) {
+    if (linked.has(`${TABLE_VERSIONS}/${version}`)) continue;
+    rmSync(join(versions, version), { recursive: true, force: true });
+    done.push(`removed ${TABLE_VERSIONS}/${version}, a table version no export links to any more`);
+  }
+  // none left (an export that failed before its first link): the folder goes too
+  if (readdirSync(versions).length === 0) rmSync(versions, { recursive: true, force: true });
   return done;
 }
