@@ -186,7 +186,7 @@ describe.skipIf(BROWSER.skip).each(CASES.map((c) => c.name))("report.html of the
     const u = summary.postcodes.unique;
     for (const l of ["broadband", "mobile"] as const) {
       const p = summary[l]?.postcodes;
-      if (p) expect(about).toContainEqual([l, ...[p.ok, p.notFound, p.failed, p.pending].map((v) => `${n(v)} (${share(v, u)})`)]);
+      if (p) expect(about).toContainEqual([l, ...[p.ok, p.notFound, p.failed, p.pending, p.expired ?? 0].map((v) => `${n(v)} (${share(v, u)})`)]);
     }
   });
 
