@@ -8,7 +8,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { ROOT } from "./helpers/child-cli.js";
+import { childOutput, ROOT } from "./helpers/child-cli.js";
 import { openDatabase } from "../src/store/sqlite/db.js";
 import { buildConfig, SIMULATED_RATE } from "../src/pipeline/config.js";
 import { DEFAULT_RATE } from "../src/pipeline/options.js";
@@ -46,14 +46,7 @@ function userEnv(): NodeJS.ProcessEnv {
 /** Runs a line in sh (asynchronously: vitest's worker must keep answering while it runs). */
 function runShell(line: string, cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const child = spawn("sh", ["-c", line], { cwd, env: userEnv(), stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-  child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", (status) => resolve({ status, stdout, stderr }));
-  });
+  return childOutput(child).then(({ code, ...printed }) => ({ status: code, ...printed }));
 }
 
 const clones: string[] = [];

@@ -10,7 +10,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { ROOT } from "./helpers/child-cli.js";
+import { childOutput, ROOT } from "./helpers/child-cli.js";
 import { onCi } from "./helpers/requires-tool.js";
 import { DEFAULT_KEY } from "../src/simulator/options.js";
 
@@ -23,14 +23,7 @@ afterAll(() => {
 
 function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-  child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return childOutput(child);
 }
 
 /** A user's environment with the installed command first on PATH and nothing of the test's (no COVERAGE_*, no npm_*). */

@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../src/store/sqlite/schema.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
-import { ROOT } from "./helpers/child-cli.js";
+import { childOutput, ROOT } from "./helpers/child-cli.js";
 import { requiresTool, TOOLS } from "./helpers/requires-tool.js";
 
 const asRoot = process.getuid?.() === 0;
@@ -61,14 +61,7 @@ function runAsReader(cli: "status" | "report", args: string[]): Promise<Result> 
   const argv = [process.execPath, "--import", "tsx", `src/cli/${cli}.ts`, ...args];
   if (asRoot) argv.unshift(...WITHOUT_OVERRIDE);
   const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-  child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return childOutput(child);
 }
 
 describe.skipIf(SETPRIV.skip)("read-only readers of a database from a finished batch", () => {

@@ -32,6 +32,18 @@ export interface SpawnOptions {
   keepStdinOpen?: boolean;
 }
 
+/** A started child's exit code and everything it printed, once it has closed. */
+export function childOutput(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (s: string) => (stdout += s));
+  child.stderr?.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 export function spawnCli(cli: "batch" | "status" | "report" | "simulate" | "export" | "options-table", args: string[], options: SpawnOptions = {}): ChildRun {
   const env: NodeJS.ProcessEnv = { NO_COLOR: "1" };
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("COVERAGE_")) env[k] = v;
