@@ -1,6 +1,6 @@
 // Client-side pacing: request starts are spaced evenly so a lookup never exceeds its rate,
 // and a server enforcing the same per-window limit never needs to send 429. With a shared pace
-// (the store's, per lookup and key: issue 21), each start also takes the next slot of everyone
+// (the store's, per lookup and key), each start also takes the next slot of everyone
 // using the key, and a 429 pauses them all.
 import type { Clock } from "./clock.js";
 

@@ -1,4 +1,4 @@
-// Team mode's share of the work (issue 21): a run fetches only the pairs it has claimed under its
+// Team mode's share of the work: a run fetches only the pairs it has claimed under its
 // lease, a chunk at a time as its workers ask, so that machines working through the same list take
 // turns rather than one taking it all. A pair another live run holds is looked at again until that
 // claim goes (then its answer is reused) or lapses with a killed machine's lease (then this run

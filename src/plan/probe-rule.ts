@@ -1,4 +1,4 @@
-// Probes cost only what they must (issue 23): a probe re-fetches a fresh answer to notice a new
+// Probes cost only what they must: a probe re-fetches a fresh answer to notice a new
 // release, so a run whose own fetches already tell needs none, and otherwise one round a day is
 // enough. Pure: the planner passes in what it knows, and records the check the run makes.
 import type { Lookup } from "../spec/fields.js";

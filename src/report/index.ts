@@ -1,4 +1,4 @@
-// The reports of issue 4: every file in --out for one run's postcodes (or all stored ones), read
+// The reports: every file in --out for one run's postcodes (or all stored ones), read
 // from the store in one consistent snapshot (src/store/snapshot.ts), the set replaced whole
 // (report-set.ts). Compute (summary, changes, groups) asks the snapshot; the writers render.
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// The name a key goes by in the store (the shared pace, issue 21): a one-way digest, so that the
+// The name a key goes by in the store (the shared pace): a one-way digest, so that the
 // database never holds the key or anything that gives it back.
 import { createHmac } from "node:crypto";
 

@@ -1,5 +1,5 @@
 // Opening the store: the location picks the engine. A path is SQLite (the default, nothing to
-// install); a postgres:// or postgresql:// URL is PostgreSQL (issue 21). A second engine plugs in here and in the contract
+// install); a postgres:// or postgresql:// URL is PostgreSQL. A second engine plugs in here and in the contract
 // suite's engine list (test/store-contract/engines.ts).
 import type { Store } from "./store.js";
 import { namingPath } from "./sqlite/db.js";

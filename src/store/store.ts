@@ -1,13 +1,13 @@
 // The store: everything the batch, the planner, status, soak and bench read and write, as one
-// asynchronous interface with one implementation per engine (src/store/sqlite/, and PostgreSQL
-// next: issue 21). Nothing outside an engine's folder holds a database handle or SQL. Records are
+// asynchronous interface with one implementation per engine (src/store/sqlite/ and
+// src/store/postgres/). Nothing outside an engine's folder holds a database handle or SQL. Records are
 // in types.ts. Times are passed in (ISO text or epoch ms), never read from a clock here, so tests
 // drive them. `openStore` (open-store.ts) picks the engine from the location; the contract suite
 // (test/store-contract/) runs the same cases on every engine.
 //
 // Writers (answers, input rows, open data) queue synchronously and commit asynchronously: the
 // batch's hot path writes a group of answers (commit-group.ts), with their ledger rows, in one
-// transaction (issue 23), which a Promise per answer would defeat.
+// transaction, which a Promise per answer would defeat.
 import type { MobileScale, ScaleEvidence } from "../spec/mobile-scales.js";
 import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";

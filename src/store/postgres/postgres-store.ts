@@ -1,5 +1,5 @@
 // The PostgreSQL store: the Store interface (store.ts) over one connection pool, for teams whose
-// machines share one database (issue 21): every batch holds its own lease, claims its pairs, and
+// machines share one database: every batch holds its own lease, claims its pairs, and
 // shares the ledger and the pace. Reports and the export read one snapshot (report/source.ts).
 import { hostname } from "node:os";
 import { UserError } from "../../errors.js";

@@ -227,7 +227,7 @@ export const MIGRATIONS: readonly string[] = [
     run_id     INTEGER NOT NULL
   );
   `,
-  // Leases replace batch_lock (issue 20): a holder, an expiry its process renews; a run belongs to
+  // Leases replace batch_lock: a holder, an expiry its process renews; a run belongs to
   // a lease and is abandoned once that lease is no longer live. A run's quota reservations and
   // claims are the lease's too, so a killed run's lapse with it. batch_lock goes: an older version
   // refuses this schema, so no batch of it can hold that lock here.
