@@ -160,29 +160,35 @@ describe("--outage-limit bounds every wait, a Retry-After included (issue 19.3)"
   });
 });
 
+/** A simulator that closes after `answers` answers and listens again on its port `downMs` of virtual time later, with the clock that moves it. */
+async function outageAfter(answers: number, downMs: number): Promise<{ port: number; clock: FakeClock; phase: () => "up" | "down" | "back" }> {
+  let s = await sim({});
+  const port = s.port;
+  let phase: "up" | "down" | "back" = "up";
+  const clock = new FakeClock();
+  const sleep = clock.sleep.bind(clock);
+  let downAt = 0;
+  clock.sleep = async (ms, signal) => {
+    if (phase === "up" && s.counters.total >= answers) {
+      phase = "down";
+      downAt = clock.now();
+      await s.close();
+    } else if (phase === "down" && clock.now() - downAt > downMs) {
+      phase = "back";
+      s = await sim({ port });
+    }
+    return sleep(ms, signal);
+  };
+  return { port, clock, phase: () => phase };
+}
+
 describe("an outage mid-run", () => {
   it("pauses, probes, and completes when the API is back, with every postcode answered and no retries spent on the wait", async () => {
     const { d, input } = setup();
-    let s = await sim({});
-    const port = s.port;
-    let phase: "up" | "down" | "back" = "up";
-    const clock = new FakeClock();
-    const sleep = clock.sleep.bind(clock);
     // the simulator goes down after 10 answers; it comes back 3 virtual minutes later
-    let downAt = 0;
-    clock.sleep = async (ms, signal) => {
-      if (phase === "up" && s.counters.total >= 10) {
-        phase = "down";
-        downAt = clock.now();
-        await s.close();
-      } else if (phase === "down" && clock.now() - downAt > 180_000) {
-        phase = "back";
-        s = await sim({ port });
-      }
-      return sleep(ms, signal);
-    };
+    const { port, clock, phase } = await outageAfter(10, 180_000);
     const r = await runIn(d, { in: input, baseUrl: `http://127.0.0.1:${port}`, rate: 600 }, env, { clock });
-    expect(phase).toBe("back");
+    expect(phase()).toBe("back");
     expect(r.exitCode, JSON.stringify(r.stats)).toBe(0);
     expect(r.counts).toMatchObject({ ok: 40, failed: 0, pending: 0 });
     // only attempts until the outage is recognised (6 in a row, plus those in flight) count as retries;
@@ -197,25 +203,9 @@ describe("an outage mid-run", () => {
 describe("a network failure before the outage is recognised spends no retry", () => {
   it("with --retries 0 an outage mid-run still fails no postcode: the attempts of its run-up are let off or given back", async () => {
     const { d, input } = setup();
-    let s = await sim({});
-    const port = s.port;
-    let phase: "up" | "down" | "back" = "up";
-    const clock = new FakeClock();
-    const sleep = clock.sleep.bind(clock);
-    let downAt = 0;
-    clock.sleep = async (ms, signal) => {
-      if (phase === "up" && s.counters.total >= 10) {
-        phase = "down";
-        downAt = clock.now();
-        await s.close();
-      } else if (phase === "down" && clock.now() - downAt > 60_000) {
-        phase = "back";
-        s = await sim({ port });
-      }
-      return sleep(ms, signal);
-    };
+    const { port, clock, phase } = await outageAfter(10, 60_000);
     const r = await runIn(d, { in: input, baseUrl: `http://127.0.0.1:${port}`, rate: 600, retries: 0 }, env, { clock });
-    expect(phase).toBe("back");
+    expect(phase()).toBe("back");
     // on main: every postcode whose attempt met a refused connection before the outage was
     // recognised (6 failures across 3 postcodes) failed at once, and the run exited 2
     expect(r.counts).toMatchObject({ ok: 40, failed: 0, pending: 0 });
