@@ -134,6 +134,10 @@ describe("a change of scale between two releases", () => {
     await legacy.close();
     const current = await startSimulator({ port: 0, seed: SEED, key: KEY, mobileScale: "current", release: 2 });
     expect((await runIn(d, { in: input, baseUrl: current.url, lookups: "mobile", refresh: true }, env)).exitCode).toBe(0);
+    // a night that stores no new answer leaves the recorded scales as they are, without scanning every answer
+    const quiet = await runIn(d, { in: input, baseUrl: current.url, lookups: "mobile", probe: 0 }, env);
+    expect(quiet.stats!.mobile.requests).toBe(0);
+    expect(quiet.logs.filter((l) => l.includes('"event":"mobile-scale"'))).toEqual([]);
     await current.close();
 
     const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as Summary;

@@ -154,7 +154,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
     }
     ctx.plan = await planStage(ctx);
     await fetchStage(ctx);
-    await recordMobileScales(ctx.store, config, ctx.log);
+    await recordMobileScales(ctx.store, config, ctx.stats.mobile, ctx.log);
     const result = await finishStage(ctx);
     // A run that stopped before any answer (rejected key, wrong URL) replaces no reports.
     const reportFailure = config.reports && result.state !== "failed" ? await reportStage(ctx) : null;
