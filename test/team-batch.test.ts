@@ -4,13 +4,13 @@
 // shared (the pace and the ledger live there, so that is faithful).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { systemClock } from "../src/fetch/clock.js";
-import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
+import { generatePostcodes } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
-import type { Store } from "../src/store/store.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
-import { spawnCli, waitFor, type ChildRun } from "./helpers/child-cli.js";
+import { teamResources } from "./helpers/team-resources.js";
+import { spawnCli, waitFor } from "./helpers/child-cli.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
 
 const { skip } = requiresPostgres();
@@ -18,18 +18,7 @@ const KEY = "team-key-7c2e-Rb4x";
 const ENV = { COVERAGE_API_KEY: KEY };
 
 describe.skipIf(skip)("team mode: batches on several machines share one PostgreSQL store", () => {
-  const closing: (Store | Simulator)[] = [];
-  const children: ChildRun[] = [];
-  afterEach(async () => {
-    // a machine a failed test left running (or stopped) must not outlive it
-    for (const c of children.splice(0)) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
-    await Promise.all(closing.splice(0).map((c) => c.close()));
-  });
-  const simulator = async (options: Parameters<typeof startSimulator>[0]) => {
-    const sim = await startSimulator({ port: 0, key: KEY, ...options });
-    closing.push(sim);
-    return sim;
-  };
+  const { closing, children, simulator } = teamResources(KEY);
   const reader = async (url: string) => {
     const store = await openStore(url, { readonly: true });
     closing.push(store);

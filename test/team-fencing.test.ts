@@ -1,14 +1,14 @@
 // A team that can be paused and skewed (PostgreSQL): a machine stopped past its lease writes nothing
 // when it resumes and says so; machines whose clocks are off share leases and pace on the server's time.
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { systemClock, type Clock } from "../src/fetch/clock.js";
 import { quotaPeriod } from "../src/plan/quota-plan.js";
-import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
+import { generatePostcodes } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
-import type { Store } from "../src/store/store.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
-import { spawnCli, waitFor, type ChildRun } from "./helpers/child-cli.js";
+import { teamResources } from "./helpers/team-resources.js";
+import { spawnCli, waitFor } from "./helpers/child-cli.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
 
 const { skip } = requiresPostgres();
@@ -40,17 +40,7 @@ function skewedClock(offsetMs: number, slept: number[] = []): Clock {
 }
 
 describe.skipIf(skip)("team mode: a paused machine and machines with clocks off", () => {
-  const closing: (Store | Simulator)[] = [];
-  const children: ChildRun[] = [];
-  afterEach(async () => {
-    for (const c of children.splice(0)) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
-    await Promise.all(closing.splice(0).map((c) => c.close()));
-  });
-  const simulator = async (options: Parameters<typeof startSimulator>[0]) => {
-    const sim = await startSimulator({ port: 0, key: KEY, ...options });
-    closing.push(sim);
-    return sim;
-  };
+  const { closing, children, simulator } = teamResources(KEY);
 
   test("a machine stopped past its lease and resumed sends, claims and commits nothing more, exits 4 saying so, and its summary counts the other's answers", async () => {
     const dir = tempDir();

@@ -181,7 +181,7 @@ export const PG_MIGRATIONS: readonly string[] = [
     run_id     bigint NOT NULL
   );
 
-  -- Team mode (issue 21). A lease per batch process, many at once, renewed by its process; a run
+  -- Team mode. A lease per batch process, many at once, renewed by its process; a run
   -- belongs to one and is abandoned once it is no longer live. Quota reservations and claims are
   -- the lease's, so a killed process's lapse with it.
   CREATE TABLE leases (
