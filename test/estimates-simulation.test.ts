@@ -7,7 +7,7 @@ import { compactPostcode } from "../src/spec/postcode.js";
 import { generateCompact } from "../src/simulator/data.js";
 import { openDataRow } from "../src/simulator/open-data.js";
 import { PUBLISHED_HEADER_2026 } from "../src/spec/open-data.js";
-import { tierOf } from "../src/report/definitions.js";
+import { tierOf } from "../src/figures/definitions.js";
 import { sampleOrder, postcodeStratum } from "../src/plan/sample-order.js";
 import { clustersByGroup, estimateDomain, type Cluster } from "../src/report/estimates.js";
 

@@ -1,7 +1,7 @@
 // The export's pure parts: which postcode area a row belongs to, and how a table's columns are
 // staged (as JavaScript hands them over) and cast back to their types.
 import { describe, expect, it } from "vitest";
-import { EXPORT_TABLES, postcodeArea } from "../src/export/tables.js";
+import { EXPORT_TABLES, postcodeArea } from "../src/figures/export-tables.js";
 import { packedPlan, stagePlan } from "../src/export/stage-plan.js";
 import { DEFAULT_PROVIDERS, SPEED_FIELDS, mobileFields } from "../src/spec/fields.js";
 

@@ -8,7 +8,7 @@ import { generatePostcodes, simulatedAreaFile, startSimulator } from "../src/sim
 import { EXPORT_SOURCES, exportColumnsSql } from "../src/store/sqlite/report/export-rows.js";
 import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 import { openDatabase, type Db } from "../src/store/sqlite/db.js";
-import { EXPORT_TABLES, postcodeArea, type ExportColumn, type ExportTable } from "../src/export/tables.js";
+import { EXPORT_TABLES, postcodeArea, type ExportColumn, type ExportTable } from "../src/figures/export-tables.js";
 import { writeExport, type ExportFormat } from "../src/export/write-export.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { spawnCli } from "./helpers/child-cli.js";

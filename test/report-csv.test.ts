@@ -9,7 +9,7 @@ import { neutraliseFormula } from "../src/report/neutralise.js";
 import { stringify } from "csv-stringify/sync";
 import { encodeNumber, encodeRecord, encodeText, stringifyOptions } from "../src/report/csv-cells.js";
 import { writeCsv, writeCsvLines } from "../src/report/csv-file.js";
-import { EXCEL_MAX_ROWS } from "../src/report/definitions.js";
+import { EXCEL_MAX_ROWS } from "../src/figures/definitions.js";
 
 let dir: string;
 beforeEach(() => {

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SPEED_THRESHOLDS, TIERS } from "../src/report/definitions.js";
+import { SPEED_THRESHOLDS, TIERS } from "../src/figures/definitions.js";
 import { collectHtmlReportData, SPEED_BIN_EDGES } from "../src/report/html/data.js";
 import { formatCount, formatShare, formatTime } from "../src/report/html/format.js";
 import { renderHtmlReport, type GroupRow, type HtmlReportData } from "../src/report/html/index.js";

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { parse } from "csv-parse/sync";
 import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findCoordinateColumns, parseCoordinates } from "../src/report/coordinates.js";
+import { findCoordinateColumns, parseCoordinates } from "../src/figures/coordinates.js";
 import { readAreaHeader } from "../src/report/area-file.js";
 import { normalisePostcode } from "../src/spec/postcode.js";
 import { writeFileSync } from "node:fs";

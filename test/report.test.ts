@@ -10,7 +10,7 @@ import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { headlineLines, ReportError, writeAddressReport, writeReports, type Summary } from "../src/report/index.js";
 import { openDatabase, type Db } from "../src/store/sqlite/db.js";
-import { TIERS } from "../src/report/definitions.js";
+import { TIERS } from "../src/figures/definitions.js";
 import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 

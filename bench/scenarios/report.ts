@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { mobileFields } from "../../src/spec/fields.js";
 import { openDatabase } from "../../src/store/sqlite/db.js";
 import { writeAddressReport } from "../../src/report/index.js";
-import { goodColumns } from "../../src/report/measures.js";
+import { goodColumns } from "../../src/figures/measures.js";
 import { goodSql } from "../../src/store/shared/measures.js";
 import { buildMobileDb } from "../lib/mobile-db.js";
 import { scratchDir } from "../lib/paths.js";

@@ -7,7 +7,7 @@
 //      same rows, columns and expressions.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { EXPORT_TABLES } from "../../src/export/tables.js";
+import { EXPORT_TABLES } from "../../src/figures/export-tables.js";
 import { exportSelectSql } from "../../src/store/sqlite/report/export-rows.js";
 import { DEFAULT_PROVIDERS } from "../../src/spec/fields.js";
 import { runBatchProcess, sampledPeakRssBytes, type BatchProcessResult } from "../lib/batch-process.js";

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { openStore } from "../store/open-store.js";
 import { isPostgresUrl } from "../store/location.js";
 import { EXPORT_FORMATS, writeExport } from "../export/write-export.js";
-import { EXPORT_TABLES } from "../export/tables.js";
+import { EXPORT_TABLES } from "../figures/export-tables.js";
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
 import { CliError, declareOptions, runCli } from "./run-cli.js";
 

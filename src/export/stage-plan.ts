@@ -3,7 +3,7 @@
 // the appender, a column a type JavaScript can hand over (a UPRN as a double, a flag as an
 // integer, a timestamp as its ISO text), and DuckDB casts them to the export's types as it copies
 // them to a file. Pure: DuckDB SQL text only.
-import type { ExportColumn, ExportType } from "./tables.js";
+import type { ExportColumn, ExportType } from "../figures/export-tables.js";
 import { CELL_SEPARATOR, ROW_SEPARATOR } from "../store/snapshot.js";
 
 type StageType = "VARCHAR" | "DOUBLE" | "INTEGER" | "TINYINT";

@@ -16,7 +16,7 @@ import { acquireOutLock } from "../report/out-lock.js";
 import { clearDebris, debrisPrefix, EXPORT_ASIDE, removeUnlinkedVersions, restoreExportTables, TABLE_VERSIONS } from "../report/out-debris.js";
 import { loadAreaFile, readAreaHeader } from "../report/area-file.js";
 import { CLEAR_STAGE_SQL, copyStageSql, createStageSql, packedPlan, stagePlan, type StagePlan } from "./stage-plan.js";
-import { EXPORT_TABLES, postcodeArea, type ExportTable } from "./tables.js";
+import { EXPORT_TABLES, postcodeArea, type ExportTable } from "../figures/export-tables.js";
 import { cleanupAfter } from "../errors.js";
 
 export type ExportFormat = "parquet" | "csv";

@@ -8,7 +8,7 @@ import { SPEED_FIELDS, mobileFields } from "../spec/fields.js";
 import type { BroadbandAddressRow, Cell, MobileAddressRow, ReportSnapshot, RowBatches } from "../store/snapshot.js";
 import { encodeNumber, encodeText } from "./csv-cells.js";
 import { CsvLineFile, type CsvFileOptions } from "./csv-file.js";
-import { goodColumns } from "./measures.js";
+import { goodColumns } from "../figures/measures.js";
 
 const ADDRESS_COLUMNS = ["PostCode", "UPRN", "AddressShortDescription"] as const;
 

@@ -13,7 +13,7 @@ import { headerName, isPostcodeHeader } from "../input/column.js";
 import { detectDelimiter, excelSepLine } from "../input/delimiter.js";
 import { InputError, openInput } from "../input/read-input.js";
 import { readPrefix } from "../input/text-guard.js";
-import { findCoordinateColumns, parseCoordinates, type CoordinateColumns } from "./coordinates.js";
+import { findCoordinateColumns, parseCoordinates, type CoordinateColumns } from "../figures/coordinates.js";
 import { ReportError } from "./scope.js";
 
 export interface AreaFile {

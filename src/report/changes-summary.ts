@@ -1,5 +1,5 @@
 // The summary's `changes` section (figures made by changes.ts): its summary.csv rows and headline.
-import type { Tier } from "./definitions.js";
+import type { Tier } from "../figures/definitions.js";
 import type { SummaryRow } from "./summary.js";
 import { perLookup } from "../spec/lookups.js";
 

@@ -5,7 +5,7 @@ import { CHANNELS, LOCATIONS, mobileField, type Channel, type Location, type Loo
 import { displayPostcode } from "../spec/postcode.js";
 import type { Baseline, ReportSnapshot, VersionPair, VersionRow } from "../store/snapshot.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
-import { tierOf, TIERS, type Tier } from "./definitions.js";
+import { tierOf, TIERS, type Tier } from "../figures/definitions.js";
 import { ReportError, type ReportScope } from "./scope.js";
 import type { ChangesSummary } from "./changes-summary.js";
 import { LEGACY_ONLY_RATINGS, SCALES, type MobileScale, type ScaleChange, type ScaleDecision } from "../spec/mobile-scales.js";

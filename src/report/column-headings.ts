@@ -2,7 +2,7 @@
 // stays in the header cell's note. Known names are spelled out; mobile fields and per-provider
 // columns are read from their parts; anything else is split at its capitals.
 import { CHANNELS, LOCATIONS, VARIANTS, mobileField } from "../spec/fields.js";
-import { PROVIDER_METRICS, providerColumn } from "./measures.js";
+import { PROVIDER_METRICS, providerColumn } from "../figures/measures.js";
 import { OPEN_DATA_FIELDS, OPEN_DATA_MONTH_COLUMN } from "../spec/open-data.js";
 
 const KNOWN: Readonly<Record<string, string>> = {

@@ -5,7 +5,7 @@ import { basename } from "node:path";
 import { PassThrough } from "node:stream";
 import { writeAtomically } from "./atomic-file.js";
 import { encodeRecord, encodeText, RECORD_DELIMITER, UTF8_BOM } from "./csv-cells.js";
-import { EXCEL_MAX_ROWS } from "./definitions.js";
+import { EXCEL_MAX_ROWS } from "../figures/definitions.js";
 import { inBatches, mapRows, type Rows } from "./row-batches.js";
 
 export interface CsvFileOptions {

@@ -2,8 +2,8 @@
 // label their counts with these, keyed by the column names of the report's postcode table
 // (measures.ts), so a reader never has to look up `IndoorVoiceTotalNotspots`.
 import { ratingLabel, type MobileScale } from "../spec/mobile-scales.js";
-import { SPEED_THRESHOLDS as T } from "./definitions.js";
-import type { ProviderMetric, SpreadMetric } from "./measures.js";
+import { SPEED_THRESHOLDS as T } from "../figures/definitions.js";
+import type { ProviderMetric, SpreadMetric } from "../figures/measures.js";
 
 const mbit = (x: number) => `${x.toLocaleString("en-GB")} Mbit/s`;
 

@@ -6,9 +6,9 @@
 // Streamed from the snapshot's located postcodes, one feature per line.
 import type { ReportSnapshot } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
-import { COORDINATE_COLUMNS } from "./coordinates.js";
-import { providerColumn } from "./measures.js";
-import { ADDRESSES_COLUMN, openDataColumns, RELEASE_COLUMN, STATUS_COLUMN } from "./postcode-columns.js";
+import { COORDINATE_COLUMNS } from "../figures/coordinates.js";
+import { providerColumn } from "../figures/measures.js";
+import { ADDRESSES_COLUMN, openDataColumns, RELEASE_COLUMN, STATUS_COLUMN } from "../figures/postcode-columns.js";
 import { percent } from "./summary.js";
 
 export const GEOJSON_NAME = "postcodes.geojson";

@@ -2,9 +2,9 @@
 // figures of their postcode appended), both read from the report's postcode table.
 import type { ReportScope, ReportSnapshot, RowBatches } from "../store/snapshot.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
-import { providerColumn, SPREAD_METRICS } from "./measures.js";
-import { ADDRESSES_COLUMN, countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns, STATUS_COLUMN } from "./postcode-columns.js";
-import { COORDINATE_COLUMNS } from "./coordinates.js";
+import { providerColumn, SPREAD_METRICS } from "../figures/measures.js";
+import { ADDRESSES_COLUMN, countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns, STATUS_COLUMN } from "../figures/postcode-columns.js";
+import { COORDINATE_COLUMNS } from "../figures/coordinates.js";
 import { propertyCells, propertyColumns } from "./property-figures.js";
 import { mapRows } from "./row-batches.js";
 

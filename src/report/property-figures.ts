@@ -2,11 +2,8 @@
 // Your rows give that property's own figures beside its postcode's: its speeds and tier, each
 // provider's good/not good indoors, and the best provider indoors. The snapshot joins the row to
 // the stored address by postcode and UPRN (ReportSnapshot.enrichedRows); this picks the best provider.
-import { goodColumns } from "./measures.js";
+import { goodColumns } from "../figures/measures.js";
 import { ReportError, type ReportScope } from "./scope.js";
-
-/** The Status of a row whose postcode was found but whose UPRN is in no answer for it. */
-export const UPRN_NOT_FOUND = "uprn_not_found";
 
 export interface PropertyColumns {
   /** the UPRN column's index in the input row */

@@ -1,6 +1,6 @@
 // A postcode's or row's status in words, for the workbook's sheets (the CSVs keep the codes, which
 // scripts read): the column is as wide as the longest words, so that no status is cut.
-import { UPRN_NOT_FOUND } from "./property-figures.js";
+import { UPRN_NOT_FOUND } from "../figures/postcode-columns.js";
 
 export const STATUS_WORDS: Readonly<Record<string, string>> = {
   ok: "found",

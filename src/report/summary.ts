@@ -5,8 +5,8 @@ import type { Lookup } from "../spec/fields.js";
 import { decideScale, type MobileScale, type ScaleDecision } from "../spec/mobile-scales.js";
 import { goodRatingText, ratingShareRows, scaleAboutRows, scaleSummary, type ScaleSummary } from "./scale-figures.js";
 import type { Release, ReportSnapshot } from "../store/snapshot.js";
-import { countColumns, ADDRESSES_COLUMN } from "./postcode-columns.js";
-import { PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type SpreadMetric } from "./measures.js";
+import { countColumns, ADDRESSES_COLUMN } from "../figures/postcode-columns.js";
+import { PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type SpreadMetric } from "../figures/measures.js";
 import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareFraction, shareText, spreadLabel } from "./figure-labels.js";
 
 export { percent } from "./figure-labels.js";

@@ -7,10 +7,10 @@ import { ratingWords, SCALES, type MobileScale } from "../spec/mobile-scales.js"
 import type { ReportScope, ReportSnapshot, RowBatches } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
 import { columnHeading } from "./column-headings.js";
-import { EXCEL_MAX_ROWS, SPEED_THRESHOLDS as T } from "./definitions.js";
+import { EXCEL_MAX_ROWS, SPEED_THRESHOLDS as T } from "../figures/definitions.js";
 import { groupShare, type GroupSet } from "./groups.js";
 import { groupEstimateSheetColumns, groupEstimateValues } from "./group-estimates.js";
-import { goodColumns } from "./measures.js";
+import { goodColumns } from "../figures/measures.js";
 import { enrichedTable, postcodeFigureColumns } from "./postcode-files.js";
 import { mapRows } from "./row-batches.js";
 import { STATUS_WIDTH, statusWords } from "./status-words.js";
@@ -88,7 +88,7 @@ const ADDRESS_SHEETS: Record<Lookup, AddressSheet> = {
 };
 const addressSheets: readonly AddressSheet[] = LOOKUPS.map((l) => ADDRESS_SHEETS[l]);
 
-/** What `npm run export` writes for the rows of a CSV, where it has them (src/export/tables.ts). */
+/** What `npm run export` writes for the rows of a CSV, where it has them (src/figures/export-tables.ts). */
 const PARQUET: Record<string, string> = { "broadband.csv": "broadband/", "mobile.csv": "mobile/", "postcodes.csv": "postcodes.parquet" };
 
 /** Where the rows of a sheet left out are: its CSV, and the Parquet export's file when there is one. */

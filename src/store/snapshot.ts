@@ -91,7 +91,7 @@ export interface PostcodeTotals {
  * counts (NoData, BelowDecent, BelowSuperfast, Superfast, Ultrafast, Gigabit), per provider
  * <P>IndoorVoiceNotspots … <P>IndoorDataNeeds4g, the spread counts (IndoorVoiceTotalNotspots …),
  * Latitude and Longitude (from --area-file: loadArea), with stored open data OfcomDataMonth and
- * the OPEN_DATA_COLUMNS, and BroadbandRelease and MobileRelease (the latest answer's dataset). Counts follow src/report/definitions.ts at the prepared good rating.
+ * the OPEN_DATA_COLUMNS, and BroadbandRelease and MobileRelease (the latest answer's dataset). Counts follow src/figures/definitions.ts at the prepared good rating.
  */
 export type PostcodeColumn = string;
 
@@ -231,8 +231,8 @@ export interface VersionPair {
   after: VersionSide;
 }
 
-/** The export's tables (src/export/tables.ts names their columns and types). */
-export type ExportTableName = "broadband" | "mobile" | "postcodes" | "versions" | "runs" | "releases";
+import type { ExportTableName } from "../figures/export-tables.js";
+export type { ExportTableName };
 
 /**
  * Everything the reports and the export read, from one consistent state of the store. Members
@@ -324,7 +324,7 @@ export interface ReportSnapshot {
   /** The export tables this store holds (a store without the history has no versions). */
   exportTables(): Promise<ExportTableName[]>;
   /**
-   * One export table's rows, typed (src/export/tables.ts's columns, in order: BIGINT and DOUBLE as
+   * One export table's rows, typed (src/figures/export-tables.ts's columns, in order: BIGINT and DOUBLE as
    * numbers, BOOLEAN as 0/1, TIMESTAMP as ISO text), scoped to the postcodes in scope (runs: all),
    * in key order: address tables by postcode then UPRN, so that a postcode area is one stretch.
    * The postcodes table's latitude and longitude come from loadArea (null without).
@@ -338,7 +338,7 @@ export interface ReportSnapshot {
   exportPackedRows(table: PackedExportTable, providers: readonly string[]): RowBatches<PackedExportRows>;
 }
 
-/** The export tables keyed by postcode, which cross packed (src/export/tables.ts says which). */
+/** The export tables keyed by postcode, which cross packed (src/figures/export-tables.ts says which). */
 export type PackedExportTable = Exclude<ExportTableName, "runs" | "releases">;
 
 /**

@@ -2,10 +2,10 @@
 // (so they cover exactly the summary's addresses): the exclusive broadband tiers, the distribution
 // of MaxPredictedDown, and the run's own row.
 import type { ReportSnapshot } from "../../store/snapshot.js";
-import { downloadTier, SPEED_THRESHOLDS as T, TIERS } from "../definitions.js";
+import { downloadTier, SPEED_THRESHOLDS as T, TIERS } from "../../figures/definitions.js";
 import type { Summary } from "../summary.js";
 import type { HtmlReportData, MapData, SpeedBin, TierCount } from "./types.js";
-import { COORDINATE_COLUMNS } from "../coordinates.js";
+import { COORDINATE_COLUMNS } from "../../figures/coordinates.js";
 import { layoutMap, type MapPoint } from "./map/layout.js";
 
 /** The histogram's bin edges, Mbit/s: every tier threshold is an edge, with finer steps between. */

@@ -2,7 +2,7 @@
 // so it stays readable in greyscale and to colour-blind readers), every bar has a dark outline so
 // the lightest fills stand out on white paper, and every bar carries a text label: colour is
 // never the only way to tell two things apart.
-import type { Tier } from "../definitions.js";
+import type { Tier } from "../../figures/definitions.js";
 
 /** Dark to light. */
 export const PALETTE = ["#414487", "#2a788e", "#22a884", "#7ad151", "#fde725"] as const;

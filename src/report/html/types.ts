@@ -10,7 +10,7 @@
 //   changes: what moved since the baseline (the previous release, or --since): addresses up and
 //            down a tier, and per provider the indoor voice notspots closed (rating crossed up to
 //            good) and opened (crossed down).
-import type { Tier } from "../definitions.js";
+import type { Tier } from "../../figures/definitions.js";
 import type { Summary } from "../summary.js";
 import type { RunFacts } from "../../store/types.js";
 import type { MapLayout } from "./map/layout.js";

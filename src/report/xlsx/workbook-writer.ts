@@ -2,7 +2,7 @@
 // another, their rows deflated into the zip as they come and never held; what must follow the rows
 // (merged cells, conditional formats, notes, styles, the workbook part) is small and written last.
 import type { Writable } from "node:stream";
-import { EXCEL_MAX_ROWS } from "../definitions.js";
+import { EXCEL_MAX_ROWS } from "../../figures/definitions.js";
 import { columnLetter } from "./column-letter.js";
 import { commentsXml, vmlDrawing, type CellNote } from "./comments.js";
 import { MAX_COLUMNS, MAX_SHEET_NAME } from "./limits.js";

@@ -1,11 +1,11 @@
-// The definitions of src/report/definitions.ts and measures.ts as SQL over one address row, so
+// The definitions of src/figures/definitions.ts and measures.ts as SQL over one address row, so
 // that every figure is counted by SQLite in one pass (per postcode, then summed) instead of rows
 // travelling to JavaScript. Mobile expressions compare with the bound parameter @good (the
 // --good-rating, which PostgreSQL's dialect.ts binds as $n). Standard SQL (CASE, COUNT, IN,
 // COALESCE): both engines take these as they are.
 import { mobileField, type Channel, type Location, type SpeedField, type Variant } from "../../spec/fields.js";
-import { TIER_RULES, type Tier } from "../../report/definitions.js";
-import { BROADBAND_COUNTS, PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type ProviderMetric, type SpreadMetric } from "../../report/measures.js";
+import { TIER_RULES, type Tier } from "../../figures/definitions.js";
+import { BROADBAND_COUNTS, PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type ProviderMetric, type SpreadMetric } from "../../figures/measures.js";
 
 const DOWN: SpeedField = "MaxPredictedDown";
 const UP: SpeedField = "MaxPredictedUp";

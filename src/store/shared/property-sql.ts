@@ -3,8 +3,8 @@
 // (aliases pb, pm), whether the row names a UPRN and any answer holds it, the property's cells, and
 // the enriched rows' query.
 import { mobileField } from "../../spec/fields.js";
-import { goodColumns } from "../../report/measures.js";
-import { UPRN_NOT_FOUND } from "../../report/property-figures.js";
+import { goodColumns } from "../../figures/measures.js";
+import { UPRN_NOT_FOUND } from "../../figures/postcode-columns.js";
 import type { Cell, EnrichedRow, ReportScope } from "../snapshot.js";
 import { goodSql, tierSql } from "./measures.js";
 

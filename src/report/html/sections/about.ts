@@ -1,6 +1,6 @@
 // 6. Definitions, and what the run did: requests, failures, pending postcodes.
 import type { Lookup } from "../../../spec/fields.js";
-import { SPEED_THRESHOLDS as T } from "../../definitions.js";
+import { SPEED_THRESHOLDS as T } from "../../../figures/definitions.js";
 import { ratingLabel, SCALES } from "../../../spec/mobile-scales.js";
 import type { OutcomeCounts } from "../../../spec/counts.js";
 import { section } from "../figure.js";

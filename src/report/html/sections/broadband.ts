@@ -1,5 +1,5 @@
 // 2. Broadband: addresses per exclusive tier, and the distribution of MaxPredictedDown.
-import { SPEED_THRESHOLDS as T, type Tier } from "../../definitions.js";
+import { SPEED_THRESHOLDS as T, type Tier } from "../../../figures/definitions.js";
 import { barChart, nothingToDraw } from "../charts.js";
 import { figure, paragraph, section } from "../figure.js";
 import { formatCount, formatCounted, formatShare } from "../format.js";

@@ -1,6 +1,6 @@
 // 4. Groups: per dimension, the 20 groups with the largest share below superfast and the 20 with
 // the largest share of indoor voice total notspots.
-import { SPEED_THRESHOLDS as T } from "../../definitions.js";
+import { SPEED_THRESHOLDS as T } from "../../../figures/definitions.js";
 import { barChart } from "../charts.js";
 import { figure, section } from "../figure.js";
 import { formatCount, formatShare, shareValue } from "../format.js";

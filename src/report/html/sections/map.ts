@@ -2,7 +2,7 @@
 // covers), coloured by the share of addresses below superfast, and a second map by the share with
 // no provider good for indoor voice. Inline SVG, no script: every hexagon has a <title> with its
 // figures, which a browser shows on hover; the table beside each map is its legend with the numbers.
-import { SPEED_THRESHOLDS as T } from "../../definitions.js";
+import { SPEED_THRESHOLDS as T } from "../../../figures/definitions.js";
 import { figure, paragraph, section } from "../figure.js";
 import { escapeHtml, formatCount, formatCounted, formatShare } from "../format.js";
 import type { MapBin, MapLayout } from "../map/layout.js";

@@ -3,7 +3,7 @@
 // into the postcode table. The first row of a postcode wins (ON CONFLICT DO NOTHING, as SQLite's
 // INSERT OR IGNORE).
 import type pg from "pg";
-import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
+import { COORDINATE_COLUMNS } from "../../../figures/coordinates.js";
 import type { AreaMatch, AreaRow } from "../../snapshot.js";
 import { AREA_TABLE, POSTCODE_TABLE } from "./postcode-table.js";
 

@@ -1,9 +1,9 @@
-// The export's rows from PostgreSQL: each table of src/export/tables.ts read through a cursor in
+// The export's rows from PostgreSQL: each table of src/figures/export-tables.ts read through a cursor in
 // key order (text in byte order, as SQLite sorts it), limited to the postcodes in scope, typed as
 // the snapshot says (numbers, 0/1 flags, ISO timestamps as stored). The postcodes table's
 // coordinates come from --area-file's rows (area.ts) when they were loaded.
 import type pg from "pg";
-import { EXPORT_TABLES } from "../../../export/tables.js";
+import { EXPORT_TABLES } from "../../../figures/export-tables.js";
 import { CELL_SEPARATOR, ROW_SEPARATOR, type Cell, type ExportTableName, type PackedExportRows, type PackedExportTable, type ReportScope, type RowBatches } from "../../snapshot.js";
 import { rowsOf } from "../connect.js";
 import { bind, BYTE_ORDER, displayPostcodeSql } from "./dialect.js";

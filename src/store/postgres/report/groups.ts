@@ -7,7 +7,7 @@ import type pg from "pg";
 import { BLANK_GROUP, INVALID_GROUP, UNMATCHED_GROUP, type GroupDimension, type GroupTotals, type ReportScope, type RowBatches } from "../../snapshot.js";
 import { bind, cellSql } from "./dialect.js";
 import { cursorRows } from "./cursor.js";
-import { ADDRESSES_COLUMN } from "../../../report/postcode-columns.js";
+import { ADDRESSES_COLUMN } from "../../../figures/postcode-columns.js";
 import { AREA_TABLE, GROUP_TABLE, POSTCODE_TABLE } from "./postcode-table.js";
 
 type Part = NonNullable<GroupDimension["part"]>;

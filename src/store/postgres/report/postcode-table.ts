@@ -5,8 +5,8 @@
 // temporary table; columns are unquoted (folded to lower case); text sorts in byte order.
 import type pg from "pg";
 import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js";
-import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
-import { countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns } from "../../../report/postcode-columns.js";
+import { COORDINATE_COLUMNS } from "../../../figures/coordinates.js";
+import { countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns } from "../../../figures/postcode-columns.js";
 import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "../../shared/measures.js";
 import type { ReportScope } from "../../snapshot.js";
 import { bind, BYTE_ORDER, displayPostcodeSql } from "./dialect.js";

@@ -8,9 +8,9 @@ import { mobileFields, SPEED_FIELDS, type Lookup } from "../../../spec/fields.js
 import { LOOKUP_SPECS } from "../../../spec/lookups.js";
 import type { OutcomeCounts } from "../../../spec/counts.js";
 import { BAND_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js";
-import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
-import { goodColumns } from "../../../report/measures.js";
-import { RELEASE_COLUMN, STATUS_COLUMN } from "../../../report/postcode-columns.js";
+import { COORDINATE_COLUMNS } from "../../../figures/coordinates.js";
+import { goodColumns } from "../../../figures/measures.js";
+import { RELEASE_COLUMN, STATUS_COLUMN } from "../../../figures/postcode-columns.js";
 import { downloadWithDataSql, goodSql, tierSql } from "../../shared/measures.js";
 import { ratingCountsOf, ratingCountsSql, scaleEvidenceSql } from "../../shared/scale-sql.js";
 import type { ScaleEvidence } from "../../../spec/mobile-scales.js";

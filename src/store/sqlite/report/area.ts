@@ -3,7 +3,7 @@
 // SQLite-specific: the temp table, INSERT OR IGNORE (first row of a postcode wins) and UPDATE … FROM.
 import type { Db } from "../db.js";
 import type { AreaMatch, AreaRow } from "../../snapshot.js";
-import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
+import { COORDINATE_COLUMNS } from "../../../figures/coordinates.js";
 import { POSTCODE_TABLE } from "./postcode-table.js";
 
 export const AREA_TABLE = "temp.report_areas";

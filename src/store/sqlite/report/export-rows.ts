@@ -1,9 +1,9 @@
-// The export's rows from SQLite: each table of src/export/tables.ts read in key order, limited to
+// The export's rows from SQLite: each table of src/figures/export-tables.ts read in key order, limited to
 // the postcodes in scope, typed as the snapshot says (numbers, 0/1 flags, ISO timestamps as
 // stored). The postcodes table's coordinates come from --area-file's rows (area.ts), when loaded.
 import { displayPostcodeSql } from "../../../spec/postcode.js";
 import { CELL_SEPARATOR, ROW_SEPARATOR, type Cell, type ExportTableName, type PackedExportRows, type PackedExportTable, type ReportScope, type RowBatches } from "../../snapshot.js";
-import { EXPORT_TABLES } from "../../../export/tables.js";
+import { EXPORT_TABLES } from "../../../figures/export-tables.js";
 import { tableExists, type Db } from "../db.js";
 import { batchesOf } from "../../snapshot.js";
 import { AREA_TABLE, areaLoaded } from "./area.js";

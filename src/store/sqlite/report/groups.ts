@@ -7,7 +7,7 @@
 import { toArea, toOutcode, toSector } from "postcode";
 import type { Db } from "../db.js";
 import { BLANK_GROUP, INVALID_GROUP, UNMATCHED_GROUP, type GroupDimension, type GroupTotals, type ReportScope } from "../../snapshot.js";
-import { ADDRESSES_COLUMN } from "../../../report/postcode-columns.js";
+import { ADDRESSES_COLUMN } from "../../../figures/postcode-columns.js";
 import { POSTCODE_TABLE } from "./postcode-table.js";
 import { AREA_TABLE } from "./area.js";
 

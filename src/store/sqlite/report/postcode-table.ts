@@ -8,8 +8,8 @@ import { displayPostcodeSql } from "../../../spec/postcode.js";
 import { postcodeRowsSql } from "../../shared/postcode-rows.js";
 import type { ReportScope } from "../../snapshot.js";
 import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js";
-import { COORDINATE_COLUMNS } from "../../../report/coordinates.js";
-import { countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns } from "../../../report/postcode-columns.js";
+import { COORDINATE_COLUMNS } from "../../../figures/coordinates.js";
+import { countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns } from "../../../figures/postcode-columns.js";
 
 // SQLite-specific: a temp table (WITHOUT ROWID) and UPDATE … FROM; another engine may materialise
 // the same figures its own way (a temporary table or a CTE per read).

@@ -4,13 +4,14 @@
 import type { Lookup } from "../spec/fields.js";
 import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
 import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../spec/open-data.js";
-import type { ReportScope } from "../store/snapshot.js";
 import { BROADBAND_COUNTS, mobileCountColumns } from "./measures.js";
 
 export const STATUS_COLUMN: Record<Lookup, string> = perLookup((l) => `${LOOKUP_SPECS[l].label}Status`);
 export const ADDRESSES_COLUMN: Record<Lookup, string> = perLookup((l) => `${LOOKUP_SPECS[l].label}Addresses`);
 /** Best and worst MaxPredictedDown among a postcode's addresses that have data. */
 export const DOWNLOAD_RANGE_COLUMNS = ["BestMaxPredictedDown", "WorstMaxPredictedDown"] as const;
+/** The Status of an input row whose postcode was found but whose UPRN is in no answer for it (--uprn-column). */
+export const UPRN_NOT_FOUND = "uprn_not_found";
 /** Each postcode's latest answer's release per lookup (postcodes.geojson). */
 export const RELEASE_COLUMN: Record<Lookup, string> = perLookup((l) => `${LOOKUP_SPECS[l].label}Release`);
 
@@ -20,6 +21,6 @@ export function countColumns(providers: readonly string[]): Record<Lookup, strin
 }
 
 /** The postcode figures' columns of Ofcom's open data, when the store holds a release (docs/open-data.md). */
-export function openDataColumns(scope: Pick<ReportScope, "openData">): string[] {
+export function openDataColumns(scope: { readonly openData?: object | null }): string[] {
   return scope.openData ? [OPEN_DATA_MONTH_COLUMN, ...OPEN_DATA_COLUMNS] : [];
 }

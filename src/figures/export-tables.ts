@@ -3,10 +3,12 @@
 // Address columns come from the spec's field lists; adding a table (the history's versions, say)
 // is one more entry in EXPORT_TABLES and its source in each engine.
 import { ADDRESS_FIELDS, SPEED_FIELDS, mobileFields } from "../spec/fields.js";
-import type { ExportTableName } from "../store/snapshot.js";
 
 /** The DuckDB types the export uses. Speeds stay DOUBLE: the spec's speeds are doubles (0.5 Mbit/s up is real). */
 export type ExportType = "VARCHAR" | "BIGINT" | "INTEGER" | "TINYINT" | "DOUBLE" | "BOOLEAN" | "TIMESTAMP";
+
+/** The export's tables. */
+export type ExportTableName = "broadband" | "mobile" | "postcodes" | "versions" | "runs" | "releases";
 
 export interface ExportColumn {
   /** the stored column of the same name, except PostCode (display form), UPRN, AddressShortDescription and the coordinates */
