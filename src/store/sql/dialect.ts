@@ -1,0 +1,35 @@
+// What the two engines spell differently in the SQL that is otherwise written once (src/store/sql/):
+// each engine supplies one Dialect (sqlite/dialect.ts, postgres/dialect.ts). Every difference the
+// shared SQL needs is a member here, so a third engine is one more object of this shape.
+import type { Cell } from "../snapshot.js";
+
+export interface Dialect {
+  readonly engine: "sqlite" | "postgres";
+  /** what follows a text column in ORDER BY or MIN/MAX for byte order ("" on SQLite, whose default it is) */
+  readonly byteOrder: string;
+  /** a NULL typed as a double */
+  readonly nullDouble: string;
+  /** a false condition */
+  readonly falseSql: string;
+  /** a compact postcode column in its display form (outward code, space, inward code) */
+  displayPostcode(column: string): string;
+  /** the cell at `index` (from 0) of stored input cells (a JSON array of text), as text; NULL past its end */
+  cell(cells: string, index: number): string;
+  /** the number of cells of stored input cells */
+  cellCount(cells: string): string;
+  /** a cell's text as a UPRN: digits only (spaces around allowed, at most 15), else NULL */
+  uprn(text: string): string;
+  /** an expression as a double (division and averages in floating point, as SQLite computes them) */
+  real(expr: string): string;
+  /** ROUND(expr, digits) of a double, giving the same number on both engines */
+  round(expr: string, digits: number): string;
+  /** a condition as 1 or 0 (PostgreSQL's comparisons are booleans) */
+  asInt(condition: string): string;
+  /** expressions joined into one text with commas, NULL printed as empty (a row's mobile cells) */
+  joinCells(cells: readonly string[]): string;
+  /** a value the driver hands back as a report cell (booleans as 1/0) */
+  asCell(value: unknown): Cell;
+}
+
+/** Text sorted byte by byte in this dialect: `column` followed by its byte-order collation. */
+export const inByteOrder = (d: Dialect, column: string): string => (d.byteOrder === "" ? column : `${column} ${d.byteOrder}`);
