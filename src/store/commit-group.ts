@@ -61,3 +61,43 @@ export function commitScheduler(grouping: CommitGrouping, commit: () => void): C
     committed,
   };
 }
+
+/**
+ * A writer's queue, the same on every engine: records and other writes in the order they came,
+ * taken off as one group per commit, and the failure of a commit, after which nothing more is
+ * queued (every later write throws it) and nothing more is committed.
+ */
+export interface WriteQueue<T> {
+  /** Queues an item and schedules its group's commit; throws an earlier commit's failure. */
+  push(item: T): void;
+  /** The group to commit now, taken off the queue (the scheduled commit is forgotten); null when empty or failed. */
+  take(): T[] | null;
+  /** Records a commit's failure; returns it. */
+  fail(err: Error): Error;
+  readonly failure: Error | null;
+}
+
+/** A queue whose groups `commit` takes (with take()) when the grouping says. */
+export function writeQueue<T>(grouping: CommitGrouping | undefined, commit: () => void): WriteQueue<T> {
+  let queued: T[] = [];
+  let failure: Error | null = null;
+  const scheduler = commitScheduler(grouping ?? EACH_TURN, commit);
+  return {
+    push(item) {
+      if (failure) throw failure;
+      queued.push(item);
+      scheduler.queued(queued.length);
+    },
+    take() {
+      scheduler.committed();
+      if (failure || queued.length === 0) return null;
+      const group = queued;
+      queued = [];
+      return group;
+    },
+    fail: (err) => (failure = err),
+    get failure() {
+      return failure;
+    },
+  };
+}

@@ -9,9 +9,21 @@ import { expirePostgresAnswers } from "./expiry.js";
 import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_SPECS } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
-import { providerKey } from "../provider-key.js";
-import { answerRelease, isProvisional, type ReleaseBook, type ReleaseInfo } from "../shared/releases.js";
-import { contentHash, recordContent, statusRowValues, valueFields, type CurrentVersion } from "../shared/versions.js";
+import { isProvisional, type ReleaseBook, type ReleaseInfo } from "../shared/releases.js";
+import { valueFields, type CurrentVersion } from "../shared/versions.js";
+import {
+  failureRowValues,
+  failureUpsertSql,
+  isVersioned,
+  statusRowValues,
+  statusUpsertSql,
+  storedVersionHash,
+  versionStep,
+  writerSettings,
+  writtenContent,
+  type VersionStep,
+  type WriterSettings,
+} from "../shared/answer-writes.js";
 import type { VersionRow } from "../snapshot.js";
 import type { AnswerStore, AnswerWriter } from "../store.js";
 import { LeaseLostError, type AnswerVersionInfo, type AnswerWriterOptions, type StoredAnswer } from "../types.js";
@@ -20,7 +32,7 @@ import { databaseError } from "./errors.js";
 import { assertLeaseLive } from "./leases.js";
 import { recordBlock, recordRequest } from "./ledger.js";
 import { ensurePostgresProviderColumns } from "./schema.js";
-import { commitScheduler, EACH_TURN } from "../commit-group.js";
+import { writeQueue } from "../commit-group.js";
 
 /** Column names as stored: unquoted, so lower case (schema.ts). */
 const columnsOf = (fields: readonly string[]): string[] => fields.map((f) => f.toLowerCase());
@@ -107,128 +119,119 @@ async function insertAddresses(client: pg.PoolClient, lookup: Lookup, postcode: 
 /** The first key of the pair locks (pg_advisory_xact_lock(class, pair)): a number of this program's. */
 const PAIR_LOCK_CLASS = 7316;
 
+const dollar = (i: number) => `$${i}`;
+const UPSERT_STATUS = statusUpsertSql(dollar);
+const UPSERT_FAILURE = failureUpsertSql(dollar);
+
+/** The pair's current version, its status row locked until commit; null for a first answer. */
+function currentVersion(client: pg.PoolClient, r: FinalRecord): Promise<CurrentVersion | null> {
+  return rowOf<CurrentVersion>(
+    client,
+    `SELECT v.id, v.status, v.hash, v.simulated, v.providers, l.release AS confirmed
+       FROM lookups l JOIN answer_versions v ON v.id = l.version_id WHERE l.postcode = $1 AND l.lookup = $2 FOR UPDATE OF l`,
+    [r.postcode, r.lookup],
+  );
+}
+
+/** The rows of a pair's current version, as the address tables hold them (none for a not-found). */
+const rowsOfCurrent = (client: pg.PoolClient, r: FinalRecord, v: CurrentVersion): Promise<VersionRow[]> =>
+  v.status === "ok" ? storedRows(client, r.postcode, r.lookup, v.providers) : Promise.resolve([]);
+
+/** The current version's hash; a migrated version's is computed from its rows and stored. */
+async function currentHash(client: pg.PoolClient, r: FinalRecord, v: CurrentVersion): Promise<string> {
+  if (v.hash !== null) return v.hash;
+  const hash = storedVersionHash(r.lookup, v, await rowsOfCurrent(client, r, v));
+  await client.query("UPDATE answer_versions SET hash = $1 WHERE id = $2", [hash, v.id]);
+  return hash;
+}
+
+/** Runs a version step (shared/answer-writes.ts): the id of the version the status row points at. */
+async function applyVersion(client: pg.PoolClient, r: FinalRecord, step: VersionStep, providers: readonly string[]): Promise<number> {
+  if (step.kind === "seen-again") {
+    await client.query("UPDATE answer_versions SET last_seen = $1 WHERE id = $2", [r.fetchedAt, step.versionId]);
+    return step.versionId;
+  }
+  const v = step.version;
+  if (step.retire) await client.query("UPDATE answer_versions SET content = $1 WHERE id = $2", [JSON.stringify(await rowsOfCurrent(client, r, step.retire)), step.retire.id]);
+  const { id } = (await rowOf<{ id: number }>(
+    client,
+    `INSERT INTO answer_versions (postcode, lookup, status, hash, release, first_seen, last_seen, run_id, simulated, address_count, providers)
+     VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $9, $10) RETURNING id`,
+    [v.postcode, v.lookup, v.content.status, v.hash, v.release, v.at, v.runId, v.content.simulated ? 1 : 0, v.content.rows.length, v.content.providers],
+  ))!;
+  await client.query(`DELETE FROM ${LOOKUP_SPECS[v.lookup].table} WHERE postcode = $1`, [v.postcode]);
+  await insertAddresses(client, v.lookup, v.postcode, LOOKUP_SPECS[v.lookup].valueFields(providers), v.content.rows);
+  return id;
+}
+
+/** Writes one record: its version (reused or replaced, with its addresses) and its status row. */
+async function writeRecord(client: pg.PoolClient, r: FinalRecord, book: ReleaseBook, s: WriterSettings, providers: readonly string[]): Promise<void> {
+  // a failure keeps the last good answer's addresses, dataset and version: only its status row records it
+  if (!isVersioned(r)) return void (await client.query(UPSERT_FAILURE, failureRowValues(r, s.simulated)));
+  const written = writtenContent(r, s);
+  const current = await currentVersion(client, r);
+  const step = versionStep(r, s, written, current, current && (await currentHash(client, r, current)), book);
+  const versionId = await applyVersion(client, r, step, providers);
+  await client.query(UPSERT_STATUS, statusRowValues(r, written.content, s.simulated, versionId, step.release));
+}
+
+/**
+ * Another machine may write one of these pairs at the same moment (a pair not claimed, or a claim
+ * that lapsed): each pair is locked for the transaction, all in one order, so the two writes
+ * follow each other (the second sees the first's version) and never deadlock.
+ */
+async function lockPairs(client: pg.PoolClient, records: readonly FinalRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  await client.query(
+    `SELECT pg_advisory_xact_lock(${PAIR_LOCK_CLASS}, h) FROM (SELECT DISTINCT hashtext(p) AS h FROM unnest($1::text[]) AS p ORDER BY h) AS ordered`,
+    [records.map((r) => `${r.lookup}:${r.postcode}`)],
+  );
+}
+
 type Queued = FinalRecord | ((client: pg.PoolClient) => Promise<void>);
 
-function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: string): AnswerWriter {
-  const simulated = options.simulated ? 1 : 0;
-  const onError = options.onError ?? (() => {});
-  const providerList = providerKey(options.providers);
-  const label = options.release ?? null;
-
-  const writeOne = async (client: pg.PoolClient, r: FinalRecord, book: ReleaseBook): Promise<void> => {
-    if (r.status === "failed") {
-      await client.query(
-        `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, simulated)
-         VALUES ($1, $2, 'failed', $3, $4, $5, $6, $7, NULL, 0, $8)
-         ON CONFLICT (postcode, lookup) DO UPDATE SET
-           status = 'failed', http_status = EXCLUDED.http_status, attempts = EXCLUDED.attempts,
-           last_error = EXCLUDED.last_error, fetched_at = EXCLUDED.fetched_at, run_id = EXCLUDED.run_id`,
-        [r.postcode, r.lookup, r.httpStatus, r.attempts, r.lastError, r.fetchedAt, r.runId, simulated],
-      );
-      return;
-    }
-    const answer = r.status === "ok" ? r.answer : null;
-    const content = recordContent(r, simulated === 1, providerList);
-    const hash = contentHash(content);
-    const current = await rowOf<CurrentVersion>(
-      client,
-      `SELECT v.id, v.status, v.hash, v.simulated, v.providers, l.release AS confirmed
-         FROM lookups l JOIN answer_versions v ON v.id = l.version_id WHERE l.postcode = $1 AND l.lookup = $2 FOR UPDATE OF l`,
-      [r.postcode, r.lookup],
-    );
-    const rowsOfCurrent = async (v: CurrentVersion) => (v.status === "ok" ? storedRows(client, r.postcode, r.lookup, v.providers) : []);
-    let currentHash = current?.hash ?? null;
-    if (current && currentHash === null) {
-      currentHash = contentHash({
-        status: current.status,
-        simulated: current.simulated === 1,
-        providers: LOOKUP_SPECS[r.lookup].perProvider ? current.providers : null,
-        rows: await rowsOfCurrent(current),
-      });
-      await client.query("UPDATE answer_versions SET hash = $1 WHERE id = $2", [currentHash, current.id]);
-    }
-    const changed = current === null || currentHash !== hash;
-    const release = answerRelease(book, r, { dataset: answer?.dataset ?? null, label, simulated, changed, current });
-    let versionId: number;
-    if (current && !changed) {
-      versionId = current.id;
-      await client.query("UPDATE answer_versions SET last_seen = $1 WHERE id = $2", [r.fetchedAt, current.id]);
-    } else {
-      if (current) await client.query("UPDATE answer_versions SET content = $1 WHERE id = $2", [JSON.stringify(await rowsOfCurrent(current)), current.id]);
-      versionId = (await rowOf<{ id: number }>(
-        client,
-        `INSERT INTO answer_versions (postcode, lookup, status, hash, release, first_seen, last_seen, run_id, simulated, address_count, providers)
-         VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $9, $10) RETURNING id`,
-        [r.postcode, r.lookup, content.status, hash, release, r.fetchedAt, r.runId, simulated, content.rows.length, content.providers],
-      ))!.id;
-      await client.query(`DELETE FROM ${LOOKUP_SPECS[r.lookup].table} WHERE postcode = $1`, [r.postcode]);
-      if (answer) await insertAddresses(client, answer.lookup, r.postcode, LOOKUP_SPECS[answer.lookup].valueFields(options.providers), content.rows);
-    }
-    await client.query(
-      `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, providers, simulated, version_id, release)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-       ON CONFLICT (postcode, lookup) DO UPDATE SET
-         status = EXCLUDED.status, http_status = EXCLUDED.http_status, attempts = EXCLUDED.attempts,
-         last_error = EXCLUDED.last_error, fetched_at = EXCLUDED.fetched_at, run_id = EXCLUDED.run_id,
-         dataset = EXCLUDED.dataset, address_count = EXCLUDED.address_count, providers = EXCLUDED.providers,
-         simulated = EXCLUDED.simulated, version_id = EXCLUDED.version_id, release = EXCLUDED.release`,
-      statusRowValues(r, content, simulated, versionId, release),
-    );
-  };
-
-  const writeGroup = (group: readonly Queued[]) =>
+/** One group as one transaction: the lease fence (its row held FOR KEY SHARE until commit), the pair locks, the writes in order. */
+function groupCommitter(pool: pg.Pool, options: AnswerWriterOptions): (group: readonly Queued[]) => Promise<void> {
+  const s = writerSettings(options);
+  return (group) =>
     inTransaction(pool, async (client) => {
       if (options.lease) await assertLeaseLive(client, options.lease.id, options.lease.now());
-      // Another machine may write one of these pairs at the same moment (a pair not claimed, or a
-      // claim that lapsed): each pair is locked for the transaction, all in one order, so the two
-      // writes follow each other (the second sees the first's version) and never deadlock.
-      const pairs = group.filter((item): item is FinalRecord => typeof item !== "function").map((r) => `${r.lookup}:${r.postcode}`);
-      if (pairs.length > 0)
-        await client.query(
-          `SELECT pg_advisory_xact_lock(${PAIR_LOCK_CLASS}, h) FROM (SELECT DISTINCT hashtext(p) AS h FROM unnest($1::text[]) AS p ORDER BY h) AS ordered`,
-          [pairs],
-        );
+      await lockPairs(client, group.filter((item): item is FinalRecord => typeof item !== "function"));
       const releases = await loadReleaseBook(client);
       for (const item of group) {
         if (typeof item === "function") await item(client);
-        else await writeOne(client, item, releases.book);
+        else await writeRecord(client, item, releases.book, s, options.providers);
         await releases.save();
       }
     });
+}
 
-  // Groups commit one after another, in the order they were queued.
-  let queued: Queued[] = [];
-  let failure: Error | null = null;
+/** Groups commit one after another, in the order they were queued; a failure stops the writer. */
+function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: string): AnswerWriter {
+  const onError = options.onError ?? (() => {});
+  const commitGroup = groupCommitter(pool, options);
   let chain: Promise<void> = Promise.resolve();
   const commitQueued = (): void => {
-    scheduler.committed();
-    if (queued.length === 0 || failure) return;
-    const group = queued;
-    queued = [];
+    const group = queue.take();
+    if (!group) return;
     chain = chain.then(async () => {
-      if (failure) return;
+      if (queue.failure) return;
       try {
-        await writeGroup(group);
+        await commitGroup(group);
       } catch (err) {
-        failure = err instanceof LeaseLostError ? err : databaseError(err, location);
-        onError(failure);
+        onError(queue.fail(err instanceof LeaseLostError ? err : databaseError(err, location)));
       }
     });
   };
-  const scheduler = commitScheduler(options.grouping ?? EACH_TURN, commitQueued);
-  const enqueue = (item: Queued): void => {
-    if (failure) throw failure;
-    queued.push(item);
-    scheduler.queued(queued.length);
-  };
+  const queue = writeQueue<Queued>(options.grouping, commitQueued);
   return {
-    write: enqueue,
-    request: (sent) => enqueue((client) => recordRequest(client, sent)),
-    block: (b) => enqueue((client) => recordBlock(client, b)),
+    write: (r) => queue.push(r),
+    request: (sent) => queue.push((client) => recordRequest(client, sent)),
+    block: (b) => queue.push((client) => recordBlock(client, b)),
     async flush() {
       commitQueued();
       await chain;
-      if (failure) throw failure;
+      if (queue.failure) throw queue.failure;
     },
   };
 }

@@ -54,31 +54,6 @@ export interface CurrentVersion {
 }
 
 /**
- * An answer's (or a not-found's) status row, in the order of the lookups table's columns postcode,
- * lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count,
- * providers, simulated, version_id, release: what both engines' writers upsert.
- */
-export function statusRowValues(r: FinalRecord, content: VersionContent, simulated: number, versionId: number, release: string): unknown[] {
-  const answer = r.status === "ok" ? r.answer : null;
-  return [
-    r.postcode,
-    r.lookup,
-    r.status,
-    r.httpStatus,
-    r.attempts,
-    r.lastError,
-    r.fetchedAt,
-    r.runId,
-    answer?.dataset ?? null,
-    answer?.addresses.length ?? 0,
-    content.providers,
-    simulated,
-    versionId,
-    release,
-  ];
-}
-
-/**
  * An answer or a not-found, as the version content its hash is taken of (a failure has none: the
  * writers store it apart). `providerList` is the writer's provider key, recorded only for a lookup
  * rated per provider.

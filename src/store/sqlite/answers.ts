@@ -3,7 +3,8 @@
 // queued together share a transaction: a commit per answer rewrote the same pages over and over
 // and cost more than fetching. A group is committed on the next turn of the event loop, or, once
 // answers come faster than that, a short window after the last commit (commit-group.ts); a kill
-// loses at most that group.
+// loses at most that group. What is decided is shared with PostgreSQL (shared/answer-writes.ts);
+// here are the statements, prepared once per writer.
 import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_LIST, type LookupSpec } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
@@ -11,12 +12,22 @@ import type { Db } from "./db.js";
 import type { AnswerWriterOptions, QuotaBlock, SentRequest } from "../types.js";
 import { assertLeaseLive } from "./leases.js";
 import { ledgerWrites } from "./ledger.js";
-import { providerKey } from "../provider-key.js";
 import { releaseBook } from "./releases.js";
-import { answerRelease } from "../shared/releases.js";
 import { versionStore } from "./versions.js";
-import { contentHash, recordContent, statusRowValues } from "../shared/versions.js";
-import { commitScheduler, EACH_TURN } from "../commit-group.js";
+import type { VersionRow } from "../snapshot.js";
+import {
+  failureRowValues,
+  failureUpsertSql,
+  isVersioned,
+  statusRowValues,
+  statusUpsertSql,
+  versionStep,
+  writerSettings,
+  writtenContent,
+  type VersionStep,
+  type WriterSettings,
+} from "../shared/answer-writes.js";
+import { writeQueue } from "../commit-group.js";
 
 export interface SqliteAnswerWriter {
   /** Queues the record; it is committed with the others of its group (commit-group.ts). */
@@ -29,114 +40,89 @@ export interface SqliteAnswerWriter {
   flush(): void;
 }
 
-export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswerWriter {
-  const providers = options.providers;
-  const simulated = options.simulated ? 1 : 0;
-  const onError = options.onError ?? (() => {});
-  const upsertLookup = db.prepare(
-    `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, providers, simulated, version_id, release)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (postcode, lookup) DO UPDATE SET
-       status = excluded.status, http_status = excluded.http_status, attempts = excluded.attempts,
-       last_error = excluded.last_error, fetched_at = excluded.fetched_at, run_id = excluded.run_id,
-       dataset = excluded.dataset, address_count = excluded.address_count, providers = excluded.providers,
-       simulated = excluded.simulated, version_id = excluded.version_id, release = excluded.release`,
-  );
-  // A failure keeps the last good answer's addresses and its dataset: a flaky night must not
-  // wipe out data fetched before. Only the status row records the failure.
-  const recordFailure = db.prepare(
-    `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, simulated)
-     VALUES (@postcode, @lookup, 'failed', @httpStatus, @attempts, @lastError, @fetchedAt, @runId, NULL, 0, @simulated)
-     ON CONFLICT (postcode, lookup) DO UPDATE SET
-       status = 'failed', http_status = excluded.http_status, attempts = excluded.attempts,
-       last_error = excluded.last_error, fetched_at = excluded.fetched_at, run_id = excluded.run_id`,
-  );
-  // Per lookup, its address table's statements (the registry names the table and its columns).
-  const addressStatements = (spec: LookupSpec) => {
+/** Replaces a postcode's rows in its lookup's address table (the registry names the table and its columns). */
+function addressWriter(db: Db, providers: readonly string[]): (lookup: Lookup, postcode: string, rows: readonly VersionRow[]) => void {
+  const statements = (spec: LookupSpec) => {
     const columns = spec.valueFields(providers);
     return {
       delete: db.prepare(`DELETE FROM ${spec.table} WHERE postcode = ?`),
-      insert: db.prepare(
-        `INSERT INTO ${spec.table} (postcode, uprn, address, ${columns.join(", ")}) VALUES (?, ?, ?, ${columns.map(() => "?").join(", ")})`,
-      ),
+      insert: db.prepare(`INSERT INTO ${spec.table} (postcode, uprn, address, ${columns.join(", ")}) VALUES (?, ?, ?, ${columns.map(() => "?").join(", ")})`),
     };
   };
-  const addresses = Object.fromEntries(LOOKUP_LIST.map((spec) => [spec.name, addressStatements(spec)])) as Record<Lookup, ReturnType<typeof addressStatements>>;
-  const providerList = providerKey(providers);
+  const byLookup = Object.fromEntries(LOOKUP_LIST.map((spec) => [spec.name, statements(spec)])) as Record<Lookup, ReturnType<typeof statements>>;
+  return (lookup, postcode, rows) => {
+    byLookup[lookup].delete.run(postcode);
+    for (const row of rows) byLookup[lookup].insert.run(postcode, ...row);
+  };
+}
 
+/** Writes one record: its version (reused or replaced, with its addresses) and its status row. */
+function recordWriter(db: Db, options: AnswerWriterOptions): (r: FinalRecord) => void {
+  const s: WriterSettings = writerSettings(options);
+  const upsertStatus = db.prepare(statusUpsertSql(() => "?"));
+  const upsertFailure = db.prepare(failureUpsertSql(() => "?"));
+  const replaceAddresses = addressWriter(db, options.providers);
   const versions = versionStore(db);
   const releases = releaseBook(db);
-  const label = options.release ?? null;
-
-  const writeOne = (r: FinalRecord) => {
-    if (r.status === "failed") {
-      recordFailure.run({ ...r, simulated });
-      return;
+  const applyVersion = (step: VersionStep, at: string): number => {
+    if (step.kind === "seen-again") {
+      versions.seenAgain(step.versionId, at);
+      return step.versionId;
     }
-    const answer = r.status === "ok" ? r.answer : null;
-    const content = recordContent(r, simulated === 1, providerList);
-    const hash = contentHash(content);
-    const current = versions.current(r.postcode, r.lookup);
-    const changed = current === null || versions.hashOf(r.postcode, r.lookup, current) !== hash;
-    const release = answerRelease(releases, r, { dataset: answer?.dataset ?? null, label, simulated, changed, current });
-    let versionId: number;
-    if (current && !changed) {
-      // The same answer again: the address rows stand; only "last seen" and the release move.
-      versionId = current.id;
-      versions.seenAgain(current.id, r.fetchedAt);
-    } else {
-      if (current) versions.retire(r.postcode, r.lookup, current);
-      versionId = versions.add({ postcode: r.postcode, lookup: r.lookup, content, hash, release, at: r.fetchedAt, runId: r.runId });
-      addresses[r.lookup].delete.run(r.postcode);
-      // the content's rows, sorted by UPRN: the order of the table's key
-      if (answer) for (const row of content.rows) addresses[answer.lookup].insert.run(r.postcode, ...row);
-    }
-    // positional: cheaper to bind than by name, on the batch's hot path
-    upsertLookup.run(...statusRowValues(r, content, simulated, versionId, release));
+    const v = step.version;
+    if (step.retire) versions.retire(v.postcode, v.lookup, step.retire);
+    const id = versions.add(v);
+    replaceAddresses(v.lookup, v.postcode, v.content.rows);
+    return id;
   };
+  return (r) => {
+    // a failure keeps the last good answer's addresses, dataset and version: only its status row records it
+    if (!isVersioned(r)) return void upsertFailure.run(...failureRowValues(r, s.simulated));
+    const written = writtenContent(r, s);
+    const current = versions.current(r.postcode, r.lookup);
+    const step = versionStep(r, s, written, current, current && versions.hashOf(r.postcode, r.lookup, current), releases);
+    const versionId = applyVersion(step, r.fetchedAt);
+    // positional: cheaper to bind than by name, on the batch's hot path
+    upsertStatus.run(...statusRowValues(r, written.content, s.simulated, versionId, step.release));
+  };
+}
+
+type Queued = FinalRecord | (() => void);
+
+export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswerWriter {
+  const onError = options.onError ?? (() => {});
+  const writeRecord = recordWriter(db, options);
   const lease = options.lease;
-  const writeGroup = db.transaction((group: readonly (FinalRecord | (() => void))[]) => {
+  // one IMMEDIATE transaction per group, fenced by the lease: the writes in the order they came
+  const commitGroup = db.transaction((group: readonly Queued[]) => {
     if (lease) assertLeaseLive(db, lease.id);
     for (const item of group) {
       if (typeof item === "function") item();
-      else writeOne(item);
+      else writeRecord(item);
     }
   });
-
-  // Records and other writes, in the order they came: one transaction per group.
-  let queued: (FinalRecord | (() => void))[] = [];
-  let failure: Error | null = null;
   const flush = () => {
-    scheduler.committed();
-    if (failure) throw failure;
-    if (queued.length === 0) return;
-    const group = queued;
-    queued = [];
+    const group = queue.take();
+    if (queue.failure) throw queue.failure;
+    if (!group) return;
     try {
-      writeGroup.immediate(group);
+      commitGroup.immediate(group);
     } catch (err) {
-      failure = err instanceof Error ? err : new Error(String(err));
-      throw failure;
+      throw queue.fail(err instanceof Error ? err : new Error(String(err)));
     }
   };
-  const scheduler = commitScheduler(options.grouping ?? EACH_TURN, () => {
+  const queue = writeQueue<Queued>(options.grouping, () => {
     try {
       flush();
     } catch (err) {
       onError(err as Error);
     }
   });
-  const enqueue = (item: FinalRecord | (() => void)) => {
-    if (failure) throw failure;
-    queued.push(item);
-    scheduler.queued(queued.length);
-  };
-
   const ledger = ledgerWrites(db);
   return {
-    write: enqueue,
-    request: (sent) => enqueue(() => ledger.record(sent)),
-    block: (b) => enqueue(() => ledger.block(b)),
+    write: (r) => queue.push(r),
+    request: (sent) => queue.push(() => ledger.record(sent)),
+    block: (b) => queue.push(() => ledger.block(b)),
     flush,
   };
 }
