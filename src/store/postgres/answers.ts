@@ -9,7 +9,7 @@ import { expirePostgresAnswers } from "./expiry.js";
 import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_SPECS } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
-import { isProvisional, type ReleaseBook, type ReleaseInfo } from "../shared/releases.js";
+import { datedReleaseName, isProvisional, type ReleaseBook, type ReleaseInfo } from "../shared/releases.js";
 import { valueFields, type CurrentVersion } from "../shared/versions.js";
 import {
   failureRowValues,
@@ -76,12 +76,7 @@ async function loadReleaseBook(client: pg.PoolClient): Promise<{ book: ReleaseBo
       pending.push({ lookup, name, at, runId });
       return added;
     },
-    startDated(lookup, at, runId) {
-      const date = at.slice(0, 10);
-      let name = date;
-      for (let n = 2; find(lookup, name); n++) name = `${date}.${n}`;
-      return book.ensure(lookup, name, at, runId);
-    },
+    startDated: (lookup, at, runId) => book.ensure(lookup, datedReleaseName(at, (name) => find(lookup, name) !== undefined), at, runId),
   };
   return {
     book,

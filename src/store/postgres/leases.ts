@@ -4,7 +4,7 @@
 // expires. Taking a lease clears the ones no longer live, with their claims and reservations.
 import type pg from "pg";
 import { LeaseLostError, type Lease, type LeaseTaken } from "../types.js";
-import { leaseLive, toLease, type IsAlive, type LeaseRow } from "../shared/leases.js";
+import { leaseLive, newLease, takenOver, toLease, type IsAlive, type LeaseRow } from "../shared/leases.js";
 import type { LeaseStore } from "../store.js";
 import { inTransaction, rowsOf, type Queryable } from "./connect.js";
 
@@ -76,17 +76,16 @@ export function postgresLeases(pool: pg.Pool, ctx: LeaseContext): LeaseStore {
           if (isLive(row, nowMs, ctx)) continue;
           const expired = row.expires_ms <= nowMs;
           if (await dropLease(client, row.id, expired ? nowMs : null, "taken-over"))
-            previous = { pid: row.pid, host: row.host, runId: row.run_id, why: expired ? "expired" : "gone" };
+            previous = takenOver(row, nowMs);
         }
-        const takenAt = new Date(nowMs).toISOString();
         const id = (
           await rowsOf<{ id: number }>(
             client,
             "INSERT INTO leases (host, pid, process, run_id, taken_at, expires_ms) VALUES ($1, $2, $3, NULL, $4, $5) RETURNING id",
-            [holder.host, holder.pid, holder.process, takenAt, nowMs + ttlMs],
+            [holder.host, holder.pid, holder.process, new Date(nowMs).toISOString(), nowMs + ttlMs],
           )
         )[0]!.id;
-        return { lease: { id, holder, runId: null, takenAt, expiresAt: new Date(nowMs + ttlMs).toISOString() }, previous };
+        return { lease: newLease(id, holder, nowMs, ttlMs), previous };
       }),
     // an expired lease is not renewed, even when nobody took it over yet: its holder may have been
     // paused while another batch took its claims, and must stop rather than carry on

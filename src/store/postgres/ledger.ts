@@ -10,6 +10,7 @@ import type { LedgerStore } from "../store.js";
 import type { LedgerFigures, QuotaBlock, Reservation, SentRequest } from "../types.js";
 import { inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";
 import { assertLeaseLive } from "./leases.js";
+import { grantReservation } from "../shared/ledger.js";
 
 /**
  * Requests recorded for the lookup in the period, plus unspent reservations whatever became of their
@@ -53,15 +54,14 @@ export function postgresLedger(pool: pg.Pool): LedgerStore {
         await client.query("SELECT 1 FROM ledger_periods WHERE lookup = $1 AND period = $2 FOR UPDATE", [r.lookup, r.period]);
         await assertLeaseLive(client, r.leaseId, r.nowMs);
         // read committed: each statement below sees what reserves served before this one committed
-        const left = Math.max(0, r.limit - (await usedBy(client, r.lookup, r.period)));
-        const granted = Math.max(0, Math.min(r.n, left));
-        if (granted > 0)
+        const grant = grantReservation(r.limit, await usedBy(client, r.lookup, r.period), r.n);
+        if (grant.granted > 0)
           await client.query(
             `INSERT INTO ledger_reservations AS x (lease_id, lookup, period, unspent) VALUES ($1, $2, $3, $4)
              ON CONFLICT (lease_id, lookup, period) DO UPDATE SET unspent = x.unspent + EXCLUDED.unspent`,
-            [r.leaseId, r.lookup, r.period, granted],
+            [r.leaseId, r.lookup, r.period, grant.granted],
           );
-        return { granted, left: left - granted };
+        return grant;
       }),
     async giveBack(leaseId) {
       await pool.query("DELETE FROM ledger_reservations WHERE lease_id = $1", [leaseId]);

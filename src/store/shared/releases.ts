@@ -16,6 +16,14 @@ export interface ReleaseBook {
   startDated(lookup: Lookup, at: string, runId: number): ReleaseInfo;
 }
 
+/** A release first seen at `at`, named by its date; made unique with .2, .3, ... past the names `taken`. */
+export function datedReleaseName(at: string, taken: (name: string) => boolean): string {
+  const date = at.slice(0, 10);
+  let name = date;
+  for (let n = 2; taken(name); n++) name = `${date}.${n}`;
+  return name;
+}
+
 /**
  * The release an answer is confirmed on. `dataset` (DBName) names it when the answer does, else
  * the user's label. Without either: an answer that changed while already confirmed on the newest

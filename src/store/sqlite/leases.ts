@@ -5,7 +5,7 @@
 import type { Lease, LeaseHolder, LeaseTaken } from "../types.js";
 import { LeaseLostError, LockedError } from "../types.js";
 import { tableExists, type Db } from "./db.js";
-import { leaseLive, toLease, type IsAlive, type LeaseRow } from "../shared/leases.js";
+import { leaseLive, newLease, takenOver, toLease, type IsAlive, type LeaseRow } from "../shared/leases.js";
 
 export { leaseLive, toLease, type IsAlive, type LeaseRow } from "../shared/leases.js";
 
@@ -30,16 +30,15 @@ export function takeLease(db: Db, holder: LeaseHolder, nowMs: number, ttlMs: num
             `another batch (pid ${row.pid} on ${row.host}, run ${row.run_id ?? "?"}, since ${row.taken_at}) is using this database; ` +
               "wait for it to finish or use another --db",
           );
-        previous = { pid: row.pid, host: row.host, runId: row.run_id, why: row.expires_ms <= nowMs ? "expired" : "gone" };
+        previous = takenOver(row, nowMs);
         dropLease(db, row.id, "taken-over");
       }
-      const takenAt = new Date(nowMs).toISOString();
       const id = Number(
         db
           .prepare("INSERT INTO leases (host, pid, process, run_id, taken_at, expires_ms) VALUES (?, ?, ?, NULL, ?, ?)")
-          .run(holder.host, holder.pid, holder.process, takenAt, nowMs + ttlMs).lastInsertRowid,
+          .run(holder.host, holder.pid, holder.process, new Date(nowMs).toISOString(), nowMs + ttlMs).lastInsertRowid,
       );
-      return { lease: { id, holder, runId: null, takenAt, expiresAt: new Date(nowMs + ttlMs).toISOString() }, previous };
+      return { lease: newLease(id, holder, nowMs, ttlMs), previous };
     })
     .immediate();
 }

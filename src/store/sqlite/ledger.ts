@@ -6,6 +6,7 @@ import { tableExists, type Db } from "./db.js";
 import { assertLeaseLive } from "./leases.js";
 import { perLookup } from "../../spec/lookups.js";
 import type { LastRunSettings, LedgerFigures, QuotaBlock, Reservation, SentRequest } from "../types.js";
+import { grantReservation } from "../shared/ledger.js";
 
 export type { LastRunSettings, SentRequest } from "../types.js";
 
@@ -45,14 +46,13 @@ export function reserve(db: Db, r: { leaseId: number; lookup: Lookup; period: st
   return db
     .transaction((): Reservation => {
       assertLeaseLive(db, r.leaseId);
-      const left = Math.max(0, r.limit - ledgerUsed(db, r.lookup, r.period));
-      const granted = Math.max(0, Math.min(r.n, left));
-      if (granted > 0)
+      const grant = grantReservation(r.limit, ledgerUsed(db, r.lookup, r.period), r.n);
+      if (grant.granted > 0)
         db.prepare(
           `INSERT INTO ledger_reservations (lease_id, lookup, period, unspent) VALUES (?, ?, ?, ?)
            ON CONFLICT (lease_id, lookup, period) DO UPDATE SET unspent = unspent + excluded.unspent`,
-        ).run(r.leaseId, r.lookup, r.period, granted);
-      return { granted, left: left - granted };
+        ).run(r.leaseId, r.lookup, r.period, grant.granted);
+      return grant;
     })
     .immediate();
 }

@@ -2,7 +2,7 @@
 // lookup is its newest release. Mobile answers name theirs (DBName); broadband answers do not, so a
 // broadband release is the user's --release NAME or the date its changed content was first seen.
 import type { Db } from "./db.js";
-import { isProvisional, type ReleaseBook, type ReleaseInfo } from "../shared/releases.js";
+import { datedReleaseName, isProvisional, type ReleaseBook, type ReleaseInfo } from "../shared/releases.js";
 
 export { releaseOf, type ReleaseBook, type ReleaseInfo } from "../shared/releases.js";
 
@@ -28,12 +28,7 @@ export function releaseBook(db: Db): ReleaseBook {
       }
       return { id: Number(insert.run(lookup, name, at, runId).lastInsertRowid), name };
     },
-    startDated(lookup, at, runId) {
-      const date = at.slice(0, 10);
-      let name = date;
-      for (let n = 2; selectByName.get(lookup, name); n++) name = `${date}.${n}`;
-      return book.ensure(lookup, name, at, runId);
-    },
+    startDated: (lookup, at, runId) => book.ensure(lookup, datedReleaseName(at, (name) => selectByName.get(lookup, name) !== undefined), at, runId),
   };
   return book;
 }

@@ -1,0 +1,51 @@
+// Decisions both store engines make the same way, written once (src/store/shared/): tables of
+// inputs and what each engine stores or answers for them.
+import { describe, expect, it } from "vitest";
+import { grantReservation } from "../src/store/shared/ledger.js";
+import { datedReleaseName } from "../src/store/shared/releases.js";
+import { newLease, takenOver } from "../src/store/shared/leases.js";
+
+describe("grantReservation", () => {
+  it.each([
+    { limit: 100, used: 0, n: 10, granted: 10, left: 90 },
+    { limit: 100, used: 95, n: 10, granted: 5, left: 0 },
+    { limit: 100, used: 100, n: 10, granted: 0, left: 0 },
+    // a dead holder's reservations counted as spent can take the use past the limit
+    { limit: 100, used: 130, n: 10, granted: 0, left: 0 },
+    { limit: 100, used: 40, n: 0, granted: 0, left: 60 },
+  ])("limit $limit, used $used, asked $n: grants $granted, leaves $left", ({ limit, used, n, granted, left }) => {
+    expect(grantReservation(limit, used, n)).toEqual({ granted, left });
+  });
+});
+
+describe("datedReleaseName", () => {
+  it.each([
+    { taken: [], name: "2026-03-04" },
+    { taken: ["2026-03-04"], name: "2026-03-04.2" },
+    { taken: ["2026-03-04", "2026-03-04.2", "2026-03-04.3"], name: "2026-03-04.4" },
+    { taken: ["2026-03-03"], name: "2026-03-04" },
+  ])("past $taken: $name", ({ taken, name }) => {
+    expect(datedReleaseName("2026-03-04T22:10:00.000Z", (n) => taken.includes(n))).toBe(name);
+  });
+});
+
+describe("leases taken", () => {
+  it.each([
+    { expires: 1_000, now: 1_000, why: "expired" },
+    { expires: 999, now: 1_000, why: "expired" },
+    { expires: 1_001, now: 1_000, why: "gone" },
+  ])("a lease expiring at $expires, taken over at $now, was free because $why", ({ expires, now, why }) => {
+    expect(takenOver({ host: "h", pid: 7, run_id: 3, expires_ms: expires }, now)).toEqual({ pid: 7, host: "h", runId: 3, why });
+  });
+
+  it("a new lease has no run and expires its time to live after it was taken", () => {
+    const holder = { host: "h", pid: 7, process: null };
+    expect(newLease(4, holder, Date.UTC(2026, 0, 1), 60_000)).toEqual({
+      id: 4,
+      holder,
+      runId: null,
+      takenAt: "2026-01-01T00:00:00.000Z",
+      expiresAt: "2026-01-01T00:01:00.000Z",
+    });
+  });
+});
