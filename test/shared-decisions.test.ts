@@ -2,7 +2,7 @@
 // inputs and what each engine stores or answers for them.
 import { describe, expect, it } from "vitest";
 import { grantReservation } from "../src/store/shared/ledger.js";
-import { datedReleaseName } from "../src/store/shared/releases.js";
+import { datedReleaseName, heldReleaseBook } from "../src/store/shared/releases.js";
 import { newLease, takenOver } from "../src/store/shared/leases.js";
 
 describe("grantReservation", () => {
@@ -47,5 +47,36 @@ describe("leases taken", () => {
       takenAt: "2026-01-01T00:00:00.000Z",
       expiresAt: "2026-01-01T00:01:00.000Z",
     });
+  });
+});
+
+describe("heldReleaseBook", () => {
+  const at = "2026-03-04T22:10:00.000Z";
+  const stored = () => [
+    { id: 1, lookup: "mobile" as const, name: "MOB-1", runId: 1 },
+    { id: 2, lookup: "mobile" as const, name: "2026-03-04", runId: 9 },
+    { id: 3, lookup: "broadband" as const, name: "2026-03-04", runId: 9 },
+  ];
+
+  it("finds a stored release, adds one first seen as the newest, and names a dated one past those taken", () => {
+    const held = heldReleaseBook(stored());
+    expect(held.book.ensure("mobile", "MOB-1", at, 9)).toMatchObject({ id: 1, name: "MOB-1" });
+    expect(held.book.startDated("broadband", at, 9)).toMatchObject({ id: 4, name: "2026-03-04.2" });
+    expect(held.book.newest("broadband")).toMatchObject({ id: 4, name: "2026-03-04.2" });
+    expect(held.added).toEqual([{ lookup: "broadband", name: "2026-03-04.2", at, runId: 9 }]);
+    expect(held.renames).toEqual([]);
+  });
+
+  it("renames the run's provisional release: a stored one by a rename, one not stored yet where it waits", () => {
+    const held = heldReleaseBook(stored());
+    expect(held.book.ensure("mobile", "MOB-2", at, 9)).toMatchObject({ id: 2, name: "MOB-2" });
+    expect(held.renames).toEqual([{ lookup: "mobile", from: "2026-03-04", to: "MOB-2" }]);
+    const fresh = heldReleaseBook(stored().filter((r) => r.lookup !== "mobile"));
+    fresh.book.startDated("mobile", at, 9);
+    fresh.book.ensure("mobile", "MOB-3", at, 9);
+    expect(fresh.added).toEqual([{ lookup: "mobile", name: "MOB-3", at, runId: 9 }]);
+    expect(fresh.renames).toEqual([]);
+    // another run's dated release is not provisional for this one
+    expect(heldReleaseBook(stored()).book.ensure("mobile", "MOB-2", at, 10)).toMatchObject({ id: 4, name: "MOB-2" });
   });
 });

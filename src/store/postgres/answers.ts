@@ -9,7 +9,7 @@ import { expirePostgresAnswers } from "./expiry.js";
 import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_SPECS } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
-import { datedReleaseName, isProvisional, type ReleaseBook, type ReleaseInfo } from "../shared/releases.js";
+import { heldReleaseBook, type ReleaseBook, type ReleaseRow } from "../shared/releases.js";
 import { valueFields, type CurrentVersion } from "../shared/versions.js";
 import {
   failureRowValues,
@@ -50,41 +50,14 @@ export async function storedRows(q: Queryable, postcode: string, lookup: Lookup,
  * (ON CONFLICT: another machine may have seen it at the same time).
  */
 async function loadReleaseBook(client: pg.PoolClient): Promise<{ book: ReleaseBook; save(): Promise<void> }> {
-  const rows = await rowsOf<{ id: number; lookup: Lookup; name: string; runId: number | null }>(
-    client,
-    "SELECT id, lookup, name, run_id::int AS \"runId\" FROM releases ORDER BY id",
-  );
-  let nextId = Math.max(0, ...rows.map((r) => r.id)) + 1;
-  const pending: { lookup: Lookup; name: string; at: string; runId: number }[] = [];
-  const renames: { lookup: Lookup; from: string; to: string }[] = [];
-  const find = (lookup: Lookup, name: string) => rows.find((r) => r.lookup === lookup && r.name === name);
-  const book: ReleaseBook = {
-    newest: (lookup) => rows.filter((r) => r.lookup === lookup).at(-1) ?? null,
-    ensure(lookup, name, at, runId): ReleaseInfo {
-      const found = find(lookup, name);
-      if (found) return found;
-      const newest = rows.filter((r) => r.lookup === lookup).at(-1);
-      if (newest && isProvisional(lookup, newest, runId)) {
-        const saved = !pending.some((p) => p.lookup === lookup && p.name === newest.name);
-        if (saved) renames.push({ lookup, from: newest.name, to: name });
-        else pending.find((p) => p.lookup === lookup && p.name === newest.name)!.name = name;
-        newest.name = name;
-        return newest;
-      }
-      const added = { id: nextId++, lookup, name, runId };
-      rows.push(added);
-      pending.push({ lookup, name, at, runId });
-      return added;
-    },
-    startDated: (lookup, at, runId) => book.ensure(lookup, datedReleaseName(at, (name) => find(lookup, name) !== undefined), at, runId),
-  };
+  const held = heldReleaseBook(await rowsOf<ReleaseRow>(client, "SELECT id, lookup, name, run_id::int AS \"runId\" FROM releases ORDER BY id"));
   return {
-    book,
+    book: held.book,
     async save() {
-      for (const r of renames.splice(0))
+      for (const r of held.renames.splice(0))
         for (const table of ["releases SET name", "lookups SET release", "answer_versions SET release"])
           await client.query(`UPDATE ${table} = $1 WHERE lookup = $2 AND ${table.endsWith("name") ? "name" : "release"} = $3`, [r.to, r.lookup, r.from]);
-      for (const r of pending.splice(0))
+      for (const r of held.added.splice(0))
         await client.query("INSERT INTO releases (lookup, name, detected_at, run_id) VALUES ($1, $2, $3, $4) ON CONFLICT (lookup, name) DO NOTHING", [
           r.lookup,
           r.name,

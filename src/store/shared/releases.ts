@@ -77,3 +77,49 @@ export function answerRelease(
 export function releaseScaleColumns(stored: boolean): string {
   return stored ? "r.scale, r.scale_ratings, r.scale_legacy_ratings" : "NULL AS scale, NULL AS scale_ratings, NULL AS scale_legacy_ratings";
 }
+
+/** A stored release as a book held in memory reads it. */
+export interface ReleaseRow {
+  id: number;
+  lookup: Lookup;
+  name: string;
+  runId: number | null;
+}
+
+/**
+ * A book over releases read once (an engine whose reads are not synchronous loads them first):
+ * what it records is kept for the engine to store, `added` (releases first seen) and `renames` (a
+ * provisional release renamed after it was stored; one not stored yet is renamed in `added`).
+ */
+export function heldReleaseBook(rows: ReleaseRow[]): {
+  book: ReleaseBook;
+  added: { lookup: Lookup; name: string; at: string; runId: number }[];
+  renames: { lookup: Lookup; from: string; to: string }[];
+} {
+  let nextId = Math.max(0, ...rows.map((r) => r.id)) + 1;
+  const added: { lookup: Lookup; name: string; at: string; runId: number }[] = [];
+  const renames: { lookup: Lookup; from: string; to: string }[] = [];
+  const find = (lookup: Lookup, name: string) => rows.find((r) => r.lookup === lookup && r.name === name);
+  const newest = (lookup: Lookup) => rows.filter((r) => r.lookup === lookup).at(-1);
+  const book: ReleaseBook = {
+    newest: (lookup) => newest(lookup) ?? null,
+    ensure(lookup, name, at, runId): ReleaseInfo {
+      const found = find(lookup, name);
+      if (found) return found;
+      const last = newest(lookup);
+      if (last && isProvisional(lookup, last, runId)) {
+        const unsaved = added.find((p) => p.lookup === lookup && p.name === last.name);
+        if (unsaved) unsaved.name = name;
+        else renames.push({ lookup, from: last.name, to: name });
+        last.name = name;
+        return last;
+      }
+      const release = { id: nextId++, lookup, name, runId };
+      rows.push(release);
+      added.push({ lookup, name, at, runId });
+      return release;
+    },
+    startDated: (lookup, at, runId) => book.ensure(lookup, datedReleaseName(at, (name) => find(lookup, name) !== undefined), at, runId),
+  };
+  return { book, added, renames };
+}
