@@ -6,7 +6,7 @@ import { LOOKUP_LIST, LOOKUP_SPECS, perLookup } from "../src/spec/lookups.js";
 import { lookupPath } from "../src/spec/types.js";
 import { providerKey, providerNeedle, providersOfKey } from "../src/store/provider-key.js";
 import { UserError } from "../src/errors.js";
-import { ConfigError } from "../src/pipeline/config-values.js";
+import { ConfigError } from "../src/cli/options/config-values.js";
 import { InputError } from "../src/input/text-guard.js";
 import { OpenDataError } from "../src/input/open-data.js";
 import { DatabaseError, LockedError } from "../src/store/types.js";

@@ -3,7 +3,7 @@
 import { readFileSync, statSync } from "node:fs";
 import type { Lookup } from "../spec/fields.js";
 import { LOOKUP_LIST, LOOKUP_SPECS } from "../spec/lookups.js";
-import { ConfigError, checkKeyCharacters, parseKeyFile, URL_ENV } from "../pipeline/config-values.js";
+import { ConfigError, checkKeyCharacters, parseKeyFile, URL_ENV } from "./options/config-values.js";
 import type { BatchConfig } from "../pipeline/config.js";
 import { maxAgeBeyondRetention } from "../plan/retention.js";
 import { parseOptions, recordedArgs, type BatchFlags } from "./batch-options.js";

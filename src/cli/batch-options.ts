@@ -3,7 +3,7 @@
 // per setting, each parse returning its type.
 import { type Lookup } from "../spec/fields.js";
 import type { LogFormat } from "../log/logger.js";
-import { ConfigError, parseBaseUrl, parseLookups, URL_ENV } from "../pipeline/config-values.js";
+import { ConfigError, parseBaseUrl, parseLookups, URL_ENV } from "./options/config-values.js";
 import type { BatchSettings } from "../pipeline/config.js";
 import { DEFAULT_PROBE } from "../plan/plan.js";
 import { FETCH_ORDERS, type FetchOrder } from "../plan/sample-order.js";

@@ -1,5 +1,5 @@
 // npm run export's options: the stored answers as Parquet or CSV.
-import { ConfigError } from "../pipeline/config-values.js";
+import { ConfigError } from "./options/config-values.js";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/write-export.js";
 import { option } from "./options/engine.js";
 import { SHARED_OPTIONS } from "./options/shared.js";

@@ -4,11 +4,11 @@
 import { readFileSync } from "node:fs";
 import yargs, { type Argv, type ArgumentsCamelCase } from "yargs";
 import { hideBin } from "yargs/helpers";
-import { ConfigError } from "../pipeline/config-values.js";
+import { ConfigError } from "./options/config-values.js";
 import { flagName, type FlagsOf, type OptionSpec } from "./options/engine.js";
 import { isFileSystemError, oneLine, UserError } from "../errors.js";
 
-export { ConfigError as UsageError } from "../pipeline/config-values.js";
+export { ConfigError as UsageError } from "./options/config-values.js";
 
 /** A one-line error about the environment (a missing database), printed without the --help hint (a UserError). */
 export class CliError extends UserError {}

@@ -1,6 +1,6 @@
 // npm run simulate's options: serves the simulated API. Its default key is the simulator's own
 // (DEFAULT_KEY): the CLI is the one folder that may import the simulator.
-import { parseLookups } from "../pipeline/config-values.js";
+import { parseLookups } from "./options/config-values.js";
 import type { Lookup } from "../spec/fields.js";
 import { MOBILE_SCALES, type MobileScale } from "../spec/mobile-scales.js";
 import type { Dialect } from "../spec/types.js";

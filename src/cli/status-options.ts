@@ -1,5 +1,5 @@
 // npm run status's options: the last runs and what the database holds.
-import { ConfigError } from "../pipeline/config-values.js";
+import { ConfigError } from "./options/config-values.js";
 import { flag, option } from "./options/engine.js";
 import { SHARED_OPTIONS } from "./options/shared.js";
 

@@ -7,8 +7,6 @@ import type { Premises } from "../spec/open-data.js";
 import type { FetchOrder } from "../plan/sample-order.js";
 import type { LogFormat } from "../log/logger.js";
 
-export { ConfigError, isLoopbackHost, parseBaseUrl, parseKeyFile, parseLookups } from "./config-values.js";
-
 /** One field per batch option, as its check returns it (durations and times in milliseconds). */
 export interface BatchSettings {
   in: string;

@@ -6,8 +6,8 @@
 // To add an option: add one entry to its command's table and one test in test/options.test.ts; run
 // `npm run options-table`.
 import { MIN_RUN, Redactor } from "../../log/redact.js";
-import { ConfigError } from "../../pipeline/config-values.js";
-import { parseDuration } from "../../pipeline/duration.js";
+import { ConfigError } from "./config-values.js";
+import { parseDuration } from "./duration.js";
 
 export type OptionKind = "string" | "number" | "boolean";
 /** What a caller may pass: numbers arrive as text from the command line, as numbers from code. */
