@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 import { writeReports } from "../src/report/index.js";
-import { REPORT_OPTIONS, parseTable } from "../src/pipeline/options.js";
+import { REPORT_OPTIONS } from "../src/cli/report-options.js";
+import { parseTable } from "../src/cli/options/engine.js";
 import { tempDir } from "./helpers/batch-harness.js";
 
 const dir = tempDir("pcc-attribution-");

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { unknownOption } from "../src/cli/run-cli.js";
-import { optionsTable } from "../src/pipeline/options.js";
+import { optionsTable } from "../src/cli/options/options-doc.js";
 import { spawnCli, ROOT } from "./helpers/child-cli.js";
 import { tempDir } from "./helpers/batch-harness.js";
 

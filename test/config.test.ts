@@ -2,8 +2,9 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildConfig, ConfigError, parseBaseUrl, parseKeyFile, parseLookups, type BatchFlags } from "../src/pipeline/config.js";
-import { parseDuration } from "../src/pipeline/duration.js";
+import { ConfigError, parseBaseUrl, parseKeyFile, parseLookups } from "../src/cli/options/config-values.js";
+import { buildConfig, type BatchFlags } from "../src/cli/batch-config.js";
+import { parseDuration } from "../src/cli/options/duration.js";
 import { decideExit } from "../src/pipeline/exit-code.js";
 import { parseProviders, mobileFields, SPEED_FIELDS } from "../src/spec/fields.js";
 

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { childOutput, ROOT } from "./helpers/child-cli.js";
 import { openDatabase } from "../src/store/sqlite/db.js";
-import { buildConfig, SIMULATED_RATE } from "../src/pipeline/config.js";
-import { DEFAULT_RATE } from "../src/pipeline/options.js";
+import { buildConfig, SIMULATED_RATE } from "../src/cli/batch-config.js";
+import { DEFAULT_RATE } from "../src/cli/batch-options.js";
 import { DEFAULT_KEY } from "../src/simulator/options.js";
 
 /** The indented command lines of a markdown file that start with `prefix` (an env assignment may come first). */

@@ -6,7 +6,7 @@ import { LOOKUP_LIST, LOOKUP_SPECS, perLookup } from "../src/spec/lookups.js";
 import { lookupPath } from "../src/spec/types.js";
 import { providerKey, providerNeedle, providersOfKey } from "../src/store/provider-key.js";
 import { UserError } from "../src/errors.js";
-import { ConfigError } from "../src/pipeline/config-values.js";
+import { ConfigError } from "../src/cli/options/config-values.js";
 import { InputError } from "../src/input/text-guard.js";
 import { OpenDataError } from "../src/input/open-data.js";
 import { DatabaseError, LockedError } from "../src/store/types.js";
@@ -14,7 +14,11 @@ import { ReportError } from "../src/report/scope.js";
 import { OutLockedError } from "../src/report/out-lock.js";
 import { CliError } from "../src/cli/run-cli.js";
 import { NetworkError } from "../src/fetch/http-client.js";
-import { COMMAND_OPTIONS, EXPORT_OPTIONS, optionsTable, parseTable, REPORT_OPTIONS, STATUS_OPTIONS } from "../src/pipeline/options.js";
+import { COMMAND_OPTIONS, optionsTable } from "../src/cli/options/options-doc.js";
+import { parseTable } from "../src/cli/options/engine.js";
+import { EXPORT_OPTIONS } from "../src/cli/export-options.js";
+import { REPORT_OPTIONS } from "../src/cli/report-options.js";
+import { STATUS_OPTIONS } from "../src/cli/status-options.js";
 
 describe("the lookup registry", () => {
   it("has one entry per lookup, in LOOKUPS order, with its path, table and fields", () => {

@@ -1,8 +1,10 @@
-// The option declarations (src/pipeline/options.ts): one entry per option gives its flag, default,
+// The batch's option declarations (src/cli/batch-options.ts): one entry per option gives its flag, default,
 // environment variable, check and recorded value. A new option gets its test here.
 import { describe, expect, it } from "vitest";
-import { BATCH_OPTIONS, flagName, parseOptions, recordedArgs, optionsTable } from "../src/pipeline/options.js";
-import { buildConfig } from "../src/pipeline/config.js";
+import { BATCH_OPTIONS, parseOptions, recordedArgs } from "../src/cli/batch-options.js";
+import { flagName } from "../src/cli/options/engine.js";
+import { optionsTable } from "../src/cli/options/options-doc.js";
+import { buildConfig } from "../src/cli/batch-config.js";
 
 const KEY = "Ab3-Cd4-Ef5-Gh6-Ij7";
 

@@ -6,8 +6,8 @@ import { connectPostgres, type PostgresConnection } from "../src/store/postgres/
 import { ensurePostgresProviderColumns, migratePostgres, PG_SCHEMA_VERSION } from "../src/store/postgres/schema.js";
 import { isPostgresUrl, passwordInArgv, redactUrl, urlHasPassword } from "../src/store/postgres/url.js";
 import { DatabaseError } from "../src/store/types.js";
-import { ConfigError } from "../src/pipeline/config-values.js";
-import { BATCH_OPTIONS } from "../src/pipeline/options.js";
+import { ConfigError } from "../src/cli/options/config-values.js";
+import { BATCH_OPTIONS } from "../src/cli/batch-options.js";
 import { dbReadPaths } from "../src/report/read-paths.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -9,7 +9,7 @@ import { openDatabase } from "../src/store/sqlite/db.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { allowance, quotaPeriod, runsLeft } from "../src/plan/quota-plan.js";
 import { formatQuotaStatus, quotaStatus } from "../src/plan/quota-status.js";
-import { buildConfig } from "../src/pipeline/config.js";
+import { buildConfig } from "../src/cli/batch-config.js";
 import { storedRule } from "../src/plan/quota-period.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";

@@ -2,7 +2,7 @@
 // prediction, and the parsing of --monthly-quota and of the service's "replenished in".
 import { describe, expect, it } from "vitest";
 import { allowance, parseMonthlyQuota, predictFinish, quotaPeriod, replenishMs, runsLeft } from "../src/plan/quota-plan.js";
-import { buildConfig, type BatchFlags } from "../src/pipeline/config.js";
+import { buildConfig, type BatchFlags } from "../src/cli/batch-config.js";
 
 const at = (iso: string) => Date.parse(iso);
 

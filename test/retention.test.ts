@@ -10,7 +10,7 @@ import { openDatabase } from "../src/store/sqlite/db.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 import { writeReports } from "../src/report/index.js";
-import { buildConfig } from "../src/pipeline/config.js";
+import { buildConfig } from "../src/cli/batch-config.js";
 import { formatQuotaStatus, quotaStatus } from "../src/plan/quota-status.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";

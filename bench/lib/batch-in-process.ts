@@ -5,7 +5,7 @@ import { performance } from "node:perf_hooks";
 import { join } from "node:path";
 import { createLogger } from "../../src/log/logger.js";
 import { runBatch, type BatchDeps, type BatchResult } from "../../src/pipeline/batch.js";
-import { buildConfig, type BatchFlags } from "../../src/pipeline/config.js";
+import { buildConfig, type BatchFlags } from "../../src/cli/batch-config.js";
 import { BENCH_KEY } from "./simulator-process.js";
 
 export interface TimedBatch {

@@ -7,8 +7,8 @@ import { watchNight } from "./night-watch.js";
 
 /** The log's last lines a cron monitor's end ping carries. */
 const PING_LINES = 20;
-import { buildConfig, ENV, type BatchFlags } from "../pipeline/config.js";
-import { BATCH_OPTIONS } from "../pipeline/options.js";
+import { buildConfig, ENV, type BatchFlags } from "./batch-config.js";
+import { BATCH_OPTIONS } from "./batch-options.js";
 import { runBatch, type BatchDeps } from "../pipeline/batch.js";
 import { shiftedClock } from "../pipeline/team-clock.js";
 import { systemClock } from "../fetch/clock.js";

@@ -1,6 +1,7 @@
 // npm run export -- --out DIR [--db PATH] [--format parquet|csv] [--run ID | --all]: the stored
 // answers as typed Parquet (or CSV) for DuckDB, pandas/polars, Spark (see docs/scale-and-export.md).
-import { EXPORT_OPTIONS, parseTable } from "../pipeline/options.js";
+import { parseTable } from "./options/engine.js";
+import { EXPORT_OPTIONS } from "./export-options.js";
 import { existsSync } from "node:fs";
 import { openStore } from "../store/open-store.js";
 import { isPostgresUrl } from "../store/location.js";

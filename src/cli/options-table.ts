@@ -1,13 +1,13 @@
-// npm run options-table: writes docs/options.md from the option declarations (src/pipeline/options.ts).
+// npm run options-table: writes docs/options.md from the option declarations (src/cli/*-options.ts).
 import { writeFileSync } from "node:fs";
-import { optionsTable } from "../pipeline/options.js";
+import { optionsTable } from "./options/options-doc.js";
 import { runCli } from "./run-cli.js";
 
 const OPTIONS_DOC = new URL("../../docs/options.md", import.meta.url);
 
 runCli({
   name: "options-table",
-  usage: "$0\n\nWrites docs/options.md, the table of the batch's options, from their declarations in src/pipeline/options.ts.",
+  usage: "$0\n\nWrites docs/options.md, the table of the batch's options, from their declarations in src/cli/*-options.ts.",
   options: (y) => y,
   run: () => {
     writeFileSync(OPTIONS_DOC, optionsTable());

@@ -1,6 +1,7 @@
 // npm run report -- [--db PATH] [--out DIR] [--run ID | --all] [--no-bom] [--good-rating 3]:
 // rewrites the report set from the database, without fetching anything.
-import { parseTable, REPORT_OPTIONS } from "../pipeline/options.js";
+import { parseTable } from "./options/engine.js";
+import { REPORT_OPTIONS } from "./report-options.js";
 import { existsSync } from "node:fs";
 import { openStore, storeError } from "../store/open-store.js";
 import { isPostgresUrl } from "../store/location.js";

@@ -4,16 +4,16 @@
 import { readFileSync } from "node:fs";
 import yargs, { type Argv, type ArgumentsCamelCase } from "yargs";
 import { hideBin } from "yargs/helpers";
-import { ConfigError } from "../pipeline/config-values.js";
-import { flagName, type FlagsOf, type OptionSpec } from "../pipeline/options.js";
+import { ConfigError } from "./options/config-values.js";
+import { flagName, type FlagsOf, type OptionSpec } from "./options/engine.js";
 import { isFileSystemError, oneLine, UserError } from "../errors.js";
 
-export { ConfigError as UsageError } from "../pipeline/config-values.js";
+export { ConfigError as UsageError } from "./options/config-values.js";
 
 /** A one-line error about the environment (a missing database), printed without the --help hint (a UserError). */
 export class CliError extends UserError {}
 
-/** The yargs definitions of an option table (src/pipeline/options.ts). Numbers get no yargs type, so
+/** The yargs definitions of an option table (src/cli/*-options.ts). Numbers get no yargs type, so
  *  "abc" reaches the declaration's check as typed (yargs' number type would turn it into NaN). */
 export function declareOptions<T extends object>(y: Argv, table: T): Argv<FlagsOf<T>> {
   for (const [name, spec] of Object.entries(table) as [string, OptionSpec][]) {

@@ -6,7 +6,8 @@ import { DEFAULT_KEY, simulatedAreaFile, simulatedOpenDataArchive, startSimulato
 import { openInput } from "../input/read-input.js";
 import { parentPid, processAlive } from "../store/process-identity.js";
 import { declareOptions, runCli, UsageError } from "./run-cli.js";
-import { parseTable, SIMULATE_OPTIONS } from "../pipeline/options.js";
+import { parseTable } from "./options/engine.js";
+import { SIMULATE_OPTIONS } from "./simulate-options.js";
 
 /** Option checks name the option as code spells it; a user typed the flag. */
 const FLAGS: Record<string, string> = {

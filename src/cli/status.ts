@@ -1,5 +1,6 @@
 // npm run status -- [--db PATH]: the last runs (a running one with its progress and ETA) and what the database holds.
-import { parseTable, STATUS_OPTIONS } from "../pipeline/options.js";
+import { parseTable } from "./options/engine.js";
+import { STATUS_OPTIONS } from "./status-options.js";
 import { existsSync } from "node:fs";
 import { openStore } from "../store/open-store.js";
 import { isPostgresUrl } from "../store/location.js";

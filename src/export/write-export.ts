@@ -81,41 +81,8 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
         progress(`${options.areaFile}: coordinates for ${located} postcodes`);
       }
       const duckdb = await import("@duckdb/node-api");
-      instance = await duckdb.DuckDBInstance.create(":memory:", {
-        // Staged rows beyond this spill to disk instead of growing the process.
-        memory_limit: "256MB",
-        // One thread: a file's staged rows are one row group, which DuckDB reads on one thread anyway;
-        // more only compete with the store's reader for this machine's cores (measured: less CPU).
-        threads: "1",
-        temp_directory: join(stagingDir, ".duckdb-tmp"),
-        autoinstall_known_extensions: "false",
-        autoload_known_extensions: "false",
-      });
-      const held = await snapshot.exportTables();
-      const tables: ExportedTable[] = [];
-      // A table's last file is still being written while the next table's rows are read; each is
-      // reported, in order, once its files are all written.
-      const writers: TableWriter[] = [];
-      let reported = Promise.resolve();
-      try {
-        for (const table of EXPORT_TABLES) {
-          if (!held.includes(table.name)) continue;
-          await step(`write ${table.name}`);
-          const writer = new TableWriter(duckdb, instance, table, snapshot.scope.providers, join(stagingDir, `${table.name}.${format}`), format);
-          writers.push(writer);
-          await writer.stage(tableRows(snapshot, table), options.fileRows ?? FILE_ROWS);
-          reported = reported.then(async () => {
-            const { written, seconds } = await writer.finish();
-            tables.push(written);
-            progress(`${written.path}: ${written.rows} rows, ${written.files} file(s), ${written.bytes} bytes in ${seconds.toFixed(1)} s`);
-          });
-          // awaited below; a failure meanwhile must not count as unhandled
-          reported.catch(() => {});
-        }
-        await reported;
-      } finally {
-        for (const writer of writers) await writer.close();
-      }
+      instance = await openDuckDb(duckdb, stagingDir);
+      const tables = await writeTables(snapshot, { duckdb, instance, stagingDir, format, fileRows: options.fileRows ?? FILE_ROWS, step, progress });
       return { scope: snapshot.scope, tables };
     }, { onWarning: progress });
     rmSync(join(staging, ".duckdb-tmp"), { recursive: true, force: true });
@@ -137,6 +104,59 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
     if (staging) cleanup(() => rmSync(staging!, { recursive: true, force: true }));
     lock.release();
   }
+}
+
+/** An in-memory DuckDB that writes the files: bounded memory, one thread, no extension downloads. */
+function openDuckDb(duckdb: DuckDb, stagingDir: string): Promise<DuckDBInstance> {
+  return duckdb.DuckDBInstance.create(":memory:", {
+    // Staged rows beyond this spill to disk instead of growing the process.
+    memory_limit: "256MB",
+    // One thread: a file's staged rows are one row group, which DuckDB reads on one thread anyway;
+    // more only compete with the store's reader for this machine's cores (measured: less CPU).
+    threads: "1",
+    temp_directory: join(stagingDir, ".duckdb-tmp"),
+    autoinstall_known_extensions: "false",
+    autoload_known_extensions: "false",
+  });
+}
+
+interface TablesTarget {
+  duckdb: DuckDb;
+  instance: DuckDBInstance;
+  stagingDir: string;
+  format: ExportFormat;
+  fileRows: number;
+  step: (step: string) => void | Promise<void>;
+  progress: (message: string) => void;
+}
+
+/** Writes every export table the snapshot holds into `stagingDir`, in order; each is reported once its files are all written. */
+async function writeTables(snapshot: ReportSnapshot, { duckdb, instance, stagingDir, format, fileRows, step, progress }: TablesTarget): Promise<ExportedTable[]> {
+  const held = await snapshot.exportTables();
+  const tables: ExportedTable[] = [];
+  // A table's last file is still being written while the next table's rows are read.
+  const writers: TableWriter[] = [];
+  let reported = Promise.resolve();
+  try {
+    for (const table of EXPORT_TABLES) {
+      if (!held.includes(table.name)) continue;
+      await step(`write ${table.name}`);
+      const writer = new TableWriter(duckdb, instance, table, snapshot.scope.providers, join(stagingDir, `${table.name}.${format}`), format);
+      writers.push(writer);
+      await writer.stage(tableRows(snapshot, table), fileRows);
+      reported = reported.then(async () => {
+        const { written, seconds } = await writer.finish();
+        tables.push(written);
+        progress(`${written.path}: ${written.rows} rows, ${written.files} file(s), ${written.bytes} bytes in ${seconds.toFixed(1)} s`);
+      });
+      // awaited below; a failure meanwhile must not count as unhandled
+      reported.catch(() => {});
+    }
+    await reported;
+  } finally {
+    for (const writer of writers) await writer.close();
+  }
+  return tables;
 }
 
 /** Moves each written table from `staging` into `outDir` over its previous export. */

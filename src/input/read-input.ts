@@ -3,7 +3,7 @@
 import type { Readable } from "node:stream";
 import { Parser, CsvError } from "csv-parse";
 import { normalisePostcode, type NormalisedPostcode } from "../spec/postcode.js";
-import { checkedBytes, InputError, readPrefix } from "./text-guard.js";
+import { checkedBytes, InputError, readPrefix, type Prefix } from "./text-guard.js";
 import { detectDelimiter, excelSepLine, DELIMITER_NAMES, type Delimiter } from "./delimiter.js";
 import { choosePostcodeColumn, describeDuplicate, duplicateNames, headerName } from "./column.js";
 import { unwrapQuotes } from "./cell.js";
@@ -85,12 +85,30 @@ export async function openInput(stream: Readable, input: InputOptions): Promise<
     stream.destroy();
     throw err;
   });
+  const { delimiter, sep, warnings } = chooseDelimiter(prefix, source);
+  const parsed = parseRecords(stream, prefix, delimiter, source);
+  const head = await readHeader(parsed, { prefix, sep, delimiter, input, warnings });
+  return { header: head.header, warnings, rows: inputRows(parsed.records, head, delimiter, source) };
+}
+
+/** An Excel "sep=" line's delimiter, else the one the first line shows; a warning unless it is a comma. */
+function chooseDelimiter(prefix: Prefix, source: string): { delimiter: Delimiter; sep: Delimiter | null; warnings: string[] } {
   const sep = excelSepLine(prefix.firstLine);
   const delimiter: Delimiter = sep ?? detectDelimiter(prefix.firstLine);
   const warnings: string[] = [];
   if (delimiter !== ",")
     warnings.push(`${source}: read as ${DELIMITER_NAMES[delimiter]}-separated (${sep ? `line ${prefix.firstLineNumber} says "sep=${sep}"` : `detected from line ${prefix.firstLineNumber}`})`);
+  return { delimiter, sep, warnings };
+}
 
+interface ParsedRecords {
+  /** every record of the file, numbered; ending, failing or being returned destroys the streams */
+  records: AsyncGenerator<NumberedRecord>;
+  parser: NumberingParser;
+}
+
+/** The file's bytes (checked as text) through csv-parse, as numbered records. */
+function parseRecords(stream: Readable, prefix: Prefix, delimiter: Delimiter, source: string): ParsedRecords {
   const parser = new NumberingParser({
     bom: true,
     delimiter,
@@ -114,21 +132,31 @@ export async function openInput(stream: Readable, input: InputOptions): Promise<
       stream.destroy();
     }
   })();
+  return { records, parser };
+}
 
-  let header: InputHeader;
-  let firstData: NumberedRecord | null;
-  let headerLine: number;
+interface HeaderRead {
+  header: InputHeader;
+  /** a headerless file's first line, already a row */
+  firstData: NumberedRecord | null;
+  headerLine: number;
+}
+
+interface HeaderContext {
+  prefix: Prefix;
+  /** the delimiter an Excel "sep=" line named: that line is not the header */
+  sep: Delimiter | null;
+  delimiter: Delimiter;
+  input: InputOptions;
+  /** duplicate header names are added here */
+  warnings: string[];
+}
+
+/** The first line that is not blank (nor a "sep=" line) as the header, or as the first row of a headerless file. */
+async function readHeader({ records, parser }: ParsedRecords, { prefix, sep, delimiter, input, warnings }: HeaderContext): Promise<HeaderRead> {
+  const { source } = input;
   try {
-    let first: NumberedRecord | undefined;
-    for (;;) {
-      const next = await records.next();
-      if (next.done) break;
-      if (sep && next.value.line === prefix.firstLineNumber) continue;
-      if (!isBlank(next.value.cells)) {
-        first = next.value;
-        break;
-      }
-    }
+    const first = await firstRecord(records, sep ? prefix.firstLineNumber : null);
     if (!first)
       throw new InputError(
         parser.nextLine === 1
@@ -137,47 +165,56 @@ export async function openInput(stream: Readable, input: InputOptions): Promise<
       );
     const choice = choosePostcodeColumn(first.cells, input.column, source, first.line);
     const names = first.cells.map(headerName);
-    header = {
+    const header: InputHeader = {
       columns: choice.hasHeader ? names : ["postcode"],
       postcodeColumn: choice.hasHeader ? names[choice.index]! : "postcode",
       postcodeIndex: choice.index,
       hasHeader: choice.hasHeader,
       delimiter,
     };
-    firstData = choice.hasHeader ? null : first;
-    headerLine = first.line;
     if (choice.hasHeader) for (const d of duplicateNames(names)) warnings.push(`${source}: line ${first.line}: ${describeDuplicate(d)}`);
+    return { header, firstData: choice.hasHeader ? null : first, headerLine: first.line };
   } catch (err) {
     await records.return(undefined);
     throw err;
   }
+}
 
-  async function* rows(): AsyncGenerator<InputRow> {
-    let count = 0;
-    const seen = new NoPostcodeSeen();
-    const shape = { cellCount: header.columns.length, postcodeIndex: header.postcodeIndex, delimiter };
-    const next = (r: NumberedRecord): InputRow => {
-      if (r.breaks > 0) {
-        const swallowed = swallowedRows(r.cells, r.line, shape);
-        if (swallowed) throw new InputError(`${source}: ${describeSwallowed(swallowed)}`);
-      }
-      count++;
-      const row = toRow(r, header);
-      seen.add(row);
-      return row;
-    };
-    if (firstData) yield next(firstData);
-    for await (const r of { [Symbol.asyncIterator]: () => records }) {
-      if (isBlank(r.cells)) continue;
-      yield next(r);
-    }
-    // An export that came out empty should not look like a successful run over nothing.
-    if (count === 0) throw new InputError(`${source}: line ${headerLine}: there are no rows below the header (${header.columns.map((c) => JSON.stringify(c)).join(", ")})`);
-    // Nor should the wrong column: every row a reject is a run over nothing.
-    const none = seen.refusal(header);
-    if (none) throw new InputError(`${source}: ${none}`);
+/** The first record that is not blank, skipping the line `sepLine` (an Excel "sep=" line); undefined at the end. */
+async function firstRecord(records: AsyncGenerator<NumberedRecord>, sepLine: number | null): Promise<NumberedRecord | undefined> {
+  for (;;) {
+    const next = await records.next();
+    if (next.done) return undefined;
+    if (next.value.line === sepLine) continue;
+    if (!isBlank(next.value.cells)) return next.value;
   }
-  return { header, warnings, rows: rows() };
+}
+
+/** The rows below the header, blank lines skipped; refuses a file with no rows, or no postcode in any row. */
+async function* inputRows(records: AsyncGenerator<NumberedRecord>, { header, firstData, headerLine }: HeaderRead, delimiter: Delimiter, source: string): AsyncGenerator<InputRow> {
+  let count = 0;
+  const seen = new NoPostcodeSeen();
+  const shape = { cellCount: header.columns.length, postcodeIndex: header.postcodeIndex, delimiter };
+  const next = (r: NumberedRecord): InputRow => {
+    if (r.breaks > 0) {
+      const swallowed = swallowedRows(r.cells, r.line, shape);
+      if (swallowed) throw new InputError(`${source}: ${describeSwallowed(swallowed)}`);
+    }
+    count++;
+    const row = toRow(r, header);
+    seen.add(row);
+    return row;
+  };
+  if (firstData) yield next(firstData);
+  for await (const r of { [Symbol.asyncIterator]: () => records }) {
+    if (isBlank(r.cells)) continue;
+    yield next(r);
+  }
+  // An export that came out empty should not look like a successful run over nothing.
+  if (count === 0) throw new InputError(`${source}: line ${headerLine}: there are no rows below the header (${header.columns.map((c) => JSON.stringify(c)).join(", ")})`);
+  // Nor should the wrong column: every row a reject is a run over nothing.
+  const none = seen.refusal(header);
+  if (none) throw new InputError(`${source}: ${none}`);
 }
 
 function toRow(r: NumberedRecord, header: InputHeader): InputRow {

@@ -90,42 +90,8 @@ export function acquireOutLock(dir: string, options: OutLockOptions): OutLock {
     startedAt: new Date(now()).toISOString(),
     expiresAt: new Date(now() + ttl).toISOString(),
   };
-  const text = () => JSON.stringify(owner) + "\n";
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const fd = openSync(path, "wx", 0o644);
-      try {
-        writeSync(fd, text());
-      } finally {
-        closeSync(fd);
-      }
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new ReportError(`cannot write to ${dir}: ${causeOf(err)}`);
-    }
-    const held = readOwner(path);
-    // An unreadable lock file is one being written this instant, or debris of a kill between create
-    // and write: it is stale once it is older than the TTL.
-    const stale = held ? isStale(held, now(), host, isAlive) : olderThan(path, now() - ttl);
-    if (!stale || attempt >= 3)
-      throw new OutLockedError(
-        `${dir} is being written by another process (${held ? describeOwner(held) : "unknown holder"}); ` +
-          `wait for it to finish (the lock in ${path} expires ${held ? `at ${held.expiresAt}` : "after 2 minutes"} if its holder died)`,
-      );
-    takeOverStale(path, held);
-  }
-  const renew = () => {
-    if (readOwner(path)?.pid !== owner.pid || readOwner(path)?.startedAt !== owner.startedAt) return;
-    owner.expiresAt = new Date(now() + ttl).toISOString();
-    const temporary = `${path}.${process.pid}.tmp`;
-    try {
-      writeFileSync(temporary, text());
-      renameSync(temporary, path);
-    } catch {
-      // a full disk: the lock keeps its earlier expiry; assertHeld notices if it was taken meanwhile
-      rmSync(temporary, { force: true });
-    }
-  };
+  createLockFile(dir, path, owner, (held) => (held ? isStale(held, now(), host, isAlive) : olderThan(path, now() - ttl)));
+  const renew = () => renewLock(path, owner, () => new Date(now() + ttl).toISOString());
   const stopRenewing = (options.schedule ?? everyInterval)(renew, options.renewMs ?? Math.max(1, Math.floor(ttl / 4)));
   const ours = () => {
     const o = readOwner(path);
@@ -145,6 +111,49 @@ export function acquireOutLock(dir: string, options: OutLockOptions): OutLock {
       }
     },
   };
+}
+
+/**
+ * Creates the lock file holding `owner`, taking over a stale one (at most three times); throws
+ * OutLockedError naming the holder of a live one. `stale` judges a holder (null: the file is unreadable).
+ */
+function createLockFile(dir: string, path: string, owner: LockOwner, stale: (held: LockOwner | null) => boolean): void {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(path, "wx", 0o644);
+      try {
+        writeSync(fd, JSON.stringify(owner) + "\n");
+      } finally {
+        closeSync(fd);
+      }
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new ReportError(`cannot write to ${dir}: ${causeOf(err)}`);
+    }
+    const held = readOwner(path);
+    // An unreadable lock file is one being written this instant, or debris of a kill between create
+    // and write: it is stale once it is older than the TTL.
+    if (!stale(held) || attempt >= 3)
+      throw new OutLockedError(
+        `${dir} is being written by another process (${held ? describeOwner(held) : "unknown holder"}); ` +
+          `wait for it to finish (the lock in ${path} expires ${held ? `at ${held.expiresAt}` : "after 2 minutes"} if its holder died)`,
+      );
+    takeOverStale(path, held);
+  }
+}
+
+/** Moves the lock's expiry to `expiresAt()`, by one rename, while the file is still `owner`'s. */
+function renewLock(path: string, owner: LockOwner, expiresAt: () => string): void {
+  if (readOwner(path)?.pid !== owner.pid || readOwner(path)?.startedAt !== owner.startedAt) return;
+  owner.expiresAt = expiresAt();
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, JSON.stringify(owner) + "\n");
+    renameSync(temporary, path);
+  } catch {
+    // a full disk: the lock keeps its earlier expiry; assertHeld notices if it was taken meanwhile
+    rmSync(temporary, { force: true });
+  }
 }
 
 function olderThan(path: string, time: number): boolean {

@@ -2,7 +2,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildConfig, type BatchFlags } from "../../src/pipeline/config.js";
+import { buildConfig, type BatchFlags } from "../../src/cli/batch-config.js";
 import { runBatch, type BatchDeps, type BatchResult } from "../../src/pipeline/batch.js";
 import { createLogger } from "../../src/log/logger.js";
 import { simulatedApi } from "../../src/cli/simulated-api.js";

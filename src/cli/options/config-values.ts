@@ -1,6 +1,6 @@
 // Parsers for single configuration values, shared by the option declarations and buildConfig.
-import { LOOKUPS, type Lookup } from "../spec/fields.js";
-import { UserError } from "../errors.js";
+import { LOOKUPS, type Lookup } from "../../spec/fields.js";
+import { UserError } from "../../errors.js";
 
 /** Where the API's address comes from when --base-url is not given. */
 export const URL_ENV = "COVERAGE_API_URL";
