@@ -73,17 +73,105 @@ interface Attempt {
  * (src/pipeline/claimed-pairs.ts); `onFinal` is called for each before its worker asks again.
  */
 export async function fetchLookup(postcodes: AsyncIterable<string>, o: LookupFetchOptions): Promise<void> {
-  const schedule = o.stop.signalFor(o.lookup);
-  let known = o.productKnown ?? false;
-  const headers = { [API_KEY_HEADER]: o.key };
-  const base = o.baseUrl.href.replace(/\/+$/, "");
-  const monitor = new OutageMonitor({ ...DEFAULT_OUTAGE_THRESHOLDS, url: o.baseUrl.href });
-  const outage = new OutageGate(o, monitor);
-  const policy = { retries: o.retries, backoff: o.backoff, random: o.random };
+  const fetcher = new LookupFetcher(o);
+  // One pool: `concurrency` workers take the next postcode from one shared iterator (the run's
+  // claimed pairs, a chunk at a time), so 100,000 postcodes queue no more work than 100 do.
+  const next = postcodes[Symbol.asyncIterator]();
+  const worker = async () => {
+    while (!fetcher.schedule.aborted) {
+      const r = await next.next();
+      if (r.done) return;
+      await fetcher.fetchPostcode(r.value);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
+}
 
-  async function send(url: URL, postcode: string): Promise<Attempt | null> {
+/** One postcode's attempts so far: what its final record carries. */
+interface PostcodeAttempts {
+  postcode: string;
+  url: URL;
+  state: AttemptState;
+  network: NetworkRetries;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+}
+
+/** What a judged attempt leaves the postcode's loop to do: end, try again at once, or sleep first. */
+type NextStep = "done" | "again" | { sleepMs: number };
+
+/** One lookup's workers share it: the key's headers, the outage monitor and gate, whether the product answered before. */
+class LookupFetcher {
+  readonly schedule: AbortSignal;
+  private known: boolean;
+  private readonly headers: Record<string, string>;
+  private readonly base: string;
+  private readonly monitor: OutageMonitor;
+  private readonly outage: OutageGate;
+  private readonly policy: { retries: number; backoff: BackoffPolicy; random: () => number };
+
+  constructor(private readonly o: LookupFetchOptions) {
+    this.schedule = o.stop.signalFor(o.lookup);
+    this.known = o.productKnown ?? false;
+    this.headers = { [API_KEY_HEADER]: o.key };
+    this.base = o.baseUrl.href.replace(/\/+$/, "");
+    this.monitor = new OutageMonitor({ ...DEFAULT_OUTAGE_THRESHOLDS, url: o.baseUrl.href });
+    this.outage = new OutageGate(o, this.monitor);
+    this.policy = { retries: o.retries, backoff: o.backoff, random: o.random };
+  }
+
+  /** Attempts one postcode until its answer is final, the lookup stops, or the run does. */
+  async fetchPostcode(postcode: string): Promise<void> {
+    const { o, schedule } = this;
+    const p: PostcodeAttempts = {
+      postcode,
+      url: new URL(this.base + lookupPath(o.lookup, postcode)),
+      state: { retriesUsed: 0, throttles: 0 },
+      network: new NetworkRetries(),
+      attempts: 0,
+      lastStatus: null,
+      lastError: null,
+    };
+    for (;;) {
+      const turn = await this.outage.turn(schedule);
+      if (turn === "stopped") return;
+      try {
+        if (schedule.aborted) return;
+        // this lookup's own cap first (a reservation in the store can take a while, and a pace slot,
+        // once given, is used at once): a request it may not send takes nothing from --max-requests
+        if (o.lookupBudget && !(await o.lookupBudget.take())) {
+          o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "what --monthly-quota leaves this period is spent" });
+          return;
+        }
+        const slot = await o.pacer.acquire(schedule);
+        if (slot === "blocked") {
+          o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "the service said this key's quota is spent (seen by another batch using it)" });
+          return;
+        }
+        if (!slot) return;
+        if (!o.budget.take()) {
+          o.stop.stopAll({ kind: "max_requests", limit: o.budget.limit ?? 0 });
+          return;
+        }
+        p.attempts++;
+        o.stats.requests++;
+        const attempt = await this.send(p.url, postcode);
+        if (attempt === null) return;
+        const step = this.carryOut(p, attempt, this.judge(p, attempt));
+        if (step === "done") return;
+        if (step !== "again") await o.clock.sleep(step.sleepMs, schedule);
+      } finally {
+        if (turn === "probe") this.outage.probed();
+      }
+    }
+  }
+
+  /** One request, classified; null when the run abandoned it in flight. */
+  private async send(url: URL, postcode: string): Promise<Attempt | null> {
+    const { o } = this;
     try {
-      const res = await o.http.get(url, headers, o.stop.inFlightSignal);
+      const res = await o.http.get(url, this.headers, o.stop.inFlightSignal);
       const outcome = classify({
         lookup: o.lookup,
         requested: postcode,
@@ -105,111 +193,64 @@ export async function fetchLookup(postcodes: AsyncIterable<string>, o: LookupFet
     }
   }
 
-  async function one(postcode: string): Promise<void> {
-    const state: AttemptState = { retriesUsed: 0, throttles: 0 };
-    const network = new NetworkRetries();
-    let attempts = 0;
-    let lastStatus: number | null = null;
-    let lastError: string | null = null;
-    const url = new URL(base + lookupPath(o.lookup, postcode));
+  /** The attempt goes to the ledger and the outage monitor, then decide() and the outage limit judge it. */
+  private judge(p: PostcodeAttempts, attempt: Attempt): { decision: Decision; free: Decision | null } {
+    const { o, monitor } = this;
+    o.onRequest?.({ status: attempt.httpStatus, quotaMessage: attempt.outcome.kind === "quota" ? attempt.outcome.message : null });
+    p.lastStatus = attempt.httpStatus;
+    const health = monitor.record(p.postcode, attempt.failure, o.clock.now());
+    p.state.retriesUsed -= p.network.refund(monitor);
+    if (attempt.outcome.kind === "throttled" && attempt.outcome.retryAfterMs !== null) this.outage.retryAfterMs = attempt.outcome.retryAfterMs;
+    const now = o.clock.now();
+    const left = (monitor.failingSince ?? now) + o.outageLimitMs - now;
+    const asked = attempt.outcome.kind === "throttled" ? attempt.outcome.asked : undefined;
+    const judged = decide(o.lookup, attempt.outcome, p.state, health, this.policy, this.known || attempt.outcome.kind === "ok");
+    if (attempt.outcome.kind === "ok") this.known = true;
+    const free = unjudgedRetry(monitor, o, { postcode: p.postcode, failure: attempt.failure, state: p.state, network: p.network }, judged);
+    return { decision: boundWait(o.lookup, free ?? judged, left, o.outageLimitMs, asked), free };
+  }
 
-    for (;;) {
-      const turn = await outage.turn(schedule);
-      if (turn === "stopped") return;
-      let attempt: Attempt | null;
-      try {
-        if (schedule.aborted) return;
-        // this lookup's own cap first (a reservation in the store can take a while, and a pace slot,
-        // once given, is used at once): a request it may not send takes nothing from --max-requests
-        if (o.lookupBudget && !(await o.lookupBudget.take())) {
-          o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "what --monthly-quota leaves this period is spent" });
-          return;
-        }
-        const slot = await o.pacer.acquire(schedule);
-        if (slot === "blocked") {
-          o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "the service said this key's quota is spent (seen by another batch using it)" });
-          return;
-        }
-        if (!slot) return;
-        if (!o.budget.take()) {
-          o.stop.stopAll({ kind: "max_requests", limit: o.budget.limit ?? 0 });
-          return;
-        }
-        attempts++;
-        o.stats.requests++;
-        attempt = await send(url, postcode);
-        if (attempt === null) return;
-        o.onRequest?.({ status: attempt.httpStatus, quotaMessage: attempt.outcome.kind === "quota" ? attempt.outcome.message : null });
-        lastStatus = attempt.httpStatus;
-        const health = monitor.record(postcode, attempt.failure, o.clock.now());
-        state.retriesUsed -= network.refund(monitor);
-        if (attempt.outcome.kind === "throttled" && attempt.outcome.retryAfterMs !== null) outage.retryAfterMs = attempt.outcome.retryAfterMs;
-        const now = o.clock.now();
-        const left = (monitor.failingSince ?? now) + o.outageLimitMs - now;
-        const asked = attempt.outcome.kind === "throttled" ? attempt.outcome.asked : undefined;
-        const judged = decide(o.lookup, attempt.outcome, state, health, policy, known || attempt.outcome.kind === "ok");
-        if (attempt.outcome.kind === "ok") known = true;
-        const free = unjudgedRetry(monitor, o, { postcode, failure: attempt.failure, state, network }, judged);
-        const decision = boundWait(o.lookup, free ?? judged, left, o.outageLimitMs, asked);
-        switch (decision.kind) {
-          case "final":
-            lastError = decision.lastError;
-            if (decision.status === "ok") o.pacer.succeeded();
-            o.stats[decision.status === "ok" ? "ok" : decision.status === "not_found" ? "notFound" : "failed"]++;
-            {
-              const base = { postcode, lookup: o.lookup, httpStatus: lastStatus, attempts, lastError, fetchedAt: new Date(o.clock.now()).toISOString(), runId: o.runId };
-              // Only an ok outcome is judged final "ok": the record then carries its answer by type.
-              o.onFinal(
-                attempt.outcome.kind === "ok"
-                  ? { ...base, status: "ok", answer: attempt.outcome.answer }
-                  : { ...base, status: decision.status === "ok" ? "failed" : decision.status },
-              );
-            }
-            return;
-          case "stop":
-            if (decision.scope === "all") o.stop.stopAll(decision.reason);
-            else o.stop.stopLookup(decision.reason);
-            return;
-          case "wait":
-            lastError = decision.lastError;
-            state.throttles++;
-            o.stats.throttled++;
-            o.pacer.throttled(o.clock.now() + decision.waitMs);
-            o.onEvent?.({ level: "debug", message: `${o.lookup}: 429 from the server, pausing ${Math.ceil(decision.waitMs / 1000)} s` });
-            continue;
-          case "hold":
-            lastError = decision.lastError;
-            if (attempt.outcome.kind === "throttled") o.stats.throttled++;
-            continue;
-          case "retry":
-            lastError = decision.lastError;
-            if (free) network.free++;
-            else network.spend(attempt.failure, state, o.clock.now());
-            o.stats.retries++;
-            o.onEvent?.({
-              level: "debug",
-              message: `${o.lookup} ${postcode}: ${decision.lastError}; retry ${state.retriesUsed} in ${decision.afterMs} ms`,
-            });
-            await o.clock.sleep(decision.afterMs, schedule);
-            continue;
-        }
-      } finally {
-        if (turn === "probe") outage.probed();
-      }
+  /** Carries out the decision: a final record, a stop, a pause for a 429, a hold, or a retry after its backoff. */
+  private carryOut(p: PostcodeAttempts, attempt: Attempt, { decision, free }: { decision: Decision; free: Decision | null }): NextStep {
+    const { o } = this;
+    switch (decision.kind) {
+      case "final":
+        p.lastError = decision.lastError;
+        if (decision.status === "ok") o.pacer.succeeded();
+        o.stats[decision.status === "ok" ? "ok" : decision.status === "not_found" ? "notFound" : "failed"]++;
+        o.onFinal(this.finalRecord(p, attempt, decision.status));
+        return "done";
+      case "stop":
+        if (decision.scope === "all") o.stop.stopAll(decision.reason);
+        else o.stop.stopLookup(decision.reason);
+        return "done";
+      case "wait":
+        p.lastError = decision.lastError;
+        p.state.throttles++;
+        o.stats.throttled++;
+        o.pacer.throttled(o.clock.now() + decision.waitMs);
+        o.onEvent?.({ level: "debug", message: `${o.lookup}: 429 from the server, pausing ${Math.ceil(decision.waitMs / 1000)} s` });
+        return "again";
+      case "hold":
+        p.lastError = decision.lastError;
+        if (attempt.outcome.kind === "throttled") o.stats.throttled++;
+        return "again";
+      case "retry":
+        p.lastError = decision.lastError;
+        if (free) p.network.free++;
+        else p.network.spend(attempt.failure, p.state, o.clock.now());
+        o.stats.retries++;
+        o.onEvent?.({ level: "debug", message: `${o.lookup} ${p.postcode}: ${decision.lastError}; retry ${p.state.retriesUsed} in ${decision.afterMs} ms` });
+        return { sleepMs: decision.afterMs };
     }
   }
 
-  // One pool: `concurrency` workers take the next postcode from one shared iterator (the run's
-  // claimed pairs, a chunk at a time), so 100,000 postcodes queue no more work than 100 do.
-  const next = postcodes[Symbol.asyncIterator]();
-  const worker = async () => {
-    while (!schedule.aborted) {
-      const r = await next.next();
-      if (r.done) return;
-      await one(r.value);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
+  /** Only an ok outcome is judged final "ok": the record then carries its answer by type. */
+  private finalRecord(p: PostcodeAttempts, attempt: Attempt, status: Extract<Decision, { kind: "final" }>["status"]): FinalRecord {
+    const { o } = this;
+    const base = { postcode: p.postcode, lookup: o.lookup, httpStatus: p.lastStatus, attempts: p.attempts, lastError: p.lastError, fetchedAt: new Date(o.clock.now()).toISOString(), runId: o.runId };
+    return attempt.outcome.kind === "ok" ? { ...base, status: "ok", answer: attempt.outcome.answer } : { ...base, status: status === "ok" ? "failed" : status };
+  }
 }
 
 /**

@@ -1,0 +1,20 @@
+// Between reading and planning: report options that name columns, and an input the reports cannot
+// hold, are refused before anything is fetched; then Ofcom's open data is imported when asked for.
+import { inputShapeProblem, reportOptionsProblem, type InputShape } from "../report/check-options.js";
+import { nowIso, type OpenedRun } from "./run.js";
+
+/** Why the run cannot go on to fetch, and which stop reason says so; null: it can. */
+export async function checkBeforeFetching(run: OpenedRun, runId: number, shape: InputShape): Promise<{ message: string; stopReason: "input" | "options" } | null> {
+  const { config } = run;
+  const shapeProblem = config.reports ? inputShapeProblem(shape) : null;
+  if (shapeProblem) return { message: shapeProblem, stopReason: "input" };
+  const reportProblem = config.reports ? await reportOptionsProblem(run.store, runId, config) : null;
+  if (reportProblem) return { message: reportProblem, stopReason: "options" };
+  if (config.openData) {
+    // loaded only when asked for: every other run starts without the zip reader
+    const { importOpenData } = await import("./open-data-stage.js");
+    const imported = await importOpenData(run.store, config.openData, { runId, now: () => nowIso(run) }, run.log, run.stop.stopAllSignal);
+    if (!imported.ok) return { message: imported.message, stopReason: "input" };
+  }
+  return null;
+}

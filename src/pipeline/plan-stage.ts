@@ -1,0 +1,75 @@
+// The plan stage: when the plan is made (what other runs fetch after it is reused), the month's
+// quota for this run, and each lookup's postcodes to fetch, said in the run's plan line.
+import { describeReasons, planFetches, type Plan } from "../plan/plan.js";
+import { expiringBefore } from "../plan/retention.js";
+import { startRunQuota, type RunQuota } from "./quota.js";
+import { nowIso, type OpenedRun } from "./run.js";
+
+/** How long an answer may take from arrival to commit, on a busy machine, for planTime. */
+const COMMIT_SLACK_MS = 30_000;
+
+/** What the plan stage hands on to the fetch and finish stages. */
+export interface Planned {
+  plan: Plan;
+  /** when the plan was made (ISO): what other runs fetch after it is reused */
+  plannedAt: string;
+  /** the month's request ledger and tonight's allowance (--monthly-quota) */
+  quota: RunQuota;
+}
+
+export async function planStage(run: OpenedRun, runId: number, input: { inputRows: number; rejects: number }): Promise<Planned> {
+  const { config, clock } = run;
+  const plannedAt = await planTime(run);
+  const quota = await startRunQuota(run.store, config, { runId, leaseId: run.lease.id, fence: run.fence }, () => clock.now(), run.stop, run.log);
+  const plan = await planFetches(run.store, {
+    runId,
+    lookups: config.lookups,
+    freshSince: new Date(clock.now() - config.maxAge).toISOString(),
+    refresh: config.refresh,
+    providers: config.providers,
+    simulated: config.simulate,
+    now: nowIso(run),
+    probe: config.probe,
+    order: config.order,
+    expiringBefore: expiringBefore(clock.now(), config.retention),
+    quota: quota.planOptions,
+    openData: config.openData !== null ? config.openDataPremises : undefined,
+  });
+  logPlan(run, runId, input, plan);
+  return { plan, plannedAt, quota };
+}
+
+/**
+ * Since when answers other runs store count as fetched meanwhile (reused, not fetched). An answer
+ * is timed when it arrives and committed a moment later, so one that arrived just before this plan
+ * may be missing from it: while other batches run, the mark goes back a little to cover that. Alone
+ * on the store (SQLite always), it is now, and a run fetches all it planned.
+ */
+async function planTime(run: OpenedRun): Promise<string> {
+  const now = run.clock.now();
+  const others = (await run.store.leases.live(now)).some((l) => l.id !== run.lease.id);
+  return new Date(others ? now - COMMIT_SLACK_MS : now).toISOString();
+}
+
+/** The run's plan line (a milestone: --quiet keeps it), and what Ofcom's open data said of the new postcodes. */
+function logPlan({ config, log }: OpenedRun, runId: number, { inputRows, rejects }: { inputRows: number; rejects: number }, plan: Plan): void {
+  log.milestone(
+    "info",
+    `run ${runId}: ${inputRows} input rows, ${plan.postcodes} unique postcodes, ${rejects} rejected; ` +
+      config.lookups
+        .map((l) => {
+          const probes = plan.probes.get(l);
+          const why = plan.reused.get(l)! > 0 && probes && probes.probes === 0 && probes.why !== "--probe 0" ? ` (no probes: ${probes.why})` : "";
+          return `${l}: ${plan.toFetch.get(l)!.length} to fetch (${describeReasons(plan.reasons.get(l)!)}), ${plan.reused.get(l)} fresh${why}`;
+        })
+        .join("; "),
+    { event: "plan", runId, inputRows, postcodes: plan.postcodes, rejects },
+  );
+  for (const [lookup, c] of plan.openDataNew)
+    if (c.multiBand + c.singleBand + c.notListed > 0)
+      log.info(
+        `${lookup}: of ${c.multiBand + c.singleBand + c.notListed} new postcodes, Ofcom's open data puts ${c.multiBand} in more than one speed band (fetched first), ` +
+          `${c.singleBand} wholly in one (fetched after), ${c.notListed} not listed`,
+        { event: "plan_open_data", lookup, ...c },
+      );
+}

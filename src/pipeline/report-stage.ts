@@ -1,0 +1,47 @@
+// The report stage: the run's report set, replaced whole (or kept, when it is current).
+import { storeError } from "../store/open-store.js";
+import { headlineLines, openFirstLine, writeReportsUnlessCurrent } from "../report/index.js";
+import { oneLine } from "../errors.js";
+import type { OpenedRun } from "./run.js";
+
+/** Returns why the reports could not be written (the run then exits 1), or null. */
+export async function reportStage(run: OpenedRun, runId: number): Promise<string | null> {
+  const { log, config } = run;
+  const options = {
+    outDir: config.out,
+    runId,
+    groupBy: config.groupBy,
+    areaFile: config.areaFile,
+    uprnColumn: config.uprnColumn,
+    mobileScale: config.mobileScale,
+    goodRating: config.goodRating,
+    command: "batch",
+    // the run's clock: what the reports hide as expired is what this run would delete
+    now: () => new Date(run.clock.now()),
+    attribution: config.attribution,
+    workbookRows: config.workbookRows,
+    onWarning: (m: string) => log.warn(m),
+  };
+  log.debug(`writing the reports to ${config.out}`, { event: "reports-start" });
+  try {
+    // A nightly run that changed nothing keeps the set it would rewrite (report/fingerprint.ts).
+    const report = await writeReportsUnlessCurrent(run.store, options);
+    if (report === "current") {
+      // milestones: even a --quiet night's log says whether the reports were kept or written
+      log.milestone("info", `reports are current: ${config.out} already holds this set (same input, options and answers), kept as it is`, { event: "reports" });
+      log.result(openFirstLine(config.out));
+      return null;
+    }
+    log.milestone("info", `reports written to ${config.out}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`, { event: "reports" });
+    for (const line of headlineLines(report.summary)) log.result(line);
+    for (const note of report.notes) log.result(note, { event: "note" });
+    log.result(openFirstLine(config.out));
+    return null;
+  } catch (caught) {
+    // a failure of the database names it (without password) and says what ended the connection
+    const err = storeError(caught, config.db);
+    const message = `${oneLine(err)}; the previous reports are unchanged and the database is complete: \`npm run report\` retries`;
+    log.error(message, { event: "reports" });
+    return `reports not written: ${oneLine(err)}`;
+  }
+}
