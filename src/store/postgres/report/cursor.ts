@@ -4,7 +4,7 @@
 // each FETCH is a statement of its own on the snapshot's connection.
 import type pg from "pg";
 import { SNAPSHOT_BATCH_ROWS } from "../../snapshot.js";
-import type { Bound } from "./dialect.js";
+import type { Bound } from "../dialect.js";
 
 let cursors = 0;
 
