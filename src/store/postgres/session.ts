@@ -6,7 +6,7 @@ import type { Params, SqlSession } from "../sql/session.js";
 import { batchesOf, type Cell, type RowBatches } from "../snapshot.js";
 import { bind, POSTGRES_DIALECT } from "./dialect.js";
 import type { Queryable } from "./connect.js";
-import { cursorRows } from "./report/cursor.js";
+import { cursorRows } from "./cursor.js";
 
 /** A row's booleans as 1/0, in place (no copy of every row: the export's hot path reads through here). */
 function asCells(row: unknown[]): Cell[] {
