@@ -67,4 +67,5 @@ export const POSTGRES_DIALECT: Dialect = {
   },
   packCells: (cells) => cells.join(` || chr(${CELL_SEPARATOR}) || `),
   packRows: (row, orderBy) => `string_agg(${row}, chr(${ROW_SEPARATOR}) ORDER BY ${orderBy}), count(*)::integer`,
+  groupKey: (_postcodes, addresses) => `${addresses}.postcode`,
 };

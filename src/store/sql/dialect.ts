@@ -57,6 +57,8 @@ export interface Dialect {
   packCells(cells: readonly string[]): string;
   /** the aggregate joining a postcode's packed rows by the row separator in `orderBy` order, and their count */
   packRows(row: string, orderBy: string): string;
+  /** the postcode an aggregate over the postcode table (alias `postcodes`) joined to an address table (alias `addresses`) groups by: SQLite reads the postcode table's in index order; PostgreSQL hashes the address table's, as it always did */
+  groupKey(postcodes: string, addresses: string): string;
 }
 
 /** Text sorted byte by byte in this dialect: `column` followed by its byte-order collation. */

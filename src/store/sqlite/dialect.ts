@@ -54,4 +54,5 @@ export const SQLITE_DIALECT: Dialect = {
   },
   packCells: (cells) => printfCells(cells, String.fromCharCode(CELL_SEPARATOR), `char(${CELL_SEPARATOR})`),
   packRows: (row, orderBy) => `group_concat(${row}, char(${ROW_SEPARATOR}) ORDER BY ${orderBy}), count(*)`,
+  groupKey: (postcodes) => `${postcodes}.postcode`,
 };

@@ -59,9 +59,9 @@ async function fillOpenDataColumns(q: SqlSession, scope: ReportScope): Promise<v
 }
 
 /**
- * Counts every postcode's addresses into its figures: one aggregate pass per lookup. Grouped by
- * the postcode table's own column, which SQLite reads in postcode order (its unique index), so the
- * groups need no sort of every address row (grouped by the address table's column, they did).
+ * Counts every postcode's addresses into its figures: one aggregate pass per lookup. SQLite groups
+ * by the postcode table's own column (groupKey), which it reads in postcode order (its unique
+ * index), so the groups need no sort of every address row (grouped by the address table's column, they did).
  * On SQLite the broadband subquery's keepOrder ("ORDER BY … LIMIT -1") keeps it from being
  * flattened into the aggregate, which would copy the tier's CASE into every measure (evaluated 7
  * times an address, not once), and tells SQLite the rows come in postcode order (measured at 50,000
@@ -76,7 +76,7 @@ async function countPostcodeFigures(q: SqlSession, scope: ReportScope, goodRatin
       `UPDATE ${POSTCODE_TABLE} AS s SET BroadbandAddresses = a.n, BestMaxPredictedDown = a.best, WorstMaxPredictedDown = a.worst,
          ${measures.map((m) => `${m.column} = a.${m.column}`).join(", ")}
        FROM (SELECT t.postcode, COUNT(*) AS n, MAX(t.down) AS best, MIN(t.down) AS worst, ${measures.map(count).join(", ")}
-               FROM (SELECT s2.postcode, ${downloadWithDataSql("b")} AS down, ${tierSql("b")} AS tier
+               FROM (SELECT ${d.groupKey("s2", "b")} AS postcode, ${downloadWithDataSql("b")} AS down, ${tierSql("b")} AS tier
                        FROM ${POSTCODE_TABLE} s2 ${d.orderedJoin} broadband_addresses b ON b.postcode = s2.postcode${d.keepOrder("s2.postcode")}) t
               GROUP BY t.postcode) a
        WHERE a.postcode = s.postcode`,
@@ -86,9 +86,9 @@ async function countPostcodeFigures(q: SqlSession, scope: ReportScope, goodRatin
     const measures = mobileMeasures("m", scope.providers);
     await q.exec(
       `UPDATE ${POSTCODE_TABLE} AS s SET MobileAddresses = a.n, ${measures.map((m) => `${m.column} = a.${m.column}`).join(", ")}
-       FROM (SELECT s2.postcode, COUNT(*) AS n, ${measures.map(count).join(", ")}
+       FROM (SELECT ${d.groupKey("s2", "m")} AS postcode, COUNT(*) AS n, ${measures.map(count).join(", ")}
                FROM ${POSTCODE_TABLE} s2 ${d.orderedJoin} mobile_addresses m ON m.postcode = s2.postcode
-              GROUP BY s2.postcode) a
+              GROUP BY ${d.groupKey("s2", "m")}) a
        WHERE a.postcode = s.postcode`,
       { good: goodRating },
     );
