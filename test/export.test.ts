@@ -5,7 +5,9 @@ import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcodes, simulatedAreaFile, startSimulator } from "../src/simulator/index.js";
-import { EXPORT_SOURCES, exportColumnsSql } from "../src/store/sqlite/report/export-rows.js";
+import { exportColumnsSql } from "../src/store/sql/report/export-rows.js";
+import { exportSources } from "../src/store/sql/report/export-sql.js";
+import { SQLITE_DIALECT } from "../src/store/sqlite/dialect.js";
 import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 import { openDatabase, type Db } from "../src/store/sqlite/db.js";
 import { EXPORT_TABLES, postcodeArea, type ExportColumn, type ExportTable } from "../src/figures/export-tables.js";
@@ -40,6 +42,8 @@ beforeAll(async () => {
   con = await duck.connect();
 }, 60_000);
 
+const EXPORT_SOURCES = exportSources(SQLITE_DIALECT);
+
 /** The tables this database has (the history's versions only with the history). */
 function exported(format: ExportFormat): string[] {
   return EXPORT_TABLES.filter((t) => db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(EXPORT_SOURCES[t.name].table)).map((t) => `${t.name}.${format}`);
@@ -58,7 +62,7 @@ function sqliteRows(table: ExportTable, filter: string): unknown[][] {
   // the coordinates are null without --area-file
   const where = EXPORT_SOURCES[table.name].scoped ? `WHERE ${filter}` : "";
   return db
-    .prepare(`SELECT ${exportColumnsSql(table.name, PROVIDERS).join(", ")} FROM ${EXPORT_SOURCES[table.name].table} t ${where}`)
+    .prepare(`SELECT ${exportColumnsSql(SQLITE_DIALECT, table.name, PROVIDERS).join(", ")} FROM ${EXPORT_SOURCES[table.name].table} t ${where}`)
     .raw(true)
     .all()
     .map((row) => (row as unknown[]).map((v, i) => normalise(v, columns[i]!)));

@@ -8,7 +8,8 @@ import { answerWriter } from "../src/store/sqlite/answers.js";
 import type { Answer, FinalRecord } from "../src/spec/records.js";
 import { ensureProviderColumns, openDatabase } from "../src/store/sqlite/db.js";
 import { MIGRATIONS } from "../src/store/sqlite/schema.js";
-import { changedVersions } from "../src/store/sqlite/versions.js";
+import { changedVersions } from "../src/store/sql/report/versions.js";
+import { sqliteSession } from "../src/store/sqlite/session.js";
 import { DEFAULT_PROVIDERS, mobileFields } from "../src/spec/fields.js";
 
 const t = useTempDatabase("pcc-history-");
@@ -83,7 +84,7 @@ describe("answer versions", () => {
     ]);
   });
 
-  it("a real answer replacing a simulated one is no new release and no change", () => {
+  it("a real answer replacing a simulated one is no new release and no change", async () => {
     const sim = answerWriter(t.db, { providers: DEFAULT_PROVIDERS, simulated: true });
     sim.write(bb("AB11AA", [20], "2026-01-01T10:00:00.000Z"));
     sim.flush();
@@ -92,7 +93,9 @@ describe("answer versions", () => {
     real.flush();
     expect(versions()).toHaveLength(2);
     expect(releases()).toEqual([{ lookup: "broadband", name: "2026-01-01" }]);
-    expect([...changedVersions(t.db, { runId: null, lookups: ["broadband"] }, { kind: "previous" })]).toEqual([]);
+    const pairs = [];
+    for await (const batch of changedVersions(sqliteSession(t.db), { runId: null, lookups: ["broadband"] }, { kind: "previous" })) pairs.push(...batch);
+    expect(pairs).toEqual([]);
   });
 
   it("--release NAME labels broadband answers", () => {

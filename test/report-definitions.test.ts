@@ -3,7 +3,7 @@
 // display form of postcodes.
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { broadbandMeasures, mobileMeasures, tierSql } from "../src/store/shared/measures.js";
+import { broadbandMeasures, mobileMeasures, tierSql } from "../src/store/sql/measures.js";
 import { displayPostcode, displayPostcodeSql, normalisePostcode } from "../src/spec/postcode.js";
 import { tierOf } from "../src/figures/definitions.js";
 import { mobileFields } from "../src/spec/fields.js";

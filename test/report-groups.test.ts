@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReportError, writeReports } from "../src/report/index.js";
 import { loadAreaFile, readAreaHeader } from "../src/report/area-file.js";
-import { AREA_TABLE } from "../src/store/sqlite/report/area.js";
+import { AREA_TABLE } from "../src/store/sql/report/postcode-table.js";
 import type { Db } from "../src/store/sqlite/db.js";
 import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 import { independentGroups, type Expected } from "./helpers/independent-figures.js";

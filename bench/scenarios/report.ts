@@ -8,7 +8,7 @@ import { mobileFields } from "../../src/spec/fields.js";
 import { openDatabase } from "../../src/store/sqlite/db.js";
 import { writeAddressReport } from "../../src/report/index.js";
 import { goodColumns } from "../../src/figures/measures.js";
-import { goodSql } from "../../src/store/shared/measures.js";
+import { goodSql } from "../../src/store/sql/measures.js";
 import { buildMobileDb } from "../lib/mobile-db.js";
 import { scratchDir } from "../lib/paths.js";
 import { atMost, check, skippedCheck, type BenchContext, type Check, type Scenario } from "../lib/scenario.js";

@@ -8,7 +8,8 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { EXPORT_TABLES } from "../../src/figures/export-tables.js";
-import { exportSelectSql } from "../../src/store/sqlite/report/export-rows.js";
+import { exportSelectSql } from "../../src/store/sql/report/export-rows.js";
+import { SQLITE_DIALECT } from "../../src/store/sqlite/dialect.js";
 import { DEFAULT_PROVIDERS } from "../../src/spec/fields.js";
 import { runBatchProcess, sampledPeakRssBytes, type BatchProcessResult } from "../lib/batch-process.js";
 import { writePostcodeCsv } from "../lib/input-file.js";
@@ -72,7 +73,7 @@ export const scale: Scenario = {
         shell = { seconds: 0, bytes: 0 };
         for (const table of EXPORT_TABLES) {
           const out = join(scratch.dir, `${table.name}.shell.csv`);
-          shell.seconds += await sqlite3CsvExport(dbPath, exportSelectSql(table.name, DEFAULT_PROVIDERS), out);
+          shell.seconds += await sqlite3CsvExport(dbPath, exportSelectSql(SQLITE_DIALECT, table.name, DEFAULT_PROVIDERS), out);
           shell.bytes += sizeOf(out);
         }
         ctx.log(`scale: sqlite3 took ${round(shell.seconds, 1)} s for ${round(shell.bytes / MB, 0)} MB`);

@@ -1,5 +1,5 @@
 // What the export writes: one entry per table, each column with its typed DuckDB column; the
-// store reads them (ReportSnapshot.exportRows; SQLite: src/store/sqlite/report/export-rows.ts).
+// store reads them (ReportSnapshot.exportRows; src/store/sql/report/export-rows.ts).
 // Address columns come from the spec's field lists; adding a table (the history's versions, say)
 // is one more entry in EXPORT_TABLES and its source in each engine.
 import { ADDRESS_FIELDS, SPEED_FIELDS, mobileFields } from "../spec/fields.js";

@@ -1,6 +1,6 @@
 // The names of the per-postcode counts and what each counts, as definitions (definitions.ts's
 // words): the columns of postcodes.csv, the summary and the groups. The store counts them (the
-// engines, in src/store/shared/measures.ts); the reports only name them.
+// engines, in src/store/sql/measures.ts); the reports only name them.
 import { mobileField } from "../spec/fields.js";
 import type { Tier } from "./definitions.js";
 

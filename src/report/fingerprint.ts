@@ -85,7 +85,7 @@ function reportCodeDigest(): string {
   const hash = createHash("sha256");
   const here = dirname(fileURLToPath(import.meta.url));
   // every file below src/report (report.html's renderer is in a folder of its own), src/spec and
-  // src/store (the snapshot's SQL counts the figures: src/store/sqlite/report/)
+  // src/store (the snapshot's SQL counts the figures: src/store/sql/report/)
   const add = (dir: string, prefix: string): void => {
     for (const name of readdirSync(dir).sort()) {
       const path = join(dir, name);

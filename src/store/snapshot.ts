@@ -1,7 +1,7 @@
 // The seam between the store and the reports: one consistent read of the store, over one scope (a
 // run's postcodes, or everything stored). The reports' compute step asks a SnapshotSource for a
 // snapshot and turns what it reads into figures and row streams; renderers never see the store.
-// An engine implements ReportSnapshot (SQLite: src/store/sqlite/report/); everything here is typed
+// One class implements ReportSnapshot for every engine (src/store/sql/report/); everything here is typed
 // data, no SQL and no handle. Row streams are async iterables of batches (arrays of rows, up to
 // SNAPSHOT_BATCH_ROWS a batch): a report of 10M addresses awaits 40k times, not 10M.
 import type { ScaleEvidence } from "../spec/mobile-scales.js";

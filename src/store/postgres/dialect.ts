@@ -1,6 +1,6 @@
 // PostgreSQL's spellings of the shared SQL (src/store/sql/dialect.ts), and the binding of its @name
 // parameters to positional ones ($1), since `@` is an operator in PostgreSQL.
-import type { Cell } from "../snapshot.js";
+import { CELL_SEPARATOR, ROW_SEPARATOR, type Cell } from "../snapshot.js";
 import type { Dialect } from "../sql/dialect.js";
 import type { Params } from "../sql/session.js";
 
@@ -41,4 +41,31 @@ export const POSTGRES_DIALECT: Dialect = {
   // an ARRAY, since a function takes at most 100 arguments
   joinCells: (cells) => `array_to_string(ARRAY[${cells.map((c) => `(${c})::text`).join(", ")}], ',', '')`,
   asCell: (value) => (typeof value === "boolean" ? (value ? 1 : 0) : (value as Cell)),
+  // made before the snapshot's transaction turns read only; they go with it, also when it fails
+  temporaryTable: (name, columns) => [`CREATE TEMPORARY TABLE ${name} (${columns}) ON COMMIT DROP`],
+  doubleType: "double precision",
+  integerType: "bigint",
+  byteText: `text ${BYTE_ORDER}`,
+  orderedJoin: "JOIN",
+  keepOrder: () => "",
+  numeric: (expr) => `(${expr})::numeric`,
+  tableNamesSql: "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()",
+  columnNamesSql: (table) => `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '${table}'`,
+  schemaSql: "SELECT current_schema() AS name",
+  // the area is the leading letters, the district the outward code (SW1A), the sector the outward code and the inward code's digit
+  postcodePart(part, p) {
+    const outward = `left(${p}, length(${p}) - 3)`;
+    if (part === "area") return `substring(${p} from '^[A-Z]+')`;
+    return part === "district" ? outward : `${outward} || ' ' || substr(${p}, length(${p}) - 2, 1)`;
+  },
+  // a double's text reads back as the same double only above 0 (the default, 1, since PostgreSQL 12)
+  packedSetup: ["SET LOCAL extra_float_digits = 1"],
+  packedCell(value, text) {
+    if (!text) return `COALESCE(${value}::text, '')`;
+    const plain = `strpos(${value}, chr(${CELL_SEPARATOR})) + strpos(${value}, chr(${ROW_SEPARATOR})) = 0`;
+    return `CASE WHEN ${value} IS NULL THEN '' WHEN ${plain} THEN 'r' || ${value} ELSE 'x' || encode(convert_to(${value}, 'UTF8'), 'hex') END`;
+  },
+  packCells: (cells) => cells.join(` || chr(${CELL_SEPARATOR}) || `),
+  packRows: (row, orderBy) => `string_agg(${row}, chr(${ROW_SEPARATOR}) ORDER BY ${orderBy}), count(*)::integer`,
+  groupKey: (_postcodes, addresses) => `${addresses}.postcode`,
 };

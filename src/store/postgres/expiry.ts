@@ -1,7 +1,7 @@
 // PostgreSQL's expiry: the shared deletes in one transaction. The rows become dead tuples that a
 // VACUUM (autovacuum) marks reusable but does not overwrite; docs/retention.md says what that means.
 import type pg from "pg";
-import { expirySql } from "../shared/expiry.js";
+import { expirySql } from "../sql/expiry.js";
 import { inTransaction } from "./connect.js";
 
 export function expirePostgresAnswers(pool: pg.Pool, before: string, at: string): Promise<number> {

@@ -2,8 +2,10 @@
 import type pg from "pg";
 import type { InputRowStore } from "../store.js";
 import type { StoredRow } from "../types.js";
-import { inTransaction, rowOf } from "./connect.js";
+import { inputRowCounts } from "../sql/report/input-rows.js";
+import { inTransaction } from "./connect.js";
 import { copyRows } from "./copy.js";
+import { postgresSession } from "./session.js";
 
 const BATCH = 5000;
 const COLUMNS = ["run_id", "line", "value", "postcode", "reason", "cells"];
@@ -33,12 +35,6 @@ export function postgresInputRows(pool: pg.Pool): InputRowStore {
         flush,
       };
     },
-    async counts(runId) {
-      return (await rowOf<{ input: number; invalid: number }>(
-        pool,
-        "SELECT COUNT(*) AS input, COUNT(*) - COUNT(postcode) AS invalid FROM run_rows WHERE run_id = $1",
-        [runId],
-      ))!;
-    },
+    counts: (runId) => inputRowCounts(postgresSession(pool, { inTransaction: false }), runId),
   };
 }

@@ -2,9 +2,9 @@
 import type pg from "pg";
 import { scaleOfRatings } from "../../spec/mobile-scales.js";
 import type { StoredScale } from "../store.js";
-import { ALL_MOBILE_POSTCODES, recordScaleSql, scaleEvidenceSql } from "../shared/scale-sql.js";
+import { ALL_MOBILE_POSTCODES, recordScaleSql, scaleEvidenceSql } from "../sql/scale-sql.js";
 import { rowsOf } from "./connect.js";
-import { BYTE_ORDER } from "./report/dialect.js";
+import { BYTE_ORDER } from "./dialect.js";
 
 export async function recordReleaseScales(pool: pg.Pool, providers: readonly string[]): Promise<StoredScale[]> {
   if (providers.length === 0) return [];

@@ -6,7 +6,13 @@ import type { Params, SqlSession } from "../sql/session.js";
 import { batchesOf, type Cell, type RowBatches } from "../snapshot.js";
 import { bind, POSTGRES_DIALECT } from "./dialect.js";
 import type { Queryable } from "./connect.js";
-import { cursorRows } from "./report/cursor.js";
+import { cursorRows } from "./cursor.js";
+
+/** A row's booleans as 1/0, in place (no copy of every row: the export's hot path reads through here). */
+function asCells(row: unknown[]): Cell[] {
+  for (let i = 0; i < row.length; i++) if (typeof row[i] === "boolean") row[i] = row[i] ? 1 : 0;
+  return row as Cell[];
+}
 
 export function postgresSession(q: Queryable, options: { inTransaction: boolean }): SqlSession {
   const run = async <T>(sql: string, params: Params = {}) => {
@@ -23,10 +29,10 @@ export function postgresSession(q: Queryable, options: { inTransaction: boolean 
     },
     stream(sql: string, params?: Params): RowBatches<Cell[]> {
       const statement = bind(sql, params);
-      if (options.inTransaction) return cursorRows(q as pg.PoolClient, statement, (row) => row.map(POSTGRES_DIALECT.asCell));
+      if (options.inTransaction) return cursorRows(q as pg.PoolClient, statement, asCells);
       return (async function* () {
         const { rows } = await q.query<Cell[]>({ text: statement.text, values: statement.values, rowMode: "array" });
-        yield* batchesOf(rows.map((row) => row.map(POSTGRES_DIALECT.asCell)));
+        yield* batchesOf(rows.map(asCells));
       })();
     },
     async exec(sql: string, params?: Params) {

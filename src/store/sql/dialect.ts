@@ -29,6 +29,36 @@ export interface Dialect {
   joinCells(cells: readonly string[]): string;
   /** a value the driver hands back as a report cell (booleans as 1/0) */
   asCell(value: unknown): Cell;
+  /** the statements that make a temporary table of the snapshot (gone with it); `keyed`: it has a primary key to store rows by */
+  temporaryTable(name: string, columns: string, keyed: boolean): string[];
+  /** column types of the snapshot's tables: a double, a 64-bit integer, a text sorted byte by byte */
+  readonly doubleType: string;
+  readonly integerType: string;
+  readonly byteText: string;
+  /** the join that keeps its left table as the outer loop (SQLite plans CROSS JOIN in the order written) */
+  readonly orderedJoin: string;
+  /** what ends a subquery whose rows come in `column` order, so that the engine keeps it apart (SQLite's ORDER BY … LIMIT -1) */
+  keepOrder(column: string): string;
+  /** an expression as an exact decimal (PostgreSQL's numeric; SQLite's numbers as they are) */
+  numeric(expr: string): string;
+  /** the names of the tables in the current schema (column `name`) */
+  readonly tableNamesSql: string;
+  /** the names of a table's columns (column `name`; either case) */
+  columnNamesSql(table: string): string;
+  /** the name of the schema the store's tables are in (column `name`) */
+  readonly schemaSql: string;
+  /** the postcode's part (area, district, sector) of a valid compact postcode column, NULL where there is none */
+  postcodePart(part: "area" | "district" | "sector", column: string): string;
+  /** statements that set up the session before a packed export read */
+  readonly packedSetup: readonly string[];
+  /** a packed export row's cell: a number as its exact text, a text as "r" and itself or "x" and its hex (PackedExportRows) */
+  packedCell(value: string, text: boolean): string;
+  /** cells joined by the cell separator into one text */
+  packCells(cells: readonly string[]): string;
+  /** the aggregate joining a postcode's packed rows by the row separator in `orderBy` order, and their count */
+  packRows(row: string, orderBy: string): string;
+  /** the postcode an aggregate over the postcode table (alias `postcodes`) joined to an address table (alias `addresses`) groups by: SQLite reads the postcode table's in index order; PostgreSQL hashes the address table's, as it always did */
+  groupKey(postcodes: string, addresses: string): string;
 }
 
 /** Text sorted byte by byte in this dialect: `column` followed by its byte-order collation. */

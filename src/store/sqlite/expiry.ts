@@ -1,7 +1,7 @@
 // SQLite's expiry: the shared deletes in one transaction, then the WAL checkpointed into the main
 // file and truncated. The connection runs with secure_delete on (db.ts), so the freed pages are
 // zeroed: once this returns, no file of the database (main, -wal, -journal) holds the expired text.
-import { expirySql } from "../shared/expiry.js";
+import { expirySql } from "../sql/expiry.js";
 import type { Db } from "./db.js";
 
 export function expireAnswers(db: Db, before: string, at: string): number {

@@ -1,8 +1,8 @@
 // Each mobile release's rating scale, recorded with the release from the ratings its stored answers
-// hold (spec/mobile-scales.ts decides; store/shared/scale-sql.ts counts).
+// hold (spec/mobile-scales.ts decides; store/sql/scale-sql.ts counts).
 import { scaleOfRatings } from "../../spec/mobile-scales.js";
 import type { StoredScale } from "../store.js";
-import { ALL_MOBILE_POSTCODES, recordScaleSql, scaleEvidenceSql } from "../shared/scale-sql.js";
+import { ALL_MOBILE_POSTCODES, recordScaleSql, scaleEvidenceSql } from "../sql/scale-sql.js";
 import type { Db } from "./db.js";
 
 export function recordReleaseScales(db: Db, providers: readonly string[]): StoredScale[] {

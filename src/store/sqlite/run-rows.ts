@@ -32,24 +32,3 @@ export function rowWriter(db: Db, runId: number): RowWriter {
     flush,
   };
 }
-
-/** How many rows a run's input had, and how many of them held no valid postcode. */
-export function inputRowCounts(db: Db, runId: number): { input: number; invalid: number } {
-  return db.prepare("SELECT COUNT(*) AS input, COUNT(*) - COUNT(postcode) AS invalid FROM run_rows WHERE run_id = ?").get(runId) as {
-    input: number;
-    invalid: number;
-  };
-}
-
-/** The most cells any row of a run's input had (0 for none). */
-export function widestRow(db: Db, runId: number): number {
-  return (db.prepare("SELECT MAX(json_array_length(cells)) FROM run_rows WHERE run_id = ?").pluck().get(runId) as number | null) ?? 0;
-}
-
-/** A run's rejected rows in line order, as [line, value, reason]. */
-export function rejectedRows(db: Db, runId: number): Iterable<[line: number, value: string, reason: string]> {
-  return db
-    .prepare("SELECT line, value, reason FROM run_rows WHERE run_id = ? AND postcode IS NULL ORDER BY line")
-    .raw(true)
-    .iterate(runId) as Iterable<[number, string, string]>;
-}

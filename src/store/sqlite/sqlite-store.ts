@@ -27,7 +27,9 @@ import { lastReleaseCheck, recordReleaseCheck, runStoredNamedRelease } from "./r
 import { releaseStatus } from "./release-status.js";
 import { releaseBook } from "./releases.js";
 import { runningProgress } from "./run-progress.js";
-import { inputRowCounts, rowWriter } from "./run-rows.js";
+import { rowWriter } from "./run-rows.js";
+import { inputRowCounts } from "../sql/report/input-rows.js";
+import { sqliteSession } from "./session.js";
 import { abandonOrphans, checkpointRun, createRun, finishRun, forgetRun, readRun, readRunFacts, setRunExit, setRunInput } from "./runs.js";
 import { databaseStatus } from "./status.js";
 
@@ -90,7 +92,7 @@ export class SqliteStore implements Store {
         const writer = rowWriter(this.db, runId);
         return { add: (row) => this.run(() => writer.add(row)), flush: () => this.run(() => writer.flush()) };
       }),
-    counts: (runId) => this.run(() => inputRowCounts(this.db, runId)),
+    counts: (runId) => inputRowCounts(sqliteSession(this.db), runId).catch((err: unknown) => Promise.reject(namingPath(err, this.location))),
   };
 
   readonly answers: Store["answers"] = {

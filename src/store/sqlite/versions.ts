@@ -6,9 +6,8 @@ import type Database from "better-sqlite3";
 import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_SPECS } from "../../spec/lookups.js";
 import type { Db } from "./db.js";
-import type { Baseline, VersionPair, VersionRow, VersionSide } from "../snapshot.js";
+import type { VersionRow } from "../snapshot.js";
 import { contentHash, valueFields, type CurrentVersion, type VersionContent } from "../shared/versions.js";
-import { providersOfKey } from "../provider-key.js";
 
 /** Reads the rows of a postcode's latest answer, as the address tables hold them; one statement per column set. */
 function storedRowsReader(db: Db): (postcode: string, lookup: Lookup, providers: string | null) => VersionRow[] {
@@ -73,92 +72,4 @@ export function versionStore(db: Db): VersionStore {
         }).lastInsertRowid,
       ),
   };
-}
-
-
-/**
- * For each postcode of the scope (a run's input, or every stored one) and lookup whose latest
- * version is not its baseline version: both versions' rows. Postcodes without a baseline version
- * (first fetched after it), or whose baseline is simulated and latest real (or the reverse), have
- * nothing to compare and are left out.
- */
-export function* changedVersions(db: Db, scope: { runId: number | null; lookups: readonly Lookup[] }, baseline: Baseline): Generator<VersionPair> {
-  const source =
-    scope.runId === null
-      ? "SELECT DISTINCT postcode FROM lookups"
-      : "SELECT DISTINCT postcode FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL";
-  const condition =
-    baseline.kind === "previous" ? "x.id < a.id" : baseline.kind === "date" ? "x.first_seen < @before" : "x.run_id <= @baselineRun";
-  const pairs = db
-    .prepare(
-      `SELECT s.postcode, l.lookup,
-              a.id AS afterId, a.status AS afterStatus, a.release AS afterRelease, a.providers AS afterProviders, a.content AS afterContent,
-              b.status AS beforeStatus, b.release AS beforeRelease, b.providers AS beforeProviders, b.content AS beforeContent
-         FROM (${source}) s
-         JOIN lookups l ON l.postcode = s.postcode
-         JOIN answer_versions a ON a.id = l.version_id
-         JOIN answer_versions b ON b.id = (SELECT MAX(x.id) FROM answer_versions x
-                                            WHERE x.postcode = l.postcode AND x.lookup = l.lookup AND ${condition})
-        WHERE b.id <> a.id AND a.simulated = b.simulated AND l.lookup IN (${scope.lookups.map((l) => `'${l}'`).join(", ") || "''"})`,
-    )
-    .all({
-      ...(scope.runId === null ? {} : { runId: scope.runId }),
-      ...(baseline.kind === "date" ? { before: baseline.before } : baseline.kind === "run" ? { baselineRun: baseline.runId } : {}),
-    }) as {
-    postcode: string;
-    lookup: Lookup;
-    afterStatus: "ok" | "not_found";
-    afterRelease: string;
-    afterProviders: string | null;
-    afterContent: string | null;
-    beforeStatus: "ok" | "not_found";
-    beforeRelease: string;
-    beforeProviders: string | null;
-    beforeContent: string | null;
-  }[];
-  const storedRows = storedRowsReader(db);
-  for (const p of pairs) {
-    const side = (status: "ok" | "not_found", release: string, providers: string | null, content: string | null): VersionSide => ({
-      status,
-      release,
-      providers: providersOfKey(providers),
-      fields: valueFields(p.lookup, providers),
-      // the latest version's rows are the address tables'; older ones carry theirs
-      rows: content === null ? (status === "ok" ? storedRows(p.postcode, p.lookup, providers) : []) : (JSON.parse(content) as VersionRow[]),
-    });
-    yield {
-      postcode: p.postcode,
-      lookup: p.lookup,
-      before: side(p.beforeStatus, p.beforeRelease, p.beforeProviders, p.beforeContent),
-      after: side(p.afterStatus, p.afterRelease, p.afterProviders, p.afterContent),
-    };
-  }
-}
-
-/**
- * Whether any latest answer in scope has something to compare with: an earlier version, or the
- * same content fetched again later (last seen after first seen). False on a list's first run.
- */
-export function anyAnswerCompared(db: Db, scope: { runId: number | null; lookups: readonly Lookup[] }): boolean {
-  const source =
-    scope.runId === null
-      ? "SELECT DISTINCT postcode FROM lookups"
-      : "SELECT DISTINCT postcode FROM run_rows WHERE run_id = @runId AND postcode IS NOT NULL";
-  return (
-    db
-      .prepare(
-        `SELECT EXISTS (SELECT 1 FROM (${source}) s
-                          JOIN lookups l ON l.postcode = s.postcode AND l.lookup IN (${scope.lookups.map((l) => `'${l}'`).join(", ") || "''"})
-                          JOIN answer_versions a ON a.id = l.version_id
-                         WHERE a.last_seen > a.first_seen
-                            OR EXISTS (SELECT 1 FROM answer_versions x WHERE x.postcode = l.postcode AND x.lookup = l.lookup AND x.id < a.id))`,
-      )
-      .pluck()
-      .get(scope.runId === null ? {} : { runId: scope.runId }) === 1
-  );
-}
-
-/** Whether the run is recorded: `--since RUN` names one. */
-export function runExists(db: Db, runId: number): boolean {
-  return db.prepare("SELECT 1 FROM runs WHERE id = ?").get(runId) !== undefined;
 }

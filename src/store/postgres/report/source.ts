@@ -2,17 +2,35 @@
 // pooled connection: every statement of the work sees the database as it was at its first read,
 // while batches on other machines go on writing. PostgreSQL refuses CREATE in a read-only
 // transaction, even of a temporary table, so the transaction starts read-write, resolves the
-// scope, creates its temporary tables (ON COMMIT DROP), and then turns read only (SET TRANSACTION
+// scope, creates its temporary tables (ON COMMIT DROP; SqlReportSnapshot.open), and then turns read only (SET TRANSACTION
 // READ ONLY) before the work: from there the server refuses any write but to those tables.
 import pg from "pg";
 import { UserError } from "../../../errors.js";
 import type { ReportSnapshot, ScopeRequest, SnapshotSource } from "../../snapshot.js";
 import { databaseError } from "../errors.js";
 import { checkOut } from "../connect.js";
-import { createTemporaryTables } from "./postcode-table.js";
-import { resolveScope } from "./scope.js";
-import { PostgresReportSnapshot } from "./snapshot.js";
-import { hideExpired } from "./expiry-views.js";
+import type { AreaRowsInsert } from "../../sql/report/area.js";
+import { POSTCODE_TABLE } from "../../sql/report/postcode-table.js";
+import { SqlReportSnapshot } from "../../sql/report/snapshot.js";
+import { postgresSession } from "../session.js";
+
+/** --area-file's rows, one statement a batch: four arrays kept in order (WITH ORDINALITY) so the first of a postcode wins. */
+function areaRowsInsert(client: pg.PoolClient): AreaRowsInsert {
+  return async (table, rows) => {
+    for await (const batch of rows) {
+      if (batch.length === 0) continue;
+      await client.query(
+        `INSERT INTO ${table} (postcode, cells, latitude, longitude)
+         SELECT r.postcode, r.cells, r.latitude, r.longitude
+           FROM unnest($1::text[], $2::text[], $3::float8[], $4::float8[]) WITH ORDINALITY AS r(postcode, cells, latitude, longitude, i)
+          WHERE EXISTS (SELECT 1 FROM ${POSTCODE_TABLE} s WHERE s.postcode = r.postcode)
+          ORDER BY r.i
+         ON CONFLICT (postcode) DO NOTHING`,
+        [batch.map((b) => b.postcode), batch.map((b) => JSON.stringify(b.cells)), batch.map((b) => b.latitude), batch.map((b) => b.longitude)],
+      );
+    }
+  };
+}
 
 /**
  * A failure of the server or the connection (pg's error, or a connection that ended), not the
@@ -37,13 +55,11 @@ export function postgresSnapshotSource(pool: pg.Pool, location: string): Snapsho
       try {
         // READ WRITE said outright: a store opened read only (default_transaction_read_only) could not create the tables
         await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ WRITE");
-        const hiding = await hideExpired(client, request.nowMs ?? Date.now());
-        const scope = await resolveScope(client, request);
-        await createTemporaryTables(client, scope);
+        const snapshot = await SqlReportSnapshot.open({ session: postgresSession(client, { inTransaction: true }), insertAreaRows: areaRowsInsert(client) }, request);
         await client.query("SET TRANSACTION READ ONLY");
-        const result = await work(new PostgresReportSnapshot(client, scope));
+        const result = await work(snapshot);
         // nothing to keep: a rollback also drops the views that hid expired answers
-        await client.query(hiding ? "ROLLBACK" : "COMMIT");
+        await client.query(snapshot.hidingExpired ? "ROLLBACK" : "COMMIT");
         return result;
       } catch (err) {
         // the rollback drops the temporary tables; a connection that cannot even roll back is dropped, not pooled

@@ -1,31 +1,52 @@
 // The SQLite engine's SnapshotSource: a snapshot is one read transaction on the database, its scope
-// resolved inside it, its temp tables dropped after the work (also after a failure, whose cleanup
-// errors are reported, never thrown over it).
+// resolved inside it (the shared SqlReportSnapshot over the connection's session), its temp tables
+// and views dropped after the work (also after a failure, whose cleanup errors are reported, never
+// thrown over it).
 import Database from "better-sqlite3";
+import { toArea, toOutcode, toSector } from "postcode";
 import { DatabaseError, type Db } from "../db.js";
-import type { ReportSnapshot, ScopeRequest, SnapshotSource } from "../../snapshot.js";
+import type { AreaRow, GroupDimension, ReportSnapshot, ScopeRequest, SnapshotSource } from "../../snapshot.js";
 import { cleanupAfter } from "../../../errors.js";
-import { resolveScope } from "./scope.js";
-import { SqliteReportSnapshot } from "./snapshot.js";
-import { hideExpired, showExpired } from "./expiry-views.js";
+import { AREA_TABLE, GROUP_TABLE, POSTCODE_TABLE } from "../../sql/report/postcode-table.js";
+import { SqlReportSnapshot } from "../../sql/report/snapshot.js";
+import { POSTCODE_PART_FUNCTION } from "../dialect.js";
+import { sqliteSession } from "../session.js";
+import { showExpired } from "./expiry-views.js";
+
+type Part = NonNullable<GroupDimension["part"]>;
+// The district is the outward code (SW1A), as Royal Mail and the ONS directory name it; the package's
+// toDistrict would give SW1, which is no postcode district of its own.
+const PARTS: Record<Part, (postcode: string) => string | null> = { area: toArea, district: toOutcode, sector: toSector };
+
+/** --area-file's rows, one insert each in a transaction a batch: the first row of a postcode wins (INSERT OR IGNORE). */
+function areaRowsInsert(db: Db) {
+  return async (table: string, rows: AsyncIterable<readonly AreaRow[]>): Promise<void> => {
+    const insert = db.prepare(
+      `INSERT OR IGNORE INTO ${table} (postcode, cells, latitude, longitude)
+       SELECT @postcode, @cells, @latitude, @longitude WHERE EXISTS (SELECT 1 FROM ${POSTCODE_TABLE} WHERE postcode = @postcode)`,
+    );
+    const insertMany = db.transaction((batch: readonly AreaRow[]) => {
+      for (const b of batch) insert.run({ postcode: b.postcode, cells: JSON.stringify(b.cells), latitude: b.latitude, longitude: b.longitude });
+    });
+    for await (const batch of rows) insertMany(batch);
+  };
+}
 
 export function sqliteSnapshotSource(db: Db): SnapshotSource {
   return {
     async snapshot<T>(request: ScopeRequest, work: (snapshot: ReportSnapshot) => Promise<T>, options: { onWarning?: (message: string) => void } = {}): Promise<T> {
       const ownTransaction = !db.inTransaction;
       if (ownTransaction) db.exec("BEGIN");
-      let snapshot: SqliteReportSnapshot | null = null;
-      let hiding = false;
       const cleanUp = (afterFailure: boolean) => {
-        for (const step of [() => snapshot?.dropTemporary(), () => hiding && showExpired(db), () => ownTransaction && db.inTransaction && db.exec("COMMIT")])
+        const drop = () => [GROUP_TABLE, AREA_TABLE, POSTCODE_TABLE].forEach((t) => db.exec(`DROP TABLE IF EXISTS temp.${t}`));
+        for (const step of [drop, () => showExpired(db), () => ownTransaction && db.inTransaction && db.exec("COMMIT")])
           if (afterFailure) cleanupAfter(step, (m) => options.onWarning?.(m));
           else step();
       };
       let result: T;
       try {
-        hiding = hideExpired(db, request.nowMs ?? Date.now());
-        snapshot = new SqliteReportSnapshot(db, resolveScope(db, request));
-        result = await work(snapshot);
+        db.function(POSTCODE_PART_FUNCTION, { deterministic: true }, (kind: unknown, postcode: unknown) => PARTS[kind as Part](String(postcode)));
+        result = await work(await SqlReportSnapshot.open({ session: sqliteSession(db), insertAreaRows: areaRowsInsert(db) }, request));
       } catch (err) {
         cleanUp(true);
         throw err;

@@ -3,7 +3,7 @@
 // table's size. Breaking off the stream closes the cursor. Several streams may be read at once:
 // each FETCH is a statement of its own on the snapshot's connection.
 import type pg from "pg";
-import { SNAPSHOT_BATCH_ROWS } from "../../snapshot.js";
+import { SNAPSHOT_BATCH_ROWS } from "../snapshot.js";
 import type { Bound } from "./dialect.js";
 
 let cursors = 0;

@@ -1,18 +1,8 @@
-// The export's tables as SQL, the same on every engine but for a few spellings: where each table's
-// rows come from and in which key order, the order of a packed table's rows within one postcode,
-// and each column's expression over the table's alias `t`.
-import type { ExportTableName, PackedExportTable } from "../snapshot.js";
-
-export interface ExportDialect {
-  /** what follows a text column in ORDER BY for byte order ("" on SQLite, whose default it is) */
-  textOrder: string;
-  /** a NULL as a double */
-  nullDouble: string;
-  /** the snapshot's temp table of --area-file's rows */
-  areaTable: string;
-  /** a compact postcode column in its display form */
-  displayPostcode: (column: string) => string;
-}
+// The export's tables as SQL: where each table's rows come from and in which key order, the order
+// of a packed table's rows within one postcode, and each column's expression over the table's alias `t`.
+import type { ExportTableName, PackedExportTable } from "../../snapshot.js";
+import { inByteOrder, type Dialect } from "../dialect.js";
+import { AREA_TABLE } from "./postcode-table.js";
 
 export interface ExportSource {
   table: string;
@@ -22,10 +12,8 @@ export interface ExportSource {
   scoped: boolean;
 }
 
-const inByteOrder = (d: ExportDialect, column: string) => (d.textOrder === "" ? column : `${column} ${d.textOrder}`);
-
 /** Each export table's rows: its store table and key order. */
-export function exportSources(d: ExportDialect): Record<ExportTableName, ExportSource> {
+export function exportSources(d: Dialect): Record<ExportTableName, ExportSource> {
   const postcode = inByteOrder(d, "t.postcode");
   const lookup = inByteOrder(d, "t.lookup");
   return {
@@ -39,13 +27,13 @@ export function exportSources(d: ExportDialect): Record<ExportTableName, ExportS
 }
 
 /** A packed table's order within one postcode: its key order after the postcode. */
-export function withinPostcode(d: ExportDialect): Record<PackedExportTable, string> {
+export function withinPostcode(d: Dialect): Record<PackedExportTable, string> {
   const lookup = inByteOrder(d, "t.lookup");
   return { broadband: "t.uprn", mobile: "t.uprn", postcodes: lookup, versions: `${lookup}, t.id` };
 }
 
 /** A column's expression over the table's alias `t`; the coordinates from the area table when loaded. */
-export function exportExpression(d: ExportDialect, name: string, areaLoaded: boolean): string {
+export function exportExpression(d: Dialect, name: string, areaLoaded: boolean): string {
   switch (name) {
     case "PostCode":
       return d.displayPostcode("t.postcode");
@@ -55,7 +43,7 @@ export function exportExpression(d: ExportDialect, name: string, areaLoaded: boo
       return "t.address";
     case "latitude":
     case "longitude":
-      return areaLoaded ? `(SELECT a.${name} FROM ${d.areaTable} a WHERE a.postcode = t.postcode)` : d.nullDouble;
+      return areaLoaded ? `(SELECT a.${name} FROM ${AREA_TABLE} a WHERE a.postcode = t.postcode)` : d.nullDouble;
     default:
       return `t.${name}`;
   }

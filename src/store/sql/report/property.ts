@@ -1,25 +1,19 @@
-// An input row's property (--uprn-column), as SQL over run_rows r, the same on every engine but for
-// how a stored cell is read and how a UPRN cell is tested: the joins to the stored addresses
-// (aliases pb, pm), whether the row names a UPRN and any answer holds it, the property's cells, and
-// the enriched rows' query.
-import { mobileField } from "../../spec/fields.js";
-import { goodColumns } from "../../figures/measures.js";
-import { UPRN_NOT_FOUND } from "../../figures/postcode-columns.js";
-import type { Cell, EnrichedRow, ReportScope } from "../snapshot.js";
-import { goodSql, tierSql } from "./measures.js";
+// An input row's property (--uprn-column), as SQL over run_rows r: the joins to the stored
+// addresses (aliases pb, pm), whether the row names a UPRN and any answer holds it, the property's
+// cells, and the enriched rows' query.
+import { mobileField } from "../../../spec/fields.js";
+import { goodColumns } from "../../../figures/measures.js";
+import { UPRN_NOT_FOUND } from "../../../figures/postcode-columns.js";
+import type { Cell, EnrichedRow, ReportScope } from "../../snapshot.js";
+import type { Dialect } from "../dialect.js";
+import { goodSql, tierSql } from "../measures.js";
 
-export interface PropertyDialect {
-  /** the cell at `index` of a row's stored cells (a JSON array of text), as text */
-  cell(cells: string, index: number): string;
-  /** the UPRN of the row as an integer: digits only (spaces around allowed, at most 15), else NULL */
-  uprn(cells: string, index: number): string;
-  /** a false condition */
-  falseSql: string;
-}
+/** The UPRN a row names in its cell at `index`, as an integer (NULL when the cell is not one). */
+const uprnSql = (d: Dialect, cells: string, index: number) => d.uprn(`trim(${d.cell(cells, index)})`);
 
 /** The joins that find the row's property (aliases pb, pm), for a query over run_rows r. */
-export function propertyJoinSql(d: PropertyDialect, scope: ReportScope, index: number): string {
-  const uprn = d.uprn("r.cells", index);
+export function propertyJoinSql(d: Dialect, scope: ReportScope, index: number): string {
+  const uprn = uprnSql(d, "r.cells", index);
   return [
     scope.lookups.includes("broadband") ? `LEFT JOIN broadband_addresses pb ON pb.postcode = r.postcode AND pb.uprn = ${uprn}` : "",
     scope.lookups.includes("mobile") ? `LEFT JOIN mobile_addresses pm ON pm.postcode = r.postcode AND pm.uprn = ${uprn}` : "",
@@ -27,7 +21,7 @@ export function propertyJoinSql(d: PropertyDialect, scope: ReportScope, index: n
 }
 
 /** Whether the row names a UPRN (non-blank) and whether any answer holds it: decides uprn_not_found. */
-export function propertyFoundSql(d: PropertyDialect, scope: ReportScope, index: number): { named: string; found: string } {
+export function propertyFoundSql(d: Dialect, scope: ReportScope, index: number): { named: string; found: string } {
   const found = [scope.lookups.includes("broadband") ? "pb.uprn IS NOT NULL" : "", scope.lookups.includes("mobile") ? "pm.uprn IS NOT NULL" : ""].filter(Boolean);
   return { named: `trim(COALESCE(${d.cell("r.cells", index)}, '')) <> ''`, found: found.length > 0 ? `(${found.join(" OR ")})` : d.falseSql };
 }
@@ -51,7 +45,7 @@ function propertySelectSql(scope: ReportScope): string {
  * `columns`) and, with a property column, its property's cells; `toRow` shapes a result row.
  */
 export function enrichedRowsQuery(
-  d: PropertyDialect,
+  d: Dialect,
   scope: ReportScope,
   postcodeTable: string,
   columns: readonly string[],
