@@ -41,4 +41,11 @@ export const POSTGRES_DIALECT: Dialect = {
   // an ARRAY, since a function takes at most 100 arguments
   joinCells: (cells) => `array_to_string(ARRAY[${cells.map((c) => `(${c})::text`).join(", ")}], ',', '')`,
   asCell: (value) => (typeof value === "boolean" ? (value ? 1 : 0) : (value as Cell)),
+  lockRows: " FOR UPDATE",
+  // a sequence moves on: set back to the highest id, so the next run takes its number as on SQLite
+  nextIdAfterMax: (table) =>
+    `SELECT setval(pg_get_serial_sequence('${table}', 'id'), GREATEST(COALESCE((SELECT MAX(id) FROM ${table}), 0), 1), (SELECT MAX(id) FROM ${table}) IS NOT NULL)`,
+  columnExists: (table, column) =>
+    `SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '${table}' AND column_name = '${column}'`,
+  position: (text, part) => `strpos(${text}, ${part})`,
 };

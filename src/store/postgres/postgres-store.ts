@@ -22,6 +22,7 @@ import { migratePostgres, PG_SCHEMA_VERSION, postgresSchemaVersion } from "./sch
 import { postgresStatus } from "./status.js";
 import { recordReleaseScales } from "./release-scales.js";
 import { postgresSnapshotSource } from "./report/source.js";
+import { namingFailures } from "../sql/naming.js";
 
 export interface PostgresStoreOptions {
   /** read only: never creates, migrates or changes the store (status, report, export) */
@@ -35,33 +36,11 @@ export interface PostgresStoreOptions {
   isAlive?: (holder: LeaseHolder) => boolean;
 }
 
-/**
- * The part's functions with the database's failures turned into one-line DatabaseErrors naming
- * the store (its URL without password); what a function resolves to with functions of its own (a
- * writer) is wrapped the same way.
- */
+/** The part with the database's failures turned into one-line DatabaseErrors naming the store (its URL without password). */
 function naming<T extends object>(part: T, location: string): T {
-  const convert = (err: unknown): never => {
+  return namingFailures(part, (err) => {
     throw isDatabaseFailure(err) ? databaseError(err, location) : err;
-  };
-  const wrapValue = (value: unknown): unknown =>
-    value !== null && typeof value === "object" && !Array.isArray(value) && Object.values(value).some((v) => typeof v === "function") ? naming(value, location) : value;
-  return Object.fromEntries(
-    Object.entries(part).map(([name, member]) => [
-      name,
-      typeof member !== "function"
-        ? member
-        : (...args: unknown[]) => {
-            let result: unknown;
-            try {
-              result = (member as (...a: unknown[]) => unknown).apply(part, args);
-            } catch (err) {
-              return convert(err);
-            }
-            return result instanceof Promise ? result.then(wrapValue, convert) : result;
-          },
-    ]),
-  ) as T;
+  });
 }
 
 /** Opens the store at `url` (creating and migrating its schema unless read only). Throws DatabaseError naming it. */

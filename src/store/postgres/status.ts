@@ -8,7 +8,8 @@ import type { DatabaseStatus, LookupReleases, RunningProgress, RunSummary } from
 import { rowOf, rowsOf, type Queryable } from "./connect.js";
 import { releaseScaleColumns } from "../shared/releases.js";
 import { liveLeases, newestLease, type LeaseContext } from "./leases.js";
-import { countsAsTheyStand } from "./runs.js";
+import { countsAsTheyStand } from "../sql/run-reads.js";
+import { postgresSession } from "./session.js";
 import { PG_SCHEMA_VERSION, postgresSchemaVersion } from "./schema.js";
 import { hidingExpired } from "./report/expiry-views.js";
 
@@ -20,7 +21,7 @@ async function withCountsSoFar(pool: pg.Pool, run: RunSummary, lookups: string):
   } catch {
     return run;
   }
-  const c = await countsAsTheyStand(pool, run.id, list);
+  const c = await countsAsTheyStand(postgresSession(pool, { inTransaction: false }), run.id, list);
   return { ...run, input_rows: c.inputRows, postcodes: c.postcodes, rejects: c.rejects, ok: c.ok, not_found: c.notFound, failed: c.failed, pending: c.pending };
 }
 

@@ -29,6 +29,14 @@ export interface Dialect {
   joinCells(cells: readonly string[]): string;
   /** a value the driver hands back as a report cell (booleans as 1/0) */
   asCell(value: unknown): Cell;
+  /** what follows a SELECT to lock its rows for the transaction ("" on SQLite, whose write transaction locks the database) */
+  readonly lockRows: string;
+  /** a statement that makes the next id of `table` follow its highest stored id (null where that is the engine's own rule) */
+  nextIdAfterMax(table: string): string | null;
+  /** a query that returns a row when `table` has `column` (a reader never migrates: an older database may lack it) */
+  columnExists(table: string, column: string): string;
+  /** the position of `part` in `text` from 1, 0 when absent, NULL when `text` is NULL */
+  position(text: string, part: string): string;
 }
 
 /** Text sorted byte by byte in this dialect: `column` followed by its byte-order collation. */

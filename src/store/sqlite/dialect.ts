@@ -30,4 +30,9 @@ export const SQLITE_DIALECT: Dialect = {
   asInt: (condition) => `(${condition})`,
   joinCells: printfCells,
   asCell: (value) => value as Cell,
+  lockRows: "",
+  // a rowid table takes the highest id plus one
+  nextIdAfterMax: () => null,
+  columnExists: (table, column) => `SELECT 1 FROM pragma_table_info('${table}') WHERE name = '${column}'`,
+  position: (text, part) => `instr(${text}, ${part})`,
 };

@@ -14,11 +14,10 @@ import { answerWriter } from "./answers.js";
 import { expireAnswers } from "./expiry.js";
 import { hidingExpired } from "./report/expiry-views.js";
 import { claimPairs, releaseClaims } from "./claims.js";
-import { finalCounts } from "./counts.js";
 import { answersOfOtherKind } from "./data-kind.js";
 import { ensureProviderColumns, namingPath, openDatabase, type Db } from "./db.js";
 import { liveLeaseIds, liveLeases, releaseLease, renewLease, takeLease, type IsAlive } from "./leases.js";
-import { giveBack, lastRunSettings, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./ledger.js";
+import { giveBack, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./ledger.js";
 import { currentOpenData, openDataWriter } from "./open-data.js";
 import { closeRefreshMarks, dropAnsweredElsewhere, dropNeeds, planCandidates, recordNeeds, refreshMark } from "./plan-queries.js";
 import { openForReport, openReadOnly } from "./read-only.js";
@@ -28,7 +27,11 @@ import { releaseStatus } from "./release-status.js";
 import { releaseBook } from "./releases.js";
 import { runningProgress } from "./run-progress.js";
 import { inputRowCounts, rowWriter } from "./run-rows.js";
-import { abandonOrphans, checkpointRun, createRun, finishRun, forgetRun, readRun, readRunFacts, setRunExit, setRunInput } from "./runs.js";
+import { namingFailures } from "../sql/naming.js";
+import { abandonOrphansSteps, sqlRuns } from "../sql/runs.js";
+import { SQLITE_DIALECT } from "./dialect.js";
+import { sqliteSession } from "./session.js";
+import { sqliteTransact } from "./transact.js";
 import { databaseStatus } from "./status.js";
 
 /**
@@ -48,6 +51,7 @@ export class SqliteStore implements Store {
   private readonly here = hostname();
   private readonly isAlive: IsAlive;
   private readonly run: <T>(work: () => T) => Promise<T>;
+  readonly runs: Store["runs"];
 
   constructor(
     /** the handle: only this folder sees it */
@@ -58,6 +62,16 @@ export class SqliteStore implements Store {
   ) {
     this.isAlive = isAlive ?? ((h: LeaseHolder) => processAlive(h.pid, h.process));
     this.run = (work) => settle(location, work);
+    const q = sqliteSession(db);
+    const transact = sqliteTransact(db);
+    const named = <T extends object>(part: T): T =>
+      namingFailures(part, (err) => {
+        throw namingPath(err, location);
+      });
+    this.runs = named({
+      ...sqlRuns(q, transact),
+      abandonOrphans: (at, nowMs) => transact(abandonOrphansSteps(SQLITE_DIALECT, at, liveLeaseIds(db, nowMs, this.here, this.isAlive))),
+    });
   }
 
 
@@ -69,20 +83,6 @@ export class SqliteStore implements Store {
   close(): Promise<void> {
     return this.run(() => this.closeHandle());
   }
-
-  readonly runs: Store["runs"] = {
-    create: (run) => this.run(() => createRun(this.db, run)),
-    setInput: (runId, columns, postcodeColumn) => this.run(() => setRunInput(this.db, runId, columns, postcodeColumn)),
-    finish: (runId, end) => this.run(() => finishRun(this.db, runId, end)),
-    setExit: (runId, exitCode, message, state) => this.run(() => setRunExit(this.db, runId, exitCode, message, state)),
-    forget: (runId) => this.run(() => forgetRun(this.db, runId)),
-    checkpoint: (runId, counts) => this.run(() => checkpointRun(this.db, runId, counts)),
-    abandonOrphans: (at, nowMs) => this.run(() => abandonOrphans(this.db, at, liveLeaseIds(this.db, nowMs, this.here, this.isAlive))),
-    finalCounts: (runId, lookups) => this.run(() => finalCounts(this.db, runId, lookups)),
-    read: (which) => this.run(() => readRun(this.db, which)),
-    facts: (runId) => this.run(() => readRunFacts(this.db, runId)),
-    lastSettings: () => this.run(() => lastRunSettings(this.db)),
-  };
 
   readonly inputRows: Store["inputRows"] = {
     openWriter: (runId) =>

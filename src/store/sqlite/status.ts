@@ -5,7 +5,8 @@ import type { DatabaseStatus, RunSummary } from "../types.js";
 import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_LIST } from "../../spec/lookups.js";
 import { allLeases, leaseLive, type IsAlive } from "./leases.js";
-import { countsAsTheyStand } from "./runs.js";
+import { countsAsTheyStandSteps } from "../sql/run-reads.js";
+import { runStepsNow } from "./transact.js";
 import { SCHEMA_VERSION } from "./schema.js";
 
 export type { DatabaseStatus, RunSummary } from "../types.js";
@@ -18,7 +19,7 @@ function withCountsSoFar(db: Db, run: RunSummary, lookups: string): RunSummary {
   } catch {
     return run;
   }
-  const c = countsAsTheyStand(db, run.id, list);
+  const c = runStepsNow(db, countsAsTheyStandSteps(run.id, list));
   return { ...run, input_rows: c.inputRows, postcodes: c.postcodes, rejects: c.rejects, ok: c.ok, not_found: c.notFound, failed: c.failed, pending: c.pending };
 }
 

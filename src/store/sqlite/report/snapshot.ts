@@ -37,7 +37,7 @@ import type { Db } from "../db.js";
 import type { ScaleEvidence } from "../../../spec/mobile-scales.js";
 import { ratingCountsOf, ratingCountsSql, scaleEvidenceSql } from "../../shared/scale-sql.js";
 import { answersVersion } from "../answers-version.js";
-import { finalCounts } from "../counts.js";
+import { finalCounts } from "../runs.js";
 import { inputRowCounts, rejectedRows, widestRow } from "../run-rows.js";
 import { readRunFacts } from "../runs.js";
 import { anyAnswerCompared, changedVersions, runExists } from "../versions.js";
