@@ -23,16 +23,15 @@ import { closeRefreshMarks, dropAnsweredElsewhere, dropNeeds, planCandidates, re
 import { openForReport, openReadOnly } from "./read-only.js";
 import { readFailure, sqliteSnapshotSource } from "./report/source.js";
 import { lastReleaseCheck, recordReleaseCheck, runStoredNamedRelease } from "./release-checks.js";
-import { releaseStatus } from "./release-status.js";
 import { releaseBook } from "./releases.js";
-import { runningProgress } from "./run-progress.js";
 import { inputRowCounts, rowWriter } from "./run-rows.js";
 import { namingFailures } from "../sql/naming.js";
 import { abandonOrphansSteps, sqlRuns } from "../sql/runs.js";
 import { SQLITE_DIALECT } from "./dialect.js";
 import { sqliteSession } from "./session.js";
-import { sqliteTransact } from "./transact.js";
-import { databaseStatus } from "./status.js";
+import { runStepsNow, sqliteTransact } from "./transact.js";
+import { databaseStatus, releaseStatus } from "./status.js";
+import { runningProgressSteps } from "../sql/status.js";
 
 /**
  * Runs `work` now and hands its result, or its failure named after the database, back as a
@@ -161,7 +160,7 @@ export class SqliteStore implements Store {
 
   readonly status: Store["status"] = {
     database: (recentRuns, nowMs) => this.run(() => hidingExpired(this.db, nowMs, () => databaseStatus(this.db, recentRuns, nowMs, this.here, this.isAlive))),
-    running: () => this.run(() => runningProgress(this.db)),
+    running: () => this.run(() => runStepsNow(this.db, runningProgressSteps())),
     releases: () => this.run(() => hidingExpired(this.db, Date.now(), () => releaseStatus(this.db))),
   };
 }
