@@ -48,4 +48,5 @@ export const POSTGRES_DIALECT: Dialect = {
   columnExists: (table, column) =>
     `SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '${table}' AND column_name = '${column}'`,
   position: (text, part) => `strpos(${text}, ${part})`,
+  jsonElements: (json) => `json_array_elements(${json}::json) AS e(value)`,
 };

@@ -15,7 +15,6 @@ import { postgresLeases, type LeaseContext } from "./leases.js";
 import { postgresLedger } from "./ledger.js";
 import { postgresOpenData } from "./open-data.js";
 import { postgresPace } from "./pace.js";
-import { postgresPlan } from "./plan.js";
 import { postgresReleaseChecks } from "./release-checks.js";
 import { postgresRuns } from "./runs.js";
 import { migratePostgres, PG_SCHEMA_VERSION, postgresSchemaVersion } from "./schema.js";
@@ -23,6 +22,9 @@ import { postgresStatus } from "./status.js";
 import { recordReleaseScales } from "./release-scales.js";
 import { postgresSnapshotSource } from "./report/source.js";
 import { namingFailures } from "../sql/naming.js";
+import { sqlPlan } from "../sql/plan.js";
+import { postgresSession } from "./session.js";
+import { postgresTransact } from "./transact.js";
 
 export interface PostgresStoreOptions {
   /** read only: never creates, migrates or changes the store (status, report, export) */
@@ -58,6 +60,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     throw err instanceof UserError ? err : databaseError(err, location);
   }
   const ctx: LeaseContext = { here: hostname(), isAlive: options.isAlive ?? ((holder) => processAlive(holder.pid, holder.process)) };
+  const session = postgresSession(pool, { inTransaction: false });
+  const transact = postgresTransact(pool);
   return {
     engine: "postgres",
     location,
@@ -71,7 +75,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       } satisfies Store["releases"],
       location,
     ),
-    plan: naming(postgresPlan(pool), location),
+    plan: naming(sqlPlan(session, transact), location),
     ledger: naming(postgresLedger(pool), location),
     leases: naming(postgresLeases(pool, ctx), location),
     claims: naming(postgresClaims(pool, ctx), location),

@@ -37,6 +37,8 @@ export interface Dialect {
   columnExists(table: string, column: string): string;
   /** the position of `part` in `text` from 1, 0 when absent, NULL when `text` is NULL */
   position(text: string, part: string): string;
+  /** a table `e` of the elements of a JSON array given as text (one parameter for many rows), its column `value` (read a cell with `cell`) */
+  jsonElements(json: string): string;
 }
 
 /** Text sorted byte by byte in this dialect: `column` followed by its byte-order collation. */

@@ -35,4 +35,5 @@ export const SQLITE_DIALECT: Dialect = {
   nextIdAfterMax: () => null,
   columnExists: (table, column) => `SELECT 1 FROM pragma_table_info('${table}') WHERE name = '${column}'`,
   position: (text, part) => `instr(${text}, ${part})`,
+  jsonElements: (json) => `json_each(${json}) AS e`,
 };

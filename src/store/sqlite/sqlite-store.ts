@@ -19,13 +19,13 @@ import { ensureProviderColumns, namingPath, openDatabase, type Db } from "./db.j
 import { liveLeaseIds, liveLeases, releaseLease, renewLease, takeLease, type IsAlive } from "./leases.js";
 import { giveBack, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./ledger.js";
 import { currentOpenData, openDataWriter } from "./open-data.js";
-import { closeRefreshMarks, dropAnsweredElsewhere, dropNeeds, planCandidates, recordNeeds, refreshMark } from "./plan-queries.js";
 import { openForReport, openReadOnly } from "./read-only.js";
 import { readFailure, sqliteSnapshotSource } from "./report/source.js";
 import { lastReleaseCheck, recordReleaseCheck, runStoredNamedRelease } from "./release-checks.js";
 import { releaseBook } from "./releases.js";
 import { inputRowCounts, rowWriter } from "./run-rows.js";
 import { namingFailures } from "../sql/naming.js";
+import { sqlPlan } from "../sql/plan.js";
 import { abandonOrphansSteps, sqlRuns } from "../sql/runs.js";
 import { SQLITE_DIALECT } from "./dialect.js";
 import { sqliteSession } from "./session.js";
@@ -51,6 +51,7 @@ export class SqliteStore implements Store {
   private readonly isAlive: IsAlive;
   private readonly run: <T>(work: () => T) => Promise<T>;
   readonly runs: Store["runs"];
+  readonly plan: Store["plan"];
 
   constructor(
     /** the handle: only this folder sees it */
@@ -71,6 +72,7 @@ export class SqliteStore implements Store {
       ...sqlRuns(q, transact),
       abandonOrphans: (at, nowMs) => transact(abandonOrphansSteps(SQLITE_DIALECT, at, liveLeaseIds(db, nowMs, this.here, this.isAlive))),
     });
+    this.plan = named(sqlPlan(q, transact));
   }
 
 
@@ -108,15 +110,6 @@ export class SqliteStore implements Store {
   readonly releases: Store["releases"] = {
     newest: (lookup) => this.run(() => releaseBook(this.db).newest(lookup)),
     recordScales: (providers) => this.run(() => recordReleaseScales(this.db, providers)),
-  };
-
-  readonly plan: Store["plan"] = {
-    candidates: (query) => this.run(() => planCandidates(this.db, query)),
-    recordNeeds: (runId, lookup, needs) => this.run(() => recordNeeds(this.db, runId, lookup, needs)),
-    dropNeeds: (runId, lookup, postcodes) => this.run(() => dropNeeds(this.db, runId, lookup, postcodes)),
-    dropAnsweredElsewhere: (runId, lookup, since) => this.run(() => dropAnsweredElsewhere(this.db, runId, lookup, since)),
-    refreshMark: (lookup, now, runId) => this.run(() => refreshMark(this.db, lookup, now, runId)),
-    closeRefreshMarks: (runId, lookups) => this.run(() => closeRefreshMarks(this.db, runId, lookups)),
   };
 
   readonly ledger: Store["ledger"] = {
