@@ -1,14 +1,17 @@
-// A run's input rows on PostgreSQL, written in batches through COPY as the input streams in.
+// A run's input rows on PostgreSQL, written in batches through COPY as the input streams in; counted as on every engine (sql/run-reads.ts).
 import type pg from "pg";
 import type { InputRowStore } from "../store.js";
 import type { StoredRow } from "../types.js";
-import { inTransaction, rowOf } from "./connect.js";
+import { inTransaction } from "./connect.js";
+import { inputRowCountsSteps } from "../sql/run-reads.js";
+import type { SqlSession } from "../sql/session.js";
+import { runSteps } from "../sql/steps.js";
 import { copyRows } from "./copy.js";
 
 const BATCH = 5000;
 const COLUMNS = ["run_id", "line", "value", "postcode", "reason", "cells"];
 
-export function postgresInputRows(pool: pg.Pool): InputRowStore {
+export function postgresInputRows(pool: pg.Pool, session: SqlSession): InputRowStore {
   return {
     async openWriter(runId) {
       let pending: StoredRow[] = [];
@@ -33,12 +36,6 @@ export function postgresInputRows(pool: pg.Pool): InputRowStore {
         flush,
       };
     },
-    async counts(runId) {
-      return (await rowOf<{ input: number; invalid: number }>(
-        pool,
-        "SELECT COUNT(*) AS input, COUNT(*) - COUNT(postcode) AS invalid FROM run_rows WHERE run_id = $1",
-        [runId],
-      ))!;
-    },
+    counts: (runId) => runSteps(session, inputRowCountsSteps(runId)),
   };
 }

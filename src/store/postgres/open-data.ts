@@ -8,6 +8,9 @@ import type { OpenDataStore, OpenDataWriter } from "../store.js";
 import type { OpenDataImport } from "../types.js";
 import { checkOut, rowOf } from "./connect.js";
 import { copyRows } from "./copy.js";
+import { currentOpenDataSteps } from "../sql/open-data.js";
+import type { SqlSession } from "../sql/session.js";
+import { runSteps } from "../sql/steps.js";
 
 const BATCH = 5000;
 const COLUMNS = ["postcode", "premises", ...OPEN_DATA_COLUMNS];
@@ -93,14 +96,9 @@ async function startImport(pool: pg.Pool): Promise<OpenDataWriter> {
   };
 }
 
-export function postgresOpenData(pool: pg.Pool): OpenDataStore {
+export function postgresOpenData(pool: pg.Pool, session: SqlSession): OpenDataStore {
   return {
-    current: () =>
-      rowOf<OpenDataImport>(
-        pool,
-        `SELECT id, month, revision, source, fingerprint, imported_at AS "importedAt", files, postcodes, residential
-           FROM open_data_imports ORDER BY id DESC LIMIT 1`,
-      ),
+    current: () => runSteps(session, currentOpenDataSteps(session.dialect)),
     startImport: () => startImport(pool),
   };
 }

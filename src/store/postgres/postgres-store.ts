@@ -6,7 +6,7 @@ import { UserError } from "../../errors.js";
 import { processAlive } from "../process-identity.js";
 import type { Store } from "../store.js";
 import { DatabaseError, type LeaseHolder } from "../types.js";
-import { connectPostgres, rowOf } from "./connect.js";
+import { connectPostgres } from "./connect.js";
 import { databaseError, isDatabaseFailure } from "./errors.js";
 import { postgresAnswers } from "./answers.js";
 import { postgresClaims } from "./claims.js";
@@ -15,14 +15,14 @@ import { postgresLeases, type LeaseContext } from "./leases.js";
 import { postgresLedger } from "./ledger.js";
 import { postgresOpenData } from "./open-data.js";
 import { postgresPace } from "./pace.js";
-import { postgresReleaseChecks } from "./release-checks.js";
 import { postgresRuns } from "./runs.js";
 import { migratePostgres, PG_SCHEMA_VERSION, postgresSchemaVersion } from "./schema.js";
 import { postgresStatus } from "./status.js";
-import { recordReleaseScales } from "./release-scales.js";
 import { postgresSnapshotSource } from "./report/source.js";
 import { namingFailures } from "../sql/naming.js";
 import { sqlPlan } from "../sql/plan.js";
+import { sqlAnswerReads } from "../sql/answer-reads.js";
+import { sqlReleaseChecks, sqlReleases } from "../sql/releases.js";
 import { postgresSession } from "./session.js";
 import { postgresTransact } from "./transact.js";
 
@@ -66,22 +66,16 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     engine: "postgres",
     location,
     runs: naming(postgresRuns(pool, ctx), location),
-    inputRows: naming(postgresInputRows(pool), location),
-    answers: naming(postgresAnswers(pool, location), location),
-    releases: naming(
-      {
-        newest: (lookup) => rowOf<{ id: number; name: string }>(pool, "SELECT id, name FROM releases WHERE lookup = $1 ORDER BY id DESC LIMIT 1", [lookup]),
-        recordScales: (providers) => recordReleaseScales(pool, providers),
-      } satisfies Store["releases"],
-      location,
-    ),
+    inputRows: naming(postgresInputRows(pool, session), location),
+    answers: naming({ ...postgresAnswers(pool, location), ...sqlAnswerReads(session) }, location),
+    releases: naming(sqlReleases(session, transact), location),
     plan: naming(sqlPlan(session, transact), location),
     ledger: naming(postgresLedger(pool), location),
     leases: naming(postgresLeases(pool, ctx), location),
     claims: naming(postgresClaims(pool, ctx), location),
     pace: naming(postgresPace(pool), location),
-    releaseChecks: naming(postgresReleaseChecks(pool), location),
-    openData: naming(postgresOpenData(pool), location),
+    releaseChecks: naming(sqlReleaseChecks(session), location),
+    openData: naming(postgresOpenData(pool, session), location),
     status: naming(postgresStatus(pool, ctx), location),
     snapshot: postgresSnapshotSource(pool, location).snapshot,
     close: () => connection.close(),

@@ -97,3 +97,8 @@ export async function lastRunSettings(q: SqlSession): Promise<LastRunSettings | 
     return null;
   }
 }
+
+/** How many rows a run's input had, and how many of them held no valid postcode. */
+export function* inputRowCountsSteps(runId: number): Steps<{ input: number; invalid: number }> {
+  return (yield* get<{ input: number; invalid: number }>("SELECT COUNT(*) AS input, COUNT(*) - COUNT(postcode) AS invalid FROM run_rows WHERE run_id = @runId", { runId }))!;
+}

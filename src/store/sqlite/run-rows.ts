@@ -1,5 +1,7 @@
 // Input rows of a run, written in batches as the input streams in.
 import type { Db } from "./db.js";
+import { inputRowCountsSteps } from "../sql/run-reads.js";
+import { runStepsNow } from "./transact.js";
 import type { StoredRow } from "../types.js";
 
 export { storedRow, type ReadRow, type StoredRow } from "../types.js";
@@ -33,13 +35,8 @@ export function rowWriter(db: Db, runId: number): RowWriter {
   };
 }
 
-/** How many rows a run's input had, and how many of them held no valid postcode. */
-export function inputRowCounts(db: Db, runId: number): { input: number; invalid: number } {
-  return db.prepare("SELECT COUNT(*) AS input, COUNT(*) - COUNT(postcode) AS invalid FROM run_rows WHERE run_id = ?").get(runId) as {
-    input: number;
-    invalid: number;
-  };
-}
+/** How many rows a run's input had, and how many of them held no valid postcode (sql/run-reads.ts). */
+export const inputRowCounts = (db: Db, runId: number) => runStepsNow(db, inputRowCountsSteps(runId));
 
 /** The most cells any row of a run's input had (0 for none). */
 export function widestRow(db: Db, runId: number): number {

@@ -1,7 +1,6 @@
 // The SQLite store: the Store interface over one better-sqlite3 handle. better-sqlite3 is
 // synchronous, so each member does its work at once and returns a settled Promise; the modules
 // beside this one hold the SQL. One batch at a time per database (an exclusive lease).
-import { recordReleaseScales } from "./release-scales.js";
 import { hostname } from "node:os";
 import type { OpenStoreOptions } from "../open-store.js";
 import { memoryPace } from "../memory-pace.js";
@@ -9,7 +8,6 @@ import { processAlive } from "../process-identity.js";
 import type { ScopeRequest, ReportSnapshot } from "../snapshot.js";
 import type { AnswerWriter, InputRowWriter, OpenDataWriter, Store } from "../store.js";
 import type { LeaseHolder } from "../types.js";
-import { answerVersions, storedAnswer } from "./answer-reads.js";
 import { answerWriter } from "./answers.js";
 import { expireAnswers } from "./expiry.js";
 import { hidingExpired } from "./report/expiry-views.js";
@@ -21,11 +19,11 @@ import { giveBack, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./le
 import { currentOpenData, openDataWriter } from "./open-data.js";
 import { openForReport, openReadOnly } from "./read-only.js";
 import { readFailure, sqliteSnapshotSource } from "./report/source.js";
-import { lastReleaseCheck, recordReleaseCheck, runStoredNamedRelease } from "./release-checks.js";
-import { releaseBook } from "./releases.js";
 import { inputRowCounts, rowWriter } from "./run-rows.js";
 import { namingFailures } from "../sql/naming.js";
 import { sqlPlan } from "../sql/plan.js";
+import { sqlAnswerReads } from "../sql/answer-reads.js";
+import { sqlReleaseChecks, sqlReleases } from "../sql/releases.js";
 import { abandonOrphansSteps, sqlRuns } from "../sql/runs.js";
 import { SQLITE_DIALECT } from "./dialect.js";
 import { sqliteSession } from "./session.js";
@@ -52,6 +50,9 @@ export class SqliteStore implements Store {
   private readonly run: <T>(work: () => T) => Promise<T>;
   readonly runs: Store["runs"];
   readonly plan: Store["plan"];
+  readonly releases: Store["releases"];
+  readonly releaseChecks: Store["releaseChecks"];
+  private readonly answerReads: Pick<Store["answers"], "get" | "versions">;
 
   constructor(
     /** the handle: only this folder sees it */
@@ -73,6 +74,9 @@ export class SqliteStore implements Store {
       abandonOrphans: (at, nowMs) => transact(abandonOrphansSteps(SQLITE_DIALECT, at, liveLeaseIds(db, nowMs, this.here, this.isAlive))),
     });
     this.plan = named(sqlPlan(q, transact));
+    this.releases = named(sqlReleases(q, transact));
+    this.releaseChecks = named(sqlReleaseChecks(q));
+    this.answerReads = named(sqlAnswerReads(q));
   }
 
 
@@ -102,14 +106,9 @@ export class SqliteStore implements Store {
       }),
     prepareProviders: (providers) => this.run(() => ensureProviderColumns(this.db, providers)),
     holdsOtherKind: (simulated) => this.run(() => answersOfOtherKind(this.db, simulated)),
-    get: (postcode, lookup) => this.run(() => storedAnswer(this.db, postcode, lookup)),
-    versions: (postcode, lookup) => this.run(() => answerVersions(this.db, postcode, lookup)),
+    get: (postcode, lookup) => this.answerReads.get(postcode, lookup),
+    versions: (postcode, lookup) => this.answerReads.versions(postcode, lookup),
     expire: (before, at) => this.run(() => expireAnswers(this.db, before, at)),
-  };
-
-  readonly releases: Store["releases"] = {
-    newest: (lookup) => this.run(() => releaseBook(this.db).newest(lookup)),
-    recordScales: (providers) => this.run(() => recordReleaseScales(this.db, providers)),
   };
 
   readonly ledger: Store["ledger"] = {
@@ -135,12 +134,6 @@ export class SqliteStore implements Store {
 
   /** One batch at a time holds an SQLite database: its pace can live in the process. */
   readonly pace: Store["pace"] = memoryPace();
-
-  readonly releaseChecks: Store["releaseChecks"] = {
-    last: (lookup) => this.run(() => lastReleaseCheck(this.db, lookup)),
-    record: (check) => this.run(() => recordReleaseCheck(this.db, check)),
-    runStoredNamedRelease: (runId, lookup) => this.run(() => runStoredNamedRelease(this.db, runId, lookup)),
-  };
 
   readonly openData: Store["openData"] = {
     current: () => this.run(() => currentOpenData(this.db)),
