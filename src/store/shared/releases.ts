@@ -64,8 +64,3 @@ export function answerRelease(
     runId: r.runId,
   });
 }
-
-/** A release's stored scale and its evidence, or NULLs in a database from before they were stored (status never migrates). */
-export function releaseScaleColumns(stored: boolean): string {
-  return stored ? "r.scale, r.scale_ratings, r.scale_legacy_ratings" : "NULL AS scale, NULL AS scale_ratings, NULL AS scale_legacy_ratings";
-}

@@ -1,11 +1,44 @@
-// Reads of the runs table and of a run's pairs, the same on every engine: which run a report is
-// of, one recorded option, a run's facts and the final state of its pairs.
+// Reads of the runs table and of a run's rows and pairs, the same on every engine: which run a
+// report is of, one recorded option, a run's facts, its input counts, the final state of its
+// pairs, the last run's settings. Written as steps (steps.ts), so that SQLite can run them inside
+// its synchronous transactions; each has a form over the session too.
 import { zeroOutcomes, type OutcomeCounts } from "../../spec/counts.js";
 import type { Lookup } from "../../spec/fields.js";
-import { runInfoOf, type RunInfoRow } from "../shared/runs.js";
-import type { LastRunSettings, RunCounts, RunFacts, RunInfo } from "../types.js";
+import { DatabaseError, type LastRunSettings, type RunCounts, type RunFacts, type RunInfo, type RunState } from "../types.js";
 import type { SqlSession } from "./session.js";
 import { all, get, runSteps, type Steps } from "./steps.js";
+
+// A run's row: its lists are JSON text, read back with a clear error.
+interface RunInfoRow {
+  id: number;
+  state: RunState;
+  simulated: number;
+  input_columns: string;
+  lookups: string;
+  providers: string;
+}
+
+/** The run a row describes; throws DatabaseError when its lists are unreadable. */
+function runInfoOf(row: RunInfoRow): RunInfo {
+  return {
+    id: row.id,
+    state: row.state,
+    simulated: row.simulated === 1,
+    inputColumns: jsonList(row.input_columns, `run ${row.id}'s input columns`),
+    lookups: jsonList(row.lookups, `run ${row.id}'s lookups`),
+    providers: jsonList(row.providers, `run ${row.id}'s providers`),
+  };
+}
+
+function jsonList(text: string, what: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value as string[];
+  } catch {
+    // reported below
+  }
+  throw new DatabaseError(`${what} are not readable in the database (${text.slice(0, 60)})`);
+}
 
 /** Final state of a run's pairs: an answer the run needed (run_needs) but did not fetch is pending, even when an older one is stored. */
 export function* finalCountsSteps(runId: number, lookups: readonly Lookup[]): Steps<OutcomeCounts> {

@@ -3,7 +3,6 @@
 // lookup's releases. Each engine adds its schema version and its leases, and hides expired answers.
 import { LOOKUPS, type Lookup } from "../../spec/fields.js";
 import { LOOKUP_LIST } from "../../spec/lookups.js";
-import { releaseScaleColumns } from "../shared/releases.js";
 import type { DatabaseStatus, LookupReleases, RunningProgress, RunSummary } from "../types.js";
 import type { Dialect } from "./dialect.js";
 import { countsAsTheyStandSteps } from "./run-reads.js";
@@ -73,6 +72,11 @@ export function* runningProgressSteps(): Steps<RunningProgress | null> {
   ))!;
   const pairs = counts.postcodes * lookups.length;
   return { runId: run.id, startedAt: run.started_at, requests: run.requests, pairs, toFetch: counts.toFetch, fetched: counts.fetched, reused: Math.max(0, pairs - counts.toFetch) };
+}
+
+/** A release's stored scale and its evidence, or NULLs in a database from before they were stored (status never migrates). */
+function releaseScaleColumns(stored: boolean): string {
+  return stored ? "r.scale, r.scale_ratings, r.scale_legacy_ratings" : "NULL AS scale, NULL AS scale_ratings, NULL AS scale_legacy_ratings";
 }
 
 /**

@@ -1,6 +1,8 @@
 // The SQLite store: the Store interface over one better-sqlite3 handle. better-sqlite3 is
-// synchronous, so each member does its work at once and returns a settled Promise; the modules
-// beside this one hold the SQL. One batch at a time per database (an exclusive lease).
+// synchronous, so each member does its work at once and returns a settled Promise. The SQL written
+// once for both engines (src/store/sql/) runs over its session, and its transactions synchronously
+// (transact.ts); the modules beside this one hold what is SQLite's own. One batch at a time per
+// database (an exclusive lease).
 import { hostname } from "node:os";
 import type { OpenStoreOptions } from "../open-store.js";
 import { memoryPace } from "../memory-pace.js";
