@@ -3,7 +3,7 @@
 // failed one leaves the previous release whole.
 import { OPEN_DATA_COLUMNS, type Premises } from "../../spec/open-data.js";
 import type { Db } from "./db.js";
-import { currentOpenDataSteps } from "../sql/open-data.js";
+import { currentOpenDataSteps, recordImportSteps } from "../sql/open-data.js";
 import { SQLITE_DIALECT } from "./dialect.js";
 import { runStepsNow } from "./transact.js";
 import type { OpenDataImport, OpenDataMeta } from "../types.js";
@@ -33,18 +33,9 @@ export function openDataWriter(db: Db): OpenDataWriter {
   return {
     row: (premises, postcode, values) => insert.run(postcode, premises, ...values),
     commit(meta) {
-      const counts = db.prepare("SELECT COUNT(CASE WHEN premises = 'all' THEN 1 END) AS a, COUNT(CASE WHEN premises = 'residential' THEN 1 END) AS r FROM open_data").get() as {
-        a: number;
-        r: number;
-      };
-      const id = db
-        .prepare(
-          `INSERT INTO open_data_imports (month, revision, source, fingerprint, imported_at, files, postcodes, residential, run_id)
-           VALUES (@month, @revision, @source, @fingerprint, @importedAt, @files, @a, @r, @runId)`,
-        )
-        .run({ ...meta, a: counts.a, r: counts.r }).lastInsertRowid as number;
+      const recorded = runStepsNow(db, recordImportSteps(meta));
       db.exec("COMMIT");
-      return { ...meta, id, postcodes: counts.a, residential: counts.r };
+      return recorded;
     },
     rollback() {
       if (db.inTransaction) db.exec("ROLLBACK");

@@ -73,7 +73,8 @@ export class SqliteStore implements Store {
       });
     this.runs = named({
       ...sqlRuns(q, transact),
-      abandonOrphans: (at, nowMs) => transact(abandonOrphansSteps(SQLITE_DIALECT, at, liveLeaseIds(db, nowMs, this.here, this.isAlive))),
+      abandonOrphans: (at, nowMs) =>
+        this.run(() => liveLeaseIds(db, nowMs, this.here, this.isAlive)).then((live) => transact(abandonOrphansSteps(SQLITE_DIALECT, at, live))),
     });
     this.plan = named(sqlPlan(q, transact));
     this.releases = named(sqlReleases(q, transact));
