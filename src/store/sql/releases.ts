@@ -8,6 +8,21 @@ import type { ReleaseCheckStore, ReleaseStore, StoredScale } from "../store.js";
 import type { SqlSession } from "./session.js";
 import { exec, type Steps, type Transact } from "./steps.js";
 
+/** The statements of the answer writers' release book (shared/releases.ts decides), run in their own transactions. */
+export const RELEASE_SQL = {
+  /** the lookup's newest release, with the run that first saw it */
+  newest: `SELECT id, name, run_id AS "runId" FROM releases WHERE lookup = @lookup ORDER BY id DESC LIMIT 1`,
+  byName: "SELECT id, name FROM releases WHERE lookup = @lookup AND name = @name",
+  /** a provisional release renamed (@from to @to), with every answer and version on it */
+  rename: [
+    "UPDATE releases SET name = @to WHERE lookup = @lookup AND name = @from",
+    "UPDATE lookups SET release = @to WHERE lookup = @lookup AND release = @from",
+    "UPDATE answer_versions SET release = @to WHERE lookup = @lookup AND release = @from",
+  ],
+  /** a release first seen: its id (none when another machine recorded it at the same time) */
+  insert: "INSERT INTO releases (lookup, name, detected_at, run_id) VALUES (@lookup, @name, @at, @runId) ON CONFLICT (lookup, name) DO NOTHING RETURNING id",
+} as const;
+
 function* recordScaleSteps(scales: readonly StoredScale[]): Steps<void> {
   const update = recordScaleSql((i) => `@p${i}`);
   for (const s of scales) if (s.release !== null) yield* exec(update, { p1: s.scale, p2: s.ratings, p3: s.legacyRatings, p4: s.release });
