@@ -15,7 +15,7 @@ import { abandonOrphans, createRun, finishRun } from "../src/store/sqlite/runs.j
 import { zeroOutcomes } from "../src/spec/counts.js";
 import { SCHEMA_VERSION } from "../src/store/sqlite/schema.js";
 import { planFetches } from "../src/plan/plan.js";
-import { finalCounts } from "../src/store/sqlite/counts.js";
+import { finalCounts } from "../src/store/sqlite/runs.js";
 import { mobileFields, DEFAULT_PROVIDERS } from "../src/spec/fields.js";
 
 const t = useTempDatabase("pcc-store-");

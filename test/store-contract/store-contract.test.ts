@@ -246,6 +246,17 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       await store.plan.closeRefreshMarks(id, ["broadband"]);
       expect(await store.plan.refreshMark("broadband", iso(T0 + 2000), id)).toBe(iso(T0 + 2000));
     });
+
+    it("records more needs than one statement holds, a need recorded again once, and drops many at once", async () => {
+      const id = await newRun(store);
+      const postcodes = Array.from({ length: 10_003 }, (_, i) => `ZZ${String(i).padStart(5, "0")}`);
+      await addRows(store, id, postcodes);
+      await store.plan.recordNeeds(id, "broadband", postcodes.map((postcode) => ({ postcode, reason: "new" })));
+      await store.plan.recordNeeds(id, "broadband", postcodes.slice(0, 3).map((postcode) => ({ postcode, reason: "age" })));
+      expect(await store.status.running()).toMatchObject({ runId: id, pairs: 10_003, toFetch: 10_003, fetched: 0, reused: 0 });
+      await store.plan.dropNeeds(id, "broadband", postcodes.slice(0, 10_001));
+      expect(await store.status.running()).toMatchObject({ runId: id, pairs: 10_003, toFetch: 2, reused: 10_001 });
+    });
   });
 
   describe("ledger", () => {

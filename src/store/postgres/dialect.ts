@@ -68,4 +68,12 @@ export const POSTGRES_DIALECT: Dialect = {
   packCells: (cells) => cells.join(` || chr(${CELL_SEPARATOR}) || `),
   packRows: (row, orderBy) => `string_agg(${row}, chr(${ROW_SEPARATOR}) ORDER BY ${orderBy}), count(*)::integer`,
   groupKey: (_postcodes, addresses) => `${addresses}.postcode`,
+  lockRows: " FOR UPDATE",
+  // a sequence moves on: set back to the highest id, so the next run takes its number as on SQLite
+  nextIdAfterMax: (table) =>
+    `SELECT setval(pg_get_serial_sequence('${table}', 'id'), GREATEST(COALESCE((SELECT MAX(id) FROM ${table}), 0), 1), (SELECT MAX(id) FROM ${table}) IS NOT NULL)`,
+  columnExists: (table, column) =>
+    `SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '${table}' AND column_name = '${column}'`,
+  position: (text, part) => `strpos(${text}, ${part})`,
+  jsonElements: (json) => `json_array_elements(${json}::json) AS e(value)`,
 };

@@ -1,16 +1,17 @@
-// A run's input rows on PostgreSQL, written in batches through COPY as the input streams in.
+// A run's input rows on PostgreSQL, written in batches through COPY as the input streams in; counted as on every engine (sql/run-reads.ts).
 import type pg from "pg";
 import type { InputRowStore } from "../store.js";
 import type { StoredRow } from "../types.js";
-import { inputRowCounts } from "../sql/report/input-rows.js";
 import { inTransaction } from "./connect.js";
+import { inputRowCountsSteps } from "../sql/run-reads.js";
+import type { SqlSession } from "../sql/session.js";
+import { runSteps } from "../sql/steps.js";
 import { copyRows } from "./copy.js";
-import { postgresSession } from "./session.js";
 
 const BATCH = 5000;
 const COLUMNS = ["run_id", "line", "value", "postcode", "reason", "cells"];
 
-export function postgresInputRows(pool: pg.Pool): InputRowStore {
+export function postgresInputRows(pool: pg.Pool, session: SqlSession): InputRowStore {
   return {
     async openWriter(runId) {
       let pending: StoredRow[] = [];
@@ -35,6 +36,6 @@ export function postgresInputRows(pool: pg.Pool): InputRowStore {
         flush,
       };
     },
-    counts: (runId) => inputRowCounts(postgresSession(pool, { inTransaction: false }), runId),
+    counts: (runId) => runSteps(session, inputRowCountsSteps(runId)),
   };
 }

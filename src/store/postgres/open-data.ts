@@ -6,8 +6,12 @@ import type pg from "pg";
 import { OPEN_DATA_COLUMNS, type Premises } from "../../spec/open-data.js";
 import type { OpenDataStore, OpenDataWriter } from "../store.js";
 import type { OpenDataImport } from "../types.js";
-import { checkOut, rowOf } from "./connect.js";
+import { checkOut } from "./connect.js";
 import { copyRows } from "./copy.js";
+import { currentOpenDataSteps, recordImportSteps } from "../sql/open-data.js";
+import { postgresSession } from "./session.js";
+import type { SqlSession } from "../sql/session.js";
+import { runSteps } from "../sql/steps.js";
 
 const BATCH = 5000;
 const COLUMNS = ["postcode", "premises", ...OPEN_DATA_COLUMNS];
@@ -69,18 +73,9 @@ async function startImport(pool: pg.Pool): Promise<OpenDataWriter> {
           `INSERT INTO open_data (${COLUMNS.join(", ")})
            SELECT DISTINCT ON (postcode, premises) ${COLUMNS.join(", ")} FROM open_data_incoming ORDER BY postcode, premises, seq DESC`,
         );
-        const counts = (await rowOf<{ a: number; r: number }>(
-          client,
-          "SELECT COUNT(*) FILTER (WHERE premises = 'all') AS a, COUNT(*) FILTER (WHERE premises = 'residential') AS r FROM open_data",
-        ))!;
-        const id = (await rowOf<{ id: number }>(
-          client,
-          `INSERT INTO open_data_imports (month, revision, source, fingerprint, imported_at, files, postcodes, residential, run_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-          [meta.month, meta.revision, meta.source, meta.fingerprint, meta.importedAt, meta.files, counts.a, counts.r, meta.runId],
-        ))!.id;
+        const recorded = await runSteps(postgresSession(client, { inTransaction: true }), recordImportSteps(meta));
         await end("COMMIT");
-        return { ...meta, id, postcodes: counts.a, residential: counts.r };
+        return recorded;
       } catch (err) {
         await end("ROLLBACK");
         throw err;
@@ -93,14 +88,9 @@ async function startImport(pool: pg.Pool): Promise<OpenDataWriter> {
   };
 }
 
-export function postgresOpenData(pool: pg.Pool): OpenDataStore {
+export function postgresOpenData(pool: pg.Pool, session: SqlSession): OpenDataStore {
   return {
-    current: () =>
-      rowOf<OpenDataImport>(
-        pool,
-        `SELECT id, month, revision, source, fingerprint, imported_at AS "importedAt", files, postcodes, residential
-           FROM open_data_imports ORDER BY id DESC LIMIT 1`,
-      ),
+    current: () => runSteps(session, currentOpenDataSteps(session.dialect)),
     startImport: () => startImport(pool),
   };
 }

@@ -6,7 +6,7 @@ import { UserError } from "../../errors.js";
 import { processAlive } from "../process-identity.js";
 import type { Store } from "../store.js";
 import { DatabaseError, type LeaseHolder } from "../types.js";
-import { connectPostgres, rowOf } from "./connect.js";
+import { connectPostgres } from "./connect.js";
 import { databaseError, isDatabaseFailure } from "./errors.js";
 import { postgresAnswers } from "./answers.js";
 import { postgresClaims } from "./claims.js";
@@ -15,13 +15,16 @@ import { postgresLeases, type LeaseContext } from "./leases.js";
 import { postgresLedger } from "./ledger.js";
 import { postgresOpenData } from "./open-data.js";
 import { postgresPace } from "./pace.js";
-import { postgresPlan } from "./plan.js";
-import { postgresReleaseChecks } from "./release-checks.js";
 import { postgresRuns } from "./runs.js";
 import { migratePostgres, PG_SCHEMA_VERSION, postgresSchemaVersion } from "./schema.js";
 import { postgresStatus } from "./status.js";
-import { recordReleaseScales } from "./release-scales.js";
 import { postgresSnapshotSource } from "./report/source.js";
+import { namingFailures } from "../sql/naming.js";
+import { sqlPlan } from "../sql/plan.js";
+import { sqlAnswerReads } from "../sql/answer-reads.js";
+import { sqlReleaseChecks, sqlReleases } from "../sql/releases.js";
+import { postgresSession } from "./session.js";
+import { postgresTransact } from "./transact.js";
 
 export interface PostgresStoreOptions {
   /** read only: never creates, migrates or changes the store (status, report, export) */
@@ -35,33 +38,11 @@ export interface PostgresStoreOptions {
   isAlive?: (holder: LeaseHolder) => boolean;
 }
 
-/**
- * The part's functions with the database's failures turned into one-line DatabaseErrors naming
- * the store (its URL without password); what a function resolves to with functions of its own (a
- * writer) is wrapped the same way.
- */
+/** The part with the database's failures turned into one-line DatabaseErrors naming the store (its URL without password). */
 function naming<T extends object>(part: T, location: string): T {
-  const convert = (err: unknown): never => {
+  return namingFailures(part, (err) => {
     throw isDatabaseFailure(err) ? databaseError(err, location) : err;
-  };
-  const wrapValue = (value: unknown): unknown =>
-    value !== null && typeof value === "object" && !Array.isArray(value) && Object.values(value).some((v) => typeof v === "function") ? naming(value, location) : value;
-  return Object.fromEntries(
-    Object.entries(part).map(([name, member]) => [
-      name,
-      typeof member !== "function"
-        ? member
-        : (...args: unknown[]) => {
-            let result: unknown;
-            try {
-              result = (member as (...a: unknown[]) => unknown).apply(part, args);
-            } catch (err) {
-              return convert(err);
-            }
-            return result instanceof Promise ? result.then(wrapValue, convert) : result;
-          },
-    ]),
-  ) as T;
+  });
 }
 
 /** Opens the store at `url` (creating and migrating its schema unless read only). Throws DatabaseError naming it. */
@@ -79,26 +60,22 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     throw err instanceof UserError ? err : databaseError(err, location);
   }
   const ctx: LeaseContext = { here: hostname(), isAlive: options.isAlive ?? ((holder) => processAlive(holder.pid, holder.process)) };
+  const session = postgresSession(pool, { inTransaction: false });
+  const transact = postgresTransact(pool);
   return {
     engine: "postgres",
     location,
     runs: naming(postgresRuns(pool, ctx), location),
-    inputRows: naming(postgresInputRows(pool), location),
-    answers: naming(postgresAnswers(pool, location), location),
-    releases: naming(
-      {
-        newest: (lookup) => rowOf<{ id: number; name: string }>(pool, "SELECT id, name FROM releases WHERE lookup = $1 ORDER BY id DESC LIMIT 1", [lookup]),
-        recordScales: (providers) => recordReleaseScales(pool, providers),
-      } satisfies Store["releases"],
-      location,
-    ),
-    plan: naming(postgresPlan(pool), location),
+    inputRows: naming(postgresInputRows(pool, session), location),
+    answers: naming({ ...postgresAnswers(pool, location), ...sqlAnswerReads(session) }, location),
+    releases: naming(sqlReleases(session, transact), location),
+    plan: naming(sqlPlan(session, transact), location),
     ledger: naming(postgresLedger(pool), location),
     leases: naming(postgresLeases(pool, ctx), location),
     claims: naming(postgresClaims(pool, ctx), location),
     pace: naming(postgresPace(pool), location),
-    releaseChecks: naming(postgresReleaseChecks(pool), location),
-    openData: naming(postgresOpenData(pool), location),
+    releaseChecks: naming(sqlReleaseChecks(session), location),
+    openData: naming(postgresOpenData(pool, session), location),
     status: naming(postgresStatus(pool, ctx), location),
     snapshot: postgresSnapshotSource(pool, location).snapshot,
     close: () => connection.close(),

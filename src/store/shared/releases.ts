@@ -73,11 +73,6 @@ export function answerRelease(
   });
 }
 
-/** A release's stored scale and its evidence, or NULLs in a database from before they were stored (status never migrates). */
-export function releaseScaleColumns(stored: boolean): string {
-  return stored ? "r.scale, r.scale_ratings, r.scale_legacy_ratings" : "NULL AS scale, NULL AS scale_ratings, NULL AS scale_legacy_ratings";
-}
-
 /** A stored release as a book held in memory reads it. */
 export interface ReleaseRow {
   id: number;

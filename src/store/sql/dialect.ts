@@ -59,6 +59,16 @@ export interface Dialect {
   packRows(row: string, orderBy: string): string;
   /** the postcode an aggregate over the postcode table (alias `postcodes`) joined to an address table (alias `addresses`) groups by: SQLite reads the postcode table's in index order; PostgreSQL hashes the address table's, as it always did */
   groupKey(postcodes: string, addresses: string): string;
+  /** what follows a SELECT to lock its rows for the transaction ("" on SQLite, whose write transaction locks the database) */
+  readonly lockRows: string;
+  /** a statement that makes the next id of `table` follow its highest stored id (null where that is the engine's own rule) */
+  nextIdAfterMax(table: string): string | null;
+  /** a query that returns a row when `table` has `column` (a reader never migrates: an older database may lack it) */
+  columnExists(table: string, column: string): string;
+  /** the position of `part` in `text` from 1, 0 when absent, NULL when `text` is NULL */
+  position(text: string, part: string): string;
+  /** a table `e` of the elements of a JSON array given as text (one parameter for many rows), its column `value` (read a cell with `cell`) */
+  jsonElements(json: string): string;
 }
 
 /** Text sorted byte by byte in this dialect: `column` followed by its byte-order collation. */

@@ -55,4 +55,10 @@ export const SQLITE_DIALECT: Dialect = {
   packCells: (cells) => printfCells(cells, String.fromCharCode(CELL_SEPARATOR), `char(${CELL_SEPARATOR})`),
   packRows: (row, orderBy) => `group_concat(${row}, char(${ROW_SEPARATOR}) ORDER BY ${orderBy}), count(*)`,
   groupKey: (postcodes) => `${postcodes}.postcode`,
+  lockRows: "",
+  // a rowid table takes the highest id plus one
+  nextIdAfterMax: () => null,
+  columnExists: (table, column) => `SELECT 1 FROM pragma_table_info('${table}') WHERE name = '${column}'`,
+  position: (text, part) => `instr(${text}, ${part})`,
+  jsonElements: (json) => `json_each(${json}) AS e`,
 };

@@ -5,7 +5,7 @@ import type { Lookup } from "../../spec/fields.js";
 import { tableExists, type Db } from "./db.js";
 import { assertLeaseLive } from "./leases.js";
 import { perLookup } from "../../spec/lookups.js";
-import type { LastRunSettings, LedgerFigures, QuotaBlock, Reservation, SentRequest } from "../types.js";
+import type { LedgerFigures, QuotaBlock, Reservation, SentRequest } from "../types.js";
 import { grantReservation } from "../shared/ledger.js";
 
 export type { LastRunSettings, SentRequest } from "../types.js";
@@ -80,15 +80,3 @@ export function ledgerFigures(db: Db, period: string, nowMs: number): LedgerFigu
   return { used, blocks: db.prepare("SELECT lookup, until FROM quota_blocks WHERE until > ?").all(now) as { lookup: Lookup; until: string }[] };
 }
 
-/** The last run that read an input: its options say how the nightly job is set up. */
-export function lastRunSettings(db: Db): LastRunSettings | null {
-  const row = db
-    .prepare("SELECT id, started_at, simulated, providers, args FROM runs WHERE id = (SELECT MAX(run_id) FROM run_rows)")
-    .get() as { id: number; started_at: string; simulated: number; providers: string; args: string } | undefined;
-  if (!row) return null;
-  try {
-    return { runId: row.id, startedAt: row.started_at, simulated: row.simulated === 1, providers: JSON.parse(row.providers) as string[], args: JSON.parse(row.args) as Record<string, unknown> };
-  } catch {
-    return null;
-  }
-}

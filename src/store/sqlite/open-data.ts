@@ -2,23 +2,16 @@
 // premises and residential apart. An import replaces the previous rows in one transaction, so a
 // failed one leaves the previous release whole.
 import { OPEN_DATA_COLUMNS, type Premises } from "../../spec/open-data.js";
-import { tableExists, type Db } from "./db.js";
+import type { Db } from "./db.js";
+import { currentOpenDataSteps, recordImportSteps } from "../sql/open-data.js";
+import { SQLITE_DIALECT } from "./dialect.js";
+import { runStepsNow } from "./transact.js";
 import type { OpenDataImport, OpenDataMeta } from "../types.js";
 
 export type { OpenDataImport } from "../types.js";
 
-/** The import the open_data rows belong to; null when none (or a database older than open data). */
-export function currentOpenData(db: Db): OpenDataImport | null {
-  if (!tableExists(db, "open_data_imports")) return null;
-  return (
-    (db
-      .prepare(
-        `SELECT id, month, revision, source, fingerprint, imported_at AS importedAt, files, postcodes, residential
-           FROM open_data_imports ORDER BY id DESC LIMIT 1`,
-      )
-      .get() as OpenDataImport | undefined) ?? null
-  );
-}
+/** The import the open_data rows belong to (sql/open-data.ts), read synchronously: for the report's scope. */
+export const currentOpenData = (db: Db): OpenDataImport | null => runStepsNow(db, currentOpenDataSteps(SQLITE_DIALECT));
 
 export interface OpenDataWriter {
   row(premises: Premises, postcode: string, values: readonly (number | null)[]): void;
@@ -40,18 +33,9 @@ export function openDataWriter(db: Db): OpenDataWriter {
   return {
     row: (premises, postcode, values) => insert.run(postcode, premises, ...values),
     commit(meta) {
-      const counts = db.prepare("SELECT COUNT(CASE WHEN premises = 'all' THEN 1 END) AS a, COUNT(CASE WHEN premises = 'residential' THEN 1 END) AS r FROM open_data").get() as {
-        a: number;
-        r: number;
-      };
-      const id = db
-        .prepare(
-          `INSERT INTO open_data_imports (month, revision, source, fingerprint, imported_at, files, postcodes, residential, run_id)
-           VALUES (@month, @revision, @source, @fingerprint, @importedAt, @files, @a, @r, @runId)`,
-        )
-        .run({ ...meta, a: counts.a, r: counts.r }).lastInsertRowid as number;
+      const recorded = runStepsNow(db, recordImportSteps(meta));
       db.exec("COMMIT");
-      return { ...meta, id, postcodes: counts.a, residential: counts.r };
+      return recorded;
     },
     rollback() {
       if (db.inTransaction) db.exec("ROLLBACK");

@@ -6,7 +6,7 @@ import type { Db } from "./db.js";
 import { SQLITE_DIALECT } from "./dialect.js";
 
 /** A parameter as SQLite binds it: it has no booleans. */
-const bindable = (params: Params): Record<string, unknown> =>
+export const bindable = (params: Params): Record<string, unknown> =>
   Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === "boolean" ? (v ? 1 : 0) : v]));
 
 export function sqliteSession(db: Db): SqlSession {

@@ -1,7 +1,8 @@
 // The SQLite store: the Store interface over one better-sqlite3 handle. better-sqlite3 is
-// synchronous, so each member does its work at once and returns a settled Promise; the modules
-// beside this one hold the SQL. One batch at a time per database (an exclusive lease).
-import { recordReleaseScales } from "./release-scales.js";
+// synchronous, so each member does its work at once and returns a settled Promise. The SQL written
+// once for both engines (src/store/sql/) runs over its session, and its transactions synchronously
+// (transact.ts); the modules beside this one hold what is SQLite's own. One batch at a time per
+// database (an exclusive lease).
 import { hostname } from "node:os";
 import type { OpenStoreOptions } from "../open-store.js";
 import { memoryPace } from "../memory-pace.js";
@@ -9,29 +10,29 @@ import { processAlive } from "../process-identity.js";
 import type { ScopeRequest, ReportSnapshot } from "../snapshot.js";
 import type { AnswerWriter, InputRowWriter, OpenDataWriter, Store } from "../store.js";
 import type { LeaseHolder } from "../types.js";
-import { answerVersions, storedAnswer } from "./answer-reads.js";
 import { answerWriter } from "./answers.js";
 import { expireAnswers } from "./expiry.js";
 import { hidingExpired } from "./report/expiry-views.js";
 import { claimPairs, releaseClaims } from "./claims.js";
-import { finalCounts } from "./counts.js";
 import { answersOfOtherKind } from "./data-kind.js";
 import { ensureProviderColumns, namingPath, openDatabase, type Db } from "./db.js";
 import { liveLeaseIds, liveLeases, releaseLease, renewLease, takeLease, type IsAlive } from "./leases.js";
-import { giveBack, lastRunSettings, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./ledger.js";
+import { giveBack, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./ledger.js";
 import { currentOpenData, openDataWriter } from "./open-data.js";
-import { closeRefreshMarks, dropAnsweredElsewhere, dropNeeds, planCandidates, recordNeeds, refreshMark } from "./plan-queries.js";
 import { openForReport, openReadOnly } from "./read-only.js";
 import { readFailure, sqliteSnapshotSource } from "./report/source.js";
-import { lastReleaseCheck, recordReleaseCheck, runStoredNamedRelease } from "./release-checks.js";
-import { releaseStatus } from "./release-status.js";
-import { releaseBook } from "./releases.js";
-import { runningProgress } from "./run-progress.js";
 import { rowWriter } from "./run-rows.js";
-import { inputRowCounts } from "../sql/report/input-rows.js";
+import { inputRowCountsSteps } from "../sql/run-reads.js";
+import { namingFailures } from "../sql/naming.js";
+import { sqlPlan } from "../sql/plan.js";
+import { sqlAnswerReads } from "../sql/answer-reads.js";
+import { sqlReleaseChecks, sqlReleases } from "../sql/releases.js";
+import { abandonOrphansSteps, sqlRuns } from "../sql/runs.js";
+import { SQLITE_DIALECT } from "./dialect.js";
 import { sqliteSession } from "./session.js";
-import { abandonOrphans, checkpointRun, createRun, finishRun, forgetRun, readRun, readRunFacts, setRunExit, setRunInput } from "./runs.js";
-import { databaseStatus } from "./status.js";
+import { runStepsNow, sqliteTransact } from "./transact.js";
+import { databaseStatus, releaseStatus } from "./status.js";
+import { runningProgressSteps } from "../sql/status.js";
 
 /**
  * Runs `work` now and hands its result, or its failure named after the database, back as a
@@ -50,6 +51,11 @@ export class SqliteStore implements Store {
   private readonly here = hostname();
   private readonly isAlive: IsAlive;
   private readonly run: <T>(work: () => T) => Promise<T>;
+  readonly runs: Store["runs"];
+  readonly plan: Store["plan"];
+  readonly releases: Store["releases"];
+  readonly releaseChecks: Store["releaseChecks"];
+  private readonly answerReads: Pick<Store["answers"], "get" | "versions">;
 
   constructor(
     /** the handle: only this folder sees it */
@@ -60,6 +66,21 @@ export class SqliteStore implements Store {
   ) {
     this.isAlive = isAlive ?? ((h: LeaseHolder) => processAlive(h.pid, h.process));
     this.run = (work) => settle(location, work);
+    const q = sqliteSession(db);
+    const transact = sqliteTransact(db);
+    const named = <T extends object>(part: T): T =>
+      namingFailures(part, (err) => {
+        throw namingPath(err, location);
+      });
+    this.runs = named({
+      ...sqlRuns(q, transact),
+      abandonOrphans: (at, nowMs) =>
+        this.run(() => liveLeaseIds(db, nowMs, this.here, this.isAlive)).then((live) => transact(abandonOrphansSteps(SQLITE_DIALECT, at, live))),
+    });
+    this.plan = named(sqlPlan(q, transact));
+    this.releases = named(sqlReleases(q, transact));
+    this.releaseChecks = named(sqlReleaseChecks(q));
+    this.answerReads = named(sqlAnswerReads(q));
   }
 
 
@@ -72,27 +93,13 @@ export class SqliteStore implements Store {
     return this.run(() => this.closeHandle());
   }
 
-  readonly runs: Store["runs"] = {
-    create: (run) => this.run(() => createRun(this.db, run)),
-    setInput: (runId, columns, postcodeColumn) => this.run(() => setRunInput(this.db, runId, columns, postcodeColumn)),
-    finish: (runId, end) => this.run(() => finishRun(this.db, runId, end)),
-    setExit: (runId, exitCode, message, state) => this.run(() => setRunExit(this.db, runId, exitCode, message, state)),
-    forget: (runId) => this.run(() => forgetRun(this.db, runId)),
-    checkpoint: (runId, counts) => this.run(() => checkpointRun(this.db, runId, counts)),
-    abandonOrphans: (at, nowMs) => this.run(() => abandonOrphans(this.db, at, liveLeaseIds(this.db, nowMs, this.here, this.isAlive))),
-    finalCounts: (runId, lookups) => this.run(() => finalCounts(this.db, runId, lookups)),
-    read: (which) => this.run(() => readRun(this.db, which)),
-    facts: (runId) => this.run(() => readRunFacts(this.db, runId)),
-    lastSettings: () => this.run(() => lastRunSettings(this.db)),
-  };
-
   readonly inputRows: Store["inputRows"] = {
     openWriter: (runId) =>
       this.run((): InputRowWriter => {
         const writer = rowWriter(this.db, runId);
         return { add: (row) => this.run(() => writer.add(row)), flush: () => this.run(() => writer.flush()) };
       }),
-    counts: (runId) => inputRowCounts(sqliteSession(this.db), runId).catch((err: unknown) => Promise.reject(namingPath(err, this.location))),
+    counts: (runId) => this.run(() => runStepsNow(this.db, inputRowCountsSteps(runId))),
   };
 
   readonly answers: Store["answers"] = {
@@ -103,23 +110,9 @@ export class SqliteStore implements Store {
       }),
     prepareProviders: (providers) => this.run(() => ensureProviderColumns(this.db, providers)),
     holdsOtherKind: (simulated) => this.run(() => answersOfOtherKind(this.db, simulated)),
-    get: (postcode, lookup) => this.run(() => storedAnswer(this.db, postcode, lookup)),
-    versions: (postcode, lookup) => this.run(() => answerVersions(this.db, postcode, lookup)),
+    get: (postcode, lookup) => this.answerReads.get(postcode, lookup),
+    versions: (postcode, lookup) => this.answerReads.versions(postcode, lookup),
     expire: (before, at) => this.run(() => expireAnswers(this.db, before, at)),
-  };
-
-  readonly releases: Store["releases"] = {
-    newest: (lookup) => this.run(() => releaseBook(this.db).newest(lookup)),
-    recordScales: (providers) => this.run(() => recordReleaseScales(this.db, providers)),
-  };
-
-  readonly plan: Store["plan"] = {
-    candidates: (query) => this.run(() => planCandidates(this.db, query)),
-    recordNeeds: (runId, lookup, needs) => this.run(() => recordNeeds(this.db, runId, lookup, needs)),
-    dropNeeds: (runId, lookup, postcodes) => this.run(() => dropNeeds(this.db, runId, lookup, postcodes)),
-    dropAnsweredElsewhere: (runId, lookup, since) => this.run(() => dropAnsweredElsewhere(this.db, runId, lookup, since)),
-    refreshMark: (lookup, now, runId) => this.run(() => refreshMark(this.db, lookup, now, runId)),
-    closeRefreshMarks: (runId, lookups) => this.run(() => closeRefreshMarks(this.db, runId, lookups)),
   };
 
   readonly ledger: Store["ledger"] = {
@@ -146,12 +139,6 @@ export class SqliteStore implements Store {
   /** One batch at a time holds an SQLite database: its pace can live in the process. */
   readonly pace: Store["pace"] = memoryPace();
 
-  readonly releaseChecks: Store["releaseChecks"] = {
-    last: (lookup) => this.run(() => lastReleaseCheck(this.db, lookup)),
-    record: (check) => this.run(() => recordReleaseCheck(this.db, check)),
-    runStoredNamedRelease: (runId, lookup) => this.run(() => runStoredNamedRelease(this.db, runId, lookup)),
-  };
-
   readonly openData: Store["openData"] = {
     current: () => this.run(() => currentOpenData(this.db)),
     startImport: () =>
@@ -163,7 +150,7 @@ export class SqliteStore implements Store {
 
   readonly status: Store["status"] = {
     database: (recentRuns, nowMs) => this.run(() => hidingExpired(this.db, nowMs, () => databaseStatus(this.db, recentRuns, nowMs, this.here, this.isAlive))),
-    running: () => this.run(() => runningProgress(this.db)),
+    running: () => this.run(() => runStepsNow(this.db, runningProgressSteps())),
     releases: () => this.run(() => hidingExpired(this.db, Date.now(), () => releaseStatus(this.db))),
   };
 }

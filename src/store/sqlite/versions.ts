@@ -7,18 +7,17 @@ import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_SPECS } from "../../spec/lookups.js";
 import type { Db } from "./db.js";
 import type { VersionRow } from "../snapshot.js";
-import { contentHash, valueFields, type CurrentVersion, type VersionContent } from "../shared/versions.js";
+import { contentHash, type CurrentVersion, type VersionContent } from "../shared/versions.js";
+import { VERSION_SQL } from "../sql/versions.js";
 
 /** Reads the rows of a postcode's latest answer, as the address tables hold them; one statement per column set. */
 function storedRowsReader(db: Db): (postcode: string, lookup: Lookup, providers: string | null) => VersionRow[] {
   const statements = new Map<string, Database.Statement>();
   return (postcode, lookup, providers) => {
-    const table = LOOKUP_SPECS[lookup].table;
-    const fields = valueFields(lookup, providers);
-    const sql = `SELECT uprn, address${fields.length > 0 ? `, ${fields.join(", ")}` : ""} FROM ${table} WHERE postcode = ? ORDER BY uprn`;
+    const sql = VERSION_SQL.storedRows(lookup, providers);
     let statement = statements.get(sql);
     if (!statement) statements.set(sql, (statement = db.prepare(sql).raw(true)));
-    return statement.all(postcode) as VersionRow[];
+    return statement.all({ postcode }) as VersionRow[];
   };
 }
 
@@ -32,33 +31,28 @@ export interface VersionStore {
   add(v: { postcode: string; lookup: Lookup; content: VersionContent; hash: string; release: string; at: string; runId: number }): number;
 }
 
+/** The version statements (sql/versions.ts), prepared once: the answer writer runs them inside its synchronous transaction. */
 export function versionStore(db: Db): VersionStore {
-  const selectCurrent = db.prepare(
-    `SELECT v.id, v.status, v.hash, v.simulated, v.providers, l.release AS confirmed
-       FROM lookups l JOIN answer_versions v ON v.id = l.version_id WHERE l.postcode = ? AND l.lookup = ?`,
-  );
-  const setHash = db.prepare("UPDATE answer_versions SET hash = ? WHERE id = ?");
-  const setLastSeen = db.prepare("UPDATE answer_versions SET last_seen = ? WHERE id = ?");
-  const setContent = db.prepare("UPDATE answer_versions SET content = ? WHERE id = ?");
-  const insert = db.prepare(
-    `INSERT INTO answer_versions (postcode, lookup, status, hash, release, first_seen, last_seen, run_id, simulated, address_count, providers)
-     VALUES (@postcode, @lookup, @status, @hash, @release, @at, @at, @runId, @simulated, @addressCount, @providers)`,
-  );
+  const selectCurrent = db.prepare(VERSION_SQL.current());
+  const setHash = db.prepare(VERSION_SQL.setHash);
+  const setLastSeen = db.prepare(VERSION_SQL.seenAgain);
+  const setContent = db.prepare(VERSION_SQL.retire);
+  const insert = db.prepare(VERSION_SQL.add);
   const storedRows = storedRowsReader(db);
   const rowsOf = (postcode: string, lookup: Lookup, v: CurrentVersion) => (v.status === "ok" ? storedRows(postcode, lookup, v.providers) : []);
   return {
-    current: (postcode, lookup) => (selectCurrent.get(postcode, lookup) as CurrentVersion | undefined) ?? null,
+    current: (postcode, lookup) => (selectCurrent.get({ postcode, lookup }) as CurrentVersion | undefined) ?? null,
     hashOf(postcode, lookup, v) {
       if (v.hash !== null) return v.hash;
       const hash = contentHash({ status: v.status, simulated: v.simulated === 1, providers: LOOKUP_SPECS[lookup].perProvider ? v.providers : null, rows: rowsOf(postcode, lookup, v) });
-      setHash.run(hash, v.id);
+      setHash.run({ hash, id: v.id });
       return hash;
     },
-    seenAgain: (id, at) => void setLastSeen.run(at, id),
-    retire: (postcode, lookup, v) => void setContent.run(JSON.stringify(rowsOf(postcode, lookup, v)), v.id),
+    seenAgain: (id, at) => void setLastSeen.run({ at, id }),
+    retire: (postcode, lookup, v) => void setContent.run({ content: JSON.stringify(rowsOf(postcode, lookup, v)), id: v.id }),
     add: (v) =>
-      Number(
-        insert.run({
+      (
+        insert.get({
           postcode: v.postcode,
           lookup: v.lookup,
           status: v.content.status,
@@ -69,7 +63,7 @@ export function versionStore(db: Db): VersionStore {
           simulated: v.content.simulated ? 1 : 0,
           addressCount: v.content.rows.length,
           providers: v.content.providers,
-        }).lastInsertRowid,
-      ),
+        }) as { id: number }
+      ).id,
   };
 }

@@ -1,4 +1,4 @@
-// A run's input rows as the reports read them: their counts, the rejected ones, the rows as stored
+// A run's input rows as the reports read them: the rejected ones, the rows as stored
 // (the fingerprint), the rows with their postcode's figures (enriched.csv, the workbook's Your
 // rows) and, with --uprn-column, their property's own: SQL joins the row to the stored address by
 // postcode and UPRN.
@@ -6,11 +6,6 @@ import type { Cell, EnrichedRow, InputRow, RejectedRow, ReportScope, RowBatches,
 import type { SqlSession } from "../session.js";
 import { POSTCODE_TABLE } from "./postcode-table.js";
 import { enrichedRowsQuery, propertyFoundSql, propertyJoinSql } from "./property.js";
-
-/** How many rows a run's input had, and how many of them held no valid postcode. */
-export async function inputRowCounts(q: SqlSession, runId: number): Promise<{ input: number; invalid: number }> {
-  return (await q.get<{ input: number; invalid: number }>("SELECT COUNT(*) AS input, COUNT(*) - COUNT(postcode) AS invalid FROM run_rows WHERE run_id = @runId", { runId }))!;
-}
 
 /** The most cells any row of a run's input had (0 for none). */
 export async function widestRow(q: SqlSession, runId: number): Promise<number> {

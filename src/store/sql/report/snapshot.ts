@@ -41,14 +41,15 @@ import {
 } from "../../snapshot.js";
 import { inByteOrder } from "../dialect.js";
 import { downloadWithDataSql, goodSql, tierSql } from "../measures.js";
-import { finalCounts, readRunFacts } from "../run-reads.js";
+import { finalCounts, inputRowCountsSteps, readRunFacts } from "../run-reads.js";
+import { runSteps } from "../steps.js";
 import { ratingCountsOf, ratingCountsSql, scaleEvidenceSql } from "../scale-sql.js";
 import type { SqlSession } from "../session.js";
 import { loadArea, type AreaRowsInsert } from "./area.js";
 import { hideExpired } from "./expiry-views.js";
 import { exportPackedRows, exportRows, exportTables } from "./export-rows.js";
 import { buildGroupTable, groupTotals } from "./groups.js";
-import { enrichedRows, inputRowCounts, inputRows, longestInputCells, rejectedRows, uprnCandidates, widestRow } from "./input-rows.js";
+import { enrichedRows, inputRows, longestInputCells, rejectedRows, uprnCandidates, widestRow } from "./input-rows.js";
 import { openDataTotals, openDataVsApiSql, OPEN_DATA_AND_API } from "./open-data.js";
 import { countAddressesEither, createTemporaryTables, POSTCODE_TABLE, preparePostcodeTable } from "./postcode-table.js";
 import { resolveScope } from "./scope.js";
@@ -123,7 +124,7 @@ export class SqlReportSnapshot implements ReportSnapshot {
   }
 
   async inputCounts(): Promise<{ input: number; invalid: number } | null> {
-    return this.scope.kind === "run" ? inputRowCounts(this.q, this.scope.runId) : null;
+    return this.scope.kind === "run" ? runSteps(this.q, inputRowCountsSteps(this.scope.runId)) : null;
   }
 
   async includesSimulatedData(): Promise<boolean> {

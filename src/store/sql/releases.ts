@@ -1,0 +1,66 @@
+// Releases as every engine reads and records them outside the answer writer: a lookup's newest
+// release, each mobile release's rating scale (spec/mobile-scales.ts decides, sql/scale-sql.ts
+// counts), and when each lookup's release was last checked (plan/probe-rule.ts reads it to send at
+// most one probe round per lookup a day).
+import { scaleOfRatings } from "../../spec/mobile-scales.js";
+import { ALL_MOBILE_POSTCODES, recordScaleSql, scaleEvidenceSql } from "./scale-sql.js";
+import type { ReleaseCheckStore, ReleaseStore, StoredScale } from "../store.js";
+import type { SqlSession } from "./session.js";
+import { exec, type Steps, type Transact } from "./steps.js";
+
+/** The statements of the answer writers' release book (shared/releases.ts decides), run in their own transactions. */
+export const RELEASE_SQL = {
+  /** the lookup's newest release, with the run that first saw it */
+  newest: `SELECT id, name, run_id AS "runId" FROM releases WHERE lookup = @lookup ORDER BY id DESC LIMIT 1`,
+  byName: "SELECT id, name FROM releases WHERE lookup = @lookup AND name = @name",
+  /** a provisional release renamed (@from to @to), with every answer and version on it */
+  rename: [
+    "UPDATE releases SET name = @to WHERE lookup = @lookup AND name = @from",
+    "UPDATE lookups SET release = @to WHERE lookup = @lookup AND release = @from",
+    "UPDATE answer_versions SET release = @to WHERE lookup = @lookup AND release = @from",
+  ],
+  /** a release first seen: its id (none when another machine recorded it at the same time) */
+  insert: "INSERT INTO releases (lookup, name, detected_at, run_id) VALUES (@lookup, @name, @at, @runId) ON CONFLICT (lookup, name) DO NOTHING RETURNING id",
+} as const;
+
+function* recordScaleSteps(scales: readonly StoredScale[]): Steps<void> {
+  const update = recordScaleSql((i) => `@p${i}`);
+  for (const s of scales) if (s.release !== null) yield* exec(update, { p1: s.scale, p2: s.ratings, p3: s.legacyRatings, p4: s.release });
+}
+
+/** Counts each mobile release's stored ratings and those that are 1 or 2, and records them with the release and its scale. */
+async function recordScales(q: SqlSession, transact: Transact, providers: readonly string[]): Promise<StoredScale[]> {
+  if (providers.length === 0) return [];
+  const order = q.dialect.byteOrder === "" ? "" : ` ${q.dialect.byteOrder}`;
+  const rows = await q.all<{ release: string | null; ratings: number | string; legacy: number | string }>(scaleEvidenceSql(ALL_MOBILE_POSTCODES, providers, order));
+  const scales = rows.map((r) => ({ release: r.release, ratings: Number(r.ratings), legacyRatings: Number(r.legacy), scale: scaleOfRatings({ legacyRatings: Number(r.legacy) }) }));
+  await transact(recordScaleSteps(scales));
+  return scales;
+}
+
+export function sqlReleases(q: SqlSession, transact: Transact): ReleaseStore {
+  return {
+    newest: (lookup) => q.get<{ id: number; name: string }>("SELECT id, name FROM releases WHERE lookup = @lookup ORDER BY id DESC LIMIT 1", { lookup }),
+    recordScales: (providers) => recordScales(q, transact, providers),
+  };
+}
+
+export function sqlReleaseChecks(q: SqlSession): ReleaseCheckStore {
+  return {
+    // a reader never migrates: a database from before release checks has none
+    async last(lookup) {
+      if ((await q.get(q.dialect.columnExists("release_checks", "checked_at"))) === null) return null;
+      return (await q.get<{ checked_at: string }>("SELECT checked_at FROM release_checks WHERE lookup = @lookup", { lookup }))?.checked_at ?? null;
+    },
+    async record(check) {
+      await q.exec(
+        `INSERT INTO release_checks (lookup, checked_at, how, run_id) VALUES (@lookup, @at, @how, @runId)
+         ON CONFLICT (lookup) DO UPDATE SET checked_at = excluded.checked_at, how = excluded.how, run_id = excluded.run_id`,
+        { lookup: check.lookup, at: check.at, how: check.how, runId: check.runId },
+      );
+    },
+    /** Whether the run stored an answer of the lookup that names its release (DBName): what a probe would have told. */
+    runStoredNamedRelease: async (runId, lookup) =>
+      (await q.get("SELECT 1 AS found FROM lookups WHERE run_id = @runId AND lookup = @lookup AND status = 'ok' AND dataset IS NOT NULL LIMIT 1", { runId, lookup })) !== null,
+  };
+}
