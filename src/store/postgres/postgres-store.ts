@@ -17,6 +17,7 @@ import { postgresOpenData } from "./open-data.js";
 import { postgresPace } from "./pace.js";
 import { postgresPlan } from "./plan.js";
 import { postgresReleaseChecks } from "./release-checks.js";
+import { withLastCheck } from "./release-check-read.js";
 import { postgresRuns } from "./runs.js";
 import { migratePostgres, PG_SCHEMA_VERSION, postgresSchemaVersion } from "./schema.js";
 import { postgresStatus } from "./status.js";
@@ -97,7 +98,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     leases: naming(postgresLeases(pool, ctx), location),
     claims: naming(postgresClaims(pool, ctx), location),
     pace: naming(postgresPace(pool), location),
-    releaseChecks: naming(postgresReleaseChecks(pool), location),
+    releaseChecks: naming(withLastCheck(pool, postgresReleaseChecks(pool)), location),
     openData: naming(postgresOpenData(pool), location),
     status: naming(postgresStatus(pool, ctx), location),
     snapshot: postgresSnapshotSource(pool, location).snapshot,

@@ -4,7 +4,7 @@ import type pg from "pg";
 import type { ReleaseCheckStore } from "../store.js";
 import { rowOf } from "./connect.js";
 
-export function postgresReleaseChecks(pool: pg.Pool): ReleaseCheckStore {
+export function postgresReleaseChecks(pool: pg.Pool): Omit<ReleaseCheckStore, "lastCheck"> {
   return {
     last: async (lookup) => (await rowOf<{ checked_at: string }>(pool, "SELECT checked_at FROM release_checks WHERE lookup = $1", [lookup]))?.checked_at ?? null,
     async record(check) {

@@ -25,6 +25,7 @@ import { openForReport, openReadOnly } from "./read-only.js";
 import { readFailure, sqliteSnapshotSource } from "./report/source.js";
 import { lastReleaseCheck, recordReleaseCheck, runStoredNamedRelease } from "./release-checks.js";
 import { releaseStatus } from "./release-status.js";
+import { lastReleaseCheckRecord } from "./release-check-read.js";
 import { releaseBook } from "./releases.js";
 import { runningProgress } from "./run-progress.js";
 import { inputRowCounts, rowWriter } from "./run-rows.js";
@@ -148,6 +149,7 @@ export class SqliteStore implements Store {
     last: (lookup) => this.run(() => lastReleaseCheck(this.db, lookup)),
     record: (check) => this.run(() => recordReleaseCheck(this.db, check)),
     runStoredNamedRelease: (runId, lookup) => this.run(() => runStoredNamedRelease(this.db, runId, lookup)),
+    lastCheck: (lookup) => this.run(() => lastReleaseCheckRecord(this.db, lookup)),
   };
 
   readonly openData: Store["openData"] = {
