@@ -6,8 +6,7 @@ import { join } from "node:path";
 import ExcelJS from "exceljs";
 import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
-import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
+import { buildFixture, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 import { writeReports } from "../src/report/index.js";
 import { REPORT_OPTIONS } from "../src/cli/report-options.js";
 import { parseTable } from "../src/cli/options/engine.js";
@@ -15,7 +14,7 @@ import { tempDir } from "./helpers/batch-harness.js";
 
 const dir = tempDir("pcc-attribution-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const { db, runId } = buildFixtureDb(join(dir, "fixture.sqlite"));
+const { store: db, runId } = await buildFixture(join(dir, "fixture.sqlite"));
 afterAll(() => db.close());
 
 async function attributionIn(out: string): Promise<{ csv: string; sheet: string; html: string }> {
@@ -33,7 +32,7 @@ async function attributionIn(out: string): Promise<{ csv: string; sheet: string;
 describe("attribution of the API's data", () => {
   it("names Ofcom and each lookup's release by default, in summary.csv, the workbook's Summary and report.html", async () => {
     const out = join(dir, "default");
-    await writeReports(sqliteSnapshotSource(db), { outDir: out, runId, now: () => FIXED_NOW });
+    await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW });
     const found = await attributionIn(out);
     const expected = "Source: Ofcom (broadband: no release named, fetched 2026-01-02; mobile: MobileAvailability-202601010000)";
     expect(found.csv).toBe(expected);
@@ -46,7 +45,7 @@ describe("attribution of the API's data", () => {
     const o = parseTable(REPORT_OPTIONS, { attribution: `  ${words} ` });
     expect(o.attribution).toBe(words);
     const out = join(dir, "custom");
-    await writeReports(sqliteSnapshotSource(db), { outDir: out, runId, now: () => FIXED_NOW, attribution: o.attribution });
+    await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW, attribution: o.attribution });
     const found = await attributionIn(out);
     expect(found.csv).toBe(words);
     expect(found.sheet).toBe(words);

@@ -6,11 +6,11 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type SimulatorOptions } from "../src/simulator/index.js";
 import { generatePostcode, generatePostcodes } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
 import { systemClock } from "../src/fetch/clock.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { dayClock, instantSleepClock } from "./helpers/fake-clock.js";
 import { snapshot } from "./helpers/db-snapshot.js";
+import { storedInputRows, storedTable } from "./helpers/stored.js";
 import { mobileFields } from "../src/spec/fields.js";
 import { DEFAULT_OUTAGE_THRESHOLDS } from "../src/fetch/outage.js";
 
@@ -65,28 +65,28 @@ describe("batch against the simulator", () => {
     expect(first.counts!.requests).toBe(120);
     expect(totalRequests(s)).toBe(120);
 
-    const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
-    const notFound = db.prepare("SELECT DISTINCT postcode FROM lookups WHERE status = 'not_found'").pluck().all();
-    expect(new Set(notFound)).toEqual(new Set(unknown.map((p) => p.replace(" ", ""))));
+    const dbPath = join(d, "coverage.sqlite");
+    const answers = await storedTable(dbPath, "postcodes");
+    const notFound = answers.filter((l) => l.status === "not_found");
+    expect(new Set(notFound.map((l) => l.postcode))).toEqual(new Set(unknown.map((p) => p.replace(" ", ""))));
     // a 404 is final at once: one attempt, never retried
-    expect(db.prepare("SELECT DISTINCT attempts FROM lookups WHERE status = 'not_found'").pluck().all()).toEqual([1]);
-    // exact addresses and values for one postcode, both lookups
+    expect([...new Set(notFound.map((l) => l.attempts))]).toEqual([1]);
+    // exact addresses and values for one postcode, both lookups (rows come by postcode, then UPRN)
     const p = known[0]!;
     const expected = generatePostcode(SEED, p)!;
-    const bb = db.prepare("SELECT * FROM broadband_addresses WHERE postcode = ? ORDER BY uprn").all(expected.PostCode) as Record<string, unknown>[];
+    const bb = (await storedTable(dbPath, "broadband")).filter((r) => r.postcode === expected.PostCode);
     const exp = [...expected.addresses].sort((a, b) => a.UPRN - b.UPRN);
-    expect(bb.map((r) => r.uprn)).toEqual(exp.map((a) => a.UPRN));
-    expect(bb.map((r) => r.address)).toEqual(exp.map((a) => a.AddressShortDescription));
+    expect(bb.map((r) => r.UPRN)).toEqual(exp.map((a) => a.UPRN));
+    expect(bb.map((r) => r.AddressShortDescription)).toEqual(exp.map((a) => a.AddressShortDescription));
     expect(bb.map((r) => r.MaxPredictedDown)).toEqual(exp.map((a) => a.speeds.MaxPredictedDown));
-    const mob = db.prepare("SELECT * FROM mobile_addresses WHERE postcode = ? ORDER BY uprn").all(expected.PostCode) as Record<string, unknown>[];
+    const mob = (await storedTable(dbPath, "mobile")).filter((r) => r.postcode === expected.PostCode);
     const field = mobileFields().indexOf("ProvCDataIndoorNo4g");
     expect(mob.map((r) => r.ProvCDataIndoorNo4g)).toEqual(exp.map((a) => a.ratings[field]));
-    const rejects = db.prepare("SELECT line, value, reason FROM run_rows WHERE reason IS NOT NULL ORDER BY line").all();
+    const rejects = (await storedInputRows(dbPath, first.runId!)).filter(([, , , reason]) => reason !== null).map(([line, value, , reason]) => ({ line, value, reason }));
     expect(rejects).toEqual([
       { line: 63, value: "NOT A POSTCODE", reason: "not a valid UK postcode" },
       { line: 64, value: "", reason: "empty postcode" },
     ]);
-    db.close();
 
     const again = await runIn(d, { in: input, baseUrl: s.url, probe: 0 }, env, { clock: dayClock(0) });
     expect(again.exitCode).toBe(0);
@@ -102,11 +102,11 @@ describe("batch against the simulator", () => {
     expect(probed.counts!.requests).toBe(40);
     expect((await runIn(d, { in: input, baseUrl: s.url }, env, { clock: nextDay })).counts!.requests).toBe(0);
     // --refresh fetches everything again, and the data is the same
-    const before = snapshot(join(d, "coverage.sqlite"));
+    const before = await snapshot(join(d, "coverage.sqlite"));
     const twoDaysOn = dayClock(2);
     const refreshed = await runIn(d, { in: input, baseUrl: s.url, refresh: true }, env, { clock: twoDaysOn });
     expect(refreshed.counts!.requests).toBe(120);
-    expect(snapshot(join(d, "coverage.sqlite"))).toEqual(before);
+    expect(await snapshot(join(d, "coverage.sqlite"))).toEqual(before);
   });
 
   it("stores the same data from the documented and the live dialect", async () => {
@@ -117,7 +117,7 @@ describe("batch against the simulator", () => {
       const d = dir();
       const r = await runIn(d, { in: input, baseUrl: s.url }, env);
       expect(r.exitCode).toBe(0);
-      snaps.push(snapshot(join(d, "coverage.sqlite"), { dropDataset: true }));
+      snaps.push(await snapshot(join(d, "coverage.sqlite"), { dropDataset: true }));
     }
     expect(snaps[0]).toEqual(snaps[1]);
     expect(snaps[0]!.broadband.length).toBeGreaterThan(100);
@@ -134,7 +134,7 @@ describe("batch against the simulator", () => {
     const clean = await sim();
     const d2 = dir();
     await runIn(d2, { in: input, baseUrl: clean.url }, env);
-    expect(snapshot(join(d, "coverage.sqlite"))).toEqual(snapshot(join(d2, "coverage.sqlite")));
+    expect(await snapshot(join(d, "coverage.sqlite"))).toEqual(await snapshot(join(d2, "coverage.sqlite")));
   });
 
   it.each([
@@ -148,9 +148,7 @@ describe("batch against the simulator", () => {
     const input = writeCsv(d, "in.csv", ["postcode", known[0]!, known[1]!]);
     const r = await runIn(d, { in: input, baseUrl: s.url, retries: 2, lookups: "broadband" }, env);
     expect(r.exitCode).toBe(2);
-    const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
-    const rows = db.prepare("SELECT status, attempts, last_error FROM lookups").all() as { status: string; attempts: number; last_error: string }[];
-    db.close();
+    const rows = (await storedTable(join(d, "coverage.sqlite"), "postcodes")) as { status: string; attempts: number; last_error: string }[];
     expect(rows).toHaveLength(2);
     for (const row of rows) {
       expect(row.status).toBe("failed");
@@ -170,9 +168,7 @@ describe("batch against the simulator", () => {
     const input = writeCsv(d, "in.csv", ["postcode", known[0]!]);
     const r = await runIn(d, { in: input, baseUrl: s.url, retries: 1, lookups: "mobile" }, env, { timeoutMs: 200 });
     expect(r.exitCode).toBe(2);
-    const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
-    expect(db.prepare("SELECT last_error FROM lookups").pluck().get()).toMatch(/no complete answer within 200 ms/);
-    db.close();
+    expect((await storedTable(join(d, "coverage.sqlite"), "postcodes")).map((l) => l.last_error)).toEqual([expect.stringMatching(/no complete answer within 200 ms/)]);
   });
 
   it("a wrong key stops the run within a handful of requests, exit 1, naming the lookup but never the key", async () => {
@@ -291,12 +287,9 @@ describe("batch against the simulator", () => {
       expect(bb.exitCode).toBe(2);
       const mob = await runIn(d, { in: input, baseUrl: url, lookups: "mobile" }, env);
       expect(mob.exitCode).toBe(1);
-      const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
-      expect(db.prepare("SELECT last_error FROM lookups WHERE lookup = 'broadband'").pluck().get()).toBe(
-        "HTTP 500: upstream refused subscription key ***",
-      );
-      expect(db.prepare("SELECT message FROM runs ORDER BY id DESC").pluck().get()).toMatch(/key \*\*\* is not valid here/);
-      db.close();
+      const dbPath = join(d, "coverage.sqlite");
+      expect((await storedTable(dbPath, "postcodes")).find((l) => l.lookup === "broadband")?.last_error).toBe("HTTP 500: upstream refused subscription key ***");
+      expect((await storedTable(dbPath, "runs")).at(-1)?.message).toMatch(/key \*\*\* is not valid here/);
       expect([...bb.logs, ...mob.logs].join("\n")).not.toContain(KEY);
       for (const f of readdirSync(join(d, "out"))) expect(readFileSync(join(d, "out", f), "latin1")).not.toContain(KEY);
       for (const f of readdirSync(d).filter((f) => f.startsWith("coverage.sqlite")))

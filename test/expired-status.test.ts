@@ -7,8 +7,7 @@ import { parse } from "csv-parse/sync";
 import ExcelJS from "exceljs";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, simulatedOpenDataArchive, startSimulator } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
-import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
+import { openStore } from "../src/store/open-store.js";
 import { writeReports } from "../src/report/index.js";
 import { STATUS_WORDS } from "../src/report/status-words.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
@@ -79,11 +78,11 @@ describe("expired, awaiting refresh", () => {
       const run = await runIn(dir, { in: writeCsv(dir, "a.csv", ["postcode", ...list]), baseUrl: sim.url, lookups: "broadband", reports: false }, { COVERAGE_API_KEY: KEY }, { clock });
       expect(run.exitCode).toBe(0);
       const out = join(dir, "out-31");
-      const db = openDatabase(join(dir, "coverage.sqlite"), { readonly: true });
+      const db = await openStore(join(dir, "coverage.sqlite"), { readonly: true });
       try {
-        await writeReports(sqliteSnapshotSource(db), { outDir: out, now: () => new Date(T0 + 31 * DAY) });
+        await writeReports(db, { outDir: out, now: () => new Date(T0 + 31 * DAY) });
       } finally {
-        db.close();
+        await db.close();
       }
       const rows = parse(readFileSync(join(out, "postcodes.csv"), "utf8"), { columns: true, bom: true }) as Row[];
       expect(rows.map((row) => row.BroadbandStatus)).toEqual(list.map(() => "expired"));

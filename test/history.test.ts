@@ -8,13 +8,12 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, releaseDbName, startSimulator, type SimAddress } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
+import { openStore } from "../src/store/open-store.js";
 import { writeReports, type Summary } from "../src/report/index.js";
-import { releaseStatus } from "../src/store/sqlite/status.js";
 import { DEFAULT_PROVIDERS, LOOKUPS, mobileFields, type Lookup } from "../src/spec/fields.js";
 import { dayClock } from "./helpers/fake-clock.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
-import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
+import { storedTable, withStore } from "./helpers/stored.js";
 
 const KEY = "history-key-5e2b";
 const SEED = 11;
@@ -93,30 +92,25 @@ describe("history: a new release between two runs", () => {
     await sim1.close();
     expect(first.exitCode).toBe(0);
     const versionsAfterFirst = 2 * postcodes.length;
-    const count = (sql: string, ...params: unknown[]) => {
-      const db = openDatabase(dbPath, { readonly: true });
-      try {
-        return db.prepare(sql).pluck().get(...params) as number;
-      } finally {
-        db.close();
-      }
-    };
-    expect(count("SELECT COUNT(*) FROM answer_versions")).toBe(versionsAfterFirst);
+    const versions = async () => (await storedTable(dbPath, "versions")).length;
+    // per lookup, each release with its answers, and the last run's input postcodes on the newest
+    const releaseStatus = () => withStore(dbPath, (store) => store.status.releases());
+    expect(await versions()).toBe(versionsAfterFirst);
 
     const sim2 = await startSimulator({ port: 0, seed: SEED, key: KEY, release: 2 });
     try {
-      const stale = (lookup: Lookup) =>
-        count(
-          `SELECT COUNT(*) FROM lookups WHERE lookup = ? AND release IS NOT (SELECT name FROM releases WHERE lookup = ? ORDER BY id DESC LIMIT 1)`,
-          lookup,
-          lookup,
-        );
-      const releases = (lookup: Lookup) => count("SELECT COUNT(*) FROM releases WHERE lookup = ?", lookup);
+      // the input's postcodes whose answer is not on the lookup's newest release (every one has an answer of each lookup)
+      const stale = async (lookup: Lookup) => {
+        const input = (await releaseStatus()).find((s) => s.lookup === lookup)?.input;
+        return input ? input.postcodes - input.onNewest : 0;
+      };
+      const releases = async (lookup: Lookup) => (await releaseStatus()).find((s) => s.lookup === lookup)?.releases.length ?? 0;
       // Run until both lookups are on release 2. Before each run: a lookup with older answers spends
       // exactly that many requests on them and no probe; one without spends its 20 probes.
       const detectedBy = { broadband: 0, mobile: 0 } as Record<Lookup, number>;
       for (let night = 1; night <= 10; night++) {
-        const expected = Object.fromEntries(LOOKUPS.map((l) => [l, stale(l) > 0 ? stale(l) : 20])) as Record<Lookup, number>;
+        const expected: Record<Lookup, number> = { broadband: 0, mobile: 0 };
+        for (const l of LOOKUPS) expected[l] = (await stale(l)) > 0 ? await stale(l) : 20;
         const sent = { ...sim2.counters.requests };
         // each night a day later: at most one probe round per lookup a day
         const clock = dayClock(night);
@@ -124,30 +118,31 @@ describe("history: a new release between two runs", () => {
         expect(r.exitCode).toBe(0);
         for (const l of LOOKUPS) {
           expect(sim2.counters.requests[l] - sent[l], `${l} requests on night ${night}`).toBe(expected[l]);
-          if (!detectedBy[l] && releases(l) === 2) detectedBy[l] = night;
+          if (!detectedBy[l] && (await releases(l)) === 2) detectedBy[l] = night;
         }
-        if (detectedBy.broadband && detectedBy.mobile && stale("broadband") === 0 && stale("mobile") === 0) break;
+        if (detectedBy.broadband && detectedBy.mobile && (await stale("broadband")) === 0 && (await stale("mobile")) === 0) break;
       }
       // the mobile DBName changes on every answer: the first night's probes see it
       expect(detectedBy.mobile).toBe(1);
       expect(detectedBy.broadband).toBeGreaterThan(0);
-      expect(stale("broadband")).toBe(0);
-      expect(stale("mobile")).toBe(0);
-      expect(count("SELECT COUNT(*) FROM lookups WHERE lookup = 'mobile' AND release = ?", releaseDbName(2))).toBe(postcodes.length);
+      expect(await stale("broadband")).toBe(0);
+      expect(await stale("mobile")).toBe(0);
+      const mobileReleases = (await releaseStatus()).find((s) => s.lookup === "mobile")!.releases;
+      expect(mobileReleases.find((r) => r.name === releaseDbName(2))?.answers).toBe(postcodes.length);
 
       // an unchanged re-fetch adds no version: one new version per changed answer only
       const changedAnswers = postcodes.flatMap((p) => LOOKUPS.filter((l) => contentChanged(p, l))).length;
       expect(changedAnswers).toBeGreaterThan(10);
-      expect(count("SELECT COUNT(*) FROM answer_versions")).toBe(versionsAfterFirst + changedAnswers);
+      expect(await versions()).toBe(versionsAfterFirst + changedAnswers);
 
       // changes.csv against each answer's previous version, and against run 1 (the same here)
       const expected = postcodes.flatMap(expectedChanges).sort();
       expect(expected.length).toBeGreaterThan(20);
       for (const since of [undefined, String(first.runId)]) {
         const out = join(d, `report-${since ?? "previous"}`);
-        const db = openDatabase(dbPath);
+        const db = await openStore(dbPath);
         try {
-          const report = await writeReports(sqliteSnapshotSource(db), { outDir: out, since });
+          const report = await writeReports(db, { outDir: out, since });
           const rows = parse(readFileSync(join(out, "changes.csv")), { bom: true, columns: true }) as Record<string, string>[];
           expect(Object.keys(rows[0]!)).toEqual(["PostCode", "UPRN", "AddressShortDescription", "Lookup", "Change", "Before", "After", "BeforeRelease", "AfterRelease"]);
           expect(rows.map((r) => `${r.PostCode}|${r.UPRN}|${r.Lookup}|${r.Change}|${r.Before}|${r.After}`).sort()).toEqual(expected);
@@ -164,21 +159,16 @@ describe("history: a new release between two runs", () => {
           const closed = rows.filter((r) => r.Change === "ProvA indoor voice" && Number(r.After) >= GOOD).length;
           expect(c.mobile!.providers.ProvA!.indoorVoice.closed).toBe(closed);
         } finally {
-          db.close();
+          await db.close();
         }
       }
 
       // status: both lookups' releases, the whole input on the newest
-      const db = openDatabase(dbPath, { readonly: true });
-      try {
-        const status = releaseStatus(db);
-        const mobile = status.find((s) => s.lookup === "mobile")!;
-        expect(mobile.releases.map((r) => r.name)).toEqual([releaseDbName(1), releaseDbName(2)]);
-        expect(mobile.releases.map((r) => r.answers)).toEqual([0, postcodes.length]);
-        expect(mobile.input).toMatchObject({ postcodes: postcodes.length, onNewest: postcodes.length });
-      } finally {
-        db.close();
-      }
+      const status = await releaseStatus();
+      const mobile = status.find((s) => s.lookup === "mobile")!;
+      expect(mobile.releases.map((r) => r.name)).toEqual([releaseDbName(1), releaseDbName(2)]);
+      expect(mobile.releases.map((r) => r.answers)).toEqual([0, postcodes.length]);
+      expect(mobile.input).toMatchObject({ postcodes: postcodes.length, onNewest: postcodes.length });
     } finally {
       await sim2.close();
     }

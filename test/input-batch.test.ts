@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startSimulator, generatePostcodes, generatePostcode } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
+import { storedInputRows, storedTable } from "./helpers/stored.js";
 import { runIn, tempDir, type HarnessRun } from "./helpers/batch-harness.js";
 
 // keys look random, as real ones do: any 6-character run of a key is masked wherever it appears
@@ -76,9 +76,9 @@ describe("unusable input files through the batch", () => {
       expect(messages(run, "error")).toEqual([`${path}: ${message}`]);
       expectNoStack(run.logs.join("\n"));
       expect(s.counters.total).toBe(0);
-      const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
-      expect(db.prepare("SELECT state, exit_code, message FROM runs").all()).toEqual([{ state: "failed", exit_code: 1, message: `${path}: ${message}` }]);
-      db.close();
+      // the runs table is not scoped: read under this run, since no run read its input (a scope of everything needs one)
+      const runs = await storedTable(join(d, "coverage.sqlite"), "runs", { runId: run.runId! });
+      expect(runs.map((r) => ({ state: r.state, exit_code: r.exit_code, message: r.message }))).toEqual([{ state: "failed", exit_code: 1, message: `${path}: ${message}` }]);
     });
   }
 
@@ -137,9 +137,9 @@ describe("a messy export with bad rows through the batch", () => {
     expect(s.counters.requests).toEqual({ broadband: 6, mobile: 6 });
     expect(s.counters.total).toBe(12);
 
-    const db = openDatabase(join(work, "coverage.sqlite"), { readonly: true });
-    const rows = db.prepare("SELECT line, value, postcode, reason FROM run_rows WHERE run_id = ? ORDER BY line").all(run.runId);
-    expect(rows).toEqual([
+    const dbPath = join(work, "coverage.sqlite");
+    const stored = await storedInputRows(dbPath, run.runId!);
+    expect(stored.map(([line, value, postcode, reason]) => ({ line, value, postcode, reason }))).toEqual([
       { line: 2, value: a, postcode: compact(a), reason: null },
       { line: 3, value: a.toLowerCase(), postcode: compact(a), reason: null },
       { line: 5, value: compact(b), postcode: compact(b), reason: null },
@@ -153,17 +153,20 @@ describe("a messy export with bad rows through the batch", () => {
       { line: 16, value: f, postcode: compact(f), reason: null },
       { line: 17, value: compact(f).toLowerCase(), postcode: compact(f), reason: null },
     ]);
-    const cells = db.prepare("SELECT cells FROM run_rows WHERE run_id = ? AND line IN (3, 14) ORDER BY line").pluck().all(run.runId) as string[];
+    const cells = stored.filter(([line]) => line === 3 || line === 14).map(([, , , , cells]) => cells);
     expect(cells.map((c) => JSON.parse(c) as string[])).toEqual([
       ["2", a.toLowerCase(), "two\r\nline note"],
       ["10", e, 'a "quoted" note\r\nwith a break'],
     ]);
     // every unique postcode has its final answer for both lookups
-    const answered = db.prepare("SELECT postcode, COUNT(*) AS n FROM lookups GROUP BY postcode ORDER BY postcode").all();
-    expect(answered).toEqual(pcs.map((p) => ({ postcode: compact(p), n: 2 })).sort((x, y) => x.postcode.localeCompare(y.postcode)));
+    const answers = await storedTable(dbPath, "postcodes");
+    const answered = new Map<unknown, number>();
+    for (const l of answers) answered.set(l.postcode, (answered.get(l.postcode) ?? 0) + 1);
+    expect([...answered].map(([postcode, n]) => ({ postcode, n })).sort((x, y) => String(x.postcode).localeCompare(String(y.postcode)))).toEqual(
+      pcs.map((p) => ({ postcode: compact(p), n: 2 })).sort((x, y) => x.postcode.localeCompare(y.postcode)),
+    );
     const known = pcs.filter((p) => generatePostcode(SEED, p) !== null).length;
-    expect(db.prepare("SELECT COUNT(*) FROM lookups WHERE status = 'ok'").pluck().get()).toBe(known * 2);
-    db.close();
+    expect(answers.filter((l) => l.status === "ok")).toHaveLength(known * 2);
   });
 
   it("reads standard input (--in -) with the same rules", async () => {
@@ -175,8 +178,7 @@ describe("a messy export with bad rows through the batch", () => {
     expect(run.exitCode).toBe(0);
     expect(run.counts).toMatchObject({ inputRows: 5, postcodes: 3, rejects: 1 });
     expect(s.counters.total).toBe(6);
-    const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
-    expect(db.prepare("SELECT line, reason FROM run_rows WHERE reason IS NOT NULL").all()).toEqual([{ line: 5, reason: "not a valid UK postcode" }]);
-    db.close();
+    const rejected = (await storedInputRows(join(d, "coverage.sqlite"), run.runId!)).filter(([, , , reason]) => reason !== null);
+    expect(rejected.map(([line, , , reason]) => ({ line, reason }))).toEqual([{ line: 5, reason: "not a valid UK postcode" }]);
   });
 });

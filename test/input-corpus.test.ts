@@ -7,7 +7,7 @@ import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { InputError, openInput, type InputOptions } from "../src/input/read-input.js";
-import { storedRow, type StoredRow } from "../src/store/sqlite/run-rows.js";
+import { storedRow, type StoredRow } from "../src/store/types.js";
 
 const DIR = fileURLToPath(new URL("./fixtures/bad-inputs/", import.meta.url));
 const fixture = (name: string) => join(DIR, name);

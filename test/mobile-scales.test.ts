@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, releaseDbName, startSimulator } from "../src/simulator/index.js";
 import { decideScale, scaleChangeWords, scaleOfRatings } from "../src/spec/mobile-scales.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
+import { storedTable } from "./helpers/stored.js";
 import type { Summary } from "../src/report/index.js";
 
 const KEY = "scales-key-9c1d-Tq7w";
@@ -170,15 +170,12 @@ describe("a change of scale between two releases", () => {
     // none of them is coverage lost or gained
     for (const flows of Object.values(summary.changes!.mobile!.providers)) for (const f of Object.values(flows)) expect(f).toEqual({ closed: 0, opened: 0 });
     // each release's scale is stored with it, with its evidence
-    const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
-    try {
-      const stored = db.prepare("SELECT name, scale, scale_ratings AS ratings, scale_legacy_ratings AS legacy FROM releases WHERE lookup = 'mobile' ORDER BY id").all() as { name: string; scale: string; ratings: number; legacy: number }[];
-      expect(stored.map((r) => [r.name, r.scale])).toEqual([[releaseDbName(1), "legacy"], [releaseDbName(2), "current"]]);
-      expect(stored[0]!.legacy).toBeGreaterThan(0);
-      expect(stored[1]).toMatchObject({ legacy: 0, ratings: expect.any(Number) as number });
-      expect(stored[1]!.ratings).toBeGreaterThan(0);
-    } finally {
-      db.close();
-    }
+    const stored = (await storedTable(join(d, "coverage.sqlite"), "releases"))
+      .filter((r) => r.lookup === "mobile")
+      .map((r) => ({ name: r.name, scale: r.scale, ratings: r.scale_ratings, legacy: r.scale_legacy_ratings })) as { name: string; scale: string; ratings: number; legacy: number }[];
+    expect(stored.map((r) => [r.name, r.scale])).toEqual([[releaseDbName(1), "legacy"], [releaseDbName(2), "current"]]);
+    expect(stored[0]!.legacy).toBeGreaterThan(0);
+    expect(stored[1]).toMatchObject({ legacy: 0, ratings: expect.any(Number) as number });
+    expect(stored[1]!.ratings).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -4,7 +4,8 @@
 // postcodes.csv (the API's or Ofcom's), and the quota goes to postcodes whose premises fall in more
 // than one speed band before those Ofcom's files put wholly in one. The bands expected are counted
 // here from the simulator's addresses, not read back from the import.
-import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { openStore } from "../src/store/open-store.js";
+import { storedTable } from "./helpers/stored.js";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
@@ -51,10 +52,10 @@ describe("open data beside the API over a month of nights", () => {
         // --retention none: this list outgrows the quota, and the order of first answers is what is tested here
         const flags = { in: input, baseUrl: sim.url, lookups: "broadband", monthlyQuota: String(QUOTA), openData: join(d, archive.name), probe: 0, retention: "none" };
         const r = await runIn(d, { ...flags, reports: night === 0 }, env, { clock });
-        const store = openSqliteStore(dbPath, { readonly: true });
-        const db = store.db;
+        const store = await openStore(dbPath, { readonly: true });
         try {
-          const fetched = db.prepare("SELECT postcode FROM lookups WHERE lookup = 'broadband' AND run_id = ?").pluck().all(r.runId) as string[];
+          const answers = await storedTable(store, "postcodes");
+          const fetched = answers.filter((l) => l.lookup === "broadband" && l.run_id === r.runId).map((l) => l.postcode as string);
           for (const p of fetched) if (!fetchedBy.has(p)) fetchedBy.set(p, night);
           if (night === 0) {
             // the plan said how many of each wait, and status says what remains
@@ -71,7 +72,7 @@ describe("open data beside the API over a month of nights", () => {
             expect(r.logs.some((l) => l.includes("not read again"))).toBe(false);
           } else expect(r.logs.some((l) => l.includes("not read again")), `night ${night}`).toBe(true);
         } finally {
-          db.close();
+          await store.close();
         }
         if (night === 0) {
           // night one: every postcode has a figure, from the API or from Ofcom's files

@@ -6,13 +6,12 @@ import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, re
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
+import { openStore } from "../src/store/open-store.js";
 import { writeReports } from "../src/report/index.js";
 import { acquireOutLock, isStale, OUT_LOCK_FILE, OutLockedError, type LockOwner } from "../src/report/out-lock.js";
 import { clearDebris, debrisPrefix, parseDebrisName } from "../src/report/out-debris.js";
 import { asNextWriter, exportTree, exportProblems, reportSetProblems } from "../soak/whole-set.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
-import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 
 const KEY = "Hq3-vN8w-Xp2k-Lm5-Zr7";
 const SEED = 5;
@@ -112,11 +111,11 @@ describe("the --out lock", () => {
     try {
       const before = readdirSync(out).map((f) => [f, readFileSync(join(out, f), "utf8")]);
       const other = acquireOutLock(out, { command: "report", isAlive: () => true });
-      const db = openDatabase(dbPath, { readonly: true });
+      const db = await openStore(dbPath, { readonly: true });
       try {
-        await expect(writeReports(sqliteSnapshotSource(db), { outDir: out })).rejects.toThrow(OutLockedError);
+        await expect(writeReports(db, { outDir: out })).rejects.toThrow(OutLockedError);
       } finally {
-        db.close();
+        await db.close();
       }
       const r = await runIn(d, { in: input, baseUrl: url, refresh: true }, env);
       expect(r.exitCode).toBe(1);
@@ -188,13 +187,13 @@ describe("what a killed writer leaves", () => {
     expect(reportSetProblems(out)).toEqual([]);
     // and the next writer does it itself
     mkdirSync(staging);
-    const db = openDatabase(dbPath, { readonly: true });
+    const db = await openStore(dbPath, { readonly: true });
     try {
       const warnings: string[] = [];
-      await writeReports(sqliteSnapshotSource(db), { outDir: out, onWarning: (m) => warnings.push(m) });
+      await writeReports(db, { outDir: out, onWarning: (m) => warnings.push(m) });
       expect(warnings).toContain(`removed ${staging.split("/").pop()}, left by a writer that is no longer running`);
     } finally {
-      db.close();
+      await db.close();
     }
     expect(reportSetProblems(out)).toEqual([]);
   });

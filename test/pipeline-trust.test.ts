@@ -1,12 +1,12 @@
 // Issue 10.9 and 10.10 in the pipeline: one process, a batch outliving its parent, an unexpected failure
 // keeping its counts, and `status` showing a running batch's progress.
-import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { openStore } from "../src/store/open-store.js";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
 import { createLogger } from "../src/log/logger.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
+import { withStore } from "./helpers/stored.js";
 import { runningProgress, formatRunningProgress } from "../src/cli/running-progress.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { instantSleepClock } from "./helpers/fake-clock.js";
@@ -111,11 +111,8 @@ describe("status of a running batch", () => {
     const input = writeCsv(d, "in.csv", ["postcode", ...POSTCODES]);
     // a batch that gets through 30 of its 80 lookups before it is cut short, then looks running
     expect((await runIn(d, { in: input, baseUrl: s.url, maxRequests: 30 }, env)).exitCode).toBe(3);
-    const w = openDatabase(db);
-    const started = Date.parse((w.prepare("SELECT started_at FROM runs").pluck().get() as string));
-    w.prepare("UPDATE runs SET state = 'running'").run();
-    w.close();
-    const h = openSqliteStore(db, { readonly: true });
+    const started = Date.parse(await looksRunning(db, 1, 3));
+    const h = await openStore(db, { readonly: true });
     try {
       // 30 fetched in 60 s: 50 more take 100 s
       const view = await runningProgress(h, started + 60_000);
@@ -134,10 +131,8 @@ describe("status of a running batch", () => {
     expect((await runIn(d, { in: input, baseUrl: s.url }, env)).exitCode).toBe(0);
     // every answer is stored and fresh; a --refresh gets through 20 of its 80 before it is cut short
     expect((await runIn(d, { in: input, baseUrl: s.url, refresh: true, maxRequests: 20 }, env)).exitCode).toBe(3);
-    const w = openDatabase(db);
-    w.prepare("UPDATE runs SET state = 'running' WHERE id = 2").run();
-    w.close();
-    const h = openSqliteStore(db, { readonly: true });
+    await looksRunning(db, 2, 3);
+    const h = await openStore(db, { readonly: true });
     try {
       expect(await runningProgress(h, Date.now())).toMatchObject({ runId: 2, pairs: 80, toFetch: 80, fetched: 20, reused: 0 });
     } finally {
@@ -145,3 +140,16 @@ describe("status of a running batch", () => {
     }
   });
 });
+
+/** Makes a finished run (its exit code as it ended) look as if it were still running, as a killed batch leaves it; returns its start. */
+function looksRunning(db: string, runId: number, exitCode: number): Promise<string> {
+  return withStore(
+    db,
+    async (store) => {
+      const facts = (await store.runs.facts(runId))!;
+      await store.runs.setExit(runId, exitCode, facts.message, "running");
+      return facts.startedAt;
+    },
+    {},
+  );
+}

@@ -5,7 +5,7 @@
 import pg from "pg";
 import { afterEach, describe, expect, test } from "vitest";
 import { SNAPSHOT_BATCH_ROWS } from "../src/store/snapshot.js";
-import { openPostgresStore } from "../src/store/postgres/postgres-store.js";
+import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 import { formatStatus } from "../src/report/status-text.js";
 import { DatabaseError } from "../src/store/types.js";
@@ -21,7 +21,7 @@ describe.skipIf(skip)("reports on a PostgreSQL store", () => {
     await Promise.all(opened.splice(0).map((s) => s.close()));
   });
   async function open(url: string, readonly = false): Promise<Store> {
-    const store = await openPostgresStore(url, { readonly, isAlive: () => true });
+    const store = await openStore(url, { readonly, isAlive: () => true });
     opened.push(store);
     return store;
   }

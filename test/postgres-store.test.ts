@@ -4,7 +4,7 @@
 import pg from "pg";
 import { afterEach, describe, expect, test } from "vitest";
 import { OPEN_DATA_COLUMNS } from "../src/spec/open-data.js";
-import { openPostgresStore } from "../src/store/postgres/postgres-store.js";
+import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 import { DatabaseError } from "../src/store/types.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
@@ -20,7 +20,7 @@ describe.skipIf(skip)("the PostgreSQL store", () => {
   });
   async function open(url?: string, readonly = false): Promise<{ store: Store; url: string; sql: pg.Pool }> {
     const u = url ?? (await freshPostgresDatabase({ schema: true }));
-    const store = await openPostgresStore(u, { readonly, isAlive: () => true });
+    const store = await openStore(u, { readonly, isAlive: () => true });
     const sql = new pg.Pool({ connectionString: u, max: 1 });
     opened.push(store, { close: () => sql.end() });
     return { store, url: u, sql };
@@ -119,7 +119,7 @@ describe.skipIf(skip)("the PostgreSQL store", () => {
 
   test("a read-only store (status) refuses a database without the schema and changes nothing; it still takes report snapshots", async () => {
     const url = await freshPostgresDatabase();
-    await expect(openPostgresStore(url, { readonly: true })).rejects.toThrow(DatabaseError);
+    await expect(openStore(url, { readonly: true })).rejects.toThrow(DatabaseError);
     const { store } = await open(url);
     await newRun(store);
     const { store: reader } = await open(url, true);

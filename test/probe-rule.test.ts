@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeRule, type ProbeSituation } from "../src/plan/probe-rule.js";
 import { orderNeeds, PROBE_MIN_AGE_MS } from "../src/plan/plan.js";
 import type { Candidate } from "../src/store/types.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
+import { withStore } from "./helpers/stored.js";
 import { generatePostcodes } from "../src/simulator/index.js";
 import { dayClock } from "./helpers/fake-clock.js";
 import { runIn, tempDir, type HarnessRun } from "./helpers/batch-harness.js";
@@ -55,15 +55,11 @@ describe("the demo, run again", () => {
     expect(second.exitCode).toBe(0);
     expect(requests(second)).toBe(0);
     expect(second.logs.join("\n")).toMatch(/broadband: 0 to fetch \(nothing\), 300 fresh \(no probes: the release was checked today/);
-    const db = openDatabase(join(dir, "coverage.sqlite"), { readonly: true });
-    try {
-      expect(db.prepare("SELECT lookup, how, run_id FROM release_checks ORDER BY lookup").all()).toEqual([
-        { lookup: "broadband", how: "answers", run_id: first.runId },
-        { lookup: "mobile", how: "answers", run_id: first.runId },
-      ]);
-    } finally {
-      db.close();
-    }
+    const checks = await withStore(join(dir, "coverage.sqlite"), async (store) => [await store.releaseChecks.lastCheck("broadband"), await store.releaseChecks.lastCheck("mobile")]);
+    expect(checks.map((c) => c && { lookup: c.lookup, how: c.how, run_id: c.runId })).toEqual([
+      { lookup: "broadband", how: "answers", run_id: first.runId },
+      { lookup: "mobile", how: "answers", run_id: first.runId },
+    ]);
     const nextDay = await runIn(dir, demo, {}, { clock: day(1) });
     expect(nextDay.stats!.broadband.requests).toBe(20);
     expect(nextDay.stats!.mobile.requests).toBe(20);

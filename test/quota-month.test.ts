@@ -1,16 +1,17 @@
 // Issue 12 end to end: the nightly batch over simulated months (an injected clock, no sleeping)
 // with --monthly-quota 100 on a 140-postcode list fetched the month before, 10 postcodes added on
 // March 8 and a new release arriving on March 12.
-import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
-import { rmSync } from "node:fs";
+import { copyFileSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
+import { openStore } from "../src/store/open-store.js";
+import { quotaPeriod } from "../src/plan/quota-plan.js";
 import { quotaStatus } from "../src/plan/quota-status.js";
 import { LOOKUPS, type Lookup } from "../src/spec/fields.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
+import { storedTable, withStore } from "./helpers/stored.js";
 
 const KEY = "quota-key-71c0-Tw5";
 const SEED = 13;
@@ -26,28 +27,26 @@ describe("quota planner over a month", () => {
     const [initial, added] = [all.slice(0, 130), all.slice(130)];
     const input = (list: string[]) => writeCsv(d, "in.csv", ["postcode", ...list]);
     const dbPath = join(d, "coverage.sqlite");
-    const query = <T>(sql: string, ...params: unknown[]) => {
-      const db = openDatabase(dbPath, { readonly: true });
-      try {
-        return db.prepare(sql).all(...params) as T[];
-      } finally {
-        db.close();
-      }
-    };
+    /** Requests the ledger counts for the lookup in the calendar-month period starting `key`. */
+    const used = (lookup: Lookup, key: string) => withStore(dbPath, (store) => store.ledger.used(lookup, key, clock.t));
     const clock = new FakeClock(Date.parse("2026-02-01T02:00:00Z"));
     let sim: Simulator = await startSimulator({ port: 0, seed: SEED, key: KEY, release: 1 });
     try {
       // the month before: everything fetched without a quota
       expect((await runIn(d, { in: input(initial), baseUrl: sim.url, probe: 0, reports: false }, env, { clock })).exitCode).toBe(0);
 
+      /** The stored answers of the lookup not on its newest release. */
       const stale = (lookup: Lookup) =>
-        query<{ postcode: string; fetched_at: string }>(
-          `SELECT postcode, fetched_at FROM lookups WHERE lookup = ?
-              AND release IS NOT (SELECT name FROM releases WHERE lookup = ? ORDER BY id DESC LIMIT 1)`,
-          lookup,
-          lookup,
-        );
-      const releases = (lookup: Lookup) => query<{ n: number }>("SELECT COUNT(*) AS n FROM releases WHERE lookup = ?", lookup)[0]!.n;
+        withStore(dbPath, async (store) => {
+          const newest = (await store.releases.newest(lookup))?.name ?? null;
+          const out: { postcode: string; fetched_at: string }[] = [];
+          for (const p of all) {
+            const answer = await store.answers.get(p.replace(" ", ""), lookup);
+            if (answer && answer.release !== newest) out.push({ postcode: answer.postcode, fetched_at: answer.fetchedAt });
+          }
+          return out;
+        });
+      const releases = async (lookup: Lookup) => (await storedTable(dbPath, "releases")).filter((r) => r.lookup === lookup).length;
       const detected: Partial<Record<Lookup, string>> = {};
       const predicted: Partial<Record<Lookup, string>> = {};
       const finished: Partial<Record<Lookup, string>> = {};
@@ -62,7 +61,9 @@ describe("quota planner over a month", () => {
           sim = await startSimulator({ port: 0, seed: SEED, key: KEY, release: 2 });
         }
         const list = date >= "2026-03-08" ? all : initial;
-        const before = Object.fromEntries(LOOKUPS.map((l) => [l, stale(l)])) as Record<Lookup, { postcode: string; fetched_at: string }[]>;
+        const before = { broadband: await stale("broadband"), mobile: await stale("mobile") };
+        const period = quotaPeriod(clock.t).key;
+        const usedBefore = { broadband: await used("broadband", period), mobile: await used("mobile", period) };
         const r = await runIn(d, { in: input(list), baseUrl: sim.url, monthlyQuota: String(QUOTA), maxAge: "60d", retention: "none", reports: false }, env, { clock });
         // every postcode has an answer: deferred refreshes do not make a failure; the summary counts them
         expect(r.exitCode, `exit on ${date}`).toBe(0);
@@ -70,26 +71,27 @@ describe("quota planner over a month", () => {
         for (const lookup of LOOKUPS) nightsDeferring[lookup] += summary.deferredRefreshes![lookup] > 0 ? 1 : 0;
 
         for (const lookup of LOOKUPS) {
-          const sent = query<{ n: number }>("SELECT COUNT(*) AS n FROM request_ledger WHERE run_id = ? AND lookup = ?", r.runId, lookup)[0]!.n;
+          // what the ledger recorded tonight (one run at a time, all in tonight's period)
+          const sent = (await used(lookup, period)) - usedBefore[lookup];
           if (date === "2026-03-08") {
             // the 20 new postcodes are fetched the night they appear
-            const fetched = query<{ postcode: string }>(`SELECT postcode FROM lookups WHERE lookup = ? AND run_id = ?`, lookup, r.runId).map((x) => x.postcode);
+            const fetched = (await storedTable(dbPath, "postcodes")).filter((x) => x.lookup === lookup && x.run_id === r.runId).map((x) => x.postcode);
             for (const p of added) expect(fetched).toContain(p.replace(" ", ""));
             refreshSpend[lookup].push(sent - added.length);
           } else refreshSpend[lookup].push(sent);
 
           // the new release: oldest answers first, then exactly as status predicted
           const was = before[lookup];
-          const now = new Set(stale(lookup).map((x) => x.postcode));
-          if (releases(lookup) === 2 && was.length > 0) {
+          const now = new Set((await stale(lookup)).map((x) => x.postcode));
+          if ((await releases(lookup)) === 2 && was.length > 0) {
             const moved = was.filter((x) => !now.has(x.postcode));
             const waiting = was.filter((x) => now.has(x.postcode));
             if (moved.length > 0 && waiting.length > 0)
               expect(moved.map((x) => x.fetched_at).sort().at(-1)! <= waiting.map((x) => x.fetched_at).sort()[0]!).toBe(true);
           }
-          if (!detected[lookup] && releases(lookup) === 2) {
+          if (!detected[lookup] && (await releases(lookup)) === 2) {
             detected[lookup] = date;
-            const store = openSqliteStore(dbPath, { readonly: true });
+            const store = await openStore(dbPath, { readonly: true });
             try {
               predicted[lookup] = (await quotaStatus(store, clock.t + 3600_000)).find((q) => q.lookup === lookup)!.finishDate!;
             } finally {
@@ -101,9 +103,11 @@ describe("quota planner over a month", () => {
       }
 
       // the ledger never exceeds the quota in any period
-      const periods = query<{ period: string; lookup: string; n: number }>(
-        "SELECT period, lookup, COUNT(*) AS n FROM request_ledger WHERE period >= '2026-03-01' GROUP BY period, lookup",
-      );
+      const months = [...new Set(Array.from({ length: Math.round((clock.t - Date.parse("2026-03-01T02:00:00Z")) / DAY) + 1 }, (_, i) => quotaPeriod(Date.parse("2026-03-01T02:00:00Z") + i * DAY).key))];
+      const periods: { period: string; lookup: string; n: number }[] = [];
+      for (const period of months) for (const lookup of LOOKUPS) periods.push({ period, lookup, n: await used(lookup, period) });
+      // every request of these nights is in one of their periods
+      expect(periods.reduce((sum, p) => sum + p.n, 0)).toBe(LOOKUPS.reduce((sum, l) => sum + refreshSpend[l].reduce((a, b) => a + b, 0), 0) + 2 * added.length);
       expect(periods.length).toBeGreaterThanOrEqual(4);
       for (const p of periods) expect(p.n, `${p.lookup} in ${p.period}`).toBeLessThanOrEqual(QUOTA);
       // and spends nearly all of March's
@@ -182,13 +186,10 @@ describe("quota planner over a month", () => {
           nights.push(r.counts!.requests);
         }
         expect(nights).toEqual([5, 5, 5, 5, 5, 5]);
-        const db = openDatabase(join(e, "coverage.sqlite"), { readonly: true });
-        try {
-          expect(db.prepare("SELECT COUNT(*) FROM lookups WHERE fetched_at < '2026-05-26'").pluck().get()).toBe(0);
-          expect(db.prepare("SELECT COUNT(*) FROM refresh_marks").pluck().get()).toBe(0);
-        } finally {
-          db.close();
-        }
+        expect((await storedTable(join(e, "coverage.sqlite"), "postcodes")).filter((l) => (l.fetched_at as string) < "2026-05-26")).toHaveLength(0);
+        // no refresh is left in progress: asked on a copy, the store starts a new one now rather than continuing one
+        for (const end of ["", "-wal"]) if (existsSync(join(e, `coverage.sqlite${end}`))) copyFileSync(join(e, `coverage.sqlite${end}`), join(e, `copy.sqlite${end}`));
+        expect(await withStore(join(e, "copy.sqlite"), (store) => store.plan.refreshMark("broadband", "now", 1), {})).toBe("now");
       } finally {
         await sim.close();
       }

@@ -5,14 +5,14 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
-import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
-import { allowance, quotaPeriod, runsLeft } from "../src/plan/quota-plan.js";
+import { openStore } from "../src/store/open-store.js";
+import { allowance, quotaPeriod, runsLeft, type PeriodRule } from "../src/plan/quota-plan.js";
 import { formatQuotaStatus, quotaStatus } from "../src/plan/quota-status.js";
 import { buildConfig } from "../src/cli/batch-config.js";
 import { storedRule } from "../src/plan/quota-period.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
+import { withStore } from "./helpers/stored.js";
 
 const KEY = "qp-7a1c-Hb20-93xe-L0pz";
 const SEED = 17;
@@ -23,41 +23,38 @@ const MARCH_1 = Date.parse("2026-03-01T02:00:00Z");
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-/** Nights from March 1; per night, the requests the ledger recorded. */
-async function nights(count: number, period: Record<string, string>): Promise<{ sent: number[]; keys: string[]; status: string }> {
+/**
+ * Nights from March 1; per night, the requests the ledger recorded (in the period of that night
+ * under `rule`, the rule the flags give); the periods whose ledger holds requests, when every
+ * request the runs sent is in one of the periods the nights fell in.
+ */
+async function nights(count: number, period: Record<string, string>, rule: PeriodRule): Promise<{ sent: number[]; keys: string[]; status: string }> {
   const d = tempDir("pcc-period-");
   dirs.push(d);
   const input = writeCsv(d, "in.csv", ["postcode", ...generatePostcodes(SEED, 60)]);
   const sim = await startSimulator({ port: 0, seed: SEED, key: KEY });
   const clock = new FakeClock(MARCH_1);
   const sent: number[] = [];
+  let requests = 0;
+  const dbPath = join(d, "coverage.sqlite");
+  const used = (key: string) => withStore(dbPath, (store) => store.ledger.used("broadband", key, clock.t));
   let status = "";
   try {
     for (let night = 0; night < count; night++) {
       clock.t = MARCH_1 + night * DAY;
       const flags = { in: input, baseUrl: sim.url, lookups: "broadband", monthlyQuota: String(QUOTA), probe: 0, reports: false, retention: "none", maxAge: "60d", ...period };
+      const key = quotaPeriod(clock.t, rule).key;
+      const before = night === 0 ? 0 : await used(key);
       const r = await runIn(d, flags, env, { clock });
-      const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
-      try {
-        sent.push(db.prepare("SELECT COUNT(*) FROM request_ledger WHERE run_id = ?").pluck().get(r.runId) as number);
-      } finally {
-        db.close();
-      }
-      if (night === 0) {
-        const store = openSqliteStore(join(d, "coverage.sqlite"), { readonly: true });
-        try {
-          status = formatQuotaStatus(await quotaStatus(store, clock.t + 3600_000));
-        } finally {
-          store.db.close();
-        }
-      }
+      sent.push((await used(key)) - before);
+      requests += r.counts!.requests;
+      if (night === 0) status = await withStore(dbPath, async (store) => formatQuotaStatus(await quotaStatus(store, clock.t + 3600_000)));
     }
-    const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
-    try {
-      return { sent, keys: db.prepare("SELECT DISTINCT period FROM request_ledger ORDER BY period").pluck().all() as string[], status };
-    } finally {
-      db.close();
-    }
+    const keys = [...new Set(Array.from({ length: count }, (_, night) => quotaPeriod(MARCH_1 + night * DAY, rule).key))];
+    const spent = await Promise.all(keys.map(used));
+    // every request sent is in the ledger, in these periods: no other period holds any
+    expect(spent.reduce((a, b) => a + b, 0)).toBe(requests);
+    return { sent, keys: keys.filter((_, i) => spent[i]! > 0), status };
   } finally {
     await sim.close();
   }
@@ -65,7 +62,7 @@ async function nights(count: number, period: Record<string, string>): Promise<{ 
 
 describe("--quota-period", () => {
   it("28 days from --quota-start: the second period starts on March 29, not April 1", async () => {
-    const rolling = await nights(32, { quotaPeriod: "28", quotaStart: "2026-03-01" });
+    const rolling = await nights(32, { quotaPeriod: "28", quotaStart: "2026-03-01" }, { days: 28, startMs: Date.parse("2026-03-01T00:00:00Z") });
     expect(rolling.sent[0]).toBe(QUOTA);
     // the 20 postcodes left wait for the next period, which starts on night 28 (March 29)
     expect(rolling.sent.slice(1, 28).every((n) => n === 0)).toBe(true);
@@ -73,7 +70,7 @@ describe("--quota-period", () => {
     expect(rolling.keys).toEqual(["2026-03-01", "2026-03-29"]);
     expect(rolling.status).toContain("broadband: 40 of 40 used this period (2026-03-01 to 2026-03-28), 0 remaining");
 
-    const month = await nights(32, {});
+    const month = await nights(32, {}, 1);
     expect(month.sent[0]).toBe(QUOTA);
     expect(month.sent.slice(1, 31).every((n) => n === 0)).toBe(true);
     expect(month.sent[31]).toBe(20);
@@ -105,7 +102,7 @@ describe("--quota-period", () => {
     } finally {
       await sim.close();
     }
-    const store = openSqliteStore(join(d, "coverage.sqlite"), { readonly: true });
+    const store = await openStore(join(d, "coverage.sqlite"), { readonly: true });
     try {
       const rule = await storedRule(store, { days: 28, startMs: Date.parse("2026-03-05T00:00:00Z") }, ["broadband"]);
       const p = quotaPeriod(MARCH_1 + DAY, rule);
@@ -113,7 +110,7 @@ describe("--quota-period", () => {
       expect([new Date(p.startMs).toISOString().slice(0, 19), new Date(p.endMs).toISOString().slice(0, 19)]).toEqual(["2026-03-01T02:00:00", "2026-03-29T02:00:00"]);
       expect(formatQuotaStatus(await quotaStatus(store, MARCH_1 + 3600_000))).toContain("used this period (2026-03-01 to 2026-03-28)");
     } finally {
-      store.db.close();
+      await store.close();
     }
   });
 

@@ -9,10 +9,9 @@ import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPORT_FILES, writeReports } from "../src/report/index.js";
 import { DEFAULT_PROVIDERS } from "../src/spec/fields.js";
-import type { Db } from "../src/store/sqlite/db.js";
-import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
+import type { Store } from "../src/store/store.js";
 import { SNAPSHOT_BATCH_ROWS } from "../src/store/snapshot.js";
-import { addRun, buildFixtureDb, FIXED_NOW, writeAnswers } from "./fixtures/report-golden/build-fixture.js";
+import { addRun, buildFixture, FIXED_NOW, writeAnswers } from "./fixtures/report-golden/build-fixture.js";
 
 const ratings = (uprn: number) => DEFAULT_PROVIDERS.flatMap((_, p) => Array.from({ length: 8 }, (_, i) => (uprn + p + i) % 5));
 const speeds = (uprn: number) => [uprn % 40, 1, uprn % 7 === 0 ? -1 : uprn / 4, 5, -1, -1, uprn % 90, 2];
@@ -35,21 +34,21 @@ const PLACES = {
 };
 
 let dir: string;
-let db: Db;
+let db: Store;
 let runId: number;
 const out = () => join(dir, "out");
 const read = (name: string, at = out()) => parse(readFileSync(join(at, name)), { bom: true }) as string[][];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "pcc-merge-"));
-  ({ db } = buildFixtureDb(join(dir, "coverage.sqlite")));
+  ({ store: db } = await buildFixture(join(dir, "coverage.sqlite")));
   const postcodes = Object.keys(PLACES).map((p) => `${p.slice(0, -3)} ${p.slice(-3)}`);
-  runId = addRun(db, postcodes.map((p, i) => [String(i), p, ""]), ["broadband", "mobile"]);
-  for (const [postcode, place] of Object.entries(PLACES)) writeAnswers(db, runId, postcode, place, ["broadband", "mobile"]);
-  await writeReports(sqliteSnapshotSource(db), { outDir: out(), runId, now: () => FIXED_NOW });
+  runId = await addRun(db, postcodes.map((p, i) => [String(i), p, ""]), ["broadband", "mobile"]);
+  for (const [postcode, place] of Object.entries(PLACES)) await writeAnswers(db, runId, postcode, place, ["broadband", "mobile"]);
+  await writeReports(db, { outDir: out(), runId, now: () => FIXED_NOW });
 });
-afterAll(() => {
-  db.close();
+afterAll(async () => {
+  await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -85,7 +84,7 @@ describe("coverage.csv from the broadband and mobile streams in one pass", () =>
     for (const names of [["coverage.csv"], ["mobile.csv"], ["broadband.csv", "coverage.csv"]]) {
       const at = join(dir, names.join("+"));
       const files = REPORT_FILES.filter((f) => names.includes(f.name));
-      const result = await writeReports(sqliteSnapshotSource(db), { outDir: at, runId, now: () => FIXED_NOW, files });
+      const result = await writeReports(db, { outDir: at, runId, now: () => FIXED_NOW, files });
       expect(result.files.map((f) => f.slice(at.length + 1))).toEqual(names);
       for (const name of names) expect(readFileSync(join(at, name)).equals(readFileSync(join(out(), name)))).toBe(true);
     }

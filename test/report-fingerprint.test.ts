@@ -5,12 +5,11 @@ import { readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
+import { openStore } from "../src/store/open-store.js";
 import { writeReports } from "../src/report/index.js";
 import { optionsKey } from "../src/report/fingerprint.js";
 import { dayClock } from "./helpers/fake-clock.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
-import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 
 const KEY = "test-key-fingerprint";
 const env = { COVERAGE_API_KEY: KEY };
@@ -104,12 +103,12 @@ describe("report set fingerprint", () => {
     const { dir, input, out } = setup();
     const first = await runIn(dir, { in: input, baseUrl: sim.url }, env);
     // npm run report with another good rating over the batch's set: always written.
-    const db = openDatabase(join(dir, "coverage.sqlite"));
+    const db = await openStore(join(dir, "coverage.sqlite"));
     const before = files(out);
     try {
-      await writeReports(sqliteSnapshotSource(db), { outDir: out, runId: first.runId!, goodRating: 3 });
+      await writeReports(db, { outDir: out, runId: first.runId!, goodRating: 3 });
     } finally {
-      db.close();
+      await db.close();
     }
     expect(files(out)["mobile.csv"]).not.toBe(before["mobile.csv"]);
     const afterOption = await runIn(dir, { in: input, baseUrl: sim.url }, env);
@@ -127,12 +126,12 @@ describe("report set fingerprint", () => {
     const { dir, input, out } = setup();
     const first = await runIn(dir, { in: input, baseUrl: sim.url }, env);
     const before = files(out);
-    const db = openDatabase(join(dir, "coverage.sqlite"));
+    const db = await openStore(join(dir, "coverage.sqlite"));
     try {
       // 4: the good rating of the simulator's (current) scale
-      await writeReports(sqliteSnapshotSource(db), { outDir: out, runId: first.runId!, goodRating: 4, bom: true });
+      await writeReports(db, { outDir: out, runId: first.runId!, goodRating: 4, bom: true });
     } finally {
-      db.close();
+      await db.close();
     }
     expect(files(out)["summary.json"]).not.toBe(before["summary.json"]);
     // Explicit defaults are the same set as implicit ones.

@@ -11,11 +11,9 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReportError, writeReports } from "../src/report/index.js";
 import { loadAreaFile, readAreaHeader } from "../src/report/area-file.js";
-import { AREA_TABLE } from "../src/store/sql/report/postcode-table.js";
-import type { Db } from "../src/store/sqlite/db.js";
-import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
+import type { Store } from "../src/store/store.js";
+import { addRun, buildFixture, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 import { independentGroups, type Expected } from "./helpers/independent-figures.js";
-import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 
 const COLUMNS = ["id", "Post Code", "region"];
 const ROWS = [
@@ -29,15 +27,15 @@ const ROWS = [
 ];
 
 let dir: string;
-let db: Db;
+let db: Store;
 let runId: number;
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "pcc-groups-"));
-  ({ db } = buildFixtureDb(join(dir, "coverage.sqlite")));
-  runId = addRun(db, ROWS, ["broadband", "mobile"], false, COLUMNS);
+  ({ store: db } = await buildFixture(join(dir, "coverage.sqlite")));
+  runId = await addRun(db, ROWS, ["broadband", "mobile"], false, COLUMNS);
 });
-afterAll(() => {
-  db.close();
+afterAll(async () => {
+  await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -85,7 +83,7 @@ describe("groups.csv", () => {
       "M11AE,M1 1AE,Piccadilly",
     ]);
     const warnings: string[] = [];
-    const result = await writeReports(sqliteSnapshotSource(db), {
+    const result = await writeReports(db, {
       outDir: out,
       runId,
       now: () => FIXED_NOW,
@@ -95,7 +93,7 @@ describe("groups.csv", () => {
     });
     expect(result.files.map((f) => f.slice(out.length + 1))).toContain("groups.csv");
     const wards = new Map([["CF101AA", "Cathays"], ["SW1A2AA", "St James's"]]);
-    const expected = independentGroups(db, runId, 3, [
+    const expected = await independentGroups(db, runId, 3, [
       { name: "region", valueOf: (cells) => cells[2] },
       { name: "district", valueOf: (_, p) => (p === null ? "(invalid postcode)" : p.slice(0, -3)) },
       { name: "sector", valueOf: (_, p) => (p === null ? "(invalid postcode)" : `${p.slice(0, -3)} ${p.at(-3)}`) },
@@ -115,21 +113,21 @@ describe("groups.csv", () => {
 
   it("by default groups by the postcode's area and district; --group-by none writes no groups.csv", async () => {
     const out = join(dir, "default");
-    await writeReports(sqliteSnapshotSource(db), { outDir: out, runId, now: () => FIXED_NOW });
+    await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW });
     expect([...new Set(read(join(out, "groups.csv")).map((r) => r.Dimension))]).toEqual(["area", "district"]);
     expect(read(join(out, "groups.csv")).filter((r) => r.Dimension === "area").map((r) => r.Group)).toEqual(["B", "CF", "SW", "(invalid postcode)"]);
-    const none = await writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "none"), runId, now: () => FIXED_NOW, groupBy: [] });
+    const none = await writeReports(db, { outDir: join(dir, "none"), runId, now: () => FIXED_NOW, groupBy: [] });
     expect(none.files.some((f) => f.endsWith("groups.csv"))).toBe(false);
   });
 
   it("an unknown --group-by name or an area file without a postcode column is a ReportError naming it", async () => {
-    await expect(writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "x"), runId, groupBy: ["regoin"] })).rejects.toThrow(
+    await expect(writeReports(db, { outDir: join(dir, "x"), runId, groupBy: ["regoin"] })).rejects.toThrow(
       /--group-by "regoin": no such column; the names available are "area", "district", "sector", "id", "Post Code", "region"/,
     );
-    await expect(writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "x"), runId, groupBy: ["region"], areaFile: areaFile(["code,ward", "x,y"]) })).rejects.toThrow(
+    await expect(writeReports(db, { outDir: join(dir, "x"), runId, groupBy: ["region"], areaFile: areaFile(["code,ward", "x,y"]) })).rejects.toThrow(
       ReportError,
     );
-    await expect(writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "x"), runId, areaFile: join(dir, "missing.csv") })).rejects.toThrow(
+    await expect(writeReports(db, { outDir: join(dir, "x"), runId, areaFile: join(dir, "missing.csv") })).rejects.toThrow(
       /--area-file .*missing\.csv: cannot read it \(no such file\)/,
     );
   });
@@ -152,19 +150,20 @@ describe("--area-file at scale", () => {
     file.end();
     await once(file, "close");
 
-    // loaded directly: only the in-scope postcodes are kept, whatever the file's size
-    await sqliteSnapshotSource(db).snapshot({ runId }, async (snapshot) => {
+    // loaded directly: only the in-scope postcodes are kept, whatever the file's size (what the
+    // snapshot groups by the kept cells is the rows it kept)
+    await db.snapshot({ runId }, async (snapshot) => {
       await snapshot.preparePostcodes(3);
       const load = await loadAreaFile(snapshot, await readAreaHeader(path), ["oslaua"]);
       expect(load).toEqual({ rows: 200_000, invalid: 0, matched: 2, unmatched: 2, located: 0 });
-      expect(db.prepare(`SELECT postcode, cells FROM ${AREA_TABLE} ORDER BY postcode`).raw(true).all()).toEqual([
-        ["CF101AA", '["W06000015"]'],
-        ["SW1A2AA", '["E09000033"]'],
-      ]);
+      await snapshot.prepareGroups([{ source: "area-file", index: 0 }]);
+      const kept: [string, number][] = [];
+      for await (const batch of snapshot.groupTotals([])) for (const g of batch) kept.push([g.group, g.postcodes]);
+      expect(kept).toEqual([["E09000033", 1], ["W06000015", 1], ["(invalid postcode)", 0], ["(unmatched)", 2]]);
     });
 
     const out = join(dir, "big");
-    await writeReports(sqliteSnapshotSource(db), { outDir: out, runId, now: () => FIXED_NOW, groupBy: ["oslaua"], areaFile: path });
+    await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW, groupBy: ["oslaua"], areaFile: path });
     const groups = read(join(out, "groups.csv")).map((r) => [r.Group, r.Postcodes]);
     expect(groups).toEqual([["E09000033", "1"], ["W06000015", "1"], ["(invalid postcode)", "0"], ["(unmatched)", "2"]]);
   });

@@ -10,10 +10,9 @@ import { collectHtmlReportData, SPEED_BIN_EDGES } from "../src/report/html/data.
 import { formatCount, formatShare, formatTime } from "../src/report/html/format.js";
 import { renderHtmlReport, type GroupRow, type HtmlReportData } from "../src/report/html/index.js";
 import { worstGroups, WORST_GROUPS } from "../src/report/html/sections/groups.js";
-import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 import { computeSummary, type Summary } from "../src/report/summary.js";
-import type { Db } from "../src/store/sqlite/db.js";
-import { buildFixtureDb, FIXED_NOW, PLACES } from "./fixtures/report-golden/build-fixture.js";
+import type { Store } from "../src/store/store.js";
+import { buildFixture, FIXED_NOW, PLACES } from "./fixtures/report-golden/build-fixture.js";
 
 /** The SVG marks (bars) ECharts drew inside the figure with this id. */
 function bars(html: string, figureId: string): number {
@@ -33,18 +32,18 @@ function tableRows(html: string, figureId: string): string[][] {
 
 describe("the data module over the fixture database", () => {
   let dir: string;
-  let db: Db;
+  let db: Store;
   let data: HtmlReportData;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "pcc-html-"));
-    db = buildFixtureDb(join(dir, "coverage.sqlite")).db;
-    data = await sqliteSnapshotSource(db).snapshot({}, async (snapshot) => {
+    db = (await buildFixture(join(dir, "coverage.sqlite"))).store;
+    data = await db.snapshot({}, async (snapshot) => {
       await snapshot.preparePostcodes(3);
       return collectHtmlReportData(snapshot, await computeSummary(snapshot, 3, FIXED_NOW.toISOString()));
     });
   });
-  afterAll(() => {
-    db.close();
+  afterAll(async () => {
+    await db.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -8,10 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeReports } from "../src/report/index.js";
 import { bestProviders } from "../src/report/property-figures.js";
 import { classifyUprnMiss } from "../src/report/uprn-matching.js";
-import type { Db } from "../src/store/sqlite/db.js";
-import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
+import type { Store } from "../src/store/store.js";
+import { addRun, buildFixture, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 import { expectedProperty } from "./helpers/independent-figures.js";
-import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 
 const COLUMNS = ["id", "Post Code", "uprn"];
 const ROWS = [
@@ -26,15 +25,15 @@ const ROWS = [
 ];
 
 let dir: string;
-let db: Db;
+let db: Store;
 let runId: number;
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "pcc-property-"));
-  ({ db } = buildFixtureDb(join(dir, "coverage.sqlite")));
-  runId = addRun(db, ROWS, ["broadband", "mobile"], false, COLUMNS);
+  ({ store: db } = await buildFixture(join(dir, "coverage.sqlite")));
+  runId = await addRun(db, ROWS, ["broadband", "mobile"], false, COLUMNS);
 });
-afterAll(() => {
-  db.close();
+afterAll(async () => {
+  await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -44,7 +43,7 @@ const expected = (postcode: string, uprn: string) => expectedProperty(db, postco
 describe("--uprn-column", () => {
   it("gives each property its own stored figures, and uprn_not_found when no answer holds it", async () => {
     const out = join(dir, "out");
-    await writeReports(sqliteSnapshotSource(db), { outDir: out, runId, now: () => FIXED_NOW, uprnColumn: "UPRN", groupBy: [] });
+    await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW, uprnColumn: "UPRN", groupBy: [] });
     const rows = parse(readFileSync(join(out, "enriched.csv")), { bom: true, columns: true }) as Record<string, string>[];
     expect(rows.map((r) => [r.id, r.Status])).toEqual([
       ["01", "ok"],
@@ -56,14 +55,14 @@ describe("--uprn-column", () => {
       ["07", "not_found"],
       ["08", "ok"],
     ]);
-    rows.forEach((r, i) => expect(r).toMatchObject(expected(normalised(ROWS[i]![1]!), ROWS[i]![2]!)));
+    for (const [i, r] of rows.entries()) expect(r).toMatchObject(await expected(normalised(ROWS[i]![1]!), ROWS[i]![2]!));
     expect(rows[0]).toMatchObject({ PropertyMaxPredictedDown: "30.5", PropertyTier: "Superfast", PropertyBestProviderIndoors: "ProvA, ProvB, ProvC, ProvD" });
     expect(rows[7]).toMatchObject({ PropertyTier: "Below decent", PropertyBestProviderIndoors: "ProvA" });
     expect(rows[1]).toMatchObject({ PropertyMaxPredictedDown: "", PropertyProvAIndoorDataGood: "yes" });
   });
 
   it("names the columns when the input has no such column", async () => {
-    await expect(writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "x"), runId, uprnColumn: "property" })).rejects.toThrow(
+    await expect(writeReports(db, { outDir: join(dir, "x"), runId, uprnColumn: "property" })).rejects.toThrow(
       '--uprn-column "property": the input has no such column; its columns are "id", "Post Code", "uprn"',
     );
   });
@@ -84,7 +83,7 @@ describe("--uprn-column", () => {
 
   it("a property where every Good column is no has no best provider (--good-rating 4 on ratings of 3)", async () => {
     const out = join(dir, "strict");
-    await writeReports(sqliteSnapshotSource(db), { outDir: out, runId, now: () => FIXED_NOW, uprnColumn: "UPRN", groupBy: [], goodRating: 4 });
+    await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW, uprnColumn: "UPRN", groupBy: [], goodRating: 4 });
     const rows = parse(readFileSync(join(out, "enriched.csv")), { bom: true, columns: true }) as Record<string, string>[];
     const goods = Object.keys(rows[0]!).filter((k) => /^Property.*Good$/.test(k));
     expect(goods).toHaveLength(8);
@@ -105,19 +104,19 @@ describe("--uprn-column says how its UPRNs matched", () => {
       ["05", "B1 1AA", "5"], // its postcode was not found: not counted
       ["06", "SW1A 2AA", ""], // names no UPRN: not counted
     ];
-    const id = addRun(db, rows, ["broadband", "mobile"], false, COLUMNS);
-    const result = await writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "out-matching"), runId: id, now: () => FIXED_NOW, uprnColumn: "uprn", groupBy: [] });
+    const id = await addRun(db, rows, ["broadband", "mobile"], false, COLUMNS);
+    const result = await writeReports(db, { outDir: join(dir, "out-matching"), runId: id, now: () => FIXED_NOW, uprnColumn: "uprn", groupBy: [] });
     expect(result.notes).toEqual([
       "--uprn-column uprn: 1 of 4 UPRNs match an address in their postcode's answer; " +
         "2 look mangled by a spreadsheet (scientific notation, digits lost to rounding: line 3: 1.0002E+11, line 4: 100020000000); " +
         "format the column as text in the spreadsheet, type the UPRNs again and save; " +
         "1 is not in its postcode's answer (line 5: 42)",
     ]);
-    const all = addRun(db, rows.slice(0, 1), ["broadband", "mobile"], false, COLUMNS);
-    const matched = await writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "out-matched"), runId: all, now: () => FIXED_NOW, uprnColumn: "uprn", groupBy: [] });
+    const all = await addRun(db, rows.slice(0, 1), ["broadband", "mobile"], false, COLUMNS);
+    const matched = await writeReports(db, { outDir: join(dir, "out-matched"), runId: all, now: () => FIXED_NOW, uprnColumn: "uprn", groupBy: [] });
     expect(matched.notes).toEqual(["--uprn-column uprn: the 1 UPRN matches an address in its postcode's answer"]);
     // without --uprn-column there is nothing to say
-    expect((await writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "out-plain"), runId: all, now: () => FIXED_NOW, groupBy: [] })).notes).toEqual([]);
+    expect((await writeReports(db, { outDir: join(dir, "out-plain"), runId: all, now: () => FIXED_NOW, groupBy: [] })).notes).toEqual([]);
   });
 
   it("classifies a UPRN that matched nothing from how it looks beside its postcode's UPRNs", () => {

@@ -3,10 +3,9 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { generatePostcodes, simulatedAreaFile, startSimulator, type Simulator } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
+import { openStore } from "../src/store/open-store.js";
 import { REPORT_FILES, ReportSetError, writeReports } from "../src/report/index.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
-import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 
 const KEY = "Hq3-vN8w-Xp2k-Lm5";
 const SEED = 3;
@@ -42,7 +41,7 @@ describe("the report set", () => {
     // every report, and the record of what the set was made from (report/fingerprint.ts)
     // (open-data-vs-api.csv only with Ofcom's open data in the database, which this run has not)
     expect(Object.keys(before).sort()).toEqual([...REPORT_FILES.map((f) => f.name).filter((f) => f !== "open-data-vs-api.csv"), ".fingerprint"].sort());
-    const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
+    const db = await openStore(join(d, "coverage.sqlite"), { readonly: true });
     try {
       const failing = [
         ...REPORT_FILES.slice(0, 5),
@@ -55,11 +54,11 @@ describe("the report set", () => {
         },
         ...REPORT_FILES.slice(5),
       ];
-      const attempt = writeReports(sqliteSnapshotSource(db), { outDir: out, files: failing, now: () => new Date(0) });
+      const attempt = writeReports(db, { outDir: out, files: failing, now: () => new Date(0) });
       await expect(attempt).rejects.toThrow(ReportSetError);
       await expect(attempt).rejects.toThrow(`cannot write the reports: groups.csv: no space left on the device; ${out} keeps its previous reports`);
     } finally {
-      db.close();
+      await db.close();
     }
     // byte for byte the previous set, and no staging left behind
     expect(contents(out)).toEqual(before);
@@ -67,12 +66,12 @@ describe("the report set", () => {
 
   it("from --all drops the files that belong to one run's input, so the set is one run's (or all)", async () => {
     const { d, out } = await goodRun();
-    const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
+    const db = await openStore(join(d, "coverage.sqlite"), { readonly: true });
     try {
-      const result = await writeReports(sqliteSnapshotSource(db), { outDir: out, all: true });
+      const result = await writeReports(db, { outDir: out, all: true });
       expect(result.files.map((f) => f.split("/").pop())).not.toContain("enriched.csv");
     } finally {
-      db.close();
+      await db.close();
     }
     expect(readdirSync(out)).not.toContain("enriched.csv");
     expect(readdirSync(out)).not.toContain("rejects.csv");
@@ -106,13 +105,13 @@ describe("a run that fails before fetching", () => {
 
     const again = join(d, "again");
     mkdirSync(again);
-    const db = openDatabase(join(d, "coverage.sqlite"), { readonly: true });
+    const db = await openStore(join(d, "coverage.sqlite"), { readonly: true });
     try {
-      const result = await writeReports(sqliteSnapshotSource(db), { outDir: again });
+      const result = await writeReports(db, { outDir: again });
       // run 2 (rejected key) read its input; run 3 (missing file) did not
       expect(result.summary.runId).toBe(2);
     } finally {
-      db.close();
+      await db.close();
     }
   });
 });

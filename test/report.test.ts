@@ -9,10 +9,10 @@ import { fileURLToPath } from "node:url";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { headlineLines, ReportError, writeAddressReport, writeReports, type Summary } from "../src/report/index.js";
-import { openDatabase, type Db } from "../src/store/sqlite/db.js";
 import { TIERS } from "../src/figures/definitions.js";
-import { addRun, buildFixtureDb, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
-import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
+import { addRun, buildFixture, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
+import type { Store } from "../src/store/store.js";
+import { storedInputRows, storedTable, withStore } from "./helpers/stored.js";
 
 /** The summary without its estimates (test/estimates-*.test.ts check them): what independentSummary computes. */
 function answeredOnly<T extends { estimates?: unknown }>(summary: T): Omit<T, "estimates"> {
@@ -25,7 +25,7 @@ const FILES = ["broadband.csv", "mobile.csv", "coverage.csv", "postcodes.csv", "
 const WRITTEN = [...FILES, "report.html", "coverage.xlsx"];
 
 let dir: string;
-let db: Db;
+let db: Store;
 let runId: number;
 let out: string;
 let summary: Summary;
@@ -33,15 +33,15 @@ const warnings: string[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "pcc-report-"));
-  ({ db, runId } = buildFixtureDb(join(dir, "coverage.sqlite")));
+  ({ store: db, runId } = await buildFixture(join(dir, "coverage.sqlite")));
   out = join(dir, "out");
-  const result = await writeReports(sqliteSnapshotSource(db), { outDir: out, runId, now: () => FIXED_NOW, onWarning: (m) => warnings.push(m) });
+  const result = await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW, onWarning: (m) => warnings.push(m) });
   summary = result.summary;
   expect(result.files.map((f) => f.slice(out.length + 1))).toEqual(WRITTEN);
   if (process.env.UPDATE_GOLDEN === "1") for (const f of FILES) copyFileSync(join(out, f), join(GOLDEN, f));
 });
-afterAll(() => {
-  db.close();
+afterAll(async () => {
+  await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -81,16 +81,15 @@ describe("report files", () => {
     expect(addresses).toContain('Flat "A", 11 Downing Street');
 
     const plain = join(dir, "plain");
-    await writeReports(sqliteSnapshotSource(db), { outDir: plain, runId, bom: false, now: () => FIXED_NOW });
+    await writeReports(db, { outDir: plain, runId, bom: false, now: () => FIXED_NOW });
     const text = readFileSync(join(plain, "broadband.csv"), "utf8");
     expect(text.startsWith("PostCode,UPRN,")).toBe(true);
     expect(readFileSync(join(out, "broadband.csv"), "utf8")).toBe("\uFEFF" + text);
   });
 
-  it("writes 12-digit UPRNs exactly, as the database holds them", () => {
-    const stored = (db.prepare("SELECT uprn FROM broadband_addresses UNION SELECT uprn FROM mobile_addresses").safeIntegers(true).pluck().all() as bigint[])
-      .map(String)
-      .sort();
+  it("writes 12-digit UPRNs exactly, as the database holds them", async () => {
+    const addresses = [...(await storedTable(db, "broadband")), ...(await storedTable(db, "mobile"))];
+    const stored = [...new Set(addresses.map((a) => String(a.UPRN)))].sort();
     const written = [...new Set(byHeader(read("coverage.csv")).map((r) => r.UPRN!))].sort();
     expect(written).toEqual(stored);
     expect(written).toContain("100020416747");
@@ -113,14 +112,14 @@ describe("report files", () => {
 
   it("writes one address file alone with the same bytes (the benchmark's entry point)", async () => {
     const path = join(dir, "alone", "mobile.csv");
-    expect(await writeAddressReport(sqliteSnapshotSource(db), "mobile.csv", path, { runId })).toBe(7);
+    expect(await writeAddressReport(db, "mobile.csv", path, { runId })).toBe(7);
     expect(readFileSync(path, "utf8")).toBe(readFileSync(join(out, "mobile.csv"), "utf8"));
   });
 });
 
 describe("summary", () => {
-  it("equals figures computed independently from the stored rows", () => {
-    expect(answeredOnly(summary)).toEqual(independentSummary(db, runId, 3));
+  it("equals figures computed independently from the stored rows", async () => {
+    expect(answeredOnly(summary)).toEqual(await independentSummary(db, runId, 3));
   });
 
   it("is the same in summary.json and summary.csv: plain-English figures with their share and what it is a share of", () => {
@@ -153,24 +152,24 @@ describe("summary", () => {
   });
 
   it("--good-rating changes what counts as good", async () => {
-    const strict = await writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "strict"), runId, goodRating: 4, now: () => FIXED_NOW });
-    expect(answeredOnly(strict.summary)).toEqual(independentSummary(db, runId, 4));
+    const strict = await writeReports(db, { outDir: join(dir, "strict"), runId, goodRating: 4, now: () => FIXED_NOW });
+    expect(answeredOnly(strict.summary)).toEqual(await independentSummary(db, runId, 4));
     expect(strict.summary.mobile!.indoorVoice.totalNotspots).toBeGreaterThan(summary.mobile!.indoorVoice.totalNotspots);
-    await expect(writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "bad"), runId, goodRating: 7 })).rejects.toThrow(ReportError);
+    await expect(writeReports(db, { outDir: join(dir, "bad"), runId, goodRating: 7 })).rejects.toThrow(ReportError);
   });
 });
 
 describe("scope", () => {
   it("by default reports the last run; a lookup the run did not ask for is not_requested", async () => {
-    const second = addRun(db, [["1", "SW1A 2AA", ""], ["2", "CF10 1AA", ""]], ["broadband"], true);
+    const second = await addRun(db, [["1", "SW1A 2AA", ""], ["2", "CF10 1AA", ""]], ["broadband"], true);
     const at = join(dir, "latest");
-    const result = await writeReports(sqliteSnapshotSource(db), { outDir: at, now: () => FIXED_NOW });
+    const result = await writeReports(db, { outDir: at, now: () => FIXED_NOW });
     expect(result.summary.runId).toBe(second);
     expect(result.summary.mobile).toBeNull();
     expect(result.summary.simulated).toBe(true);
     expect(headlineLines(result.summary).at(-1)).toMatch(/SIMULATED/);
     // no mobile ratings in scope: the current scale, whose good rating is 4 (no mobile figure depends on it)
-    expect(answeredOnly(result.summary)).toEqual({ ...independentSummary(db, second, 4), simulated: true });
+    expect(answeredOnly(result.summary)).toEqual({ ...(await independentSummary(db, second, 4)), simulated: true });
     const postcodes = byHeader(read("postcodes.csv", at));
     expect(postcodes.map((r) => [r.PostCode, r.BroadbandStatus, r.MobileStatus, r.MobileAddresses])).toEqual([
       ["CF10 1AA", "ok", "not_requested", ""],
@@ -182,28 +181,23 @@ describe("scope", () => {
 
   it("--all reports every stored postcode, without the per-input files", async () => {
     const at = join(dir, "all");
-    const result = await writeReports(sqliteSnapshotSource(db), { outDir: at, all: true, now: () => FIXED_NOW });
+    const result = await writeReports(db, { outDir: at, all: true, now: () => FIXED_NOW });
     expect(result.files.map((f) => f.slice(at.length + 1))).toEqual(WRITTEN.filter((f) => f !== "enriched.csv" && f !== "rejects.csv"));
     expect(result.summary).toMatchObject({ runId: null, scope: "all", postcodes: { input: null, invalid: null, unique: 4 } });
     expect(existsSync(join(at, "enriched.csv"))).toBe(false);
   });
 
   it("a postcode without an answer yet is pending", async () => {
-    const run = addRun(db, [["1", "M1 1AE", ""]], ["broadband", "mobile"]);
+    const run = await addRun(db, [["1", "M1 1AE", ""]], ["broadband", "mobile"]);
     const at = join(dir, "pending");
-    const result = await writeReports(sqliteSnapshotSource(db), { outDir: at, runId: run, now: () => FIXED_NOW });
+    const result = await writeReports(db, { outDir: at, runId: run, now: () => FIXED_NOW });
     expect(result.summary.broadband!.postcodes).toEqual({ ok: 0, notFound: 0, failed: 0, pending: 1, expired: 0 });
     expect(byHeader(read("enriched.csv", at))[0]).toMatchObject({ NormalisedPostCode: "M1 1AE", Status: "pending" });
   });
 
   it("an unknown run or an empty database is a ReportError naming the problem", async () => {
-    await expect(writeReports(sqliteSnapshotSource(db), { outDir: join(dir, "x"), runId: 999 })).rejects.toThrow(/no run 999 .*runs 1 to \d+ are stored/);
-    const empty = openDatabase(join(dir, "empty.sqlite"));
-    try {
-      await expect(writeReports(sqliteSnapshotSource(empty), { outDir: join(dir, "y") })).rejects.toThrow(/no runs yet/);
-    } finally {
-      empty.close();
-    }
+    await expect(writeReports(db, { outDir: join(dir, "x"), runId: 999 })).rejects.toThrow(/no run 999 .*runs 1 to \d+ are stored/);
+    await withStore(join(dir, "empty.sqlite"), (empty) => expect(writeReports(empty, { outDir: join(dir, "y") })).rejects.toThrow(/no runs yet/), {});
   });
 });
 
@@ -230,14 +224,16 @@ describe("npm run report", () => {
   });
 });
 
-/** The summary by a different path: plain JavaScript over SELECT * rows, from the documented definitions. */
-function independentSummary(db: Db, run: number, good: number): Summary {
+/** The summary by a different path: plain JavaScript over every stored row (the store's export rows), from the documented definitions. */
+async function independentSummary(db: Store, run: number, good: number): Promise<Summary> {
   type Row = Record<string, number | string | null>;
-  const runRow = db.prepare("SELECT * FROM runs WHERE id = ?").get(run) as Row;
+  const runs = await storedTable(db, "runs");
+  const answers = await storedTable(db, "postcodes");
+  const runRow = runs.find((r) => r.id === run)!;
   const lookups = JSON.parse(runRow.lookups as string) as ("broadband" | "mobile")[];
-  const inputRows = db.prepare("SELECT * FROM run_rows WHERE run_id = ?").all(run) as Row[];
+  const inputRows = (await storedInputRows(db, run)).map(([line, value, postcode]) => ({ line, value, postcode }));
   const postcodes = new Set(inputRows.filter((r) => r.postcode !== null).map((r) => r.postcode as string));
-  const status = new Map((db.prepare("SELECT * FROM lookups").all() as Row[]).map((l) => [`${l.postcode}/${l.lookup}`, l.status as string]));
+  const status = new Map(answers.map((l) => [`${l.postcode}/${l.lookup}`, l.status as string]));
   const statusCounts = (lookup: string) => {
     const c = { ok: 0, notFound: 0, failed: 0, pending: 0, expired: 0 };
     for (const p of postcodes) {
@@ -246,10 +242,10 @@ function independentSummary(db: Db, run: number, good: number): Summary {
     }
     return c;
   };
-  const simulatedRuns = new Set((db.prepare("SELECT * FROM runs").all() as Row[]).filter((r) => r.simulated === 1).map((r) => r.id));
-  const lookupRuns = (db.prepare("SELECT * FROM lookups").all() as Row[]).filter((l) => postcodes.has(l.postcode as string) && lookups.includes(l.lookup as "mobile"));
+  const simulatedRuns = new Set(runs.filter((r) => r.simulated === 1).map((r) => r.id));
+  const lookupRuns = answers.filter((l) => postcodes.has(l.postcode as string) && lookups.includes(l.lookup as "mobile"));
 
-  const bb = (db.prepare("SELECT * FROM broadband_addresses").all() as Row[]).filter((a) => postcodes.has(a.postcode as string));
+  const bb = (await storedTable(db, "broadband")).filter((a) => postcodes.has(a.postcode as string));
   const b = { addresses: bb.length, noData: 0, belowDecent: 0, belowSuperfast: 0, superfast: 0, ultrafast: 0, gigabit: 0 };
   for (const a of bb) {
     const down = a.MaxPredictedDown as number | null;
@@ -265,7 +261,7 @@ function independentSummary(db: Db, run: number, good: number): Summary {
     if (down >= 1000) b.gigabit++;
   }
 
-  const mb = (db.prepare("SELECT * FROM mobile_addresses").all() as Row[]).filter((a) => postcodes.has(a.postcode as string));
+  const mb = (await storedTable(db, "mobile")).filter((a) => postcodes.has(a.postcode as string));
   const providers = JSON.parse(runRow.providers as string) as string[];
   const perProvider = Object.fromEntries(
     providers.map((p) => {

@@ -6,14 +6,14 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { parse } from "csv-parse/sync";
 import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
-import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
-import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
+import type { ExportTableName } from "../src/figures/export-tables.js";
+import { openStore } from "../src/store/open-store.js";
 import { writeReports } from "../src/report/index.js";
 import { buildConfig } from "../src/cli/batch-config.js";
 import { formatQuotaStatus, quotaStatus } from "../src/plan/quota-status.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
+import { storedTable } from "./helpers/stored.js";
 
 const KEY = "kq-5d1e-Qx-77Zb-3f0a-9c1d";
 const SEED = 29;
@@ -39,14 +39,8 @@ async function sim(): Promise<Simulator> {
   return s;
 }
 
-function query<T>(dbPath: string, sql: string, ...params: unknown[]): T[] {
-  const db = openDatabase(dbPath, { readonly: true });
-  try {
-    return db.prepare(sql).all(...params) as T[];
-  } finally {
-    db.close();
-  }
-}
+/** What the store holds, read at a clock before any answer here expired: what a reader would hide is still seen, so only what was deleted is missing. */
+const stored = (dbPath: string, table: ExportTableName) => storedTable(dbPath, table, { all: true, nowMs: T0 });
 
 /** The texts found, as UTF-8 bytes, in any of the database's files (main, -wal, -journal). */
 function textsInFiles(dbPath: string, texts: readonly string[]): string[] {
@@ -71,27 +65,26 @@ describe("retention", () => {
     clock.t = T0 + 20 * DAY;
     expect((await runIn(d, { in: writeCsv(d, "b.csv", ["postcode", ...kept]), baseUrl: s2.url, reports: false }, env, { clock })).exitCode).toBe(0);
     const compact = old.map((p) => p.replace(" ", ""));
-    const marks = compact.map((p) => `'${p}'`).join(",");
+    const ofOld = (r: Record<string, unknown>) => compact.includes(r.postcode as string);
+    const addresses = [...(await stored(dbPath, "broadband")), ...(await stored(dbPath, "mobile"))];
     // an address of the first postcodes that no kept address holds, even as part of it ("2, X ROAD" of "12, X ROAD")
-    const keptAddresses = new Set(
-      query<{ address: string }>(dbPath, `SELECT address FROM broadband_addresses WHERE postcode NOT IN (${marks}) UNION SELECT address FROM mobile_addresses WHERE postcode NOT IN (${marks})`).map((r) => r.address),
-    );
-    const expiring = query<{ address: string }>(dbPath, `SELECT address FROM broadband_addresses WHERE postcode IN (${marks})`)
-      .map((r) => r.address)
+    const keptAddresses = new Set(addresses.filter((r) => !ofOld(r)).map((r) => r.AddressShortDescription as string));
+    const expiring = (await stored(dbPath, "broadband"))
+      .filter(ofOld)
+      .map((r) => r.AddressShortDescription as string)
       .filter((a) => a.length >= 12 && ![...keptAddresses].some((k) => k.includes(a)));
     expect(expiring.length).toBeGreaterThan(5);
     expect(textsInFiles(dbPath, expiring)).toEqual(expiring);
-    expect(query<{ n: number }>(dbPath, `SELECT COUNT(*) AS n FROM answer_versions WHERE postcode IN (${marks})`)[0]!.n).toBeGreaterThan(2 * old.length);
+    expect((await stored(dbPath, "versions")).filter(ofOld).length).toBeGreaterThan(2 * old.length);
 
     // day 31: the first postcodes' answers (last returned on day 2) are past the default 30 days
     clock.t = T0 + 33 * DAY;
     const r = await runIn(d, { in: writeCsv(d, "b.csv", ["postcode", ...kept]), baseUrl: s2.url, reports: false }, env, { clock });
     expect(r.exitCode).toBe(0);
     expect(r.logs.join("\n")).toMatch(/retention: deleted 60 answer\(s\)/);
-    for (const table of ["lookups", "broadband_addresses", "mobile_addresses", "answer_versions"])
-      expect(query<{ n: number }>(dbPath, `SELECT COUNT(*) AS n FROM ${table} WHERE postcode IN (${marks})`)[0]!.n, table).toBe(0);
+    for (const table of ["postcodes", "broadband", "mobile", "versions"] as const) expect((await stored(dbPath, table)).filter(ofOld).length, table).toBe(0);
     // the answers of the second list, returned on day 20, are kept
-    expect(query<{ n: number }>(dbPath, "SELECT COUNT(*) AS n FROM lookups")[0]!.n).toBe(2 * kept.length);
+    expect(await stored(dbPath, "postcodes")).toHaveLength(2 * kept.length);
     expect(textsInFiles(dbPath, expiring)).toEqual([]);
   });
 
@@ -105,7 +98,7 @@ describe("retention", () => {
     clock.t = T0 + 90 * DAY;
     const r = await runIn(d, { in: writeCsv(d, "b.csv", ["postcode", ...b]), baseUrl: s.url, reports: false, retention: "none", maxAge: "120d" }, env, { clock });
     expect(r.exitCode).toBe(0);
-    expect(query<{ n: number }>(dbPath, "SELECT COUNT(*) AS n FROM lookups")[0]!.n).toBe(8);
+    expect(await stored(dbPath, "postcodes")).toHaveLength(8);
   });
 
   it("reports hide an expired answer at their clock before any batch deleted it", async () => {
@@ -117,11 +110,11 @@ describe("retention", () => {
     expect((await runIn(d, { in: writeCsv(d, "a.csv", ["postcode", ...list]), baseUrl: s.url, reports: false }, env, { clock })).exitCode).toBe(0);
     const report = async (days: number) => {
       const out = join(d, `out-${days}`);
-      const db = openDatabase(dbPath, { readonly: true });
+      const db = await openStore(dbPath, { readonly: true });
       try {
-        await writeReports(sqliteSnapshotSource(db), { outDir: out, now: () => new Date(T0 + days * DAY) });
+        await writeReports(db, { outDir: out, now: () => new Date(T0 + days * DAY) });
       } finally {
-        db.close();
+        await db.close();
       }
       const rows = (file: string) => parse(readFileSync(join(out, file)), { columns: true, bom: true }) as Record<string, string>[];
       return { postcodes: rows("postcodes.csv"), broadband: rows("broadband.csv") };
@@ -132,22 +125,21 @@ describe("retention", () => {
     const expired = await report(31);
     expect(expired.broadband).toHaveLength(0);
     // status at the same clock counts no expired answer (SQLite)
-    const store = openSqliteStore(dbPath, { readonly: true });
+    const store = await openStore(dbPath, { readonly: true });
     try {
       expect((await store.status.database(5, T0 + 29 * DAY)).lookups.reduce((n, l) => n + l.postcodes, 0)).toBe(10);
       expect((await store.status.database(5, T0 + 31 * DAY)).lookups).toEqual([]);
     } finally {
-      store.db.close();
+      await store.close();
     }
     expect(expired.postcodes.map((p) => p.BroadbandStatus)).toEqual(list.map(() => "expired"));
     // nothing was deleted: the reader only hid them
-    expect(query<{ n: number }>(dbPath, "SELECT COUNT(*) AS n FROM lookups")[0]!.n).toBe(10);
+    expect(await stored(dbPath, "postcodes")).toHaveLength(10);
   });
 
   it("answers that would expire before the next night are due, before older-release refreshes", async () => {
     const s = await sim();
     const d = dir();
-    const dbPath = join(d, "coverage.sqlite");
     const list = generatePostcodes(SEED, 6);
     const input = writeCsv(d, "a.csv", ["postcode", ...list]);
     const clock = new FakeClock(T0);
@@ -156,8 +148,12 @@ describe("retention", () => {
     clock.t = T0 + 9.5 * DAY;
     const r = await runIn(d, { in: input, baseUrl: s.url, reports: false, probe: 0, retention: "10", maxAge: "10d" }, env, { clock });
     expect(r.exitCode).toBe(0);
-    const reasons = query<{ reason: string; n: number }>(dbPath, "SELECT reason, COUNT(*) AS n FROM run_needs WHERE run_id = ? GROUP BY reason", r.runId);
-    expect(reasons).toEqual([{ reason: "expiring", n: 12 }]);
+    // what the plan recorded it needs, and why: every pair of both lookups, as expiring
+    const plan = r.logs.map((l) => JSON.parse(l) as { message: string; event?: string }).find((l) => l.event === "plan")!.message;
+    expect([...plan.matchAll(/(\w+): (\d+) to fetch \(([^)]*)\)/g)].map((m) => m.slice(1))).toEqual([
+      ["broadband", "6", "6 expiring"],
+      ["mobile", "6", "6 expiring"],
+    ]);
     // the day before, with a day's margin, nothing is due
     clock.t = T0 + 9.5 * DAY + 0.25 * DAY;
     const again = await runIn(d, { in: input, baseUrl: s.url, reports: false, probe: 0, retention: "10", maxAge: "10d" }, env, { clock });
@@ -190,7 +186,7 @@ describe("history within the retention", () => {
       const r = await runIn(d, { in: input, baseUrl: s.url, reports: night === 30 }, env, { clock });
       expect(r.exitCode, `night ${night}`).toBe(0);
       last = r.runId!;
-      const oldest = query<{ t: string | null }>(dbPath, "SELECT MIN(fetched_at) AS t FROM lookups")[0]!.t!;
+      const oldest = (await stored(dbPath, "postcodes")).map((l) => l.fetched_at as string).sort()[0]!;
       expect(Date.parse(oldest), `night ${night}`).toBeGreaterThanOrEqual(clock.t - 30 * DAY);
     }
     expect(last).toBe(31);
@@ -202,7 +198,9 @@ describe("history within the retention", () => {
       for (const c of rows) expect(c.BeforeRelease !== "" && c.AfterRelease !== "" && c.BeforeRelease !== c.AfterRelease, JSON.stringify(c)).toBe(true);
     }
     // each changed answer still has its previous version, inside the window
-    const versions = query<{ n: number }>(dbPath, "SELECT COUNT(*) AS n FROM answer_versions v WHERE EXISTS (SELECT 1 FROM answer_versions w WHERE w.postcode = v.postcode AND w.lookup = v.lookup AND w.id <> v.id)")[0]!.n;
+    const perAnswer = new Map<string, number>();
+    for (const v of await stored(dbPath, "versions")) perAnswer.set(`${v.postcode}/${v.lookup}`, (perAnswer.get(`${v.postcode}/${v.lookup}`) ?? 0) + 1);
+    const versions = [...perAnswer.values()].filter((n) => n > 1).reduce((sum, n) => sum + n, 0);
     expect(versions).toBeGreaterThan(0);
   }, 120_000);
 });
@@ -218,11 +216,11 @@ describe("a quota too small for the list within the retention", () => {
     const r = await runIn(d, flags, env, { clock });
     const line = "broadband: the quota cannot refresh the whole list within --retention 30 days: 18 of its 60 postcodes will expire unanswered, from 2026-03-31";
     expect(r.logs.map((l) => JSON.parse(l) as { message: string; event?: string }).find((e) => e.event === "expiry_shortfall")?.message).toMatch(new RegExp(`^${line.replace(/[()]/g, "\\$&")}`));
-    const store = openSqliteStore(join(d, "coverage.sqlite"), { readonly: true });
+    const store = await openStore(join(d, "coverage.sqlite"), { readonly: true });
     try {
       expect(formatQuotaStatus(await quotaStatus(store, T0 + 3600_000))).toContain(line);
     } finally {
-      store.db.close();
+      await store.close();
     }
   });
 });

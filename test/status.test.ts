@@ -4,8 +4,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, startSimulator } from "../src/simulator/index.js";
-import { openDatabase } from "../src/store/sqlite/db.js";
-import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { openStore } from "../src/store/open-store.js";
 import type { DatabaseStatus } from "../src/store/types.js";
 import { formatStatus } from "../src/report/status-text.js";
 import { formatReleaseStatus } from "../src/cli/release-status-text.js";
@@ -37,7 +36,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(d, { recursive: true, force: true }));
 
 async function status(isAlive?: (pid: number) => boolean): Promise<DatabaseStatus> {
-  const h = openSqliteStore(db, { readonly: true, isAlive: isAlive && ((holder) => isAlive(holder.pid)) });
+  const h = await openStore(db, { readonly: true, isAlive: isAlive && ((holder) => isAlive(holder.pid)) });
   try {
     return await h.status.database(10, Date.now());
   } finally {
@@ -75,9 +74,10 @@ describe("status", () => {
   });
 
   it("says whether the lock's holder still runs", async () => {
-    const w = openSqliteStore(db);
+    const w = await openStore(db);
+    let taken;
     try {
-      await w.leases.take({ host: hostname(), pid: 424242, process: null }, Date.now(), 60_000);
+      taken = await w.leases.take({ host: hostname(), pid: 424242, process: null }, Date.now(), 60_000);
     } finally {
       await w.close();
     }
@@ -85,9 +85,9 @@ describe("status", () => {
       expect(formatStatus(await status(() => false), db)).toContain("lock: left by a killed batch (pid 424242");
       expect(formatStatus(await status(() => true), db)).toContain("lock: a batch is running (pid 424242");
     } finally {
-      const w2 = openDatabase(db);
-      w2.prepare("DELETE FROM leases").run();
-      w2.close();
+      const w2 = await openStore(db);
+      await w2.leases.release(taken.lease.id);
+      await w2.close();
     }
   });
 
@@ -99,7 +99,7 @@ describe("status", () => {
     ]);
     expect(text.code).toBe(0);
     // the database status, then its releases (no --monthly-quota here: no quota plan)
-    const reader = openSqliteStore(db, { readonly: true });
+    const reader = await openStore(db, { readonly: true });
     const releases = await reader.status.releases();
     await reader.close();
     expect(releases.map((r) => r.lookup)).toEqual(["broadband"]);

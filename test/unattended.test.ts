@@ -114,10 +114,10 @@ describe("unattended runs (child processes)", () => {
 
     const clean = dir();
     expect((await runIn(clean, { in: file, baseUrl: s.url }, env)).exitCode).toBe(0);
-    const after = snapshot(db);
-    expect(after).toEqual(snapshot(join(clean, "coverage.sqlite")));
+    const after = await snapshot(db);
+    expect(after).toEqual(await snapshot(join(clean, "coverage.sqlite")));
     expect(after.lookups).toHaveLength(LOOKUPS);
-    const key = (r: unknown) => JSON.stringify([(r as { postcode: string }).postcode, (r as { uprn: number }).uprn]);
+    const key = (r: unknown) => JSON.stringify([(r as { postcode: string }).postcode, (r as { UPRN: number }).UPRN]);
     expect(new Set(after.broadband.map(key)).size).toBe(after.broadband.length);
     expect(new Set(after.mobile.map(key)).size).toBe(after.mobile.length);
     expectNoKeyIn(d, [killed.stderr, killed.stdout, ...resumed.logs]);

@@ -12,11 +12,12 @@ import ExcelJS from "exceljs";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
-import { openDatabase, type Db } from "../src/store/sqlite/db.js";
+import { openStore } from "../src/store/open-store.js";
+import type { Store } from "../src/store/store.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
 import { expectedProperty, independentGroups } from "./helpers/independent-figures.js";
-import { buildFixtureDb } from "./fixtures/report-golden/build-fixture.js";
-import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
+import { buildFixture } from "./fixtures/report-golden/build-fixture.js";
+import { storedTable } from "./helpers/stored.js";
 import { computeSummary } from "../src/report/summary.js";
 import { writeWorkbook } from "../src/report/workbook.js";
 import { requiresTool, TOOLS } from "./helpers/requires-tool.js";
@@ -38,7 +39,7 @@ const RATING_NOTE = {
 describe.each(["current", "legacy"] as const)("on the %s scale", (scale) => {
   let sim: Simulator;
   let run: HarnessRun;
-  let db: Db;
+  let db: Store;
   /** input rows as written: id, postcode, region, uprn */
   const rows: string[][] = [];
 
@@ -61,11 +62,11 @@ describe.each(["current", "legacy"] as const)("on the %s scale", (scale) => {
     rows.push(["0001001", "NOT A POSTCODE", "Wales", "100000000001"]);
     const input = writeCsv(dir, "input.csv", ["id,postcode,region,uprn", ...rows.map((r) => r.join(","))]);
     run = await runIn(dir, { in: input, baseUrl: sim.url, groupBy: "region", uprnColumn: "uprn" }, { COVERAGE_API_KEY: KEY });
-    db = openDatabase(join(dir, "coverage.sqlite"));
+    db = await openStore(join(dir, "coverage.sqlite"), { readonly: true });
   }, 60_000);
 
   afterAll(async () => {
-    db?.close();
+    await db?.close();
     await sim?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -146,7 +147,7 @@ describe.each(["current", "legacy"] as const)("on the %s scale", (scale) => {
       const runId = run.runId!;
       for (const [i, r] of yours.entries()) {
         const postcode = rows[i]![1]!.replace(/\s+/g, "").toUpperCase();
-        const want = expectedProperty(db, postcode, rows[i]![3]!, PROVIDERS, GOOD);
+        const want = await expectedProperty(db, postcode, rows[i]![3]!, PROVIDERS, GOOD);
         expect({
           down: r["This property: best download (Mbit/s)"],
           up: r["This property: best upload (Mbit/s)"],
@@ -168,7 +169,7 @@ describe.each(["current", "legacy"] as const)("on the %s scale", (scale) => {
       expect(yours.slice(0, -3).every((r) => r["This property: broadband tier"] !== "")).toBe(true);
 
       const groups = sheet("Groups").filter((g) => g["Grouped by"] === "region");
-      const expected = independentGroups(db, runId, GOOD, [{ name: "region", valueOf: (cells) => cells[2] }]);
+      const expected = await independentGroups(db, runId, GOOD, [{ name: "region", valueOf: (cells) => cells[2] }]);
       expect(groups.map((g) => g.Group)).toEqual(["England", "Scotland", "Wales", "(blank)"]);
       expect(
         groups.map((g) => ({
@@ -200,7 +201,7 @@ describe.each(["current", "legacy"] as const)("on the %s scale", (scale) => {
         })),
       );
 
-      const stored = db.prepare("SELECT COUNT(*) FROM broadband_addresses").pluck().get() as number;
+      const stored = (await storedTable(db, "broadband")).length;
       const broadband = sheet("Broadband");
       expect(broadband).toHaveLength(stored);
       expect(broadband.every((r) => /^\d{1,12}$/.test(r.UPRN!))).toBe(true);
@@ -214,9 +215,9 @@ beforeAll(() => {
 
 describe("a sheet longer than --workbook-rows", () => {
   it("holds a note naming the CSV and the Parquet export instead of its rows, and the Summary says so", async () => {
-    const fixture = buildFixtureDb(join(dir, "fixture.sqlite"));
+    const fixture = await buildFixture(join(dir, "fixture.sqlite"));
     try {
-      const source = sqliteSnapshotSource(fixture.db);
+      const source = fixture.store;
       const workbook = (rows: number, path: string) =>
         source.snapshot({ runId: fixture.runId }, async (snapshot) => {
           await snapshot.preparePostcodes(3);
@@ -250,7 +251,7 @@ describe("a sheet longer than --workbook-rows", () => {
         "its 7 rows are more than this workbook's limit (--workbook-rows 6): every row is in mobile.csv in this folder, or mobile/ of `npm run export` (Parquet)",
       ]);
     } finally {
-      fixture.db.close();
+      await fixture.store.close();
     }
   });
 });
@@ -269,11 +270,12 @@ describe("report options checked before fetching", () => {
         expect(bad.exitCode).toBe(1);
         const errors = bad.logs.map((l) => JSON.parse(l) as { level: string; message: string }).filter((l) => l.level === "error");
         expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(message)]);
-        const store = openDatabase(join(at, "coverage.sqlite"));
+        const store = await openStore(join(at, "coverage.sqlite"), { readonly: true });
         try {
-          expect(store.prepare("SELECT COUNT(*) FROM lookups WHERE run_id = ?").pluck().get(bad.runId)).toBe(0);
+          // the input's one postcode has no answer of either lookup
+          expect([await store.answers.get("CF101AA", "broadband"), await store.answers.get("CF101AA", "mobile")]).toEqual([null, null]);
         } finally {
-          store.close();
+          await store.close();
         }
       }
     } finally {

@@ -266,6 +266,8 @@ export interface ReleaseCheckStore {
   record(check: ReleaseCheck): Promise<void>;
   /** Whether the run stored an ok answer of the lookup that names its release. */
   runStoredNamedRelease(runId: number, lookup: Lookup): Promise<boolean>;
+  /** The last check as recorded (when, by probes or answers, which run); null when none. */
+  lastCheck(lookup: Lookup): Promise<ReleaseCheck | null>;
 }
 
 /** The store's copy of Ofcom's open postcode data: one release at a time. */

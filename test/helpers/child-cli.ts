@@ -3,7 +3,7 @@
 // (the tsx binary would put a second one in between, and kill -9 would miss the real batch).
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { openDatabase } from "../../src/store/sqlite/db.js";
+import Database from "better-sqlite3";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -74,10 +74,14 @@ export async function waitFor(what: string, condition: () => boolean, timeoutMs 
   }
 }
 
-/** Final answers stored so far (0 while the database does not exist yet). */
+/**
+ * Final answers stored so far in an SQLite file (0 while it does not exist yet), read while a child
+ * batch writes it: synchronous, for waitFor, so the file is opened by the driver itself, never
+ * through the store's modules (which a test must not depend on).
+ */
 export function storedAnswers(dbPath: string): number {
   try {
-    const db = openDatabase(dbPath, { readonly: true });
+    const db = readOnly(dbPath);
     try {
       return db.prepare("SELECT COUNT(*) FROM lookups").pluck().get() as number;
     } finally {
@@ -88,12 +92,19 @@ export function storedAnswers(dbPath: string): number {
   }
 }
 
-/** One query against a database, read-only. */
+/** One query against an SQLite file, read-only, by the driver itself (not the store's modules). */
 export function query<T = Record<string, unknown>>(dbPath: string, sql: string, ...params: unknown[]): T[] {
-  const db = openDatabase(dbPath, { readonly: true });
+  const db = readOnly(dbPath);
   try {
     return db.prepare(sql).all(...params) as T[];
   } finally {
     db.close();
   }
+}
+
+/** The file opened read only, waiting (as the store's own reader does) while a writer holds a lock. */
+function readOnly(dbPath: string): Database.Database {
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  db.pragma("busy_timeout = 5000");
+  return db;
 }

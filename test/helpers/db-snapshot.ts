@@ -1,5 +1,6 @@
-// A database's stored answers as plain data, to compare two runs.
-import { openDatabase } from "../../src/store/sqlite/db.js";
+// A database's stored answers as plain data, to compare two runs: read through the store's
+// interface (helpers/stored.ts), as every engine gives them.
+import { storedTable, withStore } from "./stored.js";
 
 export interface Snapshot {
   lookups: unknown[];
@@ -7,20 +8,17 @@ export interface Snapshot {
   mobile: unknown[];
 }
 
-export function snapshot(path: string, options: { dropDataset?: boolean } = {}): Snapshot {
-  const db = openDatabase(path, { readonly: true });
-  try {
-    return {
-      lookups: db
-        .prepare(
-          `SELECT postcode, lookup, status, http_status, ${options.dropDataset ? "" : "dataset,"} address_count
-             FROM lookups ORDER BY postcode, lookup`,
-        )
-        .all(),
-      broadband: db.prepare("SELECT * FROM broadband_addresses ORDER BY postcode, uprn").all(),
-      mobile: db.prepare("SELECT * FROM mobile_addresses ORDER BY postcode, uprn").all(),
-    };
-  } finally {
-    db.close();
-  }
+export function snapshot(path: string, options: { dropDataset?: boolean } = {}): Promise<Snapshot> {
+  return withStore(path, async (store) => ({
+    lookups: (await storedTable(store, "postcodes")).map((l) => ({
+      postcode: l.postcode,
+      lookup: l.lookup,
+      status: l.status,
+      http_status: l.http_status,
+      ...(options.dropDataset ? {} : { dataset: l.dataset }),
+      address_count: l.address_count,
+    })),
+    broadband: await storedTable(store, "broadband"),
+    mobile: await storedTable(store, "mobile"),
+  }));
 }

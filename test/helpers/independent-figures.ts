@@ -1,6 +1,8 @@
-// The groups' figures by a different path from the reports' SQL: plain JavaScript over SELECT *
-// rows, from the definitions in docs/reports.md. Used by the groups and workbook tests.
-import type { Db } from "../../src/store/sqlite/db.js";
+// The groups' figures by a different path from the reports' SQL: plain JavaScript over every
+// stored row (read through the store: helpers/stored.ts), from the definitions in docs/reports.md.
+// Used by the groups and workbook tests.
+import type { Store } from "../../src/store/store.js";
+import { storedInputRows, storedTable } from "./stored.js";
 
 type Row = Record<string, number | string | null>;
 
@@ -57,11 +59,11 @@ const add = (into: Record<string, number>, from: Record<string, number>) => {
 };
 
 /** Expected groups.csv rows, in its order: dimensions as given, groups by name with the bracketed ones last. */
-export function independentGroups(db: Db, runId: number, good: number, dimensions: ExpectedDimension[]): Expected[] {
-  const providers = JSON.parse((db.prepare("SELECT * FROM runs WHERE id = ?").get(runId) as Row).providers as string) as string[];
-  const rows = db.prepare("SELECT * FROM run_rows WHERE run_id = ? ORDER BY line").all(runId) as Row[];
-  const bb = db.prepare("SELECT * FROM broadband_addresses").all() as Row[];
-  const mb = db.prepare("SELECT * FROM mobile_addresses").all() as Row[];
+export async function independentGroups(store: Store, runId: number, good: number, dimensions: ExpectedDimension[]): Promise<Expected[]> {
+  const providers = JSON.parse((await storedTable(store, "runs")).find((r) => r.id === runId)!.providers as string) as string[];
+  const rows = (await storedInputRows(store, runId)).map(([, , postcode, , cells]) => ({ postcode, cells }));
+  const bb = await storedTable(store, "broadband");
+  const mb = await storedTable(store, "mobile");
   const zeroB = broadbandCounts(null, null);
   for (const k of Object.keys(zeroB)) zeroB[k] = 0;
   const zeroM = Object.fromEntries(Object.keys(mobileCounts({}, providers, good)).map((k) => [k, 0]));
@@ -70,7 +72,7 @@ export function independentGroups(db: Db, runId: number, good: number, dimension
     const groups = new Map<string, { rows: number; postcodes: Set<string> }>();
     for (const r of rows) {
       const postcode = r.postcode as string | null;
-      const value = d.valueOf(JSON.parse(r.cells as string) as string[], postcode)?.trim() || "(blank)";
+      const value = d.valueOf(JSON.parse(r.cells) as string[], postcode)?.trim() || "(blank)";
       const g = groups.get(value) ?? { rows: 0, postcodes: new Set<string>() };
       g.rows++;
       if (postcode !== null) g.postcodes.add(postcode);
@@ -86,7 +88,7 @@ export function independentGroups(db: Db, runId: number, good: number, dimension
       for (const a of gb) add(broadband, broadbandCounts(a.MaxPredictedDown as number | null, a.MaxPredictedUp as number | null));
       const mobile = { ...zeroM };
       for (const a of gm) add(mobile, mobileCounts(a, providers, good));
-      const either = new Set([...gb, ...gm].map((a) => `${a.postcode}/${a.uprn}`));
+      const either = new Set([...gb, ...gm].map((a) => `${a.postcode}/${a.UPRN}`));
       out.push({
         dimension: d.name,
         group: name,
@@ -105,11 +107,12 @@ export function independentGroups(db: Db, runId: number, good: number, dimension
 
 const TIER_NAMES: [string, string][] = [["Gigabit", "Gigabit"], ["Ultrafast", "Ultrafast"], ["Superfast", "Superfast"], ["BelowDecent", "Below decent"], ["NoData", "No data"]];
 
-/** What --uprn-column's Property columns should hold for a row, from SELECT * of the stored addresses (CSV text). */
-export function expectedProperty(db: Db, postcode: string, uprn: string, providers: string[], good: number): Record<string, string> {
+/** What --uprn-column's Property columns should hold for a row, from the stored addresses (CSV text). */
+export async function expectedProperty(store: Store, postcode: string, uprn: string, providers: string[], good: number): Promise<Record<string, string>> {
   const key = /^\d+$/.test(uprn.trim()) ? uprn.trim() : "-1";
-  const b = db.prepare("SELECT * FROM broadband_addresses WHERE postcode = ? AND uprn = ?").get(postcode, key) as Record<string, number> | undefined;
-  const m = db.prepare("SELECT * FROM mobile_addresses WHERE postcode = ? AND uprn = ?").get(postcode, key) as Record<string, number> | undefined;
+  const at = (a: Row) => a.postcode === postcode && String(a.UPRN) === key;
+  const b = (await storedTable(store, "broadband")).find(at) as Record<string, number> | undefined;
+  const m = (await storedTable(store, "mobile")).find(at) as Record<string, number> | undefined;
   const out: Record<string, string> = {};
   out.PropertyMaxPredictedDown = b ? String(b.MaxPredictedDown) : "";
   out.PropertyMaxPredictedUp = b ? String(b.MaxPredictedUp) : "";

@@ -509,6 +509,9 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       await store.releaseChecks.record({ lookup: "mobile", at: iso(T0 + 1000), how: "answers", runId: id });
       expect(await store.releaseChecks.last("mobile")).toBe(iso(T0 + 1000));
       expect(await store.releaseChecks.last("broadband")).toBeNull();
+      // the record itself: the later check replaced the earlier, how and by which run
+      expect(await store.releaseChecks.lastCheck("mobile")).toEqual({ lookup: "mobile", at: iso(T0 + 1000), how: "answers", runId: id });
+      expect(await store.releaseChecks.lastCheck("broadband")).toBeNull();
       expect(await store.releaseChecks.runStoredNamedRelease(id, "mobile")).toBe(false);
       const ratings = mobileFields(DEFAULT_PROVIDERS).map(() => 3);
       await write(store, [

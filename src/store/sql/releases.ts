@@ -5,6 +5,7 @@
 import { scaleOfRatings } from "../../spec/mobile-scales.js";
 import { ALL_MOBILE_POSTCODES, recordScaleSql, scaleEvidenceSql } from "./scale-sql.js";
 import type { ReleaseCheckStore, ReleaseStore, StoredScale } from "../store.js";
+import type { CheckedBy } from "../types.js";
 import type { SqlSession } from "./session.js";
 import { exec, type Steps, type Transact } from "./steps.js";
 
@@ -58,6 +59,11 @@ export function sqlReleaseChecks(q: SqlSession): ReleaseCheckStore {
          ON CONFLICT (lookup) DO UPDATE SET checked_at = excluded.checked_at, how = excluded.how, run_id = excluded.run_id`,
         { lookup: check.lookup, at: check.at, how: check.how, runId: check.runId },
       );
+    },
+    async lastCheck(lookup) {
+      if ((await q.get(q.dialect.columnExists("release_checks", "checked_at"))) === null) return null;
+      const row = await q.get<{ checked_at: string; how: CheckedBy; run_id: number }>("SELECT checked_at, how, run_id FROM release_checks WHERE lookup = @lookup", { lookup });
+      return row ? { lookup, at: row.checked_at, how: row.how, runId: row.run_id } : null;
     },
     /** Whether the run stored an answer of the lookup that names its release (DBName): what a probe would have told. */
     runStoredNamedRelease: async (runId, lookup) =>
