@@ -8,7 +8,7 @@ import { BAND_COLUMNS } from "../spec/open-data.js";
 import type { Cell, ReportSnapshot } from "../store/snapshot.js";
 import { postcodeStratum } from "../plan/sample-order.js";
 import { ADDRESSES_COLUMN, countColumns, STATUS_COLUMN } from "../figures/postcode-columns.js";
-import { clustersByGroup, estimateDomain, type Cluster, type DomainEstimate, type Interval } from "./estimates.js";
+import { clustersByGroup, estimateDomain, intraclusterCorrelation, type Cluster, type DomainEstimate, type Interval } from "./estimates.js";
 import { PROVIDER_METRICS, providerColumn } from "../figures/measures.js";
 import { providerLabel } from "./figure-labels.js";
 import type { MobileScale } from "../spec/mobile-scales.js";
@@ -89,8 +89,11 @@ function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], count
   return { postcode, stratum, lookups: clusters };
 }
 
-function estimateOf(members: readonly PostcodeFigures[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>) {
-  const perLookup = lookups.map((l) => [l, estimateDomain(members.map((m) => m.lookups[l]!), counts[l].length)] as const);
+/** Per lookup, per figure: the list's intracluster correlation, which its groups' intervals use too. */
+type Correlations = Partial<Record<Lookup, number[]>>;
+
+function estimateOf(members: readonly PostcodeFigures[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, rho: Correlations) {
+  const perLookup = lookups.map((l) => [l, estimateDomain(members.map((m) => m.lookups[l]!), counts[l].length, rho[l])] as const);
   const shares: Record<string, Interval> = {};
   for (const [l, e] of perLookup) counts[l].forEach((column, i) => (shares[estimateKey(column)] = e.shares[i]!));
   const domain: EstimatedDomain = {
@@ -108,11 +111,12 @@ export async function computeEstimates(snapshot: ReportSnapshot, groupBy: readon
   const counts = countColumns(snapshot.scope.providers);
   const figures = await readFigures(snapshot, lookups, counts);
   if (figures.length === 0) return null;
-  const { domain, perLookup } = estimateOf(figures, lookups, counts);
+  const rho: Correlations = Object.fromEntries(lookups.map((l) => [l, intraclusterCorrelation(figures.map((f) => f.lookups[l]!), counts[l].length)]));
+  const { domain, perLookup } = estimateOf(figures, lookups, counts, rho);
   const groups: Record<string, Record<string, EstimatedDomain>> = {};
   for (const part of groupBy.map((g) => g.toLowerCase()).filter((g): g is PostcodeDimension => (POSTCODE_DIMENSIONS as readonly string[]).includes(g))) {
     groups[part] = {};
-    for (const [value, members] of clustersByGroup(figures, (f) => postcodePart(f.postcode, part), (f) => f)) groups[part][value] = estimateOf(members, lookups, counts).domain;
+    for (const [value, members] of clustersByGroup(figures, (f) => postcodePart(f.postcode, part), (f) => f)) groups[part][value] = estimateOf(members, lookups, counts, rho).domain;
   }
   const lookupFacts = Object.fromEntries(perLookup.map(([l, e]) => [l, { answeredPostcodes: e.answeredPostcodes, answeredAddresses: e.answeredAddresses, exact: e.exact }]));
   return { ...domain, lookups: lookupFacts, groups };
