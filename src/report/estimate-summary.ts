@@ -1,5 +1,5 @@
 // summary.json's `estimates` and summary.csv's Estimates rows: the whole list's shares (and each
-// postcode-part group's) estimated from the postcodes answered so far (estimates.ts), beside the
+// group's) estimated from the postcodes answered so far (estimates.ts), beside the
 // answered-only figures, never mixed into them. "Answered" is whatever the snapshot gives a final
 // status (found or not found); pending and failed postcodes are the unanswered ones.
 import type { Lookup } from "../spec/fields.js";
@@ -8,11 +8,12 @@ import { BAND_COLUMNS } from "../spec/open-data.js";
 import type { Cell, ReportSnapshot } from "../store/snapshot.js";
 import { postcodeStratum } from "../plan/sample-order.js";
 import { ADDRESSES_COLUMN, countColumns, STATUS_COLUMN } from "../figures/postcode-columns.js";
-import { clustersByGroup, estimateDomain, intraclusterCorrelation, type Cluster, type DomainEstimate, type Interval } from "./estimates.js";
+import { estimateDomain, intraclusterCorrelation, type Cluster, type DomainEstimate, type Interval } from "./estimates.js";
 import { PROVIDER_METRICS, providerColumn } from "../figures/measures.js";
 import { providerLabel } from "./figure-labels.js";
 import type { MobileScale } from "../spec/mobile-scales.js";
-import { groupFigures, POSTCODE_DIMENSIONS, type PostcodeDimension } from "./groups.js";
+import { groupFigures } from "./groups.js";
+import type { GroupDomains, GroupsOf } from "./group-domains.js";
 import type { SummaryRow } from "./summary.js";
 
 const ANSWERED_STATUSES = new Set(["ok", "not_found"]);
@@ -30,7 +31,7 @@ export interface EstimatedDomain {
 export interface EstimatesSummary extends EstimatedDomain {
   /** per lookup: what its figures stand on */
   lookups: Partial<Record<Lookup, { answeredPostcodes: number; answeredAddresses: number; exact: boolean }>>;
-  /** per postcode-part dimension of --group-by (area, district, sector), per value */
+  /** per dimension of --group-by (by its name, as groups.csv's Dimension), per value */
   groups: Record<string, Record<string, EstimatedDomain>>;
 }
 
@@ -46,12 +47,6 @@ const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
  * named in the singular as a share reads ("belowSuperfast", "indoorVoiceTotalNotspot", "eeIndoorVoiceNotspot").
  */
 export const estimateKey = (column: string) => lowerFirst(column).replace(/Notspots$/, "Notspot");
-
-/** A postcode-part group value as groups.csv names it: area CF, district CF10, sector "CF10 1". */
-export function postcodePart(compact: string, part: PostcodeDimension): string {
-  const district = compact.slice(0, -3);
-  return part === "area" ? (/^[A-Z]+/.exec(compact)?.[0] ?? district) : part === "district" ? district : `${district} ${compact.charAt(compact.length - 3)}`;
-}
 
 async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[], counts: Record<Lookup, string[]>): Promise<PostcodeFigures[]> {
   const bands = snapshot.scope.openData ? [...BAND_COLUMNS, AUXILIARY_COLUMN] : [];
@@ -105,8 +100,20 @@ function estimateOf(members: readonly PostcodeFigures[], lookups: readonly Looku
   return { domain, perLookup: perLookup as readonly (readonly [Lookup, DomainEstimate])[] };
 }
 
-/** The estimates of a report: null when the scope has no postcodes. Needs preparePostcodes. */
-export async function computeEstimates(snapshot: ReportSnapshot, groupBy: readonly string[]): Promise<EstimatesSummary | null> {
+/** Each group's members among the list's postcodes, by group name sorted (a postcode may be in several). */
+function membersByGroup(figures: readonly PostcodeFigures[], groupsOf: GroupsOf): Map<string, PostcodeFigures[]> {
+  const groups = new Map<string, PostcodeFigures[]>();
+  for (const f of figures)
+    for (const g of groupsOf(f.postcode)) {
+      let members = groups.get(g);
+      if (!members) groups.set(g, (members = []));
+      members.push(f);
+    }
+  return new Map([...groups].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The estimates of a report, for the list and each group of `domains`: null when the scope has no postcodes. Needs preparePostcodes. */
+export async function computeEstimates(snapshot: ReportSnapshot, domains: readonly GroupDomains[]): Promise<EstimatesSummary | null> {
   const lookups = snapshot.scope.lookups;
   const counts = countColumns(snapshot.scope.providers);
   const figures = await readFigures(snapshot, lookups, counts);
@@ -114,9 +121,9 @@ export async function computeEstimates(snapshot: ReportSnapshot, groupBy: readon
   const rho: Correlations = Object.fromEntries(lookups.map((l) => [l, intraclusterCorrelation(figures.map((f) => f.lookups[l]!), counts[l].length)]));
   const { domain, perLookup } = estimateOf(figures, lookups, counts, rho);
   const groups: Record<string, Record<string, EstimatedDomain>> = {};
-  for (const part of groupBy.map((g) => g.toLowerCase()).filter((g): g is PostcodeDimension => (POSTCODE_DIMENSIONS as readonly string[]).includes(g))) {
-    groups[part] = {};
-    for (const [value, members] of clustersByGroup(figures, (f) => postcodePart(f.postcode, part), (f) => f)) groups[part][value] = estimateOf(members, lookups, counts, rho).domain;
+  for (const { name, groupsOf } of domains) {
+    groups[name] = {};
+    for (const [value, members] of membersByGroup(figures, groupsOf)) groups[name][value] = estimateOf(members, lookups, counts, rho).domain;
   }
   const lookupFacts = Object.fromEntries(perLookup.map(([l, e]) => [l, { answeredPostcodes: e.answeredPostcodes, answeredAddresses: e.answeredAddresses, exact: e.exact }]));
   return { ...domain, lookups: lookupFacts, groups };
