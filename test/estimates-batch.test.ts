@@ -10,7 +10,7 @@ import { simulatedOpenDataArchive, startSimulator } from "../src/simulator/index
 import { compactPostcode } from "../src/spec/postcode.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { dayClock } from "./helpers/fake-clock.js";
-import type { EstimatesSummary } from "../src/report/estimate-summary.js";
+import { intervalText, type EstimatesSummary } from "../src/report/estimate-summary.js";
 
 const KEY = "test-key-Zx81-do-not-leak";
 const env = { COVERAGE_API_KEY: KEY };
@@ -115,7 +115,10 @@ describe("estimates on night one", () => {
     const wards = ["North", "South", "West"];
     const columns = { header: ["ward"], cells: (_: string, i: number) => [wards[i % 3]!] };
     const area = ["pcds,lad", ...list.map((p, i) => `${p},${i < 280 ? "Cardiff" : "Swansea"}`)];
-    const { estimates: e, groups } = await nightOne("sample", false, { columns, area, groupBy: "district,ward,lad" });
+    const { estimates: e, groups, html } = await nightOne("sample", false, { columns, area, groupBy: "district,ward,lad" });
+    // report.html: each dimension's groups charted with their intervals, and tabled
+    for (const id of ["estimates-district", "estimates-ward", "estimates-lad"]) expect(html).toContain(`id="${id}"`);
+    expect(html).toContain(intervalText(e.groups.ward!.North!.shares.belowSuperfast!));
     const pct = (x: number | null) => (x === null ? "" : `${(100 * x).toFixed(1)}%`);
     for (const [dimension, values] of [["ward", wards], ["lad", ["Cardiff", "Swansea"]]] as const) {
       expect(Object.keys(e.groups[dimension]!)).toEqual(values);
