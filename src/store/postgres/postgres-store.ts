@@ -1,6 +1,8 @@
 // The PostgreSQL store: the Store interface (store.ts) over one connection pool, for teams whose
 // machines share one database: every batch holds its own lease, claims its pairs, and
 // shares the ledger and the pace. Reports and the export read one snapshot (report/source.ts).
+import { sqlSampleStore } from "../sql/sample.js";
+import { postgresSession } from "./session.js";
 import { hostname } from "node:os";
 import { UserError } from "../../errors.js";
 import { processAlive } from "../process-identity.js";
@@ -100,6 +102,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     releaseChecks: naming(postgresReleaseChecks(pool), location),
     openData: naming(postgresOpenData(pool), location),
     status: naming(postgresStatus(pool, ctx), location),
+    sample: naming(sqlSampleStore(postgresSession(pool, { inTransaction: false })), location),
     snapshot: postgresSnapshotSource(pool, location).snapshot,
     close: () => connection.close(),
   };

@@ -30,6 +30,8 @@ import { runningProgress } from "./run-progress.js";
 import { inputRowCounts, rowWriter } from "./run-rows.js";
 import { abandonOrphans, checkpointRun, createRun, finishRun, forgetRun, readRun, readRunFacts, setRunExit, setRunInput } from "./runs.js";
 import { databaseStatus } from "./status.js";
+import { sqliteSession } from "./session.js";
+import { sqlSampleStore } from "../sql/sample.js";
 
 /**
  * Runs `work` now and hands its result, or its failure named after the database, back as a
@@ -158,6 +160,8 @@ export class SqliteStore implements Store {
         return { row: writer.row, commit: (meta) => this.run(() => writer.commit(meta)), rollback: () => this.run(() => writer.rollback()) };
       }),
   };
+
+  get sample(): Store["sample"] { return sqlSampleStore(sqliteSession(this.db)); }
 
   readonly status: Store["status"] = {
     database: (recentRuns, nowMs) => this.run(() => hidingExpired(this.db, nowMs, () => databaseStatus(this.db, recentRuns, nowMs, this.here, this.isAlive))),
