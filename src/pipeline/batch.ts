@@ -389,6 +389,7 @@ async function planStage(ctx: RunContext): Promise<FetchPlan> {
     now: nowIso(ctx),
     probe: config.probe,
     order: config.order,
+    groupBy: config.groupBy,
     expiringBefore: expiringBefore(clock.now(), config.retention),
     quota: ctx.quota.planOptions,
     openData: config.openData !== null ? config.openDataPremises : undefined,

@@ -6,7 +6,7 @@ import type { Lookup } from "../spec/fields.js";
 import { LOOKUP_SPECS } from "../spec/lookups.js";
 import { BAND_COLUMNS } from "../spec/open-data.js";
 import type { Cell, ReportSnapshot } from "../store/snapshot.js";
-import { postcodeStratum } from "../plan/sample-order.js";
+import { sampleStratum, STRATUM_SEPARATOR } from "../plan/sample-order.js";
 import { ADDRESSES_COLUMN, countColumns, STATUS_COLUMN } from "../figures/postcode-columns.js";
 import { estimateDomain, intraclusterCorrelation, type Cluster, type DomainEstimate, type Interval } from "./estimates.js";
 import { PROVIDER_METRICS, providerColumn } from "../figures/measures.js";
@@ -48,11 +48,14 @@ const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
  */
 export const estimateKey = (column: string) => lowerFirst(column).replace(/Notspots$/, "Notspot");
 
-async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[], counts: Record<Lookup, string[]>): Promise<PostcodeFigures[]> {
+/** A postcode's sample stratum (before its band), as the planner drew it: the design's strata (sample-strata.ts). */
+type StratumOf = (compact: string) => string;
+
+async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[], counts: Record<Lookup, string[]>, stratumOf: StratumOf): Promise<PostcodeFigures[]> {
   const bands = snapshot.scope.openData ? [...BAND_COLUMNS, AUXILIARY_COLUMN] : [];
   const columns = [...lookups.flatMap((l) => [STATUS_COLUMN[l], ADDRESSES_COLUMN[l], ...counts[l]]), ...bands];
   const out: PostcodeFigures[] = [];
-  for await (const batch of snapshot.postcodeRows(columns)) for (const row of batch) out.push(postcodeFigures(row, lookups, counts, bands.length));
+  for await (const batch of snapshot.postcodeRows(columns)) for (const row of batch) out.push(postcodeFigures(row, lookups, counts, bands.length, stratumOf));
   return out;
 }
 
@@ -63,7 +66,7 @@ async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[],
 const AUXILIARY_COLUMN = "OfcomSuperfast";
 const auxiliaryOf = (cell: Cell) => 1 - Number(cell ?? 100) / 100;
 
-function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, columnCount: number): PostcodeFigures {
+function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, columnCount: number, stratumOf: StratumOf): PostcodeFigures {
   const bandCount = Math.max(0, columnCount - 1);
   const postcode = String(row[0]).replace(/\s+/g, "").toUpperCase();
   let at = 1;
@@ -75,9 +78,10 @@ function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], count
     clusters[l] = { stratum: "", answered, addresses, counts: values };
     at += 2 + counts[l].length;
   }
-  // The planner fetches new postcodes Ofcom puts wholly in one speed band last: they are their own strata.
+  // The planner fetches new postcodes Ofcom puts wholly in one speed band last: they are their own
+  // strata (pooled with their district's others while none of them is answered: estimates.ts).
   const bands = row.slice(at, at + bandCount).filter((v) => Number(v ?? 0) > 0).length;
-  const stratum = postcodeStratum(postcode) + (bandCount > 0 && bands === 1 ? " single-band" : "");
+  const stratum = stratumOf(postcode) + (bandCount > 0 && bands === 1 ? `${STRATUM_SEPARATOR}single-band` : "");
   for (const c of Object.values(clusters)) c.stratum = stratum;
   const broadband = clusters.broadband;
   if (broadband && columnCount > 0) broadband.auxiliary = counts.broadband.map((column) => (column === "BelowSuperfast" ? auxiliaryOf(row[at + bandCount]!) : null));
@@ -100,6 +104,17 @@ function estimateOf(members: readonly PostcodeFigures[], lookups: readonly Looku
   return { domain, perLookup: perLookup as readonly (readonly [Lookup, DomainEstimate])[] };
 }
 
+/**
+ * The strata the planner drew the sample in: the district, then the values of the --group-by input
+ * columns (a postcode's first), then the sector when grouped by it. The report's --group-by is the
+ * batch's when the batch writes it; with another, the strata are post-strata, as good while the
+ * sample's allocation is proportional.
+ */
+function designStrata(domains: readonly GroupDomains[]): StratumOf {
+  const parts = domains.filter((d) => d.source === "input" || d.name === "sector");
+  return (compact) => sampleStratum(compact, parts.map((d) => d.groupsOf(compact)[0] ?? ""));
+}
+
 /** Each group's members among the list's postcodes, by group name sorted (a postcode may be in several). */
 function membersByGroup(figures: readonly PostcodeFigures[], groupsOf: GroupsOf): Map<string, PostcodeFigures[]> {
   const groups = new Map<string, PostcodeFigures[]>();
@@ -116,7 +131,7 @@ function membersByGroup(figures: readonly PostcodeFigures[], groupsOf: GroupsOf)
 export async function computeEstimates(snapshot: ReportSnapshot, domains: readonly GroupDomains[]): Promise<EstimatesSummary | null> {
   const lookups = snapshot.scope.lookups;
   const counts = countColumns(snapshot.scope.providers);
-  const figures = await readFigures(snapshot, lookups, counts);
+  const figures = await readFigures(snapshot, lookups, counts, designStrata(domains));
   if (figures.length === 0) return null;
   const rho: Correlations = Object.fromEntries(lookups.map((l) => [l, intraclusterCorrelation(figures.map((f) => f.lookups[l]!), counts[l].length)]));
   const { domain, perLookup } = estimateOf(figures, lookups, counts, rho);

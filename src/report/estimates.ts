@@ -7,6 +7,8 @@
 // model of addresses correlated within their postcode predicts (the few very large postcodes make the
 // sample's own spread too small until it meets them). Pure: docs/estimates.md.
 
+import { stratumDistrict } from "../plan/sample-order.js";
+
 /** One postcode of the list: its stratum, whether it has a current answer, and its totals. */
 export interface Cluster {
   stratum: string;
@@ -61,18 +63,36 @@ interface StratumSums {
 const COLLAPSED = "\u0000collapsed";
 
 /**
- * The effective stratum of each cluster: strata with fewer than two answered postcodes give no
- * variance of their own, so they are pooled into one; when the pool still has fewer than two, the
- * whole domain is one stratum.
+ * The effective stratum of each cluster: a stratum with fewer than two answered postcodes gives no
+ * variance of its own, so it is pooled with the other such strata of its district (the stratum's
+ * first part: stratumDistrict); when those are still fewer than two, it joins its district's
+ * stratum with the most answered postcodes; failing that, the pool of all such strata, or the
+ * domain's largest stratum. A stratum none of whose postcodes is answered (e.g. the single-band
+ * postcodes the planner fetches last) is so represented by its district's answered postcodes.
  */
 export function collapseStrata(clusters: readonly Cluster[]): string[] {
   const answered = new Map<string, number>();
   for (const c of clusters) answered.set(c.stratum, (answered.get(c.stratum) ?? 0) + (c.answered ? 1 : 0));
-  let pooled = 0;
-  for (const [, n] of answered) if (n < 2) pooled += n;
-  const pooledCount = [...answered.values()].filter((n) => n < 2).length;
-  const whole = pooledCount > 0 && pooled < 2;
-  return clusters.map((c) => (whole ? COLLAPSED : answered.get(c.stratum)! < 2 ? COLLAPSED : c.stratum));
+  const largestIn = new Map<string, string>();
+  let largest: string | null = null;
+  const districtPool = new Map<string, number>();
+  for (const [s, n] of answered) {
+    const d = stratumDistrict(s);
+    if (n < 2) districtPool.set(d, (districtPool.get(d) ?? 0) + n);
+    else {
+      if (n > (answered.get(largestIn.get(d) ?? "") ?? 0)) largestIn.set(d, s);
+      if (largest === null || n > answered.get(largest)!) largest = s;
+    }
+  }
+  let pool = 0;
+  for (const [d, n] of districtPool) if (n < 2 && !largestIn.has(d)) pool += n;
+  const effective = (s: string): string => {
+    const d = stratumDistrict(s);
+    if (answered.get(s)! >= 2) return s;
+    if (districtPool.get(d)! >= 2) return `${COLLAPSED}${d}`;
+    return largestIn.get(d) ?? (pool >= 2 ? COLLAPSED : (largest ?? COLLAPSED));
+  };
+  return clusters.map((c) => effective(c.stratum));
 }
 
 function stratumSums(clusters: readonly Cluster[], figures: number): Map<string, StratumSums> {

@@ -14,6 +14,7 @@ export type GroupsOf = (compact: string) => readonly string[];
 /** A dimension's groups of each postcode, by the dimension's name as groups.csv writes it. */
 export interface GroupDomains {
   name: string;
+  source: Dimension["source"];
   groupsOf: GroupsOf;
 }
 
@@ -56,13 +57,13 @@ async function inputValues(snapshot: ReportSnapshot, indexes: readonly number[])
 export async function groupDomains(snapshot: ReportSnapshot, dimensions: readonly Dimension[], areaCells: ReadonlyMap<string, readonly string[]> | null): Promise<GroupDomains[]> {
   const inputs = await inputValues(snapshot, dimensions.filter((d) => d.source === "input").map((d) => d.index));
   return dimensions.map((d): GroupDomains => {
-    if (d.source === "postcode") return { name: d.name, groupsOf: (c) => [postcodePart(c, d.name as PostcodeDimension)] };
+    if (d.source === "postcode") return { name: d.name, source: d.source, groupsOf: (c) => [postcodePart(c, d.name as PostcodeDimension)] };
     if (d.source === "input") {
       const values = inputs.get(d.index)!;
-      return { name: d.name, groupsOf: (c) => [...(values.get(c) ?? [BLANK_GROUP])] };
+      return { name: d.name, source: d.source, groupsOf: (c) => [...(values.get(c) ?? [BLANK_GROUP])] };
     }
     const inArea = (c: string) => areaCells?.get(c);
-    return { name: d.name, groupsOf: (c) => [inArea(c) ? groupName(inArea(c)![d.index]) : UNMATCHED_GROUP] };
+    return { name: d.name, source: d.source, groupsOf: (c) => [inArea(c) ? groupName(inArea(c)![d.index]) : UNMATCHED_GROUP] };
   });
 }
 
