@@ -12,7 +12,7 @@ import { allowance, quotaPeriod, type Allowance, type PeriodRule } from "./quota
 import type { Premises } from "../spec/open-data.js";
 import { probeRule, type ProbeDecision, type ProbeSituation } from "./probe-rule.js";
 import { LOOKUP_SPECS } from "../spec/lookups.js";
-import { sampleOrder, type FetchOrder } from "./sample-order.js";
+import { SAMPLE_SEED, sampleOrder, type FetchOrder } from "./sample-order.js";
 import { sampleDesign } from "./sample-strata.js";
 import { markExpiring, oldestFetched } from "./retention.js";
 
@@ -40,7 +40,7 @@ export interface PlanOptions {
   order?: FetchOrder | undefined;
   /** --group-by: the sample's strata (sample-strata.ts); the district alone without */
   groupBy?: readonly string[] | undefined;
-  /** the seed a database without one keeps (a random one when not given) */
+  /** the seed a database without one keeps (by default one from the run's start time; without one, SAMPLE_SEED) */
   sampleSeed?: string | undefined;
 }
 
@@ -195,7 +195,7 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
   const oldestAnswer = new Map<Lookup, string>();
   const now = options.now ?? new Date().toISOString();
   let postcodes = 0;
-  const design = options.order === "input" ? null : await sampleDesign(store, options.runId, options.groupBy ?? [], options.sampleSeed);
+  const design = options.order === "input" ? null : await sampleDesign(store, options.runId, options.groupBy ?? [], options.sampleSeed ?? (options.now ? `sample-${options.now}` : SAMPLE_SEED));
   for (const lookup of options.lookups) {
     const refreshSince = options.refresh ? await store.plan.refreshMark(lookup, now, options.runId) : null;
     const stored = await store.plan.candidates({

@@ -4,7 +4,6 @@
 // (the first row of a postcode that appears twice), then its sector when asked. Area-file columns
 // are not strata (the batch reads the area file only for its reports). The reports rebuild the
 // same strata from their own --group-by (report/estimate-summary.ts); docs/estimates.md.
-import { randomUUID } from "node:crypto";
 import type { Store } from "../store/store.js";
 import { compactPostcode } from "../spec/postcode.js";
 import { sampleStratum } from "./sample-order.js";
@@ -31,8 +30,11 @@ export function strataColumns(groupBy: readonly string[], inputColumns: readonly
   return { indexes, sector: wanted.includes("sector") };
 }
 
-/** The run's design: the stored seed (`candidate` stored when the database has none: a new random one by default) and the strata. */
-export async function sampleDesign(store: Store, runId: number, groupBy: readonly string[], candidate: string = randomUUID()): Promise<SampleDesign> {
+/**
+ * The run's design: the stored seed (`candidate` stored when the database has none: the planner
+ * passes the first batch's start time, so databases differ and a test's injected clock decides it) and the strata.
+ */
+export async function sampleDesign(store: Store, runId: number, groupBy: readonly string[], candidate: string): Promise<SampleDesign> {
   const seed = await store.sample.seed(candidate);
   const run = await store.runs.read(runId);
   const { indexes, sector } = strataColumns(groupBy, run?.inputColumns ?? []);
