@@ -88,7 +88,7 @@ describe("estimates on night one", () => {
     const first = sheet.getRow(2);
     expect(first.getCell(at).value).toBe(e.groups[String(first.getCell(1).value)]![String(first.getCell(2).value)]!.shares.belowSuperfast!.estimate);
     expect(first.getCell(at + 2).value).toBe(e.groups[String(first.getCell(1).value)]![String(first.getCell(2).value)]!.shares.belowSuperfast!.high);
-    console.log(`night one, sample order: ${e.answeredPostcodes} of 560 postcodes answered, ${reached(e)} of 28 districts reached`, JSON.stringify(e.shares.belowSuperfast), JSON.stringify(e.shares.indoorVoiceTotalNotspot));
+    console.log(`night one, sample order: ${e.answeredPostcodes} of 560 postcodes answered, ${reached(e)} of 28 districts reached`);
   });
 
   it("with Ofcom's open data: below superfast is estimated by regression on Ofcom's share where that narrows it, and says so", async () => {

@@ -2,7 +2,8 @@
 // prefix of it the quota allows tonight is close to a stratified random sample of the list (every
 // district gets its share from the first night), and the reports can estimate the whole list's
 // shares from it (report/estimates.ts). A pure function of (seed, postcode, stratum sizes): nothing
-// per postcode is stored, so the order is the same every night and a run resumes where it stopped.
+// per postcode is stored, only the database's seed (sample-strata.ts), so the order is the same
+// every night and a run resumes where it stopped.
 import { compactPostcode } from "../spec/postcode.js";
 
 /** --order: the sample's order (default) or the input file's. */
