@@ -8,13 +8,13 @@ import { generateCompact } from "../src/simulator/data.js";
 import { openDataRow } from "../src/simulator/open-data.js";
 import { PUBLISHED_HEADER_2026 } from "../src/spec/open-data.js";
 import { tierOf } from "../src/figures/definitions.js";
-import { sampleOrder, postcodeStratum } from "../src/plan/sample-order.js";
-import { clustersByGroup, estimateDomain, type Cluster } from "../src/report/estimates.js";
+import { sampleOrder, postcodeStratum, uniformHash } from "../src/plan/sample-order.js";
+import { clustersByGroup, estimateDomain, intraclusterCorrelation, type Cluster } from "../src/report/estimates.js";
 
 const SEED = "estimates";
 const GOOD = 3;
 const FIGURES = ["BelowSuperfast", "IndoorVoiceTotalNotspots"] as const;
-const DRAWS = 200;
+const DRAWS = Number(process.env.DRAWS ?? 200);
 
 interface Unit {
   postcode: string;
@@ -68,15 +68,25 @@ interface Measured {
   draws: number;
 }
 
+/** The DRAWS sample orders of a list (each draw its own seed), drawn once: every measure takes prefixes of the same draws. */
+const drawn = new WeakMap<readonly Unit[], Unit[][]>();
+function draws(units: readonly Unit[]): Unit[][] {
+  let orders = drawn.get(units);
+  if (!orders) drawn.set(units, (orders = Array.from({ length: DRAWS }, (_, draw) => sampleOrder(units, (u) => u.postcode, (u) => u.district, `draw-${draw}`))));
+  return orders;
+}
+
 /** Over DRAWS samples of n postcodes in sample order: how often the interval held the truth, and its mean width. */
 export function measure(units: readonly Unit[], n: number, groupOf: ((u: Unit) => string) | null, openData = false): Measured[] {
   const domains = groupOf ? [...clustersByGroup(units, groupOf, (u) => u)].map(([, us]) => us) : [units];
   const truths = domains.map(trueShares);
   const held = FIGURES.map(() => ({ hit: 0, tried: 0, width: 0 }));
-  for (let draw = 0; draw < DRAWS; draw++) {
-    const answered = new Set(sampleOrder(units, (u) => u.postcode, (u) => u.district, `draw-${draw}`).slice(0, n));
+  for (const order of draws(units)) {
+    const answered = new Set(order.slice(0, n));
+    // as the report does: the groups' intracluster correlation is the list's
+    const rho = intraclusterCorrelation(units.map((u) => cluster(u, answered.has(u))), FIGURES.length);
     domains.forEach((members, d) => {
-      const e = estimateDomain(members.map((u) => cluster(u, answered.has(u), openData)), FIGURES.length);
+      const e = estimateDomain(members.map((u) => cluster(u, answered.has(u), openData)), FIGURES.length, rho);
       e.shares.forEach((s, f) => {
         if (s.low === null || s.high === null) return;
         const h = held[f]!;
@@ -89,6 +99,19 @@ export function measure(units: readonly Unit[], n: number, groupOf: ((u: Unit) =
   return held.map((h) => ({ coverage: h.hit / h.tried, width: h.width / h.tried, draws: h.tried }));
 }
 
+/**
+ * 95% intervals: over the sampled fractions and figures, the draws' coverage averages 93–97%, and no
+ * fraction's falls outside `floor`–99% (with 200 draws a coverage of 95% is measured within ±3 points).
+ */
+function expectCalibrated(measured: readonly Measured[][], floor = 0.92) {
+  const all = measured.flat();
+  const mean = all.reduce((t, m) => t + m.coverage, 0) / all.length;
+  expect(mean).toBeGreaterThanOrEqual(0.93);
+  expect(mean).toBeLessThanOrEqual(0.97);
+  for (const m of all) expect(m.coverage).toBeGreaterThanOrEqual(floor);
+  for (const m of all) expect(m.coverage).toBeLessThanOrEqual(0.99);
+}
+
 describe("estimates on the simulator's data", () => {
   const units = simulatedList();
 
@@ -97,20 +120,32 @@ describe("estimates on the simulator's data", () => {
     expect(Math.max(...byDistrict) - Math.min(...byDistrict)).toBeGreaterThan(0.2);
   });
 
-  const sizes = [150, 300, 600, 1500];
+  const DISTRICT_SIZES = [300, 750, 1500];
+  const sizes = [60, 150, 300, 750, 1500];
   const list = sizes.map((n) => measure(units, n, null));
-  const districts = [600, 1500].map((n) => measure(units, n, (u) => u.district));
+  const districts = DISTRICT_SIZES.map((n) => measure(units, n, (u) => u.district));
 
-  it("the list's 95% intervals hold the true share in at least 93% of draws, and narrow as answers fill in", () => {
+  it("the list's 95% intervals hold the true share in 93–97% of draws (2% to 50% answered), and narrow as answers fill in", () => {
     sizes.forEach((n, i) => console.log(`list n=${n}`, FIGURES.map((f, j) => `${f} coverage ${list[i]![j]!.coverage.toFixed(3)} width ${list[i]![j]!.width.toFixed(4)}`).join("; ")));
-    for (const m of list) for (const f of m) expect(f.coverage).toBeGreaterThanOrEqual(0.93);
+    expectCalibrated(list);
     for (let i = 1; i < sizes.length; i++) FIGURES.forEach((_, f) => expect(list[i]![f]!.width).toBeLessThan(list[i - 1]![f]!.width));
   });
 
-  it("each district's intervals hold its true share in at least 93% of draws, and narrow as answers fill in", () => {
-    districts.forEach((m, i) => console.log(`districts n=${[600, 1500][i]}`, FIGURES.map((f, j) => `${f} coverage ${m[j]!.coverage.toFixed(3)} width ${m[j]!.width.toFixed(4)}`).join("; ")));
-    for (const m of districts) for (const f of m) expect(f.coverage).toBeGreaterThanOrEqual(0.93);
-    FIGURES.forEach((_, f) => expect(districts[1]![f]!.width).toBeLessThan(districts[0]![f]!.width));
+  it("each district's intervals hold its true share in 93–97% of draws, and narrow as answers fill in", () => {
+    districts.forEach((m, i) => console.log(`districts n=${DISTRICT_SIZES[i]}`, FIGURES.map((f, j) => `${f} coverage ${m[j]!.coverage.toFixed(3)} width ${m[j]!.width.toFixed(4)}`).join("; ")));
+    expectCalibrated(districts);
+    for (let i = 1; i < DISTRICT_SIZES.length; i++) FIGURES.forEach((_, f) => expect(districts[i]![f]!.width).toBeLessThan(districts[i - 1]![f]!.width));
+  });
+
+  // groups that are not strata: 6 "wards" cutting across the districts (as an input column's groups do when the sample is not stratified by it)
+  const wardOf = (u: Unit) => `W${Math.floor(uniformHash(`ward ${u.postcode}`) * 6)}`;
+  const wards = DISTRICT_SIZES.map((n) => measure(units, n, wardOf));
+
+  it("each ward's intervals (groups across the strata) hold its true share in 93–97% of draws, and narrow as answers fill in", () => {
+    wards.forEach((m, i) => console.log(`wards n=${DISTRICT_SIZES[i]}`, FIGURES.map((f, j) => `${f} coverage ${m[j]!.coverage.toFixed(3)} width ${m[j]!.width.toFixed(4)}`).join("; ")));
+    // groups that cut across the strata stand on tiny parts of each stratum: at half the list answered they held 90–92% (docs/estimates.md)
+    expectCalibrated(wards, 0.9);
+    for (let i = 1; i < DISTRICT_SIZES.length; i++) FIGURES.forEach((_, f) => expect(wards[i]![f]!.width).toBeLessThan(wards[i - 1]![f]!.width));
   });
 
   const withOpenData = sizes.map((n) => measure(units, n, null, true));
@@ -118,7 +153,7 @@ describe("estimates on the simulator's data", () => {
   it("with open data, Ofcom's share narrows the broadband intervals and they still hold the true share", () => {
     sizes.forEach((n, i) => console.log(`list n=${n} with open data: BelowSuperfast coverage ${withOpenData[i]![0]!.coverage.toFixed(3)} width ${withOpenData[i]![0]!.width.toFixed(4)} (without: ${list[i]![0]!.width.toFixed(4)})`));
     withOpenData.forEach((m, i) => {
-      expect(m[0]!.coverage).toBeGreaterThanOrEqual(0.93);
+      expect(m[0]!.coverage).toBeGreaterThanOrEqual(0.92);
       expect(m[0]!.width).toBeLessThan(list[i]![0]!.width);
       // no auxiliary for mobile: the same intervals
       expect(m[1]!.width).toBeCloseTo(list[i]![1]!.width, 10);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { postcodeStratum, sampleOrder, uniformHash } from "../src/plan/sample-order.js";
+import { postcodeStratum, sampleOrder, STRATUM_SEPARATOR, uniformHash } from "../src/plan/sample-order.js";
 import { orderNeeds } from "../src/plan/plan.js";
 import type { Candidate } from "../src/store/types.js";
 
@@ -42,6 +42,11 @@ describe("estimates at the edges", () => {
     const { collapseStrata, estimateDomain } = await import("../src/report/estimates.js");
     const c = (stratum: string, answered: boolean, addresses = 10, y = 5) => ({ stratum, answered, addresses: answered ? addresses : 0, counts: answered ? [y] : [0] });
     expect(collapseStrata([c("A", true), c("A", true), c("B", true), c("C", true), c("C", false)])).toEqual(["A", "A", "\u0000collapsed", "\u0000collapsed", "\u0000collapsed"]);
+    // a stratum none of whose postcodes is answered (single-band, fetched last) joins its district's
+    const D = (part: string) => `D1${STRATUM_SEPARATOR}${part}`;
+    expect(collapseStrata([c(D("x"), true), c(D("x"), true), c(D("x"), true), c(D("single-band"), false), c("E", true), c("E", true)])).toEqual([D("x"), D("x"), D("x"), D("x"), "E", "E"]);
+    // small strata of one district with two answered between them are pooled in their district, not with the others
+    expect(collapseStrata([c(D("x"), true), c(D("y"), true), c("E", true), c("E", true)])).toEqual(["\u0000collapsedD1", "\u0000collapsedD1", "E", "E"]);
     const one = estimateDomain([c("A", true), c("A", false), c("A", false)], 1);
     expect(one.shares[0]).toEqual({ estimate: 0.5, low: null, high: null });
     const none = estimateDomain([c("A", false), c("A", false)], 1);

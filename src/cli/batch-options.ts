@@ -111,7 +111,7 @@ export const BATCH_OPTIONS = {
   order: option({
     type: "string",
     default: "sample",
-    help: "the order new postcodes are fetched in: sample (a seeded random order, stratified by district, so a partial list is a sample the reports can estimate from) or input (the file's order)",
+    help: "the order new postcodes are fetched in: sample (a random order, seeded once per database, stratified by district and the --group-by input columns, so a partial list is a sample the reports can estimate from) or input (the file's order)",
     parse: oneOf<FetchOrder>(...FETCH_ORDERS),
   }),
   release: option({

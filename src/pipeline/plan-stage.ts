@@ -31,6 +31,7 @@ export async function planStage(run: OpenedRun, runId: number, input: { inputRow
     now: nowIso(run),
     probe: config.probe,
     order: config.order,
+    groupBy: config.groupBy,
     expiringBefore: expiringBefore(clock.now(), config.retention),
     quota: quota.planOptions,
     openData: config.openData !== null ? config.openDataPremises : undefined,

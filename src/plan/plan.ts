@@ -12,7 +12,8 @@ import { allowance, quotaPeriod, type Allowance, type PeriodRule } from "./quota
 import type { Premises } from "../spec/open-data.js";
 import { probeRule, type ProbeDecision, type ProbeSituation } from "./probe-rule.js";
 import { LOOKUP_SPECS } from "../spec/lookups.js";
-import { sampleOrder, type FetchOrder } from "./sample-order.js";
+import { SAMPLE_SEED, sampleOrder, type FetchOrder } from "./sample-order.js";
+import { sampleDesign } from "./sample-strata.js";
 import { markExpiring, oldestFetched } from "./retention.js";
 
 export interface PlanOptions {
@@ -37,6 +38,10 @@ export interface PlanOptions {
   openData?: Premises | undefined;
   /** --order: new postcodes in the sample's seeded stratified order (default) or the input's */
   order?: FetchOrder | undefined;
+  /** --group-by: the sample's strata (sample-strata.ts); the district alone without */
+  groupBy?: readonly string[] | undefined;
+  /** the seed a database without one keeps (by default one from the run's start time; without one, SAMPLE_SEED) */
+  sampleSeed?: string | undefined;
 }
 
 export interface QuotaOptions {
@@ -190,6 +195,7 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
   const oldestAnswer = new Map<Lookup, string>();
   const now = options.now ?? new Date().toISOString();
   let postcodes = 0;
+  const design = options.order === "input" ? null : await sampleDesign(store, options.runId, options.groupBy ?? [], options.sampleSeed ?? (options.now ? `sample-${options.now}` : SAMPLE_SEED));
   for (const lookup of options.lookups) {
     const refreshSince = options.refresh ? await store.plan.refreshMark(lookup, now, options.runId) : null;
     const stored = await store.plan.candidates({
@@ -199,8 +205,9 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
       refreshSince,
       providers: options.providers,
       simulated: options.simulated,
-      // open data tells of fixed broadband only: mobile keeps the input's order
-      openData: LOOKUP_SPECS[lookup].openData ? options.openData : undefined,
+      // open data tells of fixed broadband only, but every lookup takes the postcodes in the same
+      // order (multi-band first), so that a postcode's answers arrive together
+      openData: options.openData,
     });
     const candidates = markExpiring(stored, options.expiringBefore ?? null);
     const oldest = oldestFetched(stored);
@@ -220,7 +227,7 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
     const probe = options.refresh ? 0 : (options.probe ?? DEFAULT_PROBE);
     const lastCheck = await store.releaseChecks.last(lookup);
     const ordered = orderNeeds(
-      options.order === "input" ? candidates : sampleOrder(candidates, (c) => c.postcode),
+      design ? sampleOrder(candidates, (c) => c.postcode, (c) => design.stratumOf(c.postcode), design.seed) : candidates,
       (situation) => {
         const decision = probeRule({ ...situation, lookup, probe, lastCheck, now });
         probes.set(lookup, decision);

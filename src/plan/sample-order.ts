@@ -2,14 +2,15 @@
 // prefix of it the quota allows tonight is close to a stratified random sample of the list (every
 // district gets its share from the first night), and the reports can estimate the whole list's
 // shares from it (report/estimates.ts). A pure function of (seed, postcode, stratum sizes): nothing
-// per postcode is stored, so the order is the same every night and a run resumes where it stopped.
+// per postcode is stored, only the database's seed (sample-strata.ts), so the order is the same
+// every night and a run resumes where it stopped.
 import { compactPostcode } from "../spec/postcode.js";
 
 /** --order: the sample's order (default) or the input file's. */
 export const FETCH_ORDERS = ["sample", "input"] as const;
 export type FetchOrder = (typeof FETCH_ORDERS)[number];
 
-/** The seed of every list's order: fixed, so the order never changes between nights or machines. */
+/** The seed of a pure call's order (tests); a database keeps its own (sample-strata.ts), chosen by its first batch. */
 export const SAMPLE_SEED = "postcode-coverage-sample-1";
 
 /** murmur3's finaliser: every input bit moves every output bit. */
@@ -38,6 +39,20 @@ export function postcodeStratum(postcode: string): string {
   const compact = compactPostcode(postcode) ?? postcode.toUpperCase().replace(/\s+/g, "");
   return compact.length > 3 ? compact.slice(0, -3) : compact;
 }
+
+/** Between a stratum's parts: the district first, then the --group-by values (sampleStratum). */
+export const STRATUM_SEPARATOR = "\u0001";
+
+/**
+ * A postcode's stratum: its district, then its values of the --group-by input columns (and its
+ * sector when asked): every group gets its share of any prefix, and so does every district.
+ */
+export function sampleStratum(postcode: string, parts: readonly string[] = []): string {
+  return [postcodeStratum(postcode), ...parts].join(STRATUM_SEPARATOR);
+}
+
+/** The district a stratum belongs to: where a stratum with too few answered postcodes is pooled first. */
+export const stratumDistrict = (stratum: string) => stratum.split(STRATUM_SEPARATOR, 1)[0]!;
 
 /**
  * The items in sample order. Within a stratum, by the hash of (seed, postcode): a simple random

@@ -77,7 +77,14 @@ const BATCH = 5000;
  * which keeps those of postcodes in scope, the first row of a postcode that appears twice, and
  * gives them their coordinates. Needs the snapshot's postcodes (preparePostcodes).
  */
-export async function loadAreaFile(snapshot: ReportSnapshot, file: AreaFile, wanted: readonly string[], stream: Readable = createReadStream(file.path)): Promise<AreaLoad> {
+export async function loadAreaFile(
+  snapshot: ReportSnapshot,
+  file: AreaFile,
+  wanted: readonly string[],
+  stream: Readable = createReadStream(file.path),
+  /** sees every valid row's postcode and wanted cells (the groups' estimates keep those in scope) */
+  keep?: (postcode: string, cells: readonly string[]) => void,
+): Promise<AreaLoad> {
   const indexes = wanted.map((w) => file.columns.findIndex((c) => c.toLowerCase() === w.toLowerCase()));
   const at = file.coordinates;
   let rows = 0;
@@ -92,9 +99,11 @@ export async function loadAreaFile(snapshot: ReportSnapshot, file: AreaFile, wan
         continue;
       }
       const position = at ? parseCoordinates(row.cells[at.latitude], row.cells[at.longitude]) : null;
+      const cells = indexes.map((i) => row.cells[i] ?? "");
+      keep?.(row.postcode.compact, cells);
       batch.push({
         postcode: row.postcode.compact,
-        cells: indexes.map((i) => row.cells[i] ?? ""),
+        cells,
         latitude: position?.latitude ?? null,
         longitude: position?.longitude ?? null,
       });

@@ -1,18 +1,19 @@
 // summary.json's `estimates` and summary.csv's Estimates rows: the whole list's shares (and each
-// postcode-part group's) estimated from the postcodes answered so far (estimates.ts), beside the
+// group's) estimated from the postcodes answered so far (estimates.ts), beside the
 // answered-only figures, never mixed into them. "Answered" is whatever the snapshot gives a final
 // status (found or not found); pending and failed postcodes are the unanswered ones.
 import type { Lookup } from "../spec/fields.js";
 import { LOOKUP_SPECS } from "../spec/lookups.js";
 import { BAND_COLUMNS } from "../spec/open-data.js";
 import type { Cell, ReportSnapshot } from "../store/snapshot.js";
-import { postcodeStratum } from "../plan/sample-order.js";
+import { sampleStratum, STRATUM_SEPARATOR } from "../plan/sample-order.js";
 import { ADDRESSES_COLUMN, countColumns, STATUS_COLUMN } from "../figures/postcode-columns.js";
-import { clustersByGroup, estimateDomain, type Cluster, type DomainEstimate, type Interval } from "./estimates.js";
+import { estimateDomain, intraclusterCorrelation, type Cluster, type DomainEstimate, type Interval } from "./estimates.js";
 import { PROVIDER_METRICS, providerColumn } from "../figures/measures.js";
 import { providerLabel } from "./figure-labels.js";
 import type { MobileScale } from "../spec/mobile-scales.js";
-import { groupFigures, POSTCODE_DIMENSIONS, type PostcodeDimension } from "./groups.js";
+import { groupFigures } from "./groups.js";
+import type { GroupDomains, GroupsOf } from "./group-domains.js";
 import type { SummaryRow } from "./summary.js";
 
 const ANSWERED_STATUSES = new Set(["ok", "not_found"]);
@@ -30,7 +31,7 @@ export interface EstimatedDomain {
 export interface EstimatesSummary extends EstimatedDomain {
   /** per lookup: what its figures stand on */
   lookups: Partial<Record<Lookup, { answeredPostcodes: number; answeredAddresses: number; exact: boolean }>>;
-  /** per postcode-part dimension of --group-by (area, district, sector), per value */
+  /** per dimension of --group-by (by its name, as groups.csv's Dimension), per value */
   groups: Record<string, Record<string, EstimatedDomain>>;
 }
 
@@ -47,17 +48,14 @@ const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
  */
 export const estimateKey = (column: string) => lowerFirst(column).replace(/Notspots$/, "Notspot");
 
-/** A postcode-part group value as groups.csv names it: area CF, district CF10, sector "CF10 1". */
-export function postcodePart(compact: string, part: PostcodeDimension): string {
-  const district = compact.slice(0, -3);
-  return part === "area" ? (/^[A-Z]+/.exec(compact)?.[0] ?? district) : part === "district" ? district : `${district} ${compact.charAt(compact.length - 3)}`;
-}
+/** A postcode's sample stratum (before its band), as the planner drew it: the design's strata (sample-strata.ts). */
+type StratumOf = (compact: string) => string;
 
-async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[], counts: Record<Lookup, string[]>): Promise<PostcodeFigures[]> {
+async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[], counts: Record<Lookup, string[]>, stratumOf: StratumOf): Promise<PostcodeFigures[]> {
   const bands = snapshot.scope.openData ? [...BAND_COLUMNS, AUXILIARY_COLUMN] : [];
   const columns = [...lookups.flatMap((l) => [STATUS_COLUMN[l], ADDRESSES_COLUMN[l], ...counts[l]]), ...bands];
   const out: PostcodeFigures[] = [];
-  for await (const batch of snapshot.postcodeRows(columns)) for (const row of batch) out.push(postcodeFigures(row, lookups, counts, bands.length));
+  for await (const batch of snapshot.postcodeRows(columns)) for (const row of batch) out.push(postcodeFigures(row, lookups, counts, bands.length, stratumOf));
   return out;
 }
 
@@ -68,7 +66,7 @@ async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[],
 const AUXILIARY_COLUMN = "OfcomSuperfast";
 const auxiliaryOf = (cell: Cell) => 1 - Number(cell ?? 100) / 100;
 
-function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, columnCount: number): PostcodeFigures {
+function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, columnCount: number, stratumOf: StratumOf): PostcodeFigures {
   const bandCount = Math.max(0, columnCount - 1);
   const postcode = String(row[0]).replace(/\s+/g, "").toUpperCase();
   let at = 1;
@@ -80,17 +78,21 @@ function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], count
     clusters[l] = { stratum: "", answered, addresses, counts: values };
     at += 2 + counts[l].length;
   }
-  // The planner fetches new postcodes Ofcom puts wholly in one speed band last: they are their own strata.
+  // The planner fetches new postcodes Ofcom puts wholly in one speed band last: they are their own
+  // strata (pooled with their district's others while none of them is answered: estimates.ts).
   const bands = row.slice(at, at + bandCount).filter((v) => Number(v ?? 0) > 0).length;
-  const stratum = postcodeStratum(postcode) + (bandCount > 0 && bands === 1 ? " single-band" : "");
+  const stratum = stratumOf(postcode) + (bandCount > 0 && bands === 1 ? `${STRATUM_SEPARATOR}single-band` : "");
   for (const c of Object.values(clusters)) c.stratum = stratum;
   const broadband = clusters.broadband;
   if (broadband && columnCount > 0) broadband.auxiliary = counts.broadband.map((column) => (column === "BelowSuperfast" ? auxiliaryOf(row[at + bandCount]!) : null));
   return { postcode, stratum, lookups: clusters };
 }
 
-function estimateOf(members: readonly PostcodeFigures[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>) {
-  const perLookup = lookups.map((l) => [l, estimateDomain(members.map((m) => m.lookups[l]!), counts[l].length)] as const);
+/** Per lookup, per figure: the list's intracluster correlation, which its groups' intervals use too. */
+type Correlations = Partial<Record<Lookup, number[]>>;
+
+function estimateOf(members: readonly PostcodeFigures[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, rho: Correlations) {
+  const perLookup = lookups.map((l) => [l, estimateDomain(members.map((m) => m.lookups[l]!), counts[l].length, rho[l])] as const);
   const shares: Record<string, Interval> = {};
   for (const [l, e] of perLookup) counts[l].forEach((column, i) => (shares[estimateKey(column)] = e.shares[i]!));
   const domain: EstimatedDomain = {
@@ -102,17 +104,41 @@ function estimateOf(members: readonly PostcodeFigures[], lookups: readonly Looku
   return { domain, perLookup: perLookup as readonly (readonly [Lookup, DomainEstimate])[] };
 }
 
-/** The estimates of a report: null when the scope has no postcodes. Needs preparePostcodes. */
-export async function computeEstimates(snapshot: ReportSnapshot, groupBy: readonly string[]): Promise<EstimatesSummary | null> {
+/**
+ * The strata the planner drew the sample in: the district, then the values of the --group-by input
+ * columns (a postcode's first), then the sector when grouped by it. The report's --group-by is the
+ * batch's when the batch writes it; with another, the strata are post-strata, as good while the
+ * sample's allocation is proportional.
+ */
+function designStrata(domains: readonly GroupDomains[]): StratumOf {
+  const parts = domains.filter((d) => d.source === "input" || d.name === "sector");
+  return (compact) => sampleStratum(compact, parts.map((d) => d.groupsOf(compact)[0] ?? ""));
+}
+
+/** Each group's members among the list's postcodes, by group name sorted (a postcode may be in several). */
+function membersByGroup(figures: readonly PostcodeFigures[], groupsOf: GroupsOf): Map<string, PostcodeFigures[]> {
+  const groups = new Map<string, PostcodeFigures[]>();
+  for (const f of figures)
+    for (const g of groupsOf(f.postcode)) {
+      let members = groups.get(g);
+      if (!members) groups.set(g, (members = []));
+      members.push(f);
+    }
+  return new Map([...groups].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The estimates of a report, for the list and each group of `domains`: null when the scope has no postcodes. Needs preparePostcodes. */
+export async function computeEstimates(snapshot: ReportSnapshot, domains: readonly GroupDomains[]): Promise<EstimatesSummary | null> {
   const lookups = snapshot.scope.lookups;
   const counts = countColumns(snapshot.scope.providers);
-  const figures = await readFigures(snapshot, lookups, counts);
+  const figures = await readFigures(snapshot, lookups, counts, designStrata(domains));
   if (figures.length === 0) return null;
-  const { domain, perLookup } = estimateOf(figures, lookups, counts);
+  const rho: Correlations = Object.fromEntries(lookups.map((l) => [l, intraclusterCorrelation(figures.map((f) => f.lookups[l]!), counts[l].length)]));
+  const { domain, perLookup } = estimateOf(figures, lookups, counts, rho);
   const groups: Record<string, Record<string, EstimatedDomain>> = {};
-  for (const part of groupBy.map((g) => g.toLowerCase()).filter((g): g is PostcodeDimension => (POSTCODE_DIMENSIONS as readonly string[]).includes(g))) {
-    groups[part] = {};
-    for (const [value, members] of clustersByGroup(figures, (f) => postcodePart(f.postcode, part), (f) => f)) groups[part][value] = estimateOf(members, lookups, counts).domain;
+  for (const { name, groupsOf } of domains) {
+    groups[name] = {};
+    for (const [value, members] of membersByGroup(figures, groupsOf)) groups[name][value] = estimateOf(members, lookups, counts, rho).domain;
   }
   const lookupFacts = Object.fromEntries(perLookup.map(([l, e]) => [l, { answeredPostcodes: e.answeredPostcodes, answeredAddresses: e.answeredAddresses, exact: e.exact }]));
   return { ...domain, lookups: lookupFacts, groups };

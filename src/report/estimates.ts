@@ -3,7 +3,11 @@
 // each stratum, a simple random sample of its postcodes. A share of addresses is then a ratio of
 // two totals over postcode clusters (figure count / addresses), estimated with the weights N_h/n_h,
 // its variance by linearisation from the spread of the clusters' residuals y - R·x within each
-// stratum, with the finite-population correction (1 - n_h/N_h). Pure: docs/estimates.md.
+// stratum, with the finite-population correction (1 - n_h/N_h), or, when larger, the variance a
+// model of addresses correlated within their postcode predicts (the few very large postcodes make the
+// sample's own spread too small until it meets them). Pure: docs/estimates.md.
+
+import { stratumDistrict } from "../plan/sample-order.js";
 
 /** One postcode of the list: its stratum, whether it has a current answer, and its totals. */
 export interface Cluster {
@@ -59,18 +63,36 @@ interface StratumSums {
 const COLLAPSED = "\u0000collapsed";
 
 /**
- * The effective stratum of each cluster: strata with fewer than two answered postcodes give no
- * variance of their own, so they are pooled into one; when the pool still has fewer than two, the
- * whole domain is one stratum.
+ * The effective stratum of each cluster: a stratum with fewer than two answered postcodes gives no
+ * variance of its own, so it is pooled with the other such strata of its district (the stratum's
+ * first part: stratumDistrict); when those are still fewer than two, it joins its district's
+ * stratum with the most answered postcodes; failing that, the pool of all such strata, or the
+ * domain's largest stratum. A stratum none of whose postcodes is answered (e.g. the single-band
+ * postcodes the planner fetches last) is so represented by its district's answered postcodes.
  */
 export function collapseStrata(clusters: readonly Cluster[]): string[] {
   const answered = new Map<string, number>();
   for (const c of clusters) answered.set(c.stratum, (answered.get(c.stratum) ?? 0) + (c.answered ? 1 : 0));
-  let pooled = 0;
-  for (const [, n] of answered) if (n < 2) pooled += n;
-  const pooledCount = [...answered.values()].filter((n) => n < 2).length;
-  const whole = pooledCount > 0 && pooled < 2;
-  return clusters.map((c) => (whole ? COLLAPSED : answered.get(c.stratum)! < 2 ? COLLAPSED : c.stratum));
+  const largestIn = new Map<string, string>();
+  let largest: string | null = null;
+  const districtPool = new Map<string, number>();
+  for (const [s, n] of answered) {
+    const d = stratumDistrict(s);
+    if (n < 2) districtPool.set(d, (districtPool.get(d) ?? 0) + n);
+    else {
+      if (n > (answered.get(largestIn.get(d) ?? "") ?? 0)) largestIn.set(d, s);
+      if (largest === null || n > answered.get(largest)!) largest = s;
+    }
+  }
+  let pool = 0;
+  for (const [d, n] of districtPool) if (n < 2 && !largestIn.has(d)) pool += n;
+  const effective = (s: string): string => {
+    const d = stratumDistrict(s);
+    if (answered.get(s)! >= 2) return s;
+    if (districtPool.get(d)! >= 2) return `${COLLAPSED}${d}`;
+    return largestIn.get(d) ?? (pool >= 2 ? COLLAPSED : (largest ?? COLLAPSED));
+  };
+  return clusters.map((c) => effective(c.stratum));
 }
 
 function stratumSums(clusters: readonly Cluster[], figures: number): Map<string, StratumSums> {
@@ -112,15 +134,11 @@ export function t975(df: number): number {
 const clip = (x: number) => Math.min(1, Math.max(0, x));
 
 /**
- * Wilson's score interval on the effective number of addresses, n = R(1 - R) / V (the design's
- * variance, clusters and finite population included): a cluster sample's shares are skewed when
- * they are small, and a symmetric R ± t·SE then misses low true shares far more than 5% of the time.
- * Capped at `independent` (the answered clusters, weighted by size) over (1 - f): never narrower
- * than a simple random sample of that many addresses.
+ * Wilson's score interval on the effective number of addresses n = R(1 - R) / V: a cluster
+ * sample's shares are skewed when they are small, and a symmetric R ± t·SE then misses low true
+ * shares far more than 5% of the time. A point when nothing is left to estimate (n infinite).
  */
-export function wilsonInterval(R: number, variance: number, independent: number, sampledFraction: number, z: number): Interval {
-  const cap = sampledFraction >= 1 ? Infinity : independent / (1 - sampledFraction);
-  const n = variance > 0 && R > 0 && R < 1 ? Math.min((R * (1 - R)) / variance, cap) : cap;
+export function wilsonInterval(R: number, n: number, z: number): Interval {
   if (!Number.isFinite(n)) return { estimate: R, low: R, high: R };
   const z2 = z * z;
   const centre = (R + z2 / (2 * n)) / (1 + z2 / n);
@@ -128,22 +146,57 @@ export function wilsonInterval(R: number, variance: number, independent: number,
   return { estimate: R, low: clip(centre - half), high: clip(centre + half) };
 }
 
-/** One figure's ratio estimate and interval from the strata's sums. */
-function ratioInterval(sums: readonly StratumSums[], f: number, exact: boolean): Interval {
+/**
+ * The intracluster correlation of a figure: the share of its address-level variance that lies
+ * between postcodes, 1 − Σ x·p_i(1 − p_i) / (Σx · p(1 − p)) over the answered postcodes (1 when
+ * every postcode is all or nothing, 0 when postcodes are like random handfuls of addresses). One
+ * per figure, from the whole list, so that a small group's interval does not rest on its own few
+ * postcodes' spread. 1 (the cautious end) when the answered addresses are all in or all out.
+ */
+export function intraclusterCorrelation(clusters: readonly Cluster[], figures: number): number[] {
+  return Array.from({ length: figures }, (_, f) => {
+    let x = 0;
+    let y = 0;
+    let within = 0;
+    for (const c of clusters) {
+      if (!c.answered || c.addresses === 0) continue;
+      const yi = c.counts[f] ?? 0;
+      x += c.addresses;
+      y += yi;
+      within += (yi * (c.addresses - yi)) / c.addresses;
+    }
+    const p = x > 0 ? y / x : 0;
+    return p > 0 && p < 1 ? clip(1 - within / (x * p * (1 - p))) : 1;
+  });
+}
+
+/**
+ * The effective number of addresses under the model that each address of postcode i is counted
+ * with the same chance, correlated ρ within the postcode: the ratio's prediction variance is then
+ * p(1 − p) Σ_h (1 − f_h)(N_h/n_h)² Σ x_i(1 + (x_i − 1)ρ) / X², and n = X² / Σ(...). It does not
+ * depend on the sample's spread, so it stays honest when the sample has not yet met the few large,
+ * badly served postcodes that most of the spread comes from.
+ */
+function modelEffectiveAddresses(strata: readonly StratumSums[], X: number, rho: number): number {
+  let sum = 0;
+  for (const s of strata) sum += (1 - s.n / s.N) * (s.N / s.n) ** 2 * ((1 - rho) * s.sx + rho * s.sxx);
+  return sum > 0 ? (X * X) / sum : Infinity;
+}
+
+/**
+ * One figure's ratio estimate and interval from the strata's sums: the variance is the larger of
+ * the design's (linearised, from the spread of the answered postcodes) and the model's
+ * (modelEffectiveAddresses), at Student's t on the design's degrees of freedom (postcodes − strata).
+ */
+function ratioInterval(sums: readonly StratumSums[], f: number, exact: boolean, rho: number): Interval {
   let Y = 0;
   let X = 0;
-  let N = 0;
   let n = 0;
-  let answeredAddresses = 0;
-  let squares = 0;
   const strata = sums.filter((s) => s.n > 0);
   for (const s of strata) {
     Y += (s.N / s.n) * s.sy[f]!;
     X += (s.N / s.n) * s.sx;
-    N += s.N;
     n += s.n;
-    answeredAddresses += s.sx;
-    squares += s.sxx;
   }
   if (X === 0) return { estimate: null, low: null, high: null };
   if (exact) return { estimate: Y / X, low: Y / X, high: Y / X };
@@ -151,10 +204,8 @@ function ratioInterval(sums: readonly StratumSums[], f: number, exact: boolean):
   const plain = { R: Y / X, variance: linearisedVariance(strata, f, Y / X, 0) / (X * X) };
   const regression = regressionEstimate(strata, f, X);
   const best = regression && regression.variance < plain.variance ? regression : plain;
-  // At most as many independent addresses as there are clusters, weighted by size: when the sample
-  // holds none of a few poorly served postcodes, its spread says nothing of them.
-  const effectiveClusters = (answeredAddresses * answeredAddresses) / squares;
-  const interval = wilsonInterval(best.R, best.variance, effectiveClusters, n / N, t975(n - strata.length));
+  const design = best.variance > 0 && best.R > 0 && best.R < 1 ? (best.R * (1 - best.R)) / best.variance : Infinity;
+  const interval = wilsonInterval(best.R, Math.min(design, modelEffectiveAddresses(strata, X, rho)), t975(n - strata.length));
   return best === plain ? interval : { ...interval, auxiliary: true };
 }
 
@@ -197,8 +248,11 @@ function regressionEstimate(strata: readonly StratumSums[], f: number, X: number
   return { R, variance: linearisedVariance(strata, f, R, b) / (X * X) };
 }
 
-/** The shares of a domain (the list, or a group's postcodes) estimated from its answered clusters. */
-export function estimateDomain(clusters: readonly Cluster[], figures: number): DomainEstimate {
+/**
+ * The shares of a domain (the list, or a group's postcodes) estimated from its answered clusters;
+ * `rho` per figure, the list's intracluster correlation (its own when not given).
+ */
+export function estimateDomain(clusters: readonly Cluster[], figures: number, rho: readonly number[] = intraclusterCorrelation(clusters, figures)): DomainEstimate {
   const answered = clusters.filter((c) => c.answered);
   const exact = answered.length === clusters.length;
   const sums = stratumSums(clusters, figures).values();
@@ -208,7 +262,7 @@ export function estimateDomain(clusters: readonly Cluster[], figures: number): D
     answeredPostcodes: answered.length,
     answeredAddresses: answered.reduce((t, c) => t + c.addresses, 0),
     exact,
-    shares: Array.from({ length: figures }, (_, f) => ratioInterval(strata, f, exact)),
+    shares: Array.from({ length: figures }, (_, f) => ratioInterval(strata, f, exact, rho[f] ?? 1)),
   };
 }
 

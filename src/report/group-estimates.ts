@@ -1,8 +1,7 @@
 // The estimates of each group beside its answered-only figures in groups.csv and the workbook's
 // Groups sheet: for the headline shares (below superfast, indoor voice total notspots), the
-// estimate for all the group's addresses and its 95% interval (estimate-summary.ts). Only the
-// postcode-part groups (area, district, sector) have estimates: their membership is known for every
-// postcode of the list; input-column and area-file groups get empty cells.
+// estimate for all the group's addresses and its 95% interval (estimate-summary.ts), for every
+// dimension (its membership is known for every postcode of the list: group-domains.ts).
 import type { Lookup } from "../spec/fields.js";
 import { estimateKey, type EstimatesSummary } from "./estimate-summary.js";
 import type { Interval } from "./estimates.js";
@@ -49,6 +48,6 @@ export function groupEstimateSheetColumns(groups: GroupEstimateSource): SheetCol
   return groupEstimateColumns(groups).map(({ figure, part, column }) => {
     const heading = `${figure.heading} % ${PART_WORDS[part]}`;
     const what = part === "Estimate" ? "estimated share of all the group's addresses" : `the ${part.toLowerCase()} end of its 95% interval`;
-    return { heading, note: `${what}, from its answered postcodes (area, district and sector groups; groups.csv: ${column})`, width: fitWidth(heading, 9), style: SHARE };
+    return { heading, note: `${what}, from its answered postcodes (groups.csv: ${column})`, width: fitWidth(heading, 9), style: SHARE };
   });
 }

@@ -15,6 +15,7 @@ import { ADDRESSES_COLUMN } from "../figures/postcode-columns.js";
 import { ReportError, type ReportScope } from "./scope.js";
 import { mapRows } from "./row-batches.js";
 import { groupEstimateCells, groupEstimateColumns } from "./group-estimates.js";
+import { areaCellCollector, scopePostcodes } from "./group-domains.js";
 import type { EstimatesSummary } from "./estimate-summary.js";
 
 export { BLANK_GROUP, INVALID_GROUP, UNMATCHED_GROUP } from "../store/snapshot.js";
@@ -197,8 +198,10 @@ export interface GroupSet {
   area: (AreaLoad & { path: string }) | null;
   /** every group's figures, computed once for groups.csv, the workbook and report.html (a few thousand rows at most) */
   rows: GroupRow[];
-  /** the report's estimates: the postcode-part groups' estimated shares, beside their counts (group-estimates.ts) */
+  /** the report's estimates: each group's estimated shares, beside their counts (group-estimates.ts) */
   estimates?: EstimatesSummary | null;
+  /** with --area-file, the kept cells of each postcode in scope (group-domains.ts: the groups' estimates) */
+  areaCells: ReadonlyMap<string, readonly string[]> | null;
 }
 
 export function writeGroupsCsv(snapshot: ReportSnapshot, groups: GroupSet, path: string, options: CsvFileOptions): Promise<number> {
@@ -224,8 +227,11 @@ export async function prepareGroups(snapshot: ReportSnapshot, goodRating: number
   const wantedArea: string[] = [];
   const dimensions = resolveDimensions(options.groupBy ?? DEFAULT_GROUP_BY, scope, header, wantedArea);
   let area: GroupSet["area"] = null;
+  let areaCells: GroupSet["areaCells"] = null;
   if (header) {
-    area = { ...(await loadAreaFile(snapshot, header, wantedArea)), path: header.path };
+    const kept = wantedArea.length > 0 ? areaCellCollector(await scopePostcodes(snapshot)) : null;
+    area = { ...(await loadAreaFile(snapshot, header, wantedArea, undefined, kept?.keep)), path: header.path };
+    areaCells = kept?.cells ?? null;
     if (area.unmatched > 0)
       options.onWarning?.(
         `${area.unmatched.toLocaleString("en-GB")} of ${(area.matched + area.unmatched).toLocaleString("en-GB")} postcodes are not in --area-file ${header.path}: their groups are ${UNMATCHED_GROUP}`,
@@ -236,5 +242,5 @@ export async function prepareGroups(snapshot: ReportSnapshot, goodRating: number
   const figures = groupFigures(scope.providers, goodRating, scale);
   const rows: GroupRow[] = [];
   for await (const batch of computeGroups(snapshot, dimensions, figures)) rows.push(...batch);
-  return { dimensions, figures, area, rows };
+  return { dimensions, figures, area, rows, areaCells };
 }

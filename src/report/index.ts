@@ -22,7 +22,8 @@ import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary
 import { DEFAULT_WORKBOOK_ROWS, writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
 import { GEOJSON_NAME, writePostcodesGeojson } from "./geojson.js";
 import { computeEstimates } from "./estimate-summary.js";
-import { DEFAULT_GROUP_BY, prepareGroups, writeGroupsCsv, type GroupOptions, type GroupRow, type GroupSet } from "./groups.js";
+import { groupDomains } from "./group-domains.js";
+import { prepareGroups, writeGroupsCsv, type GroupOptions, type GroupRow, type GroupSet } from "./groups.js";
 import { describeUprnMatching, uprnMatching } from "./uprn-matching.js";
 
 export { headlineLines, type Summary } from "./summary.js";
@@ -166,8 +167,8 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     await snapshot.preparePostcodes(goodRating);
     const changes = await collectChanges(snapshot, { goodRating, since: options.since, scale });
     const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary, { ...scale, seenChange: changes.scaleChange ?? undefined }, options.attribution);
-    summary.estimates = await computeEstimates(snapshot, options.groupBy ?? DEFAULT_GROUP_BY);
     const groups = await prepareGroups(snapshot, goodRating, options, scale.scale);
+    summary.estimates = await computeEstimates(snapshot, groups ? await groupDomains(snapshot, groups.dimensions, groups.areaCells) : []);
     if (groups) groups.estimates = summary.estimates;
     const located = await snapshot.countLocated(true);
     const set = options.files ?? REPORT_FILES;

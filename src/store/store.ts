@@ -63,6 +63,8 @@ export interface Store extends SnapshotSource {
   readonly releaseChecks: ReleaseCheckStore;
   readonly openData: OpenDataStore;
   readonly status: StatusStore;
+  /** the sample order's stored seed and its strata (sql/sample.ts) */
+  readonly sample: import("./sql/sample.js").SampleStore;
   /** Closes the store; writers must have been flushed. */
   close(): Promise<void>;
 }

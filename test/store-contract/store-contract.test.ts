@@ -103,6 +103,21 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
     });
   });
 
+  describe("the sample's seed and strata", () => {
+    it("keeps the first seed it is given, and gives each postcode's first row's cells", async () => {
+      expect(await store.sample.seed("first")).toBe("first");
+      expect(await store.sample.seed("second")).toBe("first");
+      const id = await newRun(store);
+      await store.runs.setInput(id, ["postcode", "ward"], "postcode");
+      const w = await store.inputRows.openWriter(id);
+      const rows = [["AB11AA", " North "], ["CD22CD", "South"], ["AB11AA", "West"], ["junk"]] as const;
+      for (const [i, cells] of rows.entries()) await w.add({ line: i + 2, value: cells[0], postcode: i === 3 ? null : cells[0], reason: i === 3 ? "not a valid UK postcode" : null, cells });
+      await w.flush();
+      expect(Object.fromEntries(await store.sample.inputCells(id, [1, 5]))).toEqual({ AB11AA: ["North", ""], CD22CD: ["South", ""] });
+      expect((await store.sample.inputCells(id, [])).size).toBe(0);
+    });
+  });
+
   describe("answers and versions", () => {
     it("an identical re-fetch moves only last seen; a changed answer is a new version; a failure keeps the last good answer", async () => {
       const id = await newRun(store);

@@ -1,6 +1,7 @@
 // The PostgreSQL store: the Store interface (store.ts) over one connection pool, for teams whose
 // machines share one database: every batch holds its own lease, claims its pairs, and
 // shares the ledger and the pace. Reports and the export read one snapshot (report/source.ts).
+import { sqlSampleStore } from "../sql/sample.js";
 import { hostname } from "node:os";
 import { UserError } from "../../errors.js";
 import { processAlive } from "../process-identity.js";
@@ -77,6 +78,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     releaseChecks: naming(sqlReleaseChecks(session), location),
     openData: naming(postgresOpenData(pool, session), location),
     status: naming(postgresStatus(pool, ctx), location),
+    sample: naming(sqlSampleStore(session), location),
     snapshot: postgresSnapshotSource(pool, location).snapshot,
     close: () => connection.close(),
   };

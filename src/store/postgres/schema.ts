@@ -242,6 +242,14 @@ export const PG_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (postcode, lookup)
   );
   `,
+  // The seed of the sample order (plan/sample-order.ts): chosen by the first batch, kept, so the
+  // order is the same every night.
+  `
+  CREATE TABLE sample_seed (
+    id   integer PRIMARY KEY CHECK (id = 1),
+    seed text NOT NULL
+  );
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -276,6 +276,14 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (postcode, lookup)
   ) WITHOUT ROWID;
   `,
+  // The seed of the sample order (plan/sample-order.ts): chosen by the first batch, kept, so the
+  // order is the same every night.
+  `
+  CREATE TABLE sample_seed (
+    id   INTEGER PRIMARY KEY CHECK (id = 1),
+    seed TEXT NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -33,6 +33,7 @@ import { sqliteSession } from "./session.js";
 import { runStepsNow, sqliteTransact } from "./transact.js";
 import { databaseStatus, releaseStatus } from "./status.js";
 import { runningProgressSteps } from "../sql/status.js";
+import { sqlSampleStore } from "../sql/sample.js";
 
 /**
  * Runs `work` now and hands its result, or its failure named after the database, back as a
@@ -55,6 +56,7 @@ export class SqliteStore implements Store {
   readonly plan: Store["plan"];
   readonly releases: Store["releases"];
   readonly releaseChecks: Store["releaseChecks"];
+  readonly sample: Store["sample"];
   private readonly answerReads: Pick<Store["answers"], "get" | "versions">;
 
   constructor(
@@ -81,13 +83,12 @@ export class SqliteStore implements Store {
     this.releases = named(sqlReleases(q, transact));
     this.releaseChecks = named(sqlReleaseChecks(q));
     this.answerReads = named(sqlAnswerReads(q));
+    this.sample = named(sqlSampleStore(q));
   }
-
 
   snapshot<T>(request: ScopeRequest, work: (snapshot: ReportSnapshot) => Promise<T>, options?: { onWarning?: (message: string) => void }): Promise<T> {
     return sqliteSnapshotSource(this.db).snapshot(request, work, options).catch((err: unknown) => Promise.reject(readFailure(err, this.location)));
   }
-
 
   close(): Promise<void> {
     return this.run(() => this.closeHandle());

@@ -28,7 +28,7 @@ export function estimatesSection(s: Summary & { estimates: EstimatesSummary }, t
   );
   const rows = Object.entries(e.shares).map(([key, i]) => ({ header: labels[key] ?? key, cells: [intervalText(i)] }));
   const estimates = table({ caption: `Estimated shares of all addresses of the list (95% interval)`, columns: ["Figure", "Estimate (95% interval)"], rows });
-  return section("estimates", title, [intro, ...basis.map((b) => paragraph(b)), estimatesFigure(s), estimates].join("\n"));
+  return section("estimates", title, [intro, ...basis.map((b) => paragraph(b)), estimatesFigure(s), estimates, ...groupEstimateFigures(s)].join("\n"));
 }
 
 /** The headline shares charted: each lookup's worst-served addresses. */
@@ -71,5 +71,54 @@ function estimatesFigure(s: Summary & { estimates: EstimatesSummary }): string {
       columns: ["Figure", "Estimate", "Low", "High"],
       rows: shown.map(([key, i]) => ({ header: heading.get(key) ?? key, cells: [i.estimate, i.low, i.high].map((x) => (x === null ? "–" : `${points(x).toFixed(1)}%`)) })),
     }),
+  });
+}
+
+/** The groups' charts: the groups with the highest estimates, at most this many per dimension. */
+const GROUPS_CHARTED = 20;
+
+/**
+ * Per --group-by dimension, the groups' estimated below-superfast shares (or, without broadband, indoor
+ * voice total notspots) with their 95% intervals as error bars, and a table of every group's headline estimates.
+ */
+function groupEstimateFigures(s: Summary & { estimates: EstimatesSummary }): string[] {
+  const heading = new Map(groupFigures(s.providers, s.goodRating, scaleOf(s)).map((f) => [estimateKey(f.column), f.heading]));
+  const keys = ["belowSuperfast", "indoorVoiceTotalNotspot"].filter((k) => k in s.estimates.shares);
+  const charted = keys[0];
+  if (charted === undefined) return [];
+  return Object.entries(s.estimates.groups).map(([dimension, groups]) => {
+    const estimated = Object.entries(groups).filter(([, g]) => g.shares[charted]?.estimate != null);
+    const shown = estimated.sort(([a, x], [b, y]) => y.shares[charted]!.estimate! - x.shares[charted]!.estimate! || a.localeCompare(b)).slice(0, GROUPS_CHARTED);
+    const title = `${dimension}: estimated share of all the group's addresses ${heading.get(charted)?.toLowerCase() ?? charted}, with 95% intervals`;
+    return figure({
+      id: `estimates-${dimension.replace(/[^A-Za-z0-9_-]/g, "_")}`,
+      title,
+      reading: shown.length > 0 ? `Each bar is a group's estimate, its line the 95% interval; each group's estimate stands on its own answered postcodes.` : "",
+      chart:
+        shown.length === 0
+          ? null
+          : barChart({
+              title,
+              categories: shown.map(([g]) => g),
+              series: [
+                {
+                  name: "Estimate",
+                  values: shown.map(([, g]) => points(g.shares[charted]!.estimate!)),
+                  labels: shown.map(([, g]) => `${intervalText(g.shares[charted]!)} · ${g.answeredPostcodes} of ${g.postcodes} postcodes`),
+                  colour: PALETTE[4],
+                  intervals: shown.map(([, g]) => (g.shares[charted]!.low === null || g.shares[charted]!.high === null ? null : [points(g.shares[charted]!.low!), points(g.shares[charted]!.high!)])),
+                },
+              ],
+              orientation: "horizontal",
+              valueAxis: "% of addresses",
+              percent: true,
+            }),
+      empty: `No ${dimension} group has an answered postcode with addresses yet.`,
+      table: table({
+        caption: `${dimension}: each group's estimates (95% interval)`,
+        columns: ["Group", "Answered postcodes", ...keys.map((k) => heading.get(k) ?? k)],
+        rows: Object.entries(groups).map(([g, d]) => ({ header: g, cells: [`${d.answeredPostcodes} of ${d.postcodes}${d.exact ? " (exact)" : ""}`, ...keys.map((k) => intervalText(d.shares[k]!))] })),
+      }),
+    });
   });
 }
