@@ -8,7 +8,7 @@ import { planFetches } from "../src/plan/plan.js";
 import { postcodeStratum } from "../src/plan/sample-order.js";
 import { sampleDesign } from "../src/plan/sample-strata.js";
 import { DEFAULT_PROVIDERS } from "../src/spec/fields.js";
-import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 
 const LETTERS = [..."ABDEFGHJLNPQRSTUWXYZ"];
@@ -32,7 +32,7 @@ afterEach(async () => {
 
 async function storeWithRun(): Promise<{ store: Store; runId: number }> {
   dir = mkdtempSync(join(tmpdir(), "pcc-sample-"));
-  store = openSqliteStore(join(dir, "coverage.sqlite"));
+  store = await openStore(join(dir, "coverage.sqlite"));
   const runId = await store.runs.create({ startedAt: "2026-03-01T00:00:00.000Z", simulated: false, inputName: "in.csv", args: {}, lookups: ["broadband", "mobile"], providers: [...DEFAULT_PROVIDERS], leaseId: null });
   await store.runs.setInput(runId, ["postcode", "Ward"], "postcode");
   const w = await store.inputRows.openWriter(runId);
