@@ -26,7 +26,7 @@ import {
 } from "../shared/answer-writes.js";
 import type { VersionRow } from "../snapshot.js";
 import type { AnswerStore, AnswerWriter } from "../store.js";
-import { LeaseLostError, type AnswerVersionInfo, type AnswerWriterOptions, type StoredAnswer } from "../types.js";
+import { LeaseLostError, type AnswerWriterOptions } from "../types.js";
 import { inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";
 import { databaseError } from "./errors.js";
 import { assertLeaseLive } from "./leases.js";
@@ -204,30 +204,14 @@ function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: str
   };
 }
 
-export function postgresAnswers(pool: pg.Pool, location: string): AnswerStore {
+/** The engine's own answer members; a pair's answer and its versions are read by the shared SQL (sql/answer-reads.ts). */
+export function postgresAnswers(pool: pg.Pool, location: string): Omit<AnswerStore, "get" | "versions"> {
   return {
     openWriter: async (options) => answerWriter(pool, options, location),
     prepareProviders: (providers) => ensurePostgresProviderColumns(pool, providers),
     async holdsOtherKind(simulated) {
       return (await rowOf(pool, "SELECT 1 FROM lookups WHERE simulated <> $1 LIMIT 1", [simulated ? 1 : 0])) !== null;
     },
-    async get(postcode, lookup): Promise<StoredAnswer | null> {
-      const row = await rowOf<Omit<StoredAnswer, "simulated"> & { simulated: number }>(
-        pool,
-        `SELECT postcode, lookup, status, fetched_at AS "fetchedAt", run_id AS "runId", address_count AS "addressCount", dataset, release,
-                simulated, version_id AS "versionId", last_error AS "lastError"
-           FROM lookups WHERE postcode = $1 AND lookup = $2`,
-        [postcode, lookup],
-      );
-      return row ? { ...row, simulated: row.simulated === 1 } : null;
-    },
-    versions: (postcode, lookup) =>
-      rowsOf<AnswerVersionInfo>(
-        pool,
-        `SELECT id, status, hash, release, first_seen AS "firstSeen", last_seen AS "lastSeen", run_id AS "runId", address_count AS "addressCount"
-           FROM answer_versions WHERE postcode = $1 AND lookup = $2 ORDER BY id`,
-        [postcode, lookup],
-      ),
     expire: (before, at) => expirePostgresAnswers(pool, before, at),
   };
 }
