@@ -16,7 +16,13 @@ export const POSTCODE_TABLE = "report_postcodes";
 export const AREA_TABLE = "report_areas";
 export const GROUP_TABLE = "report_groups";
 
-/** Makes every temporary table the snapshot may fill: the postcodes, --area-file's rows, the groups. */
+/**
+ * Makes every temporary table the snapshot may fill: the postcodes, --area-file's rows, the groups.
+ * Their postcodes (the join keys) are plain TEXT, in the stored tables' own collation: compared to
+ * a column of another collation (byteText's "C" on PostgreSQL), a stored table's index on postcode
+ * is of no use, and each postcode scanned a whole address table. Only what is sorted for output
+ * (display, grp) is text in byte order.
+ */
 export async function createTemporaryTables(q: SqlSession, scope: ReportScope): Promise<void> {
   const d = q.dialect;
   const counts = countColumns(scope.providers);
@@ -25,14 +31,14 @@ export async function createTemporaryTables(q: SqlSession, scope: ReportScope): 
     ...[...counts.broadband, ...counts.mobile].map((c) => `${c} ${d.integerType}`),
     ...openDataColumns(scope).map((c) => `${c} ${c === OPEN_DATA_MONTH_COLUMN ? "TEXT" : d.doubleType}`),
   ];
-  const postcodes = `display ${d.byteText} PRIMARY KEY, postcode ${d.byteText} NOT NULL UNIQUE,
+  const postcodes = `display ${d.byteText} PRIMARY KEY, postcode TEXT NOT NULL UNIQUE,
        BroadbandStatus TEXT NOT NULL, MobileStatus TEXT NOT NULL, Status TEXT,
        BroadbandAddresses ${d.integerType}, MobileAddresses ${d.integerType}, Addresses ${d.integerType}, ${figures.join(", ")},
        ${COORDINATE_COLUMNS.map((c) => `${c} ${d.doubleType}`).join(", ")}`;
   const statements = [
     ...d.temporaryTable(POSTCODE_TABLE, postcodes, true),
-    ...d.temporaryTable(AREA_TABLE, `postcode ${d.byteText} PRIMARY KEY, cells TEXT NOT NULL, latitude ${d.doubleType}, longitude ${d.doubleType}`, true),
-    ...d.temporaryTable(GROUP_TABLE, `dim ${d.integerType} NOT NULL, grp ${d.byteText} NOT NULL, postcode ${d.byteText}, n ${d.integerType} NOT NULL`, false),
+    ...d.temporaryTable(AREA_TABLE, `postcode TEXT PRIMARY KEY, cells TEXT NOT NULL, latitude ${d.doubleType}, longitude ${d.doubleType}`, true),
+    ...d.temporaryTable(GROUP_TABLE, `dim ${d.integerType} NOT NULL, grp ${d.byteText} NOT NULL, postcode TEXT, n ${d.integerType} NOT NULL`, false),
   ];
   for (const statement of statements) await q.exec(statement);
 }
