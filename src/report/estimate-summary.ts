@@ -8,7 +8,7 @@ import { BAND_COLUMNS } from "../spec/open-data.js";
 import type { Cell, ReportSnapshot } from "../store/snapshot.js";
 import { sampleStratum, STRATUM_SEPARATOR } from "../plan/sample-order.js";
 import { ADDRESSES_COLUMN, countColumns, STATUS_COLUMN } from "../figures/postcode-columns.js";
-import { estimateDomain, intraclusterCorrelation, type Cluster, type DomainEstimate, type Interval } from "./estimates.js";
+import { estimateDomain, intraclusterCorrelation, sizeMoments, type Cluster, type DomainEstimate, type Interval } from "./estimates.js";
 import { PROVIDER_METRICS, providerColumn } from "../figures/measures.js";
 import { providerLabel } from "./figure-labels.js";
 import type { MobileScale } from "../spec/mobile-scales.js";
@@ -88,11 +88,23 @@ function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], count
   return { postcode, stratum, lookups: clusters };
 }
 
-/** Per lookup, per figure: the list's intracluster correlation, which its groups' intervals use too. */
-type Correlations = Partial<Record<Lookup, number[]>>;
+/**
+ * Per lookup, what the list's answered postcodes tell its groups' intervals too: per figure the
+ * intracluster correlation, and per stratum the size moment (estimates.ts: sizeMoments).
+ */
+type ListFacts = Partial<Record<Lookup, { rho: number[]; moments: Map<string, number> }>>;
 
-function estimateOf(members: readonly PostcodeFigures[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, rho: Correlations) {
-  const perLookup = lookups.map((l) => [l, estimateDomain(members.map((m) => m.lookups[l]!), counts[l].length, rho[l])] as const);
+function listFacts(figures: readonly PostcodeFigures[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>): ListFacts {
+  return Object.fromEntries(
+    lookups.map((l) => {
+      const clusters = figures.map((f) => f.lookups[l]!);
+      return [l, { rho: intraclusterCorrelation(clusters, counts[l].length), moments: sizeMoments(clusters) }];
+    }),
+  );
+}
+
+function estimateOf(members: readonly PostcodeFigures[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, list: ListFacts) {
+  const perLookup = lookups.map((l) => [l, estimateDomain(members.map((m) => m.lookups[l]!), counts[l].length, list[l]?.rho, list[l]?.moments)] as const);
   const shares: Record<string, Interval> = {};
   for (const [l, e] of perLookup) counts[l].forEach((column, i) => (shares[estimateKey(column)] = e.shares[i]!));
   const domain: EstimatedDomain = {
@@ -133,12 +145,12 @@ export async function computeEstimates(snapshot: ReportSnapshot, domains: readon
   const counts = countColumns(snapshot.scope.providers);
   const figures = await readFigures(snapshot, lookups, counts, designStrata(domains));
   if (figures.length === 0) return null;
-  const rho: Correlations = Object.fromEntries(lookups.map((l) => [l, intraclusterCorrelation(figures.map((f) => f.lookups[l]!), counts[l].length)]));
-  const { domain, perLookup } = estimateOf(figures, lookups, counts, rho);
+  const list = listFacts(figures, lookups, counts);
+  const { domain, perLookup } = estimateOf(figures, lookups, counts, list);
   const groups: Record<string, Record<string, EstimatedDomain>> = {};
   for (const { name, groupsOf } of domains) {
     groups[name] = {};
-    for (const [value, members] of membersByGroup(figures, groupsOf)) groups[name][value] = estimateOf(members, lookups, counts, rho).domain;
+    for (const [value, members] of membersByGroup(figures, groupsOf)) groups[name][value] = estimateOf(members, lookups, counts, list).domain;
   }
   const lookupFacts = Object.fromEntries(perLookup.map(([l, e]) => [l, { answeredPostcodes: e.answeredPostcodes, answeredAddresses: e.answeredAddresses, exact: e.exact }]));
   return { ...domain, lookups: lookupFacts, groups };

@@ -49,6 +49,8 @@ interface StratumSums {
   n: number;
   sx: number;
   sxx: number;
+  /** Σ x·m over the answered postcodes, m the size moment of the postcode's stratum in the list (sizeMoments) */
+  sxm: number;
   sy: number[];
   syy: number[];
   sxy: number[];
@@ -95,19 +97,20 @@ export function collapseStrata(clusters: readonly Cluster[]): string[] {
   return clusters.map((c) => effective(c.stratum));
 }
 
-function stratumSums(clusters: readonly Cluster[], figures: number): Map<string, StratumSums> {
+function stratumSums(clusters: readonly Cluster[], figures: number, moments?: ReadonlyMap<string, number>): Map<string, StratumSums> {
   const strata = collapseStrata(clusters);
   const sums = new Map<string, StratumSums>();
   clusters.forEach((c, i) => {
     let s = sums.get(strata[i]!);
     const zeros = () => new Array<number>(figures).fill(0);
-    if (!s) sums.set(strata[i]!, (s = { N: 0, n: 0, sx: 0, sxx: 0, sy: zeros(), syy: zeros(), sxy: zeros(), Z: zeros(), sz: zeros(), szz: zeros(), szy: zeros(), szx: zeros() }));
+    if (!s) sums.set(strata[i]!, (s = { N: 0, n: 0, sx: 0, sxx: 0, sxm: 0, sy: zeros(), syy: zeros(), sxy: zeros(), Z: zeros(), sz: zeros(), szz: zeros(), szy: zeros(), szx: zeros() }));
     s.N++;
     for (let f = 0; f < figures; f++) s.Z[f]! += c.auxiliary?.[f] ?? NaN;
     if (!c.answered) return;
     s.n++;
     s.sx += c.addresses;
     s.sxx += c.addresses * c.addresses;
+    s.sxm += c.addresses * (moments?.get(c.stratum) ?? c.addresses);
     for (let f = 0; f < figures; f++) {
       const y = c.counts[f] ?? 0;
       s.sy[f]! += y;
@@ -171,15 +174,37 @@ export function intraclusterCorrelation(clusters: readonly Cluster[], figures: n
 }
 
 /**
+ * Per stratum of the list, the size moment Σx²/Σx of its answered postcodes (the address-weighted
+ * mean postcode size): the model's Σx² of a domain's answered postcodes in the stratum is read as
+ * Σx·m. A group that cuts across the strata (a ward over districts) holds a handful of each
+ * stratum's answered postcodes; their own Σx² swings with whether they met one of the few very
+ * large postcodes, and swings down exactly when the estimate does (the large ones are where most
+ * of a rare share lies), so its intervals were too narrow when they missed the truth. The
+ * stratum's moment, from all its answered postcodes, is the same quantity known better. For the
+ * list, and a group made of whole strata, Σx·m = Σx²: nothing changes.
+ */
+export function sizeMoments(clusters: readonly Cluster[]): Map<string, number> {
+  const sums = new Map<string, { x: number; xx: number }>();
+  for (const c of clusters) {
+    if (!c.answered) continue;
+    const s = sums.get(c.stratum) ?? { x: 0, xx: 0 };
+    s.x += c.addresses;
+    s.xx += c.addresses * c.addresses;
+    sums.set(c.stratum, s);
+  }
+  return new Map([...sums].filter(([, s]) => s.x > 0).map(([k, s]) => [k, s.xx / s.x]));
+}
+
+/**
  * The effective number of addresses under the model that each address of postcode i is counted
  * with the same chance, correlated ρ within the postcode: the ratio's prediction variance is then
- * p(1 − p) Σ_h (1 − f_h)(N_h/n_h)² Σ x_i(1 + (x_i − 1)ρ) / X², and n = X² / Σ(...). It does not
+ * p(1 − p) Σ_h (1 − f_h)(N_h/n_h)² Σ x_i(1 + (m_i − 1)ρ) / X² (m_i = x_i, or its stratum's size moment), and n = X² / Σ(...). It does not
  * depend on the sample's spread, so it stays honest when the sample has not yet met the few large,
  * badly served postcodes that most of the spread comes from.
  */
 function modelEffectiveAddresses(strata: readonly StratumSums[], X: number, rho: number): number {
   let sum = 0;
-  for (const s of strata) sum += (1 - s.n / s.N) * (s.N / s.n) ** 2 * ((1 - rho) * s.sx + rho * s.sxx);
+  for (const s of strata) sum += (1 - s.n / s.N) * (s.N / s.n) ** 2 * ((1 - rho) * s.sx + rho * s.sxm);
   return sum > 0 ? (X * X) / sum : Infinity;
 }
 
@@ -250,12 +275,13 @@ function regressionEstimate(strata: readonly StratumSums[], f: number, X: number
 
 /**
  * The shares of a domain (the list, or a group's postcodes) estimated from its answered clusters;
- * `rho` per figure, the list's intracluster correlation (its own when not given).
+ * `rho` per figure, the list's intracluster correlation (its own when not given); `moments`, the
+ * list's size moment per stratum (sizeMoments; the domain's own postcodes' when not given).
  */
-export function estimateDomain(clusters: readonly Cluster[], figures: number, rho: readonly number[] = intraclusterCorrelation(clusters, figures)): DomainEstimate {
+export function estimateDomain(clusters: readonly Cluster[], figures: number, rho: readonly number[] = intraclusterCorrelation(clusters, figures), moments?: ReadonlyMap<string, number>): DomainEstimate {
   const answered = clusters.filter((c) => c.answered);
   const exact = answered.length === clusters.length;
-  const sums = stratumSums(clusters, figures).values();
+  const sums = stratumSums(clusters, figures, moments).values();
   const strata = [...sums];
   return {
     postcodes: clusters.length,
