@@ -47,6 +47,9 @@ describe("estimates at the edges", () => {
     expect(collapseStrata([c(D("x"), true), c(D("x"), true), c(D("x"), true), c(D("single-band"), false), c("E", true), c("E", true)])).toEqual([D("x"), D("x"), D("x"), D("x"), "E", "E"]);
     // small strata of one district with two answered between them are pooled in their district, not with the others
     expect(collapseStrata([c(D("x"), true), c(D("y"), true), c("E", true), c("E", true)])).toEqual(["\u0000collapsedD1", "\u0000collapsedD1", "E", "E"]);
+    // a lone answered postcode of a district, with no stratum of two anywhere, joins the largest district pool (not a pool of one)
+    const F = (part: string) => `F1${STRATUM_SEPARATOR}${part}`;
+    expect(collapseStrata([c(D("x"), true), c(D("y"), true), c(F("x"), true), c(F("y"), false)])).toEqual(["\u0000collapsedD1", "\u0000collapsedD1", "\u0000collapsedD1", "\u0000collapsedD1"]);
     const one = estimateDomain([c("A", true), c("A", false), c("A", false)], 1);
     expect(one.shares[0]).toEqual({ estimate: 0.5, low: null, high: null });
     const none = estimateDomain([c("A", false), c("A", false)], 1);

@@ -40,7 +40,7 @@ export interface PlanOptions {
   order?: FetchOrder | undefined;
   /** --group-by: the sample's strata (sample-strata.ts); the district alone without */
   groupBy?: readonly string[] | undefined;
-  /** the seed a database without one keeps (by default one from the run's start time; without one, SAMPLE_SEED) */
+  /** the seed a database without one keeps (by default one from the first run's start date, so a run replayed on a day draws the same order; without one, SAMPLE_SEED) */
   sampleSeed?: string | undefined;
 }
 
@@ -195,7 +195,7 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
   const oldestAnswer = new Map<Lookup, string>();
   const now = options.now ?? new Date().toISOString();
   let postcodes = 0;
-  const design = options.order === "input" ? null : await sampleDesign(store, options.runId, options.groupBy ?? [], options.sampleSeed ?? (options.now ? `sample-${options.now}` : SAMPLE_SEED));
+  const design = options.order === "input" ? null : await sampleDesign(store, options.runId, options.groupBy ?? [], options.sampleSeed ?? (options.now ? `sample-${options.now.slice(0, 10)}` : SAMPLE_SEED));
   for (const lookup of options.lookups) {
     const refreshSince = options.refresh ? await store.plan.refreshMark(lookup, now, options.runId) : null;
     const stored = await store.plan.candidates({

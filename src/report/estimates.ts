@@ -69,7 +69,7 @@ const COLLAPSED = "\u0000collapsed";
  * variance of its own, so it is pooled with the other such strata of its district (the stratum's
  * first part: stratumDistrict); when those are still fewer than two, it joins its district's
  * stratum with the most answered postcodes; failing that, the pool of all such strata, or the
- * domain's largest stratum. A stratum none of whose postcodes is answered (e.g. the single-band
+ * domain's largest stratum, or its largest district pool. A stratum none of whose postcodes is answered (e.g. the single-band
  * postcodes the planner fetches last) is so represented by its district's answered postcodes.
  */
 export function collapseStrata(clusters: readonly Cluster[]): string[] {
@@ -88,11 +88,15 @@ export function collapseStrata(clusters: readonly Cluster[]): string[] {
   }
   let pool = 0;
   for (const [d, n] of districtPool) if (n < 2 && !largestIn.has(d)) pool += n;
+  // with no stratum of two or more, the largest district pool takes a lone answered postcode in
+  let largestPool: string | null = null;
+  for (const [d, n] of districtPool) if (n >= 2 && (largestPool === null || n > districtPool.get(largestPool)!)) largestPool = d;
+  const fallback = largest ?? (largestPool === null ? COLLAPSED : `${COLLAPSED}${largestPool}`);
   const effective = (s: string): string => {
     const d = stratumDistrict(s);
     if (answered.get(s)! >= 2) return s;
     if (districtPool.get(d)! >= 2) return `${COLLAPSED}${d}`;
-    return largestIn.get(d) ?? (pool >= 2 ? COLLAPSED : (largest ?? COLLAPSED));
+    return largestIn.get(d) ?? (pool >= 2 ? COLLAPSED : fallback);
   };
   return clusters.map((c) => effective(c.stratum));
 }
