@@ -1,20 +1,9 @@
 // SQLite's write transactions for the SQL written once (src/store/sql/steps.ts): the steps run
 // synchronously inside better-sqlite3's BEGIN IMMEDIATE, as the engine's own transactions do, so
 // no other statement of the process can fall between them.
-import type { Step, Steps, Transact } from "../sql/steps.js";
+import type { Steps, Transact } from "../sql/steps.js";
 import type { Db } from "./db.js";
-import { bindable } from "./session.js";
-
-function runStep(db: Db, { kind, sql, params }: Step): unknown {
-  const statement = db.prepare(sql);
-  if (kind === "all") return statement.all(bindable(params));
-  if (kind === "get") return statement.get(bindable(params)) ?? null;
-  if (statement.reader) {
-    statement.all(bindable(params));
-    return 0;
-  }
-  return statement.run(bindable(params)).changes;
-}
+import { runStep } from "./session.js";
 
 /** Runs the steps now, statement after statement. */
 export function runStepsNow<T>(db: Db, steps: Steps<T>): T {

@@ -4,10 +4,10 @@
 // written when a newer version replaces it. An identical re-fetch only moves last_seen.
 import type Database from "better-sqlite3";
 import type { Lookup } from "../../spec/fields.js";
-import { LOOKUP_SPECS } from "../../spec/lookups.js";
 import type { Db } from "./db.js";
 import type { VersionRow } from "../snapshot.js";
-import { contentHash, type CurrentVersion, type VersionContent } from "../shared/versions.js";
+import type { CurrentVersion, VersionContent } from "../shared/versions.js";
+import { storedVersionHash } from "../shared/answer-writes.js";
 import { VERSION_SQL } from "../sql/versions.js";
 
 /** Reads the rows of a postcode's latest answer, as the address tables hold them; one statement per column set. */
@@ -44,7 +44,7 @@ export function versionStore(db: Db): VersionStore {
     current: (postcode, lookup) => (selectCurrent.get({ postcode, lookup }) as CurrentVersion | undefined) ?? null,
     hashOf(postcode, lookup, v) {
       if (v.hash !== null) return v.hash;
-      const hash = contentHash({ status: v.status, simulated: v.simulated === 1, providers: LOOKUP_SPECS[lookup].perProvider ? v.providers : null, rows: rowsOf(postcode, lookup, v) });
+      const hash = storedVersionHash(lookup, v, rowsOf(postcode, lookup, v));
       setHash.run({ hash, id: v.id });
       return hash;
     },
