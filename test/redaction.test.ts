@@ -5,6 +5,8 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { Redactor } from "../src/log/redact.js";
+import { DEFAULT_KEY } from "../src/simulator/index.js";
+import { otherKindMessage } from "../src/store/data-kind.js";
 import { createLogger } from "../src/log/logger.js";
 import { generatePostcodes } from "../src/simulator/index.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
@@ -20,12 +22,33 @@ function pieces(key: string): string[] {
 }
 
 describe("the redactor", () => {
-  it("masks the key and any run of 6 or more of its characters, and nothing shorter", () => {
+  it("masks the key, half of it, and any run of 6 or more of its characters holding a digit", () => {
     const r = new Redactor(["Sup3r-Secret-K3y!"]);
     expect(r.redact("key=Sup3r-Secret-K3y! end")).toBe("key=*** end");
     expect(r.redact("cut: …Secret-K3")).toBe("cut: …***");
     expect(r.redact("Sup3r alone")).toBe("Sup3r alone");
     expect(r.redact("tail Ret-K3y! and Sup3r-S")).toBe("tail R*** and ***");
+  });
+
+  it("keeps the tool's own words whole with the simulator's key, and still masks the key and half of it", () => {
+    const r = new Redactor([DEFAULT_KEY]);
+    for (const words of [otherKindMessage("output/coverage.sqlite", false), otherKindMessage("output/coverage.sqlite", true), "the local simulator's key"])
+      expect(r.redact(words)).toBe(words);
+    expect(r.redact(`key=${DEFAULT_KEY}.`)).toBe("key=***.");
+    expect(r.redact(`echo ${DEFAULT_KEY.slice(0, 16)}…`)).toBe("echo ***…");
+    expect(r.redact(`tail ${DEFAULT_KEY.slice(-16)}`)).toBe("tail ***");
+  });
+
+  it("with keys made of common words, masks the key wherever it is and garbles no other word", () => {
+    const sentence = "output/coverage.sqlite holds simulated answers (--simulate, npm run demo)";
+    const r = new Redactor(["simulate-demo-answers"]);
+    expect(r.redact(sentence)).toBe(sentence);
+    expect(r.redact("sent simulate-demo-answers twice")).toBe("sent *** twice");
+    expect(r.redact("cut simulate-demo-a…")).toBe("cut ***…");
+    // a key that is one word is masked where that word is: the key never appears
+    expect(new Redactor(["simulate"]).redact(sentence)).toBe("output/coverage.sqlite holds ***d answers (--***, npm run demo)");
+    expect(new Redactor(["demo"]).redact(sentence)).toBe("output/coverage.sqlite holds simulated answers (--simulate, npm run ***)");
+    expect(new Redactor(["answers"]).redact(sentence)).toBe("output/coverage.sqlite holds simulated *** (--simulate, npm run demo)");
   });
 
   it("masks 32-hex runs that look like any subscription key", () => {
