@@ -51,7 +51,7 @@ export interface LookupFetchOptions {
   /** whether a body holds a key or a piece of one: valid answers are redacted only then */
   holdsSecret?: (text: string) => boolean;
   onFinal: (record: FinalRecord) => void;
-  /** hears of every request sent and its answer (the request ledger); quotaMessage: the text of a 403 quota answer */
+  /** hears of every request sent on a connection to the server, and its answer (the request ledger); quotaMessage: the text of a 403 quota answer */
   onRequest?: (r: { status: number | null; quotaMessage: string | null }) => void;
   /** this lookup's own cap (what --monthly-quota leaves); when spent the lookup stops as on a quota answer */
   lookupBudget?: { take(): Promise<boolean> } | undefined;
@@ -66,6 +66,8 @@ interface Attempt {
   outcome: Outcome;
   httpStatus: number | null;
   failure: FailureSignature | null;
+  /** the request went out on a connection to the server: only such a request can count against the quota */
+  reached: boolean;
 }
 
 /**
@@ -183,20 +185,20 @@ class LookupFetcher {
         redact: o.redact,
         holdsSecret: o.holdsSecret,
       });
-      return { outcome, httpStatus: res.status, failure: signatureOf(res.status, outcome) };
+      return { outcome, httpStatus: res.status, failure: signatureOf(res.status, outcome), reached: true };
     } catch (err) {
       if (!(err instanceof NetworkError)) throw err;
       if (o.stop.inFlightSignal.aborted) return null;
       const message = o.redact(err.message);
       const wrongAddress = err.failure === "refused" || err.failure === "dns" || err.failure === "tls";
-      return { outcome: { kind: "retryable", message }, httpStatus: null, failure: { what: err.failure, group: "network", wrongAddress, throttled: false } };
+      return { outcome: { kind: "retryable", message }, httpStatus: null, failure: { what: err.failure, group: "network", wrongAddress, throttled: false }, reached: err.reached };
     }
   }
 
   /** The attempt goes to the ledger and the outage monitor, then decide() and the outage limit judge it. */
   private judge(p: PostcodeAttempts, attempt: Attempt): { decision: Decision; free: Decision | null } {
     const { o, monitor } = this;
-    o.onRequest?.({ status: attempt.httpStatus, quotaMessage: attempt.outcome.kind === "quota" ? attempt.outcome.message : null });
+    if (attempt.reached) o.onRequest?.({ status: attempt.httpStatus, quotaMessage: attempt.outcome.kind === "quota" ? attempt.outcome.message : null });
     p.lastStatus = attempt.httpStatus;
     const health = monitor.record(p.postcode, attempt.failure, o.clock.now());
     p.state.retriesUsed -= p.network.refund(monitor);

@@ -2,6 +2,7 @@
 // connecting, waiting and reading (so a server that never answers is caught), and a body cap.
 import http from "node:http";
 import https from "node:https";
+import type { LookupFunction } from "node:net";
 
 export interface HttpResponse {
   status: number;
@@ -17,6 +18,11 @@ export class NetworkError extends Error {
   constructor(
     message: string,
     readonly failure: NetworkFailure = "other",
+    /**
+     * whether the request went out on a connection made to the server, so the API may have seen
+     * (and its quota counted) it; a name that did not resolve or a connection refused never did
+     */
+    readonly reached = true,
   ) {
     super(message);
   }
@@ -28,6 +34,8 @@ export interface HttpClientOptions {
   maxBodyBytes: number;
   /** the request timer; tests pass their own so no test waits out a real timeout */
   setTimer?: (fire: () => void, ms: number) => () => void;
+  /** the host name resolver (node's by default); tests pass one that needs no network */
+  lookup?: LookupFunction;
 }
 
 const realTimer = (fire: () => void, ms: number) => {
@@ -50,6 +58,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const where = `${url.pathname}`;
     return new Promise<HttpResponse>((resolve, reject) => {
       let settled = false;
+      let connected = false;
       const onAbort = () => fail(`aborted ${where}`, "aborted");
       const finish = () => {
         settled = true;
@@ -60,11 +69,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         if (settled) return;
         finish();
         req.destroy();
-        reject(new NetworkError(message, failure));
+        reject(new NetworkError(message, failure, connected));
       };
       const req = (isHttps ? https : http).request(
         url,
-        { method: "GET", headers: { accept: "application/json", ...headers }, agent: isHttps ? httpsAgent : httpAgent },
+        { method: "GET", headers: { accept: "application/json", ...headers }, agent: isHttps ? httpsAgent : httpAgent, ...(options.lookup ? { lookup: options.lookup } : {}) },
         (res) => {
           const tooLarge = `response body exceeds the ${options.maxBodyBytes}-byte limit for ${where}`;
           // A body announced as too large is refused before a byte of it is read.
@@ -95,6 +104,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         () => fail(`no complete answer within ${options.timeoutMs} ms for ${where}`, "timeout"),
         options.timeoutMs,
       );
+      // A kept-alive socket is connected already; a new one is once its TCP (and TLS) handshake is done.
+      req.on("socket", (socket) => {
+        if (!socket.connecting) connected = true;
+        else socket.once(isHttps ? "secureConnect" : "connect", () => (connected = true));
+      });
       req.on("error", (err) => fail(`${describe(err)} for ${where}`, failureOf(err)));
       if (signal?.aborted) fail(`aborted ${where}`, "aborted");
       else signal?.addEventListener("abort", onAbort, { once: true });

@@ -62,6 +62,7 @@ export async function fetchStage(run: OpenedRun, resources: RunResources, runId:
     maxSockets: config.concurrency * config.lookups.length,
     timeoutMs: deps.timeoutMs ?? config.timeout,
     maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    ...(deps.resolveHost ? { lookup: deps.resolveHost } : {}),
   });
   const writer = await openAnswerWriter(run);
   const budget = new RequestBudget(config.maxRequests);

@@ -1,6 +1,7 @@
 // What every stage of a batch shares: the run as openRun opened it (all of it there from the start;
 // what a stage makes it returns), the batch's dependencies, and the small helpers over them.
 import type { Readable } from "node:stream";
+import type { LookupFunction } from "node:net";
 import type { Lookup } from "../spec/fields.js";
 import type { BackoffPolicy } from "../fetch/backoff.js";
 import type { Clock } from "../fetch/clock.js";
@@ -42,6 +43,8 @@ export interface BatchDeps {
   api?: () => Promise<ApiEndpoint>;
   isTTY?: boolean;
   maxBodyBytes?: number;
+  /** the host name resolver of the API's requests (node's by default): tests of a name that does not resolve need no network */
+  resolveHost?: LookupFunction;
   /** the timer that renews the run's lease (tests drive it) */
   leaseTimer?: Every;
   /** the lease's time to live (default LEASE_TTL_MS): tests of a killed machine shorten it */
