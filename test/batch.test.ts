@@ -179,7 +179,9 @@ describe("batch against the simulator", () => {
     expect(r.exitCode).toBe(1);
     expect(totalRequests(s)).toBeLessThanOrEqual(8);
     const errors = r.logs.filter((l) => l.includes('"error"'));
-    expect(errors.join("\n")).toMatch(/key was rejected/);
+    expect(errors.join("\n")).toMatch(/keys? (was|were) rejected/);
+    // one key for both lookups: the run's line names both
+    expect((await storedTable(join(d, "coverage.sqlite"), "runs")).at(-1)?.message).toMatch(/^the broadband and mobile keys were rejected \(/);
     expect(r.logs.join("\n")).not.toContain(KEY);
   });
 

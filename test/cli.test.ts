@@ -26,6 +26,16 @@ describe("unknown options", () => {
     expect(unknownOption(["--zzzzzz"], known)).toBe("unknown option --zzzzzz");
     expect(unknownOption(["--in", "-", "--rate", "-5", "--no-column"], known)).toBeNull();
   });
+
+  it("takes a long option given with one dash for the long option, not for single letters", () => {
+    const known = ["in", "column", "db", "out", "rate", "retries", "key-file", "base-url", "help", "h"];
+    expect(unknownOption(["-in", "x.csv"], known)).toBe("unknown option -in; did you mean --in?");
+    expect(unknownOption(["-db=a.sqlite"], known)).toBe("unknown option -db; did you mean --db?");
+    expect(unknownOption(["--in", "x.csv", "-base-url", "https://a"], known)).toBe("unknown option -base-url; did you mean --base-url?");
+    expect(unknownOption(["-colum"], known)).toBe("unknown option -colum; did you mean --column?");
+    expect(unknownOption(["-zzzzzz"], known)).toBe("unknown option -zzzzzz (long options start with --)");
+    expect(unknownOption(["-h"], known)).toBeNull();
+  });
 });
 
 describe("docs/options.md", () => {
@@ -64,6 +74,7 @@ describe("the commands as processes", () => {
     const url = "https://api.example.com";
     const cases: [string, string[], NodeJS.ProcessEnv, RegExp][] = [
       ["typo", ["--inn", input], { COVERAGE_API_KEY: KEY }, /^error: unknown option --inn; did you mean --in\? \(npm run batch -- --help lists the options\)\n$/],
+      ["one dash", ["-in", input], { COVERAGE_API_KEY: KEY }, /^error: unknown option -in; did you mean --in\? \(npm run batch -- --help lists the options\)\n$/],
       ["not a number", [...base, "--base-url", url, "--rate", "abc"], { COVERAGE_API_KEY: KEY }, /^error: --rate: expected a number, got "abc"/],
       ["missing key file", [...base, "--base-url", url, "--key-file", join(d, "nope.key")], {}, /^error: --key-file .*nope\.key: no such file/],
       // swapped: the key in COVERAGE_API_URL must not be printed

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, parseBaseUrl, parseKeyFile, parseLookups } from "../src/cli/options/config-values.js";
 import { buildConfig, type BatchFlags } from "../src/cli/batch-config.js";
 import { parseDuration } from "../src/cli/options/duration.js";
-import { decideExit } from "../src/pipeline/exit-code.js";
+import { decideExit, describeStops } from "../src/pipeline/exit-code.js";
 import { parseProviders, mobileFields, SPEED_FIELDS } from "../src/spec/fields.js";
 
 const flags = (over: Partial<BatchFlags> = {}): BatchFlags => ({
@@ -82,7 +82,13 @@ describe("config", () => {
   });
 
   it("needs a key per requested lookup and a base URL unless simulated", () => {
-    expect(() => buildConfig(flags({ baseUrl: "https://a.example" }), {})).toThrow(/no key for the broadband lookup/);
+    // no key at all names every lookup that needs one, and each one's variable
+    expect(() => buildConfig(flags({ baseUrl: "https://a.example" }), {})).toThrow(
+      "no key for the broadband and mobile lookups: set COVERAGE_API_KEY (or COVERAGE_BROADBAND_KEY and COVERAGE_MOBILE_KEY), or use --key-file PATH",
+    );
+    expect(() => buildConfig(flags({ baseUrl: "https://a.example" }), { COVERAGE_MOBILE_KEY: "m-0123456789abcdef" })).toThrow(
+      "no key for the broadband lookup: set COVERAGE_API_KEY (or COVERAGE_BROADBAND_KEY), or use --key-file PATH",
+    );
     expect(() => buildConfig(flags(), { COVERAGE_API_KEY: "k-0123456789abcdef" })).toThrow(/no API address/);
     expect(buildConfig(flags({ simulate: true }), {}).baseUrl).toBeNull();
     expect(buildConfig(flags({ lookups: "mobile", baseUrl: "https://a.example" }), { COVERAGE_MOBILE_KEY: "m-0123456789abcdef" }).lookups).toEqual([
@@ -137,5 +143,16 @@ describe("exit codes", () => {
       code: 1,
       state: "failed",
     });
+  });
+
+  it("a rejected key names every lookup it stops: each refused, and each sending the same key", () => {
+    const refused = (lookup: "broadband" | "mobile") => ({ kind: "auth" as const, lookup, message: "HTTP 401: invalid subscription key" });
+    const both = "the broadband and mobile keys were rejected (HTTP 401: invalid subscription key); check COVERAGE_BROADBAND_KEY, COVERAGE_MOBILE_KEY, COVERAGE_API_KEY or the --key-file";
+    expect(describeStops([refused("broadband"), refused("mobile")], { broadband: "b-key", mobile: "m-key" })).toBe(both);
+    expect(describeStops([refused("broadband")], { broadband: "one-key", mobile: "one-key" })).toBe(both);
+    expect(describeStops([refused("mobile")], { broadband: "b-key", mobile: "m-key" })).toBe(
+      "the mobile key was rejected (HTTP 401: invalid subscription key); check COVERAGE_MOBILE_KEY, COVERAGE_API_KEY or the --key-file",
+    );
+    expect(describeStops([], {})).toBeNull();
   });
 });

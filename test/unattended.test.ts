@@ -243,7 +243,7 @@ describe("unattended runs (child processes)", () => {
     const base = ["--in", input(d), "--db", join(d, "coverage.sqlite"), "--out", join(d, "out")];
     const cases: [string[], NodeJS.ProcessEnv, RegExp][] = [
       [[...base, "--base-url", "http://api.example.com"], env, /refusing plain http to api\.example\.com: the key would travel in clear/],
-      [[...base, "--base-url", "https://api.example.com"], {}, /no key for the broadband lookup: set COVERAGE_API_KEY/],
+      [[...base, "--base-url", "https://api.example.com"], {}, /no key for the broadband and mobile lookups: set COVERAGE_API_KEY/],
       [[...base, "--base-url", "https://api.example.com", "--key", KEY], env, /unknown option --key\b/],
       [["--in", join(d, "missing.csv"), "--db", join(d, "coverage.sqlite"), "--simulate", "--log-format", "json"], env, /cannot read .*missing\.csv: no such file/],
     ];

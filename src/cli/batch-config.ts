@@ -2,7 +2,7 @@
 // in batch-options.ts; what is checked here is what spans options: the API address, the keys.
 import { readFileSync, statSync } from "node:fs";
 import type { Lookup } from "../spec/fields.js";
-import { LOOKUP_LIST, LOOKUP_SPECS } from "../spec/lookups.js";
+import { inWords, LOOKUP_LIST, LOOKUP_SPECS } from "../spec/lookups.js";
 import { ConfigError, checkKeyCharacters, parseKeyFile, URL_ENV } from "./options/config-values.js";
 import type { BatchConfig } from "../pipeline/config.js";
 import { maxAgeBeyondRetention } from "../plan/retention.js";
@@ -37,13 +37,15 @@ export function buildConfig(flags: BatchFlags, env: NodeJS.ProcessEnv, security:
     throw new ConfigError(`no API address: give --base-url URL or set ${ENV.url} (or use --simulate)`);
   }
   const keys = values.keyFile ? readKeyFile(values.keyFile, security) : keysFromEnv(env);
-  if (!values.simulate)
-    for (const l of values.lookups)
-      if (!keys[l])
-        throw new ConfigError(
-          `no key for the ${l} lookup: set ${ENV.key} (or ${LOOKUP_SPECS[l].keyEnv}), or use --key-file PATH`,
-        );
+  const keyless = values.simulate ? [] : values.lookups.filter((l) => !keys[l]);
+  if (keyless.length > 0) throw new ConfigError(missingKeysMessage(keyless));
   return { ...values, keys, recordedArgs: { ...recordedArgs(values), keySource: values.keyFile ? "key-file" : "environment" } };
+}
+
+/** Names every lookup without a key, and every variable that would give it one. */
+export function missingKeysMessage(keyless: readonly Lookup[]): string {
+  const lookups = keyless.length === 1 ? `the ${keyless[0]} lookup` : `the ${inWords(keyless)} lookups`;
+  return `no key for ${lookups}: set ${ENV.key} (or ${inWords(keyless.map((l) => LOOKUP_SPECS[l].keyEnv))}), or use --key-file PATH`;
 }
 
 function readKeyFile(path: string, security: (m: string) => void): Partial<Record<Lookup, string>> {

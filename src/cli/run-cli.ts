@@ -144,10 +144,12 @@ export function unknownOption(args: readonly string[], known: readonly string[])
     if (arg === "--") break;
     const m = /^--?(?:no-)?([^=]+)/.exec(arg);
     if (!m || /^-\d/.test(arg) || arg === "-") continue;
-    const name = arg.startsWith("--") ? m[1]! : m[1]!.length === 1 ? m[1]! : null;
-    if (name === null || known.includes(name) || (arg.startsWith("--no-") && known.includes(`no-${name}`))) continue;
-    const best = closest(name, known);
-    return `unknown option ${arg.split("=")[0]}${best ? `; did you mean --${best}?` : ""}`;
+    const name = m[1]!;
+    // one dash takes single letters only: -in would be -i -n to yargs, never --in
+    const oneDashLong = !arg.startsWith("--") && name.length > 1;
+    if (!oneDashLong && (known.includes(name) || (arg.startsWith("--no-") && known.includes(`no-${name}`)))) continue;
+    const best = oneDashLong && known.includes(name) ? name : closest(name, known);
+    return `unknown option ${arg.split("=")[0]}${best ? `; did you mean --${best}?` : oneDashLong ? " (long options start with --)" : ""}`;
   }
   return null;
 }

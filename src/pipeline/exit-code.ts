@@ -1,5 +1,7 @@
 // The exit code says what happened, for cron (documented in the README).
 import type { StopReason } from "../fetch/stop.js";
+import { LOOKUPS, type Lookup } from "../spec/fields.js";
+import { inWords, LOOKUP_SPECS } from "../spec/lookups.js";
 import type { RunState } from "../store/types.js";
 
 export const EXIT = {
@@ -51,10 +53,33 @@ export function stopReasonCode(reason: StopReason): string {
   return reason.kind === "signal" ? reason.signal : reason.kind;
 }
 
+/**
+ * Why the run stopped, in one line: its first reason. A rejected key names every lookup it stops:
+ * each whose requests were refused, and each that sends the same key (`keys`: the run's lookups'
+ * keys), whose requests were abandoned in flight but would be refused as well.
+ */
+export function describeStops(reasons: readonly StopReason[], keys: Partial<Record<Lookup, string>> = {}): string | null {
+  const first = reasons[0];
+  if (first?.kind !== "auth") return first ? describeStop(first) : null;
+  const key = keys[first.lookup];
+  const refused = LOOKUPS.filter((l) => reasons.some((r) => r.kind === "auth" && r.lookup === l) || (key !== undefined && keys[l] === key));
+  return rejectedKeys(refused, first.message);
+}
+
+/** The keys of the lookups the run asks, by lookup (a key given for a lookup not asked is no run's). */
+export function runKeys(config: { keys: Partial<Record<Lookup, string>>; lookups: readonly Lookup[] }): Partial<Record<Lookup, string>> {
+  return Object.fromEntries(config.lookups.flatMap((l) => (config.keys[l] === undefined ? [] : [[l, config.keys[l]]])));
+}
+
+function rejectedKeys(lookups: readonly Lookup[], message: string): string {
+  const which = lookups.length === 1 ? `the ${lookups[0]} key was` : `the ${inWords(lookups)} keys were`;
+  return `${which} rejected (${message}); check ${lookups.map((l) => LOOKUP_SPECS[l].keyEnv).join(", ")}, COVERAGE_API_KEY or the --key-file`;
+}
+
 export function describeStop(reason: StopReason): string {
   switch (reason.kind) {
     case "auth":
-      return `the ${reason.lookup} key was rejected (${reason.message}); check COVERAGE_${reason.lookup.toUpperCase()}_KEY, COVERAGE_API_KEY or the --key-file`;
+      return rejectedKeys([reason.lookup], reason.message);
     case "misconfigured":
       return `${reason.lookup}: ${reason.message}`;
     case "unreachable":

@@ -3,7 +3,7 @@
 // changes the exit the row records, and the summary line says how the run ended.
 import type { RunCounts } from "../store/types.js";
 import type { ReadResult } from "./read-stage.js";
-import { decideExit, describeStop, EXIT, lateSignal, stopReasonCode } from "./exit-code.js";
+import { decideExit, describeStops, EXIT, runKeys, lateSignal, stopReasonCode } from "./exit-code.js";
 import type { Planned } from "./plan-stage.js";
 import { recordExit, type RunSoFar } from "./run-record.js";
 import { nowIso, spent, type BatchResult, type OpenedRun } from "./run.js";
@@ -27,7 +27,7 @@ export async function finishStage(run: OpenedRun, runId: number, input: Extract<
   if (config.refresh) await store.plan.closeRefreshMarks(runId, config.lookups.filter((l) => !plan.deferred.get(l)?.refreshes));
   const counts: RunCounts = { ...input, postcodes: plan.postcodes, ...final, ...spent(run.stats) };
   const { code, state } = decideExit(stop.reasons, final.failed, final.pending);
-  const message = stop.reasons.length > 0 ? describeStop(stop.reasons[0]!) : null;
+  const message = describeStops(stop.reasons, runKeys(config));
   await store.runs.finish(runId, { endedAt: nowIso(run), state, exitCode: code, message, counts });
   return { exitCode: code, state, counts, message };
 }

@@ -14,9 +14,10 @@ import { keepLease, type LeaseKeeper } from "../store/lease-keeper.js";
 import { processIdentity } from "../store/process-identity.js";
 import type { Logger } from "../log/logger.js";
 import { perLookup } from "../spec/lookups.js";
+import type { Lookup } from "../spec/fields.js";
 import { oneLine } from "../errors.js";
 import type { BatchConfig } from "./config.js";
-import { decideExit, describeStop, EXIT, stopReasonCode } from "./exit-code.js";
+import { decideExit, describeStops, EXIT, runKeys, stopReasonCode } from "./exit-code.js";
 import { LeaseFence } from "./lease-fence.js";
 import { teamClock } from "./team-clock.js";
 import { leaseTtl, refuse, type BatchDeps, type BatchResult, type OpenedRun } from "./run.js";
@@ -79,7 +80,7 @@ async function otherKindRefusal(store: Store, lease: Lease, config: BatchConfig,
 /** The run's controls, each closing with the run: the lease's release, its keeper, the signal handlers. */
 function startControls(config: BatchConfig, deps: BatchDeps, store: Store, { clock, lease }: { clock: Clock; lease: Lease }): { run: OpenedRun; resources: RunResources } {
   const log = deps.logger;
-  const stop = new StopControl((reason) => logStop(log, reason));
+  const stop = new StopControl((reason) => logStop(log, reason, runKeys(config)));
   const fence = new LeaseFence(leaseTtl(deps), (why) => stop.stopAll({ kind: "lease_lost", message: why }));
   const run: OpenedRun = { config, deps, log, clock, store, lease, fence, stop, stats: perLookup(() => emptyStats()) };
   const resources = new RunResources();
@@ -136,10 +137,11 @@ async function closeQuietly(store: Store, log: Logger): Promise<void> {
 }
 
 /** Why the run stops, the moment it does (with --quiet too: the log of a run that hangs afterwards says it). */
-function logStop(log: Logger, reason: StopReason): void {
+function logStop(log: Logger, reason: StopReason, keys: Partial<Record<Lookup, string>>): void {
   const fields = { event: "stop", stopReason: stopReasonCode(reason) };
-  if (decideExit([reason], 0, 0).code === EXIT.error) log.error(describeStop(reason), fields);
-  else log.milestone("warn", describeStop(reason), fields);
+  const line = describeStops([reason], keys)!;
+  if (decideExit([reason], 0, 0).code === EXIT.error) log.error(line, fields);
+  else log.milestone("warn", line, fields);
 }
 
 function installSignals(stop: StopControl, log: Logger): () => void {

@@ -57,3 +57,8 @@ export const LOOKUP_LIST: readonly LookupSpec[] = LOOKUPS.map((l) => LOOKUP_SPEC
 export function perLookup<T>(f: (lookup: Lookup) => T): Record<Lookup, T> {
   return Object.fromEntries(LOOKUPS.map((l) => [l, f(l)])) as Record<Lookup, T>;
 }
+
+/** A list in words, as messages name several lookups or variables: "a", "a and b", "a, b and c". */
+export function inWords(words: readonly string[]): string {
+  return words.length <= 2 ? words.join(" and ") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`;
+}
