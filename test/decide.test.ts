@@ -4,6 +4,7 @@ import { boundWait, decide, MAX_THROTTLES_PER_POSTCODE, type Decision } from "..
 import { OutageMonitor, type FailureSignature, type Health } from "../src/fetch/outage.js";
 import type { Outcome } from "../src/fetch/outcome.js";
 import { StopControl } from "../src/fetch/stop.js";
+import { decideExit, describeStop } from "../src/pipeline/exit-code.js";
 
 const policy = { retries: 3, backoff: { baseMs: 100, capMs: 1000 }, random: () => 0.5 };
 const healthy: Health = { kind: "healthy" };
@@ -48,8 +49,12 @@ describe("decide", () => {
 // A product that answered this key before (productKnown) and now gives the gateway's 404, a 410 or a
 // refused key has closed: that lookup stops alone. The same answers from a product never seen stop the run.
 const gone: Outcome = { kind: "misconfigured", message: "g", gone: true };
-const closedCases: [string, Outcome, boolean, Decision][] = [
-  ["a gateway 404 or 410 where the product answered before: it closed, the lookup stops alone", gone, true, { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup: "mobile", message: "g" } }],
+const withdrawn: Outcome = { kind: "misconfigured", message: "w", gone: true, withdrawn: true };
+const closedCases: [string, Outcome, boolean, Decision, boolean?][] = [
+  ["a gateway 404 where the product answered in this run: it closed, the lookup stops alone", gone, true, { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup: "mobile", message: "g" } }, true],
+  ["a 410 where the product answered before: it closed, whenever it comes", withdrawn, true, { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup: "mobile", message: "w" } }],
+  // every lookup so at once is a wrong base path (StopControl below)
+  ["a gateway 404 on the first requests where the product answered before: closed, marked firstRequests", gone, true, { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup: "mobile", message: "g", firstRequests: true } }],
   ["a refused key that worked before: the product closed", { kind: "auth", message: "a" }, true, { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup: "mobile", message: "a", keyRefused: true } }],
   ["a gateway 404 from a product never seen: a wrong base URL stops the run", gone, false, { kind: "stop", scope: "all", reason: { kind: "misconfigured", lookup: "mobile", message: "g" } }],
   ["a refused key never seen to work stops the run", { kind: "auth", message: "a" }, false, { kind: "stop", scope: "all", reason: { kind: "auth", lookup: "mobile", message: "a" } }],
@@ -58,8 +63,8 @@ const closedCases: [string, Outcome, boolean, Decision][] = [
 ];
 
 describe("decide: a product that closes", () => {
-  it.each(closedCases)("%s", (_name, outcome, known, expected) => {
-    expect(decide("mobile", outcome, { retriesUsed: 0, throttles: 0 }, healthy, policy, known)).toEqual(expected);
+  it.each(closedCases)("%s", (_name, outcome, known, expected, answered) => {
+    expect(decide("mobile", outcome, { retriesUsed: 0, throttles: 0 }, healthy, policy, known, answered)).toEqual(expected);
   });
 });
 
@@ -162,5 +167,35 @@ describe("stopping on a refused key that worked before", () => {
     stop.stopLookup(refused("mobile"));
     stop.stopLookup({ kind: "closed", lookup: "broadband", message: "gone" });
     expect(stop.reasons.map((r) => r.kind)).toEqual(["closed", "closed"]);
+  });
+});
+
+describe("every product meeting the gateway's 404 on its first requests", () => {
+  const first = (lookup: "broadband" | "mobile") => ({ kind: "closed" as const, lookup, message: `${lookup} 404`, firstRequests: true as const });
+
+  it("is a wrong base path, not every product closing: the run stops as misconfigured, naming both lookups", () => {
+    const stop = new StopControl();
+    stop.signalFor("broadband");
+    stop.signalFor("mobile");
+    stop.stopLookup(first("mobile"));
+    expect(stop.stopped).toBe(false);
+    stop.stopLookup(first("broadband"));
+    expect(stop.stopped).toBe(true);
+    expect(stop.reasons).toEqual([expect.objectContaining({ kind: "misconfigured", lookup: "broadband", lookups: ["broadband", "mobile"] })]);
+    expect(describeStop(stop.reasons[0]!)).toMatch(/^broadband and mobile: every lookup met the gateway's 404 on its first requests \(broadband 404\): check the base URL/);
+    expect(decideExit(stop.reasons, 0, 0)).toEqual({ code: 1, state: "failed" });
+  });
+
+  it("stays a closure when the other lookup answered first, or said 410, or the run has one lookup", () => {
+    const answeredFirst = new StopControl();
+    answeredFirst.signalFor("broadband");
+    answeredFirst.signalFor("mobile");
+    answeredFirst.stopLookup(first("mobile"));
+    answeredFirst.stopLookup({ kind: "closed", lookup: "broadband", message: "410" });
+    expect(answeredFirst.reasons.map((r) => r.kind)).toEqual(["closed", "closed"]);
+    const alone = new StopControl();
+    alone.signalFor("mobile");
+    alone.stopLookup(first("mobile"));
+    expect(alone.reasons.map((r) => r.kind)).toEqual(["closed"]);
   });
 });

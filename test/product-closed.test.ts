@@ -1,6 +1,8 @@
 // A product that closes stops alone: the simulator closes the mobile product (its gateway answers
 // every mobile path 404 with its own body); a list whose mobile answers are stored stops mobile
 // with one line, broadband runs to its end and its reports are written, and the run exits 1.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
@@ -66,5 +68,54 @@ describe("a product that closes", () => {
     } finally {
       await closed.close();
     }
+  });
+
+  describe("both products answering the gateway's 404 to the first requests of a night", () => {
+    /** A database whose broadband and mobile answers are stored, as a night against the open service leaves it. */
+    async function answeredBefore(): Promise<{ d: string; clock: FakeClock; input: string }> {
+      const d = tempDir("pcc-closed-");
+      dirs.push(d);
+      const clock = new FakeClock(Date.parse("2026-11-01T02:00:00Z"));
+      const input = writeCsv(d, "in.csv", ["postcode", ...generatePostcodes(SEED, 12)]);
+      const open = await startSimulator({ port: 0, seed: SEED, key: KEY });
+      try {
+        expect((await runIn(d, { in: writeCsv(d, "first.csv", ["postcode", ...generatePostcodes(SEED, 4)]), baseUrl: open.url, reports: false }, env, { clock })).exitCode).toBe(0);
+      } finally {
+        await open.close();
+      }
+      clock.t += DAY;
+      return { d, clock, input };
+    }
+
+    it("is a wrong base URL, not two closures: the run stops as misconfigured, naming both lookups", async () => {
+      const { d, clock, input } = await answeredBefore();
+      const closed = await startSimulator({ port: 0, seed: SEED, key: KEY, closed: ["broadband", "mobile"] });
+      try {
+        const r = await runIn(d, { in: input, baseUrl: closed.url, concurrency: 1 }, env, { clock });
+        expect(r.exitCode).toBe(1);
+        const summary = events(r.logs).find((e) => e.event === "summary");
+        expect(summary).toMatchObject({ exitCode: 1, stopReason: "misconfigured" });
+        expect(String(summary!.message)).toMatch(/\(broadband and mobile: every lookup met the gateway's 404 on its first requests .*check the base URL/);
+      } finally {
+        await closed.close();
+      }
+    });
+
+    it("unless the gateway says 410 Gone: then both products closed", async () => {
+      const { d, clock, input } = await answeredBefore();
+      const server = http.createServer((_req, res) => {
+        res.writeHead(410, { "content-type": "application/json" });
+        res.end(JSON.stringify({ statusCode: 410, message: "This API has been retired" }));
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      try {
+        const r = await runIn(d, { in: input, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, concurrency: 1 }, env, { clock });
+        expect(r.exitCode).toBe(1);
+        expect(events(r.logs).find((e) => e.event === "summary")).toMatchObject({ exitCode: 1, stopReason: "closed" });
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
   });
 });

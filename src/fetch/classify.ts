@@ -62,7 +62,7 @@ export function classify(input: ClassifyInput): Outcome {
   }
   if (status === 401) return { kind: "auth", message: error.message ?? http };
   // 410 Gone: nothing lives at this address any more (a product withdrawn, or a wrong base URL).
-  if (status === 410) return { kind: "misconfigured", message: `the API answered 410 Gone (${http})`, gone: true };
+  if (status === 410) return { kind: "misconfigured", message: `the API answered 410 Gone (${http})`, gone: true, withdrawn: true };
   if (status === 403) {
     // The gateway answers 403 both for an exhausted quota (wait for next month) and for a refused key.
     const text = error.message ?? error.summary;

@@ -40,12 +40,16 @@ export type Decision =
  * `productKnown`: this lookup's product has answered this key before (a stored answer, or one this
  * run). Then the gateway's 404 or a 410 on its path, or a rejected key, means the product itself
  * has closed: that lookup stops alone and the other goes on. Without it they mean a wrong base URL
- * or key, and the whole run stops.
+ * or key, and the whole run stops. `answeredThisRun`: the lookup answered in this run; a gateway
+ * 404 before that is marked `firstRequests` (StopControl judges every lookup so a wrong base path).
  */
-export function decide(lookup: Lookup, outcome: Outcome, state: AttemptState, health: Health, policy: RetryPolicy, productKnown = false): Decision {
+export function decide(lookup: Lookup, outcome: Outcome, state: AttemptState, health: Health, policy: RetryPolicy, productKnown = false, answeredThisRun = false): Decision {
   if (health.kind === "unreachable") return { kind: "stop", scope: "all", reason: { kind: "unreachable", lookup, message: health.message } };
-  if (productKnown && (outcome.kind === "auth" || (outcome.kind === "misconfigured" && outcome.gone)))
-    return { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup, message: outcome.message, ...(outcome.kind === "auth" ? { keyRefused: true as const } : {}) } };
+  if (productKnown && (outcome.kind === "auth" || (outcome.kind === "misconfigured" && outcome.gone))) {
+    const firstRequests = outcome.kind === "misconfigured" && !outcome.withdrawn && !answeredThisRun;
+    const marks = { ...(outcome.kind === "auth" ? { keyRefused: true as const } : {}), ...(firstRequests ? { firstRequests: true as const } : {}) };
+    return { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup, message: outcome.message, ...marks } };
+  }
   switch (outcome.kind) {
     case "ok":
       return { kind: "final", status: "ok", lastError: null };

@@ -107,6 +107,8 @@ type NextStep = "done" | "again" | { sleepMs: number };
 class LookupFetcher {
   readonly schedule: AbortSignal;
   private known: boolean;
+  /** the lookup answered (200) in this run: a gateway 404 after that is no wrong base path */
+  private answered = false;
   private readonly headers: Record<string, string>;
   private readonly base: string;
   private readonly monitor: OutageMonitor;
@@ -206,8 +208,9 @@ class LookupFetcher {
     const now = o.clock.now();
     const left = (monitor.failingSince ?? now) + o.outageLimitMs - now;
     const asked = attempt.outcome.kind === "throttled" ? attempt.outcome.asked : undefined;
-    const judged = decide(o.lookup, attempt.outcome, p.state, health, this.policy, this.known || attempt.outcome.kind === "ok");
-    if (attempt.outcome.kind === "ok") this.known = true;
+    const ok = attempt.outcome.kind === "ok";
+    const judged = decide(o.lookup, attempt.outcome, p.state, health, this.policy, this.known || ok, this.answered || ok);
+    if (ok) [this.known, this.answered] = [true, true];
     const free = unjudgedRetry(monitor, o, { postcode: p.postcode, failure: attempt.failure, state: p.state, network: p.network }, judged);
     return { decision: boundWait(o.lookup, free ?? judged, left, o.outageLimitMs, asked), free };
   }

@@ -22,8 +22,9 @@ export type Outcome =
   /**
    * a 404 that is not the API's not-found body: the base URL is wrong; stop the whole run.
    * `gone`: the gateway's own 404, or a 410: what a closed product answers too (decide.ts tells which).
+   * `withdrawn`: a 410, the gateway saying outright that what lived here is gone, as a wrong path never does.
    */
-  | { kind: "misconfigured"; message: string; gone?: true };
+  | { kind: "misconfigured"; message: string; gone?: true; withdrawn?: true };
 
 export interface ClassifyInput {
   lookup: Lookup;

@@ -5,10 +5,15 @@ import type { Lookup } from "../spec/fields.js";
 
 export type StopReason =
   | { kind: "auth"; lookup: Lookup; message: string }
-  | { kind: "misconfigured"; lookup: Lookup; message: string }
+  /** `lookups`: every lookup it was seen on, when more than one */
+  | { kind: "misconfigured"; lookup: Lookup; message: string; lookups?: readonly Lookup[] }
   | { kind: "quota"; lookup: Lookup; message: string }
-  /** the lookup's product appears closed: gateway 404/410 or (`keyRefused`) a rejected key where it answered before */
-  | { kind: "closed"; lookup: Lookup; message: string; keyRefused?: true }
+  /**
+   * the lookup's product appears closed: gateway 404/410 or (`keyRefused`) a rejected key where it
+   * answered before. `firstRequests`: the gateway's 404 (not a 410) before the lookup answered in
+   * this run: a product closing, or a wrong base path if every lookup meets it so.
+   */
+  | { kind: "closed"; lookup: Lookup; message: string; keyRefused?: true; firstRequests?: true }
   | { kind: "max_requests"; limit: number }
   /** refused, DNS, TLS or a redirect before any success: the address is wrong */
   | { kind: "unreachable"; lookup: Lookup; message: string }
@@ -58,6 +63,8 @@ export class StopControl {
 
   stopLookup(reason: StopReason & { kind: "quota" | "outage" | "closed" }): void {
     if (this.everyLookupRefusesItsKey(reason)) return this.stopAll({ kind: "auth", lookup: reason.lookup, message: reason.message });
+    const wrongPath = this.everyLookupClosedAtOnce(reason);
+    if (wrongPath) return this.stopAll(wrongPath);
     this.record(reason);
     this.signalFor(reason.lookup);
     this.perLookup.get(reason.lookup)!.abort();
@@ -81,6 +88,21 @@ export class StopControl {
     if (![...this.perLookup.keys()].every(refused)) return false;
     this.reasons.splice(0, this.reasons.length, ...this.reasons.filter((r) => !(r.kind === "closed" && r.keyRefused)));
     return true;
+  }
+
+  /**
+   * Every product of the run (two or more) meeting the gateway's 404 on its first requests, none
+   * with a 410, is one wrong base path, not every product closing the same night: the run stops as
+   * misconfigured, as for a base URL that never answered.
+   */
+  private everyLookupClosedAtOnce(reason: StopReason): (StopReason & { kind: "misconfigured" }) | null {
+    if (reason.kind !== "closed" || !reason.firstRequests) return null;
+    const lookups = [...this.perLookup.keys()];
+    const first = (l: Lookup) => l === reason.lookup || this.reasons.some((r) => r.kind === "closed" && r.firstRequests && r.lookup === l);
+    if (lookups.length < 2 || !lookups.every(first)) return null;
+    this.reasons.splice(0, this.reasons.length, ...this.reasons.filter((r) => !(r.kind === "closed" && r.firstRequests)));
+    const message = `every lookup met the gateway's 404 on its first requests (${reason.message}): check the base URL; a product that closes stops alone or answers 410`;
+    return { kind: "misconfigured", lookup: reason.lookup, message, lookups };
   }
 
   /** Every request in flight may answer the same (four 403s, four 401s): one reason of each kind per lookup. */

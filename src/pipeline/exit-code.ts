@@ -81,7 +81,7 @@ export function describeStop(reason: StopReason): string {
     case "auth":
       return rejectedKeys([reason.lookup], reason.message);
     case "misconfigured":
-      return `${reason.lookup}: ${reason.message}`;
+      return `${inWords(reason.lookups ?? [reason.lookup])}: ${reason.message}`;
     case "unreachable":
       return `${reason.lookup}: cannot reach the API: ${reason.message}`;
     case "outage":
