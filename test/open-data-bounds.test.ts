@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { zipSync } from "fflate";
 import { afterAll, describe, expect, it } from "vitest";
 import { MAX_ROW_BYTES } from "../src/input/read-input.js";
-import { MAX_INNER_ZIP_RATIO, OpenDataStopped, readOpenData } from "../src/input/open-data.js";
+import { OpenDataStopped, readOpenData, ZIP_LIMITS } from "../src/input/open-data.js";
+import { OPEN_DATA_FIELDS } from "../src/spec/open-data.js";
 import { tempDir } from "./helpers/batch-harness.js";
 
 const dirs: string[] = [];
@@ -21,7 +22,11 @@ function dir(): string {
   dirs.push(d);
   return d;
 }
-const HEADER = "postcode,SFBB availability (% premises)\n";
+/** The postcode and the columns a postcode file must have. */
+const NEEDED = OPEN_DATA_FIELDS.filter((f) => "needed" in f).map((f) => f.headers[0]);
+const HEADER = ["postcode", ...NEEDED].join(",") + "\n";
+/** A row of HEADER: the postcode, then `share` in every figure's column. */
+const row = (postcode: string, share: string) => [postcode, ...NEEDED.map(() => share)].join(",") + "\n";
 const NAME = "202601_fixed_pc_coverage_r01_CR.csv";
 const tempDebris = () => readdirSync(tmpdir()).filter((n) => n.startsWith("pcc-open-data-")).length;
 
@@ -35,7 +40,7 @@ describe("inner zips are capped before they are written", () => {
     const err = await readOpenData(file, () => {}).catch((e: unknown) => e as Error);
     expect(err).toBeInstanceOf(Error);
     // on main: the 4 MiB were copied out, then it failed as "not a readable zip"
-    expect((err as Error).message).toMatch(new RegExp(`outer\\.zip/inner\\.zip: an inner zip inflating \\d+ times its packed size \\(more than ${MAX_INNER_ZIP_RATIO}\\); not unpacked`));
+    expect((err as Error).message).toMatch(new RegExp(`outer\\.zip/inner\\.zip: an inner zip inflating \\d+ times its packed size \\(more than ${ZIP_LIMITS.maxRatio}\\); not unpacked`));
     expect(tempDebris()).toBe(before);
   });
 
@@ -53,11 +58,67 @@ describe("inner zips are capped before they are written", () => {
   });
 });
 
+describe("every entry of every zip is capped, nested zips included", () => {
+  /** A postcode CSV of `rows` identical rows: it packs hundreds of times. */
+  const bombCsv = (rows: number) => Buffer.from(HEADER + row("CR05BX", "100.0").repeat(rows));
+
+  it("a CSV in an inner zip inflating far beyond its packed size is refused before a row of it is read", async () => {
+    const d = dir();
+    const csv = bombCsv(60_000); // about 3 MB, packing to some 10 KiB
+    const inner = zipSync({ [`folder/${NAME}`]: [csv, { level: 9 }] });
+    const file = join(d, "outer.zip");
+    writeFileSync(file, zipSync({ "release/inner.zip": [inner, { level: 0 }] }));
+    const rows: string[] = [];
+    const err = await readOpenData(file, (_p, postcode) => rows.push(postcode)).catch((e: unknown) => e as Error);
+    // on main: every row was imported
+    expect((err as Error).message).toMatch(
+      new RegExp(`outer\\.zip/release/inner\\.zip/folder/${NAME.replace(/\./g, "\\.")}: a file inflating \\d+ times its packed size \\(more than 100\\); not unpacked$`),
+    );
+    expect(rows).toEqual([]);
+  });
+
+  it("a CSV larger than the size cap is refused, at the top of a zip as in a zip within it", async () => {
+    const d = dir();
+    const csv = Buffer.from(HEADER + Array.from({ length: 3000 }, (_, i) => row("CR05BX", String(i % 100))).join(""));
+    const limits = { maxBytes: 64 * 1024, maxRatio: 100 };
+    const top = join(d, "top.zip");
+    writeFileSync(top, zipSync({ [NAME]: [csv, { level: 6 }] }));
+    const nested = join(d, "nested.zip");
+    writeFileSync(nested, zipSync({ "inner.zip": [zipSync({ [NAME]: [csv, { level: 6 }] }), { level: 0 }] }));
+    for (const [file, where] of [[top, `top.zip/${NAME}`], [nested, `nested.zip/inner.zip/${NAME}`]] as const) {
+      const rows: string[] = [];
+      const err = await readOpenData(file, (_p, postcode) => rows.push(postcode), undefined, limits).catch((e: unknown) => e as Error);
+      expect((err as Error).message).toMatch(new RegExp(`^--open-data .*${where.replace(/\./g, "\\.")}: a file of \\d+ KiB, more than the 64 KiB allowed; not unpacked$`));
+      expect(rows).toEqual([]);
+    }
+    // within the caps the same file is read whole
+    const read = await readOpenData(top, () => {}, undefined, { maxBytes: 1024 * 1024, maxRatio: 100 });
+    expect(read.files).toBe(1);
+  });
+});
+
+describe("the columns a postcode file must have", () => {
+  it("a renamed header is refused, naming the headers found and the ones wanted", async () => {
+    const d = dir();
+    const file = join(d, NAME);
+    const renamed = HEADER.replace("SFBB availability (% premises)", "SFBB availability (% of premises)");
+    writeFileSync(file, renamed + row("CR05BX", "100.0"));
+    const rows: string[] = [];
+    const err = await readOpenData(file, (_p, postcode) => rows.push(postcode)).catch((e: unknown) => e as Error);
+    // on main: imported, superfast empty for every postcode
+    const message = (err as Error).message;
+    expect(message).toMatch(new RegExp(`^${NAME.replace(/\./g, "\\.")} line 1: no column "SFBB availability \\(% premises\\)" in its header; wanted "% of premises with 0<2Mbit/s download speed", `));
+    expect(message).toContain(`found "postcode", "% of premises with 0<2Mbit/s download speed"`);
+    expect(message).toContain(`"SFBB availability (% of premises)"`);
+    expect(rows).toEqual([]);
+  });
+});
+
 describe("CSV lines and postcodes", () => {
   it("a line just over 1 MiB fails at once with one line naming the file and line", async () => {
     const d = dir();
     const file = join(d, NAME);
-    writeFileSync(file, HEADER + "CR05BX,100.0\n" + "A".repeat(MAX_ROW_BYTES + 10) + "\nCR05BY,50.0\n");
+    writeFileSync(file, HEADER + row("CR05BX", "100.0") + "A".repeat(MAX_ROW_BYTES + 10) + "\n" + row("CR05BY", "50.0"));
     const rows: string[] = [];
     const err = await readOpenData(file, (_p, postcode) => rows.push(postcode)).catch((e: unknown) => e as Error);
     // on main: the line was parsed and "AAAA…" stored as a postcode
@@ -68,7 +129,7 @@ describe("CSV lines and postcodes", () => {
   it("a row whose postcode is not a valid UK postcode is skipped and counted, never stored", async () => {
     const d = dir();
     const file = join(d, NAME);
-    writeFileSync(file, HEADER + "CR05BX,100.0\nNOTAPOSTCODE,50.0\n=SUM(A1),1.0\ncr0 5by,40.0\n");
+    writeFileSync(file, HEADER + row("CR05BX", "100.0") + row("NOTAPOSTCODE", "50.0") + row("=SUM(A1)", "1.0") + row("cr0 5by", "40.0"));
     const rows: string[] = [];
     const read = await readOpenData(file, (_p, postcode) => rows.push(postcode));
     expect(rows).toEqual(["CR05BX", "CR05BY"]);
@@ -81,7 +142,7 @@ describe("an import stops on a signal", () => {
     const d = dir();
     const file = join(d, NAME);
     const rowsTotal = 400_000;
-    writeFileSync(file, HEADER + "CR05BX,100.0\n".repeat(rowsTotal));
+    writeFileSync(file, HEADER + row("CR05BX", "100.0").repeat(rowsTotal));
     const stop = new AbortController();
     let seen = 0;
     const started = Date.now();

@@ -28,9 +28,16 @@ export class OpenDataError extends UserError {}
 /** The import was stopped (a signal): nothing of it is kept. */
 export class OpenDataStopped extends Error {}
 
-/** An inner zip is copied to a temporary file: at most this big, and inflated at most this many times its packed size. */
-export const MAX_INNER_ZIP_BYTES = 1024 * 1024 * 1024;
-export const MAX_INNER_ZIP_RATIO = 100;
+/**
+ * Every entry of every zip, nested zips included, inflates to at most `maxBytes`, and to at most
+ * `maxRatio` times its packed size (a zip bomb): judged by the zip's directory before a byte is
+ * read, then by the bytes as they come. A postcode CSV packs about ten times; an inner zip hardly.
+ */
+export interface ZipLimits {
+  maxBytes: number;
+  maxRatio: number;
+}
+export const ZIP_LIMITS: ZipLimits = { maxBytes: 1024 * 1024 * 1024, maxRatio: 100 };
 
 /** One postcode of one file: its figures in OPEN_DATA_FIELDS order (null: no data). */
 export type OpenDataRowHandler = (premises: Premises, postcode: string, values: (number | null)[]) => void;
@@ -81,7 +88,7 @@ function sourceFiles(path: string): string[] {
 }
 
 /** Reads every postcode file of one release at `path`, handing each row to `onRow`. */
-export async function readOpenData(path: string, onRow: OpenDataRowHandler, signal?: AbortSignal): Promise<OpenDataRead> {
+export async function readOpenData(path: string, onRow: OpenDataRowHandler, signal?: AbortSignal, limits: ZipLimits = ZIP_LIMITS): Promise<OpenDataRead> {
   const release: { month: string | null; revision: number; files: number } = { month: null, revision: 0, files: 0 };
   const badPostcodes: OpenDataRead["badPostcodes"] = { count: 0, first: null };
   const opened = (name: string, file: PostcodeFileName) => {
@@ -94,7 +101,7 @@ export async function readOpenData(path: string, onRow: OpenDataRowHandler, sign
   };
   for (const file of sourceFiles(path)) {
     if (/\.zip$/i.test(file)) {
-      await readZip(file, file, opened, signal);
+      await readZip(file, file, opened, { limits, ...(signal ? { signal } : {}) });
     } else {
       const name = parsePostcodeFileName(file);
       if (!name) {
@@ -123,7 +130,8 @@ type Opened = (name: string, file: PostcodeFileName) => Sink;
  * (a streamed zip's data descriptors included). Each postcode CSV streams to its sink; an inner zip
  * is copied to a temporary file and read the same way.
  */
-async function readZip(file: string, where: string, opened: Opened, signal?: AbortSignal): Promise<void> {
+async function readZip(file: string, where: string, opened: Opened, options: { limits: ZipLimits; signal?: AbortSignal }): Promise<void> {
+  const { limits, signal } = options;
   // What the zip itself fails with is said as such; a CSV's own problem (or the store's) passes as it is.
   const unzipping = <T>(step: Promise<T>): Promise<T> =>
     step.catch((err: unknown) => {
@@ -136,15 +144,18 @@ async function readZip(file: string, where: string, opened: Opened, signal?: Abo
       if (entry.fileName.endsWith("/")) continue;
       const inside = `${where}/${entry.fileName}`;
       const name = parsePostcodeFileName(entry.fileName);
-      if (/\.zip$/i.test(entry.fileName)) {
-        const tooBig = innerZipProblem(inside, entry.uncompressedSize, entry.compressedSize);
-        if (tooBig) throw new OpenDataError(tooBig);
+      const isZip = /\.zip$/i.test(entry.fileName);
+      if (!isZip && !name) continue;
+      const problem = (size: number) => entryProblem(inside, isZip ? "an inner zip" : "a file", size, entry.compressedSize, limits);
+      const tooBig = problem(entry.uncompressedSize);
+      if (tooBig) throw new OpenDataError(tooBig);
+      if (isZip) {
         const dir = mkdtempSync(join(tmpdir(), "pcc-open-data-"));
         try {
           const inner = join(dir, "inner.zip");
-          const copy = (stream: Readable) => pipeline(stream, capped(inside, entry.compressedSize), createWriteStream(inner), signal ? { signal } : {});
+          const copy = (stream: Readable) => pipeline(stream, capped(problem), createWriteStream(inner), signal ? { signal } : {});
           await unzipping(entryStream(zip, entry).then(copy));
-          await readZip(inner, inside, opened, signal);
+          await readZip(inner, inside, opened, options);
         } finally {
           rmSync(dir, { recursive: true, force: true });
         }
@@ -153,7 +164,13 @@ async function readZip(file: string, where: string, opened: Opened, signal?: Abo
         const stream = await unzipping(entryStream(zip, entry));
         try {
           const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-          for (let next = await unzipping(chunks.next()); !next.done; next = await unzipping(chunks.next())) sink.push(next.value, false);
+          let seen = 0;
+          for (let next = await unzipping(chunks.next()); !next.done; next = await unzipping(chunks.next())) {
+            // a directory that understates the size is caught by the bytes themselves
+            const over = problem((seen += next.value.length));
+            if (over) throw new OpenDataError(over);
+            sink.push(next.value, false);
+          }
           sink.push(new Uint8Array(0), true);
         } finally {
           stream.destroy();
@@ -165,23 +182,23 @@ async function readZip(file: string, where: string, opened: Opened, signal?: Abo
   }
 }
 
-/** Why an inner zip is not copied out: more than the size cap, or inflating more than the ratio cap (a zip bomb). */
-export function innerZipProblem(where: string, size: number, packed: number): string | null {
-  const mib = (n: number) => `${Math.round(n / 1024 / 1024)} MiB`;
-  if (size > MAX_INNER_ZIP_BYTES) return `--open-data ${where}: an inner zip of ${mib(size)}, more than the ${mib(MAX_INNER_ZIP_BYTES)} allowed; not unpacked`;
-  if (size > MAX_INNER_ZIP_RATIO * Math.max(1, packed))
-    return `--open-data ${where}: an inner zip inflating ${Math.round(size / Math.max(1, packed))} times its packed size (more than ${MAX_INNER_ZIP_RATIO}); not unpacked`;
+/** Why a zip's entry is not unpacked: more than the size cap, or inflating more than the ratio cap (a zip bomb). */
+export function entryProblem(where: string, what: "an inner zip" | "a file", size: number, packed: number, limits: ZipLimits = ZIP_LIMITS): string | null {
+  const mib = (n: number) => (n < 1024 * 1024 ? `${Math.round(n / 1024)} KiB` : `${Math.round(n / 1024 / 1024)} MiB`);
+  if (size > limits.maxBytes) return `--open-data ${where}: ${what} of ${mib(size)}, more than the ${mib(limits.maxBytes)} allowed; not unpacked`;
+  if (size > limits.maxRatio * Math.max(1, packed))
+    return `--open-data ${where}: ${what} inflating ${Math.round(size / Math.max(1, packed))} times its packed size (more than ${limits.maxRatio}); not unpacked`;
   return null;
 }
 
 /** Passes bytes on while they stay within the caps: a zip whose sizes lie stops here, not on a full disk. */
-function capped(where: string, packed: number): Transform {
+function capped(problem: (size: number) => string | null): Transform {
   let seen = 0;
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
       seen += chunk.length;
-      const problem = innerZipProblem(where, seen, packed);
-      done(problem ? new OpenDataError(problem) : null, chunk);
+      const over = problem(seen);
+      done(over ? new OpenDataError(over) : null, chunk);
     },
   });
 }
@@ -220,6 +237,15 @@ function matchHeader(name: string, header: string[]): number[] {
   const figures = OPEN_DATA_FIELDS.map((f) => f.headers.map((h) => keys.indexOf(headerKey(h))).find((i) => i >= 0) ?? -1);
   if (figures.every((i) => i < 0))
     throw new OpenDataError(`${name} line 1: none of the coverage columns of the postcode files (e.g. "${OPEN_DATA_FIELDS[6].headers[0]}") in its header`);
+  // a renamed header would leave its figure empty for every postcode, silently
+  const missing = OPEN_DATA_FIELDS.filter((f, i) => "needed" in f && figures[i]! < 0);
+  if (missing.length > 0) {
+    const quoted = (names: readonly string[]) => names.map((n) => JSON.stringify(n.slice(0, 80))).join(", ");
+    throw new OpenDataError(
+      `${name} line 1: no column ${quoted(missing.map((f) => f.headers[0]))} in its header; ` +
+        `wanted ${quoted(OPEN_DATA_FIELDS.filter((f) => "needed" in f).map((f) => f.headers[0]))}; found ${quoted(header.slice(0, 40))}`,
+    );
+  }
   return [postcode, ...figures];
 }
 

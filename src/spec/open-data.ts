@@ -12,17 +12,22 @@ export interface OpenDataField {
   headers: readonly string[];
   /** one of the six speed bands: a postcode with premises in more than one is "multi-band" */
   band?: true;
+  /**
+   * a file without it is refused: the plan's order, the cross-check and the estimates read it
+   * (the bands and superfast, in every release the docs list); the others may be absent in older files
+   */
+  needed?: true;
 }
 
 /** Percentages of premises, 0-100 (one decimal as published). */
 export const OPEN_DATA_FIELDS = [
-  { column: "OfcomBand0to2", heading: "Ofcom: % of premises at 0-2 Mbit/s", headers: ["% of premises with 0<2Mbit/s download speed"], band: true },
-  { column: "OfcomBand2to5", heading: "Ofcom: % of premises at 2-5 Mbit/s", headers: ["% of premises with 2<5Mbit/s download speed"], band: true },
-  { column: "OfcomBand5to10", heading: "Ofcom: % of premises at 5-10 Mbit/s", headers: ["% of premises with 5<10Mbit/s download speed"], band: true },
-  { column: "OfcomBand10to30", heading: "Ofcom: % of premises at 10-30 Mbit/s", headers: ["% of premises with 10<30Mbit/s download speed"], band: true },
-  { column: "OfcomBand30to300", heading: "Ofcom: % of premises at 30-300 Mbit/s", headers: ["% of premises with 30<300Mbit/s download speed"], band: true },
-  { column: "OfcomBand300Plus", heading: "Ofcom: % of premises at 300 Mbit/s or more", headers: ["% of premises with >=300Mbit/s download speed"], band: true },
-  { column: "OfcomSuperfast", heading: "Ofcom: superfast available, % of premises", headers: ["SFBB availability (% premises)"] },
+  { column: "OfcomBand0to2", heading: "Ofcom: % of premises at 0-2 Mbit/s", headers: ["% of premises with 0<2Mbit/s download speed"], band: true, needed: true },
+  { column: "OfcomBand2to5", heading: "Ofcom: % of premises at 2-5 Mbit/s", headers: ["% of premises with 2<5Mbit/s download speed"], band: true, needed: true },
+  { column: "OfcomBand5to10", heading: "Ofcom: % of premises at 5-10 Mbit/s", headers: ["% of premises with 5<10Mbit/s download speed"], band: true, needed: true },
+  { column: "OfcomBand10to30", heading: "Ofcom: % of premises at 10-30 Mbit/s", headers: ["% of premises with 10<30Mbit/s download speed"], band: true, needed: true },
+  { column: "OfcomBand30to300", heading: "Ofcom: % of premises at 30-300 Mbit/s", headers: ["% of premises with 30<300Mbit/s download speed"], band: true, needed: true },
+  { column: "OfcomBand300Plus", heading: "Ofcom: % of premises at 300 Mbit/s or more", headers: ["% of premises with >=300Mbit/s download speed"], band: true, needed: true },
+  { column: "OfcomSuperfast", heading: "Ofcom: superfast available, % of premises", headers: ["SFBB availability (% premises)"], needed: true },
   { column: "OfcomUltrafast100", heading: "Ofcom: 100 Mbit/s available, % of premises", headers: ["UFBB (100Mbit/s) availability (% premises)"] },
   { column: "OfcomUltrafast", heading: "Ofcom: ultrafast available, % of premises", headers: ["UFBB availability (% premises)"] },
   { column: "OfcomGigabit", heading: "Ofcom: gigabit available, % of premises", headers: ["Gigabit availability (% premises)"] },
