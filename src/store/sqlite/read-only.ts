@@ -19,10 +19,18 @@ export interface ReadOnlyDb {
 
 /** Opens `path` for reading only: never creates, migrates or changes it. Throws DatabaseError naming the path. */
 export function openReadOnly(path: string): ReadOnlyDb {
+  const clean = !existsSync(`${path}-wal`) && !existsSync(`${path}-shm`);
   try {
     // openDatabase reads the schema version: that first read is where SQLite wants the -shm file.
     const db = openDatabase(path, { readonly: true });
-    return { db, copied: false, close: () => db.close() };
+    return {
+      db,
+      copied: false,
+      close: () => {
+        db.close();
+        if (clean) removeReaderFiles(path);
+      },
+    };
   } catch (err) {
     if (!cannotMakeShm(err) || existsSync(`${path}-wal`)) throw err;
   }
@@ -65,6 +73,28 @@ export function openForReport(path: string): ReadOnlyDb {
     );
   }
   return { db, copied: false, close: () => db.close() };
+}
+
+/**
+ * A read-only connection makes -wal and -shm beside the database to read it, and cannot remove them
+ * as it closes (removing is the last writer's checkpoint). A reader that found neither has one
+ * writable connection opened and closed, changing nothing: when it is the last connection SQLite
+ * checkpoints the empty WAL and removes both; when a batch has the database open meanwhile, SQLite
+ * keeps them for it. Without write access the files stay, as SQLite leaves them.
+ */
+function removeReaderFiles(path: string): void {
+  if (!existsSync(`${path}-wal`) && !existsSync(`${path}-shm`)) return;
+  try {
+    const writer = new Database(path, { fileMustExist: true });
+    try {
+      // a connection that never read leaves the WAL alone as it closes
+      writer.prepare("SELECT count(*) FROM sqlite_master").get();
+    } finally {
+      writer.close();
+    }
+  } catch {
+    // a reader that may not write: the files stay, harmless, and the next writer's close removes them
+  }
 }
 
 function sqliteCode(err: unknown): string {
