@@ -11,6 +11,7 @@ import { ADDRESSES_COLUMN, countColumns, STATUS_COLUMN } from "../figures/postco
 import { estimateDomain, intraclusterCorrelation, sizeMoments, type Cluster, type DomainEstimate, type Interval } from "./estimates.js";
 import { PROVIDER_METRICS, providerColumn } from "../figures/measures.js";
 import { providerLabel } from "./figure-labels.js";
+import { byLocale, naturalOrder } from "../figures/name-order.js";
 import type { MobileScale } from "../spec/mobile-scales.js";
 import { groupFigures } from "./groups.js";
 import type { GroupDomains, GroupsOf } from "./group-domains.js";
@@ -136,7 +137,7 @@ function membersByGroup(figures: readonly PostcodeFigures[], groupsOf: GroupsOf)
       if (!members) groups.set(g, (members = []));
       members.push(f);
     }
-  return new Map([...groups].sort(([a], [b]) => a.localeCompare(b)));
+  return new Map([...groups].sort(([a], [b]) => naturalOrder(a, b, byLocale)));
 }
 
 /** The estimates of a report, for the list and each group of `domains`: null when the scope has no postcodes. Needs preparePostcodes. */

@@ -8,6 +8,7 @@
 // sample's own spread too small until it meets them). Pure: docs/estimates.md.
 
 import { stratumDistrict } from "../plan/sample-order.js";
+import { byLocale, naturalOrder } from "../figures/name-order.js";
 
 /** One postcode of the list: its stratum, whether it has a current answer, and its totals. */
 export interface Cluster {
@@ -305,5 +306,5 @@ export function clustersByGroup<T, C = Cluster>(items: readonly T[], groupOf: (i
     if (!members) groups.set(g, (members = []));
     members.push(clusterOf(item));
   }
-  return new Map([...groups].sort(([a], [b]) => a.localeCompare(b)));
+  return new Map([...groups].sort(([a], [b]) => naturalOrder(a, b, byLocale)));
 }

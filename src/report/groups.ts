@@ -6,7 +6,8 @@
 // dimensions, the figures and their shares.
 import type { MobileScale } from "../spec/mobile-scales.js";
 import { LOOKUPS, type Lookup } from "../spec/fields.js";
-import { UNMATCHED_GROUP, type GroupDimension, type ReportSnapshot, type RowBatches } from "../store/snapshot.js";
+import { BLANK_GROUP, INVALID_GROUP, UNMATCHED_GROUP, type GroupDimension, type ReportSnapshot, type RowBatches } from "../store/snapshot.js";
+import { naturalOrder } from "../figures/name-order.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareText, spreadLabel } from "./figure-labels.js";
 import { providerColumn, SPREAD_METRICS } from "../figures/measures.js";
@@ -242,5 +243,12 @@ export async function prepareGroups(snapshot: ReportSnapshot, goodRating: number
   const figures = groupFigures(scope.providers, goodRating, scale);
   const rows: GroupRow[] = [];
   for await (const batch of computeGroups(snapshot, dimensions, figures)) rows.push(...batch);
-  return { dimensions, figures, area, rows, areaCells };
+  return { dimensions, figures, area, rows: inGroupOrder(rows, dimensions), areaCells };
+}
+
+/** The groups in --group-by order, each dimension's names in natural order (LS2 before LS10), the bracketed ones, e.g. (blank), last. */
+export function inGroupOrder(rows: GroupRow[], dimensions: readonly Dimension[]): GroupRow[] {
+  const place = new Map(dimensions.map((d, i) => [d.name, i]));
+  const bracketed = (g: string) => Number(g === BLANK_GROUP || g === UNMATCHED_GROUP || g === INVALID_GROUP);
+  return rows.sort((a, b) => place.get(a.dimension)! - place.get(b.dimension)! || bracketed(a.group) - bracketed(b.group) || naturalOrder(a.group, b.group));
 }

@@ -10,6 +10,7 @@ import type { Interval } from "../../estimates.js";
 import { scaleOf, type Summary } from "../../summary.js";
 import { LOOKUP_SPECS } from "../../../spec/lookups.js";
 import type { Lookup } from "../../../spec/fields.js";
+import { byLocale, naturalOrder } from "../../../figures/name-order.js";
 
 /** Shown only while some postcode of a lookup is unanswered: otherwise the figures above are exact. */
 export function showsEstimates(s: Summary): s is Summary & { estimates: EstimatesSummary } {
@@ -88,7 +89,7 @@ function groupEstimateFigures(s: Summary & { estimates: EstimatesSummary }): str
   if (charted === undefined) return [];
   return Object.entries(s.estimates.groups).map(([dimension, groups]) => {
     const estimated = Object.entries(groups).filter(([, g]) => g.shares[charted]?.estimate != null);
-    const shown = estimated.sort(([a, x], [b, y]) => y.shares[charted]!.estimate! - x.shares[charted]!.estimate! || a.localeCompare(b)).slice(0, GROUPS_CHARTED);
+    const shown = estimated.sort(([a, x], [b, y]) => y.shares[charted]!.estimate! - x.shares[charted]!.estimate! || naturalOrder(a, b, byLocale)).slice(0, GROUPS_CHARTED);
     const title = `${dimension}: estimated share of all the group's addresses ${heading.get(charted)?.toLowerCase() ?? charted}, with 95% intervals`;
     return figure({
       id: `estimates-${dimension.replace(/[^A-Za-z0-9_-]/g, "_")}`,

@@ -7,6 +7,7 @@ import { formatCount, formatShare, shareValue } from "../format.js";
 import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
 import type { GroupFigure, GroupRow } from "../types.js";
+import { byLocale, naturalOrder } from "../../../figures/name-order.js";
 
 const n = formatCount;
 export const WORST_GROUPS = 20;
@@ -29,7 +30,7 @@ export function worstGroups(rows: readonly GroupRow[], key: Measure["key"], limi
   const share = (f: GroupFigure) => f.count / f.of;
   return rows
     .filter((r): r is GroupRow & Record<typeof key, GroupFigure> => r[key] !== null && r[key]!.of > 0)
-    .sort((a, b) => share(b[key]) - share(a[key]) || b[key].count - a[key].count || a.group.localeCompare(b.group))
+    .sort((a, b) => share(b[key]) - share(a[key]) || b[key].count - a[key].count || naturalOrder(a.group, b.group, byLocale))
     .slice(0, limit);
 }
 
