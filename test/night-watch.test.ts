@@ -128,6 +128,8 @@ describe("--metrics-file", () => {
     const r = await spawnCli("batch", [...args, "--monthly-quota", "broadband=50,mobile=40"]).done;
     expect(r.code).toBe(0);
     expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+    // reading the ledger for the metrics left no -wal or -shm beside the database
+    expect(readdirSync(dir).filter((f) => f.startsWith("c.sqlite"))).toEqual(["c.sqlite"]);
     const families = parsePrometheusText(readFileSync(prom, "utf8"));
     for (const f of families) {
       expect(f.type, f.name).toBe("gauge");
