@@ -2,10 +2,11 @@
 // clock against the simulator (behind a loopback proxy that notes every answer it gave), through a
 // release change, the mobile scale's change from 0-4 to 0/3/4, a week of 500s, a Ctrl-C, a 28-day
 // quota period that ends, and two machines on some nights. After every night: no text the API
-// returned longer ago than the retention is anywhere (the database's files, the reports, the
-// export), every headline figure equals a count of our own over the answers still young (each
-// mobile answer judged on its own scale), the requests stay within the quota, no pair is answered
-// twice in a night, and no answer stays on a provisional release once its name is known.
+// returned longer ago than the retention is anywhere (the database's files and every version it
+// holds; on the nights that write them, the reports and the export), the headline figures of
+// summary.json equal a count of our own over the answers still young (each mobile answer judged
+// on its own scale), the requests stay within the quota, no pair is answered twice in a night,
+// and no answer stays on a provisional release once its name is known.
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
