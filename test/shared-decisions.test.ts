@@ -2,7 +2,7 @@
 // inputs and what each engine stores or answers for them.
 import { describe, expect, it } from "vitest";
 import { grantReservation } from "../src/store/shared/ledger.js";
-import { datedReleaseName, heldReleaseBook } from "../src/store/shared/releases.js";
+import { datedReleaseName, heldReleaseBook, mayMeetProvisional, provisionalMoves } from "../src/store/shared/releases.js";
 import { newLease, takenOver } from "../src/store/shared/leases.js";
 
 describe("grantReservation", () => {
@@ -26,6 +26,29 @@ describe("datedReleaseName", () => {
     { taken: ["2026-03-03"], name: "2026-03-04" },
   ])("past $taken: $name", ({ taken, name }) => {
     expect(datedReleaseName("2026-03-04T22:10:00.000Z", (n) => taken.includes(n))).toBe(name);
+  });
+});
+
+describe("provisionalMoves", () => {
+  it.each([
+    { names: ["2026-11-27"], move: null },
+    { names: ["2026-11-27", "R1"], move: { from: ["2026-11-27"], to: "R1" } },
+    // another machine's stand-in committed after the name was learnt
+    { names: ["R1", "2026-11-27", "2026-11-27.2"], move: { from: ["2026-11-27", "2026-11-27.2"], to: "R1" } },
+    { names: ["R1", "R2"], move: null },
+  ])("mobile releases $names", ({ names, move }) => {
+    expect(provisionalMoves("mobile", names)).toEqual(move);
+  });
+
+  it("broadband's dated releases are its real ones: never moved", () => {
+    expect(provisionalMoves("broadband", ["2026-11-01", "2026-12-01"])).toBeNull();
+    expect(mayMeetProvisional(["broadband"], [])).toBe(false);
+  });
+
+  it("mobile groups take turns until a named release stands alone", () => {
+    expect(mayMeetProvisional(["mobile"], [])).toBe(true);
+    expect(mayMeetProvisional(["mobile"], [{ lookup: "mobile", name: "2026-11-27" }])).toBe(true);
+    expect(mayMeetProvisional(["mobile"], [{ lookup: "mobile", name: "R1" }])).toBe(false);
   });
 });
 

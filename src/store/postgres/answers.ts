@@ -9,7 +9,10 @@ import { expirePostgresAnswers } from "./expiry.js";
 import type { Lookup } from "../../spec/fields.js";
 import { LOOKUP_SPECS } from "../../spec/lookups.js";
 import type { FinalRecord } from "../../spec/records.js";
-import { heldReleaseBook, type ReleaseBook, type ReleaseRow } from "../shared/releases.js";
+import { heldReleaseBook, mayMeetProvisional, namingLookups, type ReleaseBook, type ReleaseRow } from "../shared/releases.js";
+import { foldProvisionalSteps } from "../sql/releases.js";
+import { runSteps } from "../sql/steps.js";
+import { postgresSession } from "./session.js";
 import { valueFields, type CurrentVersion } from "../shared/versions.js";
 import {
   failureRowValues,
@@ -156,6 +159,20 @@ async function lockPairs(client: pg.PoolClient, records: readonly FinalRecord[])
   );
 }
 
+/** The advisory lock (class, 0) of groups that may meet a provisional release: a number of this program's, beside the pair locks'. */
+const RELEASE_LOCK_CLASS = 7317;
+
+/**
+ * While a lookup that names its release has no named release yet, or still a provisional one,
+ * its groups take turns (before their pair locks, so no two wait on each other): the second of two
+ * machines starting together then reads the first's release and moves what is provisional.
+ */
+async function takeReleaseTurn(client: pg.PoolClient, naming: readonly Lookup[]): Promise<void> {
+  if (naming.length === 0) return;
+  const rows = await rowsOf<{ lookup: string; name: string }>(client, "SELECT lookup, name FROM releases WHERE lookup = ANY($1::text[])", [naming]);
+  if (mayMeetProvisional(naming, rows)) await client.query("SELECT pg_advisory_xact_lock($1, 0)", [RELEASE_LOCK_CLASS]);
+}
+
 type Queued = FinalRecord | ((client: pg.PoolClient) => Promise<void>);
 
 /** One group as one transaction: the lease fence (its row held FOR KEY SHARE until commit), the pair locks, the writes in order. */
@@ -164,13 +181,17 @@ function groupCommitter(pool: pg.Pool, options: AnswerWriterOptions): (group: re
   return (group) =>
     inTransaction(pool, async (client) => {
       if (options.lease) await assertLeaseLive(client, options.lease.id, options.lease.now());
-      await lockPairs(client, group.filter((item): item is FinalRecord => typeof item !== "function"));
+      const records = group.filter((item): item is FinalRecord => typeof item !== "function");
+      const naming = namingLookups(records);
+      await takeReleaseTurn(client, naming);
+      await lockPairs(client, records);
       const releases = await loadReleaseBook(client);
       for (const item of group) {
         if (typeof item === "function") await item(client);
         else await writeRecord(client, item, releases.book, s, options.providers);
         await releases.save();
       }
+      if (naming.length > 0) await runSteps(postgresSession(client, { inTransaction: true }), foldProvisionalSteps(naming));
     });
 }
 

@@ -49,7 +49,44 @@ export function releaseOf(
  * (renamed, with every answer on it) instead of following it as a newer one.
  */
 export function isProvisional(lookup: Lookup, release: { name: string; runId: number | null }, runId: number): boolean {
-  return LOOKUP_SPECS[lookup].namesRelease && release.runId === runId && /^\d{4}-\d{2}-\d{2}(\.\d+)?$/.test(release.name);
+  return LOOKUP_SPECS[lookup].namesRelease && release.runId === runId && isDatedName(release.name);
+}
+
+/** A name datedReleaseName gives: for a lookup whose answers name their release, a stand-in until one does. */
+export function isDatedName(name: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}(\.\d+)?$/.test(name);
+}
+
+/**
+ * The provisional releases of a lookup whose answers name their release, and the named release
+ * their answers belong on (its newest), once one is known: any run's 404s stored before any
+ * machine learnt the name, or while another machine was learning it. Null when there is nothing
+ * to move. `names` are the lookup's releases, oldest first.
+ */
+export function provisionalMoves(lookup: Lookup, names: readonly string[]): { from: string[]; to: string } | null {
+  if (!LOOKUP_SPECS[lookup].namesRelease) return null;
+  const from = names.filter(isDatedName);
+  const to = names.filter((n) => !isDatedName(n)).at(-1);
+  return from.length > 0 && to !== undefined ? { from, to } : null;
+}
+
+/** The lookups of `records` whose answers name their release. */
+export function namingLookups(records: readonly { lookup: Lookup }[]): Lookup[] {
+  return [...new Set(records.map((r) => r.lookup))].filter((lookup) => LOOKUP_SPECS[lookup].namesRelease);
+}
+
+/**
+ * Whether a group's answers of these lookups may meet a provisional release: a lookup that names
+ * its release has none named yet, or still holds a provisional one. Such groups take their turns
+ * (PostgreSQL: an advisory lock), so that of two machines starting together the second sees the
+ * first's release and moves what is provisional.
+ */
+export function mayMeetProvisional(lookups: readonly Lookup[], rows: readonly { lookup: string; name: string }[]): boolean {
+  return lookups.some((lookup) => {
+    if (!LOOKUP_SPECS[lookup].namesRelease) return false;
+    const names = rows.filter((r) => r.lookup === lookup).map((r) => r.name);
+    return names.length === 0 || names.some(isDatedName);
+  });
 }
 
 /**

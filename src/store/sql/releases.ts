@@ -2,12 +2,14 @@
 // release, each mobile release's rating scale (spec/mobile-scales.ts decides, sql/scale-sql.ts
 // counts), and when each lookup's release was last checked (plan/probe-rule.ts reads it to send at
 // most one probe round per lookup a day).
+import type { Lookup } from "../../spec/fields.js";
 import { scaleOfRatings } from "../../spec/mobile-scales.js";
+import { provisionalMoves } from "../shared/releases.js";
 import { ALL_MOBILE_POSTCODES, recordScaleSql, scaleEvidenceSql } from "./scale-sql.js";
 import type { ReleaseCheckStore, ReleaseStore, StoredScale } from "../store.js";
 import type { CheckedBy } from "../types.js";
 import type { SqlSession } from "./session.js";
-import { exec, type Steps, type Transact } from "./steps.js";
+import { all, exec, type Steps, type Transact } from "./steps.js";
 
 /** The statements of the answer writers' release book (shared/releases.ts decides), run in their own transactions. */
 export const RELEASE_SQL = {
@@ -20,9 +22,38 @@ export const RELEASE_SQL = {
     "UPDATE lookups SET release = @to WHERE lookup = @lookup AND release = @from",
     "UPDATE answer_versions SET release = @to WHERE lookup = @lookup AND release = @from",
   ],
+  /** a lookup's release names, oldest first */
+  names: "SELECT name FROM releases WHERE lookup = @lookup ORDER BY id",
+  /** a provisional release (@from) folded into a named one (@to): its answers and versions move, and it goes */
+  fold: [
+    "UPDATE lookups SET release = @to WHERE lookup = @lookup AND release = @from",
+    "UPDATE answer_versions SET release = @to WHERE lookup = @lookup AND release = @from",
+    "DELETE FROM releases WHERE lookup = @lookup AND name = @from",
+  ],
   /** a release first seen: its id (none when another machine recorded it at the same time) */
   insert: "INSERT INTO releases (lookup, name, detected_at, run_id) VALUES (@lookup, @name, @at, @runId) ON CONFLICT (lookup, name) DO NOTHING RETURNING id",
 } as const;
+
+/**
+ * Moves what is on a provisional release onto the named one (shared/releases.ts, provisionalMoves),
+ * for each of `lookups`; run at the end of an answer group's transaction, so whichever machine
+ * learns a release's name, no answer stays behind on the stand-in. Returns the answers moved.
+ */
+export function* foldProvisionalSteps(lookups: readonly Lookup[]): Steps<number> {
+  let moved = 0;
+  for (const lookup of lookups) {
+    const names = (yield* all<{ name: string }>(RELEASE_SQL.names, { lookup })).map((r) => r.name);
+    const move = provisionalMoves(lookup, names);
+    if (!move) continue;
+    for (const from of move.from) {
+      const [answers, versions, release] = RELEASE_SQL.fold;
+      moved += yield* exec(answers, { lookup, from, to: move.to });
+      yield* exec(versions, { lookup, from, to: move.to });
+      yield* exec(release, { lookup, from });
+    }
+  }
+  return moved;
+}
 
 function* recordScaleSteps(scales: readonly StoredScale[]): Steps<void> {
   const update = recordScaleSql((i) => `@p${i}`);

@@ -13,6 +13,9 @@ import type { AnswerWriterOptions, QuotaBlock, SentRequest } from "../types.js";
 import { assertLeaseLive } from "./leases.js";
 import { ledgerWrites } from "./ledger.js";
 import { releaseBook } from "./releases.js";
+import { runStepsNow } from "./transact.js";
+import { foldProvisionalSteps } from "../sql/releases.js";
+import { namingLookups } from "../shared/releases.js";
 import { versionStore } from "./versions.js";
 import type { VersionRow } from "../snapshot.js";
 import {
@@ -100,6 +103,8 @@ export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswer
       if (typeof item === "function") item();
       else writeRecord(item);
     }
+    const naming = namingLookups(group.filter((item): item is FinalRecord => typeof item !== "function"));
+    if (naming.length > 0) runStepsNow(db, foldProvisionalSteps(naming));
   });
   const flush = () => {
     const group = queue.take();
