@@ -297,6 +297,6 @@ export interface StatusStore {
   database(recentRuns: number, nowMs: number): Promise<DatabaseStatus>;
   /** The newest run still running, with counts from its plan and answers; null when none. */
   running(): Promise<RunningProgress | null>;
-  /** Per lookup, each release with its answers and versions, and the last run's share on the newest. */
-  releases(): Promise<LookupReleases[]>;
+  /** Per lookup, each release with its answers and versions, and the last run's share on the newest; expired answers hidden at `nowMs`. */
+  releases(nowMs: number): Promise<LookupReleases[]>;
 }

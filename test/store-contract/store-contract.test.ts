@@ -182,15 +182,42 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
         { release: "MobileAvailability-202406041254", ratings: 3 * fields, legacyRatings: 0, scale: "current" },
       ]);
       // status shows each mobile release's stored scale, one line each
-      const mobileReleases = (await store.status.releases()).find((l) => l.lookup === "mobile")!.releases;
+      const mobileReleases = (await store.status.releases(T0)).find((l) => l.lookup === "mobile")!.releases;
       expect(mobileReleases.map((r) => [r.name, r.scale, Number(r.scale_ratings), Number(r.scale_legacy_ratings)])).toEqual([
         ["MobileAvailability-202301010000", "legacy", 2 * fields, 1],
         ["MobileAvailability-202406041254", "current", 3 * fields, 0],
       ]);
-      const text = formatReleaseStatus(await store.status.releases());
+      const text = formatReleaseStatus(await store.status.releases(T0));
       expect(text).toMatch(/ {2}mobile MobileAvailability-202301010000: .*\n {4}scale: legacy, /);
       expect(text).toContain(`    scale: legacy, Ofcom's earlier 0-4 scale (1 ratings of 1 or 2 among ${2 * fields} ratings)`);
       expect(text).toContain(`    scale: current, Ofcom's current 0/3/4 scale (no rating 1 or 2 among ${3 * fields} ratings)`);
+    });
+
+    it("status counts each release's ratings over the answers it shows: an expired one is not counted", async () => {
+      const DAY = 24 * 3600 * 1000;
+      const id = await store.runs.create({ startedAt: iso(T0), simulated: false, inputName: "in.csv", args: { retention: 30 * DAY }, lookups: ["mobile"], providers: [...DEFAULT_PROVIDERS], leaseId: null });
+      const fields = mobileFields(DEFAULT_PROVIDERS).length;
+      const mobile = (postcode: string, dataset: string, ratings: number[][], at: number): FinalRecord => ({
+        postcode,
+        lookup: "mobile",
+        status: "ok",
+        httpStatus: 200,
+        attempts: 1,
+        lastError: null,
+        fetchedAt: iso(at),
+        runId: id,
+        answer: { lookup: "mobile", dataset, addresses: ratings.map((r, i) => ({ uprn: 100 + i, address: `${i} High St`, ratings: r })) },
+      });
+      await write(store, [
+        mobile("AB11AA", "MobileAvailability-202301010000", [Array<number>(fields).fill(3), [2, ...Array<number>(fields - 1).fill(0)]], T0),
+        mobile("AB11AB", "MobileAvailability-202301010000", [Array<number>(fields).fill(4)], T0 + 20 * DAY),
+      ]);
+      await store.releases.recordScales(DEFAULT_PROVIDERS);
+      const counts = async (nowMs: number) =>
+        (await store.status.releases(nowMs)).find((l) => l.lookup === "mobile")!.releases.map((r) => [r.scale, Number(r.scale_ratings), Number(r.scale_legacy_ratings)]);
+      expect(await counts(T0 + 25 * DAY)).toEqual([["legacy", 3 * fields, 1]]);
+      // day 31: AB11AA's answer is past the retention and hidden; its ratings are not counted
+      expect(await counts(T0 + 31 * DAY)).toEqual([["legacy", fields, 0]]);
     });
   });
 
