@@ -135,7 +135,10 @@ describe.each(ENGINES)("retention over a month ($name)", (engine) => {
 
     clock.t = DEC_21;
     const changed = await sim({ seed: OTHER_SEED, clock });
-    expect((await runIn(d, { db, in: input, baseUrl: changed.url, refresh: true, reports: false }, env, { clock })).exitCode).toBe(0);
+    expect((await runIn(d, { db, in: input, baseUrl: changed.url, refresh: true }, env, { clock })).exitCode).toBe(0);
+    // within the month, changes.csv compares each answer with its Dec 1 version
+    const changes = parse(readFileSync(join(d, "out", "changes.csv")), { columns: true, bom: true }) as Record<string, string>[];
+    expect(new Set(changes.map((c) => c.PostCode)).size).toBe(LIST.length);
     const dec21 = await latestAddresses(db, clock.now());
     const gone = onlyIn(dec1, dec21);
     // before the night, the old versions hold them
@@ -144,8 +147,6 @@ describe.each(ENGINES)("retention over a month ($name)", (engine) => {
     // every answer changed: each pair has its Dec 1 version and its Dec 21 one
     const versions = await storedTable(db, "versions", { all: true, nowMs: clock.now() });
     expect(versions).toHaveLength(2 * 2 * LIST.length);
-    // changes.csv within the month compares the two
-    await withStore(db, async (store) => expect((await store.answers.versions(LIST[0]!.replace(" ", ""), "broadband")).length).toBe(2));
 
     clock.t = JAN_10;
     const night = await runIn(d, { db, in: input, baseUrl: changed.url }, env, { clock });
