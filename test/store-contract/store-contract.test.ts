@@ -265,6 +265,12 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
           await snapshot.preparePostcodes(3);
           return (await snapshot.postcodeTotals(["BroadbandAddresses"])).statuses.broadband;
         });
+      // the reports date the answers by when the API returned them
+      const spans = await store.snapshot({ runId: id, nowMs: T0 + 25 * DAY }, async (snapshot) => {
+        await snapshot.preparePostcodes(3);
+        return (await snapshot.releases("broadband")).map((r) => [r.fetchedFrom, r.fetchedTo]);
+      });
+      expect(spans).toEqual([[iso(T0), iso(T0 + 20 * DAY)]]);
       // day 31 at a reader's clock: the failed refresh's answer is expired, not failed
       expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, failed: 0, expired: 1 });
       expect(await store.answers.expire(iso(T0 + DAY), iso(T0 + 31 * DAY))).toEqual({ answers: 1, versions: 2 });
