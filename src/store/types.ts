@@ -208,6 +208,7 @@ export interface Candidate {
   line: number;
   /** what the stored answer needs; `fresh` needs nothing (a probe may still take it) */
   state: Exclude<NeedReason, "probe"> | "fresh";
+  /** the stored answer's age: when the API last returned it (a failure without one: its attempt); null when none is stored */
   fetchedAt: string | null;
   /** detection order of the release the answer is confirmed on (0: none) */
   releaseRank: number;

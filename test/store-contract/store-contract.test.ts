@@ -260,6 +260,12 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       await write(store, [failed("AB11AA", iso(T0 + 20 * DAY), id), ok("CD22BB", [5], iso(T0 + 20 * DAY), id)]);
       expect(await store.answers.get("AB11AA", "broadband")).toMatchObject({ status: "failed", fetchedAt: iso(T0 + 20 * DAY), returnedAt: iso(T0), addressCount: 1 });
       expect(await store.answers.get("CD22BB", "broadband")).toMatchObject({ status: "ok", returnedAt: iso(T0 + 20 * DAY) });
+      // the planner sees the failed pair's answer as old as it is
+      const planned = await store.plan.candidates({ runId: id, lookup: "broadband", freshSince: iso(T0), refreshSince: null, providers: DEFAULT_PROVIDERS, simulated: false });
+      expect(planned.map((c) => [c.postcode, c.state, c.fetchedAt])).toEqual([
+        ["AB11AA", "failed", iso(T0)],
+        ["CD22BB", "fresh", iso(T0 + 20 * DAY)],
+      ]);
       const statusesAt = (nowMs: number) =>
         store.snapshot({ runId: id, nowMs }, async (snapshot) => {
           await snapshot.preparePostcodes(3);
