@@ -58,6 +58,9 @@ export function hiddenBefore(argsText: string | null | undefined, nowMs: number)
 /** Tables that hold an answer's text, each shadowed by a temporary view without the expired ones. */
 export const EXPIRY_VIEWS = ["lookups", ...LOOKUP_LIST.map((l) => l.table), "answer_versions", "expired_answers"] as const;
 
+/** Both engines' false in a boolean context (SQLite's comparisons are 0/1, PostgreSQL's booleans). */
+const FALSE = "1 = 0";
+
 /**
  * Temporary views named as the tables (a temporary object is found before the main one), so every
  * reader's SQL sees only answers returned at or after `cutoff`, and only versions last returned
@@ -78,9 +81,6 @@ export function hideExpiredSql(main: string, cutoff: string, age = RETURNED_AT):
        UNION ALL SELECT postcode, lookup, NULL FROM ${main}.lookups t WHERE ${old("t.")}`,
   ];
 }
-
-/** Both engines' false in a boolean context (SQLite's comparisons are 0/1, PostgreSQL's booleans). */
-const FALSE = "1 = 0";
 
 /** Whether any answer or version is expired: only then are the views made (a report without one reads the tables). `cutoff` is a named placeholder. */
 export function anyExpiredSql(cutoff: string, age = RETURNED_AT): string {
