@@ -107,7 +107,7 @@ describe("what a record writes", () => {
     const params = (sql: string) => sql.match(/\$\d+/g)!.map((p) => Number(p.slice(1)));
     const dollar = (i: number) => `$${i}`;
     const row = statusRowValues(answer, same.content, 0, 9, "2026-01-01");
-    expect(row).toEqual(["AB12CD", "broadband", "ok", 200, 1, null, "2026-02-01T00:00:00.000Z", 7, null, 3, null, 0, 9, "2026-01-01"]);
+    expect(row).toEqual(["AB12CD", "broadband", "ok", 200, 1, null, "2026-02-01T00:00:00.000Z", 7, null, 3, null, 0, 9, "2026-01-01", "2026-02-01T00:00:00.000Z"]);
     expect(Math.max(...params(statusUpsertSql(dollar)))).toBe(row.length);
     expect(statusUpsertSql(() => "?").split("?").length - 1).toBe(row.length);
     const failure = failureRowValues(failed, 1);
@@ -115,6 +115,8 @@ describe("what a record writes", () => {
     expect(Math.max(...params(failureUpsertSql(dollar)))).toBe(failure.length);
     // a failure keeps the last good answer's dataset, addresses and version
     expect(failureUpsertSql(dollar)).not.toMatch(/(dataset|address_count|version_id|release) = excluded/);
+    // and never makes it younger: the time the API last returned it stays
+    expect(failureUpsertSql(dollar)).not.toMatch(/returned_at/);
   });
 });
 

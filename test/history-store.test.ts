@@ -136,3 +136,29 @@ describe("migration of a database from before history", () => {
     expect(t.db.prepare("SELECT last_seen FROM answer_versions WHERE postcode = 'AB11AA'").pluck().get()).toBe("2026-01-01T10:00:00.000Z");
   });
 });
+
+describe("migration to the time the API last returned each answer", () => {
+  it("takes it from the current version's last seen: a failed refresh's row keeps its answer's time, a pair never answered has none", () => {
+    t.db.close();
+    const path = join(t.dir, "before-returned.sqlite");
+    const old = new Database(path);
+    for (const m of MIGRATIONS.slice(0, -1)) old.exec(m);
+    old.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+    old.exec(`INSERT INTO runs (id, started_at, state, input_name, input_columns, postcode_column, args, lookups, providers)
+              VALUES (1, '2026-12-01T00:00:00.000Z', 'completed', 'x', '[]', 'pc', '{}', '["broadband"]', '[]')`);
+    old.exec(`INSERT INTO answer_versions (id, postcode, lookup, status, release, first_seen, last_seen, run_id)
+              VALUES (1, 'AB11AA', 'broadband', 'ok', 'r', '2026-12-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z', 1),
+                     (2, 'AB11AB', 'broadband', 'ok', 'r', '2026-12-01T00:00:00.000Z', '2026-12-21T00:00:00.000Z', 1)`);
+    old.exec(`INSERT INTO lookups (postcode, lookup, status, attempts, fetched_at, run_id, address_count, version_id)
+              VALUES ('AB11AA', 'broadband', 'failed', 1, '2026-12-21T00:00:00.000Z', 1, 2, 1),
+                     ('AB11AB', 'broadband', 'ok', 1, '2026-12-21T00:00:00.000Z', 1, 2, 2),
+                     ('AB11AC', 'broadband', 'failed', 1, '2026-12-21T00:00:00.000Z', 1, 0, NULL)`);
+    old.close();
+    t.db = openDatabase(path);
+    expect(t.db.prepare("SELECT postcode, fetched_at, returned_at FROM lookups ORDER BY postcode").all()).toEqual([
+      { postcode: "AB11AA", fetched_at: "2026-12-21T00:00:00.000Z", returned_at: "2026-12-01T00:00:00.000Z" },
+      { postcode: "AB11AB", fetched_at: "2026-12-21T00:00:00.000Z", returned_at: "2026-12-21T00:00:00.000Z" },
+      { postcode: "AB11AC", fetched_at: "2026-12-21T00:00:00.000Z", returned_at: null },
+    ]);
+  });
+});

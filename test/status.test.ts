@@ -100,7 +100,7 @@ describe("status", () => {
     expect(text.code).toBe(0);
     // the database status, then its releases (no --monthly-quota here: no quota plan)
     const reader = await openStore(db, { readonly: true });
-    const releases = await reader.status.releases();
+    const releases = await reader.status.releases(Date.now());
     await reader.close();
     expect(releases.map((r) => r.lookup)).toEqual(["broadband"]);
     expect(text.stdout).toBe(formatStatus(await status(), db) + formatReleaseStatus(releases));

@@ -30,7 +30,7 @@ runCli({
       const now = Date.now();
       const status = await store.status.database(o.runs, now);
       const running = await runningProgress(store, now);
-      const releases = await store.status.releases();
+      const releases = await store.status.releases(now);
       const quota = await quotaStatus(store, now);
       const openData = await openDataStatus(store);
       if (o.json) process.stdout.write(JSON.stringify({ ...status, running, releases, quota, openData }, null, 2) + "\n");

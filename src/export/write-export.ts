@@ -29,6 +29,8 @@ export interface ExportOptions {
   runId?: number | undefined;
   /** every stored postcode instead */
   all?: boolean | undefined;
+  /** the reader's clock (epoch ms, default now): what the retention expires by then is not written */
+  nowMs?: number | undefined;
   /** --area-file: the latitude and longitude of the postcodes table (empty without) */
   areaFile?: string | undefined;
   /** rows of one output file at most (tests make it small) */
@@ -73,7 +75,7 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
     staging = mkdtempSync(join(options.outDir, debrisPrefix("export")));
     const stagingDir = staging;
     const header = options.areaFile === undefined ? null : await readAreaHeader(options.areaFile);
-    const { scope, tables } = await source.snapshot({ runId: options.runId, all: options.all }, async (snapshot) => {
+    const { scope, tables } = await source.snapshot({ runId: options.runId, all: options.all, nowMs: options.nowMs }, async (snapshot) => {
       if (header) {
         // the postcodes table's coordinates: the area file's rows of the postcodes in scope
         await snapshot.preparePostcodes(null);

@@ -10,10 +10,10 @@ export async function expireAnswers(store: Store, retentionMs: number | null, no
   const cutoff = expiryCutoff(nowMs, retentionMs);
   if (cutoff === null) return 0;
   const deleted = await store.answers.expire(cutoff, new Date(nowMs).toISOString());
-  if (deleted > 0)
-    log.info(`retention: deleted ${deleted} answer(s) the API last returned before ${cutoff} (--retention ${retentionMs! / DAY_MS} days)`, {
-      event: "retention",
-      expired: deleted,
-    });
-  return deleted;
+  if (deleted.answers + deleted.versions > 0)
+    log.info(
+      `retention: deleted ${deleted.answers} answer(s) and ${deleted.versions} version(s) the API last returned before ${cutoff} (--retention ${retentionMs! / DAY_MS} days)`,
+      { event: "retention", expired: deleted.answers, versions: deleted.versions },
+    );
+  return deleted.answers;
 }

@@ -36,7 +36,7 @@ export function maxAgeBeyondRetention(maxAgeMs: number, retentionMs: number | nu
 /** The line the plan and `status` print when the quota cannot keep the list inside the retention; null when it can. */
 export function describeShortfall(lookup: string, s: ExpiryShortfall, listSize: number, retentionMs: number | null): string | null {
   if (s.postcodes === 0 || retentionMs === null) return null;
-  return `${lookup}: the quota cannot refresh the whole list within --retention ${retentionMs / DAY_MS} days: ${s.postcodes} of its ${listSize} postcodes will expire unanswered, from ${s.from ?? "the first expiry"} (reports show them pending, with open-data figures where imported)`;
+  return `${lookup}: the quota cannot refresh the whole list within --retention ${retentionMs / DAY_MS} days: ${s.postcodes} of its ${listSize} postcodes will expire unanswered, from ${s.from ?? "the first expiry"} (reports show them expired, awaiting refresh, with open-data figures where imported)`;
 }
 
 /** Answered candidates that would expire before the next night become due ("expiring"), whatever else they needed. */

@@ -21,6 +21,7 @@ import type {
   CandidateQuery,
   ClaimResult,
   DatabaseStatus,
+  Expired,
   LastRunSettings,
   Lease,
   LeaseHolder,
@@ -131,10 +132,12 @@ export interface AnswerStore {
   /** The pair's versions, oldest first. */
   versions(postcode: string, lookup: Lookup): Promise<AnswerVersionInfo[]>;
   /**
-   * Deletes every answer last returned before `before` (ISO), with its address rows and versions,
-   * leaving a tombstone (postcode, lookup, `at`) so reports show it as expired; returns how many answers.
+   * Deletes every answer last returned before `before` (ISO), with its address rows and versions
+   * (a failed refresh since does not keep it), leaving a tombstone (postcode, lookup, `at`) so
+   * reports show it as expired, and every older version last returned before then; returns how
+   * many answers and versions.
    */
-  expire(before: string, at: string): Promise<number>;
+  expire(before: string, at: string): Promise<Expired>;
 }
 
 export interface AnswerWriter {
@@ -294,6 +297,6 @@ export interface StatusStore {
   database(recentRuns: number, nowMs: number): Promise<DatabaseStatus>;
   /** The newest run still running, with counts from its plan and answers; null when none. */
   running(): Promise<RunningProgress | null>;
-  /** Per lookup, each release with its answers and versions, and the last run's share on the newest. */
-  releases(): Promise<LookupReleases[]>;
+  /** Per lookup, each release with its answers and versions, and the last run's share on the newest; expired answers hidden at `nowMs`. */
+  releases(nowMs: number): Promise<LookupReleases[]>;
 }

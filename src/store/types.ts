@@ -124,7 +124,10 @@ export interface StoredAnswer {
   postcode: string;
   lookup: Lookup;
   status: "ok" | "not_found" | "failed";
+  /** the last attempt's time, a failure's included */
   fetchedAt: string;
+  /** when the API last returned the answer (a failure never moves it): its age; null when it never did */
+  returnedAt: string | null;
   runId: number;
   /** addresses of the last good answer (a failure keeps them) */
   addressCount: number;
@@ -134,6 +137,12 @@ export interface StoredAnswer {
   /** the version the addresses belong to; null for a failure that never had a good answer */
   versionId: number | null;
   lastError: string | null;
+}
+
+/** What the retention deleted: answers (with their addresses and versions), and older versions of answers it kept. */
+export interface Expired {
+  answers: number;
+  versions: number;
 }
 
 /** One distinct answer of a pair, oldest first. */
@@ -199,6 +208,7 @@ export interface Candidate {
   line: number;
   /** what the stored answer needs; `fresh` needs nothing (a probe may still take it) */
   state: Exclude<NeedReason, "probe"> | "fresh";
+  /** the stored answer's age: when the API last returned it (a failure without one: its attempt); null when none is stored */
   fetchedAt: string | null;
   /** detection order of the release the answer is confirmed on (0: none) */
   releaseRank: number;

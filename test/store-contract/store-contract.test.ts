@@ -182,15 +182,42 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
         { release: "MobileAvailability-202406041254", ratings: 3 * fields, legacyRatings: 0, scale: "current" },
       ]);
       // status shows each mobile release's stored scale, one line each
-      const mobileReleases = (await store.status.releases()).find((l) => l.lookup === "mobile")!.releases;
+      const mobileReleases = (await store.status.releases(T0)).find((l) => l.lookup === "mobile")!.releases;
       expect(mobileReleases.map((r) => [r.name, r.scale, Number(r.scale_ratings), Number(r.scale_legacy_ratings)])).toEqual([
         ["MobileAvailability-202301010000", "legacy", 2 * fields, 1],
         ["MobileAvailability-202406041254", "current", 3 * fields, 0],
       ]);
-      const text = formatReleaseStatus(await store.status.releases());
+      const text = formatReleaseStatus(await store.status.releases(T0));
       expect(text).toMatch(/ {2}mobile MobileAvailability-202301010000: .*\n {4}scale: legacy, /);
       expect(text).toContain(`    scale: legacy, Ofcom's earlier 0-4 scale (1 ratings of 1 or 2 among ${2 * fields} ratings)`);
       expect(text).toContain(`    scale: current, Ofcom's current 0/3/4 scale (no rating 1 or 2 among ${3 * fields} ratings)`);
+    });
+
+    it("status counts each release's ratings over the answers it shows: an expired one is not counted", async () => {
+      const DAY = 24 * 3600 * 1000;
+      const id = await store.runs.create({ startedAt: iso(T0), simulated: false, inputName: "in.csv", args: { retention: 30 * DAY }, lookups: ["mobile"], providers: [...DEFAULT_PROVIDERS], leaseId: null });
+      const fields = mobileFields(DEFAULT_PROVIDERS).length;
+      const mobile = (postcode: string, dataset: string, ratings: number[][], at: number): FinalRecord => ({
+        postcode,
+        lookup: "mobile",
+        status: "ok",
+        httpStatus: 200,
+        attempts: 1,
+        lastError: null,
+        fetchedAt: iso(at),
+        runId: id,
+        answer: { lookup: "mobile", dataset, addresses: ratings.map((r, i) => ({ uprn: 100 + i, address: `${i} High St`, ratings: r })) },
+      });
+      await write(store, [
+        mobile("AB11AA", "MobileAvailability-202301010000", [Array<number>(fields).fill(3), [2, ...Array<number>(fields - 1).fill(0)]], T0),
+        mobile("AB11AB", "MobileAvailability-202301010000", [Array<number>(fields).fill(4)], T0 + 20 * DAY),
+      ]);
+      await store.releases.recordScales(DEFAULT_PROVIDERS);
+      const counts = async (nowMs: number) =>
+        (await store.status.releases(nowMs)).find((l) => l.lookup === "mobile")!.releases.map((r) => [r.scale, Number(r.scale_ratings), Number(r.scale_legacy_ratings)]);
+      expect(await counts(T0 + 25 * DAY)).toEqual([["legacy", 3 * fields, 1]]);
+      // day 31: AB11AA's answer is past the retention and hidden; its ratings are not counted
+      expect(await counts(T0 + 31 * DAY)).toEqual([["legacy", fields, 0]]);
     });
   });
 
@@ -215,13 +242,51 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       expect(await stored(T0 + 31 * DAY)).toEqual([["broadband", 1]]);
       expect(await store.answers.versions("AB11AA", "broadband")).toHaveLength(2);
 
-      expect(await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY))).toBe(1);
+      expect(await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY))).toEqual({ answers: 1, versions: 2 });
       expect(await store.answers.get("AB11AA", "broadband")).toBeNull();
       expect(await store.answers.versions("AB11AA", "broadband")).toEqual([]);
       expect(await store.answers.get("CD22BB", "broadband")).toMatchObject({ status: "ok", addressCount: 1 });
       // deleted: its tombstone keeps it expired, awaiting refresh, without its content
       expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, pending: 0, expired: 1 });
-      expect(await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY))).toBe(0);
+      expect(await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY))).toEqual({ answers: 0, versions: 0 });
+    });
+
+    it("a failure never makes an answer younger: it expires, with its versions, by when the API last returned it", async () => {
+      const DAY = 24 * 3600 * 1000;
+      const id = await store.runs.create({ startedAt: iso(T0), simulated: false, inputName: "in.csv", args: { retention: 30 * DAY }, lookups: ["broadband"], providers: [...DEFAULT_PROVIDERS], leaseId: null });
+      await addRows(store, id, ["AB11AA", "CD22BB"]);
+      await write(store, [ok("AB11AA", [1], iso(T0), id), ok("CD22BB", [4], iso(T0), id)]);
+      // CD22BB changes on day 20: its day-0 version is an old one; AB11AA's refresh fails
+      await write(store, [failed("AB11AA", iso(T0 + 20 * DAY), id), ok("CD22BB", [5], iso(T0 + 20 * DAY), id)]);
+      expect(await store.answers.get("AB11AA", "broadband")).toMatchObject({ status: "failed", fetchedAt: iso(T0 + 20 * DAY), returnedAt: iso(T0), addressCount: 1 });
+      expect(await store.answers.get("CD22BB", "broadband")).toMatchObject({ status: "ok", returnedAt: iso(T0 + 20 * DAY) });
+      // the planner sees the failed pair's answer as old as it is
+      const planned = await store.plan.candidates({ runId: id, lookup: "broadband", freshSince: iso(T0), refreshSince: null, providers: DEFAULT_PROVIDERS, simulated: false });
+      expect(planned.map((c) => [c.postcode, c.state, c.fetchedAt])).toEqual([
+        ["AB11AA", "failed", iso(T0)],
+        ["CD22BB", "fresh", iso(T0 + 20 * DAY)],
+      ]);
+      const statusesAt = (nowMs: number) =>
+        store.snapshot({ runId: id, nowMs }, async (snapshot) => {
+          await snapshot.preparePostcodes(3);
+          return (await snapshot.postcodeTotals(["BroadbandAddresses"])).statuses.broadband;
+        });
+      // the reports date the answers by when the API returned them
+      const spans = await store.snapshot({ runId: id, nowMs: T0 + 25 * DAY }, async (snapshot) => {
+        await snapshot.preparePostcodes(3);
+        return (await snapshot.releases("broadband")).map((r) => [r.fetchedFrom, r.fetchedTo]);
+      });
+      expect(spans).toEqual([[iso(T0), iso(T0 + 20 * DAY)]]);
+      // day 31 at a reader's clock: the failed refresh's answer is expired, not failed
+      expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, failed: 0, expired: 1 });
+      expect(await store.answers.expire(iso(T0 + DAY), iso(T0 + 31 * DAY))).toEqual({ answers: 1, versions: 2 });
+      expect(await store.answers.get("AB11AA", "broadband")).toBeNull();
+      expect((await store.answers.versions("CD22BB", "broadband")).map((v) => v.firstSeen)).toEqual([iso(T0 + 20 * DAY)]);
+      // failing again: still expired, awaiting refresh (its failure holds no answer)
+      await write(store, [failed("AB11AA", iso(T0 + 31 * DAY), id)]);
+      expect(await store.answers.get("AB11AA", "broadband")).toMatchObject({ status: "failed", returnedAt: null, versionId: null, addressCount: 0 });
+      expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, failed: 0, expired: 1 });
+      expect(await store.answers.expire(iso(T0 + DAY), iso(T0 + 31 * DAY))).toEqual({ answers: 0, versions: 0 });
     });
   });
 

@@ -2,12 +2,17 @@
 // VACUUM (autovacuum) marks reusable but does not overwrite; docs/retention.md says what that means.
 import type pg from "pg";
 import { expirySql } from "../sql/expiry.js";
+import type { Expired } from "../types.js";
 import { inTransaction } from "./connect.js";
 
-export function expirePostgresAnswers(pool: pg.Pool, before: string, at: string): Promise<number> {
+export function expirePostgresAnswers(pool: pg.Pool, before: string, at: string): Promise<Expired> {
   const sql = expirySql("$1", "$2");
   return inTransaction(pool, async (client) => {
-    for (const statement of sql.deletes) await client.query(statement, statement.includes("$2") ? [before, at] : [before]);
-    return (await client.query(sql.answers, [before])).rowCount ?? 0;
+    await client.query(sql.tombstones, [before, at]);
+    for (const statement of sql.addresses) await client.query(statement, [before]);
+    const versions = (await client.query(sql.versions, [before])).rowCount ?? 0;
+    const answers = (await client.query(sql.answers, [before])).rowCount ?? 0;
+    if (versions > 0) await client.query(sql.raiseAnswersVersion);
+    return { answers, versions };
   });
 }

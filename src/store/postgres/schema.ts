@@ -250,6 +250,11 @@ export const PG_MIGRATIONS: readonly string[] = [
     seed text NOT NULL
   );
   `,
+  // When the API last returned each answer, apart from fetched_at (as the SQLite migration says).
+  `
+  ALTER TABLE lookups ADD COLUMN returned_at text;
+  UPDATE lookups l SET returned_at = v.last_seen FROM answer_versions v WHERE v.id = l.version_id;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -30,6 +30,6 @@ export function postgresStatus(pool: pg.Pool, ctx: LeaseContext): StatusStore {
       };
     },
     running: () => runSteps(postgresSession(pool, { inTransaction: false }), runningProgressSteps()),
-    releases: () => hiding(pool, Date.now(), releaseStatusSteps(POSTGRES_DIALECT)),
+    releases: (nowMs) => hiding(pool, nowMs, releaseStatusSteps(POSTGRES_DIALECT)),
   };
 }

@@ -84,7 +84,8 @@ export function versionStep(r: VersionedRecord, s: WriterSettings, written: Writ
 /**
  * The lookups table's columns, in the order of statusRowValues (an answer's or a not-found's row);
  * a failure's row (failureRowValues) sets the first eight with status 'failed', no dataset and no
- * addresses, and keeps the rest: a flaky night must not wipe out the last good answer's data.
+ * addresses, and keeps the rest: a flaky night must not wipe out the last good answer's data, nor
+ * make it younger (returned_at stays when the API last returned it; the retention ages by it).
  */
 const STATUS_COLUMNS = [
   "postcode",
@@ -101,6 +102,8 @@ const STATUS_COLUMNS = [
   "simulated",
   "version_id",
   "release",
+  // when the API last returned the answer: only an answer or a not-found sets it, never a failure
+  "returned_at",
 ] as const;
 
 /** An answer's (or a not-found's) status row, in the order of STATUS_COLUMNS. */
@@ -121,6 +124,7 @@ export function statusRowValues(r: FinalRecord, content: VersionContent, simulat
     simulated,
     versionId,
     release,
+    r.fetchedAt,
   ];
 }
 

@@ -7,7 +7,7 @@ export function sqlAnswerReads(q: SqlSession): Pick<AnswerStore, "get" | "versio
   return {
     async get(postcode, lookup) {
       const row = await q.get<Omit<StoredAnswer, "simulated"> & { simulated: number }>(
-        `SELECT postcode, lookup, status, fetched_at AS "fetchedAt", run_id AS "runId", address_count AS "addressCount", dataset, release,
+        `SELECT postcode, lookup, status, fetched_at AS "fetchedAt", returned_at AS "returnedAt", run_id AS "runId", address_count AS "addressCount", dataset, release,
                 simulated, version_id AS "versionId", last_error AS "lastError"
            FROM lookups WHERE postcode = @postcode AND lookup = @lookup`,
         { postcode, lookup },

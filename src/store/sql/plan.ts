@@ -25,7 +25,7 @@ function candidates(q: SqlSession, c: CandidateQuery): Promise<Candidate[]> {
   const missingProvider = c.providers.map((_, i) => `COALESCE(${d.position("l.providers", `@p${i}`)}, 0) = 0`).join(" OR ") || d.falseSql;
   return q.all<Candidate>(
     `WITH newest AS (SELECT name, id FROM releases WHERE lookup = @lookup ORDER BY id DESC LIMIT 1)
-     SELECT r.postcode, r.first_line AS line, l.fetched_at AS "fetchedAt",
+     SELECT r.postcode, r.first_line AS line, COALESCE(l.returned_at, l.fetched_at) AS "fetchedAt",
             COALESCE((SELECT id FROM releases x WHERE x.lookup = @lookup AND x.name = l.release), 0) AS "releaseRank",
             ${c.openData ? openDataBands(d) : "NULL"} AS "openDataBands",
             CASE

@@ -6,6 +6,7 @@ import { LOOKUP_LIST } from "../../spec/lookups.js";
 import type { DatabaseStatus, LookupReleases, RunningProgress, RunSummary } from "../types.js";
 import type { Dialect } from "./dialect.js";
 import { countsAsTheyStandSteps } from "./run-reads.js";
+import { ALL_MOBILE_POSTCODES, scaleEvidenceSql } from "./scale-sql.js";
 import { all, get, type Steps } from "./steps.js";
 
 /** A running run's row holds its counts only at the end (its requests are checkpointed): what it has stored so far instead. */
@@ -79,6 +80,35 @@ function releaseScaleColumns(stored: boolean): string {
   return stored ? "r.scale, r.scale_ratings, r.scale_legacy_ratings" : "NULL AS scale, NULL AS scale_ratings, NULL AS scale_legacy_ratings";
 }
 
+type ShownEvidence = Map<string | null, { ratings: number; legacy: number }>;
+
+/**
+ * Each mobile release's ratings and those of 1 or 2 among the answers status shows (the newest
+ * run's providers; the expired ones hidden), not the stored evidence, which counted every answer
+ * stored when the batch recorded it. null without a run.
+ */
+function* shownScaleEvidenceSteps(d: Dialect): Steps<ShownEvidence | null> {
+  const run = yield* get<{ providers: string }>("SELECT providers FROM runs ORDER BY id DESC LIMIT 1");
+  let providers: string[];
+  try {
+    providers = JSON.parse(run?.providers ?? "null") as string[];
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(providers) || providers.length === 0) return null;
+  const rows = yield* all<{ release: string | null; ratings: number | string; legacy: number | string }>(
+    scaleEvidenceSql(ALL_MOBILE_POSTCODES, providers, d.byteOrder === "" ? "" : ` ${d.byteOrder}`),
+  );
+  return new Map(rows.map((r) => [r.release, { ratings: Number(r.ratings), legacy: Number(r.legacy) }]));
+}
+
+/** A mobile release's evidence as status shows it: the shown answers' counts once its scale is recorded. */
+function shownScale(r: LookupReleases["releases"][number], shown: ShownEvidence | null): LookupReleases["releases"][number] {
+  if (shown === null || r.scale === null) return r;
+  const counts = shown.get(r.name);
+  return { ...r, scale_ratings: counts?.ratings ?? 0, scale_legacy_ratings: counts?.legacy ?? 0 };
+}
+
 /**
  * Per lookup, each release with the answers confirmed on it and the versions first seen in it, and
  * how much of the last run's input is on the newest. Status never migrates: a database from before
@@ -87,16 +117,18 @@ function releaseScaleColumns(stored: boolean): string {
 export function* releaseStatusSteps(d: Dialect): Steps<LookupReleases[]> {
   if ((yield* get(d.columnExists("releases", "name"))) === null) return [];
   const scaled = (yield* get(d.columnExists("releases", "scale"))) !== null;
+  const shown = scaled ? yield* shownScaleEvidenceSteps(d) : null;
   const lastRun = (yield* get<{ id: number | null }>("SELECT MAX(run_id) AS id FROM run_rows"))?.id ?? null;
   const out: LookupReleases[] = [];
   for (const lookup of LOOKUPS) {
-    const list = yield* all<LookupReleases["releases"][number]>(
+    const stored = yield* all<LookupReleases["releases"][number]>(
       `SELECT r.name, r.detected_at, ${releaseScaleColumns(scaled)},
               (SELECT COUNT(*) FROM lookups l WHERE l.lookup = r.lookup AND l.release = r.name) AS answers,
               (SELECT COUNT(*) FROM answer_versions v WHERE v.lookup = r.lookup AND v.release = r.name) AS versions
          FROM releases r WHERE r.lookup = @lookup ORDER BY r.id`,
       { lookup },
     );
+    const list = lookup === "mobile" ? stored.map((r) => shownScale(r, shown)) : stored;
     if (list.length === 0) continue;
     const newest = list.at(-1)?.name ?? null;
     const onNewest = () =>

@@ -2,14 +2,19 @@
 // file and truncated. The connection runs with secure_delete on (db.ts), so the freed pages are
 // zeroed: once this returns, no file of the database (main, -wal, -journal) holds the expired text.
 import { expirySql } from "../sql/expiry.js";
+import type { Expired } from "../types.js";
 import type { Db } from "./db.js";
 
-export function expireAnswers(db: Db, before: string, at: string): number {
+export function expireAnswers(db: Db, before: string, at: string): Expired {
   const sql = expirySql("@before", "@at");
-  const deleted = db.transaction(() => {
-    for (const statement of sql.deletes) db.prepare(statement).run(statement.includes("@at") ? { before, at } : { before });
-    return db.prepare(sql.answers).run({ before }).changes;
+  const expired = db.transaction((): Expired => {
+    db.prepare(sql.tombstones).run({ before, at });
+    for (const statement of sql.addresses) db.prepare(statement).run({ before });
+    const versions = db.prepare(sql.versions).run({ before }).changes;
+    const answers = db.prepare(sql.answers).run({ before }).changes;
+    if (versions > 0) db.prepare(sql.raiseAnswersVersion).run();
+    return { answers, versions };
   })();
-  if (deleted > 0) db.pragma("wal_checkpoint(TRUNCATE)");
-  return deleted;
+  if (expired.answers + expired.versions > 0) db.pragma("wal_checkpoint(TRUNCATE)");
+  return expired;
 }

@@ -284,6 +284,14 @@ export const MIGRATIONS: readonly string[] = [
     seed TEXT NOT NULL
   );
   `,
+  // When the API last returned each answer, apart from fetched_at (the last attempt): a failure
+  // moves fetched_at but never this, so a failed refresh cannot keep an old answer young. The
+  // retention ages an answer by it; NULL for a pair never answered. The current version's last
+  // seen is that time.
+  `
+  ALTER TABLE lookups ADD COLUMN returned_at TEXT;
+  UPDATE lookups SET returned_at = (SELECT v.last_seen FROM answer_versions v WHERE v.id = lookups.version_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

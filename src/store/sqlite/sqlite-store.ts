@@ -152,7 +152,7 @@ export class SqliteStore implements Store {
   readonly status: Store["status"] = {
     database: (recentRuns, nowMs) => this.run(() => hidingExpired(this.db, nowMs, () => databaseStatus(this.db, recentRuns, nowMs, this.here, this.isAlive))),
     running: () => this.run(() => runStepsNow(this.db, runningProgressSteps())),
-    releases: () => this.run(() => hidingExpired(this.db, Date.now(), () => releaseStatus(this.db))),
+    releases: (nowMs) => this.run(() => hidingExpired(this.db, nowMs, () => releaseStatus(this.db))),
   };
 }
 

@@ -17,9 +17,10 @@ export function postcodeRowsSql(scope: ReportScope, table: string, displayPostco
     scope.kind === "run"
       ? `WHEN ${alias}.run_id IS DISTINCT FROM @runId AND EXISTS (SELECT 1 FROM run_needs n WHERE n.run_id = @runId AND n.lookup = '${l}' AND n.postcode = s.p) THEN 'pending' `
       : "";
-  // No answer, but one expired (retention): expired, awaiting refresh, not pending.
+  // No answer, but one expired (retention): expired, awaiting refresh, not pending; also when
+  // every attempt since failed (a failure without an answer of its own: no version).
   const expired = (l: Lookup, alias: string) =>
-    `WHEN ${alias}.status IS NULL AND EXISTS (SELECT 1 FROM expired_answers e WHERE e.postcode = s.p AND e.lookup = '${l}') THEN 'expired' `;
+    `WHEN (${alias}.status IS NULL OR (${alias}.status = 'failed' AND ${alias}.version_id IS NULL)) AND EXISTS (SELECT 1 FROM expired_answers e WHERE e.postcode = s.p AND e.lookup = '${l}') THEN 'expired' `;
   const status = (l: Lookup, alias: string) =>
     requested(l) ? `(CASE ${expired(l, alias)}${unfetched(l, alias)}WHEN ${alias}.status IS NULL THEN 'pending' ELSE ${alias}.status END)` : "'not_requested'";
   // Figures start at 0 for a requested lookup (a postcode without addresses has none of anything)

@@ -137,10 +137,11 @@ export class SqlReportSnapshot implements ReportSnapshot {
   async releases(lookup: Lookup): Promise<Release[]> {
     const d = this.q.dialect;
     return this.q.all<Release>(
-      `SELECT l.dataset AS release, MIN(l.fetched_at) AS "fetchedFrom", MAX(l.fetched_at) AS "fetchedTo", COUNT(*) AS postcodes, SUM(l.address_count) AS addresses
+      // when the API returned them: a failed refresh since does not make them newer
+      `SELECT l.dataset AS release, MIN(l.returned_at) AS "fetchedFrom", MAX(l.returned_at) AS "fetchedTo", COUNT(*) AS postcodes, SUM(l.address_count) AS addresses
          FROM ${POSTCODE_TABLE} s JOIN lookups l ON l.postcode = s.postcode AND l.lookup = @lookup
         WHERE l.status = 'ok' OR (l.status = 'failed' AND l.address_count > 0)
-        GROUP BY l.dataset ORDER BY MIN(${inByteOrder(d, "l.fetched_at")}), ${inByteOrder(d, "l.dataset")}`,
+        GROUP BY l.dataset ORDER BY MIN(${inByteOrder(d, "l.returned_at")}), ${inByteOrder(d, "l.dataset")}`,
       { lookup },
     );
   }
