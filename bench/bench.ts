@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--only a,b]: runs every scenario of issues 5 and 13 in turn, prints a table
+// npm run bench [-- --quick] [--only a,b] [--against COMMIT]: runs every scenario in turn, prints a table
 // (scenario, measured, target, met) and writes output/bench.json with every figure, the machine and
 // the date. A missed target is reported, not fatal; a scenario that cannot run exits 1.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -6,6 +6,7 @@ import os from "node:os";
 import { dirname, join } from "node:path";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
+import { runAgainst } from "./against.js";
 import { isBusy, machineInfo } from "./lib/machine.js";
 import { OUTPUT_DIR } from "./lib/paths.js";
 import type { BenchContext, Scenario, ScenarioResult } from "./lib/scenario.js";
@@ -36,8 +37,15 @@ async function main(): Promise<number> {
     .option("only", { type: "string", describe: `comma-separated scenarios: ${SCENARIOS.map((s) => s.name).join(", ")}` })
     .option("out", { type: "string", default: join(OUTPUT_DIR, "bench.json"), describe: "where to write the figures" })
     .option("scale-postcodes", { type: "number", default: SCALE_POSTCODES, describe: "postcodes of the scale scenario's database (--only scale)" })
+    .option("against", { type: "string", describe: "a commit: run the scenarios for the working tree and it, side by side, and print the paired ratios" })
+    .option("rounds", { type: "number", default: 3, describe: "with --against: paired rounds" })
     .strict()
     .parse();
+
+  if (argv.against !== undefined) {
+    const passOn = [...(argv.quick ? ["--quick"] : []), ...(argv.only ? ["--only", argv.only] : []), "--scale-postcodes", String(argv.scalePostcodes)];
+    return runAgainst({ commit: argv.against, rounds: argv.rounds, passOn, log: (m) => process.stderr.write(`bench: ${m}\n`) });
+  }
 
   const names = argv.only?.split(",").map((s) => s.trim()).filter(Boolean);
   const unknown = names?.filter((n) => !SCENARIOS.some((s) => s.name === n)) ?? [];

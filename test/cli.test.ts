@@ -48,23 +48,27 @@ describe("docs/options.md", () => {
 });
 
 describe("the commands as processes", () => {
-  it("--version and --help print and exit 0 in every command, and never run it", async () => {
+  it("--version and --help print and exit 0 in every command, and never run it; --help ends with examples", async () => {
     const d = dir();
     const db = join(d, "coverage.sqlite");
     const optionsDoc = statSync(join(ROOT, "docs/options.md")).mtimeMs;
-    const runs = (["batch", "report", "status", "simulate", "options-table"] as const).flatMap((cli) => [
+    const runs = (["batch", "report", "status", "export", "simulate", "options-table"] as const).flatMap((cli) => [
       spawnCli(cli, ["--version", "--in", join(d, "in.csv"), "--simulate", "--db", db]).done.then((r) => ({ cli, flag: "--version", r })),
       spawnCli(cli, ["--help"]).done.then((r) => ({ cli, flag: "--help", r })),
     ]);
     for (const { cli, flag, r } of await Promise.all(runs)) {
       expect(r.code, `${cli} ${flag}: ${r.stderr}`).toBe(0);
       if (flag === "--version") expect(r.stdout).toBe(`${VERSION}\n`);
-      else expect(r.stdout).toContain(`npm run ${cli} --`);
+      else {
+        expect(r.stdout).toContain(`npm run ${cli} --`);
+        // the last section: one or two command lines a user can copy, each with what it does
+        expect(r.stdout, `${cli} --help`).toMatch(new RegExp(`\\nExamples:\\n(  npm run ${cli} --.*\\n(?: .*\\n)*){1,2}$`));
+      }
     }
     // the batch did not run: no database was made; nor did options-table rewrite its file
     expect(existsSync(db)).toBe(false);
     expect(statSync(join(ROOT, "docs/options.md")).mtimeMs).toBe(optionsDoc);
-  });
+  }, 60_000);
 
   it("configuration errors are one line, never echo a secret, and exit 1", async () => {
     const d = dir();

@@ -10,7 +10,7 @@ import { ConfigError } from "../src/cli/options/config-values.js";
 import { InputError } from "../src/input/text-guard.js";
 import { OpenDataError } from "../src/input/open-data.js";
 import { DatabaseError, LockedError } from "../src/store/types.js";
-import { ReportError } from "../src/report/scope.js";
+import { ReportError, ScopeError } from "../src/report/scope.js";
 import { OutLockedError } from "../src/report/out-lock.js";
 import { CliError } from "../src/cli/run-cli.js";
 import { NetworkError } from "../src/fetch/http-client.js";
@@ -44,7 +44,7 @@ describe("the provider key", () => {
 
 describe("errors a user can fix", () => {
   it("share one base class; a network failure is not one", () => {
-    for (const E of [ConfigError, InputError, OpenDataError, DatabaseError, LockedError, ReportError, OutLockedError, CliError])
+    for (const E of [ConfigError, InputError, OpenDataError, DatabaseError, LockedError, ReportError, ScopeError, OutLockedError, CliError])
       expect(new E("x"), E.name).toBeInstanceOf(UserError);
     expect(Object.prototype.isPrototypeOf.call(UserError.prototype, NetworkError.prototype)).toBe(false);
   });

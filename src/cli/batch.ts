@@ -31,7 +31,12 @@ export function declareBatchOptions(y: Argv): Argv<BatchFlags & { backoffBaseMs?
 
 runCli({
   name: "batch",
-  usage: "$0 --in FILE [options]\n\nLooks up every postcode of FILE (CSV; - for standard input), stores the answers in SQLite and writes reports.",
+  usage:
+    "$0 --in FILE [options]\n\nLooks up every postcode of FILE (CSV; - for standard input), stores the answers in SQLite (--db PATH) or PostgreSQL (--db postgres://…) and writes reports.",
+  examples: [
+    ["$0 --in postcodes.csv", "look up every postcode of postcodes.csv into output/coverage.sqlite and write the reports to output/"],
+    ["$0 --in postcodes.csv --db postgres://ana@db.example.org/coverage --out reports", "the same, on a team's shared PostgreSQL database"],
+  ],
   epilogue:
     `Keys come from ${ENV.key} (both lookups), ${ENV.broadbandKey} / ${ENV.mobileKey}, or --key-file; never from a flag.\n` + EXIT_CODE_HELP,
   options: declareBatchOptions,

@@ -2,9 +2,8 @@
 // answers as typed Parquet (or CSV) for DuckDB, pandas/polars, Spark (see docs/scale-and-export.md).
 import { parseTable } from "./options/engine.js";
 import { EXPORT_OPTIONS } from "./export-options.js";
-import { existsSync } from "node:fs";
 import { openStore } from "../store/open-store.js";
-import { isPostgresUrl } from "../store/location.js";
+import { databaseMissing, noDatabaseMessage } from "../store/location.js";
 import { EXPORT_FORMATS, writeExport } from "../export/write-export.js";
 import { EXPORT_TABLES } from "../figures/export-tables.js";
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
@@ -12,15 +11,20 @@ import { CliError, declareOptions, runCli } from "./run-cli.js";
 
 runCli({
   name: "export",
-  usage: "$0 --out DIR [options]\n\nWrites the stored answers as Parquet (or CSV) files (see docs/scale-and-export.md).",
+  usage: "$0 --out DIR [options]\n\nWrites the stored answers of a SQLite or PostgreSQL database as Parquet (or CSV) files (see docs/scale-and-export.md).",
+  examples: [
+    ["$0 --out export", "the last run's postcodes from output/coverage.sqlite as Parquet files in export/"],
+    ["$0 --out export --all --format csv", "every stored postcode, as CSV files"],
+  ],
   options: (y) => declareOptions(y, EXPORT_OPTIONS).conflicts("run", "all"),
   run: async (argv) => {
     const o = parseTable(EXPORT_OPTIONS, argv);
     const tables = EXPORT_TABLES.flatMap((t) => EXPORT_FORMATS.map((f) => `${t.name}.${f}`));
     const clash = readPathInReportSet(dbReadPaths(o.db), o.out, tables, "the export");
     if (clash) throw new CliError(clash);
-    if (!isPostgresUrl(o.db) && !existsSync(o.db)) throw new CliError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
-    const source = await openStore(o.db, { readonly: true });
+    if (databaseMissing(o.db)) throw new CliError(noDatabaseMessage(o.db));
+    // Read-only; a database of an older schema is migrated first when its user may write it.
+    const source = await openStore(o.db, { readonly: true, upgrade: true });
     try {
       const result = await writeExport(source, {
         outDir: o.out,

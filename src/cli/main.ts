@@ -20,6 +20,12 @@ commands:
   export    the stored answers as Parquet or CSV
   simulate  serve the bundled simulator of the coverage API
   demo      the sample file against the bundled simulator, into ./demo
+
+Examples:
+  postcode-coverage demo
+      the sample postcodes against the bundled simulator; the reports land in ./demo
+  postcode-coverage batch --in postcodes.csv
+      look up every postcode of postcodes.csv and write the reports to ./output
 `;
 
 /** Runs one command of this program in a child process (the demo's steps one after another). */

@@ -2,11 +2,10 @@
 // ended; --metrics-file leaves its figures for Prometheus. Around the batch, never part of it: a
 // monitor that is down or a metrics folder that cannot be written is a warning, and the night's
 // exit code stays the batch's.
-import { existsSync } from "node:fs";
 import type { BatchResult } from "../pipeline/batch.js";
 import type { WatchedLogger } from "../log/watched-logger.js";
 import { openStore } from "../store/open-store.js";
-import { isPostgresUrl } from "../store/location.js";
+import { databaseMissing } from "../store/location.js";
 import { quotaStatus } from "../plan/quota-status.js";
 import { ping, pingBody, PING_TIMEOUT_MS } from "../watch/ping.js";
 import { metricsText, writeMetricsFile, type NightFigures } from "../watch/metrics.js";
@@ -78,7 +77,7 @@ async function nightFigures(o: WatchOptions, log: WatchedLogger, result: BatchRe
 }
 
 async function quotaFigures(db: string, nowMs: number): Promise<NightFigures["quota"]> {
-  if (!isPostgresUrl(db) && !existsSync(db)) return [];
+  if (databaseMissing(db)) return [];
   try {
     const store = await openStore(db, { readonly: true });
     try {

@@ -8,6 +8,7 @@ const OPTIONS_DOC = new URL("../../docs/options.md", import.meta.url);
 runCli({
   name: "options-table",
   usage: "$0\n\nWrites docs/options.md, the table of the batch's options, from their declarations in src/cli/*-options.ts.",
+  examples: [["$0", "rewrite docs/options.md after an option changed"]],
   options: (y) => y,
   run: () => {
     writeFileSync(OPTIONS_DOC, optionsTable());

@@ -2,23 +2,26 @@
 // rewrites the report set from the database, without fetching anything.
 import { parseTable } from "./options/engine.js";
 import { REPORT_OPTIONS } from "./report-options.js";
-import { existsSync } from "node:fs";
 import { openStore, storeError } from "../store/open-store.js";
-import { isPostgresUrl } from "../store/location.js";
+import { databaseMissing, noDatabaseMessage } from "../store/location.js";
 import { headlineLines, openFirstLine, REPORT_FILES, ReportError, writeReports } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
 import { declareOptions, runCli } from "./run-cli.js";
 
 runCli({
   name: "report",
-  usage: "$0 [options]\n\nWrites the report set for the last run that read its input (see docs/reports.md).",
+  usage: "$0 [options]\n\nWrites the report set for the last run that read its input, from a SQLite or PostgreSQL database (see docs/reports.md).",
+  examples: [
+    ["$0 --out output", "the last run's reports again, from output/coverage.sqlite"],
+    ["$0 --all --group-by region,district --out everything", "every stored postcode, grouped by region and district"],
+  ],
   options: (y) => declareOptions(y, REPORT_OPTIONS).conflicts("run", "all"),
   run: async (argv) => {
     const o = parseTable(REPORT_OPTIONS, argv);
     const reads = [...dbReadPaths(o.db), ...(o.areaFile ? [{ flag: "--area-file", path: o.areaFile }] : [])];
     const clash = readPathInReportSet(reads, o.out, REPORT_FILES.map((f) => f.name));
     if (clash) throw new ReportError(clash);
-    if (!isPostgresUrl(o.db) && !existsSync(o.db)) throw new ReportError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
+    if (databaseMissing(o.db)) throw new ReportError(noDatabaseMessage(o.db));
     // Read-only; a database of an older schema is migrated first when its user may write it.
     const source = await openStore(o.db, { readonly: true, upgrade: true });
     try {

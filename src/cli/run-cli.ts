@@ -34,6 +34,8 @@ export interface CliSpec<A> {
   /** npm script name: batch, report, status, simulate */
   name: string;
   usage: string;
+  /** one or two command lines with what they do, shown at the end of --help ($0 is the command as called) */
+  examples: readonly (readonly [command: string, description: string])[];
   epilogue?: string;
   /** declares the command's options on the parser */
   options: (y: Argv) => Argv<A>;
@@ -55,6 +57,11 @@ export function setCommandName(name: string): void {
 const calledAs = (name: string) => commandName?.(name) ?? `npm run ${name} --`;
 
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+/** The examples --help ends with: each command line whole (a user copies it), its meaning indented below. */
+export function examplesText(examples: CliSpec<unknown>["examples"], command: string): string {
+  return "\nExamples:\n" + examples.map(([line, description]) => `  ${line.replace("$0", command)}\n      ${description}\n`).join("");
+}
 
 export function runCli<A>(spec: CliSpec<A>, args: readonly string[] = hideBin(process.argv)): void {
   // A parent that dies (or stops reading) closes our output: writing then fails with EPIPE. The run
@@ -99,7 +106,7 @@ async function main<A>(spec: CliSpec<A>, args: readonly string[]): Promise<numbe
     });
   // --help and --version win over everything else on the line, and never run the command.
   if (args.includes("--help") || args.includes("-h")) {
-    process.stdout.write((await parser.getHelp()) + "\n");
+    process.stdout.write((await parser.getHelp()) + "\n" + examplesText(spec.examples, calledAs(spec.name)));
     return 0;
   }
   if (args.includes("--version")) {

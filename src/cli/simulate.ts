@@ -32,6 +32,10 @@ const FLAGS: Record<string, string> = {
 runCli({
   name: "simulate",
   usage: "$0 [options]\n\nServes a simulated coverage API (broadband and mobile lookups, with its gateway) over HTTP.",
+  examples: [
+    ["$0 --port 8080", "serve the simulated API on http://127.0.0.1:8080"],
+    ["$0 --port 8080 --mobile-scale legacy", "the same, rating mobile coverage on the older 0-4 scale (Clear to Enhanced)"],
+  ],
   options: (y) => declareOptions(y, SIMULATE_OPTIONS),
   run: async (cli) => {
     const argv = parseTable(SIMULATE_OPTIONS, cli);

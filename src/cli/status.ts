@@ -1,9 +1,8 @@
 // npm run status -- [--db PATH]: the last runs (a running one with its progress and ETA) and what the database holds.
 import { parseTable } from "./options/engine.js";
 import { STATUS_OPTIONS } from "./status-options.js";
-import { existsSync } from "node:fs";
 import { openStore } from "../store/open-store.js";
-import { isPostgresUrl } from "../store/location.js";
+import { databaseMissing, noDatabaseMessage } from "../store/location.js";
 import type { Store } from "../store/store.js";
 import { DatabaseError } from "../store/types.js";
 import { formatStatus } from "../report/status-text.js";
@@ -15,11 +14,15 @@ import { CliError, declareOptions, runCli } from "./run-cli.js";
 
 runCli({
   name: "status",
-  usage: "$0 [--db PATH]\n\nPrints the last runs recorded in the database and what it holds.",
+  usage: "$0 [--db PATH|URL]\n\nPrints the last runs recorded in the database (SQLite or PostgreSQL) and what it holds.",
+  examples: [
+    ["$0", "the last runs, releases and quota of output/coverage.sqlite"],
+    ["$0 --db postgres://ana@db.example.org/coverage --json", "the same for a shared PostgreSQL database, as JSON"],
+  ],
   options: (y) => declareOptions(y, STATUS_OPTIONS),
   run: async (argv) => {
     const o = parseTable(STATUS_OPTIONS, argv);
-    if (!isPostgresUrl(o.db) && !existsSync(o.db)) throw new CliError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
+    if (databaseMissing(o.db)) throw new CliError(noDatabaseMessage(o.db));
     let store: Store;
     try {
       store = await openStore(o.db, { readonly: true });

@@ -6,7 +6,7 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { FINGERPRINT_FILE } from "./fingerprint.js";
 import { parseDebrisName } from "./out-debris.js";
 import { OUT_LOCK_FILE } from "./out-lock.js";
-import { isPostgresUrl } from "../store/location.js";
+import { databaseFiles } from "../store/location.js";
 
 export interface ReadPath {
   /** the flag it came from, as the user typed it: --in, --area-file, --key-file, --db */
@@ -38,8 +38,7 @@ function sameFile(a: string, b: string): boolean {
 
 /** The database and the companions SQLite keeps beside it: a run reads them all (a PostgreSQL URL: no file). */
 export function dbReadPaths(db: string): ReadPath[] {
-  if (isPostgresUrl(db)) return [];
-  return ["", "-wal", "-shm", "-journal"].map((suffix) => ({ flag: "--db", path: db + suffix }));
+  return databaseFiles(db).map((path) => ({ flag: "--db", path }));
 }
 
 /**

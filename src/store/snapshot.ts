@@ -13,8 +13,8 @@ import type { RunFacts } from "./types.js";
 
 export type { RunFacts } from "./types.js";
 
-/** A report that cannot be made as asked (unknown run, empty database): the CLI exits 1 with it. */
-export class ReportError extends UserError {}
+/** A scope the store cannot read as asked (unknown run, empty database, a run's providers it has no columns for): the CLI exits 1 with it. */
+export class ScopeError extends UserError {}
 
 /** Which postcodes a report covers: one run's input (default the last run), or everything stored. */
 export interface ScopeRequest {

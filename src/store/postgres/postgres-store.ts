@@ -3,6 +3,7 @@
 // shares the ledger and the pace. Reports and the export read one snapshot (report/source.ts).
 import { sqlSampleStore } from "../sql/sample.js";
 import { hostname } from "node:os";
+import type pg from "pg";
 import { UserError } from "../../errors.js";
 import { processAlive } from "../process-identity.js";
 import type { Store } from "../store.js";
@@ -31,8 +32,8 @@ export interface PostgresStoreOptions {
   /** read only: never creates, migrates or changes the store (status, report, export) */
   readonly?: boolean;
   /**
-   * SQLite's `upgrade` (migrate an older schema before reading) has nothing to do here yet: the
-   * PostgreSQL schema has one version, so a store is either current or absent.
+   * With `readonly`: a database of an older schema is migrated first (on a connection of its own
+   * that may write), as SQLite's reader does; without it such a database is refused in one line.
    */
   upgrade?: boolean;
   /** whether a lease holder on this host still runs (tests inject one; default: process-identity.ts) */
@@ -46,16 +47,33 @@ function naming<T extends object>(part: T, location: string): T {
   });
 }
 
+/**
+ * Checks a reader's database: refuses an empty one or a newer schema; an older one is migrated
+ * when `upgrade` (a reader's own connection is read only, so through a connection of its own),
+ * else refused, since the reads are written for this program's schema.
+ */
+async function readableSchema(url: string, pool: pg.Pool, location: string, upgrade: boolean): Promise<void> {
+  const version = await postgresSchemaVersion(pool);
+  if (version === 0) throw new DatabaseError(`${location} holds no postcode-coverage data yet (run a batch first)`);
+  if (version > PG_SCHEMA_VERSION) throw new DatabaseError(`${location} has schema version ${version}; this program knows up to ${PG_SCHEMA_VERSION}`);
+  if (version === PG_SCHEMA_VERSION) return;
+  if (!upgrade)
+    throw new DatabaseError(`${location} has schema version ${version}, older than this program's ${PG_SCHEMA_VERSION}: run a batch or \`report\` once to upgrade it`);
+  const writer = await connectPostgres(url, {});
+  try {
+    await migratePostgres(writer.pool, location);
+  } finally {
+    await writer.close();
+  }
+}
+
 /** Opens the store at `url` (creating and migrating its schema unless read only). Throws DatabaseError naming it. */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
   const connection = await connectPostgres(url, options.readonly ? { readOnly: true } : {});
   const { pool, location } = connection;
   try {
-    if (options.readonly) {
-      const version = await postgresSchemaVersion(pool);
-      if (version === 0) throw new DatabaseError(`${location} holds no postcode-coverage data yet (run a batch first)`);
-      if (version > PG_SCHEMA_VERSION) throw new DatabaseError(`${location} has schema version ${version}; this program knows up to ${PG_SCHEMA_VERSION}`);
-    } else await migratePostgres(pool, location);
+    if (options.readonly) await readableSchema(url, pool, location, options.upgrade === true);
+    else await migratePostgres(pool, location);
   } catch (err) {
     await connection.close().catch(() => {});
     throw err instanceof UserError ? err : databaseError(err, location);

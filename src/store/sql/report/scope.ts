@@ -2,7 +2,7 @@
 // last run), or everything stored.
 import { LOOKUPS, PROVIDER_CODE, mobileFields, type Lookup } from "../../../spec/fields.js";
 import type { Premises } from "../../../spec/open-data.js";
-import { ReportError, type ReportScope, type ScopeRequest } from "../../snapshot.js";
+import { ScopeError, type ReportScope, type ScopeRequest } from "../../snapshot.js";
 import { readRun, runArg, runIdRange } from "../run-reads.js";
 import type { SqlSession } from "../session.js";
 
@@ -10,15 +10,15 @@ export async function resolveScope(q: SqlSession, request: ScopeRequest): Promis
   const run = await readRun(q, request.runId === undefined || request.all ? "last" : request.runId);
   if (!run) {
     const range = await runIdRange(q);
-    if (range === null) throw new ReportError("the database holds no runs yet: run a batch first");
-    throw new ReportError(`there is no run ${request.runId} in the database (runs ${range.min} to ${range.max} are stored)`);
+    if (range === null) throw new ScopeError("the database holds no runs yet: run a batch first");
+    throw new ScopeError(`there is no run ${request.runId} in the database (runs ${range.min} to ${range.max} are stored)`);
   }
   const providers = run.providers;
-  for (const p of providers) if (!PROVIDER_CODE.test(p)) throw new ReportError(`run ${run.id} records an invalid provider code "${p}"`);
+  for (const p of providers) if (!PROVIDER_CODE.test(p)) throw new ScopeError(`run ${run.id} records an invalid provider code "${p}"`);
   // column names compared in lower case (PostgreSQL folds them, SQLite ignores case); the message names them as the spec does
   const present = new Set((await q.all<{ name: string }>(q.dialect.columnNamesSql("mobile_addresses"))).map((r) => r.name.toLowerCase()));
   const missing = mobileFields(providers).filter((f) => !present.has(f.toLowerCase()));
-  if (missing.length > 0) throw new ReportError(`the database has no ${missing[0]} column for run ${run.id}'s providers (${providers.join(", ")})`);
+  if (missing.length > 0) throw new ScopeError(`the database has no ${missing[0]} column for run ${run.id}'s providers (${providers.join(", ")})`);
   const lookups = request.all ? [...LOOKUPS] : run.lookups.filter((l): l is Lookup => (LOOKUPS as readonly string[]).includes(l));
   return {
     kind: request.all ? "all" : "run",
