@@ -81,7 +81,7 @@ const ADDRESS_SHEETS: Record<Lookup, AddressSheet> = {
     csv: "mobile.csv",
     spec: (snapshot, scope, goodRating, scale) => ({
       columns: mobileColumns(scope, scale, goodRating),
-      rows: mobileRows(snapshot, goodRating),
+      rows: mobileRows(snapshot),
       finish: (ws, count) => colourRatings(ws, scope, count, scale),
     }),
   },
@@ -124,7 +124,7 @@ export async function writeWorkbook(snapshot: ReportSnapshot, input: WorkbookInp
     await sheet({ name: "Summary", columns: SUMMARY_COLUMNS, rows: summarySheetRows(input, result, limit), decorate: summaryLayout });
     if (input.groups) await sheet({ name: "Groups", columns: groupColumns(input.groups), rows: groupRows(input.groups), print: { keyColumns: 2 } });
     if (yourRows) {
-      const table = await enrichedTable(snapshot, input.goodRating, input.uprnColumn);
+      const table = await enrichedTable(snapshot, input.uprnColumn);
       const statusAt = table.header.indexOf("Status", table.inputWidth);
       const rows = mapRows(table.rows(), (r) => r.map((cell, i) => (i === statusAt ? statusWords(cell) : cell)));
       await sheet({ name: "Your rows", columns: await yourRowsColumns(snapshot, table.header, table.inputWidth), rows });
@@ -313,9 +313,9 @@ function mobileColumns(scope: ReportScope, scale: MobileScale, good: number): Sh
 }
 
 /** The mobile rows with their ratings as numbers again (the workbook colours them) and the good cells as text. */
-function mobileRows(snapshot: ReportSnapshot, goodRating: number): RowBatches<unknown[]> {
+function mobileRows(snapshot: ReportSnapshot): RowBatches<unknown[]> {
   const ratings = mobileFields(snapshot.scope.providers).length;
-  return mapRows(snapshot.mobileAddresses(goodRating), ([postcode, uprn, address, cells]) => {
+  return mapRows(snapshot.mobileAddresses(), ([postcode, uprn, address, cells]) => {
     const values: unknown[] = cells.split(",");
     for (let i = 0; i < ratings; i++) values[i] = values[i] === "" ? null : Number(values[i]);
     return [postcode, uprn, address, ...values];
