@@ -78,7 +78,9 @@ describe("a database holding answers on both mobile scales", () => {
     dirs.push(dir);
     db = join(dir, "coverage.sqlite");
     out = join(dir, "out");
-    const input = writeCsv(dir, "in.csv", ["postcode", ...generatePostcodes(SEED, 40)]);
+    const postcodes = generatePostcodes(SEED, 40);
+    const input = writeCsv(dir, "in.csv", ["postcode", ...postcodes]);
+    const areaFile = writeCsv(dir, "areas.csv", ["pcds,lat,long", ...postcodes.map((p, i) => `${p},${(51 + i / 100).toFixed(2)},-1.5`)]);
     const legacy = await startSimulator({ port: 0, seed: SEED, key: KEY, mobileScale: "legacy", release: 1, now: () => clock.now() });
     try {
       expect((await runIn(dir, { in: input, baseUrl: legacy.url, lookups: "mobile" }, env, { clock })).exitCode).toBe(0);
@@ -88,7 +90,7 @@ describe("a database holding answers on both mobile scales", () => {
     clock.t = DEC_1 + 2 * DAY;
     const current = await startSimulator({ port: 0, seed: SEED, key: KEY, mobileScale: "current", release: 2, now: () => clock.now() });
     try {
-      const night = await runIn(dir, { in: input, baseUrl: current.url, lookups: "mobile", refresh: true, maxRequests: 12 }, env, { clock });
+      const night = await runIn(dir, { in: input, baseUrl: current.url, lookups: "mobile", refresh: true, maxRequests: 12, areaFile }, env, { clock });
       expect(night.stats!.mobile.requests).toBe(12);
     } finally {
       await current.close();

@@ -20,7 +20,7 @@ import { clearDebris } from "./out-debris.js";
 import { FINGERPRINT_FILE, isReportSetCurrent, recordFingerprint, reportFingerprint } from "./fingerprint.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
 import { DEFAULT_WORKBOOK_ROWS, writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
-import { GEOJSON_NAME, writePostcodesGeojson } from "./geojson.js";
+import { GEOJSON_NAME, writePostcodesGeojson, type GeojsonScales } from "./geojson.js";
 import { computeEstimates } from "./estimate-summary.js";
 import { groupDomains } from "./group-domains.js";
 import { prepareGroups, writeGroupsCsv, type GroupOptions, type GroupRow, type GroupSet } from "./groups.js";
@@ -29,6 +29,12 @@ import { describeUprnMatching, uprnMatching } from "./uprn-matching.js";
 export { headlineLines, type Summary } from "./summary.js";
 export { ReportError } from "./scope.js";
 export { ReportSetError, type ReportFile } from "./report-set.js";
+
+/** The GeoJSON's word on the mobile scales: only when the figures combine two or one is forced. */
+function geojsonScales(s: Summary): GeojsonScales | null {
+  const m = s.mobile;
+  return m?.scaleReading && m.scaleAddresses ? { reading: m.scaleReading, addresses: m.scaleAddresses } : null;
+}
 
 /** What every report file is made from. */
 export interface ReportContext {
@@ -62,7 +68,7 @@ const ADDRESS_REPORT_FILES: readonly ReportFile<ReportContext>[] = ADDRESS_FILES
 export const REPORT_FILES: readonly ReportFile<ReportContext>[] = [
   ...ADDRESS_REPORT_FILES,
   { name: "postcodes.csv", write: (c, path) => writePostcodesCsv(c.snapshot, path, c.csv) },
-  { name: GEOJSON_NAME, applies: (c) => c.located > 0, write: (c, path) => writePostcodesGeojson(c.snapshot, path) },
+  { name: GEOJSON_NAME, applies: (c) => c.located > 0, write: (c, path) => writePostcodesGeojson(c.snapshot, path, geojsonScales(c.summary)) },
   // Input rows belong to one run: --all has no single input to enrich.
   {
     name: "enriched.csv",

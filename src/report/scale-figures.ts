@@ -92,6 +92,13 @@ async function ratingShares(snapshot: ReportSnapshot, scales: readonly MobileSca
   return ratings;
 }
 
+/** "each answer judged on its own release's scale: 2,169 addresses on Ofcom's earlier 0-4 scale, 275 on Ofcom's current 0/3/4 scale"; null when one scale is read as it is. */
+export function scaleMixWords(m: Pick<ScaleSummary, "scaleReading" | "scaleAddresses">): string | null {
+  if (!m.scaleReading || !m.scaleAddresses) return null;
+  const n = (x: number) => x.toLocaleString("en-GB");
+  return `${m.scaleReading}: ${n(m.scaleAddresses.legacy)} addresses on ${SCALES.legacy.title}, ${n(m.scaleAddresses.current)} on ${SCALES.current.title}`;
+}
+
 /** summary.csv's rows of the scale: what it is, why, and a change of scale. */
 export function scaleAboutRows(m: ScaleSummary): SummaryRow[] {
   const about = (figure: string, count: string): SummaryRow => ({ section: "Mobile", figure, count, of: null, ofWhat: "" });

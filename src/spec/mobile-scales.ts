@@ -86,10 +86,15 @@ export function goodRatingsWords({ scale, goodRating }: ScaleGood): string {
   return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
 }
 
-/** "good coverage: Likely (4)"; with both scales, each scale's words after its name. */
+/** "Likely (4)"; with both scales, each scale's words after its name. */
+export function goodJudgingWords(judging: MobileJudging): string {
+  if (judging.length === 1) return goodRatingsWords(judging[0]!);
+  return judging.map((j) => `${goodRatingsWords(j)} on ${SCALES[j.scale].title}`).join("; ");
+}
+
+/** "good coverage: Likely (4)": the threshold as a sentence. */
 export function goodCoverageWords(judging: MobileJudging): string {
-  if (judging.length === 1) return `good coverage: ${goodRatingsWords(judging[0]!)}`;
-  return `good coverage: ${judging.map((j) => `${goodRatingsWords(j)} on ${SCALES[j.scale].title}`).join("; ")}`;
+  return `good coverage: ${goodJudgingWords(judging)}`;
 }
 
 /** The scale's values with its label, highest (best) first: legends and chart bins. */

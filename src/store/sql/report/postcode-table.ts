@@ -72,7 +72,6 @@ async function fillMobileScales(q: SqlSession, judged: AnswerScales): Promise<vo
     const tests = [...(named.length > 0 ? [`l.dataset IN (${named.map((_, i) => `@legacy${i}`).join(", ")})`] : []), ...(judged.legacyReleases.includes(null) ? ["l.dataset IS NULL"] : [])];
     const scale = tests.length > 0 ? `CASE WHEN ${tests.join(" OR ")} THEN 'legacy' ELSE 'current' END` : "'current'";
     await q.exec(`UPDATE ${POSTCODE_TABLE} AS s SET ${MOBILE_SCALE_COLUMN} = ${scale} FROM lookups l WHERE l.postcode = s.postcode AND l.lookup = 'mobile'`, params);
-    await q.exec(`UPDATE ${POSTCODE_TABLE} SET ${MOBILE_SCALE_COLUMN} = 'current' WHERE ${MOBILE_SCALE_COLUMN} IS NULL`);
   }
   await q.exec(`UPDATE ${POSTCODE_TABLE} SET ${MOBILE_GOOD_COLUMN} = ${good}`);
 }
