@@ -118,8 +118,10 @@ describe.each(["current", "legacy"] as const)("a run on the %s scale", (scale: S
     for (const text of [csv, html, sheetText("Summary")]) for (const label of labels) expect(text).toContain(label);
     for (const text of [csv, html, sheetText("Summary"), sheetText("Groups"), notes]) for (const word of SCALE[scale].foreign) expect(text).not.toMatch(new RegExp(`\\b${word}\\b`));
     const rows = parse(csv, { bom: true, columns: true }) as Record<string, string>[];
-    const good = rows.find((r) => r.Figure === "Good mobile rating (at least)")!;
-    expect(good.Count).toBe(`${SCALE[scale].good} (${SCALE[scale].labels[SCALE[scale].good]})`);
+    const good = rows.find((r) => r.Figure === "Good mobile coverage")!;
+    expect(good.Count).toBe(scale === "current" ? "good coverage: Likely (4)" : "good coverage: Green (3) or Enhanced (4)");
+    // Ofcom's words with the rating, never a bare number before the label
+    for (const text of [csv, html]) expect(text).not.toMatch(/rating under \d|\b[0-4] (Likely|Limited|None|Clear|Red|Amber|Green|Enhanced)\b|or better/);
     expect(rows.find((r) => r.Figure === "Mobile rating scale")!.Count).toMatch(new RegExp(`^${scale}: `));
   });
 });
