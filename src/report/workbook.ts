@@ -320,7 +320,7 @@ function broadbandColumns(scope: ReportScope): SheetColumn[] {
 
 function mobileColumns(scope: ReportScope, judging: MobileJudging): SheetColumn[] {
   const words = judging.map(({ scale }) => `${judging.length > 1 ? `${SCALES[scale].title}: ` : ""}${SCALES[scale].values.map((v) => ratingWords(scale, v.rating)).join("; ")}`).join(". ");
-  const ratings = mobileFields(scope.providers).map((f) => ({ ...column(f, scope, 4, COUNT), note: `${f} (${thresholdWords(judging)}): ${words}` }));
+  const ratings = mobileFields(scope.providers).map((f) => ({ ...column(f, scope, 4, COUNT), note: `${f} (${judging.length === 1 ? `${SCALES[judging[0]!.scale].title}; ` : ""}${goodCoverageWords(judging)}): ${words}` }));
   return [...ADDRESS(scope), ...ratings, ...goodColumns(scope.providers).map((g) => column(g.column, scope, 4, TEXT))];
 }
 
