@@ -32,7 +32,7 @@ function scaleFigure(data: HtmlReportData, scaleName: MobileScale, addresses: nu
   const series = values.map((v, i) => ({
     name: ratingName(scaleName, v.rating),
     values: providers.map((p) => shareValue(count(p, v.rating), addresses)),
-    labels: providers.map((p) => `${v.label} ${formatShare(count(p, v.rating), addresses)}`),
+    labels: providers.map((p) => `${ratingName(scaleName, v.rating)} ${formatShare(count(p, v.rating), addresses)}`),
     colour: PALETTE[i % PALETTE.length]!,
   }));
   return figure({
