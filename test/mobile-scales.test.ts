@@ -9,7 +9,7 @@ import ExcelJS from "exceljs";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, releaseDbName, startSimulator } from "../src/simulator/index.js";
-import { decideScale, scaleChangeWords, scaleOfRatings } from "../src/spec/mobile-scales.js";
+import { answerScalesOf, decideScale, goodCoverageWords, judgingOf, ratingName, ratingWords, scaleChangeWords, scaleOfRatings } from "../src/spec/mobile-scales.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { storedTable } from "./helpers/stored.js";
 import type { Summary } from "../src/report/index.js";
@@ -54,6 +54,32 @@ describe("the scale decision", () => {
     expect(d.scale).toBe("current");
     expect(scaleChangeWords(d)).toMatch(/^the mobile rating scale changed between releases: A is on Ofcom's earlier 0-4 scale, B on Ofcom's current 0\/3\/4 scale; a rating of 3 means Green on the first and Limited on the second$/);
     expect(scaleChangeWords(decideScale("auto", [{ release: "B", ratings: 100, legacyRatings: 0 }]))).toBeNull();
+  });
+});
+
+describe("Ofcom's words with the rating", () => {
+  it("names a rating by its label with the number after it, and a threshold as a sentence", () => {
+    expect(ratingName("current", 4)).toBe("Likely (4)");
+    expect(ratingName("current", 0)).toBe("None (0)");
+    expect(ratingName("legacy", 3)).toBe("Green (3)");
+    expect(ratingWords("current", 4)).toBe("Likely (4): you are likely to have coverage");
+    expect(goodCoverageWords([{ scale: "current", goodRating: 4 }])).toBe("good coverage: Likely (4)");
+    expect(goodCoverageWords([{ scale: "legacy", goodRating: 3 }])).toBe("good coverage: Green (3) or Enhanced (4)");
+    expect(goodCoverageWords([{ scale: "legacy", goodRating: 2 }])).toBe("good coverage: Amber (2), Green (3) or Enhanced (4)");
+  });
+
+  it("releases on both scales: each answer is judged on its own, with each scale's good rating", () => {
+    const d = decideScale("auto", [
+      { release: "A", ratings: 100, legacyRatings: 7 },
+      { release: "B", ratings: 100, legacyRatings: 0 },
+    ]);
+    expect(d).toMatchObject({ scale: "current", reading: "each" });
+    expect(d.reason).toBe("the answers come from releases on both scales (A on Ofcom's earlier 0-4 scale; B on Ofcom's current 0/3/4 scale): each answer is judged on its own release's scale");
+    expect(judgingOf(d, undefined)).toEqual([{ scale: "legacy", goodRating: 3 }, { scale: "current", goodRating: 4 }]);
+    expect(answerScalesOf(d, undefined)).toEqual({ all: null, legacyReleases: ["A"], good: { legacy: 3, current: 4 } });
+    const forced = decideScale("legacy", [{ release: "A", ratings: 100, legacyRatings: 7 }, { release: "B", ratings: 100, legacyRatings: 0 }]);
+    expect(answerScalesOf(forced, undefined)).toEqual({ all: null, legacyReleases: ["A"], good: { legacy: 3, current: 3 } });
+    expect(decideScale("auto", [{ release: "B", ratings: 100, legacyRatings: 0 }]).reading).toBe("one");
   });
 });
 
@@ -118,8 +144,10 @@ describe.each(["current", "legacy"] as const)("a run on the %s scale", (scale: S
     for (const text of [csv, html, sheetText("Summary")]) for (const label of labels) expect(text).toContain(label);
     for (const text of [csv, html, sheetText("Summary"), sheetText("Groups"), notes]) for (const word of SCALE[scale].foreign) expect(text).not.toMatch(new RegExp(`\\b${word}\\b`));
     const rows = parse(csv, { bom: true, columns: true }) as Record<string, string>[];
-    const good = rows.find((r) => r.Figure === "Good mobile rating (at least)")!;
-    expect(good.Count).toBe(`${SCALE[scale].good} (${SCALE[scale].labels[SCALE[scale].good]})`);
+    const good = rows.find((r) => r.Figure === "Good mobile coverage")!;
+    expect(good.Count).toBe(scale === "current" ? "good coverage: Likely (4)" : "good coverage: Green (3) or Enhanced (4)");
+    // Ofcom's words with the rating, never a bare number before the label
+    for (const text of [csv, html]) expect(text).not.toMatch(/rating under \d|\b[0-4] (Likely|Limited|None|Clear|Red|Amber|Green|Enhanced)\b|or better/);
     expect(rows.find((r) => r.Figure === "Mobile rating scale")!.Count).toMatch(new RegExp(`^${scale}: `));
   });
 });

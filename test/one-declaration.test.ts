@@ -56,7 +56,7 @@ describe("every command's options", () => {
     for (const command of Object.keys(COMMAND_OPTIONS)) expect(table).toContain(`## npm run ${command}\n`);
     expect(REPORT_OPTIONS.db).toBe(STATUS_OPTIONS.db);
     expect(REPORT_OPTIONS.run).toBe(EXPORT_OPTIONS.run);
-    expect(table).toContain("| `--good-rating` | number |  |  | mobile ratings at or above this are good coverage (1-4; default the scale's own: 4 Likely on the current scale, 3 Green on the legacy one) |");
+    expect(table).toContain("| `--good-rating` | number |  |  | mobile ratings at or above this are good coverage (1-4; default the scale's own: Likely (4) on the current scale, Green (3) on the legacy one) |");
     expect(table).toContain("| `--mobile-scale` | string | `auto` |");
   });
 

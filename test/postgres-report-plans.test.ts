@@ -161,8 +161,8 @@ async function readEverything(url: string, runId: number, postcodes: readonly st
     await snapshot.broadbandDistribution([10, 30]);
     const postcodeRows = await drain(snapshot.postcodeRows(["Addresses"]));
     await drain(snapshot.broadbandAddresses());
-    await drain(snapshot.mobileAddresses(3));
-    await drain(snapshot.enrichedRows(["Addresses"], 3, { index: 2 }));
+    await drain(snapshot.mobileAddresses());
+    await drain(snapshot.enrichedRows(["Addresses"], { index: 2 }));
     await snapshot.uprnCandidates(2);
     const failures = await drain(snapshot.failureRows());
     const groups = await drain(snapshot.groupTotals(["Superfast"]));

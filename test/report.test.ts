@@ -134,7 +134,7 @@ describe("summary", () => {
       Share: "33.3%",
       Of: "6 addresses the broadband lookup returned",
     });
-    expect(row("ProvB: addresses without good indoor voice (rating under 3 = Green)")).toMatchObject({ Count: "3", Share: "42.9%", Of: "7 addresses the mobile lookup returned" });
+    expect(row("ProvB: addresses without good indoor voice (good coverage: Green (3) or Enhanced (4))")).toMatchObject({ Count: "3", Share: "42.9%", Of: "7 addresses the mobile lookup returned" });
     expect(row("Includes simulated data (not the real API)").Count).toBe("no");
     expect(row("Mobile: release MobileAvailability-202601010000 (fetched 2026-01-02)")).toMatchObject({ Section: "Releases", Count: "7", Share: "100.0%" });
     // no machine names in the figure column
@@ -146,7 +146,7 @@ describe("summary", () => {
     expect(headlineLines(summary)).toEqual([
       "report (run 1): 6 input rows, 1 invalid, 4 unique postcodes",
       "broadband: 6 addresses (2 postcodes found, 1 not found, 1 failed); below decent (10/1 Mbit/s) 16.7%, below superfast 33.3%, gigabit 16.7%, no data 16.7%",
-      "mobile: 7 addresses (3 postcodes found, 1 not found, 0 failed); indoor notspots (rating below 3 (Green), legacy scale): voice 28.6% with no good provider, 14.3% with only some; data 14.3% none, 14.3% only some",
+      "mobile: 7 addresses (3 postcodes found, 1 not found, 0 failed); indoor notspots (good coverage: Green (3) or Enhanced (4), legacy scale): voice 28.6% with no good provider, 14.3% with only some; data 14.3% none, 14.3% only some",
       "mobile scale: 52 ratings of 1 or 2 among 224 ratings of MobileAvailability-202601010000: Ofcom's earlier 0-4 scale",
     ]);
   });

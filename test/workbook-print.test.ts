@@ -71,9 +71,9 @@ describe("the demo's workbook", () => {
     const definitions = values("Summary").filter((r) => r[0] === "Definitions" && String(r[1]).startsWith("Mobile rating"));
     expect(definitions.map((r) => r[2])).toEqual([
       // the demo runs on the current scale, as the service does
-      "0 None: you should not expect coverage",
-      "3 Limited: coverage may be limited",
-      "4 Likely: you are likely to have coverage (good)",
+      "None (0): you should not expect coverage",
+      "Limited (3): coverage may be limited",
+      "Likely (4): you are likely to have coverage (good)",
     ]);
   });
 

@@ -32,8 +32,8 @@ let dir: string;
 const GOOD_RATING = { current: 4, legacy: 3 } as const;
 /** A scale's rating words as the Mobile sheet's notes start them. */
 const RATING_NOTE = {
-  current: /^ProvAVoiceIndoor \(Ofcom's current 0\/3\/4 scale; good is 4 or more\): 0 None: you should not expect coverage; 3 Limited: coverage may be limited; 4 Likely: you are likely to have coverage$/,
-  legacy: /^ProvAVoiceIndoor \(Ofcom's earlier 0-4 scale; good is 3 or more\): 0 Clear: no signal; 1 Red: reliable signal unlikely; 2 Amber: .*; 4 Enhanced: /,
+  current: /^ProvAVoiceIndoor \(Ofcom's current 0\/3\/4 scale; good coverage: Likely \(4\)\): None \(0\): you should not expect coverage; Limited \(3\): coverage may be limited; Likely \(4\): you are likely to have coverage$/,
+  legacy: /^ProvAVoiceIndoor \(Ofcom's earlier 0-4 scale; good coverage: Green \(3\) or Enhanced \(4\)\): Clear \(0\): no signal; Red \(1\): reliable signal unlikely; Amber \(2\): .*; Enhanced \(4\): /,
 } as const;
 
 describe.each(["current", "legacy"] as const)("on the %s scale", (scale) => {

@@ -8,7 +8,7 @@ import { mobileFields } from "../../src/spec/fields.js";
 import { openDatabase } from "../../src/store/sqlite/db.js";
 import { writeAddressReport } from "../../src/report/index.js";
 import { goodColumns } from "../../src/figures/measures.js";
-import { goodSql } from "../../src/store/sql/measures.js";
+import { BOUND_GOOD, goodSql } from "../../src/store/sql/measures.js";
 import { buildMobileDb } from "../lib/mobile-db.js";
 import { scratchDir } from "../lib/paths.js";
 import { atMost, check, skippedCheck, type BenchContext, type Check, type Scenario } from "../lib/scenario.js";
@@ -111,7 +111,7 @@ async function timeMobileCsv(dbPath: string, runId: number, out: string): Promis
 /** The same columns from the shell: ratings, then the yes/no columns through the report's own SQL. */
 function shellSql(): string {
   const fields = mobileFields();
-  const good = goodColumns(["ProvA", "ProvB", "ProvC", "ProvD"]).map((g) => `${goodSql(`m.${g.rating}`)} AS ${g.column}`);
+  const good = goodColumns(["ProvA", "ProvB", "ProvC", "ProvD"]).map((g) => `${goodSql(`m.${g.rating}`, BOUND_GOOD)} AS ${g.column}`);
   return (
     `SELECT m.postcode AS PostCode, m.uprn AS UPRN, m.address AS AddressShortDescription, ${fields.map((f) => `m.${f}`).join(", ")}, ${good.join(", ")} ` +
     `FROM mobile_addresses m ORDER BY m.postcode, m.uprn`

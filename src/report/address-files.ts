@@ -51,7 +51,6 @@ export type AddressFile = (typeof ADDRESS_FILES)[number];
  */
 export async function writeAddressFiles(
   snapshot: ReportSnapshot,
-  goodRating: number,
   paths: Partial<Record<AddressFile, string>>,
   options: CsvFileOptions,
 ): Promise<Partial<Record<AddressFile, number>>> {
@@ -62,7 +61,7 @@ export async function writeAddressFiles(
   const mobileFile = files.get("mobile.csv");
   const coverageFile = files.get("coverage.csv");
   const b = new RowReader(broadbandFile || coverageFile ? snapshot.broadbandAddresses() : null);
-  const m = new RowReader(mobileFile || coverageFile ? snapshot.mobileAddresses(goodRating) : null);
+  const m = new RowReader(mobileFile || coverageFile ? snapshot.mobileAddresses() : null);
   const empty = emptyCells(providers);
   try {
     // more() on both each time round: each refills its batch when used up
@@ -104,14 +103,14 @@ export async function writeAddressFiles(
  * The address files of a report set written together, once: the first call writes every one of
  * `names` into the folder of its `path` (the set's staging folder); later calls share that write.
  */
-export function addressFilesTogether(snapshot: ReportSnapshot, goodRating: number, names: readonly AddressFile[], options: CsvFileOptions): (path: string) => Promise<unknown> {
+export function addressFilesTogether(snapshot: ReportSnapshot, names: readonly AddressFile[], options: CsvFileOptions): (path: string) => Promise<unknown> {
   let pass: Promise<unknown> | undefined;
-  return (path) => (pass ??= writeAddressFiles(snapshot, goodRating, Object.fromEntries(names.map((n) => [n, join(dirname(path), n)])), options));
+  return (path) => (pass ??= writeAddressFiles(snapshot, Object.fromEntries(names.map((n) => [n, join(dirname(path), n)])), options));
 }
 
 /** One file alone (what the report benchmark times). */
-export async function writeAddressFile(snapshot: ReportSnapshot, goodRating: number, name: AddressFile, path: string, options: CsvFileOptions): Promise<number> {
-  return (await writeAddressFiles(snapshot, goodRating, { [name]: path }, options))[name]!;
+export async function writeAddressFile(snapshot: ReportSnapshot, name: AddressFile, path: string, options: CsvFileOptions): Promise<number> {
+  return (await writeAddressFiles(snapshot, { [name]: path }, options))[name]!;
 }
 
 /**

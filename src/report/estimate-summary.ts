@@ -12,7 +12,7 @@ import { estimateDomain, intraclusterCorrelation, sizeMoments, type Cluster, typ
 import { PROVIDER_METRICS, providerColumn } from "../figures/measures.js";
 import { providerLabel } from "./figure-labels.js";
 import { byLocale, naturalOrder } from "../figures/name-order.js";
-import type { MobileScale } from "../spec/mobile-scales.js";
+import type { MobileJudging } from "../spec/mobile-scales.js";
 import { groupFigures } from "./groups.js";
 import type { GroupDomains, GroupsOf } from "./group-domains.js";
 import type { SummaryRow } from "./summary.js";
@@ -186,7 +186,7 @@ export function estimateRows(e: EstimatesSummary | null | undefined, labels: Rea
 }
 
 /** The figures' plain-English labels by their estimates key (the Groups figures' labels); without mobile figures the scale labels nothing. */
-export function estimateLabels(providers: readonly string[], goodRating: number, scale: MobileScale): Record<string, string> {
-  const providerLabels = providers.flatMap((p) => PROVIDER_METRICS.map((m) => [estimateKey(providerColumn(p, m)), providerLabel(p, m, goodRating, scale)]));
-  return Object.fromEntries([...groupFigures(providers, goodRating, scale).map((f) => [estimateKey(f.column), f.label]), ...providerLabels]);
+export function estimateLabels(providers: readonly string[], judging: MobileJudging): Record<string, string> {
+  const providerLabels = providers.flatMap((p) => PROVIDER_METRICS.map((m) => [estimateKey(providerColumn(p, m)), providerLabel(p, m, judging)]));
+  return Object.fromEntries([...groupFigures(providers, judging).map((f) => [estimateKey(f.column), f.label]), ...providerLabels]);
 }

@@ -1,7 +1,7 @@
 // The plain-English names of the figures, in one place: summary.csv, groups.csv and the workbook
 // label their counts with these, keyed by the column names of the report's postcode table
 // (measures.ts), so a reader never has to look up `IndoorVoiceTotalNotspots`.
-import { ratingLabel, type MobileScale } from "../spec/mobile-scales.js";
+import { goodCoverageWords, type MobileJudging } from "../spec/mobile-scales.js";
 import { SPEED_THRESHOLDS as T } from "../figures/definitions.js";
 import type { ProviderMetric, SpreadMetric } from "../figures/measures.js";
 
@@ -20,19 +20,14 @@ export const BROADBAND_LABELS: Readonly<Record<BroadbandFigure, string>> = {
   NoData: "Addresses with no speed prediction (no data)",
 };
 
-/** "rating under 4 = Likely": what "not good" means at this good rating on this scale. */
-export function notGoodWords(goodRating: number, scale: MobileScale): string {
-  return `rating under ${goodRating} = ${ratingLabel(scale, goodRating)}`;
-}
-
-export function spreadLabel(metric: SpreadMetric, goodRating: number, scale: MobileScale): string {
+export function spreadLabel(metric: SpreadMetric, judging: MobileJudging): string {
   const channel = metric.startsWith("IndoorVoice") ? "indoor voice" : "indoor data";
   return metric.endsWith("TotalNotspots")
-    ? `Addresses where no provider has good ${channel} (total notspot; ${notGoodWords(goodRating, scale)} for all)`
+    ? `Addresses where no provider has good ${channel} (total notspot; ${goodCoverageWords(judging)})`
     : `Addresses where some but not all providers have good ${channel} (partial notspot)`;
 }
 
-export function providerLabel(provider: string, metric: ProviderMetric, goodRating: number, scale: MobileScale): string {
+export function providerLabel(provider: string, metric: ProviderMetric, judging: MobileJudging): string {
   const words: Record<ProviderMetric, string> = {
     IndoorVoiceNotspots: "indoor voice",
     IndoorDataNotspots: "indoor data",
@@ -42,7 +37,7 @@ export function providerLabel(provider: string, metric: ProviderMetric, goodRati
   };
   return metric === "IndoorDataNeeds4g"
     ? `${provider}: addresses with good indoor data only thanks to 4G`
-    : `${provider}: addresses without good ${words[metric]} (${notGoodWords(goodRating, scale)})`;
+    : `${provider}: addresses without good ${words[metric]} (${goodCoverageWords(judging)})`;
 }
 
 /** Percent to one decimal place, "14.5"; empty without a denominator. */

@@ -3,12 +3,15 @@
 // file gives them (not rounded); property names are postcodes.csv's, and each count of addresses
 // has its share beside it (percent of the lookup's addresses, one decimal; null without addresses).
 // With Ofcom's open data in the database, its month and shares of premises follow, as in postcodes.csv.
-// Streamed from the snapshot's located postcodes, one feature per line.
+// When the mobile figures combine answers on two scales (or --mobile-scale forces one), the
+// collection says so with the addresses on each (`mobileScales`), and each feature names its
+// answer's scale (MobileScale). Streamed from the snapshot's located postcodes, one feature per line.
 import type { ReportSnapshot } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
 import { COORDINATE_COLUMNS } from "../figures/coordinates.js";
 import { providerColumn } from "../figures/measures.js";
-import { ADDRESSES_COLUMN, openDataColumns, RELEASE_COLUMN, STATUS_COLUMN } from "../figures/postcode-columns.js";
+import { ADDRESSES_COLUMN, MOBILE_SCALE_COLUMN, openDataColumns, RELEASE_COLUMN, STATUS_COLUMN } from "../figures/postcode-columns.js";
+import type { MobileScale } from "../spec/mobile-scales.js";
 import { percent } from "./summary.js";
 
 export const GEOJSON_NAME = "postcodes.geojson";
@@ -30,16 +33,22 @@ function sharedCounts(providers: readonly string[]): { column: string; of: strin
   ];
 }
 
-export function writePostcodesGeojson(snapshot: ReportSnapshot, path: string): Promise<void> {
+/** How the mobile figures read the answers and the addresses on each scale, said only when they combine two scales or one is forced. */
+export interface GeojsonScales {
+  reading: string;
+  addresses: Record<MobileScale, number>;
+}
+
+export function writePostcodesGeojson(snapshot: ReportSnapshot, path: string, scales: GeojsonScales | null = null): Promise<void> {
   const counts = sharedCounts(snapshot.scope.providers);
-  const plain = ["Status", STATUS_COLUMN.broadband, STATUS_COLUMN.mobile, ADDRESSES_COLUMN.broadband, ADDRESSES_COLUMN.mobile];
+  const plain = ["Status", STATUS_COLUMN.broadband, STATUS_COLUMN.mobile, ADDRESSES_COLUMN.broadband, ADDRESSES_COLUMN.mobile, ...(scales ? [MOBILE_SCALE_COLUMN] : [])];
   const openData = openDataColumns(snapshot.scope);
   const releases = [RELEASE_COLUMN.broadband, RELEASE_COLUMN.mobile];
   const columns = [...COORDINATE_COLUMNS, ...plain, ...counts.map((c) => c.column), ...releases, ...openData];
   const at = new Map(columns.map((c, i) => [c, i + 1]));
   const rows = snapshot.postcodeRows(columns, "located");
   async function* lines(): AsyncGenerator<string> {
-    yield `{"type":"FeatureCollection","features":[`;
+    yield `{"type":"FeatureCollection",${scales ? `"mobileScales":${JSON.stringify(scales)},` : ""}"features":[`;
     let first = true;
     for await (const batch of rows) {
       let text = "";

@@ -4,7 +4,7 @@
 // A postcode counts once per group however many input rows name it, and in every group that
 // names it. The snapshot sums them (prepareGroups, groupTotals), streamed in order; this names the
 // dimensions, the figures and their shares.
-import type { MobileScale } from "../spec/mobile-scales.js";
+import { MOBILE_SCALES, scaleReadingWords, type MobileJudging, type MobileScale, type ScaleDecision } from "../spec/mobile-scales.js";
 import { LOOKUPS, type Lookup } from "../spec/fields.js";
 import { BLANK_GROUP, INVALID_GROUP, UNMATCHED_GROUP, type GroupDimension, type ReportSnapshot, type RowBatches } from "../store/snapshot.js";
 import { naturalOrder } from "../figures/name-order.js";
@@ -12,7 +12,7 @@ import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareText, spreadLabel } from "./figure-labels.js";
 import { providerColumn, SPREAD_METRICS } from "../figures/measures.js";
 import { loadAreaFile, readAreaHeader, type AreaFile, type AreaLoad } from "./area-file.js";
-import { ADDRESSES_COLUMN } from "../figures/postcode-columns.js";
+import { ADDRESSES_COLUMN, SCALE_ADDRESSES_COLUMN } from "../figures/postcode-columns.js";
 import { ReportError, type ReportScope } from "./scope.js";
 import { mapRows } from "./row-batches.js";
 import { groupEstimateCells, groupEstimateColumns } from "./group-estimates.js";
@@ -61,6 +61,8 @@ export interface GroupRow {
   mobileAddresses: number | null;
   /** the counts of groupFigures(), by their `column`; null when the lookup was not requested */
   counts: Record<string, number | null>;
+  /** mobile addresses whose answer's release is on each scale; only when the figures combine both scales or --mobile-scale forces one */
+  scaleAddresses?: Record<MobileScale, number> | undefined;
 }
 
 /** A count of the Groups figures: its CSV column, a short heading, a plain-English label and its lookup. */
@@ -72,7 +74,7 @@ export interface GroupFigure {
 }
 
 /** The counts every group row carries, in order: broadband, then mobile (across providers, then each provider). */
-export function groupFigures(providers: readonly string[], goodRating: number, scale: MobileScale): GroupFigure[] {
+export function groupFigures(providers: readonly string[], judging: MobileJudging): GroupFigure[] {
   const short: Record<string, string> = {
     BelowDecent: "Below decent",
     BelowSuperfast: "Below superfast",
@@ -88,12 +90,12 @@ export function groupFigures(providers: readonly string[], goodRating: number, s
   };
   return [
     ...BROADBAND_FIGURES.map((f) => ({ column: f, heading: short[f]!, label: BROADBAND_LABELS[f], lookup: "broadband" as const })),
-    ...SPREAD_METRICS.map((m) => ({ column: m, heading: short[m]!, label: spreadLabel(m, goodRating, scale), lookup: "mobile" as const })),
+    ...SPREAD_METRICS.map((m) => ({ column: m, heading: short[m]!, label: spreadLabel(m, judging), lookup: "mobile" as const })),
     ...providers.flatMap((p) =>
       (["IndoorVoiceNotspots", "IndoorDataNotspots"] as const).map((m) => ({
         column: providerColumn(p, m),
         heading: `${p} indoor ${m === "IndoorVoiceNotspots" ? "voice" : "data"} notspots`,
-        label: providerLabel(p, m, goodRating, scale),
+        label: providerLabel(p, m, judging),
         lookup: "mobile" as const,
       })),
     ),
@@ -156,9 +158,10 @@ function groupDimension(d: Dimension): GroupDimension {
  * The group rows, dimension by dimension in --group-by order, groups sorted by name with the
  * bracketed ones, e.g. (blank), last. Streams in batches. Needs prepareGroups.
  */
-export function computeGroups(snapshot: ReportSnapshot, dimensions: readonly Dimension[], figures: readonly GroupFigure[]): RowBatches<GroupRow> {
+export function computeGroups(snapshot: ReportSnapshot, dimensions: readonly Dimension[], figures: readonly GroupFigure[], withScales = false): RowBatches<GroupRow> {
   const requested = (l: Lookup) => snapshot.scope.lookups.includes(l);
-  return mapRows(snapshot.groupTotals(figures.map((f) => f.column)), (r) => ({
+  const scaleColumns = withScales ? MOBILE_SCALES.map((s) => SCALE_ADDRESSES_COLUMN[s]) : [];
+  return mapRows(snapshot.groupTotals([...figures.map((f) => f.column), ...scaleColumns]), (r) => ({
     dimension: dimensions[r.dimension]!.name,
     group: r.group,
     inputRows: r.inputRows,
@@ -167,7 +170,20 @@ export function computeGroups(snapshot: ReportSnapshot, dimensions: readonly Dim
     broadbandAddresses: requested("broadband") ? r.broadbandAddresses : null,
     mobileAddresses: requested("mobile") ? r.mobileAddresses : null,
     counts: Object.fromEntries(figures.map((f) => [f.column, requested(f.lookup) ? (r.counts[f.column] ?? 0) : null])),
+    ...(withScales ? { scaleAddresses: Object.fromEntries(MOBILE_SCALES.map((s) => [s, r.counts[SCALE_ADDRESSES_COLUMN[s]] ?? 0])) as Record<MobileScale, number> } : {}),
   }));
+}
+
+/** Columns said only when the mobile figures combine two scales or --mobile-scale forces one: how they read the answers, and the addresses on each scale. */
+export const GROUP_SCALE_COLUMNS = ["MobileScaleReading", ...MOBILE_SCALES.map((s) => SCALE_ADDRESSES_COLUMN[s])] as const;
+
+export function groupScaleHeader(groups: GroupSet): string[] {
+  return groups.scaleReading === null ? [] : [...GROUP_SCALE_COLUMNS];
+}
+
+export function groupScaleCells(groups: GroupSet, row: GroupRow): unknown[] {
+  if (groups.scaleReading === null) return [];
+  return [groups.scaleReading, ...MOBILE_SCALES.map((s) => row.scaleAddresses?.[s] ?? 0)];
 }
 
 /** groups.csv's header: the fixed columns, then each figure's count and share. */
@@ -199,6 +215,8 @@ export interface GroupSet {
   area: (AreaLoad & { path: string }) | null;
   /** every group's figures, computed once for groups.csv, the workbook and report.html (a few thousand rows at most) */
   rows: GroupRow[];
+  /** how the mobile figures read the answers, when they combine two scales or --mobile-scale forces one; null otherwise */
+  scaleReading: string | null;
   /** the report's estimates: each group's estimated shares, beside their counts (group-estimates.ts) */
   estimates?: EstimatesSummary | null;
   /** with --area-file, the kept cells of each postcode in scope (group-domains.ts: the groups' estimates) */
@@ -206,8 +224,8 @@ export interface GroupSet {
 }
 
 export function writeGroupsCsv(snapshot: ReportSnapshot, groups: GroupSet, path: string, options: CsvFileOptions): Promise<number> {
-  const header = [...groupsHeader(groups.figures), ...groupEstimateColumns(groups).map((c) => c.column)];
-  return writeCsv(path, header, groups.rows.map((row) => [...groupCells(row, groups.figures), ...groupEstimateCells(groups, row)]), options);
+  const header = [...groupsHeader(groups.figures), ...groupEstimateColumns(groups).map((c) => c.column), ...groupScaleHeader(groups)];
+  return writeCsv(path, header, groups.rows.map((row) => [...groupCells(row, groups.figures), ...groupEstimateCells(groups, row), ...groupScaleCells(groups, row)]), options);
 }
 
 export interface GroupOptions {
@@ -222,7 +240,7 @@ export interface GroupOptions {
  * Reads --area-file (when given), resolves --group-by and fills the group table; null when no
  * dimension is asked for. Needs the snapshot's postcode figures (preparePostcodes).
  */
-export async function prepareGroups(snapshot: ReportSnapshot, goodRating: number, options: GroupOptions, scale: MobileScale): Promise<GroupSet | null> {
+export async function prepareGroups(snapshot: ReportSnapshot, judging: MobileJudging, options: GroupOptions, scale: Pick<ScaleDecision, "scale" | "reading">): Promise<GroupSet | null> {
   const scope = snapshot.scope;
   const header = options.areaFile ? await readAreaHeader(options.areaFile) : null;
   const wantedArea: string[] = [];
@@ -240,10 +258,11 @@ export async function prepareGroups(snapshot: ReportSnapshot, goodRating: number
   }
   if (dimensions.length === 0) return null;
   await snapshot.prepareGroups(dimensions.map(groupDimension));
-  const figures = groupFigures(scope.providers, goodRating, scale);
+  const figures = groupFigures(scope.providers, judging);
+  const scaleReading = scope.lookups.includes("mobile") ? scaleReadingWords(scale) : null;
   const rows: GroupRow[] = [];
-  for await (const batch of computeGroups(snapshot, dimensions, figures)) rows.push(...batch);
-  return { dimensions, figures, area, rows: inGroupOrder(rows, dimensions), areaCells };
+  for await (const batch of computeGroups(snapshot, dimensions, figures, scaleReading !== null)) rows.push(...batch);
+  return { dimensions, figures, area, rows: inGroupOrder(rows, dimensions), areaCells, scaleReading };
 }
 
 /** The groups in --group-by order, each dimension's names in natural order (LS2 before LS10), the bracketed ones, e.g. (blank), last. */

@@ -20,7 +20,7 @@ import { clearDebris } from "./out-debris.js";
 import { FINGERPRINT_FILE, isReportSetCurrent, recordFingerprint, reportFingerprint } from "./fingerprint.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
 import { DEFAULT_WORKBOOK_ROWS, writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
-import { GEOJSON_NAME, writePostcodesGeojson } from "./geojson.js";
+import { GEOJSON_NAME, writePostcodesGeojson, type GeojsonScales } from "./geojson.js";
 import { computeEstimates } from "./estimate-summary.js";
 import { groupDomains } from "./group-domains.js";
 import { prepareGroups, writeGroupsCsv, type GroupOptions, type GroupRow, type GroupSet } from "./groups.js";
@@ -29,6 +29,12 @@ import { describeUprnMatching, uprnMatching } from "./uprn-matching.js";
 export { headlineLines, type Summary } from "./summary.js";
 export { ReportError } from "./scope.js";
 export { ReportSetError, type ReportFile } from "./report-set.js";
+
+/** The GeoJSON's word on the mobile scales: only when the figures combine two or one is forced. */
+function geojsonScales(s: Summary): GeojsonScales | null {
+  const m = s.mobile;
+  return m?.scaleReading && m.scaleAddresses ? { reading: m.scaleReading, addresses: m.scaleAddresses } : null;
+}
 
 /** What every report file is made from. */
 export interface ReportContext {
@@ -62,12 +68,12 @@ const ADDRESS_REPORT_FILES: readonly ReportFile<ReportContext>[] = ADDRESS_FILES
 export const REPORT_FILES: readonly ReportFile<ReportContext>[] = [
   ...ADDRESS_REPORT_FILES,
   { name: "postcodes.csv", write: (c, path) => writePostcodesCsv(c.snapshot, path, c.csv) },
-  { name: GEOJSON_NAME, applies: (c) => c.located > 0, write: (c, path) => writePostcodesGeojson(c.snapshot, path) },
+  { name: GEOJSON_NAME, applies: (c) => c.located > 0, write: (c, path) => writePostcodesGeojson(c.snapshot, path, geojsonScales(c.summary)) },
   // Input rows belong to one run: --all has no single input to enrich.
   {
     name: "enriched.csv",
     applies: (c) => c.scope.kind === "run",
-    write: (c, path) => writeEnrichedCsv(c.snapshot, c.goodRating, c.uprnColumn, path, c.csv),
+    write: (c, path) => writeEnrichedCsv(c.snapshot, c.uprnColumn, path, c.csv),
   },
   { name: "rejects.csv", applies: (c) => c.scope.kind === "run", write: (c, path) => writeRejectsCsv(c.snapshot, path, c.csv) },
   { name: "failures.csv", write: (c, path) => writeFailuresCsv(c.snapshot, path, c.csv) },
@@ -161,19 +167,19 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     // one snapshot for the check and the set: the fingerprint is hashed once
     const workbookRows = options.workbookRows ?? DEFAULT_WORKBOOK_ROWS;
     // the scale and good rating as resolved: an explicit default is the same set as an implicit one
-    const { scale, goodRating } = await resolveScale(snapshot, options);
+    const { scale, goodRating, judging, answers } = await resolveScale(snapshot, options);
     const fingerprint = await reportFingerprint(snapshot, { ...options, bom: csv.bom, workbookRows, goodRating, mobileScale: scale.scale });
     if (keepCurrent && isReportSetCurrent(options.outDir, fingerprint)) return "current";
-    await snapshot.preparePostcodes(goodRating);
+    await snapshot.preparePostcodes(answers);
     const changes = await collectChanges(snapshot, { goodRating, since: options.since, scale });
-    const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary, { ...scale, seenChange: changes.scaleChange ?? undefined }, options.attribution);
-    const groups = await prepareGroups(snapshot, goodRating, options, scale.scale);
+    const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary, { ...scale, seenChange: changes.scaleChange ?? undefined }, options.attribution, judging);
+    const groups = await prepareGroups(snapshot, judging, options, scale);
     summary.estimates = await computeEstimates(snapshot, groups ? await groupDomains(snapshot, groups.dimensions, groups.areaCells) : []);
     if (groups) groups.estimates = summary.estimates;
     const located = await snapshot.countLocated(true);
     const set = options.files ?? REPORT_FILES;
     const addressNames = set.filter((f) => ADDRESS_REPORT_FILES.includes(f)).map((f) => f.name as AddressFile);
-    const addressFiles = addressFilesTogether(snapshot, goodRating, addressNames, csv);
+    const addressFiles = addressFilesTogether(snapshot, addressNames, csv);
     const context = { snapshot, scope, goodRating, scale, csv, summary, changes, groups, uprnColumn: options.uprnColumn, located, workbookRows, addressFiles };
     // Last, and swapped in with the set: what the set was made from, so that a batch can keep it.
     const made = set.filter((f) => f.applies?.(context) ?? true).map((f) => f.name);
@@ -196,8 +202,9 @@ export function writeAddressReport(
 ): Promise<number> {
   const csv: CsvFileOptions = { bom: options.bom ?? true, onWarning: options.onWarning };
   return inSnapshot(source, options, async (snapshot) => {
-    const { goodRating } = await resolveScale(snapshot, options);
-    return writeAddressFile(snapshot, goodRating, file, path, csv);
+    const { answers } = await resolveScale(snapshot, options);
+    await snapshot.preparePostcodes(answers, false);
+    return writeAddressFile(snapshot, file, path, csv);
   });
 }
 

@@ -48,7 +48,7 @@ export interface EnrichedTable {
  * (ok, invalid, not_found, failed, pending, uprn_not_found) and the postcode's figures, and with
  * --uprn-column the property's own. A row with more cells than the header keeps them, under unnamed columns.
  */
-export async function enrichedTable(snapshot: ReportSnapshot, goodRating: number, uprnColumn?: string): Promise<EnrichedTable> {
+export async function enrichedTable(snapshot: ReportSnapshot, uprnColumn?: string): Promise<EnrichedTable> {
   const scope = snapshot.scope;
   const figures = enrichedFigureColumns(scope.providers);
   const property = uprnColumn === undefined ? null : propertyColumns(scope, uprnColumn);
@@ -62,13 +62,13 @@ export async function enrichedTable(snapshot: ReportSnapshot, goodRating: number
     ...(property?.header ?? []),
   ];
   const rows = () =>
-    mapRows(snapshot.enrichedRows(figures, goodRating, property), (r): unknown[] =>
-      r.property === null ? [...r.cells, ...r.figures] : [...r.cells, ...r.figures, ...propertyCells(r.property, scope.providers, goodRating)],
+    mapRows(snapshot.enrichedRows(figures, property), (r): unknown[] =>
+      r.property === null ? [...r.cells, ...r.figures] : [...r.cells, ...r.figures, ...propertyCells(r.property, scope.providers)],
     );
   return { header, inputWidth: width, rows };
 }
 
-export async function writeEnrichedCsv(snapshot: ReportSnapshot, goodRating: number, uprnColumn: string | undefined, path: string, options: CsvFileOptions): Promise<number> {
-  const table = await enrichedTable(snapshot, goodRating, uprnColumn);
+export async function writeEnrichedCsv(snapshot: ReportSnapshot, uprnColumn: string | undefined, path: string, options: CsvFileOptions): Promise<number> {
+  const table = await enrichedTable(snapshot, uprnColumn);
   return writeCsv(path, table.header, table.rows(), options);
 }

@@ -31,11 +31,12 @@ export function propertyColumns(scope: ReportScope, uprnColumn: string): Propert
   };
 }
 
-/** The selected cells turned into the added columns: the ratings become the best provider(s). */
-export function propertyCells(selected: readonly unknown[], providers: readonly string[], goodRating: number): unknown[] {
+/** The selected cells turned into the added columns: the ratings, judged at their answer's good rating (the last cell), become the best provider(s). */
+export function propertyCells(selected: readonly unknown[], providers: readonly string[]): unknown[] {
   const fixed = 3 + 2 * providers.length;
-  const ratings = selected.slice(fixed) as (number | null)[];
-  return [...selected.slice(0, fixed), bestProviders(providers, ratings, goodRating)];
+  const ratings = selected.slice(fixed, fixed + 2 * providers.length) as (number | null)[];
+  const goodRating = selected[fixed + 2 * providers.length];
+  return [...selected.slice(0, fixed), typeof goodRating === "number" ? bestProviders(providers, ratings, goodRating) : ""];
 }
 
 /**

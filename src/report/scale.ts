@@ -1,7 +1,8 @@
 // Which mobile scale the reports read, and the good rating that follows from it: decided from the
 // scope's answers (spec/mobile-scales.ts) unless --mobile-scale says, before any figure is counted.
+// Answers from releases on both scales are each judged on their own release's scale.
 import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
-import { decideScale, goodRatingOf, type MobileScaleChoice, type ScaleDecision } from "../spec/mobile-scales.js";
+import { answerScalesOf, decideScale, goodRatingOf, judgingOf, type AnswerScales, type MobileJudging, type MobileScaleChoice, type ScaleDecision } from "../spec/mobile-scales.js";
 import type { ReportSnapshot } from "../store/snapshot.js";
 import { ReportError } from "./scope.js";
 
@@ -12,11 +13,21 @@ export interface ScaleChoice {
   goodRating?: number | undefined;
 }
 
+export interface ResolvedScale {
+  scale: ScaleDecision;
+  /** the good rating on the decision's scale (the newest release's when each answer keeps its own) */
+  goodRating: number;
+  /** the scales the figures judge answers on, each with its good rating */
+  judging: MobileJudging;
+  /** what the snapshot needs to judge each answer (preparePostcodes) */
+  answers: AnswerScales;
+}
+
 /** Lists the scope's postcodes (preparePostcodes(null)) and decides the scale from their ratings. */
-export async function resolveScale(snapshot: ReportSnapshot, options: ScaleChoice): Promise<{ scale: ScaleDecision; goodRating: number }> {
+export async function resolveScale(snapshot: ReportSnapshot, options: ScaleChoice): Promise<ResolvedScale> {
   await snapshot.preparePostcodes(null);
   const scale = decideScale(options.mobileScale ?? "auto", await snapshot.scaleEvidence());
-  return { scale, goodRating: checkedGoodRating(goodRatingOf(scale.scale, options.goodRating)) };
+  return { scale, goodRating: checkedGoodRating(goodRatingOf(scale.scale, options.goodRating)), judging: judgingOf(scale, options.goodRating), answers: answerScalesOf(scale, options.goodRating) };
 }
 
 export function checkedGoodRating(goodRating: number): number {

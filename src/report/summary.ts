@@ -2,10 +2,10 @@
 // addresses), and the two views of them, summary.csv rows and the batch's closing lines.
 import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
-import { decideScale, type MobileScale, type ScaleDecision } from "../spec/mobile-scales.js";
-import { goodRatingText, ratingShareRows, scaleAboutRows, scaleSummary, type ScaleSummary } from "./scale-figures.js";
+import { decideScale, goodCoverageWords, type MobileJudging, type MobileScale, type ScaleDecision } from "../spec/mobile-scales.js";
+import { judgingOfSummary, ratingShareRows, scaleAboutRows, scaleSummary, type ScaleSummary } from "./scale-figures.js";
 import type { Release, ReportSnapshot } from "../store/snapshot.js";
-import { countColumns, ADDRESSES_COLUMN } from "../figures/postcode-columns.js";
+import { countColumns, ADDRESSES_COLUMN, SCALE_ADDRESSES_COLUMN } from "../figures/postcode-columns.js";
 import { PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type SpreadMetric } from "../figures/measures.js";
 import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareFraction, shareText, spreadLabel } from "./figure-labels.js";
 
@@ -83,6 +83,8 @@ export interface Summary {
 
 /** The scale the summary's mobile figures read; without mobile figures the current one labels nothing. */
 export const scaleOf = (s: Summary): MobileScale => s.mobile?.scale ?? "current";
+/** The scales the summary's mobile figures judge answers on, with their good ratings (both when they combine the two). */
+export const judgingOfReport = (s: Summary): MobileJudging => (s.mobile ? judgingOfSummary(s.mobile) : [{ scale: "current", goodRating: s.goodRating }]);
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 
@@ -94,16 +96,18 @@ export async function computeSummary(
   changes: ChangesSummary | null = null,
   scale?: ScaleDecision,
   attribution: string | null = null,
+  judging?: MobileJudging,
 ): Promise<Summary> {
   const scope = snapshot.scope;
   const counts = countColumns(scope.providers);
-  const totals = await snapshot.postcodeTotals([ADDRESSES_COLUMN.broadband, ADDRESSES_COLUMN.mobile, ...counts.broadband, ...counts.mobile]);
+  const scaleColumns = scope.lookups.includes("mobile") ? Object.values(SCALE_ADDRESSES_COLUMN) : [];
+  const totals = await snapshot.postcodeTotals([ADDRESSES_COLUMN.broadband, ADDRESSES_COLUMN.mobile, ...counts.broadband, ...counts.mobile, ...scaleColumns]);
   const row = totals.sums;
   const input = (await snapshot.inputCounts()) ?? { input: null, invalid: null };
   const simulatedData = await snapshot.includesSimulatedData();
   const broadband = scope.lookups.includes("broadband") ? broadbandSummary(totals.statuses.broadband, row) : null;
   const mobile = scope.lookups.includes("mobile")
-    ? { ...mobileSummary(totals.statuses.mobile, row, scope.providers), ...(await scaleSummary(snapshot, scale ?? decideScale("auto", await snapshot.scaleEvidence()), goodRating, row[ADDRESSES_COLUMN.mobile]!)) }
+    ? { ...mobileSummary(totals.statuses.mobile, row, scope.providers), ...(await scaleSummary(snapshot, scale ?? decideScale("auto", await snapshot.scaleEvidence()), goodRating, row[ADDRESSES_COLUMN.mobile]!, judging, row)) }
     : null;
   const releases: Record<Lookup, Release[]> = perLookup(() => []);
   for (const l of scope.lookups) releases[l] = await snapshot.releases(l);
@@ -208,10 +212,10 @@ export function summaryRows(s: Summary): SummaryRow[] {
     const of = { of: m.addresses, ofWhat: "addresses the mobile lookup returned" };
     rows.push(...statusRows("mobile", m.postcodes), { section: "Mobile", figure: "Addresses", count: m.addresses, of: null, ofWhat: "" });
     rows.push(...scaleAboutRows(m));
-    for (const metric of SPREAD_METRICS) rows.push({ section: "Mobile", figure: spreadLabel(metric, m.goodRating, m.scale), count: spreadValue(m, metric), ...of });
+    for (const metric of SPREAD_METRICS) rows.push({ section: "Mobile", figure: spreadLabel(metric, judgingOfSummary(m)), count: spreadValue(m, metric), ...of });
     for (const [provider, figures] of Object.entries(m.providers))
       for (const metric of PROVIDER_METRICS)
-        rows.push({ section: "Mobile", figure: providerLabel(provider, metric, m.goodRating, m.scale), count: figures[lowerFirst(metric) as keyof ProviderSummary], ...of });
+        rows.push({ section: "Mobile", figure: providerLabel(provider, metric, judgingOfSummary(m)), count: figures[lowerFirst(metric) as keyof ProviderSummary], ...of });
     rows.push(...ratingShareRows(m, m.addresses));
   }
   for (const lookup of s.lookups) {
@@ -227,7 +231,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
   }
   if (s.changes) rows.push(...changesRows(s.changes));
   if (s.openData) rows.push(...openDataRows(s.openData, s.postcodes.unique));
-  rows.push(...estimateRows(s.estimates, estimateLabels(s.providers, s.goodRating, scaleOf(s))));
+  rows.push(...estimateRows(s.estimates, estimateLabels(s.providers, judgingOfReport(s))));
   return rows;
 }
 
@@ -274,11 +278,12 @@ export function headlineLines(s: Summary): string[] {
   if (s.mobile) {
     const m = s.mobile;
     lines.push(
-      `mobile: ${n(m.addresses)} addresses (${answered(m.postcodes)}); indoor notspots (rating below ${goodRatingText(m.scale, m.goodRating)}, ${m.scale} scale): ` +
+      `mobile: ${n(m.addresses)} addresses (${answered(m.postcodes)}); indoor notspots (${goodCoverageWords(judgingOfSummary(m))}${m.goodRatings ? "" : `, ${m.scale} scale`}): ` +
         `voice ${pc(m.indoorVoice.totalNotspots, m.addresses)} with no good provider, ${pc(m.indoorVoice.partialNotspots, m.addresses)} with only some; ` +
         `data ${pc(m.indoorData.totalNotspots, m.addresses)} none, ${pc(m.indoorData.partialNotspots, m.addresses)} only some`,
       `mobile scale: ${m.scaleReason}`,
     );
+    if (m.scaleReading && m.scaleAddresses) lines.push(`mobile figures: ${m.scaleReading}; ${n(m.scaleAddresses.legacy)} addresses on the legacy scale, ${n(m.scaleAddresses.current)} on the current one`);
     if (m.scaleChange) lines.push(m.scaleChange);
   }
   if (s.openData) lines.push(openDataHeadline(s.openData));

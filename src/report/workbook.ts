@@ -3,18 +3,18 @@
 // Sheets in order: Summary, Groups, Your rows, Postcodes, Broadband, Mobile (docs/reports.md).
 import { PassThrough } from "node:stream";
 import { LOOKUPS, mobileFields, SPEED_FIELDS, type Lookup } from "../spec/fields.js";
-import { ratingWords, SCALES, type MobileScale } from "../spec/mobile-scales.js";
+import { goodCoverageWords, ratingName, ratingWords, SCALES, type MobileJudging, type MobileScale } from "../spec/mobile-scales.js";
 import type { ReportScope, ReportSnapshot, RowBatches } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
 import { columnHeading } from "./column-headings.js";
 import { EXCEL_MAX_ROWS, SPEED_THRESHOLDS as T } from "../figures/definitions.js";
-import { groupShare, type GroupSet } from "./groups.js";
+import { groupScaleCells, groupScaleHeader, groupShare, type GroupSet } from "./groups.js";
 import { groupEstimateSheetColumns, groupEstimateValues } from "./group-estimates.js";
 import { goodColumns } from "../figures/measures.js";
 import { enrichedTable, postcodeFigureColumns } from "./postcode-files.js";
 import { mapRows } from "./row-batches.js";
 import { STATUS_WIDTH, statusWords } from "./status-words.js";
-import { releaseWords, scaleOf, summaryRows, type Summary } from "./summary.js";
+import { judgingOfReport, releaseWords, scaleOf, summaryRows, type Summary } from "./summary.js";
 import type { ChangeSet } from "./changes.js";
 import { COORDINATE, COUNT, fitWidth, LINE_POINTS, lineChars, SHARE, SPEED, TEXT, writeSheet, type RowLayout, type SheetColumn, type SheetSpec } from "./workbook-sheet.js";
 import { XlsxWriter, type SheetWriter } from "./xlsx/workbook-writer.js";
@@ -65,7 +65,7 @@ interface AddressSheet {
   sheet: string;
   lookup: Lookup;
   csv: string;
-  spec(snapshot: ReportSnapshot, scope: ReportScope, goodRating: number, scale: MobileScale): Omit<SheetSpec, "name" | "print">;
+  spec(snapshot: ReportSnapshot, scope: ReportScope, judging: MobileJudging, scale: MobileScale): Omit<SheetSpec, "name" | "print">;
 }
 
 const ADDRESS_SHEETS: Record<Lookup, AddressSheet> = {
@@ -79,9 +79,9 @@ const ADDRESS_SHEETS: Record<Lookup, AddressSheet> = {
     sheet: "Mobile",
     lookup: "mobile",
     csv: "mobile.csv",
-    spec: (snapshot, scope, goodRating, scale) => ({
-      columns: mobileColumns(scope, scale, goodRating),
-      rows: mobileRows(snapshot, goodRating),
+    spec: (snapshot, scope, judging, scale) => ({
+      columns: mobileColumns(scope, judging),
+      rows: mobileRows(snapshot),
       finish: (ws, count) => colourRatings(ws, scope, count, scale),
     }),
   },
@@ -124,7 +124,7 @@ export async function writeWorkbook(snapshot: ReportSnapshot, input: WorkbookInp
     await sheet({ name: "Summary", columns: SUMMARY_COLUMNS, rows: summarySheetRows(input, result, limit), decorate: summaryLayout });
     if (input.groups) await sheet({ name: "Groups", columns: groupColumns(input.groups), rows: groupRows(input.groups), print: { keyColumns: 2 } });
     if (yourRows) {
-      const table = await enrichedTable(snapshot, input.goodRating, input.uprnColumn);
+      const table = await enrichedTable(snapshot, input.uprnColumn);
       const statusAt = table.header.indexOf("Status", table.inputWidth);
       const rows = mapRows(table.rows(), (r) => r.map((cell, i) => (i === statusAt ? statusWords(cell) : cell)));
       await sheet({ name: "Your rows", columns: await yourRowsColumns(snapshot, table.header, table.inputWidth), rows });
@@ -146,7 +146,7 @@ export async function writeWorkbook(snapshot: ReportSnapshot, input: WorkbookInp
         ? { rows: PRINTED_ADDRESS_ROWS, footer: `Printed: the first ${PRINTED_ADDRESS_ROWS} of ${n(rows)} rows (every row: ${a.csv}); clear the print area to print all` }
         : undefined;
       if (note) await sheet(note);
-      else await sheet({ name: a.sheet, ...a.spec(snapshot, scope, input.goodRating, scaleOf(input.summary)), print });
+      else await sheet({ name: a.sheet, ...a.spec(snapshot, scope, judgingOfReport(input.summary), scaleOf(input.summary)), print });
     }
     await workbook.finish();
   };
@@ -222,7 +222,7 @@ function* summarySheetRows(input: WorkbookInput, result: WorkbookResult, limit: 
     for (const r of s.releases[lookup])
       yield ["Provenance", `${LOOKUP_SPECS[lookup].label} data`, `${releaseWords(r)}: ${n(r.addresses)} addresses`, null, null];
   yield ["Provenance", "Attribution of the API's data", s.attribution, null, null];
-  yield ["Provenance", "Thresholds", `decent ${T.decentDown}/${T.decentUp} Mbit/s down/up; superfast ${T.superfast}, ultrafast ${T.ultrafast}, gigabit ${n(T.gigabit)} Mbit/s down; good mobile rating ${ratingWords(scaleOf(s), s.goodRating)} or more (${SCALES[scaleOf(s)].title})`, null, null];
+  yield ["Provenance", "Thresholds", `decent ${T.decentDown}/${T.decentUp} Mbit/s down/up; superfast ${T.superfast}, ultrafast ${T.ultrafast}, gigabit ${n(T.gigabit)} Mbit/s down; mobile ${thresholdWords(judgingOfReport(s))}`, null, null];
   const area = input.groups?.area;
   if (area)
     yield ["Provenance", "Area file", `${area.path}: ${n(area.matched)} postcodes matched, ${n(area.unmatched)} not in it (grouped as (unmatched))`, null, null];
@@ -235,16 +235,27 @@ function* summarySheetRows(input: WorkbookInput, result: WorkbookResult, limit: 
   }
   if (nothingToCompare && s.changes)
     yield ["Changes", "Compared with", "nothing yet: these are the first answers stored for these postcodes; a later run that fetches them again shows what changed", null, null];
-  for (const [term, meaning] of DEFINITIONS(s.goodRating, scaleOf(s))) yield ["Definitions", term, meaning, null, null];
+  for (const [term, meaning] of DEFINITIONS(judgingOfReport(s))) yield ["Definitions", term, meaning, null, null];
 }
 
-function DEFINITIONS(good: number, scale: MobileScale): [string, string][] {
+/** "good coverage: Likely (4) (Ofcom's current 0/3/4 scale)"; both scales name themselves. */
+function thresholdWords(judging: MobileJudging): string {
+  return judging.length === 1 ? `${goodCoverageWords(judging)} (${SCALES[judging[0]!.scale].title})` : goodCoverageWords(judging);
+}
+
+function scaleDefinitions({ scale, goodRating }: MobileJudging[number]): [string, string][] {
+  return [
+    ["Mobile scale", SCALES[scale].title],
+    ...SCALES[scale].values.map((v): [string, string] => [`Mobile rating ${ratingName(scale, v.rating)}`, `${ratingWords(scale, v.rating)}${v.rating >= goodRating ? " (good)" : ""}`]),
+  ];
+}
+
+function DEFINITIONS(judging: MobileJudging): [string, string][] {
   return [
     ["No data", "the address's best predicted download is -1 (\"no prediction\") or absent; shown as -1 (none)"],
     ["Below decent", `under ${T.decentDown} Mbit/s down or ${T.decentUp} Mbit/s up (the Universal Service Obligation)`],
     ["At least superfast / ultrafast / gigabit", `at least ${T.superfast} / ${T.ultrafast} / ${n(T.gigabit)} Mbit/s down (Ofcom); the counts nest: at least superfast includes ultrafast and gigabit`],
-    ["Mobile scale", SCALES[scale].title],
-    ...SCALES[scale].values.map((v): [string, string] => [`Mobile rating ${v.rating}`, `${ratingWords(scale, v.rating)}${v.rating >= good ? " (good)" : ""}`]),
+    ...judging.flatMap(scaleDefinitions),
     ["Total notspot", "no provider has a good rating at the address"],
     ["Partial notspot", "some providers have a good rating, but not all"],
     ["Shares", "of the addresses the lookup returned (in that group, for the Groups sheet)"],
@@ -272,13 +283,14 @@ function groupColumns(groups: GroupSet): SheetColumn[] {
     { heading: "Mobile addresses", note: "MobileAddresses", width: 12, style: COUNT },
     ...figureColumns("mobile"),
     ...groupEstimateSheetColumns(groups),
+    ...groupScaleHeader(groups).map((c): SheetColumn => ({ heading: c, width: c === "MobileScaleReading" ? 40 : 12, style: c === "MobileScaleReading" ? TEXT : COUNT })),
   ];
 }
 
 function groupRows(groups: GroupSet): unknown[][] {
   return groups.rows.map((row) => {
     const figures = (lookup: Lookup) => groups.figures.filter((f) => f.lookup === lookup).flatMap((f) => [row.counts[f.column], groupShare(row, f)]);
-    return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...figures("broadband"), row.mobileAddresses, ...figures("mobile"), ...groupEstimateValues(groups, row)];
+    return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...figures("broadband"), row.mobileAddresses, ...figures("mobile"), ...groupEstimateValues(groups, row), ...groupScaleCells(groups, row)];
   });
 }
 
@@ -306,16 +318,16 @@ function broadbandColumns(scope: ReportScope): SheetColumn[] {
   return [...ADDRESS(scope), ...SPEED_FIELDS.map((f) => column(f, scope, 8, SPEED)), column("Tier", scope, 12, TEXT)];
 }
 
-function mobileColumns(scope: ReportScope, scale: MobileScale, good: number): SheetColumn[] {
-  const words = SCALES[scale].values.map((v) => ratingWords(scale, v.rating)).join("; ");
-  const ratings = mobileFields(scope.providers).map((f) => ({ ...column(f, scope, 4, COUNT), note: `${f} (${SCALES[scale].title}; good is ${good} or more): ${words}` }));
+function mobileColumns(scope: ReportScope, judging: MobileJudging): SheetColumn[] {
+  const words = judging.map(({ scale }) => `${judging.length > 1 ? `${SCALES[scale].title}: ` : ""}${SCALES[scale].values.map((v) => ratingWords(scale, v.rating)).join("; ")}`).join(". ");
+  const ratings = mobileFields(scope.providers).map((f) => ({ ...column(f, scope, 4, COUNT), note: `${f} (${judging.length === 1 ? `${SCALES[judging[0]!.scale].title}; ` : ""}${goodCoverageWords(judging)}): ${words}` }));
   return [...ADDRESS(scope), ...ratings, ...goodColumns(scope.providers).map((g) => column(g.column, scope, 4, TEXT))];
 }
 
 /** The mobile rows with their ratings as numbers again (the workbook colours them) and the good cells as text. */
-function mobileRows(snapshot: ReportSnapshot, goodRating: number): RowBatches<unknown[]> {
+function mobileRows(snapshot: ReportSnapshot): RowBatches<unknown[]> {
   const ratings = mobileFields(snapshot.scope.providers).length;
-  return mapRows(snapshot.mobileAddresses(goodRating), ([postcode, uprn, address, cells]) => {
+  return mapRows(snapshot.mobileAddresses(), ([postcode, uprn, address, cells]) => {
     const values: unknown[] = cells.split(",");
     for (let i = 0; i < ratings; i++) values[i] = values[i] === "" ? null : Number(values[i]);
     return [postcode, uprn, address, ...values];

@@ -59,10 +59,42 @@ export function ratingLabel(scale: MobileScale, rating: number): string {
   return SCALES[scale].values.find((v) => v.rating === rating)?.label ?? `rating ${rating}`;
 }
 
-/** "4 Likely: you are likely to have coverage": a rating with its label and meaning. */
+/** "Likely (4)": Ofcom's label with the rating, as the reports name a rating. */
+export function ratingName(scale: MobileScale, rating: number): string {
+  const v = SCALES[scale].values.find((x) => x.rating === rating);
+  return v ? `${v.label} (${v.rating})` : `rating ${rating}`;
+}
+
+/** "Likely (4): you are likely to have coverage": a rating with its label and meaning. */
 export function ratingWords(scale: MobileScale, rating: number): string {
   const v = SCALES[scale].values.find((x) => x.rating === rating);
-  return v ? `${v.rating} ${v.label}: ${v.meaning}` : `${rating} (not used on ${SCALES[scale].title})`;
+  return v ? `${ratingName(scale, rating)}: ${v.meaning}` : `${rating} (not used on ${SCALES[scale].title})`;
+}
+
+/** One scale the figures read, with the rating at or above which an answer on it is good coverage. */
+export interface ScaleGood {
+  scale: MobileScale;
+  goodRating: number;
+}
+/** How the figures judge answers: one entry when every answer is read on one scale, one per scale when each keeps its own. */
+export type MobileJudging = readonly ScaleGood[];
+
+/** "Green (3) or Enhanced (4)": the scale's ratings that count as good coverage. */
+export function goodRatingsWords({ scale, goodRating }: ScaleGood): string {
+  const names = SCALES[scale].values.filter((v) => v.rating >= goodRating).map((v) => ratingName(scale, v.rating));
+  if (names.length === 0) return `rating ${goodRating} or more`;
+  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
+}
+
+/** "Likely (4)"; with both scales, each scale's words after its name. */
+export function goodJudgingWords(judging: MobileJudging): string {
+  if (judging.length === 1) return goodRatingsWords(judging[0]!);
+  return judging.map((j) => `${goodRatingsWords(j)} on ${SCALES[j.scale].title}`).join("; ");
+}
+
+/** "good coverage: Likely (4)": the threshold as a sentence. */
+export function goodCoverageWords(judging: MobileJudging): string {
+  return `good coverage: ${goodJudgingWords(judging)}`;
 }
 
 /** The scale's values with its label, highest (best) first: legends and chart bins. */
@@ -96,7 +128,14 @@ export interface ScaleDecision {
   releases: { release: string | null; scale: MobileScale; ratings: number; legacyRatings: number }[];
   /** a change of scale seen between an answer's versions (changes.csv), when the current answers alone show none */
   seenChange?: ScaleChange | undefined;
+  /**
+   * one: every answer is on `scale`; each: the answers' releases are on both scales and each answer
+   * is judged on its own release's scale; forced: --mobile-scale reads every answer on `scale`.
+   */
+  reading: ScaleReading;
 }
+
+export type ScaleReading = "one" | "each" | "forced";
 
 /** Two releases on different scales, older first. */
 export interface ScaleChange {
@@ -121,10 +160,65 @@ function evidenceWords(e: ScaleEvidence): string {
  */
 export function decideScale(choice: MobileScaleChoice, evidence: readonly ScaleEvidence[]): ScaleDecision {
   const releases = evidence.map((e) => ({ ...e, scale: scaleOfRatings(e) }));
-  if (choice !== "auto") return { scale: choice, reason: `--mobile-scale ${choice}: ${SCALES[choice].title}, as asked`, releases };
+  if (choice !== "auto") return { scale: choice, reason: `--mobile-scale ${choice}: ${SCALES[choice].title}, as asked`, releases, reading: "forced" };
   const newest = evidence[evidence.length - 1];
-  if (!newest || newest.ratings === 0) return { scale: "current", reason: `no mobile ratings: ${SCALES.current.title}, as the service runs today`, releases };
-  return { scale: scaleOfRatings(newest), reason: evidenceWords(newest), releases };
+  if (!newest || newest.ratings === 0) return { scale: "current", reason: `no mobile ratings: ${SCALES.current.title}, as the service runs today`, releases, reading: "one" };
+  const rated = releases.filter((r) => r.ratings > 0);
+  if (rated.some((r) => r.scale !== rated[0]!.scale)) return { scale: scaleOfRatings(newest), reason: eachScaleWords(rated), releases, reading: "each" };
+  return { scale: scaleOfRatings(newest), reason: evidenceWords(newest), releases, reading: "one" };
+}
+
+/** Why each answer keeps its own scale: the releases on each. */
+function eachScaleWords(rated: readonly { release: string | null; scale: MobileScale }[]): string {
+  const on = (scale: MobileScale) => `${rated.filter((r) => r.scale === scale).map((r) => releaseName(r.release)).join(", ")} on ${SCALES[scale].title}`;
+  return `the answers come from releases on both scales (${on("legacy")}; ${on("current")}): each answer is judged on its own release's scale`;
+}
+
+/**
+ * How the figures read the answers, when that needs saying: "each answer judged on its own
+ * release's scale" when they combine both, the forced scale under --mobile-scale; null when every
+ * answer is on the one scale the figures read.
+ */
+export function scaleReadingWords(decision: Pick<ScaleDecision, "scale" | "reading">): string | null {
+  if (decision.reading === "each") return "each answer judged on its own release's scale";
+  if (decision.reading === "forced") return `every answer read on ${SCALES[decision.scale].title}, as --mobile-scale ${decision.scale} forces`;
+  return null;
+}
+
+/** The scales the figures judge answers on, oldest scale first, each with its good rating (--good-rating when given). */
+export function judgingOf(decision: Pick<ScaleDecision, "scale" | "reading">, given: number | undefined): MobileJudging {
+  const scales: MobileScale[] = decision.reading === "each" ? ["legacy", "current"] : [decision.scale];
+  return scales.map((scale) => ({ scale, goodRating: goodRatingOf(scale, given) }));
+}
+
+/**
+ * What the store needs to judge each answer: `all` reads every answer on one scale (a scope of one
+ * scale), else an answer is on the legacy scale when its release is one of `legacyReleases` (null:
+ * answers naming no release) and on the current scale otherwise; `good` is the good rating an
+ * answer on each scale is judged by (the forced scale's for both under --mobile-scale).
+ */
+export interface AnswerScales {
+  all: MobileScale | null;
+  legacyReleases: readonly (string | null)[];
+  good: Readonly<Record<MobileScale, number>>;
+}
+
+export function answerScalesOf(decision: ScaleDecision, given: number | undefined): AnswerScales {
+  const legacyReleases = decision.releases.filter((r) => r.ratings > 0 && r.scale === "legacy").map((r) => r.release);
+  if (decision.reading === "one") {
+    const good = goodRatingOf(decision.scale, given);
+    return { all: decision.scale, legacyReleases: [], good: { legacy: good, current: good } };
+  }
+  if (decision.reading === "forced") {
+    const good = goodRatingOf(decision.scale, given);
+    return { all: null, legacyReleases, good: { legacy: good, current: good } };
+  }
+  return { all: null, legacyReleases, good: { legacy: goodRatingOf("legacy", given), current: goodRatingOf("current", given) } };
+}
+
+/** Every answer judged at one good rating (tests and callers that give a number). */
+export function oneGoodRating(goodRating: number): AnswerScales {
+  return { all: "current", legacyReleases: [], good: { legacy: goodRating, current: goodRating } };
 }
 
 /** "the scale changed from Ofcom's earlier 0-4 scale (X) to Ofcom's current 0/3/4 scale (Y)", or null when every release has one scale. */

@@ -4,7 +4,7 @@
 // One class implements ReportSnapshot for every engine (src/store/sql/report/); everything here is typed
 // data, no SQL and no handle. Row streams are async iterables of batches (arrays of rows, up to
 // SNAPSHOT_BATCH_ROWS a batch): a report of 10M addresses awaits 40k times, not 10M.
-import type { ScaleEvidence } from "../spec/mobile-scales.js";
+import type { AnswerScales, MobileScale, ScaleEvidence } from "../spec/mobile-scales.js";
 import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
 import type { Premises } from "../spec/open-data.js";
@@ -134,7 +134,7 @@ export interface EnrichedRow {
   cells: string[];
   /** its postcode's figures: [display postcode, Status, ...the asked columns]; Status is "invalid" without a postcode, "uprn_not_found" when the property asked for is in no answer */
   figures: Cell[];
-  /** with a property asked for: down, up, tier, per provider indoor voice and data good (yes/no), then per provider indoor data and voice ratings */
+  /** with a property asked for: down, up, tier, per provider indoor voice and data good (yes/no), then per provider indoor data and voice ratings, then the good rating of the postcode's mobile answer */
   property: Cell[] | null;
 }
 
@@ -247,11 +247,12 @@ export interface ReportSnapshot {
   // ---- Preparing the postcode figures
   /**
    * Lists the scope's postcodes with each lookup's status (an answer a run needed but did not fetch
-   * is pending); with a good rating, also counts every postcode's addresses into its figures and
-   * copies the stored open data (PostcodeColumn). null: the list and statuses only (what the
-   * per-address files need).
+   * is pending); with the answers' scales, also judges each mobile answer on its scale, counts every
+   * postcode's addresses into its figures and copies the stored open data (PostcodeColumn); a
+   * number judges every answer at that good rating. null: the list and statuses only; `figures`
+   * false: the answers' scales without the figures (what the per-address files need).
    */
-  preparePostcodes(goodRating: number | null): Promise<void>;
+  preparePostcodes(judged: AnswerScales | number | null, figures?: boolean): Promise<void>;
   /** Keeps --area-file's rows of postcodes in scope (first row of a postcode wins) and gives those postcodes their coordinates. */
   loadArea(rows: AsyncIterable<readonly AreaRow[]>): Promise<AreaMatch>;
   /** Groups the postcodes (and, for a run, the input rows) per dimension; counts Addresses. Needs preparePostcodes(goodRating). */
@@ -268,8 +269,8 @@ export interface ReportSnapshot {
   releases(lookup: Lookup): Promise<Release[]>;
   /** Per mobile release behind the figures (in order of first fetch): its ratings and how many are 1 or 2 (the scale's evidence). */
   scaleEvidence(): Promise<ScaleEvidence[]>;
-  /** Per mobile field (names of mobileFields), per rating value: the scope's addresses holding it. */
-  ratingCounts(fields: readonly string[], values: readonly number[]): Promise<number[][]>;
+  /** Per mobile field (names of mobileFields), per rating value: the scope's addresses holding it (with `scale`, only those whose answer is on it). Needs preparePostcodes with the scales. */
+  ratingCounts(fields: readonly string[], values: readonly number[], scale?: MobileScale): Promise<number[][]>;
   /** Ofcom's open data against the API (null when the store holds no release). */
   openDataTotals(crossCheckPoints: number): Promise<OpenDataTotals | null>;
   /** Broadband addresses per tier and per MaxPredictedDown bin (bin i: down >= edges[i], below edges[i+1]; null: no data). */
@@ -286,10 +287,10 @@ export interface ReportSnapshot {
   openDataVsApi(): RowBatches<Cell[]>;
   /** Every broadband address of the scope, by postcode (display order) then UPRN. */
   broadbandAddresses(): RowBatches<BroadbandAddressRow>;
-  /** Every mobile address, same order; good is rating >= goodRating. */
-  mobileAddresses(goodRating: number): RowBatches<MobileAddressRow>;
+  /** Every mobile address, same order; good is a rating at or above the good rating of the answer's scale (preparePostcodes). */
+  mobileAddresses(): RowBatches<MobileAddressRow>;
   /** The run's input rows in input order with their postcode's figures (enriched.csv); with `property` (the --uprn-column index), the property's own. */
-  enrichedRows(columns: readonly PostcodeColumn[], goodRating: number, property: { index: number } | null): RowBatches<EnrichedRow>;
+  enrichedRows(columns: readonly PostcodeColumn[], property: { index: number } | null): RowBatches<EnrichedRow>;
   /** The most cells an input row of the run has (a row may be wider than the header). */
   widestInputRow(): Promise<number>;
   /** The longest text of each of the first `width` input cells (the workbook's column widths); null where none. */

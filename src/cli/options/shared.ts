@@ -53,13 +53,13 @@ export const SHARED_OPTIONS = {
   mobileScale: option({
     type: "string",
     default: "auto",
-    help: "the mobile rating scale the reports read: auto (a release with any rating 1 or 2 is legacy, otherwise current), current (Ofcom's 0/3/4: None, Limited, Likely; good is 4) or legacy (0-4: Clear ... Enhanced; good is 3)",
+    help: "the mobile rating scale the reports read: auto (a release with any rating 1 or 2 is legacy, otherwise current; each answer is judged on its own release's scale), current (Ofcom's 0/3/4: None (0), Limited (3), Likely (4); good coverage: Likely (4)) or legacy (0-4: Clear (0) ... Enhanced (4); good coverage: Green (3) or Enhanced (4)) for every answer",
     parse: oneOf<MobileScaleChoice>(...MOBILE_SCALE_CHOICES),
   }),
   /** batch, report */
   goodRating: option({
     type: "number",
-    help: `mobile ratings at or above this are good coverage (${RATING_MIN + 1}-${RATING_MAX}; default the scale's own: 4 Likely on the current scale, 3 Green on the legacy one)`,
+    help: `mobile ratings at or above this are good coverage (${RATING_MIN + 1}-${RATING_MAX}; default the scale's own: Likely (4) on the current scale, Green (3) on the legacy one)`,
     // the range is the report's own check (a ReportError naming it); here only the form
     parse: (raw, name): number | undefined => {
       if (raw === undefined) return undefined;

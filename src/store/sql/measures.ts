@@ -1,8 +1,9 @@
 // The definitions of src/figures/definitions.ts and measures.ts as SQL over one address row, so
 // that every figure is counted by SQLite in one pass (per postcode, then summed) instead of rows
-// travelling to JavaScript. Mobile expressions compare with the bound parameter @good (the
-// --good-rating, which PostgreSQL's dialect.ts binds as $n). Standard SQL (CASE, COUNT, IN,
-// COALESCE): both engines take these as they are.
+// travelling to JavaScript. Mobile expressions compare a rating with `good`: the report passes its
+// postcode table's MobileGood, the good rating of that postcode's answer on its own scale (a bound
+// @good, which PostgreSQL's dialect.ts binds as $n, where one rating judges every answer).
+// Standard SQL (CASE, COUNT, IN, COALESCE): both engines take these as they are.
 import { mobileField, type Channel, type Location, type SpeedField, type Variant } from "../../spec/fields.js";
 import { TIER_RULES, type Tier } from "../../figures/definitions.js";
 import { BROADBAND_COUNTS, PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type ProviderMetric, type SpreadMetric } from "../../figures/measures.js";
@@ -39,15 +40,17 @@ export function broadbandMeasures(tier: string): Measure[] {
   return BROADBAND_COUNTS.map(({ column, tiers }) => ({ column, when: `${tier} IN (${tiers.map((t) => `'${t}'`).join(", ")})` }));
 }
 
-const good = (rating: string) => `${rating} >= @good`;
-const notGood = (rating: string) => `${rating} < @good`;
+/** The good rating of the address's answer: a column of the postcode table or a bound parameter. */
+export const BOUND_GOOD = "@good";
 
 /**
  * Mobile counts: per provider, then across providers. A missing rating (a provider added after the
  * address was fetched) is unknown: SQL's three-valued logic counts the address only where the
  * ratings present decide the answer.
  */
-export function mobileMeasures(alias: string, providers: readonly string[]): Measure[] {
+export function mobileMeasures(alias: string, providers: readonly string[], goodRating = BOUND_GOOD): Measure[] {
+  const good = (rating: string) => `${rating} >= ${goodRating}`;
+  const notGood = (rating: string) => `${rating} < ${goodRating}`;
   const f = (p: string, channel: Channel, location: Location, variant: Variant = "") =>
     `${alias}.${mobileField(p, channel, location, variant)}`;
   const perProvider: Measure[] = providers.flatMap((p) => {
@@ -78,9 +81,9 @@ export function mobileMeasures(alias: string, providers: readonly string[]): Mea
   return [...perProvider, ...SPREAD_METRICS.map((metric) => ({ column: metric, when: across[metric] }))];
 }
 
-/** `yes`/`no` for a rating against @good; empty when the rating is missing. */
-export function goodSql(rating: string): string {
-  return `(CASE WHEN ${rating} IS NULL THEN '' WHEN ${rating} >= @good THEN 'yes' ELSE 'no' END)`;
+/** `yes`/`no` for a rating against the answer's good rating; empty when the rating is missing. */
+export function goodSql(rating: string, goodRating: string): string {
+  return `(CASE WHEN ${rating} IS NULL THEN '' WHEN ${rating} >= ${goodRating} THEN 'yes' ELSE 'no' END)`;
 }
 
 export const count = (m: Measure) => `COUNT(CASE WHEN ${m.when} THEN 1 END) AS ${m.column}`;

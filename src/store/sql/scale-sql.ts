@@ -2,7 +2,8 @@
 // the scope's answers name, how many ratings its addresses hold and how many of them are 1 or 2.
 // Standard SQL: both engines run it as it is (PostgreSQL's order and casts passed in).
 import { mobileFields } from "../../spec/fields.js";
-import { LEGACY_ONLY_RATINGS } from "../../spec/mobile-scales.js";
+import { LEGACY_ONLY_RATINGS, MOBILE_SCALES, type MobileScale } from "../../spec/mobile-scales.js";
+import { MOBILE_SCALE_COLUMN } from "../../figures/postcode-columns.js";
 
 /** `postcodeTable` is the snapshot's scope; `order` is appended to ORDER BY's text keys (PostgreSQL's byte order). */
 export function scaleEvidenceSql(postcodeTable: string, providers: readonly string[], order = ""): string {
@@ -16,10 +17,11 @@ export function scaleEvidenceSql(postcodeTable: string, providers: readonly stri
            GROUP BY l.dataset ORDER BY MIN(l.fetched_at${order}), l.dataset${order}`;
 }
 
-/** One row: per field, per value, the addresses in scope whose field holds that rating (column `c<field index>_<value index>`). */
-export function ratingCountsSql(postcodeTable: string, fields: readonly string[], values: readonly number[]): string {
+/** One row: per field, per value, the addresses in scope (with `scale`, whose answer is on it) whose field holds that rating (column `c<field index>_<value index>`). */
+export function ratingCountsSql(postcodeTable: string, fields: readonly string[], values: readonly number[], scale?: MobileScale): string {
   const cells = fields.flatMap((f, i) => values.map((v, j) => `COUNT(CASE WHEN m.${f} = ${Number(v)} THEN 1 END) AS c${i}_${j}`));
-  return `SELECT ${cells.join(", ")} FROM ${postcodeTable} s JOIN mobile_addresses m ON m.postcode = s.postcode`;
+  const on = scale === undefined ? "" : ` WHERE s.${MOBILE_SCALE_COLUMN} = '${MOBILE_SCALES.find((x) => x === scale)!}'`;
+  return `SELECT ${cells.join(", ")} FROM ${postcodeTable} s JOIN mobile_addresses m ON m.postcode = s.postcode${on}`;
 }
 
 /** The counts of ratingCountsSql's row, per field then value. */

@@ -1,7 +1,8 @@
 // 6. Definitions, and what the run did: requests, failures, pending postcodes.
 import type { Lookup } from "../../../spec/fields.js";
 import { SPEED_THRESHOLDS as T } from "../../../figures/definitions.js";
-import { ratingLabel, SCALES } from "../../../spec/mobile-scales.js";
+import { goodJudgingWords, ratingWords, SCALES, type MobileScale } from "../../../spec/mobile-scales.js";
+import { judgingOfSummary, scaleMixWords } from "../../scale-figures.js";
 import type { OutcomeCounts } from "../../../spec/counts.js";
 import { section } from "../figure.js";
 import { escapeHtml, formatCount, formatCounted, formatShare, formatTime } from "../format.js";
@@ -46,10 +47,13 @@ function definitions(data: HtmlReportData): string {
 function mobileScaleTerms(data: HtmlReportData): [string, string][] {
   const m = data.summary.mobile;
   if (!m) return [];
-  const scale = SCALES[m.scale];
+  const judging = judgingOfSummary(m);
+  const words = (scale: MobileScale) => `${SCALES[scale].title}: ${SCALES[scale].values.map((v) => ratingWords(scale, v.rating)).join("; ")}`;
+  const mix = scaleMixWords(m);
   return [
-    ["Mobile ratings", `${scale.title}: ${scale.values.map((v) => `${v.rating} ${v.label} (${v.meaning})`).join(", ")}. Used because: ${m.scaleReason}.`],
-    ["Good mobile coverage", `a rating of ${m.goodRating} (${ratingLabel(m.scale, m.goodRating)}) or more.`],
+    ["Mobile ratings", `${judging.map((j) => words(j.scale)).join(". ")}. Used because: ${m.scaleReason}.`],
+    ["Good mobile coverage", `${goodJudgingWords(judging)}.`],
+    ...(mix ? [["Two scales", `${mix}.`] as [string, string]] : []),
     ...(m.scaleChange ? [["Change of scale", `${m.scaleChange}.`] as [string, string]] : []),
   ];
 }

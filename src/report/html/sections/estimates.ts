@@ -7,7 +7,7 @@ import { table } from "../tables.js";
 import { estimateBasis, estimateKey, estimateLabels, intervalText, type EstimatesSummary } from "../../estimate-summary.js";
 import { groupFigures } from "../../groups.js";
 import type { Interval } from "../../estimates.js";
-import { scaleOf, type Summary } from "../../summary.js";
+import { judgingOfReport, type Summary } from "../../summary.js";
 import { LOOKUP_SPECS } from "../../../spec/lookups.js";
 import type { Lookup } from "../../../spec/fields.js";
 import { byLocale, naturalOrder } from "../../../figures/name-order.js";
@@ -19,7 +19,7 @@ export function showsEstimates(s: Summary): s is Summary & { estimates: Estimate
 
 export function estimatesSection(s: Summary & { estimates: EstimatesSummary }, title: string): string {
   const e = s.estimates;
-  const labels = estimateLabels(s.providers, s.goodRating, scaleOf(s));
+  const labels = estimateLabels(s.providers, judgingOfReport(s));
   const basis = Object.entries(e.lookups).map(
     ([l, f]) => `${LOOKUP_SPECS[l as Lookup].label}: ${estimateBasis({ answeredPostcodes: f.answeredPostcodes, postcodes: e.postcodes, exact: f.exact })}.`,
   );
@@ -40,7 +40,7 @@ const points = (x: number) => Math.round(1000 * x) / 10;
 function estimatesFigure(s: Summary & { estimates: EstimatesSummary }): string {
   const e = s.estimates;
   // the chart names each share briefly (the Groups headings); the table beside, in full
-  const heading = new Map(groupFigures(s.providers, s.goodRating, scaleOf(s)).map((f) => [estimateKey(f.column), f.heading]));
+  const heading = new Map(groupFigures(s.providers, judgingOfReport(s)).map((f) => [estimateKey(f.column), f.heading]));
   const shown = CHARTED.map((key) => [key, e.shares[key]] as const).filter((kv): kv is readonly [(typeof CHARTED)[number], Interval & { estimate: number }] => kv[1]?.estimate != null);
   const title = "Estimated shares of all addresses of the list, with their 95% intervals";
   return figure({
@@ -83,7 +83,7 @@ const GROUPS_CHARTED = 20;
  * voice total notspots) with their 95% intervals as error bars, and a table of every group's headline estimates.
  */
 function groupEstimateFigures(s: Summary & { estimates: EstimatesSummary }): string[] {
-  const heading = new Map(groupFigures(s.providers, s.goodRating, scaleOf(s)).map((f) => [estimateKey(f.column), f.heading]));
+  const heading = new Map(groupFigures(s.providers, judgingOfReport(s)).map((f) => [estimateKey(f.column), f.heading]));
   const keys = ["belowSuperfast", "indoorVoiceTotalNotspot"].filter((k) => k in s.estimates.shares);
   const charted = keys[0];
   if (charted === undefined) return [];

@@ -7,7 +7,8 @@ import { formatCount, formatCounted, formatShare, shareValue } from "../format.j
 import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
 import type { HtmlReportData } from "../types.js";
-import { ratingLabel } from "../../../spec/mobile-scales.js";
+import { goodJudgingWords } from "../../../spec/mobile-scales.js";
+import { judgingOfSummary, scaleMixWords } from "../../scale-figures.js";
 import { ratingsFigure } from "./mobile-ratings.js";
 
 const n = formatCount;
@@ -25,7 +26,9 @@ export function mobileSection(data: HtmlReportData, title: string): string {
   if (!m) return section("mobile", title, paragraph("This run did not ask for the mobile lookup (--lookups), so there are no mobile figures."));
   if (m.addresses === 0)
     return section("mobile", title, paragraph(`No mobile addresses: none of the ${formatCounted(data.summary.postcodes.unique, "postcode")} has an address in the mobile answers.`, "empty"));
-  return section("mobile", title, goodFigure(data) + ratingsFigure(data) + notspotsFigure(data) + needs4gFigure(data));
+  const mix = scaleMixWords(m);
+  const mixNote = mix === null ? "" : paragraph(`These figures combine answers on two scales: ${mix}.`, "scale-mix");
+  return section("mobile", title, mixNote + goodFigure(data) + ratingsFigure(data) + notspotsFigure(data) + needs4gFigure(data));
 }
 
 function goodFigure(data: HtmlReportData): string {
@@ -44,7 +47,7 @@ function goodFigure(data: HtmlReportData): string {
   const worst = voice[voice.length - 1]!;
   return figure({
     id: "mobile-good",
-    title: `Addresses with good coverage (rating ${m.goodRating} ${ratingLabel(m.scale, m.goodRating)} or better), per provider`,
+    title: `Addresses with good coverage (${goodJudgingWords(judgingOfSummary(m))}), per provider`,
     reading:
       voice.length === 1
         ? `${best.p} has good indoor voice at ${formatShare(best.good, m.addresses)} of addresses.`

@@ -23,9 +23,9 @@ export function inputRows(q: SqlSession, runId: number): RowBatches<InputRow> {
 }
 
 /** The run's input rows in input order, each padded to the widest row's cells, with its postcode's figures (and its property's). */
-export async function* enrichedRows(q: SqlSession, scope: ReportScope, columns: readonly string[], goodRating: number, property: { index: number } | null): RowBatches<EnrichedRow> {
+export async function* enrichedRows(q: SqlSession, scope: ReportScope, columns: readonly string[], property: { index: number } | null): RowBatches<EnrichedRow> {
   const width = Math.max(scope.inputColumns.length, await widestRow(q, scope.runId));
-  const query = enrichedRowsQuery(q.dialect, scope, POSTCODE_TABLE, columns, goodRating, property, width);
+  const query = enrichedRowsQuery(q.dialect, scope, POSTCODE_TABLE, columns, property, width);
   for await (const batch of q.stream(query.sql, query.params)) yield batch.map((row: Cell[]) => query.toRow(row));
 }
 

@@ -4,9 +4,10 @@
 // snapshot makes its temporary tables when it opens (PostgreSQL refuses CREATE once the
 // transaction is read only) and fills them as the reports ask.
 import type { Lookup } from "../../../spec/fields.js";
+import { oneGoodRating, type AnswerScales } from "../../../spec/mobile-scales.js";
 import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js";
 import { COORDINATE_COLUMNS } from "../../../figures/coordinates.js";
-import { countColumns, DOWNLOAD_RANGE_COLUMNS, openDataColumns } from "../../../figures/postcode-columns.js";
+import { countColumns, DOWNLOAD_RANGE_COLUMNS, MOBILE_GOOD_COLUMN, MOBILE_SCALE_COLUMN, openDataColumns, SCALE_ADDRESSES_COLUMN } from "../../../figures/postcode-columns.js";
 import type { ReportScope } from "../../snapshot.js";
 import { broadbandMeasures, count, downloadWithDataSql, mobileMeasures, tierSql } from "../measures.js";
 import type { SqlSession } from "../session.js";
@@ -34,6 +35,7 @@ export async function createTemporaryTables(q: SqlSession, scope: ReportScope): 
   const postcodes = `display ${d.byteText} PRIMARY KEY, postcode TEXT NOT NULL UNIQUE,
        BroadbandStatus TEXT NOT NULL, MobileStatus TEXT NOT NULL, Status TEXT,
        BroadbandAddresses ${d.integerType}, MobileAddresses ${d.integerType}, Addresses ${d.integerType}, ${figures.join(", ")},
+       ${MOBILE_SCALE_COLUMN} TEXT, ${MOBILE_GOOD_COLUMN} ${d.integerType}, ${Object.values(SCALE_ADDRESSES_COLUMN).map((c) => `${c} ${d.integerType}`).join(", ")},
        ${COORDINATE_COLUMNS.map((c) => `${c} ${d.doubleType}`).join(", ")}`;
   const statements = [
     ...d.temporaryTable(POSTCODE_TABLE, postcodes, true),
@@ -43,15 +45,35 @@ export async function createTemporaryTables(q: SqlSession, scope: ReportScope): 
   for (const statement of statements) await q.exec(statement);
 }
 
-/** The table's rows (statuses only without a good rating; with one, every figure). */
-export async function preparePostcodeTable(q: SqlSession, scope: ReportScope, goodRating: number | null): Promise<void> {
+/** The table's rows (statuses only without the answers' scales; with them, every figure unless `figures` is false; a number judges every answer at that rating). */
+export async function preparePostcodeTable(q: SqlSession, scope: ReportScope, judged: AnswerScales | number | null, figures = true): Promise<void> {
   await q.exec(`DELETE FROM ${POSTCODE_TABLE}`);
   const fill = postcodeRowsSql(scope, POSTCODE_TABLE, q.dialect.displayPostcode);
   await q.exec(fill.insert, scope.kind === "run" ? { runId: scope.runId } : {});
   await q.exec(fill.status);
-  if (goodRating === null) return;
-  await countPostcodeFigures(q, scope, goodRating);
+  if (judged === null) return;
+  if (scope.lookups.includes("mobile")) await fillMobileScales(q, typeof judged === "number" ? oneGoodRating(judged) : judged);
+  if (!figures) return;
+  await countPostcodeFigures(q, scope);
   await fillOpenDataColumns(q, scope);
+}
+
+/**
+ * Each postcode's mobile answer's scale (its release's) and the good rating it is judged by, set
+ * before any figure is counted, so that every figure judges each answer on its own scale.
+ */
+async function fillMobileScales(q: SqlSession, judged: AnswerScales): Promise<void> {
+  const good = `CASE ${MOBILE_SCALE_COLUMN} WHEN 'legacy' THEN ${Number(judged.good.legacy)} ELSE ${Number(judged.good.current)} END`;
+  if (judged.all !== null) {
+    await q.exec(`UPDATE ${POSTCODE_TABLE} SET ${MOBILE_SCALE_COLUMN} = '${judged.all}'`);
+  } else {
+    const named = judged.legacyReleases.filter((r): r is string => r !== null);
+    const params = Object.fromEntries(named.map((r, i) => [`legacy${i}`, r]));
+    const tests = [...(named.length > 0 ? [`l.dataset IN (${named.map((_, i) => `@legacy${i}`).join(", ")})`] : []), ...(judged.legacyReleases.includes(null) ? ["l.dataset IS NULL"] : [])];
+    const scale = tests.length > 0 ? `CASE WHEN ${tests.join(" OR ")} THEN 'legacy' ELSE 'current' END` : "'current'";
+    await q.exec(`UPDATE ${POSTCODE_TABLE} AS s SET ${MOBILE_SCALE_COLUMN} = ${scale} FROM lookups l WHERE l.postcode = s.postcode AND l.lookup = 'mobile'`, params);
+  }
+  await q.exec(`UPDATE ${POSTCODE_TABLE} SET ${MOBILE_GOOD_COLUMN} = ${good}`);
 }
 
 /** Copies each postcode's figures (all premises, or residential) from the stored open data. */
@@ -73,7 +95,7 @@ async function fillOpenDataColumns(q: SqlSession, scope: ReportScope): Promise<v
  * times an address, not once), and tells SQLite the rows come in postcode order (measured at 50,000
  * postcodes: 0.6–0.85 s of CPU against 1.0–1.5 s).
  */
-async function countPostcodeFigures(q: SqlSession, scope: ReportScope, goodRating: number): Promise<void> {
+async function countPostcodeFigures(q: SqlSession, scope: ReportScope): Promise<void> {
   const d = q.dialect;
   const requested = (l: Lookup) => scope.lookups.includes(l);
   if (requested("broadband")) {
@@ -89,15 +111,16 @@ async function countPostcodeFigures(q: SqlSession, scope: ReportScope, goodRatin
     );
   }
   if (requested("mobile")) {
-    const measures = mobileMeasures("m", scope.providers);
+    const measures = mobileMeasures("m", scope.providers, `s2.${MOBILE_GOOD_COLUMN}`);
     await q.exec(
       `UPDATE ${POSTCODE_TABLE} AS s SET MobileAddresses = a.n, ${measures.map((m) => `${m.column} = a.${m.column}`).join(", ")}
        FROM (SELECT ${d.groupKey("s2", "m")} AS postcode, COUNT(*) AS n, ${measures.map(count).join(", ")}
                FROM ${POSTCODE_TABLE} s2 ${d.orderedJoin} mobile_addresses m ON m.postcode = s2.postcode
               GROUP BY ${d.groupKey("s2", "m")}) a
        WHERE a.postcode = s.postcode`,
-      { good: goodRating },
     );
+    const onScale = (scale: string) => `CASE WHEN ${MOBILE_SCALE_COLUMN} = '${scale}' THEN COALESCE(MobileAddresses, 0) ELSE 0 END`;
+    await q.exec(`UPDATE ${POSTCODE_TABLE} SET ${Object.entries(SCALE_ADDRESSES_COLUMN).map(([scale, c]) => `${c} = ${onScale(scale)}`).join(", ")}`);
   }
 }
 

@@ -3,7 +3,7 @@
 // cells, and the enriched rows' query.
 import { mobileField } from "../../../spec/fields.js";
 import { goodColumns } from "../../../figures/measures.js";
-import { UPRN_NOT_FOUND } from "../../../figures/postcode-columns.js";
+import { MOBILE_GOOD_COLUMN, UPRN_NOT_FOUND } from "../../../figures/postcode-columns.js";
 import type { Cell, EnrichedRow, ReportScope } from "../../snapshot.js";
 import type { Dialect } from "../dialect.js";
 import { goodSql, tierSql } from "../measures.js";
@@ -26,7 +26,7 @@ export function propertyFoundSql(d: Dialect, scope: ReportScope, index: number):
   return { named: `trim(COALESCE(${d.cell("r.cells", index)}, '')) <> ''`, found: found.length > 0 ? `(${found.join(" OR ")})` : d.falseSql };
 }
 
-/** The property's cells: down, up, tier, the good yes/no cells, then each provider's indoor data and voice ratings. */
+/** The property's cells: down, up, tier, the good yes/no cells, each provider's indoor data and voice ratings, then the good rating of its answer (postcode table f). */
 function propertySelectSql(scope: ReportScope): string {
   const bb = scope.lookups.includes("broadband");
   const mb = scope.lookups.includes("mobile");
@@ -35,8 +35,9 @@ function propertySelectSql(scope: ReportScope): string {
     bb ? "pb.MaxPredictedDown" : "NULL",
     bb ? "pb.MaxPredictedUp" : "NULL",
     bb ? `CASE WHEN pb.uprn IS NULL THEN NULL ELSE ${tierSql("pb")} END` : "NULL",
-    ...goodColumns(scope.providers).map((g) => (mb ? `CASE WHEN pm.uprn IS NULL THEN NULL ELSE ${goodSql(`pm.${g.rating}`)} END` : "NULL")),
+    ...goodColumns(scope.providers).map((g) => (mb ? `CASE WHEN pm.uprn IS NULL THEN NULL ELSE ${goodSql(`pm.${g.rating}`, `f.${MOBILE_GOOD_COLUMN}`)} END` : "NULL")),
     ...ratings.map((r) => (mb ? `pm.${r}` : "NULL")),
+    mb ? `f.${MOBILE_GOOD_COLUMN}` : "NULL",
   ].join(", ");
 }
 
@@ -49,7 +50,6 @@ export function enrichedRowsQuery(
   scope: ReportScope,
   postcodeTable: string,
   columns: readonly string[],
-  goodRating: number,
   property: { index: number } | null,
   width: number,
 ): { sql: string; params: Record<string, unknown>; toRow: (row: Cell[]) => EnrichedRow } {
@@ -60,7 +60,7 @@ export function enrichedRowsQuery(
   const sql = `SELECT r.cells, f.display, ${status}${columns.map((c) => `, f.${c}`).join("")}${property ? `, ${propertySelectSql(scope)}` : ""}
                  FROM run_rows r LEFT JOIN ${postcodeTable} f ON f.postcode = r.postcode ${property ? propertyJoinSql(d, scope, property.index) : ""}
                 WHERE r.run_id = @runId ORDER BY r.line`;
-  const params = property && scope.lookups.includes("mobile") ? { runId: scope.runId, good: goodRating } : { runId: scope.runId };
+  const params = { runId: scope.runId };
   const figureCells = 2 + columns.length;
   const toRow = ([cells, ...rest]: Cell[]): EnrichedRow => {
     const input = JSON.parse(cells as string) as string[];

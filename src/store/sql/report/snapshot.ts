@@ -6,9 +6,9 @@
 import { SPEED_FIELDS, mobileFields, type Lookup } from "../../../spec/fields.js";
 import { LOOKUP_SPECS } from "../../../spec/lookups.js";
 import type { OutcomeCounts } from "../../../spec/counts.js";
-import type { ScaleEvidence } from "../../../spec/mobile-scales.js";
+import type { AnswerScales, MobileScale, ScaleEvidence } from "../../../spec/mobile-scales.js";
 import { goodColumns } from "../../../figures/measures.js";
-import { RELEASE_COLUMN, STATUS_COLUMN } from "../../../figures/postcode-columns.js";
+import { MOBILE_GOOD_COLUMN, RELEASE_COLUMN, STATUS_COLUMN } from "../../../figures/postcode-columns.js";
 import { COORDINATE_COLUMNS } from "../../../figures/coordinates.js";
 import {
   batchesOf,
@@ -94,8 +94,8 @@ export class SqlReportSnapshot implements ReportSnapshot {
     return this.scope.lookups.includes(lookup);
   }
 
-  async preparePostcodes(goodRating: number | null): Promise<void> {
-    await preparePostcodeTable(this.q, this.scope, goodRating);
+  async preparePostcodes(judged: AnswerScales | number | null, figures = true): Promise<void> {
+    await preparePostcodeTable(this.q, this.scope, judged, figures);
   }
 
   async loadArea(rows: AsyncIterable<readonly AreaRow[]>): Promise<AreaMatch> {
@@ -153,9 +153,9 @@ export class SqlReportSnapshot implements ReportSnapshot {
     return rows.map((r) => ({ release: r.release, ratings: Number(r.ratings), legacyRatings: Number(r.legacy) }));
   }
 
-  async ratingCounts(fields: readonly string[], values: readonly number[]): Promise<number[][]> {
+  async ratingCounts(fields: readonly string[], values: readonly number[], scale?: MobileScale): Promise<number[][]> {
     if (!this.has("mobile") || fields.length === 0) return fields.map(() => values.map(() => 0));
-    const row = await this.q.get<Record<string, unknown>>(ratingCountsSql(POSTCODE_TABLE, fields, values));
+    const row = await this.q.get<Record<string, unknown>>(ratingCountsSql(POSTCODE_TABLE, fields, values, scale));
     return ratingCountsOf(row ?? undefined, fields, values);
   }
 
@@ -208,20 +208,19 @@ export class SqlReportSnapshot implements ReportSnapshot {
   }
 
   /** Each address's MobileCells: its ratings, then per provider its good cells, as one text. */
-  mobileAddresses(goodRating: number): RowBatches<MobileAddressRow> {
+  mobileAddresses(): RowBatches<MobileAddressRow> {
     if (!this.has("mobile")) return batchesOf([]);
     const { providers } = this.scope;
-    const cells = [...mobileFields(providers).map((f) => `m.${f}`), ...goodColumns(providers).map((g) => goodSql(`m.${g.rating}`))];
+    const cells = [...mobileFields(providers).map((f) => `m.${f}`), ...goodColumns(providers).map((g) => goodSql(`m.${g.rating}`, `s.${MOBILE_GOOD_COLUMN}`))];
     return this.q.stream(
       `SELECT s.display, CAST(m.uprn AS TEXT), m.address, ${this.q.dialect.joinCells(cells)}
          FROM ${POSTCODE_TABLE} s ${this.q.dialect.orderedJoin} mobile_addresses m ON m.postcode = s.postcode
         ORDER BY s.display, m.uprn`,
-      { good: goodRating },
     ) as unknown as RowBatches<MobileAddressRow>;
   }
 
-  enrichedRows(columns: readonly string[], goodRating: number, property: { index: number } | null): RowBatches<EnrichedRow> {
-    return enrichedRows(this.q, this.scope, columns, goodRating, property);
+  enrichedRows(columns: readonly string[], property: { index: number } | null): RowBatches<EnrichedRow> {
+    return enrichedRows(this.q, this.scope, columns, property);
   }
 
   widestInputRow(): Promise<number> {
