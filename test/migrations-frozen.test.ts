@@ -22,11 +22,12 @@ const RELEASED: Record<string, { migrations: readonly string[]; checksums: reado
       "3fd4cc3f19feaf14",
       "c478d634d45c4e16",
       "1a376a0b41976a6d",
+      "8c8f94efcad0aaba",
     ],
   },
   postgres: {
     migrations: PG_MIGRATIONS,
-    checksums: ["a36f6352f7ba09a2", "dee0af053475609c", "0e7fc5c8fcfeabde", "baf5f3789800b05d"],
+    checksums: ["a36f6352f7ba09a2", "dee0af053475609c", "0e7fc5c8fcfeabde", "baf5f3789800b05d", "2ad0b8779b02b357"],
   },
 };
 
