@@ -16,7 +16,8 @@ import { CliError, declareOptions, runCli } from "./run-cli.js";
 runCli({
   name: "status",
   usage: "$0 [--db PATH]\n\nPrints the last runs recorded in the database and what it holds.",
-  options: (y) => declareOptions(y, STATUS_OPTIONS),
+  // test hook: put this process's clock off, as a machine with a wrong clock has it
+  options: (y) => declareOptions(y, STATUS_OPTIONS).option("clock-offset-ms", { type: "number", hidden: true }),
   run: async (argv) => {
     const o = parseTable(STATUS_OPTIONS, argv);
     if (!isPostgresUrl(o.db) && !existsSync(o.db)) throw new CliError(`no database at ${o.db} (run a batch first, or give --db PATH)`);
@@ -27,7 +28,8 @@ runCli({
       throw new CliError((err as Error).message);
     }
     try {
-      const now = Date.now();
+      // a team's leases are written on the database server's clock: liveness is judged on it, not on this machine's
+      const now = (await store.leases.serverNow()) ?? Date.now() + (argv.clockOffsetMs ?? 0);
       const status = await store.status.database(o.runs, now);
       const running = await runningProgress(store, now);
       const releases = await store.status.releases();

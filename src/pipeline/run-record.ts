@@ -44,7 +44,9 @@ export class RunSoFar {
 export async function startRun(run: OpenedRun): Promise<number> {
   const { store, config, log } = run;
   await store.answers.prepareProviders(config.providers);
-  const abandoned = await store.runs.abandonOrphans(nowIso(run), run.clock.now());
+  // a run a stopped server left running is judged on the server's own clock, read now (a test's replayed time stays)
+  const nowMs = run.clock.replayed ? run.clock.now() : ((await store.leases.serverNow()) ?? run.clock.now());
+  const abandoned = await store.runs.abandonOrphans(new Date(nowMs).toISOString(), nowMs);
   if (abandoned > 0) log.warn(`${abandoned} earlier run(s) had been killed; their finished answers are kept and this run resumes`);
   await expireAnswers(store, config.retention, run.clock.now(), log);
   return store.runs.create({

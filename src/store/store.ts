@@ -85,7 +85,8 @@ export interface RunStore {
   checkpoint(runId: number, counts: Pick<RunCounts, "requests" | "retries" | "throttled">): Promise<void>;
   /**
    * Marks 'abandoned' every running run whose lease is no longer live (expired, released, or its
-   * holder on this host is gone), with its counts as they stand; returns how many.
+   * holder on this host is gone), with its counts as they stand; returns how many. On PostgreSQL
+   * `nowMs` is the server's time (`leases.serverNow`): the clock every lease was written on.
    */
   abandonOrphans(at: string, nowMs: number): Promise<number>;
   /** Final state of the run's postcode × lookup pairs: what it needed but did not fetch is pending. */
@@ -301,6 +302,7 @@ export interface OpenDataWriter {
 
 /** What `npm run status` reads. */
 export interface StatusStore {
+  /** A running run whose lease is not live at `nowMs` (on PostgreSQL the server's time) is shown abandoned, as the next batch records it. */
   database(recentRuns: number, nowMs: number): Promise<DatabaseStatus>;
   /** The newest run still running, with counts from its plan and answers; null when none. */
   running(): Promise<RunningProgress | null>;
