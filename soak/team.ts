@@ -16,7 +16,7 @@ import { runBatchProcess, type BatchExit } from "./batch-process.js";
 import { compareReports, type Mismatch } from "./compare.js";
 import { readReports } from "./files.js";
 import { buildSoakInput } from "./input.js";
-import { pauseTrial, skewTrial } from "./team-steps.js";
+import { pauseReadingTrial, pauseTrial, skewTrial } from "./team-steps.js";
 import { RATE_WINDOW_MS, SOAK_FAULTS, type SoakProfile } from "./profile.js";
 
 const MACHINES = 3;
@@ -143,14 +143,15 @@ export async function teamStep(o: { root: string; work: string; profile: SoakPro
     const want = readReports(join(cleanDir, "out"));
     const mismatches = finals.flatMap((f, m) => compareReports(readReports(join(f.dir, "out")), want).map((x) => ({ ...x, check: `machine ${m}: ${x.check}` })));
     say(`team: ${mismatches.length} mismatches between the machines' report sets and the fault-free run's`);
-    const trials = { root, work, profile, key: o.key, env, args, database, sql, pairs, quota, rate, simSeed, say };
+    const trials = { root, work, inputPath, profile, key: o.key, env, args, database, sql, pairs, quota, rate, simSeed, say };
     const pause = await pauseTrial(trials);
+    const pauseReading = await pauseReadingTrial(trials);
     const skew = await skewTrial(trials);
-    problems.push(...pause.problems, ...skew.problems);
+    problems.push(...pause.problems, ...pauseReading.problems, ...skew.problems);
     return {
       problems,
       mismatches,
-      figures: { ...pause.figures, ...skew.figures, machines: MACHINES, killsPerMachine: KILLS, runs, pairs, quota, requests: total, faults, throttled: c.throttled, share429, quotaExceeded: c.quotaExceeded, repeats, mismatches: mismatches.length },
+      figures: { ...pause.figures, ...pauseReading.figures, ...skew.figures, machines: MACHINES, killsPerMachine: KILLS, runs, pairs, quota, requests: total, faults, throttled: c.throttled, share429, quotaExceeded: c.quotaExceeded, repeats, mismatches: mismatches.length },
     };
   } finally {
     server.stop();
