@@ -4,8 +4,8 @@
 // each machine's report set must equal a fault-free run's (on SQLite), the simulator must have
 // answered no more than 0.5% 429s and no 403 (the machines' shared --monthly-quota is the
 // simulator's quota), and no pair may have been fetched twice beyond requests in flight at a kill.
-// Then two trials (team-steps.ts): a machine paused past its lease and resumed, and machines whose
-// clocks are off.
+// Then three trials (team-steps.ts): a machine paused past its lease and resumed, the same while it
+// reads its input, and machines whose clocks are off.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
