@@ -1,8 +1,10 @@
 // The team step's two further machines' trials, each on a database of its own on the step's server
 // and a quota-limited simulator without faults (so that every request beyond one per pair is a 429
 // or a repeat): a machine stopped past its lease (SIGSTOP) while another finishes, then resumed
-// (SIGCONT); and machines whose clocks are off (an hour ahead, 30 s behind) beside a right one.
-import { readFileSync } from "node:fs";
+// (SIGCONT); the same while it reads its input; and machines whose clocks are off (an hour ahead,
+// 30 s behind) beside a right one.
+import { spawnSync } from "node:child_process";
+import { createWriteStream, existsSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { startSimulator, type Simulator } from "../src/simulator/index.js";
@@ -15,6 +17,8 @@ const LEASE_TTL_MS = 3_000;
 export interface TeamTrialContext {
   root: string;
   work: string;
+  /** the list every machine reads */
+  inputPath: string;
   profile: SoakProfile;
   key: string;
   env: NodeJS.ProcessEnv;
@@ -39,12 +43,14 @@ export interface TrialResult {
 const simulator = (c: TeamTrialContext): Promise<Simulator> =>
   startSimulator({ seed: c.simSeed, key: c.key, rateLimit: c.profile.serverLimit, rateWindowMs: RATE_WINDOW_MS, quota: c.quota });
 
-function machine(c: TeamTrialContext, url: string, name: string, simUrl: string, extra: string[], onStart?: (pgid: number) => void): Promise<BatchExit> {
+function machine(c: TeamTrialContext, url: string, name: string, simUrl: string, extra: string[], onStart?: (pgid: number) => void, input?: string): Promise<BatchExit> {
   const dir = join(c.work, name);
+  const args = c.args(url, join(dir, "out"), simUrl, ["--rate", String(c.rate), "--monthly-quota", String(c.quota), "--lease-ttl-ms", String(LEASE_TTL_MS), ...extra]);
   return runBatchProcess(
     {
       root: c.root,
-      args: c.args(url, join(dir, "out"), simUrl, ["--rate", String(c.rate), "--monthly-quota", String(c.quota), "--lease-ttl-ms", String(LEASE_TTL_MS), ...extra]),
+      // another input in place of the list's (the value after --in)
+      args: input === undefined ? args : args.map((a, i) => (args[i - 1] === "--in" ? input : a)),
       env: c.env,
       logPath: `${dir}.log`,
       ...(onStart ? { onStart } : {}),
@@ -112,6 +118,57 @@ export async function pauseTrial(c: TeamTrialContext): Promise<TrialResult> {
       problems.push(`pause: ${again} requests repeated a pair, more than B's ${probes} probes and the ${aUnstored} A sent without storing the answer`);
     if (sim.counters.quotaExceeded > 0) problems.push(`pause: the simulator answered ${sim.counters.quotaExceeded} requests 403: the quota was passed`);
     return { problems, figures: { pauseRequestsAtStop: atStop, pauseAfterResume: afterResume, pauseRepeats: again, pauseUnstored: aUnstored, pauseProbes: probes, pauseExit: resumed.code, pause403: sim.counters.quotaExceeded } };
+  } finally {
+    await sim.close();
+  }
+}
+
+/**
+ * SIGSTOP a machine while it reads its input (a named pipe the trial writes half of), past its
+ * lease, while another runs the list; then SIGCONT it and write the rest. A machine that lost its
+ * lease while reading writes nothing: no input rows, no requests, no report set; its run's row
+ * says so, with exit 4.
+ */
+export async function pauseReadingTrial(c: TeamTrialContext): Promise<TrialResult> {
+  const url = c.database("soak_pause_reading");
+  const sim = await simulator(c);
+  const problems: string[] = [];
+  const pipe = join(c.work, "pause-reading.fifo");
+  const made = spawnSync("mkfifo", [pipe], { encoding: "utf8" });
+  if (made.status !== 0) throw new Error(`mkfifo: ${made.stderr.trim()}`);
+  try {
+    const lines = readFileSync(c.inputPath, "utf8").split("\n");
+    const half = Math.ceil(lines.length / 2);
+    let pgid = 0;
+    const paused = machine(c, url, "pause-reading-a", sim.url, [], (g) => (pgid = g), pipe);
+    const writer = createWriteStream(pipe);
+    writer.write(lines.slice(0, half).join("\n") + "\n");
+    // its run's row is made before it reads: from then on it is reading
+    while (Number(c.sql("soak_pause_reading", "SELECT count(*) FROM runs") || 0) < 1) await sleep(20);
+    await sleep(200);
+    process.kill(-pgid, "SIGSTOP");
+    await sleep(LEASE_TTL_MS + 500);
+    // B's reports are not this trial's: without them its 3 s lease is not at the mercy of a busy machine's report stage
+    const other = await machine(c, url, "pause-reading-b", sim.url, ["--no-reports"]);
+    const beforeResume = sim.counters.total;
+    process.kill(-pgid, "SIGCONT");
+    writer.end(lines.slice(half).join("\n"));
+    const resumed = await paused;
+    const afterResume = sim.counters.total - beforeResume;
+    const aRows = Number(c.sql("soak_pause_reading", "SELECT count(*) FROM run_rows WHERE run_id = (SELECT MIN(id) FROM runs)"));
+    const aRun = c.sql("soak_pause_reading", "SELECT state || ' ' || exit_code || ' ' || input_rows FROM runs WHERE id = (SELECT MIN(id) FROM runs)");
+    const aReports = existsSync(join(c.work, "pause-reading-a", "out", "enriched.csv"));
+    c.say(
+      `team pause while reading: machine A stopped while reading for ${LEASE_TTL_MS + 500} ms; B ended with exit ${other.code}; A resumed and ended with exit ${resumed.code} ` +
+        `(${afterResume} requests after SIGCONT, ${aRows} input rows kept, run row "${aRun}", report set ${aReports ? "written" : "not written"})`,
+    );
+    if (other.code !== 0) problems.push(`pause while reading: the machine that took over ended with exit ${other.code ?? other.signal}`);
+    if (resumed.code !== 4) problems.push(`pause while reading: the resumed machine ended with exit ${resumed.code ?? resumed.signal}, not 4 (lease lost)`);
+    if (afterResume > 0) problems.push(`pause while reading: the resumed machine sent ${afterResume} requests`);
+    if (aRows > 0) problems.push(`pause while reading: the resumed machine kept ${aRows} input rows`);
+    if (aRun !== "stopped 4 0") problems.push(`pause while reading: the resumed machine's run row says "${aRun}", not "stopped 4 0"`);
+    if (aReports) problems.push("pause while reading: the resumed machine wrote a report set");
+    return { problems, figures: { pauseReadingExit: resumed.code, pauseReadingRows: aRows, pauseReadingRequests: afterResume } };
   } finally {
     await sim.close();
   }

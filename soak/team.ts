@@ -4,8 +4,8 @@
 // each machine's report set must equal a fault-free run's (on SQLite), the simulator must have
 // answered no more than 0.5% 429s and no 403 (the machines' shared --monthly-quota is the
 // simulator's quota), and no pair may have been fetched twice beyond requests in flight at a kill.
-// Then two trials (team-steps.ts): a machine paused past its lease and resumed, and machines whose
-// clocks are off.
+// Then three trials (team-steps.ts): a machine paused past its lease and resumed, the same while it
+// reads its input, and machines whose clocks are off.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,7 +16,7 @@ import { runBatchProcess, type BatchExit } from "./batch-process.js";
 import { compareReports, type Mismatch } from "./compare.js";
 import { readReports } from "./files.js";
 import { buildSoakInput } from "./input.js";
-import { pauseTrial, skewTrial } from "./team-steps.js";
+import { pauseReadingTrial, pauseTrial, skewTrial } from "./team-steps.js";
 import { RATE_WINDOW_MS, SOAK_FAULTS, type SoakProfile } from "./profile.js";
 
 const MACHINES = 3;
@@ -143,14 +143,15 @@ export async function teamStep(o: { root: string; work: string; profile: SoakPro
     const want = readReports(join(cleanDir, "out"));
     const mismatches = finals.flatMap((f, m) => compareReports(readReports(join(f.dir, "out")), want).map((x) => ({ ...x, check: `machine ${m}: ${x.check}` })));
     say(`team: ${mismatches.length} mismatches between the machines' report sets and the fault-free run's`);
-    const trials = { root, work, profile, key: o.key, env, args, database, sql, pairs, quota, rate, simSeed, say };
+    const trials = { root, work, inputPath, profile, key: o.key, env, args, database, sql, pairs, quota, rate, simSeed, say };
     const pause = await pauseTrial(trials);
+    const pauseReading = await pauseReadingTrial(trials);
     const skew = await skewTrial(trials);
-    problems.push(...pause.problems, ...skew.problems);
+    problems.push(...pause.problems, ...pauseReading.problems, ...skew.problems);
     return {
       problems,
       mismatches,
-      figures: { ...pause.figures, ...skew.figures, machines: MACHINES, killsPerMachine: KILLS, runs, pairs, quota, requests: total, faults, throttled: c.throttled, share429, quotaExceeded: c.quotaExceeded, repeats, mismatches: mismatches.length },
+      figures: { ...pause.figures, ...pauseReading.figures, ...skew.figures, machines: MACHINES, killsPerMachine: KILLS, runs, pairs, quota, requests: total, faults, throttled: c.throttled, share429, quotaExceeded: c.quotaExceeded, repeats, mismatches: mismatches.length },
     };
   } finally {
     server.stop();

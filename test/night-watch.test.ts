@@ -110,6 +110,33 @@ describe("--ping-url", () => {
     expect(silent.pings.map((p) => p.path)).toEqual(["/ping/5f1a-uuid/start", "/ping/5f1a-uuid/0"]);
   }, 60_000);
 
+  test("a night refused before it starts (missing key file, bad option value) pings /1 and writes its metrics with the refusal's reason", async () => {
+    const m = await monitor();
+    const dir = tempDir();
+    const prom = join(dir, "night.prom");
+    const common = ["--in", input(dir), "--base-url", "http://127.0.0.1:9", "--db", join(dir, "c.sqlite"), "--out", join(dir, "out"), "--quiet", "--ping-url", m.url, "--metrics-file", prom];
+    const refusals = [
+      { args: ["--key-file", join(dir, "no-such-keys")], says: /--key-file .*no such file/ },
+      { args: ["--concurrency", "lots"], says: /--concurrency/ },
+    ];
+    for (const [i, refusal] of refusals.entries()) {
+      const r = await spawnCli("batch", [...common, ...refusal.args]).done;
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(refusal.says);
+      expect(m.pings.slice(i * 2).map((p) => p.path)).toEqual(["/ping/5f1a-uuid/start", "/ping/5f1a-uuid/1"]);
+      expect(m.pings.at(-1)!.body).toMatch(refusal.says);
+      const families = parsePrometheusText(readFileSync(prom, "utf8"));
+      expect(family(families, "last_run_exit_code").samples[0]!.value).toBe(1);
+      expect(family(families, "last_run_stop_reason").samples[0]!.labels).toEqual({ reason: "config" });
+      rmSync(prom);
+    }
+    // an unreadable --in is refused inside the batch: heard the same way, with its own reason
+    const unreadable = await spawnCli("batch", [...common.map((a) => (a.endsWith("in.csv") ? join(dir, "missing.csv") : a))], { env: { COVERAGE_API_KEY: DEFAULT_KEY } }).done;
+    expect(unreadable.code).toBe(1);
+    expect(m.pings.at(-1)!.path).toBe("/ping/5f1a-uuid/1");
+    expect(family(parsePrometheusText(readFileSync(prom, "utf8")), "last_run_stop_reason").samples[0]!.labels).toEqual({ reason: "input" });
+  }, 60_000);
+
   test("targets keep the URL's query; a body is cut from the front to what a monitor keeps", () => {
     expect(pingTarget(new URL("https://hc-ping.com/abc/?rid=1"), "start").href).toBe("https://hc-ping.com/abc/start?rid=1");
     expect(pingTarget(new URL("https://hc-ping.com/abc"), 2).href).toBe("https://hc-ping.com/abc/2");

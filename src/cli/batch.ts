@@ -10,14 +10,21 @@ const PING_LINES = 20;
 import { buildConfig, ENV, type BatchFlags } from "./batch-config.js";
 import { BATCH_OPTIONS } from "./batch-options.js";
 import { runBatch, type BatchDeps } from "../pipeline/batch.js";
+import type { BatchConfig } from "../pipeline/config.js";
+import { parseTable } from "./options/engine.js";
 import { shiftedClock } from "../pipeline/team-clock.js";
 import { systemClock } from "../fetch/clock.js";
 import { EXIT_CODE_HELP } from "../pipeline/exit-code.js";
 import { declareOptions, runCli } from "./run-cli.js";
 import { simulatedApi } from "./simulated-api.js";
 
+type TestHooks = { backoffBaseMs?: number; rateWindowMs?: number; leaseTtlMs?: number; pingTimeoutMs?: number; clockOffsetMs?: number };
+
+/** The options a night's monitors need, parsed before the rest: a refusal of any other is still heard. */
+const WATCH_OPTIONS = { pingUrl: BATCH_OPTIONS.pingUrl, metricsFile: BATCH_OPTIONS.metricsFile, db: BATCH_OPTIONS.db };
+
 /** The yargs definitions, from the declarations, and two hidden test hooks. */
-export function declareBatchOptions(y: Argv): Argv<BatchFlags & { backoffBaseMs?: number; rateWindowMs?: number; leaseTtlMs?: number; pingTimeoutMs?: number; clockOffsetMs?: number }> {
+export function declareBatchOptions(y: Argv): Argv<BatchFlags & TestHooks> {
   y = declareOptions(y, BATCH_OPTIONS);
   // test hooks: shorten backoffs, the rate window, the lease's time to live and the ping's timeout
   // in child-process tests; put this process's clock off (the soak's machine with a wrong clock)
@@ -47,18 +54,26 @@ runCli({
       tail,
     );
     routeProcessWarnings(logger);
-    const config = buildConfig(argv, process.env, (m) => logger.security(m));
-    const deps: BatchDeps = {
-      logger,
-      handleSignals: true,
-      isTTY: process.stderr.isTTY === true,
-      ...(argv.backoffBaseMs !== undefined ? { backoff: { baseMs: argv.backoffBaseMs, capMs: argv.backoffBaseMs * 60 } } : {}),
-      ...(argv.rateWindowMs !== undefined ? { rateWindowMs: argv.rateWindowMs } : {}),
-      ...(argv.leaseTtlMs !== undefined ? { leaseTtlMs: argv.leaseTtlMs } : {}),
-      ...(argv.clockOffsetMs !== undefined ? { clock: shiftedClock(systemClock, argv.clockOffsetMs) } : {}),
-      ...(config.simulate ? { api: simulatedApi(config.providers, { release: config.simulateRelease }) } : {}),
-    };
-    const watch = { pingUrl: config.pingUrl, metricsFile: config.metricsFile, db: config.db, ...(argv.pingTimeoutMs !== undefined ? { pingTimeoutMs: argv.pingTimeoutMs } : {}) };
-    return watchNight(watch, logger, () => runBatch(config, deps));
+    // the monitor's options first: every refusal after them, a bad option or a missing key file too, is heard
+    const watched = parseTable(WATCH_OPTIONS, argv, process.env);
+    const watch = { ...watched, ...(argv.pingTimeoutMs !== undefined ? { pingTimeoutMs: argv.pingTimeoutMs } : {}) };
+    return watchNight(watch, logger, async () => {
+      const config = buildConfig(argv, process.env, (m) => logger.security(m));
+      return runBatch(config, batchDeps(argv, config, logger));
+    });
   },
 });
+
+/** What the batch runs with beside its config: the logger, signals, the hidden test hooks, --simulate's API. */
+function batchDeps(argv: TestHooks, config: BatchConfig, logger: BatchDeps["logger"]): BatchDeps {
+  return {
+    logger,
+    handleSignals: true,
+    isTTY: process.stderr.isTTY === true,
+    ...(argv.backoffBaseMs !== undefined ? { backoff: { baseMs: argv.backoffBaseMs, capMs: argv.backoffBaseMs * 60 } } : {}),
+    ...(argv.rateWindowMs !== undefined ? { rateWindowMs: argv.rateWindowMs } : {}),
+    ...(argv.leaseTtlMs !== undefined ? { leaseTtlMs: argv.leaseTtlMs } : {}),
+    ...(argv.clockOffsetMs !== undefined ? { clock: shiftedClock(systemClock, argv.clockOffsetMs) } : {}),
+    ...(config.simulate ? { api: simulatedApi(config.providers, { release: config.simulateRelease }) } : {}),
+  };
+}

@@ -10,6 +10,7 @@ import { quotaStatus } from "../plan/quota-status.js";
 import { ping, pingBody, PING_TIMEOUT_MS } from "../watch/ping.js";
 import { metricsText, writeMetricsFile, type NightFigures } from "../watch/metrics.js";
 import { oneLine } from "../errors.js";
+import { failureStopReason } from "./run-cli.js";
 
 export interface WatchOptions {
   pingUrl: URL | null;
@@ -33,7 +34,7 @@ export async function watchNight(o: WatchOptions, log: WatchedLogger, run: () =>
     failure = err;
   }
   const exitCode = result?.exitCode ?? 1;
-  if (o.metricsFile) await writeMetrics(o, log, await nightFigures(o, log, result, started, now()));
+  if (o.metricsFile) await writeMetrics(o, log, await nightFigures(o, log, { result, failure }, started, now()));
   if (o.pingUrl) {
     const lines = log.lastLines();
     // an unexpected failure is printed after this returns: the monitor gets its line too
@@ -58,8 +59,15 @@ async function writeMetrics(o: WatchOptions, log: WatchedLogger, figures: NightF
 }
 
 /** The night's figures from its result, its last logged outcome and the store's quota ledger. */
-async function nightFigures(o: WatchOptions, log: WatchedLogger, result: BatchResult | null, started: number, ended: number): Promise<NightFigures> {
-  const outcome = log.lastOutcome();
+async function nightFigures(
+  o: WatchOptions,
+  log: WatchedLogger,
+  { result, failure }: { result: BatchResult | null; failure: unknown },
+  started: number,
+  ended: number,
+): Promise<NightFigures> {
+  // a night refused by a throw (a bad option, a missing key file) logged no outcome: its reason is the refusal's
+  const outcome = failure === null ? log.lastOutcome() : { stopReason: failureStopReason(failure) };
   const requests: Record<string, number> = {};
   for (const [lookup, stats] of Object.entries(result?.stats ?? {})) requests[lookup] = stats.requests;
   const counts = result?.counts as (Record<string, unknown> & { pending?: number }) | null | undefined;

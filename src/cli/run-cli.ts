@@ -77,13 +77,20 @@ export function runCli<A>(spec: CliSpec<A>, args: readonly string[] = hideBin(pr
       process.exitCode = code;
     },
     (err: unknown) => {
-      if (err instanceof ConfigError) out.error(`${err.message} ${hint}`, "config");
-      else if (err instanceof UserError || isFileSystemError(err)) out.error((err as Error).message, "error");
+      const reason = failureStopReason(err);
+      if (reason === "config") out.error(`${(err as Error).message} ${hint}`, reason);
+      else if (reason === "error") out.error((err as Error).message, reason);
       // one line even for a bug: the message, never a stack trace (NODE_DEBUG-style detail is not for cron logs)
-      else out.error(`unexpected failure: ${err instanceof Error ? err.message : String(err)}`, "unexpected");
+      else out.error(`unexpected failure: ${err instanceof Error ? err.message : String(err)}`, reason);
       process.exitCode = 1;
     },
   );
+}
+
+/** The stop reason of a command that ends by throwing: a bad flag, something else its user can fix, or a bug. */
+export function failureStopReason(err: unknown): "config" | "error" | "unexpected" {
+  if (err instanceof ConfigError) return "config";
+  return err instanceof UserError || isFileSystemError(err) ? "error" : "unexpected";
 }
 
 async function main<A>(spec: CliSpec<A>, args: readonly string[]): Promise<number> {

@@ -19,7 +19,8 @@ runCli({
     ["$0", "the last runs, releases and quota of output/coverage.sqlite"],
     ["$0 --db postgres://ana@db.example.org/coverage --json", "the same for a shared PostgreSQL database, as JSON"],
   ],
-  options: (y) => declareOptions(y, STATUS_OPTIONS),
+  // test hook: put this process's clock off, as a machine with a wrong clock has it
+  options: (y) => declareOptions(y, STATUS_OPTIONS).option("clock-offset-ms", { type: "number", hidden: true }),
   run: async (argv) => {
     const o = parseTable(STATUS_OPTIONS, argv);
     if (databaseMissing(o.db)) throw new CliError(noDatabaseMessage(o.db));
@@ -30,7 +31,8 @@ runCli({
       throw new CliError((err as Error).message);
     }
     try {
-      const now = Date.now();
+      // a team's leases are written on the database server's clock: liveness is judged on it, not on this machine's
+      const now = (await store.leases.serverNow()) ?? Date.now() + (argv.clockOffsetMs ?? 0);
       const status = await store.status.database(o.runs, now);
       const running = await runningProgress(store, now);
       const releases = await store.status.releases(now);

@@ -8,15 +8,15 @@ import { REPORT_FILES } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet, type ReadPath } from "../report/read-paths.js";
 import { isFileSystemError, oneLine } from "../errors.js";
 import type { BatchConfig } from "./config.js";
-import { checkBeforeFetching } from "./check-stage.js";
+import { checkBeforeFetching, inputRefusal } from "./check-stage.js";
 import { EXIT } from "./exit-code.js";
 import { fetchStage } from "./fetch-stage.js";
 import { endRun, finishStage } from "./finish-stage.js";
 import { openRun } from "./open-stage.js";
 import { planStage } from "./plan-stage.js";
-import { openInputSource, readInputIntoRun, type InputSource } from "./read-stage.js";
+import { acceptInput, openInputSource, readInputIntoRun, type InputSource } from "./read-stage.js";
 import { reportStage } from "./report-stage.js";
-import { failBeforeFetching, failUnexpectedly, logCleanupFailure, RunSoFar, startRun } from "./run-record.js";
+import { endLeaseLostWhileReading, failBeforeFetching, failUnexpectedly, logCleanupFailure, RunSoFar, startRun } from "./run-record.js";
 import type { RunResources } from "./run-resources.js";
 import { refuse, type BatchDeps, type BatchResult, type OpenedRun } from "./run.js";
 import { recordMobileScales } from "./scale-stage.js";
@@ -52,10 +52,21 @@ async function runStages(run: OpenedRun, resources: RunResources, soFar: RunSoFa
   const { config } = run;
   const runId = await startRun(run);
   soFar.runId = runId;
-  const read = await readInputIntoRun(run.store, runId, input, config, run.deps, run.stop.stopAllSignal);
-  if (!read.ok) return await failBeforeFetching(run, soFar, runId, read.message, "input");
+  const staged = await readInputIntoRun(run.store, runId, input, config, run.deps, run.stop.stopAllSignal);
+  if (!staged.ok) return await failBeforeFetching(run, soFar, runId, staged.message, "input");
+  const { rows, ...read } = staged;
+  // the input's rows become the run's only once nothing refuses them, and only under its lease
+  const refusal = await inputRefusal(run, runId, read.shape).catch(async (err: unknown) => {
+    await rows.discard().catch(() => {});
+    throw err;
+  });
+  if (refusal) {
+    await rows.discard();
+    return await failBeforeFetching(run, soFar, runId, refusal.message, refusal.stopReason);
+  }
+  if (!(await acceptInput(run, rows))) return await endLeaseLostWhileReading(run, soFar, runId);
   soFar.read(read);
-  const problem = await checkBeforeFetching(run, runId, read.shape);
+  const problem = await checkBeforeFetching(run, runId);
   if (problem) return await failBeforeFetching(run, soFar, runId, problem.message, problem.stopReason);
   const planned = await planStage(run, runId, read);
   soFar.planned(planned.plan.postcodes);
@@ -63,8 +74,8 @@ async function runStages(run: OpenedRun, resources: RunResources, soFar: RunSoFa
   await recordMobileScales(run.store, config, run.stats.mobile, run.log);
   const finish = await finishStage(run, runId, read, planned);
   soFar.finished = true;
-  // A run that stopped before any answer (rejected key, wrong URL) replaces no reports.
-  const reportFailure = config.reports && finish.state !== "failed" ? await reportStage(run, runId) : null;
+  // A run that stopped before any answer (rejected key, wrong URL), or lost its lease, replaces no reports.
+  const reportFailure = config.reports && finish.state !== "failed" && !run.fence.knownLost ? await reportStage(run, runId) : null;
   return await endRun(run, soFar, runId, finish, reportFailure, planned);
 }
 

@@ -3,13 +3,19 @@
 import { inputShapeProblem, reportOptionsProblem, type InputShape } from "../report/check-options.js";
 import { nowIso, type OpenedRun } from "./run.js";
 
-/** Why the run cannot go on to fetch, and which stop reason says so; null: it can. */
-export async function checkBeforeFetching(run: OpenedRun, runId: number, shape: InputShape): Promise<{ message: string; stopReason: "input" | "options" } | null> {
+/** Why the input read cannot be the run's (the reports cannot hold it, or options name columns it lacks); null: it can. */
+export async function inputRefusal(run: OpenedRun, runId: number, shape: InputShape): Promise<{ message: string; stopReason: "input" | "options" } | null> {
   const { config } = run;
   const shapeProblem = config.reports ? inputShapeProblem(shape) : null;
   if (shapeProblem) return { message: shapeProblem, stopReason: "input" };
   const reportProblem = config.reports ? await reportOptionsProblem(run.store, runId, config) : null;
   if (reportProblem) return { message: reportProblem, stopReason: "options" };
+  return null;
+}
+
+/** Why the run, its input accepted, cannot go on to fetch; null: it can. */
+export async function checkBeforeFetching(run: OpenedRun, runId: number): Promise<{ message: string; stopReason: "input" } | null> {
+  const { config } = run;
   if (config.openData) {
     // loaded only when asked for: every other run starts without the zip reader
     const { importOpenData } = await import("./open-data-stage.js");

@@ -44,9 +44,11 @@ export async function endRun(run: OpenedRun, soFar: RunSoFar, runId: number, fin
   if (late) await recordExit(run, runId, (exitCode = late.code), (message = late.message), late.state);
   if (reportFailure) {
     // the run row was written before the reports: it takes the exit the process really ends with
-    exitCode = exitCode === EXIT.ok ? EXIT.error : exitCode;
+    // (a lease lost while they were written: the lost lease's)
+    const lost = run.fence.knownLost;
+    exitCode = lost ? EXIT.leaseLost : exitCode === EXIT.ok ? EXIT.error : exitCode;
     message = message ? `${message}; ${reportFailure}` : reportFailure;
-    stopReason ??= "reports";
+    stopReason = lost ? "lease_lost" : (stopReason ?? "reports");
     await recordExit(run, runId, exitCode, message);
   }
   soFar.ending = { exitCode, stopReason };

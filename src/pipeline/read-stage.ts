@@ -1,15 +1,19 @@
 // The input stage: every row of --in into the run's rows, rejects included. A signal while reading
 // keeps the rows read so far; an input error is returned as one line for the run to fail with.
 import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { InputError, openInput } from "../input/read-input.js";
-import type { Store } from "../store/store.js";
-import { storedRow } from "../store/types.js";
+import type { InputRowWriter, Store } from "../store/store.js";
+import { LeaseLostError, storedRow } from "../store/types.js";
 import type { Logger } from "../log/logger.js";
 import type { BatchConfig } from "./config.js";
 import type { InputShape } from "../report/check-options.js";
+import type { OpenedRun } from "./run.js";
 
 export type ReadResult = { ok: true; inputRows: number; rejects: number; shape: InputShape } | { ok: false; message: string };
+/** What reading returns: the rows read are staged (`rows`), not yet the run's, until `acceptInput`. */
+export type StagedRead = (Extract<ReadResult, { ok: true }> & { rows: InputRowWriter }) | Extract<ReadResult, { ok: false }>;
 
 /** --in, opened: what messages call it and its stream. */
 export interface InputSource {
@@ -23,6 +27,8 @@ export interface InputSource {
  */
 export async function openInputSource(config: Pick<BatchConfig, "in">, stdin: Readable | undefined): Promise<InputSource | { message: string }> {
   if (config.in === "-") return { source: "standard input", stream: stdin ?? process.stdin };
+  // a folder opens as a file does, and fails only at its first read: refused here, before the database
+  if ((await stat(config.in).catch(() => null))?.isDirectory()) return { message: `cannot read ${config.in}: it is a folder, not a file` };
   const stream = createReadStream(config.in);
   // Surface "no such file" as an input error instead of an unhandled stream error.
   const opened = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
@@ -40,7 +46,7 @@ export async function readInputIntoRun(
   config: Pick<BatchConfig, "column">,
   deps: { logger: Logger },
   stopped: AbortSignal,
-): Promise<ReadResult> {
+): Promise<StagedRead> {
   const rows = await store.inputRows.openWriter(runId);
   let inputRows = 0;
   let rejects = 0;
@@ -60,19 +66,41 @@ export async function readInputIntoRun(
       if (!row.postcode.ok) rejects++;
       await rows.add(storedRow(row));
     }
-    await rows.flush();
   } catch (err) {
-    if (stopped.aborted) {
-      await rows.flush();
-      return { ok: true, inputRows, rejects, shape };
+    // a signal keeps the rows read so far (a lost lease keeps none: acceptInput); a refusal none
+    if (!stopped.aborted) {
+      if (!(err instanceof InputError)) {
+        // the failure itself is what the run reports, not a failure to drop the staged rows after it
+        await rows.discard().catch(() => {});
+        throw err;
+      }
+      await rows.discard();
+      return { ok: false, message: err.message };
     }
-    if (err instanceof InputError) return { ok: false, message: err.message };
-    throw err;
   } finally {
     stopped.removeEventListener("abort", onStop);
     stream.destroy();
   }
-  return { ok: true, inputRows, rejects, shape };
+  return { ok: true, inputRows, rejects, shape, rows };
+}
+
+/**
+ * Commits the staged input rows to the run, in a transaction the database refuses unless the run's
+ * lease is still live: false (and nothing kept) when the lease is lost, before or at the commit.
+ */
+export async function acceptInput(run: Pick<OpenedRun, "fence" | "lease" | "clock">, rows: InputRowWriter): Promise<boolean> {
+  if (run.fence.lost) {
+    await rows.discard();
+    return false;
+  }
+  try {
+    await rows.accept({ id: run.lease.id, nowMs: run.clock.now() });
+    return true;
+  } catch (err) {
+    if (!(err instanceof LeaseLostError) && !run.fence.lost) throw err;
+    run.fence.writeRefused();
+    return false;
+  }
 }
 
 /** The widest row and the longest cell, found as the rows stream in. */

@@ -2,7 +2,8 @@
 import { storeError } from "../store/open-store.js";
 import { headlineLines, openFirstLine, writeReportsUnlessCurrent } from "../report/index.js";
 import { oneLine } from "../errors.js";
-import type { OpenedRun } from "./run.js";
+import { LeaseLostError } from "../store/types.js";
+import { leaseTtl, type OpenedRun } from "./run.js";
 
 /** Returns why the reports could not be written (the run then exits 1), or null. */
 export async function reportStage(run: OpenedRun, runId: number): Promise<string | null> {
@@ -21,6 +22,7 @@ export async function reportStage(run: OpenedRun, runId: number): Promise<string
     attribution: config.attribution,
     workbookRows: config.workbookRows,
     onWarning: (m: string) => log.warn(m),
+    beforeSwap: () => holdLeaseForSwap(run),
   };
   log.debug(`writing the reports to ${config.out}`, { event: "reports-start" });
   try {
@@ -44,4 +46,18 @@ export async function reportStage(run: OpenedRun, runId: number): Promise<string
     log.error(message, { event: "reports" });
     return `reports not written: ${oneLine(err)}`;
   }
+}
+
+/**
+ * A set is put in place only by a run that still holds its lease, as the database says: the lease is
+ * renewed (refused once it expired) just before the swap, which then has a whole time to live.
+ */
+async function holdLeaseForSwap(run: OpenedRun): Promise<void> {
+  const sentAt = run.fence.mark();
+  if (!run.fence.lost && (await run.store.leases.renew(run.lease.id, run.clock.now(), leaseTtl(run.deps)))) {
+    run.fence.renewed(sentAt);
+    return;
+  }
+  run.fence.lose("its renewal before the reports were put in place was refused: it expired (another batch may have taken over its work)");
+  throw new LeaseLostError(run.lease.id);
 }

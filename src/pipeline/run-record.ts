@@ -7,7 +7,7 @@ import type { FetchStats } from "../fetch/fetch-lookup.js";
 import { storeError } from "../store/open-store.js";
 import type { RunCounts, RunState } from "../store/types.js";
 import { oneLine } from "../errors.js";
-import { EXIT } from "./exit-code.js";
+import { decideExit, describeStop, EXIT } from "./exit-code.js";
 import { expireAnswers } from "./retention-stage.js";
 import { nowIso, refuse, spent, type BatchResult, type OpenedRun } from "./run.js";
 
@@ -44,7 +44,9 @@ export class RunSoFar {
 export async function startRun(run: OpenedRun): Promise<number> {
   const { store, config, log } = run;
   await store.answers.prepareProviders(config.providers);
-  const abandoned = await store.runs.abandonOrphans(nowIso(run), run.clock.now());
+  // a run a stopped server left running is judged on the server's own clock, read now (a test's replayed time stays)
+  const nowMs = run.clock.replayed ? run.clock.now() : ((await store.leases.serverNow()) ?? run.clock.now());
+  const abandoned = await store.runs.abandonOrphans(new Date(nowMs).toISOString(), nowMs);
   if (abandoned > 0) log.warn(`${abandoned} earlier run(s) had been killed; their finished answers are kept and this run resumes`);
   await expireAnswers(store, config.retention, run.clock.now(), log);
   return store.runs.create({
@@ -73,6 +75,25 @@ export async function failBeforeFetching(run: OpenedRun, soFar: RunSoFar, runId:
   run.log.error(message, { event: "failed", runId, exitCode: EXIT.error, stopReason });
   await run.store.runs.finish(runId, { endedAt: nowIso(run), state: "failed", exitCode: EXIT.error, message, counts: soFar.counts(run.stats) });
   return { exitCode: EXIT.error, runId, counts: null, stats: null };
+}
+
+/**
+ * The lease was lost while the input was read (a machine paused, another took over): nothing of the
+ * input was kept, nothing is fetched or reported, and the run's row says why.
+ */
+export async function endLeaseLostWhileReading(run: OpenedRun, soFar: RunSoFar, runId: number): Promise<BatchResult> {
+  soFar.finished = true;
+  const reason = run.stop.reasons.find((r) => r.kind === "lease_lost") ?? { kind: "lease_lost" as const, message: "the database refused its input under it" };
+  const { code, state } = decideExit([reason], 0, 0);
+  const message = `${describeStop(reason)}; its input was not kept and no reports were written`;
+  soFar.ending = { exitCode: code, stopReason: "lease_lost" };
+  run.log.result(`run ${runId} ended, exit ${code}: ${message}`, { event: "summary", runId, exitCode: code, stopped: message, stopReason: "lease_lost" });
+  try {
+    await run.store.runs.finish(runId, { endedAt: nowIso(run), state, exitCode: code, message, counts: soFar.counts(run.stats) });
+  } catch (err) {
+    run.log.warn(`cannot record the run's end in ${run.config.db}: ${oneLine(err)}`);
+  }
+  return { exitCode: code, runId, counts: null, stats: run.stats };
 }
 
 /** A bug or a broken disk: nothing more is sent, and the run's row says so instead of staying "running". */

@@ -133,6 +133,8 @@ export interface ReportOptions extends GroupOptions {
   command?: string | undefined;
   /** test and soak hook: called before each file write and rename of the set (report-set.ts) */
   onStep?: SwapStepHook | undefined;
+  /** checked just before the set is swapped in; throws to keep the previous set (a batch that lost its lease) */
+  beforeSwap?: (() => Promise<void>) | undefined;
 }
 
 export interface ReportResult {
@@ -184,7 +186,13 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     // Last, and swapped in with the set: what the set was made from, so that a batch can keep it.
     const made = set.filter((f) => f.applies?.(context) ?? true).map((f) => f.name);
     const record: ReportFile<ReportContext> = { name: FINGERPRINT_FILE, write: (_c, path) => recordFingerprint(path, fingerprint, made) };
-    const written = await writeReportSet(options.outDir, [...set, record], context, { beforeSwap: lock.assertHeld, onStep: options.onStep });
+    const written = await writeReportSet(options.outDir, [...set, record], context, {
+      beforeSwap: async () => {
+        lock.assertHeld();
+        await options.beforeSwap?.();
+      },
+      onStep: options.onStep,
+    });
     const notes = options.uprnColumn === undefined ? [] : [describeUprnMatching(await uprnMatching(snapshot, options.uprnColumn), options.uprnColumn)];
     return { files: written.filter((f) => !f.endsWith(FINGERPRINT_FILE)), summary, notes };
   }));

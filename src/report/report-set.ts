@@ -25,8 +25,8 @@ export class ReportSetError extends ReportError {}
 export type SwapStepHook = (step: string) => void | Promise<void>;
 
 export interface ReportSetOptions {
-  /** checked just before the swap: throws when this writer no longer holds --out (out-lock.ts) */
-  beforeSwap?: () => void;
+  /** checked just before the swap: throws when this writer no longer holds --out (out-lock.ts), or its run its lease */
+  beforeSwap?: () => void | Promise<void>;
   onStep?: SwapStepHook | undefined;
 }
 
@@ -49,7 +49,7 @@ export async function writeReportSet<C>(
         throw new ReportSetError(`cannot write the reports: ${file.name}: ${causeOf(err)}; ${outDir} keeps its previous reports`);
       }
     }
-    options.beforeSwap?.();
+    await options.beforeSwap?.();
     await swapIn(outDir, staging, chosen.map((f) => f.name), files.map((f) => f.name), options.onStep);
   } finally {
     await rm(staging, { recursive: true, force: true }).catch(() => {});

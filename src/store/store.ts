@@ -86,7 +86,8 @@ export interface RunStore {
   checkpoint(runId: number, counts: Pick<RunCounts, "requests" | "retries" | "throttled">): Promise<void>;
   /**
    * Marks 'abandoned' every running run whose lease is no longer live (expired, released, or its
-   * holder on this host is gone), with its counts as they stand; returns how many.
+   * holder on this host is gone), with its counts as they stand; returns how many. On PostgreSQL
+   * `nowMs` is the server's time (`leases.serverNow`): the clock every lease was written on.
    */
   abandonOrphans(at: string, nowMs: number): Promise<number>;
   /** Final state of the run's postcode × lookup pairs: what it needed but did not fetch is pending. */
@@ -101,17 +102,27 @@ export interface RunStore {
 
 /** The rows of a run's input, rejects included, in input order. */
 export interface InputRowStore {
-  /** A writer that batches rows; `flush` before anything reads them. */
+  /**
+   * A writer that stages rows outside the run's rows (a temporary table: an input refused, or read
+   * by a run that lost its lease, leaves nothing in the database) until `flush` or `accept`.
+   */
   openWriter(runId: number): Promise<InputRowWriter>;
   /** How many rows a run's input had, and how many of them held no valid postcode. */
   counts(runId: number): Promise<{ input: number; invalid: number }>;
 }
 
 export interface InputRowWriter {
-  /** Queues the row; a full batch is written before the Promise settles. */
+  /** Stages the row; a full batch is written to the staging table before the Promise settles. */
   add(row: StoredRow): Promise<void>;
-  /** Writes what is queued. */
+  /** Commits what is staged to the run's rows, in one transaction. */
   flush(): Promise<void>;
+  /**
+   * As `flush`, in a transaction that first checks the lease is still live at `nowMs` (the team's
+   * clock): otherwise LeaseLostError, and nothing staged is committed (it is dropped).
+   */
+  accept(lease: { id: number; nowMs: number }): Promise<void>;
+  /** Drops what is staged (a refused input, a lost lease); safe to call at any time, more than once. */
+  discard(): Promise<void>;
 }
 
 /** Final answers and their versions: the latest answer per pair, every distinct answer as a version. */
@@ -294,6 +305,7 @@ export interface OpenDataWriter {
 
 /** What `npm run status` reads. */
 export interface StatusStore {
+  /** A running run whose lease is not live at `nowMs` (on PostgreSQL the server's time) is shown abandoned, as the next batch records it. */
   database(recentRuns: number, nowMs: number): Promise<DatabaseStatus>;
   /** The newest run still running, with counts from its plan and answers; null when none. */
   running(): Promise<RunningProgress | null>;

@@ -17,7 +17,8 @@ const hiding = <T>(pool: pg.Pool, nowMs: number, steps: Steps<T>): Promise<T> =>
 export function postgresStatus(pool: pg.Pool, ctx: LeaseContext): StatusStore {
   return {
     async database(recentRuns, nowMs) {
-      const figures = await hiding(pool, nowMs, storedFiguresSteps(recentRuns));
+      const live = await liveLeases(pool, nowMs, ctx);
+      const figures = await hiding(pool, nowMs, storedFiguresSteps(recentRuns, new Set(live.map((l) => l.id))));
       const newest = await newestLease(pool, ctx);
       return {
         schemaVersion: await postgresSchemaVersion(pool),
@@ -26,7 +27,7 @@ export function postgresStatus(pool: pg.Pool, ctx: LeaseContext): StatusStore {
         lock: newest
           ? { pid: newest.lease.holder.pid, host: newest.lease.holder.host, run_id: newest.lease.runId, started_at: newest.lease.takenAt, alive: newest.alive }
           : null,
-        leases: await liveLeases(pool, nowMs, ctx),
+        leases: live,
       };
     },
     running: () => runSteps(postgresSession(pool, { inTransaction: false }), runningProgressSteps()),

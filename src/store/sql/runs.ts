@@ -8,6 +8,7 @@ import type { Dialect } from "./dialect.js";
 import { countsAsTheyStandSteps, finalCounts, lastRunSettings, readRun, readRunFacts } from "./run-reads.js";
 import type { SqlSession } from "./session.js";
 import { all, exec, get, runSteps, type Steps, type Transact } from "./steps.js";
+import { ABANDONED_MESSAGE } from "./status.js";
 
 /** A new run in state 'running', tied to its lease (the lease names its run, for status). */
 export function* createRunSteps(run: NewRun): Steps<number> {
@@ -63,8 +64,8 @@ export function* abandonOrphansSteps(d: Dialect, at: string, live: ReadonlySet<n
     yield* exec(
       `UPDATE runs SET state = 'abandoned', ended_at = @at, input_rows = @inputRows, postcodes = @postcodes, rejects = @rejects,
          ok = @ok, not_found = @notFound, failed = @failed, pending = @pending,
-         message = 'the process ended without finishing the run (killed?)' WHERE id = @id`,
-      { id: run.id, at, ...counts },
+         message = @message WHERE id = @id`,
+      { id: run.id, at, message: ABANDONED_MESSAGE, ...counts },
     );
   }
   return stale.length;

@@ -23,8 +23,22 @@ function* withCountsSoFar(run: RunSummary, lookups: string): Steps<RunSummary> {
 
 export type StoredFigures = Pick<DatabaseStatus, "runs" | "lookups" | "failures" | "postcodes" | "addresses" | "datasets">;
 
-/** The recent runs and the stored answers' figures: read with the expired answers hidden. */
-export function* storedFiguresSteps(recentRuns: number): Steps<StoredFigures> {
+/** What a run its lease outlived left behind: the state `status` shows and the next batch records. */
+export const ABANDONED_MESSAGE = "the process ended without finishing the run (killed?)";
+
+/**
+ * A run still marked running whose lease is not among the `live` ones (judged on the database's
+ * clock) is shown as the next batch will record it: abandoned. A database older than leases keeps it running.
+ */
+function* judgedRunning(run: RunSummary, live: ReadonlySet<number>): Steps<RunSummary> {
+  const row = yield* get<{ lease_id?: number | null }>("SELECT * FROM runs WHERE id = @id", { id: run.id });
+  // a run recorded without a lease (none of a batch's) is left as it stands
+  if (row?.lease_id === undefined || row.lease_id === null || live.has(row.lease_id)) return run;
+  return { ...run, state: "abandoned", message: ABANDONED_MESSAGE };
+}
+
+/** The recent runs and the stored answers' figures: read with the expired answers hidden; `live`: the live leases' ids. */
+export function* storedFiguresSteps(recentRuns: number, live: ReadonlySet<number>): Steps<StoredFigures> {
   const rows = yield* all<RunSummary & { lookups: string }>(
     `SELECT id, started_at, ended_at, state, exit_code, simulated, input_name, input_rows, postcodes, rejects,
             ok, not_found, failed, pending, requests, retries, throttled, message, lookups
@@ -32,7 +46,7 @@ export function* storedFiguresSteps(recentRuns: number): Steps<StoredFigures> {
     { recentRuns },
   );
   const runs: RunSummary[] = [];
-  for (const { lookups, ...run } of rows) runs.push(run.state === "running" ? yield* withCountsSoFar(run, lookups) : run);
+  for (const { lookups, ...run } of rows) runs.push(run.state === "running" ? yield* judgedRunning(yield* withCountsSoFar(run, lookups), live) : run);
   const count = function* (sql: string): Steps<number> {
     return (yield* get<{ n: number }>(sql))?.n ?? 0;
   };

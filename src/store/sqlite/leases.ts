@@ -51,10 +51,13 @@ export function renewLease(db: Db, id: number, nowMs: number, ttlMs: number): bo
 /**
  * The fence of every write made under a lease, run inside its transaction: refused once the lease is
  * gone (taken over, or released). SQLite holds one writer per file and a lease is taken over only
- * by deleting it, so its row's presence is the check; its expiry is for the next taker to judge.
+ * by deleting it, so its row's presence is the check; its expiry is for the next taker to judge,
+ * unless the caller names its time.
  */
-export function assertLeaseLive(db: Db, leaseId: number): void {
-  if (db.prepare("SELECT 1 FROM leases WHERE id = ?").get(leaseId) === undefined) throw new LeaseLostError(leaseId);
+export function assertLeaseLive(db: Db, leaseId: number, nowMs?: number): void {
+  // with `nowMs`, an expired lease is refused too: a commit that must be made only while the lease holds
+  const held = nowMs === undefined ? db.prepare("SELECT 1 FROM leases WHERE id = ?").get(leaseId) : db.prepare("SELECT 1 FROM leases WHERE id = ? AND expires_ms > ?").get(leaseId, nowMs);
+  if (held === undefined) throw new LeaseLostError(leaseId);
 }
 
 export function releaseLease(db: Db, id: number): void {

@@ -98,7 +98,12 @@ export class SqliteStore implements Store {
     openWriter: (runId) =>
       this.run((): InputRowWriter => {
         const writer = rowWriter(this.db, runId);
-        return { add: (row) => this.run(() => writer.add(row)), flush: () => this.run(() => writer.flush()) };
+        return {
+          add: (row) => this.run(() => writer.add(row)),
+          flush: () => this.run(() => writer.flush()),
+          accept: (lease) => this.run(() => writer.flush(lease)),
+          discard: () => this.run(() => writer.discard()),
+        };
       }),
     counts: (runId) => this.run(() => runStepsNow(this.db, inputRowCountsSteps(runId))),
   };

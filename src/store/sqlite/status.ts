@@ -19,7 +19,7 @@ export function databaseStatus(db: Db, recentRuns: number, nowMs: number, here: 
   return {
     schemaVersion: db.pragma("user_version", { simple: true }) as number,
     schemaLatest: SCHEMA_VERSION,
-    ...runStepsNow(db, storedFiguresSteps(recentRuns)),
+    ...runStepsNow(db, storedFiguresSteps(recentRuns, new Set(live.map((l) => l.id)))),
     lock: newest
       ? { pid: newest.holder.pid, host: newest.holder.host, run_id: newest.runId, started_at: newest.takenAt, alive: newest.holder.host === here ? isAlive(newest.holder) : null }
       : null,
