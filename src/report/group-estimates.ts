@@ -58,7 +58,7 @@ function estimateNote(groups: GroupEstimateSource, row: GroupRow): string {
   const domain = groups.estimates?.groups[row.dimension]?.[row.group];
   if (!domain) return "";
   return estimatedLookups(groups)
-    .filter((l) => tooFew({ exact: domain.exact, answeredPostcodes: domain.answeredPerLookup[l] ?? 0 }))
+    .filter((l) => tooFew({ exact: domain.answeredPerLookup[l] === domain.postcodes, answeredPostcodes: domain.answeredPerLookup[l] ?? 0 }))
     .map((l) => `${LOOKUP_SPECS[l].label}: ${TOO_FEW_ANSWERED}`)
     .join("; ");
 }

@@ -13,6 +13,8 @@ import type { Summary, SummaryRow } from "./summary.js";
 export interface LeadFigure {
   key: string;
   label: string;
+  /** its lookup answered every postcode: the figure is exact, not an estimate */
+  exact: boolean;
   estimate: Interval;
   /** the same share over the answered postcodes' addresses alone */
   answeredOnly: { count: number; of: number } | null;
@@ -27,9 +29,9 @@ export interface Lead {
 }
 
 /** The figures a lead shows (of the lookups in scope), and where the summary counts them over the answered postcodes. */
-const LEAD_FIGURES: readonly { key: string; answeredOnly: (s: Summary) => { count: number; of: number } | null }[] = [
-  { key: "belowSuperfast", answeredOnly: (s) => (s.broadband ? { count: s.broadband.belowSuperfast, of: s.broadband.addresses } : null) },
-  { key: "indoorVoiceTotalNotspot", answeredOnly: (s) => (s.mobile ? { count: s.mobile.indoorVoice.totalNotspots, of: s.mobile.addresses } : null) },
+const LEAD_FIGURES: readonly { key: string; lookup: Lookup; answeredOnly: (s: Summary) => { count: number; of: number } | null }[] = [
+  { key: "belowSuperfast", lookup: "broadband", answeredOnly: (s) => (s.broadband ? { count: s.broadband.belowSuperfast, of: s.broadband.addresses } : null) },
+  { key: "indoorVoiceTotalNotspot", lookup: "mobile", answeredOnly: (s) => (s.mobile ? { count: s.mobile.indoorVoice.totalNotspots, of: s.mobile.addresses } : null) },
 ];
 
 /** The lead of a partly answered list; null when every postcode is answered (or there is nothing to estimate). */
@@ -37,7 +39,7 @@ export function listLead(s: Summary): Lead | null {
   const e: EstimatesSummary | null | undefined = s.estimates;
   if (!e || e.exact) return null;
   const labels = estimateLabels(s.providers, s.goodRating, s.mobile?.scale ?? "current");
-  const figures = LEAD_FIGURES.filter((f) => f.key in e.shares).map((f) => ({ key: f.key, label: labels[f.key] ?? f.key, estimate: e.shares[f.key]!, answeredOnly: f.answeredOnly(s) }));
+  const figures = LEAD_FIGURES.filter((f) => f.key in e.shares).map((f) => ({ key: f.key, label: labels[f.key] ?? f.key, exact: e.lookups[f.lookup]?.exact ?? false, estimate: e.shares[f.key]!, answeredOnly: f.answeredOnly(s) }));
   return { postcodes: e.postcodes, lookups: Object.entries(e.lookups) as [Lookup, LookupBasis][], figures, assumption: e.assumption, caveats: e.caveats };
 }
 
@@ -60,22 +62,23 @@ function quotaWords(b: LookupBasis): string {
 
 /** When the rest is answered: "the other 227 by 2026-12-03 at the current quota (…)", per lookup where they differ. */
 export function restWords(lead: Pick<Lead, "lookups">): string {
-  const one = (b: LookupBasis, who: string) =>
+  const one = (b: LookupBasis, lookup: string) =>
     b.unanswered === 0
-      ? `${who}: none left`
+      ? `${lookup}every postcode answered`
       : b.answeredBy !== null
-        ? `${who} ${n(b.unanswered)} by ${b.answeredBy} at the current quota (${quotaWords(b)})`
+        ? `${lookup}the other ${n(b.unanswered)} by ${b.answeredBy} at the current quota (${quotaWords(b)})`
         : b.quota
-          ? `${who} ${n(b.unanswered)} not within five years at the current quota (${quotaWords(b)})`
-          : `${who} ${n(b.unanswered)} at the next runs (no quota known to date them: --monthly-quota gives one)`;
+          ? `${lookup}the other ${n(b.unanswered)} not within five years at the current quota (${quotaWords(b)})`
+          : `${lookup}the other ${n(b.unanswered)} at the next runs (no quota known to date them: --monthly-quota gives one)`;
   const [first, ...others] = lead.lookups;
   if (!first) return "";
   const same = others.every(([, b]) => b.unanswered === first[1].unanswered && b.answeredBy === first[1].answeredBy && quotaWords(b) === quotaWords(first[1]));
-  return same ? one(first[1], "the other") : lead.lookups.map(([l, b]) => one(b, `${l}: the other`)).join("; ");
+  return same ? one(first[1], "") : lead.lookups.map(([l, b]) => one(b, `${l}: `)).join("; ");
 }
 
-/** A lead figure's estimate in words, or why there is none. */
-export const estimateWords = (f: LeadFigure) => (f.estimate.estimate === null ? TOO_FEW_ANSWERED : intervalText(f.estimate));
+/** A lead figure's estimate in words, or why there is none: "20.1% (11.9% to 31.8%)"; an exact one says so. */
+export const estimateWords = (f: LeadFigure) =>
+  f.estimate.estimate === null ? TOO_FEW_ANSWERED : f.exact ? `${intervalText(f.estimate)} (exact: every postcode answered)` : `${intervalText(f.estimate)} (estimate, 95% interval)`;
 /** The answered-only figure in words, "18.3% (278 of 1,517 addresses)". */
 export const answeredOnlyWords = (f: LeadFigure) =>
   f.answeredOnly && f.answeredOnly.of > 0 ? `${pct(f.answeredOnly.count / f.answeredOnly.of)} (${n(f.answeredOnly.count)} of ${n(f.answeredOnly.of)} addresses)` : "no addresses answered yet";
@@ -86,7 +89,7 @@ export function leadLines(s: Summary): string[] {
   if (!lead) return [];
   return [
     `whole list (partly answered: ${answeredWords(lead)}; ${restWords(lead)}):`,
-    ...lead.figures.map((f) => `  ${f.label}: ${estimateWords(f)} of all the list's addresses (estimate, 95% interval); answered postcodes only: ${answeredOnlyWords(f)}`),
+    ...lead.figures.map((f) => `  ${f.label}, all the list's addresses: ${estimateWords(f)}; answered postcodes only: ${answeredOnlyWords(f)}`),
     `  ${lead.assumption}`,
     ...lead.caveats.map((c) => `  CAUTION: ${c}`),
   ];
@@ -104,7 +107,7 @@ export function leadRows(s: Summary): SummaryRow[] {
     rows.push(
       e.estimate === null
         ? { section, figure: `${f.label}: whole list, estimated`, count: TOO_FEW_ANSWERED, of: null, ofWhat: "" }
-        : { section, figure: `${f.label}: whole list, estimated (95% interval)`, count: null, share: round4(e.estimate), low: round4(e.low), high: round4(e.high), of: null, ofWhat: "" },
+        : { section, figure: `${f.label}: whole list, ${f.exact ? "exact (every postcode answered)" : "estimated (95% interval)"}`, count: null, share: round4(e.estimate), low: round4(e.low), high: round4(e.high), of: null, ofWhat: "" },
       f.answeredOnly
         ? { section, figure: `${f.label}: answered postcodes only`, count: f.answeredOnly.count, share: f.answeredOnly.of > 0 ? shareFraction(f.answeredOnly.count, f.answeredOnly.of) : null, of: f.answeredOnly.of, ofWhat: "addresses of the answered postcodes" }
         : { section, figure: `${f.label}: answered postcodes only`, count: "no addresses answered yet", of: null, ofWhat: "" },

@@ -52,7 +52,7 @@ function leadBlock(s: Summary): string {
   const lead = listLead(s);
   if (!lead) return "";
   const figure = (f: (typeof lead.figures)[number]) =>
-    `<div><dt style="font-size:13px;color:#444">${escapeHtml(f.label)}: all the list's addresses, estimated</dt><dd class="estimate" style="margin:0;font-size:26px;font-weight:bold">${escapeHtml(estimateWords(f))}</dd>` +
+    `<div><dt style="font-size:13px;color:#444">${escapeHtml(f.label)}: all the list's addresses</dt><dd class="estimate" style="margin:0;font-size:26px;font-weight:bold">${escapeHtml(estimateWords(f))}</dd>` +
     `<dd class="answered-only" style="margin:0">answered postcodes only: ${escapeHtml(answeredOnlyWords(f))}</dd></div>`;
   return [
     // styled in place: the stylesheet of a fully answered list's page stays as it was
