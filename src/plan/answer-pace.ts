@@ -73,12 +73,14 @@ export async function answerPaces(store: Store, nowMs: number, lookups: readonly
     const blockedUntil = block ? Math.max(nightMs, Date.parse(block.until)) : null;
     if (limit !== undefined) {
       out[lookup] = { quota: limit, remaining: blockedUntil === null ? Math.max(0, limit - used[lookup]) : 0, nextNightMs: nightMs, rule, source: "monthly-quota" };
-    } else if (blockedUntil !== null && usedNow[lookup] > 0) {
+    } else if (blockedUntil !== null && usedNow[lookup] > 1) {
       // the service's quota: as many requests a period as it answered in this one, again from when
       // it is replenished; its period is the rule's when rolling, else the Basic plan's 28 days
       const start = Math.floor(blockedUntil / DAY_MS) * DAY_MS;
       const rolling = typeof rule === "number" ? { days: SERVICE_PERIOD_DAYS, startMs: start } : rule;
-      out[lookup] = { quota: usedNow[lookup], remaining: usedNow[lookup], nextNightMs: start, rule: rolling, source: "service" };
+      // the request the quota answer refused is counted too: the service allowed the ones before it
+      const allowed = Math.max(1, usedNow[lookup] - 1);
+      out[lookup] = { quota: allowed, remaining: allowed, nextNightMs: start, rule: rolling, source: "service" };
     }
   }
   return out;

@@ -57,7 +57,7 @@ function quotaWords(b: LookupBasis): string {
   if (!b.quota) return "";
   return b.quota.source === "monthly-quota"
     ? `${n(b.quota.perPeriod)} requests a quota period (--monthly-quota)`
-    : `${n(b.quota.perPeriod)} requests a quota period, as many as the service answered in this one`;
+    : `${n(b.quota.perPeriod)} requests a quota period, as many as the service allowed in this one`;
 }
 
 /** When the rest is answered: "the other 227 by 2026-12-03 at the current quota (…)", per lookup where they differ. */
