@@ -56,7 +56,7 @@ export function answeredWords(lead: Pick<Lead, "postcodes" | "lookups">): string
 function quotaWords(b: LookupBasis): string {
   if (!b.quota) return "";
   return b.quota.source === "monthly-quota"
-    ? `${n(b.quota.perPeriod)} requests a quota period (--monthly-quota)`
+    ? `${n(b.quota.perPeriod)} requests a quota period, --monthly-quota`
     : `${n(b.quota.perPeriod)} requests a quota period, as many as the service allowed in this one`;
 }
 
