@@ -2,7 +2,7 @@
 // (test/fixtures/report-golden/build-fixture.ts). Golden files: UPDATE_GOLDEN=1 npx vitest run
 // test/report.test.ts rewrites them after an intended change (then review the diff).
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -183,6 +183,18 @@ describe("scope", () => {
     ]);
     expect(read("mobile.csv", at)).toHaveLength(1); // header only
     expect(byHeader(read("enriched.csv", at)).map((r) => r.Status)).toEqual(["ok", "ok"]);
+    // every row file of a simulated run says so, and postcodes.geojson on the collection
+    for (const file of ["postcodes.csv", "enriched.csv"]) expect(byHeader(read(file, at)).map((r) => r.Simulated)).toEqual(Array(2).fill("yes: from the bundled simulator, not the real API"));
+    const area = join(dir, "areas-simulated.csv");
+    writeFileSync(area, "pcds,lat,long\nSW1A 2AA,51.5,-0.12\n");
+    const mapped = join(dir, "latest-mapped");
+    await writeReports(db, { outDir: mapped, areaFile: area, now: () => FIXED_NOW });
+    const geo = JSON.parse(readFileSync(join(mapped, "postcodes.geojson"), "utf8")) as { simulated: string; attribution: string; features: unknown[] };
+    expect(geo.simulated).toBe("SIMULATED: figures from the bundled simulator, not the real API");
+    expect(geo.attribution).toMatch(/^Source: Ofcom\. Broadband data fetched \d{4}-\d\d-\d\d.*\(the API names no release\)\.$/);
+    expect(geo.features).toHaveLength(1);
+    // a real run's files carry no such column (the golden files above)
+    expect(read("postcodes.csv")[0]).not.toContain("Simulated");
   });
 
   it("--all reports every stored postcode, without the per-input files", async () => {
