@@ -338,7 +338,8 @@ describe("report.html of a partly answered list", () => {
     expect(lead).toContain(
       "<strong>Partly answered</strong>: 61 of 288 postcodes answered for broadband, 59 for mobile; broadband: the other 227 by 2026-12-01 at the current quota (25,000 requests a quota period, --monthly-quota); mobile: the other 229 by 2026-12-01",
     );
-    expect(lead).toContain("20.1% (11.9% to 31.8%) (estimate, 95% interval)");
+    expect(lead).toContain("all the list's addresses, estimated (95% interval)</dt>");
+    expect(lead).toContain(">20.1% (11.9% to 31.8%)</dd>");
     expect(lead).toContain("answered postcodes only: 12.0% (30,000 of 250,000 addresses)");
     expect(lead).toContain(estimates.assumption);
     expect(lead).toContain("<strong>Caution</strong>: Your input&#39;s rows show");

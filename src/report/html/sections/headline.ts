@@ -2,14 +2,18 @@
 import { escapeHtml, formatCount, formatCounted, formatDate, formatTime } from "../format.js";
 import type { Summary } from "../../summary.js";
 import type { HtmlReportData } from "../types.js";
-import { answeredOnlyWords, answeredWords, estimateWords, listLead, restWords } from "../../list-lead.js";
+import { answeredOnlyWords, answeredWords, listLead, restWords } from "../../list-lead.js";
+import { intervalText } from "../../estimate-summary.js";
+import { TOO_FEW_ANSWERED } from "../../estimate-caveats.js";
 
 export function headlineSection(data: HtmlReportData): string {
   const s = data.summary;
   const scope = s.runId === null ? "All stored postcodes" : `Run ${s.runId}`;
   const figures: [string, string][] = [["Postcodes", formatCount(s.postcodes.unique)]];
-  if (s.broadband) figures.push(["Broadband addresses", formatCount(s.broadband.addresses)]);
-  if (s.mobile) figures.push(["Mobile addresses", formatCount(s.mobile.addresses)]);
+  // beside a partly answered list's lead, the addresses are the answered postcodes' alone
+  const answered = listLead(s) ? " (answered postcodes)" : "";
+  if (s.broadband) figures.push([`Broadband addresses${answered}`, formatCount(s.broadband.addresses)]);
+  if (s.mobile) figures.push([`Mobile addresses${answered}`, formatCount(s.mobile.addresses)]);
   const input =
     s.postcodes.input === null
       ? ""
@@ -52,7 +56,8 @@ function leadBlock(s: Summary): string {
   const lead = listLead(s);
   if (!lead) return "";
   const figure = (f: (typeof lead.figures)[number]) =>
-    `<div><dt style="font-size:13px;color:#444">${escapeHtml(f.label)}: all the list's addresses</dt><dd class="estimate" style="margin:0;font-size:26px;font-weight:bold">${escapeHtml(estimateWords(f))}</dd>` +
+    `<div><dt style="font-size:13px;color:#444">${escapeHtml(f.label)}: all the list's addresses, ${f.exact ? "exact (every postcode answered)" : "estimated (95% interval)"}</dt>` +
+    `<dd class="estimate" style="margin:0;font-size:26px;font-weight:bold">${escapeHtml(f.estimate.estimate === null ? TOO_FEW_ANSWERED : intervalText(f.estimate))}</dd>` +
     `<dd class="answered-only" style="margin:0">answered postcodes only: ${escapeHtml(answeredOnlyWords(f))}</dd></div>`;
   return [
     // styled in place: the stylesheet of a fully answered list's page stays as it was
