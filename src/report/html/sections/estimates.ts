@@ -115,7 +115,8 @@ function groupEstimateFigures(s: Summary & { estimates: EstimatesSummary }): str
                 {
                   name: "Estimate",
                   values: shown.map(([, g]) => points(g.shares[charted]!.estimate!)),
-                  labels: shown.map(([, g]) => `${intervalText(g.shares[charted]!)} · ${g.answeredPerLookup[charted === "belowSuperfast" ? "broadband" : "mobile"] ?? g.answeredPostcodes} of ${g.postcodes} postcodes`),
+                  // the answered postcodes are in the table beside: a bar's label fits beside the bar
+                  labels: shown.map(([, g]) => intervalText(g.shares[charted]!)),
                   colour: PALETTE[4],
                   intervals: shown.map(([, g]) => (g.shares[charted]!.low === null || g.shares[charted]!.high === null ? null : [points(g.shares[charted]!.low!), points(g.shares[charted]!.high!)])),
                 },
@@ -129,6 +130,8 @@ function groupEstimateFigures(s: Summary & { estimates: EstimatesSummary }): str
         caption: `${dimension}: each group's estimates (95% interval)`,
         columns: ["Group", "Answered postcodes", ...keys.map((k) => heading.get(k) ?? k)],
         rows: Object.entries(groups).map(([g, d]) => ({ header: g, cells: [answeredCell(d), ...keys.map((k) => estimateCell(d.shares[k]))] })),
+        // a group without an estimate says why in words, which wrap
+        textColumns: Object.values(groups).some((d) => keys.some((k) => d.shares[k]?.estimate === null)) ? keys.map((_, i) => i + 1) : [],
       }),
     });
   });
