@@ -114,6 +114,15 @@ describe.each(["current", "legacy"] as const)("on the %s scale", (scale) => {
       const groupHeadings = (book.getWorksheet("Groups")!.getRow(1).values as unknown[]).map(String);
       expect(groupHeadings).toContain("At least superfast");
       expect(groupHeadings).not.toContain("Superfast");
+      // each group's answered postcodes per lookup, and why a group has no estimate, in groups.csv's words
+      const groupSheet = book.getWorksheet("Groups")!;
+      const [answeredAt, noteAt] = ["Broadband answered postcodes", "Estimate note"].map((h) => groupHeadings.indexOf(h));
+      expect(answeredAt).toBeGreaterThan(0);
+      const groupValues = (groupSheet.getSheetValues() as unknown[][]).slice(2);
+      expect(groupValues.every((r) => typeof r[answeredAt!] === "number")).toBe(true);
+      expect(noteAt).toBeGreaterThan(answeredAt!);
+      for (const note of groupValues.map((r) => r[noteAt!]).filter((v) => v !== undefined && v !== null && v !== ""))
+        expect(note).toMatch(/^(Broadband|Mobile): no estimate: fewer than 2 of its postcodes answered(; Mobile: no estimate: fewer than 2 of its postcodes answered)?$/);
       const summary = book.getWorksheet("Summary")!;
       const figures = summary.getSheetValues().slice(2).map((r) => (r as unknown[]).slice(1));
       const below = figures.find((r) => r[1] === "Addresses below superfast (under 30 Mbit/s down)")!;
