@@ -250,11 +250,13 @@ export function estimateRows(e: EstimatesSummary | null | undefined, labels: Rea
     of: e.postcodes,
     ofWhat: "postcodes of the list",
   }));
-  const kind = e.exact ? "exact: every postcode answered" : "estimate, with its 95% interval";
+  // a figure is exact once its own lookup has answered every postcode
+  const broadbandKeys = new Set(countColumns([]).broadband.map(estimateKey));
+  const kind = (key: string) => (e.lookups[broadbandKeys.has(key) ? "broadband" : "mobile"]?.exact ?? e.exact ? "exact: every postcode answered" : "estimate, with its 95% interval");
   const shares = Object.entries(e.shares).map(([key, i]): SummaryRow =>
     i.estimate === null
       ? { section, figure: `${labels[key] ?? key}, share of all the list's addresses`, count: TOO_FEW_ANSWERED, of: null, ofWhat: "" }
-      : { section, figure: `${labels[key] ?? key}, share of all the list's addresses (${kind})`, count: null, share: round4(i.estimate), low: round4(i.low), high: round4(i.high), of: null, ofWhat: "" },
+      : { section, figure: `${labels[key] ?? key}, share of all the list's addresses (${kind(key)})`, count: null, share: round4(i.estimate), low: round4(i.low), high: round4(i.high), of: null, ofWhat: "" },
   );
   const said = e.exact ? [] : [e.assumption, ...e.caveats].map((text, k): SummaryRow => ({ section, figure: k === 0 ? "Assumption" : "Caution", count: text, of: null, ofWhat: "" }));
   return [...basis, ...shares, ...said];
