@@ -34,7 +34,7 @@ describe("attribution of the API's data", () => {
     const out = join(dir, "default");
     await writeReports(db, { outDir: out, runId, now: () => FIXED_NOW });
     const found = await attributionIn(out);
-    const expected = "Source: Ofcom (broadband: no release named, fetched 2026-01-02; mobile: MobileAvailability-202601010000)";
+    const expected = "Source: Ofcom. Broadband data fetched 2026-01-02 (the API names no release); mobile data from release MobileAvailability-202601010000.";
     expect(found.csv).toBe(expected);
     expect(found.sheet).toBe(expected);
     expect(found.html).toContain(`<p class="meta attribution">${expected}</p>`);

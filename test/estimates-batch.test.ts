@@ -45,21 +45,61 @@ async function nightOne(order: "sample" | "input", openData = false, extra: Extr
     if (openData) writeFileSync(join(d, archive.name), archive.bytes);
     const r = await runIn(d, { in: input, baseUrl: s.url, concurrency: 1, order, groupBy: extra.groupBy ?? "district", ...area, ...(openData ? { openData: join(d, archive.name) } : {}) }, env, { clock: dayClock(0) });
     expect(r.exitCode).toBe(3);
-    const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as { estimates: EstimatesSummary };
+    const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as { estimates: EstimatesSummary; input: { postcodeColumn: string } };
+    // the column the postcodes were read from, in summary.json and the log
+    expect(summary.input.postcodeColumn).toBe("postcode");
     const groups = parse(readFileSync(join(d, "out", "groups.csv"), "utf8"), { columns: true, bom: true }) as Record<string, string>[];
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(join(d, "out", "coverage.xlsx"));
-    return { estimates: summary.estimates, csv: readFileSync(join(d, "out", "summary.csv"), "utf8"), html: readFileSync(join(d, "out", "report.html"), "utf8"), groups, workbook };
+    const messages = r.logs.map((l) => String((JSON.parse(l) as { msg?: string; message?: string }).msg ?? (JSON.parse(l) as { message?: string }).message ?? ""));
+    return { estimates: summary.estimates, csv: readFileSync(join(d, "out", "summary.csv"), "utf8"), html: readFileSync(join(d, "out", "report.html"), "utf8"), groups, workbook, messages };
   } finally {
     await s.close();
   }
+}
+
+/** A partly answered list's reports lead with the whole list: summary.csv's first rows, report.html's opening, the log's closing lines, the workbook's top. */
+function expectLead(r: { estimates: EstimatesSummary; csv: string; html: string; workbook: ExcelJS.Workbook; messages: string[] }) {
+  const e = r.estimates;
+  const lead = "Whole list (partly answered)";
+  const rows = parse(r.csv, { columns: true, bom: true }) as Record<string, string>[];
+  expect(rows[0]).toMatchObject({ Section: lead, Figure: "Postcodes answered for broadband", Count: String(e.lookups.broadband!.answeredPostcodes), Of: "560 postcodes of the list" });
+  expect(rows[1]).toMatchObject({ Section: lead, Figure: "Postcodes answered for mobile", Count: String(e.lookups.mobile!.answeredPostcodes) });
+  // the service's quota answered 60 requests a lookup: the rest is dated at that pace
+  const rest = rows.find((x) => x.Figure === "The rest answered")!.Count!;
+  expect(rest).toMatch(/the other \d+ by \d{4}-\d\d-\d\d at the current quota \(60 requests a quota period, as many as the service allowed in this one\)/);
+  const below = e.shares.belowSuperfast!;
+  const estimate = rows.find((x) => x.Section === lead && x.Figure === "Addresses below superfast (under 30 Mbit/s down): whole list, estimated (95% interval)")!;
+  expect([estimate.Count, Number(estimate.Share), Number(estimate.Low), Number(estimate.High)]).toEqual(["", ...[below.estimate!, below.low!, below.high!].map((x) => Math.round(x * 10_000) / 10_000)]);
+  expect(rows.find((x) => x.Section === lead && x.Figure === "Addresses below superfast (under 30 Mbit/s down): answered postcodes only")!.Of).toMatch(/addresses of the answered postcodes$/);
+  expect(rows.find((x) => x.Section === lead && x.Figure === "Assumption")!.Count).toBe(e.assumption);
+  // report.html opens with it, before the answered-only sections
+  expect(r.html.indexOf(`id="lead"`)).toBeGreaterThan(0);
+  expect(r.html.indexOf(`id="lead"`)).toBeLessThan(r.html.indexOf(`id="broadband"`));
+  const opening = r.html.slice(r.html.indexOf(`id="lead"`), r.html.indexOf("</section>", r.html.indexOf(`id="lead"`)));
+  expect(opening).toContain(intervalText(below));
+  expect(opening).toContain(rest);
+  expect(opening).toContain("answered postcodes only: ");
+  expect(opening).toContain(e.assumption);
+  // the batch's closing lines
+  const first = r.messages.findIndex((m) => m.startsWith("whole list (partly answered: "));
+  expect(first).toBeGreaterThan(0);
+  expect(r.messages[first + 1]).toContain(`Addresses below superfast (under 30 Mbit/s down), all the list's addresses: ${intervalText(below)} (estimate, 95% interval); answered postcodes only: `);
+  expect(r.messages.some((m) => m.startsWith("broadband (answered postcodes only): "))).toBe(true);
+  // the workbook's Summary: the same rows on top, the estimate and its interval as numbers under a percent format
+  const sheet = r.workbook.getWorksheet("Summary")!;
+  expect(sheet.getRow(2).getCell(1).value).toBe(lead);
+  const at = (sheet.getSheetValues() as unknown[][]).findIndex((v) => v?.[2] === estimate.Figure);
+  const cells = [4, 5, 6].map((c) => sheet.getRow(at).getCell(c));
+  expect(cells.map((c) => c.value)).toEqual([Number(estimate.Share), Number(estimate.Low), Number(estimate.High)]);
+  for (const c of cells) expect(c.numFmt).toMatch(/%/);
 }
 
 const reached = (e: EstimatesSummary) => Object.values(e.groups.district!).filter((g) => g.answeredPostcodes > 0).length;
 
 describe("estimates on night one", () => {
   it("answers postcodes of nearly every district, and says what the whole list's shares are likely to be", async () => {
-    const { estimates: e, csv, html, groups, workbook } = await nightOne("sample");
+    const { estimates: e, csv, html, groups, workbook, messages } = await nightOne("sample");
     expect(e.postcodes).toBe(560);
     expect(e.answeredPostcodes).toBeGreaterThan(40);
     expect(e.answeredPostcodes).toBeLessThan(70);
@@ -71,25 +111,32 @@ describe("estimates on night one", () => {
       expect(s.high!).toBeGreaterThanOrEqual(s.estimate!);
       expect(s.high! - s.low!).toBeGreaterThan(0);
     }
-    expect(csv).toContain(`estimated from ${e.answeredPostcodes} of 560 postcodes (95% interval)`);
+    const bb = e.lookups.broadband!;
+    const summaryRows = parse(csv, { columns: true, bom: true }) as Record<string, string>[];
+    expect(summaryRows.find((x) => x.Figure === "Broadband: postcodes answered, what its estimates stand on")).toMatchObject({ Count: String(bb.answeredPostcodes), Of: "560 postcodes of the list" });
     expect(html).toContain("Estimates for the whole list");
-    expect(html).toContain(`estimated from ${e.answeredPostcodes} of 560 postcodes (95% interval)`);
-    // groups.csv and the workbook's Groups: each district's estimates beside its answered-only figures
-    const pct = (x: number | null) => (x === null ? "" : `${(100 * x).toFixed(1)}%`);
+    // the chart's basis is each lookup's own
+    expect(html).toContain(`broadband: estimated from ${bb.answeredPostcodes} of 560 postcodes (95% interval); mobile: estimated from ${e.lookups.mobile!.answeredPostcodes} of 560 postcodes (95% interval)`);
+    // groups.csv and the workbook's Groups: each district's estimates beside its answered-only figures, as fractions
+    const pct = (x: number | null) => (x === null ? "" : String(Math.round(x * 10_000) / 10_000));
     expect(groups.filter((g) => g.Dimension === "district")).toHaveLength(28);
     for (const g of groups.filter((r) => r.Dimension === "district")) {
       const shares = e.groups.district![g.Group!]!.shares;
       expect([g.BelowSuperfastEstimate, g.BelowSuperfastLow, g.BelowSuperfastHigh]).toEqual([shares.belowSuperfast!.estimate, shares.belowSuperfast!.low, shares.belowSuperfast!.high].map(pct));
       expect(g.IndoorVoiceTotalNotspotsEstimate).toBe(pct(shares.indoorVoiceTotalNotspot!.estimate));
       expect(g.IndoorVoiceTotalNotspotsHigh).toBe(pct(shares.indoorVoiceTotalNotspot!.high));
+      expect(Number(g.BroadbandAnsweredPostcodes)).toBe(e.groups.district![g.Group!]!.answeredPerLookup.broadband);
+      expect(Number(g.MobileAnsweredPostcodes)).toBe(e.groups.district![g.Group!]!.answeredPerLookup.mobile);
     }
     const sheet = workbook.getWorksheet("Groups")!;
     const headings = (sheet.getRow(1).values as unknown[]).map(String);
     const at = headings.indexOf("Below superfast % est.");
     expect(at).toBeGreaterThan(0);
     const first = sheet.getRow(2);
-    expect(first.getCell(at).value).toBe(e.groups[String(first.getCell(1).value)]![String(first.getCell(2).value)]!.shares.belowSuperfast!.estimate);
-    expect(first.getCell(at + 2).value).toBe(e.groups[String(first.getCell(1).value)]![String(first.getCell(2).value)]!.shares.belowSuperfast!.high);
+    expect(first.getCell(at).value).toBe(Number(pct(e.groups[String(first.getCell(1).value)]![String(first.getCell(2).value)]!.shares.belowSuperfast!.estimate)));
+    expect(first.getCell(at + 2).value).toBe(Number(pct(e.groups[String(first.getCell(1).value)]![String(first.getCell(2).value)]!.shares.belowSuperfast!.high)));
+    expectLead({ estimates: e, csv, html, workbook, messages });
+    expect(messages).toContain(`postcode column: "postcode" (column 1 of 1: "postcode"); --column NAME chooses another`);
     console.log(`night one, sample order: ${e.answeredPostcodes} of 560 postcodes answered, ${reached(e)} of 28 districts reached`);
   });
 
@@ -121,7 +168,7 @@ describe("estimates on night one", () => {
     // report.html: each dimension's groups charted with their intervals, and tabled
     for (const id of ["estimates-district", "estimates-ward", "estimates-lad"]) expect(html).toContain(`id="${id}"`);
     expect(html).toContain(intervalText(e.groups.ward!.North!.shares.belowSuperfast!));
-    const pct = (x: number | null) => (x === null ? "" : `${(100 * x).toFixed(1)}%`);
+    const pct = (x: number | null) => (x === null ? "" : String(Math.round(x * 10_000) / 10_000));
     for (const [dimension, values] of [["ward", wards], ["lad", ["Cardiff", "Swansea"]]] as const) {
       expect(Object.keys(e.groups[dimension]!)).toEqual(values);
       for (const value of values) {

@@ -63,11 +63,11 @@ function asCsv(e: Expected): Record<string, string> {
   };
   for (const [column, count] of Object.entries(e.broadband)) {
     out[column] = String(count);
-    out[`${column}Share`] = e.broadbandAddresses === 0 ? "" : `${((100 * count) / e.broadbandAddresses).toFixed(1)}%`;
+    out[`${column}Share`] = e.broadbandAddresses === 0 ? "" : String(Math.round((count / e.broadbandAddresses) * 10_000) / 10_000);
   }
   for (const [column, count] of Object.entries(e.mobile)) {
     out[column] = String(count);
-    out[`${column}Share`] = e.mobileAddresses === 0 ? "" : `${((100 * count) / e.mobileAddresses).toFixed(1)}%`;
+    out[`${column}Share`] = e.mobileAddresses === 0 ? "" : String(Math.round((count / e.mobileAddresses) * 10_000) / 10_000);
   }
   return out;
 }

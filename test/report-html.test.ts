@@ -308,3 +308,64 @@ describe("renderHtmlReport", () => {
     expect(html).toContain(`${SPEED_THRESHOLDS.superfast} to under 300 Mbit/s down; &quot;at least superfast&quot; counts every address at ${SPEED_THRESHOLDS.superfast} or more`);
   });
 });
+
+// ---- a partly answered list ----
+
+describe("report.html of a partly answered list", () => {
+  const interval = (estimate: number, low: number, high: number) => ({ estimate, low, high });
+  const domain = (answered: number, postcodes: number, share: ReturnType<typeof interval> | null) => ({
+    postcodes,
+    answeredPostcodes: answered,
+    answeredPerLookup: { broadband: answered, mobile: answered },
+    exact: answered === postcodes,
+    shares: { belowSuperfast: share ?? { estimate: null, low: null, high: null }, indoorVoiceTotalNotspot: share ?? { estimate: null, low: null, high: null } },
+  });
+  const basis = (answered: number, answeredBy: string | null) => ({ answeredPostcodes: answered, answeredAddresses: 1_517, exact: false, unanswered: 288 - answered, answeredBy, quota: { perPeriod: 25_000, source: "monthly-quota" as const } });
+  const estimates = {
+    ...domain(59, 288, interval(0.201, 0.119, 0.318)),
+    answeredPerLookup: { broadband: 61, mobile: 59 },
+    lookups: { broadband: basis(61, "2026-12-01"), mobile: basis(59, "2026-12-01") },
+    assumption: "The estimates assume that the unanswered postcodes resemble the answered ones of their stratum (their district, and the values of your --group-by columns).",
+    caveats: ["Your input's rows show the unanswered postcodes to be unlike the answered ones."],
+    groups: { district: { LS1: domain(1, 12, null), LS2: domain(9, 20, interval(0.3, 0.2, 0.4)) } },
+  };
+  const partial = sampleSummary({ estimates, input: { postcodeColumn: "Post Code" } });
+  const html = renderHtmlReport(sampleData({ summary: partial }));
+
+  it("opens with the whole list's estimate, what is answered and when the rest will be, the answered-only figure beside it", () => {
+    const lead = html.slice(html.indexOf(`<section id="lead"`), html.indexOf("</section>", html.indexOf(`<section id="lead"`)));
+    expect(html.indexOf(`<section id="lead"`)).toBeLessThan(html.indexOf(`id="broadband"`));
+    expect(lead).toContain(
+      "<strong>Partly answered</strong>: 61 of 288 postcodes answered for broadband, 59 for mobile; broadband: the other 227 by 2026-12-01 at the current quota (25,000 requests a quota period, --monthly-quota); mobile: the other 229 by 2026-12-01",
+    );
+    expect(lead).toContain("all the list's addresses, estimated (95% interval)</dt>");
+    expect(lead).toContain(">20.1% (11.9% to 31.8%)</dd>");
+    expect(lead).toContain("answered postcodes only: 12.0% (30,000 of 250,000 addresses)");
+    expect(lead).toContain(estimates.assumption);
+    expect(lead).toContain("<strong>Caution</strong>: Your input&#39;s rows show");
+    // the answered-only section says what it counts
+    expect(figureHtml(html, "broadband-tiers")).toContain("Answered postcodes only: 12.0% of addresses");
+    // the chart's basis, per lookup
+    expect(figureHtml(html, "estimates-chart")).toContain("broadband: estimated from 61 of 288 postcodes (95% interval); mobile: estimated from 59 of 288 postcodes (95% interval)");
+  });
+
+  it("gives a group of one answered postcode no estimate, and says why in the groups' own words", () => {
+    const table = tableRows(html, "estimates-district");
+    expect(table.find((r) => r[0] === "LS1")).toEqual(["LS1", "1 of 12", "no estimate: fewer than 2 of its postcodes answered", "no estimate: fewer than 2 of its postcodes answered"]);
+    expect(table.find((r) => r[0] === "LS2")![2]).toBe("30.0% (20.0% to 40.0%)");
+  });
+
+  it("names the input's postcode column in the run details", () => {
+    expect(html).toContain(`<th scope="row">Postcode column</th><td>Post Code (the input column the postcodes were read from)</td>`);
+  });
+
+  it("leads with nothing new once every postcode is answered: the page is as before", () => {
+    const exact = { ...estimates, ...domain(288, 288, interval(0.2, 0.2, 0.2)), lookups: { broadband: { ...basis(288, null), exact: true }, mobile: { ...basis(288, null), exact: true } }, caveats: [] };
+    // (each chart's instance numbers its classes, counting on through the process: zr13-cls-58, ...)
+    const page = (estimates?: typeof exact) => renderHtmlReport(sampleData({ summary: sampleSummary(estimates ? { estimates } : {}) })).replace(/zr\d*(-cls-\d+)?/g, "zr");
+    const before = page();
+    const after = page(exact);
+    expect(after).toBe(before);
+    expect(before).not.toContain(`id="lead"`);
+  });
+});

@@ -143,6 +143,8 @@ describe("the map and postcodes.geojson with a real-format directory extract", (
       features: { type: string; geometry: { type: string; coordinates: number[] }; properties: Record<string, unknown> }[];
     };
     expect(geo.type).toBe("FeatureCollection");
+    // the attribution as a sentence, on the collection (a foreign member RFC 7946 allows)
+    expect((geo as unknown as { attribution: string }).attribution).toMatch(/^Source: Ofcom\. .*\.$/);
     const byPostcode = new Map(geo.features.map((f) => [f.properties.PostCode as string, f]));
     expect([...byPostcode.keys()].sort()).toEqual(located().map((r) => r.pcds).sort());
     const postcodes = new Map(readCsv(join(dir, "out", "postcodes.csv")).map((r) => [r.PostCode!, r]));
@@ -155,7 +157,8 @@ describe("the map and postcodes.geojson with a real-format directory extract", (
       expect(f.properties.BroadbandAddresses).toBe(Number(csv.BroadbandAddresses));
       expect(f.properties.BelowSuperfast).toBe(Number(csv.BelowSuperfast));
       expect(f.properties.ProvBIndoorVoiceNotspots).toBe(Number(csv.ProvBIndoorVoiceNotspots));
-      expect(f.properties.BelowSuperfastShare).toBe(csv.BroadbandAddresses === "0" ? null : Number(((100 * Number(csv.BelowSuperfast)) / Number(csv.BroadbandAddresses)).toFixed(1)));
+      // a share as a fraction of 1, as every column named Share
+      expect(f.properties.BelowSuperfastShare).toBe(csv.BroadbandAddresses === "0" ? null : Math.round((Number(csv.BelowSuperfast) / Number(csv.BroadbandAddresses)) * 10_000) / 10_000);
       // postcodes.csv carries the same coordinates
       expect([Number(csv.Longitude), Number(csv.Latitude)]).toEqual([Number(r.long), Number(r.lat)]);
     }

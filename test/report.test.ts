@@ -2,7 +2,7 @@
 // (test/fixtures/report-golden/build-fixture.ts). Golden files: UPDATE_GOLDEN=1 npx vitest run
 // test/report.test.ts rewrites them after an intended change (then review the diff).
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -125,28 +125,34 @@ describe("summary", () => {
   it("is the same in summary.json and summary.csv: plain-English figures with their share and what it is a share of", () => {
     expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8"))).toEqual(summary);
     const rows = byHeader(read("summary.csv"));
-    expect(Object.keys(rows[0]!)).toEqual(["Section", "Figure", "Count", "Share", "Of"]);
+    expect(Object.keys(rows[0]!)).toEqual(["Section", "Figure", "Count", "Share", "Low", "High", "Of"]);
     const row = (figure: string) => rows.find((r) => r.Figure === figure)!;
     expect(row("Addresses below superfast (under 30 Mbit/s down)")).toEqual({
       Section: "Broadband",
       Figure: "Addresses below superfast (under 30 Mbit/s down)",
       Count: String(summary.broadband!.belowSuperfast),
-      Share: "33.3%",
+      Share: "0.3333",
+      Low: "",
+      High: "",
       Of: "6 addresses the broadband lookup returned",
     });
-    expect(row("ProvB: addresses without good indoor voice (good coverage: Green (3) or Enhanced (4))")).toMatchObject({ Count: "3", Share: "42.9%", Of: "7 addresses the mobile lookup returned" });
+    expect(row("ProvB: addresses without good indoor voice (good coverage: Green (3) or Enhanced (4))")).toMatchObject({ Count: "3", Share: "0.4286", Of: "7 addresses the mobile lookup returned" });
     expect(row("Includes simulated data (not the real API)").Count).toBe("no");
-    expect(row("Mobile: release MobileAvailability-202601010000 (fetched 2026-01-02)")).toMatchObject({ Section: "Releases", Count: "7", Share: "100.0%" });
+    expect(row("Mobile: release MobileAvailability-202601010000 (fetched 2026-01-02)")).toMatchObject({ Section: "Releases", Count: "7", Share: "1" });
     // no machine names in the figure column
     for (const r of rows) expect(r.Figure).not.toMatch(/^[a-z]+[A-Z]|\./);
     expect(summary.broadband!.shares.belowSuperfast).toBe(0.3333);
   });
 
-  it("prints headline figures", () => {
+  it("prints headline figures: a partly answered list's whole list first, then the answered postcodes' own", () => {
     expect(headlineLines(summary)).toEqual([
       "report (run 1): 6 input rows, 1 invalid, 4 unique postcodes",
-      "broadband: 6 addresses (2 postcodes found, 1 not found, 1 failed); below decent (10/1 Mbit/s) 16.7%, below superfast 33.3%, gigabit 16.7%, no data 16.7%",
-      "mobile: 7 addresses (3 postcodes found, 1 not found, 0 failed); indoor notspots (good coverage: Green (3) or Enhanced (4), legacy scale): voice 28.6% with no good provider, 14.3% with only some; data 14.3% none, 14.3% only some",
+      "whole list (partly answered: 3 of 4 postcodes answered for broadband, 4 for mobile; broadband: the other 1 at the next runs (no quota known to date them: --monthly-quota gives one); mobile: every postcode answered):",
+      "  Addresses below superfast (under 30 Mbit/s down), all the list's addresses: 33.3% (6.6% to 77.8%) (estimate, 95% interval); answered postcodes only: 33.3% (2 of 6 addresses)",
+      "  Addresses where no provider has good indoor voice (total notspot; good coverage: Green (3) or Enhanced (4)), all the list's addresses: 28.6% (exact: every postcode answered); answered postcodes only: 28.6% (2 of 7 addresses)",
+      "  The estimates assume that the unanswered postcodes resemble the answered ones of their stratum (their district, and the values of your --group-by columns).",
+      "broadband (answered postcodes only): 6 addresses (2 postcodes found, 1 not found, 1 failed); below decent (10/1 Mbit/s) 16.7%, below superfast 33.3%, gigabit 16.7%, no data 16.7%",
+      "mobile (answered postcodes only): 7 addresses (3 postcodes found, 1 not found, 0 failed); indoor notspots (good coverage: Green (3) or Enhanced (4), legacy scale): voice 28.6% with no good provider, 14.3% with only some; data 14.3% none, 14.3% only some",
       "mobile scale: 52 ratings of 1 or 2 among 224 ratings of MobileAvailability-202601010000: Ofcom's earlier 0-4 scale",
     ]);
   });
@@ -177,6 +183,18 @@ describe("scope", () => {
     ]);
     expect(read("mobile.csv", at)).toHaveLength(1); // header only
     expect(byHeader(read("enriched.csv", at)).map((r) => r.Status)).toEqual(["ok", "ok"]);
+    // every row file of a simulated run says so, and postcodes.geojson on the collection
+    for (const file of ["postcodes.csv", "enriched.csv"]) expect(byHeader(read(file, at)).map((r) => r.Simulated)).toEqual(Array(2).fill("yes: from the bundled simulator, not the real API"));
+    const area = join(dir, "areas-simulated.csv");
+    writeFileSync(area, "pcds,lat,long\nSW1A 2AA,51.5,-0.12\n");
+    const mapped = join(dir, "latest-mapped");
+    await writeReports(db, { outDir: mapped, areaFile: area, now: () => FIXED_NOW });
+    const geo = JSON.parse(readFileSync(join(mapped, "postcodes.geojson"), "utf8")) as { simulated: string; attribution: string; features: unknown[] };
+    expect(geo.simulated).toBe("SIMULATED: figures from the bundled simulator, not the real API");
+    expect(geo.attribution).toMatch(/^Source: Ofcom\. Broadband data fetched \d{4}-\d\d-\d\d.*\(the API names no release\)\.$/);
+    expect(geo.features).toHaveLength(1);
+    // a real run's files carry no such column (the golden files above)
+    expect(read("postcodes.csv")[0]).not.toContain("Simulated");
   });
 
   it("--all reports every stored postcode, without the per-input files", async () => {
@@ -296,7 +314,7 @@ async function independentSummary(db: Store, run: number, good: number): Promise
   };
   const releaseText = (r: { release: string | null; fetchedFrom: string | null; fetchedTo: string | null }) => {
     const [from, to] = [r.fetchedFrom?.slice(0, 10), r.fetchedTo?.slice(0, 10)];
-    return r.release ?? `no release named, fetched ${from}${to !== from ? ` to ${to}` : ""}`;
+    return r.release !== null ? `from release ${r.release}` : `fetched ${from}${to !== from ? ` to ${to}` : ""} (the API names no release)`;
   };
   return {
     simulated: runRow.simulated === 1 || lookupRuns.some((l) => simulatedRuns.has(l.run_id)),
@@ -307,6 +325,7 @@ async function independentSummary(db: Store, run: number, good: number): Promise
     providers,
     goodRating: good,
     postcodes: { input: inputRows.length, invalid: inputRows.filter((r) => r.postcode === null).length, unique: postcodes.size },
+    input: { postcodeColumn: runRow.postcode_column as string },
     broadband: lookups.includes("broadband") ? { postcodes: statusCounts("broadband"), ...b, shares: fractions(b, b.addresses, ["addresses"]) } : null,
     mobile: lookups.includes("mobile")
       ? {
@@ -326,10 +345,11 @@ async function independentSummary(db: Store, run: number, good: number): Promise
     releases,
     // every answer of the fixture has one version: nothing changed
     changes: noChanges(lookups, providers),
-    attribution: `Source: Ofcom (${(["broadband", "mobile"] as const)
+    attribution: `Source: Ofcom. ${(["broadband", "mobile"] as const)
       .filter((l) => releases[l].length > 0)
-      .map((l) => `${l}: ${releases[l].map(releaseText).join(", ")}`)
-      .join("; ")})`,
+      .map((l) => `${l} data ${releases[l].map(releaseText).join(", and ")}`)
+      .join("; ")
+      .replace(/^b/, "B")}.`,
   };
 }
 

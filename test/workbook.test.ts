@@ -114,11 +114,21 @@ describe.each(["current", "legacy"] as const)("on the %s scale", (scale) => {
       const groupHeadings = (book.getWorksheet("Groups")!.getRow(1).values as unknown[]).map(String);
       expect(groupHeadings).toContain("At least superfast");
       expect(groupHeadings).not.toContain("Superfast");
+      // each group's answered postcodes per lookup, and why a group has no estimate, in groups.csv's words
+      const groupSheet = book.getWorksheet("Groups")!;
+      const [answeredAt, noteAt] = ["Broadband answered postcodes", "Estimate note"].map((h) => groupHeadings.indexOf(h));
+      expect(answeredAt).toBeGreaterThan(0);
+      const groupValues = (groupSheet.getSheetValues() as unknown[][]).slice(2);
+      expect(groupValues.every((r) => typeof r[answeredAt!] === "number")).toBe(true);
+      expect(noteAt).toBeGreaterThan(answeredAt!);
+      for (const note of groupValues.map((r) => r[noteAt!]).filter((v) => v !== undefined && v !== null && v !== ""))
+        expect(note).toMatch(/^(Broadband|Mobile): no estimate: fewer than 2 of its postcodes answered(; Mobile: no estimate: fewer than 2 of its postcodes answered)?$/);
       const summary = book.getWorksheet("Summary")!;
       const figures = summary.getSheetValues().slice(2).map((r) => (r as unknown[]).slice(1));
       const below = figures.find((r) => r[1] === "Addresses below superfast (under 30 Mbit/s down)")!;
       expect(below[2]).toBeTypeOf("number");
-      expect(below[3]).toBeCloseTo((below[2] as number) / Number(String(below[4]).split(" ")[0]!.replace(/,/g, "")), 6);
+      // numbers in every figure's cells: the share and an estimate's interval are fractions under a percent format
+      expect(below[3]).toBeCloseTo((below[2] as number) / Number(String(below[6]).split(" ")[0]!.replace(/,/g, "")), 4);
       expect(figures.some((r) => r[0] === "Provenance" && r[1] === "Mobile data" && /^release /.test(String(r[2])))).toBe(true);
     });
 

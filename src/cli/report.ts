@@ -7,6 +7,8 @@ import { databaseMissing, noDatabaseMessage } from "../store/location.js";
 import { headlineLines, openFirstLine, REPORT_FILES, ReportError, writeReports } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
 import { declareOptions, runCli } from "./run-cli.js";
+import { answerPaces } from "../plan/answer-pace.js";
+import { LOOKUPS } from "../spec/fields.js";
 
 runCli({
   name: "report",
@@ -38,6 +40,7 @@ runCli({
         workbookRows: o.workbookRows,
         since: o.since,
         attribution: o.attribution,
+        answerPaces: await answerPaces(source, Date.now(), LOOKUPS),
         onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
       });
       process.stdout.write(`reports written to ${o.out}: ${result.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}\n`);

@@ -59,6 +59,7 @@ export async function readInputIntoRun(
     const input = await openInput(stream, { source, column: config.column });
     for (const w of input.warnings) deps.logger.warn(w);
     await store.runs.setInput(runId, input.header.columns, input.header.postcodeColumn);
+    deps.logger.info(postcodeColumnLine(input.header), { event: "postcode-column", column: input.header.postcodeColumn });
     shape.columns = input.header.columns.length;
     for await (const row of input.rows) {
       inputRows++;
@@ -114,4 +115,10 @@ function measure(shape: InputShape, line: number, cells: readonly string[]): voi
       shape.longestCell = cells[i]!.length;
       shape.longestAt = { line, column: i + 1 };
     }
+}
+
+/** Which column the postcodes are read from, among which: a file with two postcode-like columns uses one of them. */
+export function postcodeColumnLine(h: { columns: readonly string[]; postcodeColumn: string; postcodeIndex: number; hasHeader: boolean }): string {
+  if (!h.hasHeader) return "postcode column: the file has no header; postcodes are read from its column 1";
+  return `postcode column: ${JSON.stringify(h.postcodeColumn)} (column ${h.postcodeIndex + 1} of ${h.columns.length}: ${h.columns.map((c) => JSON.stringify(c)).join(", ")}); --column NAME chooses another`;
 }

@@ -4,6 +4,7 @@ import { headlineLines, openFirstLine, writeReportsUnlessCurrent } from "../repo
 import { oneLine } from "../errors.js";
 import { LeaseLostError } from "../store/types.js";
 import { leaseTtl, type OpenedRun } from "./run.js";
+import { answerPaces } from "../plan/answer-pace.js";
 
 /** Returns why the reports could not be written (the run then exits 1), or null. */
 export async function reportStage(run: OpenedRun, runId: number): Promise<string | null> {
@@ -21,6 +22,8 @@ export async function reportStage(run: OpenedRun, runId: number): Promise<string
     now: () => new Date(run.clock.now()),
     attribution: config.attribution,
     workbookRows: config.workbookRows,
+    // when a partly answered list's rest will be answered, at the quota as the ledger stands
+    answerPaces: await answerPaces(run.store, run.clock.now(), config.lookups),
     onWarning: (m: string) => log.warn(m),
     beforeSwap: () => holdLeaseForSwap(run),
   };

@@ -14,18 +14,33 @@ export function parseAttribution(raw: string | undefined, name: string): string 
   return text;
 }
 
-/** "Source: Ofcom (mobile: MobileAvailability-202406041254; broadband: no release named, fetched 2026-03-01)". */
+/**
+ * A sentence: "Source: Ofcom. Broadband data fetched 2026-03-01 (the API names no release); mobile
+ * data from release MobileAvailability-202406041254." A release is named as the API names it; the
+ * broadband lookup names none, so its figures are dated by when they were fetched.
+ */
 export function apiAttribution(releases: Partial<Record<Lookup, readonly Release[]>>, custom: string | null | undefined): string {
   if (custom) return custom;
   const parts = (Object.entries(releases) as [Lookup, readonly Release[]][])
     .filter(([, list]) => list.length > 0)
-    .map(([lookup, list]) => `${LOOKUP_SPECS[lookup].label.toLowerCase()}: ${list.map(releaseName).join(", ")}`);
-  return `Source: ${DEFAULT_ATTRIBUTION_SOURCE}${parts.length > 0 ? ` (${parts.join("; ")})` : ""}`;
+    .map(([lookup, list]) => `${LOOKUP_SPECS[lookup].label.toLowerCase()} data ${releaseWords(list)}`);
+  if (parts.length === 0) return `Source: ${DEFAULT_ATTRIBUTION_SOURCE}.`;
+  const sentence = parts.join("; ");
+  return `Source: ${DEFAULT_ATTRIBUTION_SOURCE}. ${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`;
 }
 
-function releaseName(r: Release): string {
-  if (r.release !== null) return r.release;
-  const from = r.fetchedFrom?.slice(0, 10);
-  const to = r.fetchedTo?.slice(0, 10);
-  return from === undefined ? "no release named" : `no release named, fetched ${from}${to && to !== from ? ` to ${to}` : ""}`;
+const and = (words: readonly string[]) => (words.length <= 1 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`);
+
+/** "from release X" / "from releases X and Y", then "fetched D (the API names no release)" for the answers without one. */
+function releaseWords(list: readonly Release[]): string {
+  const named = [...new Set(list.filter((r) => r.release !== null).map((r) => r.release!))];
+  const unnamed = list.filter((r) => r.release === null);
+  const words: string[] = [];
+  if (named.length > 0) words.push(`from release${named.length > 1 ? "s" : ""} ${and(named)}`);
+  if (unnamed.length > 0) {
+    const from = unnamed.map((r) => r.fetchedFrom?.slice(0, 10)).filter((d): d is string => d !== undefined).sort()[0];
+    const to = unnamed.map((r) => r.fetchedTo?.slice(0, 10)).filter((d): d is string => d !== undefined).sort().at(-1);
+    words.push(from === undefined ? "(the API names no release)" : `fetched ${from}${to && to !== from ? ` to ${to}` : ""} (the API names no release)`);
+  }
+  return words.join(", and ");
 }

@@ -5,7 +5,7 @@ import type { SnapshotSource } from "../store/snapshot.js";
 import { readAreaHeader } from "./area-file.js";
 import { DEFAULT_GROUP_BY, resolveDimensions, type GroupOptions } from "./groups.js";
 import { propertyColumns } from "./property-figures.js";
-import { isReportRefusal, ReportError } from "./scope.js";
+import { isReportRefusal } from "./scope.js";
 import { MAX_CELL_CHARS } from "./xlsx/limits.js";
 
 /** Why the reports of this run could not be written as asked, or null when they can. */

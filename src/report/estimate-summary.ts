@@ -16,6 +16,8 @@ import type { MobileJudging } from "../spec/mobile-scales.js";
 import { groupFigures } from "./groups.js";
 import type { GroupDomains, GroupsOf } from "./group-domains.js";
 import type { SummaryRow } from "./summary.js";
+import { answeredBy, type AnswerPace } from "../plan/answer-pace.js";
+import { estimateCaveats, ESTIMATE_ASSUMPTION, MIN_ANSWERED_FOR_ESTIMATE, TOO_FEW_ANSWERED, type CaveatPostcode } from "./estimate-caveats.js";
 
 const ANSWERED_STATUSES = new Set(["ok", "not_found"]);
 
@@ -23,15 +25,33 @@ export interface EstimatedDomain {
   postcodes: number;
   /** postcodes with an answer of every lookup in scope */
   answeredPostcodes: number;
+  /** per lookup, its postcodes with an answer: a lookup's figures stand on its own */
+  answeredPerLookup: Partial<Record<Lookup, number>>;
   /** every postcode answered: the shares are exact */
   exact: boolean;
   /** per figure (estimateKey of its column, e.g. belowSuperfast, indoorVoiceTotalNotspot): fractions of addresses */
   shares: Record<string, Interval>;
 }
 
+/** What a lookup's estimates stand on, and when the rest of the list will be answered. */
+export interface LookupBasis {
+  answeredPostcodes: number;
+  answeredAddresses: number;
+  exact: boolean;
+  /** postcodes of the list without an answer of this lookup */
+  unanswered: number;
+  /** the night (YYYY-MM-DD) the rest is answered at the current quota; null when no quota is known or it never is */
+  answeredBy: string | null;
+  /** the quota that date assumes: requests a period, from --monthly-quota or as the service allowed; null when unknown */
+  quota: { perPeriod: number; source: AnswerPace["source"] } | null;
+}
+
 export interface EstimatesSummary extends EstimatedDomain {
   /** per lookup: what its figures stand on */
-  lookups: Partial<Record<Lookup, { answeredPostcodes: number; answeredAddresses: number; exact: boolean }>>;
+  lookups: Partial<Record<Lookup, LookupBasis>>;
+  /** what every estimate assumes (estimate-caveats.ts), and where the list's own data doubts it */
+  assumption: string;
+  caveats: string[];
   /** per dimension of --group-by (by its name, as groups.csv's Dimension), per value */
   groups: Record<string, Record<string, EstimatedDomain>>;
 }
@@ -107,15 +127,20 @@ function listFacts(figures: readonly PostcodeFigures[], lookups: readonly Lookup
 function estimateOf(members: readonly PostcodeFigures[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, list: ListFacts) {
   const perLookup = lookups.map((l) => [l, estimateDomain(members.map((m) => m.lookups[l]!), counts[l].length, list[l]?.rho, list[l]?.moments)] as const);
   const shares: Record<string, Interval> = {};
-  for (const [l, e] of perLookup) counts[l].forEach((column, i) => (shares[estimateKey(column)] = e.shares[i]!));
+  for (const [l, e] of perLookup) counts[l].forEach((column, i) => (shares[estimateKey(column)] = tooFew(e) ? NO_ESTIMATE : e.shares[i]!));
   const domain: EstimatedDomain = {
     postcodes: members.length,
     answeredPostcodes: members.filter((m) => lookups.every((l) => m.lookups[l]!.answered)).length,
+    answeredPerLookup: Object.fromEntries(perLookup.map(([l, e]) => [l, e.answeredPostcodes])),
     exact: perLookup.every(([, e]) => e.exact),
     shares,
   };
   return { domain, perLookup: perLookup as readonly (readonly [Lookup, DomainEstimate])[] };
 }
+
+const NO_ESTIMATE: Interval = { estimate: null, low: null, high: null };
+/** Fewer answered postcodes than an estimate needs (exact figures need none: every postcode is answered). */
+export const tooFew = (e: Pick<DomainEstimate, "exact" | "answeredPostcodes">) => !e.exact && e.answeredPostcodes < MIN_ANSWERED_FOR_ESTIMATE;
 
 /**
  * The strata the planner drew the sample in: the district, then the values of the --group-by input
@@ -141,7 +166,7 @@ function membersByGroup(figures: readonly PostcodeFigures[], groupsOf: GroupsOf)
 }
 
 /** The estimates of a report, for the list and each group of `domains`: null when the scope has no postcodes. Needs preparePostcodes. */
-export async function computeEstimates(snapshot: ReportSnapshot, domains: readonly GroupDomains[]): Promise<EstimatesSummary | null> {
+export async function computeEstimates(snapshot: ReportSnapshot, domains: readonly GroupDomains[], paces: Partial<Record<Lookup, AnswerPace>> = {}): Promise<EstimatesSummary | null> {
   const lookups = snapshot.scope.lookups;
   const counts = countColumns(snapshot.scope.providers);
   const figures = await readFigures(snapshot, lookups, counts, designStrata(domains));
@@ -153,8 +178,43 @@ export async function computeEstimates(snapshot: ReportSnapshot, domains: readon
     groups[name] = {};
     for (const [value, members] of membersByGroup(figures, groupsOf)) groups[name][value] = estimateOf(members, lookups, counts, list).domain;
   }
-  const lookupFacts = Object.fromEntries(perLookup.map(([l, e]) => [l, { answeredPostcodes: e.answeredPostcodes, answeredAddresses: e.answeredAddresses, exact: e.exact }]));
-  return { ...domain, lookups: lookupFacts, groups };
+  const lookupFacts = Object.fromEntries(perLookup.map(([l, e]) => [l, lookupBasis(e, paces[l])]));
+  const caveats = estimateCaveats(caveatPostcodes(figures, lookups, await inputRowsPerPostcode(snapshot)));
+  return { ...domain, lookups: lookupFacts, assumption: ESTIMATE_ASSUMPTION, caveats, groups };
+}
+
+function lookupBasis(e: DomainEstimate, pace: AnswerPace | undefined): LookupBasis {
+  const unanswered = e.postcodes - e.answeredPostcodes;
+  return {
+    answeredPostcodes: e.answeredPostcodes,
+    answeredAddresses: e.answeredAddresses,
+    exact: e.exact,
+    unanswered,
+    answeredBy: pace && unanswered > 0 ? answeredBy(unanswered, pace) : null,
+    quota: pace ? { perPeriod: pace.quota, source: pace.source } : null,
+  };
+}
+
+/** The run's input rows per postcode (compact): the addresses each is expected to hold; null for --all. */
+async function inputRowsPerPostcode(snapshot: ReportSnapshot): Promise<Map<string, number> | null> {
+  if (snapshot.scope.kind !== "run") return null;
+  const rows = new Map<string, number>();
+  for await (const batch of snapshot.inputRows())
+    for (const [, , postcode] of batch) {
+      if (postcode === null) continue;
+      const compact = postcode.replace(/\s+/g, "").toUpperCase();
+      rows.set(compact, (rows.get(compact) ?? 0) + 1);
+    }
+  return rows;
+}
+
+/** The checks' view of each postcode: answered for every lookup, its addresses (the first lookup's), input rows and open data. */
+function caveatPostcodes(figures: readonly PostcodeFigures[], lookups: readonly Lookup[], rows: Map<string, number> | null): CaveatPostcode[] {
+  return figures.map((f) => {
+    const first = f.lookups[lookups[0]!]!;
+    const aux = f.lookups.broadband?.auxiliary?.find((x) => x !== null) ?? null;
+    return { answered: lookups.every((l) => f.lookups[l]!.answered), addresses: first.addresses, expected: rows ? (rows.get(f.postcode) ?? 0) : null, belowSuperfast: aux };
+  });
 }
 
 const pct = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
@@ -172,17 +232,35 @@ export function intervalText(i: Interval): string {
   return i.low === null || i.high === null ? `${pct(i.estimate)} (too few answered for an interval)` : i.low === i.high ? pct(i.estimate) : `${pct(i.estimate)} (${pct(i.low)} to ${pct(i.high)})`;
 }
 
-/** summary.csv's (and the workbook's Summary) Estimates rows: the basis, then each share for the whole list. */
+/** A fraction to 4 places (0.1454), as summary.json's shares: enough for a percentage to one decimal. */
+export const round4 = <T extends number | null>(x: T): T => (x === null ? x : ((Math.round(x * 10_000) / 10_000) as T));
+
+/** Each lookup's basis, "broadband: estimated from 61 of 288 postcodes (95% interval)": a lookup's figures stand on its own answers. */
+export function lookupBases(e: Pick<EstimatesSummary, "lookups" | "postcodes">): string[] {
+  return Object.entries(e.lookups).map(([l, f]) => `${l}: ${estimateBasis({ answeredPostcodes: f.answeredPostcodes, postcodes: e.postcodes, exact: f.exact })}`);
+}
+
+/** summary.csv's (and the workbook's Summary) Estimates rows: each lookup's answered postcodes, each share for the whole list as numbers, the assumption. */
 export function estimateRows(e: EstimatesSummary | null | undefined, labels: Readonly<Record<string, string>>): SummaryRow[] {
   if (!e) return [];
-  const row = (figure: string, count: string): SummaryRow => ({ section: "Estimates for the whole list", figure, count, of: null, ofWhat: "" });
-  const basis = Object.entries(e.lookups).map(([l, f]) =>
-    row(`${LOOKUP_SPECS[l as Lookup].label}: basis`, estimateBasis({ answeredPostcodes: f.answeredPostcodes, postcodes: e.postcodes, exact: f.exact })),
+  const section = "Estimates for the whole list";
+  const basis = Object.entries(e.lookups).map(([l, f]): SummaryRow => ({
+    section,
+    figure: `${LOOKUP_SPECS[l as Lookup].label}: postcodes answered, what its estimates stand on`,
+    count: f.answeredPostcodes,
+    of: e.postcodes,
+    ofWhat: "postcodes of the list",
+  }));
+  // a figure is exact once its own lookup has answered every postcode
+  const broadbandKeys = new Set(countColumns([]).broadband.map(estimateKey));
+  const kind = (key: string) => (e.lookups[broadbandKeys.has(key) ? "broadband" : "mobile"]?.exact ?? e.exact ? "exact: every postcode answered" : "estimate, with its 95% interval");
+  const shares = Object.entries(e.shares).map(([key, i]): SummaryRow =>
+    i.estimate === null
+      ? { section, figure: `${labels[key] ?? key}, share of all the list's addresses`, count: TOO_FEW_ANSWERED, of: null, ofWhat: "" }
+      : { section, figure: `${labels[key] ?? key}, share of all the list's addresses (${kind(key)})`, count: null, share: round4(i.estimate), low: round4(i.low), high: round4(i.high), of: null, ofWhat: "" },
   );
-  return [
-    ...basis,
-    ...Object.entries(e.shares).map(([key, i]) => row(`${labels[key] ?? key}, share of addresses`, intervalText(i))),
-  ];
+  const said = e.exact ? [] : [e.assumption, ...e.caveats].map((text, k): SummaryRow => ({ section, figure: k === 0 ? "Assumption" : "Caution", count: text, of: null, ofWhat: "" }));
+  return [...basis, ...shares, ...said];
 }
 
 /** The figures' plain-English labels by their estimates key (the Groups figures' labels); without mobile figures the scale labels nothing. */

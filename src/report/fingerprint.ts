@@ -41,8 +41,8 @@ function stampOf(path: string): FileStamp | null {
 
 /** Report options as they shape the files: values only (no directory, clock or callbacks); null is an option not given. */
 export function optionsKey(options: Record<string, unknown>): Record<string, unknown> {
-  // --all is in the scope's kind.
-  const skip = new Set(["outDir", "runId", "all", "now", "onWarning", "files", "command"]);
+  // --all is in the scope's kind; the quota's pace is the ledger's state, as the clock is, not an option.
+  const skip = new Set(["outDir", "runId", "all", "now", "onWarning", "files", "command", "answerPaces"]);
   return Object.fromEntries(
     Object.entries(options)
       .filter(([k, v]) => !skip.has(k) && v !== undefined && v !== null && typeof v !== "function")

@@ -1,7 +1,9 @@
 // postcodes.geojson: every postcode with coordinates (--area-file) as a GeoJSON Point feature with
 // its figures, for QGIS, ArcGIS or kepler.gl. RFC 7946: WGS84 longitude then latitude, as the area
 // file gives them (not rounded); property names are postcodes.csv's, and each count of addresses
-// has its share beside it (percent of the lookup's addresses, one decimal; null without addresses).
+// has its share beside it (a fraction of the lookup's addresses, 4 places, as every column named
+// Share; null without addresses). The collection carries the data's attribution and whether a
+// simulated run made it (foreign members, which RFC 7946 allows).
 // With Ofcom's open data in the database, its month and shares of premises follow, as in postcodes.csv.
 // When the mobile figures combine answers on two scales (or --mobile-scale forces one), the
 // collection says so with the addresses on each (`mobileScales`), and each feature names its
@@ -12,7 +14,7 @@ import { COORDINATE_COLUMNS } from "../figures/coordinates.js";
 import { providerColumn } from "../figures/measures.js";
 import { ADDRESSES_COLUMN, MOBILE_SCALE_COLUMN, openDataColumns, RELEASE_COLUMN, STATUS_COLUMN } from "../figures/postcode-columns.js";
 import type { MobileScale } from "../spec/mobile-scales.js";
-import { percent } from "./summary.js";
+import { shareFraction } from "./figure-labels.js";
 
 export const GEOJSON_NAME = "postcodes.geojson";
 
@@ -39,7 +41,15 @@ export interface GeojsonScales {
   addresses: Record<MobileScale, number>;
 }
 
-export function writePostcodesGeojson(snapshot: ReportSnapshot, path: string, scales: GeojsonScales | null = null): Promise<void> {
+/** What the collection says of itself: the attribution sentence, whether the figures are simulated, and the scales when mixed or forced. */
+export interface GeojsonAbout {
+  attribution: string;
+  simulated: boolean;
+  scales: GeojsonScales | null;
+}
+
+export function writePostcodesGeojson(snapshot: ReportSnapshot, path: string, about: GeojsonAbout): Promise<void> {
+  const scales = about.scales;
   const counts = sharedCounts(snapshot.scope.providers);
   const plain = ["Status", STATUS_COLUMN.broadband, STATUS_COLUMN.mobile, ADDRESSES_COLUMN.broadband, ADDRESSES_COLUMN.mobile, ...(scales ? [MOBILE_SCALE_COLUMN] : [])];
   const openData = openDataColumns(snapshot.scope);
@@ -48,7 +58,13 @@ export function writePostcodesGeojson(snapshot: ReportSnapshot, path: string, sc
   const at = new Map(columns.map((c, i) => [c, i + 1]));
   const rows = snapshot.postcodeRows(columns, "located");
   async function* lines(): AsyncGenerator<string> {
-    yield `{"type":"FeatureCollection",${scales ? `"mobileScales":${JSON.stringify(scales)},` : ""}"features":[`;
+    const head = {
+      type: "FeatureCollection",
+      attribution: about.attribution,
+      ...(about.simulated ? { simulated: "SIMULATED: figures from the bundled simulator, not the real API" } : {}),
+      ...(scales ? { mobileScales: scales } : {}),
+    };
+    yield `${JSON.stringify(head).slice(0, -1)},"features":[`;
     let first = true;
     for await (const batch of rows) {
       let text = "";
@@ -60,8 +76,7 @@ export function writePostcodesGeojson(snapshot: ReportSnapshot, path: string, sc
           const count = r(c.column) as number | null;
           const of = r(c.of) as number | null;
           properties[c.column] = count;
-          const share = count === null || of === null ? "" : percent(count, of);
-          properties[`${c.column}Share`] = share === "" ? null : Number(share);
+          properties[`${c.column}Share`] = count === null || of === null || of === 0 ? null : shareFraction(count, of);
         }
         for (const c of releases) properties[c] = r(c);
         for (const c of openData) properties[c] = r(c);

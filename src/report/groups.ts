@@ -9,13 +9,13 @@ import { LOOKUPS, type Lookup } from "../spec/fields.js";
 import { BLANK_GROUP, INVALID_GROUP, UNMATCHED_GROUP, type GroupDimension, type ReportSnapshot, type RowBatches } from "../store/snapshot.js";
 import { naturalOrder } from "../figures/name-order.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
-import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareText, spreadLabel } from "./figure-labels.js";
+import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareFraction, spreadLabel } from "./figure-labels.js";
 import { providerColumn, SPREAD_METRICS } from "../figures/measures.js";
 import { loadAreaFile, readAreaHeader, type AreaFile, type AreaLoad } from "./area-file.js";
 import { ADDRESSES_COLUMN, SCALE_ADDRESSES_COLUMN } from "../figures/postcode-columns.js";
 import { ReportError, type ReportScope } from "./scope.js";
 import { mapRows } from "./row-batches.js";
-import { groupEstimateCells, groupEstimateColumns } from "./group-estimates.js";
+import { groupEstimateHeader, groupEstimateRow } from "./group-estimates.js";
 import { areaCellCollector, scopePostcodes } from "./group-domains.js";
 import type { EstimatesSummary } from "./estimate-summary.js";
 
@@ -203,7 +203,9 @@ export function groupCells(row: GroupRow, figures: readonly GroupFigure[]): unkn
   const cells = (l: Lookup) =>
     figures.filter((f) => f.lookup === l).flatMap((f) => {
       const count = row.counts[f.column] ?? null;
-      return [count, count === null ? "" : shareText(count, of(l))];
+      // a share as a fraction of 1, as every column named Share
+      const total = of(l);
+      return [count, count === null || total === null || total === 0 ? null : shareFraction(count, total)];
     });
   return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, ...LOOKUPS.flatMap((l) => [of(l), ...cells(l)])];
 }
@@ -224,8 +226,8 @@ export interface GroupSet {
 }
 
 export function writeGroupsCsv(snapshot: ReportSnapshot, groups: GroupSet, path: string, options: CsvFileOptions): Promise<number> {
-  const header = [...groupsHeader(groups.figures), ...groupEstimateColumns(groups).map((c) => c.column), ...groupScaleHeader(groups)];
-  return writeCsv(path, header, groups.rows.map((row) => [...groupCells(row, groups.figures), ...groupEstimateCells(groups, row), ...groupScaleCells(groups, row)]), options);
+  const header = [...groupsHeader(groups.figures), ...groupEstimateHeader(groups), ...groupScaleHeader(groups)];
+  return writeCsv(path, header, groups.rows.map((row) => [...groupCells(row, groups.figures), ...groupEstimateRow(groups, row), ...groupScaleCells(groups, row)]), options);
 }
 
 export interface GroupOptions {

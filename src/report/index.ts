@@ -25,6 +25,8 @@ import { computeEstimates } from "./estimate-summary.js";
 import { groupDomains } from "./group-domains.js";
 import { prepareGroups, writeGroupsCsv, type GroupOptions, type GroupRow, type GroupSet } from "./groups.js";
 import { describeUprnMatching, uprnMatching } from "./uprn-matching.js";
+import type { Lookup } from "../spec/fields.js";
+import type { AnswerPace } from "../plan/answer-pace.js";
 
 export { headlineLines, type Summary } from "./summary.js";
 export { ReportError } from "./scope.js";
@@ -67,13 +69,17 @@ const ADDRESS_REPORT_FILES: readonly ReportFile<ReportContext>[] = ADDRESS_FILES
 /** The report set, in the order written. To add a report: one more entry here. */
 export const REPORT_FILES: readonly ReportFile<ReportContext>[] = [
   ...ADDRESS_REPORT_FILES,
-  { name: "postcodes.csv", write: (c, path) => writePostcodesCsv(c.snapshot, path, c.csv) },
-  { name: GEOJSON_NAME, applies: (c) => c.located > 0, write: (c, path) => writePostcodesGeojson(c.snapshot, path, geojsonScales(c.summary)) },
+  { name: "postcodes.csv", write: (c, path) => writePostcodesCsv(c.snapshot, path, c.csv, c.summary.simulated) },
+  {
+    name: GEOJSON_NAME,
+    applies: (c) => c.located > 0,
+    write: (c, path) => writePostcodesGeojson(c.snapshot, path, { attribution: c.summary.attribution, simulated: c.summary.simulated, scales: geojsonScales(c.summary) }),
+  },
   // Input rows belong to one run: --all has no single input to enrich.
   {
     name: "enriched.csv",
     applies: (c) => c.scope.kind === "run",
-    write: (c, path) => writeEnrichedCsv(c.snapshot, c.uprnColumn, path, c.csv),
+    write: (c, path) => writeEnrichedCsv(c.snapshot, c.uprnColumn, path, c.csv, c.summary.simulated),
   },
   { name: "rejects.csv", applies: (c) => c.scope.kind === "run", write: (c, path) => writeRejectsCsv(c.snapshot, path, c.csv) },
   { name: "failures.csv", write: (c, path) => writeFailuresCsv(c.snapshot, path, c.csv) },
@@ -129,6 +135,8 @@ export interface ReportOptions extends GroupOptions {
   attribution?: string | null | undefined;
   /** changes.csv compares with the versions current at this run id or date, instead of each answer's previous one */
   since?: string | undefined;
+  /** per lookup, the quota's pace: when a partly answered list's rest will be answered (plan/answer-pace.ts) */
+  answerPaces?: Partial<Record<Lookup, AnswerPace>> | undefined;
   /** what writes the set, as the --out lock names it (default "report") */
   command?: string | undefined;
   /** test and soak hook: called before each file write and rename of the set (report-set.ts) */
@@ -176,7 +184,7 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     const changes = await collectChanges(snapshot, { goodRating, since: options.since, scale });
     const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary, { ...scale, seenChange: changes.scaleChange ?? undefined }, options.attribution, judging);
     const groups = await prepareGroups(snapshot, judging, options, scale);
-    summary.estimates = await computeEstimates(snapshot, groups ? await groupDomains(snapshot, groups.dimensions, groups.areaCells) : []);
+    summary.estimates = await computeEstimates(snapshot, groups ? await groupDomains(snapshot, groups.dimensions, groups.areaCells) : [], options.answerPaces);
     if (groups) groups.estimates = summary.estimates;
     const located = await snapshot.countLocated(true);
     const set = options.files ?? REPORT_FILES;

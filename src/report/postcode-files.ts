@@ -30,9 +30,19 @@ export function enrichedFigureColumns(providers: readonly string[]): string[] {
   return postcodeFigureColumns(providers).filter((c) => !leftOut.has(c));
 }
 
-export function writePostcodesCsv(snapshot: ReportSnapshot, path: string, options: CsvFileOptions): Promise<number> {
+/** The last column of a simulated run's row files: every row says its figures are not the real API's. */
+export const SIMULATED_COLUMN = "Simulated";
+const SIMULATED_CELL = "yes: from the bundled simulator, not the real API";
+
+/** Rows with the simulated mark appended when `simulated`; as they are otherwise (a real run's files are unchanged). */
+function markSimulated(header: string[], rows: RowBatches<unknown[]>, simulated: boolean): { header: string[]; rows: RowBatches<unknown[]> } {
+  return simulated ? { header: [...header, SIMULATED_COLUMN], rows: mapRows(rows, (r) => [...r, SIMULATED_CELL]) } : { header, rows };
+}
+
+export function writePostcodesCsv(snapshot: ReportSnapshot, path: string, options: CsvFileOptions, simulated = false): Promise<number> {
   const columns = postcodeFigureColumns(snapshot.scope.providers, snapshot.scope);
-  return writeCsv(path, ["PostCode", ...columns], snapshot.postcodeRows(columns), options);
+  const marked = markSimulated(["PostCode", ...columns], snapshot.postcodeRows(columns), simulated);
+  return writeCsv(path, marked.header, marked.rows, options);
 }
 
 /** enriched.csv's columns and rows, for the CSV and the workbook's Your rows. */
@@ -68,7 +78,8 @@ export async function enrichedTable(snapshot: ReportSnapshot, uprnColumn?: strin
   return { header, inputWidth: width, rows };
 }
 
-export async function writeEnrichedCsv(snapshot: ReportSnapshot, uprnColumn: string | undefined, path: string, options: CsvFileOptions): Promise<number> {
+export async function writeEnrichedCsv(snapshot: ReportSnapshot, uprnColumn: string | undefined, path: string, options: CsvFileOptions, simulated = false): Promise<number> {
   const table = await enrichedTable(snapshot, uprnColumn);
-  return writeCsv(path, table.header, table.rows(), options);
+  const marked = markSimulated(table.header, table.rows(), simulated);
+  return writeCsv(path, marked.header, marked.rows, options);
 }

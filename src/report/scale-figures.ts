@@ -52,6 +52,11 @@ export function judgingOfSummary(m: Pick<ScaleSummary, "scale" | "goodRating" | 
   return m.goodRatings ? MOBILE_SCALES_OLDEST_FIRST.map((scale) => ({ scale, goodRating: m.goodRatings![scale] })) : [{ scale: m.scale, goodRating: m.goodRating }];
 }
 
+/** The scales a report's mobile figures judge answers on: its summary's, or the current scale's good rating when it has no mobile figures. */
+export function judgingOfReport(s: { mobile?: Pick<ScaleSummary, "scale" | "goodRating" | "goodRatings"> | null | undefined; goodRating: number }): MobileJudging {
+  return s.mobile ? judgingOfSummary(s.mobile) : [{ scale: "current", goodRating: s.goodRating }];
+}
+
 const MOBILE_SCALES_OLDEST_FIRST: readonly MobileScale[] = ["legacy", "current"];
 
 /**

@@ -3,7 +3,7 @@
 import type { OutcomeCounts } from "../spec/counts.js";
 import type { Lookup } from "../spec/fields.js";
 import { decideScale, goodCoverageWords, type MobileJudging, type MobileScale, type ScaleDecision } from "../spec/mobile-scales.js";
-import { judgingOfSummary, ratingShareRows, scaleAboutRows, scaleSummary, type ScaleSummary } from "./scale-figures.js";
+import { judgingOfReport, judgingOfSummary, ratingShareRows, scaleAboutRows, scaleSummary, type ScaleSummary } from "./scale-figures.js";
 import type { Release, ReportSnapshot } from "../store/snapshot.js";
 import { countColumns, ADDRESSES_COLUMN, SCALE_ADDRESSES_COLUMN } from "../figures/postcode-columns.js";
 import { PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type SpreadMetric } from "../figures/measures.js";
@@ -15,6 +15,7 @@ import { apiAttribution } from "./attribution.js";
 import { openDataHeadline, openDataRows, openDataSummary, type OpenDataSummary } from "./open-data.js";
 import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
 import { estimateLabels, estimateRows, type EstimatesSummary } from "./estimate-summary.js";
+import { leadLines, leadRows } from "./list-lead.js";
 
 export type { Release } from "../store/snapshot.js";
 
@@ -66,6 +67,8 @@ export interface Summary {
   goodRating: number;
   /** input and invalid are rows of the run's input (null for --all); unique counts postcodes in scope */
   postcodes: { input: number | null; invalid: number | null; unique: number };
+  /** the run's input: the column its postcodes were read from (null for --all) */
+  input?: { postcodeColumn: string | null } | undefined;
   /** null when the run did not ask for that lookup */
   broadband: BroadbandSummary | null;
   mobile: MobileSummary | null;
@@ -84,7 +87,7 @@ export interface Summary {
 /** The scale the summary's mobile figures read; without mobile figures the current one labels nothing. */
 export const scaleOf = (s: Summary): MobileScale => s.mobile?.scale ?? "current";
 /** The scales the summary's mobile figures judge answers on, with their good ratings (both when they combine the two). */
-export const judgingOfReport = (s: Summary): MobileJudging => (s.mobile ? judgingOfSummary(s.mobile) : [{ scale: "current", goodRating: s.goodRating }]);
+export { judgingOfReport } from "./scale-figures.js";
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 
@@ -121,6 +124,7 @@ export async function computeSummary(
     providers: scope.providers,
     goodRating,
     postcodes: { input: input.input, invalid: input.invalid, unique: totals.postcodes },
+    input: { postcodeColumn: scope.kind === "run" ? (scope.postcodeColumn ?? null) : null },
     broadband,
     mobile,
     releases,
@@ -169,16 +173,23 @@ export interface SummaryRow {
   count: number | string | null;
   /** the denominator of the share, null when the figure has none */
   of: number | null;
+  /** a share given as such (an estimate, 0-1), instead of count / of; with its 95% interval's ends */
+  share?: number | null | undefined;
+  low?: number | null | undefined;
+  high?: number | null | undefined;
   /** what the denominator counts, e.g. "addresses the broadband lookup returned" */
   ofWhat: string;
 }
 
-export const SUMMARY_HEADER = ["Section", "Figure", "Count", "Share", "Of"] as const;
+/** Share, Low and High are fractions of 1 (0.1454), as every column named Share in the reports. */
+export const SUMMARY_HEADER = ["Section", "Figure", "Count", "Share", "Low", "High", "Of"] as const;
 
 /** Every figure of the summary with its plain-English name, share and denominator. */
 export function summaryRows(s: Summary): SummaryRow[] {
   const about = (figure: string, value: string | number | null): SummaryRow => ({ section: "About", figure, count: value, of: null, ofWhat: "" });
+  // a partly answered list leads with the whole list's estimate
   const rows: SummaryRow[] = [
+    ...leadRows(s),
     about("Report generated (UTC)", s.generatedAt),
     about("Run", s.runId ?? "all stored postcodes"),
     about("Includes simulated data (not the real API)", s.simulated ? "yes" : "no"),
@@ -188,6 +199,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
   const input = s.postcodes.input;
   rows.push(
     { section: "Input", figure: "Input rows", count: input, of: null, ofWhat: "" },
+    ...(s.input?.postcodeColumn ? [{ section: "Input", figure: "Postcode column used", count: s.input.postcodeColumn, of: null, ofWhat: "" }] : []),
     { section: "Input", figure: "Input rows without a valid postcode", count: s.postcodes.invalid, of: input, ofWhat: "input rows" },
     { section: "Input", figure: "Unique postcodes", count: s.postcodes.unique, of: null, ofWhat: "" },
   );
@@ -247,10 +259,15 @@ function spreadValue(m: MobileSummary, metric: SpreadMetric): number {
   return metric.endsWith("TotalNotspots") ? channel.totalNotspots : channel.partialNotspots;
 }
 
-/** summary.csv's cells for one row. */
+/** A row's share as a fraction: the one it gives, or its count of `of`; null when it has none. */
+export function rowShare(r: SummaryRow): number | null {
+  if (r.share !== undefined) return r.share;
+  return typeof r.count === "number" && r.of !== null && r.of > 0 ? shareFraction(r.count, r.of) : null;
+}
+
+/** summary.csv's cells for one row: numbers as numbers, the share and its interval as fractions. */
 export function summaryCells(r: SummaryRow): unknown[] {
-  const share = typeof r.count === "number" ? shareText(r.count, r.of) : "";
-  return [r.section, r.figure, r.count, share, r.of === null ? "" : `${r.of.toLocaleString("en-GB")} ${r.ofWhat}`];
+  return [r.section, r.figure, r.count, rowShare(r), r.low ?? null, r.high ?? null, r.of === null ? "" : `${r.of.toLocaleString("en-GB")} ${r.ofWhat}`];
 }
 
 const n = (x: number) => x.toLocaleString("en-GB");
@@ -265,20 +282,23 @@ export function headlineLines(s: Summary): string[] {
       ? `report (${where}): ${n(s.postcodes.unique)} postcodes`
       : `report (${where}): ${n(s.postcodes.input)} input rows, ${n(s.postcodes.invalid ?? 0)} invalid, ${n(s.postcodes.unique)} unique postcodes`,
   );
+  lines.push(...leadLines(s));
+  // beside a lead, the figures below are the answered postcodes' alone
+  const only = s.estimates && !s.estimates.exact ? " (answered postcodes only)" : "";
   const answered = (p: OutcomeCounts) =>
     `${n(p.ok)} postcodes found, ${n(p.notFound)} not found, ${n(p.failed)} failed` + (p.pending > 0 ? `, ${n(p.pending)} pending` : "") +
     (p.expired ? `, ${n(p.expired)} expired, awaiting refresh` : "");
   if (s.broadband) {
     const b = s.broadband;
     lines.push(
-      `broadband: ${n(b.addresses)} addresses (${answered(b.postcodes)}); below decent (10/1 Mbit/s) ${pc(b.belowDecent, b.addresses)}, ` +
+      `broadband${only}: ${n(b.addresses)} addresses (${answered(b.postcodes)}); below decent (10/1 Mbit/s) ${pc(b.belowDecent, b.addresses)}, ` +
         `below superfast ${pc(b.belowSuperfast, b.addresses)}, gigabit ${pc(b.gigabit, b.addresses)}, no data ${pc(b.noData, b.addresses)}`,
     );
   }
   if (s.mobile) {
     const m = s.mobile;
     lines.push(
-      `mobile: ${n(m.addresses)} addresses (${answered(m.postcodes)}); indoor notspots (${goodCoverageWords(judgingOfSummary(m))}${m.goodRatings ? "" : `, ${m.scale} scale`}): ` +
+      `mobile${only}: ${n(m.addresses)} addresses (${answered(m.postcodes)}); indoor notspots (${goodCoverageWords(judgingOfSummary(m))}${m.goodRatings ? "" : `, ${m.scale} scale`}): ` +
         `voice ${pc(m.indoorVoice.totalNotspots, m.addresses)} with no good provider, ${pc(m.indoorVoice.partialNotspots, m.addresses)} with only some; ` +
         `data ${pc(m.indoorData.totalNotspots, m.addresses)} none, ${pc(m.indoorData.partialNotspots, m.addresses)} only some`,
       `mobile scale: ${m.scaleReason}`,

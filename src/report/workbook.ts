@@ -9,12 +9,13 @@ import { writeAtomically } from "./atomic-file.js";
 import { columnHeading } from "./column-headings.js";
 import { EXCEL_MAX_ROWS, SPEED_THRESHOLDS as T } from "../figures/definitions.js";
 import { groupScaleCells, groupScaleHeader, groupShare, type GroupSet } from "./groups.js";
-import { groupEstimateSheetColumns, groupEstimateValues } from "./group-estimates.js";
+import { groupEstimateRow, groupEstimateSheetColumns } from "./group-estimates.js";
 import { goodColumns } from "../figures/measures.js";
 import { enrichedTable, postcodeFigureColumns } from "./postcode-files.js";
 import { mapRows } from "./row-batches.js";
 import { STATUS_WIDTH, statusWords } from "./status-words.js";
-import { judgingOfReport, releaseWords, scaleOf, summaryRows, type Summary } from "./summary.js";
+import { judgingOfReport, releaseWords, rowShare, scaleOf, summaryRows, type Summary, type SummaryRow } from "./summary.js";
+import { leadRows } from "./list-lead.js";
 import type { ChangeSet } from "./changes.js";
 import { COORDINATE, COUNT, fitWidth, LINE_POINTS, lineChars, SHARE, SPEED, TEXT, writeSheet, type RowLayout, type SheetColumn, type SheetSpec } from "./workbook-sheet.js";
 import { XlsxWriter, type SheetWriter } from "./xlsx/workbook-writer.js";
@@ -192,50 +193,60 @@ const SUMMARY_COLUMNS: SheetColumn[] = [
   { heading: "Figure", width: 56, style: { alignment: { vertical: "top", wrapText: true } } },
   { heading: "Count", width: 12, style: { ...COUNT, alignment: { horizontal: "right", vertical: "top" } } },
   { heading: "Share", width: 8, style: { ...SHARE, alignment: { vertical: "top" } } },
+  { heading: "Low", note: "an estimate's 95% interval: its low end", width: 8, style: { ...SHARE, alignment: { vertical: "top" } } },
+  { heading: "High", note: "an estimate's 95% interval: its high end", width: 8, style: { ...SHARE, alignment: { vertical: "top" } } },
   { heading: "Of", width: 48, style: { alignment: { vertical: "top", wrapText: true } } },
 ];
-const TEXT_WIDTH = 12 + 8 + 48;
+const TEXT_WIDTH = 12 + 8 + 8 + 8 + 48;
+const OF = 6;
 
 const n = (x: number) => x.toLocaleString("en-GB");
 
 function summaryLayout(row: RowLayout, values: readonly unknown[]): void {
   const lines = (value: unknown, width: number) => (typeof value === "string" ? Math.ceil(value.length / lineChars(width)) : 1);
-  const text = typeof values[2] === "string" && values[3] === null && values[4] === null;
+  const text = typeof values[2] === "string" && values.slice(3).every((v) => v === null);
   if (text) {
-    row.merge(3, 5);
+    row.merge(3, OF + 1);
     row.style(3, { alignment: { horizontal: "left", vertical: "top", wrapText: true } });
   }
-  const tallest = Math.max(1, lines(values[1], 56), text ? lines(values[2], TEXT_WIDTH) : lines(values[4], 48));
+  const tallest = Math.max(1, lines(values[1], 56), text ? lines(values[2], TEXT_WIDTH) : lines(values[OF], 48));
   if (tallest > 1) row.height = tallest * LINE_POINTS;
 }
 
 function* summarySheetRows(input: WorkbookInput, result: WorkbookResult, limit: number): Generator<unknown[]> {
   const s = input.summary;
+  // a partly answered list leads with the whole list (list-lead.ts)
+  const lead = leadRows(s);
+  for (const r of lead) yield summaryCellsOf(r);
   const what = s.runId === null ? "every postcode stored in the database" : `the postcodes of run ${s.runId}'s input`;
-  yield ["About", "What this is", `Predicted broadband speeds and mobile coverage per address for ${what}`, null, null];
-  yield ["About", "Sheets", "Summary; Groups (figures per area and per your columns); Your rows (your input with its figures); Postcodes; Broadband and Mobile (one row per address)", null, null];
+  yield ["About", "What this is", `Predicted broadband speeds and mobile coverage per address for ${what}`, null, null, null, null];
+  yield ["About", "Sheets", "Summary; Groups (figures per area and per your columns); Your rows (your input with its figures); Postcodes; Broadband and Mobile (one row per address)", null, null, null, null];
   for (const l of result.leftOut) {
-    yield ["About", `${l.sheet} sheet: rows left out`, `its ${n(l.rows)} rows are more than this workbook's limit (--workbook-rows ${n(limit)}): every row is in ${elsewhere(l)}`, null, null];
+    yield ["About", `${l.sheet} sheet: rows left out`, `its ${n(l.rows)} rows are more than this workbook's limit (--workbook-rows ${n(limit)}): every row is in ${elsewhere(l)}`, null, null, null, null];
   }
-  yield ["Provenance", "Simulated data", s.simulated ? "YES: figures from the bundled simulator, not the real API" : "no", null, null];
+  yield ["Provenance", "Simulated data", s.simulated ? "YES: figures from the bundled simulator, not the real API" : "no", null, null, null, null];
   for (const lookup of s.lookups)
     for (const r of s.releases[lookup])
-      yield ["Provenance", `${LOOKUP_SPECS[lookup].label} data`, `${releaseWords(r)}: ${n(r.addresses)} addresses`, null, null];
-  yield ["Provenance", "Attribution of the API's data", s.attribution, null, null];
-  yield ["Provenance", "Thresholds", `decent ${T.decentDown}/${T.decentUp} Mbit/s down/up; superfast ${T.superfast}, ultrafast ${T.ultrafast}, gigabit ${n(T.gigabit)} Mbit/s down; mobile ${thresholdWords(judgingOfReport(s))}`, null, null];
+      yield ["Provenance", `${LOOKUP_SPECS[lookup].label} data`, `${releaseWords(r)}: ${n(r.addresses)} addresses`, null, null, null, null];
+  yield ["Provenance", "Attribution of the API's data", s.attribution, null, null, null, null];
+  yield ["Provenance", "Thresholds", `decent ${T.decentDown}/${T.decentUp} Mbit/s down/up; superfast ${T.superfast}, ultrafast ${T.ultrafast}, gigabit ${n(T.gigabit)} Mbit/s down; mobile ${thresholdWords(judgingOfReport(s))}`, null, null, null, null];
   const area = input.groups?.area;
   if (area)
-    yield ["Provenance", "Area file", `${area.path}: ${n(area.matched)} postcodes matched, ${n(area.unmatched)} not in it (grouped as (unmatched))`, null, null];
+    yield ["Provenance", "Area file", `${area.path}: ${n(area.matched)} postcodes matched, ${n(area.unmatched)} not in it (grouped as (unmatched))`, null, null, null, null];
   // A first run has nothing to compare with: one line says so instead of a column of zeros.
   const nothingToCompare = input.changes !== undefined && !input.changes.compared;
   for (const r of summaryRows(s)) {
-    if (r.section === "About" || r.section === "Releases" || (nothingToCompare && r.section === "Changes")) continue;
-    const share = typeof r.count === "number" && r.of !== null && r.of > 0 ? r.count / r.of : null;
-    yield [r.section, r.figure, r.count, share, r.of === null ? null : `${n(r.of)} ${r.ofWhat}`];
+    if (r.section === "About" || r.section === "Releases" || (nothingToCompare && r.section === "Changes") || lead.some((l) => l.section === r.section)) continue;
+    yield summaryCellsOf(r);
   }
   if (nothingToCompare && s.changes)
-    yield ["Changes", "Compared with", "nothing yet: these are the first answers stored for these postcodes; a later run that fetches them again shows what changed", null, null];
-  for (const [term, meaning] of DEFINITIONS(judgingOfReport(s))) yield ["Definitions", term, meaning, null, null];
+    yield ["Changes", "Compared with", "nothing yet: these are the first answers stored for these postcodes; a later run that fetches them again shows what changed", null, null, null, null];
+  for (const [term, meaning] of DEFINITIONS(judgingOfReport(s))) yield ["Definitions", term, meaning, null, null, null, null];
+}
+
+/** A summary row as the sheet's cells: shares and interval ends as numbers under a percent format. */
+function summaryCellsOf(r: SummaryRow): unknown[] {
+  return [r.section, r.figure, r.count, rowShare(r), r.low ?? null, r.high ?? null, r.of === null ? null : `${n(r.of)} ${r.ofWhat}`];
 }
 
 /** "good coverage: Likely (4) (Ofcom's current 0/3/4 scale)"; both scales name themselves. */
@@ -290,7 +301,7 @@ function groupColumns(groups: GroupSet): SheetColumn[] {
 function groupRows(groups: GroupSet): unknown[][] {
   return groups.rows.map((row) => {
     const figures = (lookup: Lookup) => groups.figures.filter((f) => f.lookup === lookup).flatMap((f) => [row.counts[f.column], groupShare(row, f)]);
-    return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...figures("broadband"), row.mobileAddresses, ...figures("mobile"), ...groupEstimateValues(groups, row), ...groupScaleCells(groups, row)];
+    return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...figures("broadband"), row.mobileAddresses, ...figures("mobile"), ...groupEstimateRow(groups, row), ...groupScaleCells(groups, row)];
   });
 }
 

@@ -56,6 +56,8 @@ export interface ReportScope {
   providers: string[];
   /** the run's input header, for enriched.csv; empty for `all` */
   inputColumns: string[];
+  /** the input column the run read its postcodes from; null for `all` */
+  postcodeColumn?: string | null;
   runSimulated: boolean;
   runState: string;
   /** the stored release of Ofcom's open postcode data (docs/open-data.md); null or absent: none */

@@ -63,6 +63,8 @@ export interface RunInfo {
   simulated: boolean;
   /** the input's header names, in order */
   inputColumns: string[];
+  /** the column the postcodes were read from ("postcode" for a file without a header; "" before the input is read) */
+  postcodeColumn: string;
   lookups: string[];
   providers: string[];
 }

@@ -14,6 +14,7 @@ interface RunInfoRow {
   state: RunState;
   simulated: number;
   input_columns: string;
+  postcode_column: string;
   lookups: string;
   providers: string;
 }
@@ -25,6 +26,7 @@ function runInfoOf(row: RunInfoRow): RunInfo {
     state: row.state,
     simulated: row.simulated === 1,
     inputColumns: jsonList(row.input_columns, `run ${row.id}'s input columns`),
+    postcodeColumn: row.postcode_column,
     lookups: jsonList(row.lookups, `run ${row.id}'s lookups`),
     providers: jsonList(row.providers, `run ${row.id}'s providers`),
   };
@@ -83,7 +85,7 @@ export const countsAsTheyStand = (q: SqlSession, runId: number, lookups: readonl
  * its lists are unreadable.
  */
 export function* readRunSteps(which: number | "last"): Steps<RunInfo | null> {
-  const select = "SELECT id, state, simulated, input_columns, lookups, providers FROM runs";
+  const select = "SELECT id, state, simulated, input_columns, postcode_column, lookups, providers FROM runs";
   const row =
     which === "last"
       ? yield* get<RunInfoRow>(`${select} WHERE state <> 'failed' OR input_rows > 0 ORDER BY id DESC LIMIT 1`)

@@ -65,6 +65,7 @@ function runTables(data: HtmlReportData): string {
   if (run) {
     const rows: [string, string][] = [
       ["Run", `${run.id}${s.scope === "all" ? " (the latest; this report covers all stored postcodes)" : ""}`],
+      ...(s.input?.postcodeColumn ? [["Postcode column", `${s.input.postcodeColumn} (the input column the postcodes were read from)`] as [string, string]] : []),
       ["State", run.state + (run.message ? `: ${run.message}` : "")],
       ["Started", formatTime(run.startedAt)],
       ["Ended", run.endedAt ? formatTime(run.endedAt) : "not ended"],

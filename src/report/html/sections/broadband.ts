@@ -41,6 +41,9 @@ export function broadbandSection(data: HtmlReportData, title: string): string {
   return section("broadband", title, tiersFigure(data) + speedFigure(data));
 }
 
+/** Some postcodes unanswered: these figures are the answered ones' alone (the page's opening estimates the whole list). */
+const partial = (data: HtmlReportData) => !!data.summary.estimates && !data.summary.estimates.exact;
+
 function tiersFigure(data: HtmlReportData): string {
   const b = data.summary.broadband!;
   // worst first, as the issue lists them
@@ -51,7 +54,7 @@ function tiersFigure(data: HtmlReportData): string {
   return figure({
     id: "broadband-tiers",
     title: "Addresses per broadband tier",
-    reading: `${formatShare(b.belowSuperfast, b.addresses)} of addresses (${n(b.belowSuperfast)}) cannot get superfast (${T.superfast} Mbit/s); ${formatShare(b.gigabit, b.addresses)} (${n(b.gigabit)}) can get gigabit.`,
+    reading: `${partial(data) ? "Answered postcodes only: " : ""}${formatShare(b.belowSuperfast, b.addresses)} of addresses (${n(b.belowSuperfast)}) cannot get superfast (${T.superfast} Mbit/s); ${formatShare(b.gigabit, b.addresses)} (${n(b.gigabit)}) can get gigabit.`,
     chart: empty
       ? null
       : barChart({

@@ -4,7 +4,8 @@ import { barChart } from "../charts.js";
 import { figure, paragraph, section } from "../figure.js";
 import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
-import { estimateBasis, estimateKey, estimateLabels, intervalText, type EstimatesSummary } from "../../estimate-summary.js";
+import { estimateKey, estimateLabels, intervalText, lookupBases, type EstimatedDomain, type EstimatesSummary } from "../../estimate-summary.js";
+import { TOO_FEW_ANSWERED } from "../../estimate-caveats.js";
 import { groupFigures } from "../../groups.js";
 import type { Interval } from "../../estimates.js";
 import { judgingOfReport, type Summary } from "../../summary.js";
@@ -20,16 +21,26 @@ export function showsEstimates(s: Summary): s is Summary & { estimates: Estimate
 export function estimatesSection(s: Summary & { estimates: EstimatesSummary }, title: string): string {
   const e = s.estimates;
   const labels = estimateLabels(s.providers, judgingOfReport(s));
-  const basis = Object.entries(e.lookups).map(
-    ([l, f]) => `${LOOKUP_SPECS[l as Lookup].label}: ${estimateBasis({ answeredPostcodes: f.answeredPostcodes, postcodes: e.postcodes, exact: f.exact })}.`,
-  );
+  const basis = Object.entries(e.lookups).map(([l, f]) => `${LOOKUP_SPECS[l as Lookup].label}: ${f.exact ? "exact" : `estimated from ${f.answeredPostcodes} of ${e.postcodes} postcodes (95% interval)`}.`);
   const intro = paragraph(
     "The figures above count the addresses of the postcodes answered so far. These estimate the same shares for every address of the list, " +
       "from a random sample of its postcodes taken across every district; the range is where the true share very likely lies.",
   );
-  const rows = Object.entries(e.shares).map(([key, i]) => ({ header: labels[key] ?? key, cells: [intervalText(i)] }));
+  const rows = Object.entries(e.shares).map(([key, i]) => ({ header: labels[key] ?? key, cells: [estimateCell(i)] }));
+  const said = [paragraph(e.assumption, "assumption"), ...e.caveats.map((c) => paragraph(`Caution: ${c}`, "caution"))];
   const estimates = table({ caption: `Estimated shares of all addresses of the list (95% interval)`, columns: ["Figure", "Estimate (95% interval)"], rows });
-  return section("estimates", title, [intro, ...basis.map((b) => paragraph(b)), estimatesFigure(s), estimates, ...groupEstimateFigures(s)].join("\n"));
+  return section("estimates", title, [intro, ...basis.map((b) => paragraph(b)), ...said, estimatesFigure(s), estimates, ...groupEstimateFigures(s)].join("\n"));
+}
+
+/** An estimate in words, or why a domain has none. */
+const estimateCell = (i: Interval | undefined) => (i === undefined ? "" : i.estimate === null ? TOO_FEW_ANSWERED : intervalText(i));
+
+/** "61 of 288 (broadband), 59 (mobile)": a group's answered postcodes per lookup where they differ. */
+function answeredCell(d: EstimatedDomain): string {
+  const per = Object.entries(d.answeredPerLookup);
+  const same = per.every(([, c]) => c === per[0]?.[1]);
+  const text = same ? `${per[0]?.[1] ?? d.answeredPostcodes} of ${d.postcodes}` : `${per.map(([l, c]) => `${c} (${l})`).join(", ")} of ${d.postcodes}`;
+  return `${text}${d.exact ? " (exact)" : ""}`;
 }
 
 /** The headline shares charted: each lookup's worst-served addresses. */
@@ -46,7 +57,7 @@ function estimatesFigure(s: Summary & { estimates: EstimatesSummary }): string {
   return figure({
     id: "estimates-chart",
     title,
-    reading: `${shown.length > 0 ? "Each bar is an estimate, its line the 95% interval: " : ""}${estimateBasis(e)}.`,
+    reading: `${shown.length > 0 ? "Each bar is an estimate, its line the 95% interval: " : ""}${lookupBases(e).join("; ")}.`,
     chart:
       shown.length === 0
         ? null
@@ -68,7 +79,7 @@ function estimatesFigure(s: Summary & { estimates: EstimatesSummary }): string {
           }),
     empty: "No answered postcode has addresses yet: nothing to estimate from.",
     table: table({
-      caption: `${title} (${estimateBasis(e)})`,
+      caption: `${title} (${lookupBases(e).join("; ")})`,
       columns: ["Figure", "Estimate", "Low", "High"],
       rows: shown.map(([key, i]) => ({ header: heading.get(key) ?? key, cells: [i.estimate, i.low, i.high].map((x) => (x === null ? "–" : `${points(x).toFixed(1)}%`)) })),
     }),
@@ -105,7 +116,8 @@ function groupEstimateFigures(s: Summary & { estimates: EstimatesSummary }): str
                 {
                   name: "Estimate",
                   values: shown.map(([, g]) => points(g.shares[charted]!.estimate!)),
-                  labels: shown.map(([, g]) => `${intervalText(g.shares[charted]!)} · ${g.answeredPostcodes} of ${g.postcodes} postcodes`),
+                  // the answered postcodes are in the table beside: a bar's label fits beside the bar
+                  labels: shown.map(([, g]) => intervalText(g.shares[charted]!)),
                   colour: PALETTE[4],
                   intervals: shown.map(([, g]) => (g.shares[charted]!.low === null || g.shares[charted]!.high === null ? null : [points(g.shares[charted]!.low!), points(g.shares[charted]!.high!)])),
                 },
@@ -118,7 +130,9 @@ function groupEstimateFigures(s: Summary & { estimates: EstimatesSummary }): str
       table: table({
         caption: `${dimension}: each group's estimates (95% interval)`,
         columns: ["Group", "Answered postcodes", ...keys.map((k) => heading.get(k) ?? k)],
-        rows: Object.entries(groups).map(([g, d]) => ({ header: g, cells: [`${d.answeredPostcodes} of ${d.postcodes}${d.exact ? " (exact)" : ""}`, ...keys.map((k) => intervalText(d.shares[k]!))] })),
+        rows: Object.entries(groups).map(([g, d]) => ({ header: g, cells: [answeredCell(d), ...keys.map((k) => estimateCell(d.shares[k]))] })),
+        // a group without an estimate says why in words, which wrap
+        textColumns: Object.values(groups).some((d) => keys.some((k) => d.shares[k]?.estimate === null)) ? keys.map((_, i) => i + 1) : [],
       }),
     });
   });

@@ -2,13 +2,18 @@
 import { escapeHtml, formatCount, formatCounted, formatDate, formatTime } from "../format.js";
 import type { Summary } from "../../summary.js";
 import type { HtmlReportData } from "../types.js";
+import { answeredOnlyWords, answeredWords, listLead, restWords } from "../../list-lead.js";
+import { intervalText } from "../../estimate-summary.js";
+import { TOO_FEW_ANSWERED } from "../../estimate-caveats.js";
 
 export function headlineSection(data: HtmlReportData): string {
   const s = data.summary;
   const scope = s.runId === null ? "All stored postcodes" : `Run ${s.runId}`;
   const figures: [string, string][] = [["Postcodes", formatCount(s.postcodes.unique)]];
-  if (s.broadband) figures.push(["Broadband addresses", formatCount(s.broadband.addresses)]);
-  if (s.mobile) figures.push(["Mobile addresses", formatCount(s.mobile.addresses)]);
+  // beside a partly answered list's lead, the addresses are the answered postcodes' alone
+  const answered = listLead(s) ? " (answered postcodes)" : "";
+  if (s.broadband) figures.push([`Broadband addresses${answered}`, formatCount(s.broadband.addresses)]);
+  if (s.mobile) figures.push([`Mobile addresses${answered}`, formatCount(s.mobile.addresses)]);
   const input =
     s.postcodes.input === null
       ? ""
@@ -20,6 +25,7 @@ export function headlineSection(data: HtmlReportData): string {
     s.simulated
       ? `<p class="simulated"><strong>Simulated</strong>: these figures come from the bundled simulator, not the real coverage API. Do not quote them.</p>`
       : "",
+    leadBlock(s),
     `<dl class="figures">${figures.map(([k, v]) => `<div><dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd></div>`).join("")}</dl>`,
     input,
     releases(s),
@@ -39,4 +45,27 @@ function releases(s: Summary): string {
     return `<li>${escapeHtml(`${r.lookup}: ${name}, ${formatCount(r.postcodes)} postcode${r.postcodes === 1 ? "" : "s"}${when}`)}</li>`;
   };
   return `<div class="releases"><p>Data:</p><ul>${list.map(line).join("")}</ul></div>`;
+}
+
+/**
+ * A partly answered list opens with the whole list: its estimates with their 95% intervals, how much
+ * is answered and when the rest will be, the answered-only figures beside them; nothing when every
+ * postcode is answered (the sections below are then exact).
+ */
+function leadBlock(s: Summary): string {
+  const lead = listLead(s);
+  if (!lead) return "";
+  const figure = (f: (typeof lead.figures)[number]) =>
+    `<div><dt style="font-size:13px;color:#444">${escapeHtml(f.label)}: all the list's addresses, ${f.exact ? "exact (every postcode answered)" : "estimated (95% interval)"}</dt>` +
+    `<dd class="estimate" style="margin:0;font-size:26px;font-weight:bold">${escapeHtml(f.estimate.estimate === null ? TOO_FEW_ANSWERED : intervalText(f.estimate))}</dd>` +
+    `<dd class="answered-only" style="margin:0">answered postcodes only: ${escapeHtml(answeredOnlyWords(f))}</dd></div>`;
+  return [
+    // styled in place: the stylesheet of a fully answered list's page stays as it was
+    `<section id="lead" class="lead" style="border:2px solid currentColor;padding:8px 16px;margin:16px 0">`,
+    `<p class="lead-status"><strong>Partly answered</strong>: ${escapeHtml(answeredWords(lead))}; ${escapeHtml(restWords(lead))}. The figures below estimate the whole list from them (95% interval); the sections further down count the answered postcodes only.</p>`,
+    `<dl class="lead-figures" style="display:flex;flex-wrap:wrap;gap:12px 40px;margin:12px 0">${lead.figures.map(figure).join("")}</dl>`,
+    `<p class="assumption">${escapeHtml(lead.assumption)}</p>`,
+    ...lead.caveats.map((c) => `<p class="caution"><strong>Caution</strong>: ${escapeHtml(c)}</p>`),
+    `</section>`,
+  ].join("");
 }

@@ -26,6 +26,7 @@ export async function resolveScope(q: SqlSession, request: ScopeRequest): Promis
     lookups,
     providers,
     inputColumns: request.all ? [] : run.inputColumns,
+    postcodeColumn: request.all ? null : run.postcodeColumn,
     runSimulated: run.simulated,
     runState: run.state,
     openData: await openDataOf(q, run.id),

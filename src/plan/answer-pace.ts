@@ -1,0 +1,87 @@
+// When the postcodes a list still lacks will be answered at the current quota: the reports of a
+// partly answered list say it beside the whole list's estimate. New postcodes take everything a
+// period has left (quota-plan.ts: allowance), so the rest is answered a period's quota at a time.
+// The quota is --monthly-quota as the last run recorded it or, without one, what the service let
+// this period's requests reach before its quota answer blocked the lookup.
+import type { Lookup } from "../spec/fields.js";
+import type { Store } from "../store/store.js";
+import { storedRule } from "./quota-period.js";
+import { periodRule, quotaPeriod, type PeriodRule } from "./quota-plan.js";
+
+const DAY_MS = 24 * 3600 * 1000;
+/** The Basic plan's period ("50,000 requests in 28 days"), when the service's quota is all that is known. */
+const SERVICE_PERIOD_DAYS = 28;
+
+/** One lookup's pace: requests a period, what the current period has left, and the next night that may spend it. */
+export interface AnswerPace {
+  quota: number;
+  remaining: number;
+  /** the first night that may fetch (UTC midnight-based ms): today, tomorrow, or when the service's block ends */
+  nextNightMs: number;
+  rule: PeriodRule;
+  /** where the quota comes from: the option, or what the service allowed this period */
+  source: "monthly-quota" | "service";
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * The night (YYYY-MM-DD) by which `unanswered` postcodes are answered at `pace`: tonight's remainder
+ * first, then each new period's whole quota on its first night; null when the quota answers none
+ * within `horizonPeriods` periods.
+ */
+export function answeredBy(unanswered: number, pace: AnswerPace, horizonPeriods = 60): string | null {
+  if (unanswered <= 0) return day(pace.nextNightMs);
+  let left = unanswered;
+  let night = pace.nextNightMs;
+  let period = quotaPeriod(night, pace.rule);
+  let available = pace.remaining;
+  for (let i = 0; i <= horizonPeriods; i++) {
+    if (available >= left) return day(night);
+    left -= available;
+    night = Math.max(period.endMs, night + DAY_MS);
+    period = quotaPeriod(night, pace.rule);
+    available = pace.quota;
+  }
+  return null;
+}
+
+/** Per lookup with a known quota, its pace as the store's ledger stands at `nowMs`. */
+export async function answerPaces(store: Store, nowMs: number, lookups: readonly Lookup[]): Promise<Partial<Record<Lookup, AnswerPace>>> {
+  const last = await store.runs.lastSettings();
+  if (!last) return {};
+  const a = last.args;
+  const limits = (a.monthlyQuota ?? {}) as Partial<Record<Lookup, number>>;
+  const rule = await storedRule(
+    store,
+    periodRule({
+      quotaPeriod: typeof a.quotaPeriod === "number" ? a.quotaPeriod : null,
+      quotaStart: typeof a.quotaStart === "number" ? a.quotaStart : null,
+      quotaResetDay: typeof a.quotaResetDay === "number" ? a.quotaResetDay : 1,
+    }),
+    lookups,
+  );
+  const ranToday = day(Date.parse(last.startedAt)) === day(nowMs);
+  const nightMs = Math.floor((ranToday ? nowMs + DAY_MS : nowMs) / DAY_MS) * DAY_MS;
+  // what the next night's period has used (the option's quota), and what this one has (the service's)
+  const used = (await store.ledger.figures(quotaPeriod(nightMs, rule).key, nowMs)).used;
+  const usedNow = (await store.ledger.figures(quotaPeriod(nowMs, rule).key, nowMs)).used;
+  const out: Partial<Record<Lookup, AnswerPace>> = {};
+  for (const lookup of lookups) {
+    const block = await store.ledger.blocked(lookup, new Date(nowMs).toISOString());
+    const limit = limits[lookup];
+    const blockedUntil = block ? Math.max(nightMs, Date.parse(block.until)) : null;
+    if (limit !== undefined) {
+      out[lookup] = { quota: limit, remaining: blockedUntil === null ? Math.max(0, limit - used[lookup]) : 0, nextNightMs: nightMs, rule, source: "monthly-quota" };
+    } else if (blockedUntil !== null && usedNow[lookup] > 1) {
+      // the service's quota: as many requests a period as it answered in this one, again from when
+      // it is replenished; its period is the rule's when rolling, else the Basic plan's 28 days
+      const start = Math.floor(blockedUntil / DAY_MS) * DAY_MS;
+      const rolling = typeof rule === "number" ? { days: SERVICE_PERIOD_DAYS, startMs: start } : rule;
+      // the request the quota answer refused is counted too: the service allowed the ones before it
+      const allowed = Math.max(1, usedNow[lookup] - 1);
+      out[lookup] = { quota: allowed, remaining: allowed, nextNightMs: start, rule: rolling, source: "service" };
+    }
+  }
+  return out;
+}
