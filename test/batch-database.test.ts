@@ -9,6 +9,7 @@ import { openDatabase } from "../src/store/sqlite/db.js";
 import { SCHEMA_VERSION } from "../src/store/sqlite/schema.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
 import { ROOT } from "./helpers/child-cli.js";
+import { onWallClock } from "./helpers/scenario-clock.js";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -39,7 +40,9 @@ describe("the batch's database", () => {
           if (s.includes("ready")) resolve();
         });
       });
-      // The second batch sees schema version 0 and waits on the first one's transaction.
+      // The second batch sees schema version 0 and waits on the first one's transaction; the
+      // first's lock is on the wall clock, so the second runs on it too.
+      onWallClock(dbPath, "hold-new-database.ts");
       const second = await runIn(d, { in: input, simulate: true }, {});
       expect(second.exitCode).toBe(1);
       expect(errors(second)).toHaveLength(1);

@@ -8,7 +8,7 @@ import { startSimulator, type SimulatorOptions } from "../src/simulator/index.js
 import { generatePostcode, generatePostcodes } from "../src/simulator/index.js";
 import { systemClock } from "../src/fetch/clock.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
-import { dayClock, instantSleepClock } from "./helpers/fake-clock.js";
+import { dayClock } from "./helpers/fake-clock.js";
 import { snapshot } from "./helpers/db-snapshot.js";
 import { storedInputRows, storedTable } from "./helpers/stored.js";
 import { mobileFields } from "../src/spec/fields.js";
@@ -230,7 +230,7 @@ describe("batch against the simulator", () => {
     expect(blocked.exitCode).toBe(3);
     expect(fresh.counters.total).toBe(0);
     // next month: the quota is replenished
-    const nextMonth = { now: () => Date.now() + 31 * 24 * 3600 * 1000, sleep: instantSleepClock.sleep };
+    const nextMonth = dayClock(31);
     const again = await runIn(d, { in: input, baseUrl: fresh.url, probe: 0, maxAge: "90d", retention: "none" }, env, { clock: nextMonth });
     expect(again.exitCode).toBe(0);
     expect(again.counts!.requests).toBe(80);

@@ -108,6 +108,7 @@ describe("history: a new release between two runs", () => {
       // Run until both lookups are on release 2. Before each run: a lookup with older answers spends
       // exactly that many requests on them and no probe; one without spends its 20 probes.
       const detectedBy = { broadband: 0, mobile: 0 } as Record<Lookup, number>;
+      let last = first;
       for (let night = 1; night <= 10; night++) {
         const expected: Record<Lookup, number> = { broadband: 0, mobile: 0 };
         for (const l of LOOKUPS) expected[l] = (await stale(l)) > 0 ? await stale(l) : 20;
@@ -116,6 +117,7 @@ describe("history: a new release between two runs", () => {
         const clock = dayClock(night);
         const r = await runIn(d, { in: input, baseUrl: sim2.url }, env, { clock });
         expect(r.exitCode).toBe(0);
+        last = r;
         for (const l of LOOKUPS) {
           expect(sim2.counters.requests[l] - sent[l], `${l} requests on night ${night}`).toBe(expected[l]);
           if (!detectedBy[l] && (await releases(l)) === 2) detectedBy[l] = night;
@@ -142,7 +144,7 @@ describe("history: a new release between two runs", () => {
         const out = join(d, `report-${since ?? "previous"}`);
         const db = await openStore(dbPath);
         try {
-          const report = await writeReports(db, { outDir: out, since });
+          const report = await writeReports(db, { outDir: out, since, now: () => new Date(last.clock.now()) });
           const rows = parse(readFileSync(join(out, "changes.csv")), { bom: true, columns: true }) as Record<string, string>[];
           expect(Object.keys(rows[0]!)).toEqual(["PostCode", "UPRN", "AddressShortDescription", "Lookup", "Change", "Before", "After", "BeforeRelease", "AfterRelease"]);
           expect(rows.map((r) => `${r.PostCode}|${r.UPRN}|${r.Lookup}|${r.Change}|${r.Before}|${r.After}`).sort()).toEqual(expected);

@@ -11,6 +11,7 @@ import { formatStatus } from "../src/report/status-text.js";
 import { openStore } from "../src/store/open-store.js";
 import { storedTable } from "./helpers/stored.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { instantSleepClock } from "./helpers/fake-clock.js";
 import { spawnCli } from "./helpers/child-cli.js";
 import { openSync, closeSync, writeSync, statSync } from "node:fs";
 import { PassThrough } from "node:stream";
@@ -62,7 +63,7 @@ describe("19.4 the recorded exit is the real one", () => {
         exit_code: 1,
         message: `reports not written: cannot write the reports to ${file}: a file is in the way`,
       });
-      expect(formatStatus(await store.status.database(5, Date.now()), db)).toContain("completed, exit 1");
+      expect(formatStatus(await store.status.database(5, r.clock.now()), db)).toContain("completed, exit 1");
     } finally {
       await store.close();
     }
@@ -80,10 +81,10 @@ describe("19.9 status of a running run", () => {
     writer.close();
     const store = await openStore(db, { readonly: true });
     try {
-      const [run] = (await store.status.database(1, Date.now())).runs;
+      const [run] = (await store.status.database(1, r.clock.now())).runs;
       expect(run).toMatchObject({ state: "running", input_rows: 6, postcodes: 6, rejects: 0 });
       expect(run!.ok + run!.not_found).toBe(12);
-      expect(formatStatus(await store.status.database(1, Date.now()), db)).toContain(`input ${input}: 6 rows, 6 postcodes, 0 rejected`);
+      expect(formatStatus(await store.status.database(1, r.clock.now()), db)).toContain(`input ${input}: 6 rows, 6 postcodes, 0 rejected`);
     } finally {
       await store.close();
     }
@@ -154,14 +155,15 @@ describe("19.5 failures are one line naming their cause", () => {
 
   it("a damaged database: batch, status, report and export each say so in one line naming it, without a stack", async () => {
     const { d, s, input, db } = await setUp(30);
-    const r = await runIn(d, { in: input, baseUrl: s.url }, env);
+    // the CLIs below run as children, on the wall clock: so do the batches
+    const r = await runIn(d, { in: input, baseUrl: s.url }, env, { clock: instantSleepClock });
     expect(r.exitCode).toBe(0);
     // overwrite every page past the first third (the answers) with garbage
     const size = statSync(db).size;
     const fd = openSync(db, "r+");
     for (let page = Math.floor(size / 4096 / 3); page < size / 4096 - 1; page++) writeSync(fd, Buffer.alloc(256, 0xde), 0, 256, page * 4096);
     closeSync(fd);
-    const again = await runIn(d, { in: input, baseUrl: s.url }, env);
+    const again = await runIn(d, { in: input, baseUrl: s.url }, env, { clock: instantSleepClock });
     expect(again.exitCode).toBe(1);
     const errors = parse(again.logs).filter((l) => l.level === "error").map((l) => l.message);
     expect(errors[0]).toBe(`database ${db}: database disk image is malformed`);

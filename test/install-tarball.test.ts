@@ -53,9 +53,9 @@ describe("the packed tarball", () => {
     const native = "node_modules/better-sqlite3/build/Release/better_sqlite3.node";
     mkdirSync(join(pkg, native, ".."), { recursive: true });
     copyFileSync(join(ROOT, native), join(pkg, native));
-    // nothing of the clone: no tsx in the installed tree, no TypeScript in the package
-    rmSync(join(pkg, "node_modules/tsx"), { recursive: true, force: true });
-    expect(readdirSync(pkg).sort()).toEqual(["README.md", "dist", "input", "node_modules", "package-lock.json", "package.json"]);
+    // nothing of the clone: the install holds no tsx and no esbuild (devDependencies), the package no TypeScript
+    for (const devOnly of ["tsx", "esbuild", "@esbuild", "typescript", "p-limit"]) expect(existsSync(join(pkg, "node_modules", devOnly)), devOnly).toBe(false);
+    expect(readdirSync(pkg).sort()).toEqual(["README.md", "dist", "docs", "input", "node_modules", "package-lock.json", "package.json"]);
     // the bin as npm links it: on PATH, executable
     const bin = join(work, "bin");
     mkdirSync(bin);
@@ -68,6 +68,13 @@ describe("the packed tarball", () => {
     const help = await run("postcode-coverage", ["batch", "--help"], { cwd: home, env });
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^postcode-coverage batch --in FILE/);
+    // every document a --help names is in the package
+    expect(help.stdout).toContain("docs/retention.md");
+    expect(help.stdout).toContain("docs/open-data.md");
+    for (const command of ["batch", "report", "status", "export", "simulate"]) {
+      const text = command === "batch" ? help.stdout : (await run("postcode-coverage", [command, "--help"], { cwd: home, env })).stdout;
+      for (const doc of text.match(/docs\/[\w-]+\.md/g) ?? []) expect(existsSync(join(pkg, doc)), `${command} --help names ${doc}`).toBe(true);
+    }
 
     const simulator = spawn("postcode-coverage", ["simulate", "--port", "0"], { cwd: home, env, stdio: ["ignore", "pipe", "pipe"] });
     started.push(simulator);

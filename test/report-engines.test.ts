@@ -44,6 +44,9 @@ function inputLines(postcodes: readonly string[]): string[] {
 async function twoNights(db: string, input: string, archive: string): Promise<number[]> {
   // each night's run id and exit code
   const runs: number[] = [];
+  // Virtual time, moved only by the pacer's sleeps and a day per night, and a pace window so short
+  // that it never sleeps: every answer of a night is stored at the same instant on either engine.
+  const clock = new FakeClock(T0);
   for (const [night, release] of [
     [0, 1],
     [1, 2],
@@ -52,9 +55,8 @@ async function twoNights(db: string, input: string, archive: string): Promise<nu
     const sim = await startSimulator({ port: 0, seed: SEED, key: KEY, release, failRate: 0.04 });
     try {
       const flags = { in: input, db, baseUrl: sim.url, concurrency: 1, reports: false, retries: 0, ...(night === 0 ? { openData: archive } : { refresh: true }) };
-      // Virtual time, moved only by the pacer's sleeps, and a pace window so short that it never
-      // sleeps: every answer of a night is stored at the same instant on either engine.
-      const pace = { clock: new FakeClock(T0 + night * DAY), rateWindowMs: 1e-6, rateMarginMs: 0 };
+      clock.t = T0 + night * DAY;
+      const pace = { clock, rateWindowMs: 1e-6, rateMarginMs: 0 };
       const r = await runIn(d, flags as Parameters<typeof runIn>[1], env, pace);
       runs.push(r.runId!, r.exitCode);
     } finally {

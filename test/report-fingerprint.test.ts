@@ -106,7 +106,7 @@ describe("report set fingerprint", () => {
     const db = await openStore(join(dir, "coverage.sqlite"));
     const before = files(out);
     try {
-      await writeReports(db, { outDir: out, runId: first.runId!, goodRating: 3 });
+      await writeReports(db, { outDir: out, runId: first.runId!, goodRating: 3, now: () => new Date(first.clock.now()) });
     } finally {
       await db.close();
     }
@@ -129,7 +129,7 @@ describe("report set fingerprint", () => {
     const db = await openStore(join(dir, "coverage.sqlite"));
     try {
       // 4: the good rating of the simulator's (current) scale
-      await writeReports(db, { outDir: out, runId: first.runId!, goodRating: 4, bom: true });
+      await writeReports(db, { outDir: out, runId: first.runId!, goodRating: 4, bom: true, now: () => new Date(first.clock.now()) });
     } finally {
       await db.close();
     }

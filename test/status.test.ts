@@ -9,6 +9,7 @@ import type { DatabaseStatus } from "../src/store/types.js";
 import { formatStatus } from "../src/report/status-text.js";
 import { formatReleaseStatus } from "../src/cli/release-status-text.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { instantSleepClock } from "./helpers/fake-clock.js";
 import { spawnCli } from "./helpers/child-cli.js";
 
 const KEY = "Zr8-qW2v-K9pd-Hx3";
@@ -26,9 +27,11 @@ beforeAll(async () => {
   // every mobile answer a 500: an outage, which after --outage-limit stops the run (exit 3) with the postcodes pending
   const bad = await startSimulator({ port: 0, seed: 5, key: KEY, failRate: 1 });
   try {
-    expect((await runIn(d, { in: input, baseUrl: good.url, lookups: "broadband" }, env)).exitCode).toBe(0);
+    // npm run status reads this database as a child, on the wall clock: the batches run on it too
+    const deps = { clock: instantSleepClock };
+    expect((await runIn(d, { in: input, baseUrl: good.url, lookups: "broadband" }, env, deps)).exitCode).toBe(0);
     // five postcodes fail one by one; the sixth 500 in a row makes it an outage, and --outage-limit 0s stops at once
-    expect((await runIn(d, { in: input, baseUrl: bad.url, lookups: "mobile", retries: 0, outageLimit: "0s" }, env)).exitCode).toBe(3);
+    expect((await runIn(d, { in: input, baseUrl: bad.url, lookups: "mobile", retries: 0, outageLimit: "0s" }, env, deps)).exitCode).toBe(3);
   } finally {
     await Promise.all([good.close(), bad.close()]);
   }

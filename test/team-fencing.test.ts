@@ -8,6 +8,7 @@ import { generatePostcodes } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { teamResources } from "./helpers/team-resources.js";
+import { onTimelineOf } from "./helpers/fake-clock.js";
 import { spawnCli, waitFor } from "./helpers/child-cli.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
 
@@ -30,13 +31,15 @@ const parse = (text: string): LogLine[] =>
 
 /** Real time shifted by `offsetMs`; sleeps are cut short and recorded (a stall shows as a long one). */
 function skewedClock(offsetMs: number, slept: number[] = []): Clock {
-  return {
+  const clock: Clock = {
     now: () => Date.now() + offsetMs,
     sleep: async (ms) => {
       slept.push(ms);
       await new Promise((r) => setTimeout(r, Math.min(ms, 5)));
     },
   };
+  // a machine whose clock is off tells the wall clock's time, shifted: the scenario's time line
+  return onTimelineOf(clock, systemClock);
 }
 
 describe.skipIf(skip)("team mode: a paused machine and machines with clocks off", () => {

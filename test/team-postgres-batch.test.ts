@@ -8,6 +8,7 @@ import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { instantSleepClock } from "./helpers/fake-clock.js";
 import { spawnCli } from "./helpers/child-cli.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
 
@@ -26,8 +27,8 @@ describe.skipIf(skip)("the batch on PostgreSQL", () => {
     return store;
   };
   /** What the store holds, without times: per lookup and status, postcodes and addresses. */
-  const holdings = async (store: Store) => {
-    const s = await store.status.database(10, Date.now());
+  const holdings = async (store: Store, now: number) => {
+    const s = await store.status.database(10, now);
     return { lookups: s.lookups.map((l) => [l.lookup, l.status, l.postcodes]), addresses: s.addresses, postcodes: s.postcodes, datasets: s.datasets };
   };
 
@@ -40,11 +41,11 @@ describe.skipIf(skip)("the batch on PostgreSQL", () => {
     expect(onPostgres.exitCode).toBe(0);
     expect(onPostgres.counts).toEqual(onSqlite.counts);
     expect(onPostgres.counts).toMatchObject({ inputRows: 11, postcodes: 10, rejects: 1, pending: 0 });
-    expect(await holdings(await open(url))).toEqual(await holdings(await open(join(dir, "c.sqlite"))));
+    expect(await holdings(await open(url), onPostgres.clock.now())).toEqual(await holdings(await open(join(dir, "c.sqlite")), onSqlite.clock.now()));
     const again = await runIn(dir, { in: input, simulate: true, db: url, reports: false }, {});
     expect(again.exitCode).toBe(0);
     expect(again.counts?.requests).toBe(0);
-    expect((await (await open(url)).status.database(10, Date.now())).runs.map((r) => [r.id, r.state, r.requests])).toEqual([
+    expect((await (await open(url)).status.database(10, again.clock.now())).runs.map((r) => [r.id, r.state, r.requests])).toEqual([
       [2, "completed", 0],
       [1, "completed", 20],
     ]);
@@ -54,7 +55,8 @@ describe.skipIf(skip)("the batch on PostgreSQL", () => {
     const dir = tempDir();
     const input = writeCsv(dir, "in.csv", ["postcode", ...POSTCODES.slice(0, 3)]);
     const url = await freshPostgresDatabase({ schema: true });
-    expect((await runIn(dir, { in: input, simulate: true, db: url, reports: false }, {})).exitCode).toBe(0);
+    // status and report run as children, on the wall clock: so does the batch
+    expect((await runIn(dir, { in: input, simulate: true, db: url, reports: false }, {}, { clock: instantSleepClock })).exitCode).toBe(0);
     const status = await spawnCli("status", ["--db", url]).done;
     expect(status.code).toBe(0);
     expect(status.stdout).toContain(`database ${url} (schema up to date)`);
@@ -88,7 +90,8 @@ describe.skipIf(skip)("the batch on PostgreSQL", () => {
       expect(sent).toBe(25);
       expect(sim.counters.requests.broadband).toBe(25);
       const store = await open(url);
-      expect((await store.ledger.figures(quotaPeriod(Date.now()).key, Date.now())).used.broadband).toBe(25);
+      const now = ra.clock.now();
+      expect((await store.ledger.figures(quotaPeriod(now).key, now)).used.broadband).toBe(25);
       // neither finished its list: both stopped for the quota, each with its own run
       expect([ra.exitCode, rb.exitCode]).toEqual([3, 3]);
       expect(new Set([ra.runId, rb.runId]).size).toBe(2);

@@ -7,7 +7,8 @@ import { runBatch, type BatchDeps, type BatchResult } from "../../src/pipeline/b
 import { createLogger } from "../../src/log/logger.js";
 import { simulatedApi } from "../../src/cli/simulated-api.js";
 import type { SimulatorOptions } from "../../src/simulator/index.js";
-import { instantSleepClock } from "./fake-clock.js";
+import type { Clock } from "../../src/fetch/clock.js";
+import { scenarioClock } from "./scenario-clock.js";
 
 export function tempDir(prefix = "pcc-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -21,8 +22,16 @@ export function writeCsv(dir: string, name: string, lines: string[]): string {
 
 export interface HarnessRun extends BatchResult {
   logs: string[];
+  /** the clock the run took its time from: read "now" from it, not from Date.now() */
+  clock: Clock;
 }
 
+/**
+ * Runs a batch in `dir` (its database there unless flags.db names one). Its clock is the
+ * scenario's (scenario-clock.ts): a deps.clock on another time line than the database's earlier
+ * runs is refused, and without one the run continues on the scenario's clock (a new scenario
+ * starts at noon UTC of the suite's first day, never on the wall clock).
+ */
 export async function runIn(
   dir: string,
   flags: Partial<BatchFlags> & { in: string },
@@ -48,7 +57,9 @@ export async function runIn(
   );
   // --simulate as the CLI wires it: a simulator of the run's providers (with the test's options).
   const { simulator, ...batchDeps } = deps;
-  const api = batchDeps.api ?? (config.simulate ? simulatedApi(config.providers, simulator) : undefined);
-  const result = await runBatch(config, { logger, clock: instantSleepClock, ...batchDeps, ...(api ? { api } : {}) });
-  return { ...result, logs };
+  const clock = scenarioClock(config.db, batchDeps.clock, "runIn");
+  // the bundled simulator keeps its quota on the run's clock too
+  const api = batchDeps.api ?? (config.simulate ? simulatedApi(config.providers, { now: () => clock.now(), ...simulator }) : undefined);
+  const result = await runBatch(config, { logger, ...batchDeps, clock, ...(api ? { api } : {}) });
+  return { ...result, logs, clock };
 }

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
+import { onWallClock } from "./scenario-clock.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -48,6 +49,9 @@ export function spawnCli(cli: "batch" | "status" | "report" | "simulate" | "expo
   const env: NodeJS.ProcessEnv = { NO_COLOR: "1" };
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("COVERAGE_")) env[k] = v;
   Object.assign(env, options.env);
+  // a child tells the wall clock's time: its database's scenario is on the wall clock
+  const db = dbArgument(args);
+  if (db !== undefined) onWallClock(db, `npm run ${cli}`);
   const argv = [process.execPath, "--import", "tsx", `src/cli/${cli}.ts`, ...args];
   const started = Date.now();
   const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
@@ -63,6 +67,13 @@ export function spawnCli(cli: "batch" | "status" | "report" | "simulate" | "expo
     child.once("close", (code, signal) => resolve({ code, signal, stdout, stderr, ms: Date.now() - started }));
   });
   return { child, pid: child.pid!, argv, done, stderr: () => stderr };
+}
+
+/** The --db a command line names (`--db x` or `--db=x`), if any. */
+export function dbArgument(args: readonly string[]): string | undefined {
+  const i = args.indexOf("--db");
+  if (i >= 0) return args[i + 1];
+  return args.find((a) => a.startsWith("--db="))?.slice("--db=".length);
 }
 
 /** Polls until the condition holds; fails with `what` after the timeout. */

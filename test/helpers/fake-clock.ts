@@ -1,4 +1,22 @@
-import type { Clock } from "../../src/fetch/clock.js";
+import { systemClock, type Clock } from "../../src/fetch/clock.js";
+
+/**
+ * Which time a clock tells. "wall": real time (systemClock, instantSleepClock, a child process's
+ * clock); "suite days": dayClock's replayed days, one time line whatever the day; any other clock
+ * (a FakeClock, a clock a test builds) is a time line of its own, itself.
+ */
+export type Timeline = "wall" | "suite days" | Clock;
+const TIMELINES = new WeakMap<Clock, Timeline>([[systemClock, "wall"]]);
+
+export function timelineOf(clock: Clock): Timeline {
+  return TIMELINES.get(clock) ?? clock;
+}
+
+/** Declares that `clock` tells the time of `like`'s time line (a machine whose clock is off by a fixed amount). */
+export function onTimelineOf<C extends Clock>(clock: C, like: Clock): C {
+  TIMELINES.set(clock, timelineOf(like));
+  return clock;
+}
 
 /** Virtual time: sleep() moves the clock forward instead of waiting. For one sleeper at a time. */
 export class FakeClock implements Clock {
@@ -26,7 +44,9 @@ const LOADED = Date.now();
  * suite runs, midnight included.
  */
 export function dayClock(days = 0): Clock {
-  return { now: () => NOON + days * DAY_MS + (Date.now() - LOADED), sleep: instantSleepClock.sleep };
+  const clock: Clock = { now: () => NOON + days * DAY_MS + (Date.now() - LOADED), sleep: instantSleepClock.sleep };
+  TIMELINES.set(clock, "suite days");
+  return clock;
 }
 
 /** Real time, but every sleep is cut short: for tests over real HTTP that must not wait out backoffs. */
@@ -36,3 +56,4 @@ export const instantSleepClock: Clock = {
     await new Promise((r) => setImmediate(r));
   },
 };
+TIMELINES.set(instantSleepClock, "wall");

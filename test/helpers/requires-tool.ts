@@ -3,7 +3,8 @@
 // program and how to install it (test/global-setup.ts prints it); with CI=true they fail instead,
 // so CI cannot go green without them.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, inject } from "vitest";
 import { POSTGRESQL_ROOT, postgresBinDir } from "./postgres-server.js";
@@ -17,11 +18,52 @@ export interface Tool {
   present(): boolean;
 }
 
-/** Debian's chromium, driven by playwright-core (which downloads no browser); PCC_CHROMIUM overrides the path. */
-export const CHROMIUM_PATH = process.env.PCC_CHROMIUM ?? "/usr/bin/chromium";
+/**
+ * Where a chromium binary may be, in the order tried: PCC_CHROMIUM when set, then Debian's (the
+ * wrapper script and the binary it runs), Ubuntu's (the snap and the old package's name), and the
+ * browsers Playwright downloads (under PLAYWRIGHT_BROWSERS_PATH or ~/.cache/ms-playwright).
+ */
+export function chromiumCandidates(env: NodeJS.ProcessEnv, home: string, list: (dir: string) => string[]): string[] {
+  const playwright = env.PLAYWRIGHT_BROWSERS_PATH || join(home, ".cache", "ms-playwright");
+  const downloaded = list(playwright)
+    .filter((d) => /^chromium-\d+$/.test(d))
+    .sort((a, b) => Number(b.slice("chromium-".length)) - Number(a.slice("chromium-".length)))
+    .flatMap((d) => ["chrome-linux", "chrome-linux64"].map((sub) => join(playwright, d, sub, "chrome")));
+  return [
+    ...(env.PCC_CHROMIUM ? [env.PCC_CHROMIUM] : []),
+    "/usr/bin/chromium",
+    "/usr/lib/chromium/chromium",
+    "/snap/bin/chromium",
+    "/usr/bin/chromium-browser",
+    ...downloaded,
+  ];
+}
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** The first of `tried` that exists, as a Tool whose name says which, or every path tried when none does. */
+export function chromiumTool(tried: string[], exists: (path: string) => boolean): Tool & { path: string | null } {
+  const path = tried.find(exists) ?? null;
+  return {
+    name: path ? `chromium (${path})` : `chromium (tried ${tried.join(", ")})`,
+    install: "apt-get install chromium",
+    present: () => path !== null,
+    path,
+  };
+}
+
+const CHROMIUM = chromiumTool(chromiumCandidates(process.env, homedir(), listDir), existsSync);
+/** The chromium the browser tests launch (driven by playwright-core, which downloads no browser); where none was found they skip, or fail on CI, before launching it. */
+export const CHROMIUM_PATH: string = CHROMIUM.path ?? "/usr/bin/chromium";
 
 export const TOOLS = {
-  chromium: { name: `chromium (${CHROMIUM_PATH})`, install: "apt-get install chromium", present: () => existsSync(CHROMIUM_PATH) },
+  chromium: CHROMIUM,
   soffice: { name: "LibreOffice (soffice)", install: "apt-get install libreoffice-calc-nogui", present: () => runs("soffice", ["--version"]) },
   pdftotext: { name: "pdftotext", install: "apt-get install poppler-utils", present: () => runs("pdftotext", ["-v"]) },
   postgresql: { name: `PostgreSQL (${POSTGRESQL_ROOT}/*/bin)`, install: "apt-get install postgresql", present: () => postgresBinDir() !== null },
