@@ -26,6 +26,9 @@ export interface HarnessRun extends BatchResult {
   clock: Clock;
 }
 
+/** A lease longer than any wait a replayed night jumps over, shorter than the time between nights. */
+const REPLAYED_LEASE_TTL_MS = 6 * 3600_000;
+
 /**
  * Runs a batch in `dir` (its database there unless flags.db names one). Its clock is the
  * scenario's (scenario-clock.ts): a deps.clock on another time line than the database's earlier
@@ -60,6 +63,10 @@ export async function runIn(
   const clock = scenarioClock(config.db, batchDeps.clock, "runIn");
   // the bundled simulator keeps its quota on the run's clock too
   const api = batchDeps.api ?? (config.simulate ? simulatedApi(config.providers, { now: () => clock.now(), ...simulator }) : undefined);
-  const result = await runBatch(config, { logger, ...batchDeps, clock, ...(api ? { api } : {}) });
+  // A replayed clock passes a wait (an outage's probing, a backoff) in an instant, where a real run's
+  // keeper renews its lease on a timer meanwhile: such a run gets a lease longer than any wait of one
+  // night, unless the test sets its own (the lease tests do).
+  const leaseTtlMs = batchDeps.leaseTtlMs ?? (clock.replayed ? REPLAYED_LEASE_TTL_MS : undefined);
+  const result = await runBatch(config, { logger, ...batchDeps, clock, ...(leaseTtlMs !== undefined ? { leaseTtlMs } : {}), ...(api ? { api } : {}) });
   return { ...result, logs, clock };
 }

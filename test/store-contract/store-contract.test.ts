@@ -72,6 +72,7 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
         state: "running",
         simulated: false,
         inputColumns: ["postcode"],
+        postcodeColumn: "postcode",
         lookups: ["broadband"],
         providers: [...DEFAULT_PROVIDERS],
       });
