@@ -55,7 +55,7 @@ describe.skipIf(skip)("the PostgreSQL store", () => {
     w.write(ok(AT, 30));
     await w.flush();
     expect(await store.answers.get("SW1A2AA", "broadband")).toEqual({
-      postcode: "SW1A2AA", lookup: "broadband", status: "ok", fetchedAt: AT, runId, addressCount: 2, dataset: null, release: "2026-11-23", simulated: false, versionId: 1, lastError: null,
+      postcode: "SW1A2AA", lookup: "broadband", status: "ok", fetchedAt: AT, runId, addressCount: 2, dataset: null, release: "2026-11-23", simulated: false, versionId: 1, lastError: null, returnedAt: AT,
     });
     w.write(ok(LATER, 30));
     await w.flush();

@@ -53,11 +53,21 @@ let browser: Browser;
 const opened = new Map<string, Opened>();
 const dirs: string[] = [];
 
+/** The environment less libfaketime's preload and settings. */
+function withoutFakedTime(env: NodeJS.ProcessEnv): Record<string, string> {
+  const kept = Object.entries(env).filter(([name, value]) => value !== undefined && !name.startsWith("FAKETIME") && name !== "LD_PRELOAD");
+  const preload = (env.LD_PRELOAD ?? "").split(/[: ]/).filter((lib) => lib !== "" && !lib.includes("faketime"));
+  return Object.fromEntries([...(kept as [string, string][]), ...(preload.length > 0 ? [["LD_PRELOAD", preload.join(":")]] : [])]);
+}
+
 beforeAll(async () => {
   if (BROWSER.skip) return;
   expect(unknown.length).toBeGreaterThanOrEqual(3);
   browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
+    // The browser only reads the written file, at no particular time: it gets the real clock. Under
+    // libfaketime (CI's evening run, .ci/at-utc) Chromium's page loads stall.
+    env: withoutFakedTime(process.env),
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
   for (const c of CASES) {
