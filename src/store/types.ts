@@ -385,9 +385,9 @@ export interface LookupReleases {
 
 /** How the store is opened (open-store.ts; each engine's opener takes the same). */
 export interface OpenStoreOptions {
-  /** read only: never creates, migrates or changes the store (status) */
+  /** read only: never creates, migrates or changes the store (status, report, export) */
   readonly?: boolean;
-  /** with `readonly`: a database of an older schema is migrated first when its user may write it (report) */
+  /** with `readonly`: a database of an older schema is migrated first when its user may write it (report, export) */
   upgrade?: boolean;
   /** whether a lease holder on this host still runs (tests inject one; default: process-identity.ts) */
   isAlive?: ((holder: LeaseHolder) => boolean) | undefined;
