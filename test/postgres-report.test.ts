@@ -59,7 +59,7 @@ describe.skipIf(skip)("reports on a PostgreSQL store", () => {
     const writer = await open(url);
     const first = await fill(writer, ["AB11AA", "AB11AB"], 3);
     const reader = await open(url, true);
-    const seen = await reader.snapshot({}, async (snapshot) => {
+    const seen = await reader.snapshot({ nowMs: Date.now() }, async (snapshot) => {
       await snapshot.preparePostcodes(3);
       const before = { run: snapshot.scope.runId, version: await snapshot.answersVersion() };
       // another machine, meanwhile: a second run with answers of its own
@@ -73,7 +73,7 @@ describe.skipIf(skip)("reports on a PostgreSQL store", () => {
     expect(seen.version).toBe(seen.before.version);
     expect(seen.totals).toMatchObject({ postcodes: 2, sums: { Superfast: 6 } });
     // a new snapshot sees the second run, the last one
-    expect(await reader.snapshot({}, async (s) => s.scope.runId)).toBe(first + 1);
+    expect(await reader.snapshot({ nowMs: Date.now() }, async (s) => s.scope.runId)).toBe(first + 1);
   });
 
   test("the snapshot's temporary tables end with it, also when the work fails, and its connection serves the next one", async () => {
@@ -82,25 +82,25 @@ describe.skipIf(skip)("reports on a PostgreSQL store", () => {
     await fill(writer, ["AB11AA"], 2);
     const reader = await open(url, true);
     // (tables created in an uncommitted transaction are invisible to other sessions: they are looked for after each snapshot)
-    expect(await reader.snapshot({}, async (snapshot) => (await snapshot.preparePostcodes(3), snapshot.countLocated(false)))).toBe(1);
+    expect(await reader.snapshot({ nowMs: Date.now() }, async (snapshot) => (await snapshot.preparePostcodes(3), snapshot.countLocated(false)))).toBe(1);
     expect(await reportTables(url)).toEqual([]);
     await expect(
-      reader.snapshot({}, async (snapshot) => {
+      reader.snapshot({ nowMs: Date.now() }, async (snapshot) => {
         await snapshot.preparePostcodes(null);
         throw new Error("the disk is full");
       }),
     ).rejects.toThrow("the disk is full");
     expect(await reportTables(url)).toEqual([]);
     // and the store's connections still serve the next snapshot
-    expect(await reader.snapshot({}, async (s) => s.scope.kind)).toBe("run");
-    await expect(reader.snapshot({ runId: 9 }, async () => 1)).rejects.toThrow(/there is no run 9 in the database \(runs 1 to 1 are stored\)/);
+    expect(await reader.snapshot({ nowMs: Date.now() }, async (s) => s.scope.kind)).toBe("run");
+    await expect(reader.snapshot({ runId: 9, nowMs: Date.now() }, async () => 1)).rejects.toThrow(/there is no run 9 in the database \(runs 1 to 1 are stored\)/);
   });
 
   test("a connection the server ends mid-snapshot is one line naming the database, and the next snapshot takes a new one", async () => {
     const url = await freshPostgresDatabase();
     await fill(await open(url), ["AB11AA"], 2);
     const reader = await open(url, true);
-    const failed = reader.snapshot({}, async (snapshot) => {
+    const failed = reader.snapshot({ nowMs: Date.now() }, async (snapshot) => {
       await snapshot.preparePostcodes(null);
       // an administrator (or a restart) ends every session of this database in a transaction (only this test's)
       const admin = new pg.Client({ connectionString: url });
@@ -114,7 +114,7 @@ describe.skipIf(skip)("reports on a PostgreSQL store", () => {
     await expect(failed).rejects.toThrow(/^database postgres:\/\/postgres@\/t_\S+: (terminating connection due to administrator command|Client has encountered a connection error|Connection terminated)[^\n]*$/);
     // and says who ended it, so that a report failure tells the cause, not only pg's words
     await expect(failed).rejects.toThrow(/; the server ended the connection \(restarted, shut down, or an administrator ended the session\)/);
-    expect(await reader.snapshot({}, async (snapshot) => (await snapshot.preparePostcodes(null), snapshot.countLocated(false)))).toBe(1);
+    expect(await reader.snapshot({ nowMs: Date.now() }, async (snapshot) => (await snapshot.preparePostcodes(null), snapshot.countLocated(false)))).toBe(1);
   });
 
   test("row streams come in batches of at most SNAPSHOT_BATCH_ROWS through a cursor, in postcode then UPRN order; one broken off leaves the others working", async () => {
@@ -122,7 +122,7 @@ describe.skipIf(skip)("reports on a PostgreSQL store", () => {
     const store = await open(url);
     const postcodes = Array.from({ length: 25 }, (_, i) => `AB${i + 10}1AA`);
     await fill(store, postcodes, 100);
-    const result = await store.snapshot({}, async (snapshot) => {
+    const result = await store.snapshot({ nowMs: Date.now() }, async (snapshot) => {
       await snapshot.preparePostcodes(null);
       const sizes: number[] = [];
       const keys: string[] = [];

@@ -152,7 +152,7 @@ describe("--area-file at scale", () => {
 
     // loaded directly: only the in-scope postcodes are kept, whatever the file's size (what the
     // snapshot groups by the kept cells is the rows it kept)
-    await db.snapshot({ runId }, async (snapshot) => {
+    await db.snapshot({ runId, nowMs: Date.now() }, async (snapshot) => {
       await snapshot.preparePostcodes(3);
       const load = await loadAreaFile(snapshot, await readAreaHeader(path), ["oslaua"]);
       expect(load).toEqual({ rows: 200_000, invalid: 0, matched: 2, unmatched: 2, located: 0 });

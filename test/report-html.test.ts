@@ -37,7 +37,7 @@ describe("the data module over the fixture database", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "pcc-html-"));
     db = (await buildFixture(join(dir, "coverage.sqlite"))).store;
-    data = await db.snapshot({}, async (snapshot) => {
+    data = await db.snapshot({ nowMs: Date.now() }, async (snapshot) => {
       await snapshot.preparePostcodes(3);
       return collectHtmlReportData(snapshot, await computeSummary(snapshot, 3, FIXED_NOW.toISOString()));
     });

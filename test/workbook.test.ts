@@ -229,7 +229,7 @@ describe("a sheet longer than --workbook-rows", () => {
     try {
       const source = fixture.store;
       const workbook = (rows: number, path: string) =>
-        source.snapshot({ runId: fixture.runId }, async (snapshot) => {
+        source.snapshot({ runId: fixture.runId, nowMs: Date.now() }, async (snapshot) => {
           await snapshot.preparePostcodes(3);
           const summary = await computeSummary(snapshot, 3, "2026-01-02T03:04:05.000Z");
           return writeWorkbook(snapshot, { summary, groups: null, goodRating: 3, workbookRows: rows }, path);

@@ -75,7 +75,7 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
     staging = mkdtempSync(join(options.outDir, debrisPrefix("export")));
     const stagingDir = staging;
     const header = options.areaFile === undefined ? null : await readAreaHeader(options.areaFile);
-    const { scope, tables } = await source.snapshot({ runId: options.runId, all: options.all, nowMs: options.nowMs }, async (snapshot) => {
+    const { scope, tables } = await source.snapshot({ runId: options.runId, all: options.all, nowMs: options.nowMs ?? Date.now() }, async (snapshot) => {
       if (header) {
         // the postcodes table's coordinates: the area file's rows of the postcodes in scope
         await snapshot.preparePostcodes(null);

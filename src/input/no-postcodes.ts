@@ -1,6 +1,6 @@
 // A file in which no row holds a valid postcode was read from the wrong column (or is not a
 // postcode list at all): it is refused, naming the column and a sample of what that column held.
-import type { InputHeader, InputRow } from "./read-input.js";
+import type { InputHeader, InputRow } from "./input-row.js";
 
 /** How many distinct values the refusal quotes, and how long each may be. */
 const SAMPLE_VALUES = 3;

@@ -2,35 +2,18 @@
 // column, and every row comes out with its line number, raw value and normalised postcode.
 import type { Readable } from "node:stream";
 import { Parser, CsvError } from "csv-parse";
-import { normalisePostcode, type NormalisedPostcode } from "../spec/postcode.js";
+import { normalisePostcode } from "../spec/postcode.js";
 import { checkedBytes, InputError, readPrefix, type Prefix } from "./text-guard.js";
 import { detectDelimiter, excelSepLine, DELIMITER_NAMES, type Delimiter } from "./delimiter.js";
 import { choosePostcodeColumn, describeDuplicate, duplicateNames, headerName } from "./column.js";
 import { unwrapQuotes } from "./cell.js";
 import { NoPostcodeSeen } from "./no-postcodes.js";
+import type { InputHeader, InputRow } from "./input-row.js";
 import { describeSwallowed, swallowedRows } from "./swallowed-rows.js";
 
 export { InputError } from "./text-guard.js";
 
-export interface InputHeader {
-  /** the header's names, without quotes and spaces around them (for a headerless one-column file: ["postcode"]) */
-  columns: string[];
-  postcodeColumn: string;
-  postcodeIndex: number;
-  /** false for a one-column file whose first line is already a postcode */
-  hasHeader: boolean;
-  delimiter: string;
-}
-
-export interface InputRow {
-  /** 1-based line where the row starts in the file */
-  line: number;
-  /** the postcode cell as written ("" when the row has no such cell) */
-  value: string;
-  postcode: NormalisedPostcode;
-  /** every cell of the row, as read */
-  cells: string[];
-}
+export type { InputHeader, InputRow } from "./input-row.js";
 
 export interface OpenedInput {
   header: InputHeader;

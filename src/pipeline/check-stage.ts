@@ -8,7 +8,7 @@ export async function inputRefusal(run: OpenedRun, runId: number, shape: InputSh
   const { config } = run;
   const shapeProblem = config.reports ? inputShapeProblem(shape) : null;
   if (shapeProblem) return { message: shapeProblem, stopReason: "input" };
-  const reportProblem = config.reports ? await reportOptionsProblem(run.store, runId, config) : null;
+  const reportProblem = config.reports ? await reportOptionsProblem(run.store, runId, run.clock.now(), config) : null;
   if (reportProblem) return { message: reportProblem, stopReason: "options" };
   return null;
 }

@@ -12,12 +12,13 @@ import { MAX_CELL_CHARS } from "./xlsx/limits.js";
 export async function reportOptionsProblem(
   source: SnapshotSource,
   runId: number,
+  nowMs: number,
   options: GroupOptions & { uprnColumn?: string | undefined },
 ): Promise<string | null> {
   try {
     // the file is read before the snapshot opens: the snapshot holds no transaction across file reads
     const area = options.areaFile ? await readAreaHeader(options.areaFile) : null;
-    return await source.snapshot({ runId }, async ({ scope }) => {
+    return await source.snapshot({ runId, nowMs }, async ({ scope }) => {
       resolveDimensions(options.groupBy ?? DEFAULT_GROUP_BY, scope, area);
       if (options.uprnColumn !== undefined) propertyColumns(scope, options.uprnColumn);
       return null;

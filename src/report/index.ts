@@ -226,7 +226,7 @@ export function writeAddressReport(
 
 /** One snapshot for every file: one state of the store; a run still running is said to be. */
 function inSnapshot<T>(source: SnapshotSource, options: Pick<ReportOptions, "runId" | "all" | "onWarning" | "now">, work: (snapshot: ReportSnapshot) => Promise<T>): Promise<T> {
-  const request = { runId: options.runId ?? undefined, all: options.all, nowMs: options.now?.().getTime() };
+  const request = { runId: options.runId ?? undefined, all: options.all, nowMs: (options.now?.() ?? new Date()).getTime() };
   return source.snapshot(
     request,
     (snapshot) => {

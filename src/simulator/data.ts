@@ -18,18 +18,12 @@ import { rngFor, type Rng } from "./hash.js";
 import { describeAddress, pickStreet } from "./addresses.js";
 import { compactPostcode } from "../spec/postcode.js";
 import { applyReleases } from "./releases.js";
+import type { SimAddress } from "./sim-address.js";
 
 export const UNKNOWN_SHARE = 0.03;
 export const LARGE_SHARE = 0.01;
 
-export interface SimAddress {
-  UPRN: number;
-  AddressShortDescription: string;
-  /** every field of SPEED_FIELDS; -1 = no prediction */
-  speeds: Record<SpeedField, number>;
-  /** one rating 0..4 per field of mobileFields(providers), in that order */
-  ratings: number[];
-}
+export type { SimAddress } from "./sim-address.js";
 
 export interface SimPostcode {
   /** compact, upper case */

@@ -4,7 +4,7 @@
 // built or demolished. Deterministic: a pure function of (seed, postcode, release).
 import { NO_PREDICTION, RATING_MAX, RATING_MIN, SPEED_CATEGORIES, mobileFields } from "../spec/fields.js";
 import { rngFor, type Rng } from "./hash.js";
-import type { SimAddress } from "./data.js";
+import type { SimAddress } from "./sim-address.js";
 
 /** Share of postcodes whose data a release changes. */
 export const RELEASE_CHANGE_SHARE = 0.1;

@@ -4,18 +4,11 @@
 import type { Store } from "./store.js";
 import { namingPath } from "./sqlite/db.js";
 import { openSqliteStore } from "./sqlite/sqlite-store.js";
-import type { LeaseHolder } from "./types.js";
+import type { OpenStoreOptions } from "./types.js";
 import { namingUrl } from "./postgres/errors.js";
 import { isPostgresUrl } from "./postgres/url.js";
 
-export interface OpenStoreOptions {
-  /** read only: never creates, migrates or changes the store (status) */
-  readonly?: boolean;
-  /** with `readonly`: a database of an older schema is migrated first when its user may write it (report) */
-  upgrade?: boolean;
-  /** whether a lease holder on this host still runs (tests inject one; default: process-identity.ts) */
-  isAlive?: ((holder: LeaseHolder) => boolean) | undefined;
-}
+export type { OpenStoreOptions } from "./types.js";
 
 /** Opens (creating and migrating unless read only) the store at `location`. Throws DatabaseError naming it. */
 export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<Store> {

@@ -1,8 +1,11 @@
 // The store: everything the batch, the planner, status, soak and bench read and write, as one
 // asynchronous interface with one implementation per engine (src/store/sqlite/ and
-// src/store/postgres/). Nothing outside an engine's folder holds a database handle or SQL. Records are
-// in types.ts. Times are passed in (ISO text or epoch ms), never read from a clock here, so tests
-// drive them. `openStore` (open-store.ts) picks the engine from the location; the contract suite
+// src/store/postgres/); what both engines say the same way is written once over a dialect
+// (src/store/sql/). Nothing outside src/store holds a database handle or SQL. Records are in
+// types.ts. The times the store records and compares are passed in (ISO text or epoch ms), never
+// read from this process's clock, so tests drive them; the one clock it reads is the database
+// server's, when asked (`leases.serverNow`), and commit grouping times only when a write commits.
+// `openStore` (open-store.ts) picks the engine from the location; the contract suite
 // (test/store-contract/) runs the same cases on every engine.
 //
 // Writers (answers, input rows, open data) queue synchronously and commit asynchronously: the

@@ -382,3 +382,13 @@ export interface LookupReleases {
   /** the last run's unique input postcodes, and how many of them have an answer confirmed on the newest release */
   input: { runId: number; postcodes: number; onNewest: number } | null;
 }
+
+/** How the store is opened (open-store.ts; each engine's opener takes the same). */
+export interface OpenStoreOptions {
+  /** read only: never creates, migrates or changes the store (status, report, export) */
+  readonly?: boolean;
+  /** with `readonly`: a database of an older schema is migrated first when its user may write it (report, export) */
+  upgrade?: boolean;
+  /** whether a lease holder on this host still runs (tests inject one; default: process-identity.ts) */
+  isAlive?: ((holder: LeaseHolder) => boolean) | undefined;
+}

@@ -22,11 +22,11 @@ export type StoredRow = Record<string, Cell>;
 /**
  * One export table's rows as the store gives them (key order: address tables by postcode then
  * UPRN, postcodes by postcode then lookup, runs and releases by id), over everything stored
- * unless `scope` says otherwise. Mobile rows hold the ratings of the scope's providers.
+ * unless `scope` says otherwise, hidden what the retention expires by its `nowMs` (default now). Mobile rows hold the ratings of the scope's providers.
  */
-export async function storedTable(location: string | Store, table: ExportTableName, scope: ScopeRequest = { all: true }): Promise<StoredRow[]> {
+export async function storedTable(location: string | Store, table: ExportTableName, scope: Omit<ScopeRequest, "nowMs"> & { nowMs?: number } = { all: true }): Promise<StoredRow[]> {
   if (typeof location === "string") return withStore(location, (store) => storedTable(store, table, scope));
-  return location.snapshot(scope, async (snapshot) => {
+  return location.snapshot({ ...scope, nowMs: scope.nowMs ?? Date.now() }, async (snapshot) => {
     if (!(await snapshot.exportTables()).includes(table)) return [];
     const names = EXPORT_TABLES.find((t) => t.name === table)!
       .columns(snapshot.scope.providers)
@@ -45,7 +45,7 @@ export async function storedTable(location: string | Store, table: ExportTableNa
 /** A run's input rows as stored (line, value, compact postcode, reason, cells as JSON), in line order. */
 export async function storedInputRows(location: string | Store, runId: number): Promise<InputRow[]> {
   if (typeof location === "string") return withStore(location, (store) => storedInputRows(store, runId));
-  return location.snapshot({ runId }, async (snapshot) => {
+  return location.snapshot({ runId, nowMs: Date.now() }, async (snapshot) => {
     const rows: InputRow[] = [];
     for await (const batch of snapshot.inputRows()) rows.push(...batch);
     return rows;

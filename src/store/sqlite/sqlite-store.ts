@@ -4,7 +4,7 @@
 // (transact.ts); the modules beside this one hold what is SQLite's own. One batch at a time per
 // database (an exclusive lease).
 import { hostname } from "node:os";
-import type { OpenStoreOptions } from "../open-store.js";
+import type { OpenStoreOptions } from "../types.js";
 import { memoryPace } from "../memory-pace.js";
 import { processAlive } from "../process-identity.js";
 import type { ScopeRequest, ReportSnapshot } from "../snapshot.js";

@@ -80,7 +80,7 @@ export class SqlReportSnapshot implements ReportSnapshot {
 
   /** Hides expired answers, resolves the scope and makes the temporary tables: all the writing a snapshot does before its reads. */
   static async open(using: SnapshotEngine, request: ScopeRequest): Promise<SqlReportSnapshot> {
-    const hiding = await hideExpired(using.session, request.nowMs ?? Date.now());
+    const hiding = await hideExpired(using.session, request.nowMs);
     const scope = await resolveScope(using.session, request);
     await createTemporaryTables(using.session, scope);
     return new SqlReportSnapshot(using, scope, hiding);
