@@ -1,7 +1,7 @@
 // The CSV rules every report file follows (RFC 4180, CRLF), in two forms: options for
 // csv-stringify, and a direct encoder for the per-address files. Those files reach millions of
 // rows, where csv-stringify's per-record stream and per-field checks cost several times the
-// sqlite3 shell's own export (measured: docs/reports.md); test/report-csv.test.ts checks that both
+// sqlite3 shell's own export (measured: docs/measurements.md); test/report-csv.test.ts checks that both
 // forms write the same bytes.
 import type { Options as StringifyOptions } from "csv-stringify";
 import { stringify } from "csv-stringify/sync";
