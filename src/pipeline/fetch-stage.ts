@@ -99,13 +99,13 @@ async function connect({ config, deps, log }: OpenedRun, resources: RunResources
 }
 
 /** A commit that fails (a full disk) stops fetching; flush() rethrows it. A write the lease no longer covers loses the lease. */
-function openAnswerWriter({ config, store, clock, fence, stop, lease }: OpenedRun): Promise<AnswerWriter> {
+function openAnswerWriter({ config, store, clock, fence, stop, lease, deps }: OpenedRun): Promise<AnswerWriter> {
   return store.answers.openWriter({
     providers: config.providers,
     simulated: config.simulate,
     release: config.release,
     grouping: ANSWER_GROUPING,
-    lease: { id: lease.id, now: () => clock.now() },
+    lease: { id: lease.id, now: () => clock.now(), ttlMs: leaseTtl(deps) },
     onError: (err) => (err instanceof LeaseLostError || fence.lost ? fence.writeRefused() : stop.halt()),
   });
 }
