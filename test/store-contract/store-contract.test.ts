@@ -40,6 +40,21 @@ async function addRows(store: Store, runId: number, postcodes: (string | null)[]
   await w.flush();
 }
 
+/** A mobile answer of `dataset` whose addresses carry these ratings, fetched at `at`. */
+function mobileAnswer(runId: number, postcode: string, dataset: string, ratings: number[][], at: number): FinalRecord {
+  return {
+    postcode,
+    lookup: "mobile",
+    status: "ok",
+    httpStatus: 200,
+    attempts: 1,
+    lastError: null,
+    fetchedAt: iso(at),
+    runId,
+    answer: { lookup: "mobile", dataset, addresses: ratings.map((r, i) => ({ uprn: 100 + i, address: `${i} High St`, ratings: r })) },
+  };
+}
+
 async function write(store: Store, records: FinalRecord[]): Promise<void> {
   const w = await store.answers.openWriter({ providers: DEFAULT_PROVIDERS });
   for (const r of records) w.write(r);
@@ -163,17 +178,7 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
     it("records each mobile release's scale with its evidence: any rating 1 or 2 is legacy, otherwise current", async () => {
       const id = await newRun(store, null, ["mobile"]);
       const fields = mobileFields(DEFAULT_PROVIDERS).length;
-      const mobile = (postcode: string, dataset: string, ratings: number[][], at: number): FinalRecord => ({
-        postcode,
-        lookup: "mobile",
-        status: "ok",
-        httpStatus: 200,
-        attempts: 1,
-        lastError: null,
-        fetchedAt: iso(at),
-        runId: id,
-        answer: { lookup: "mobile", dataset, addresses: ratings.map((r, i) => ({ uprn: 100 + i, address: `${i} High St`, ratings: r })) },
-      });
+      const mobile = (postcode: string, dataset: string, ratings: number[][], at: number) => mobileAnswer(id, postcode, dataset, ratings, at);
       await write(store, [
         mobile("AB11AA", "MobileAvailability-202301010000", [Array<number>(fields).fill(3), [2, ...Array<number>(fields - 1).fill(0)]], T0),
         mobile("AB11AB", "MobileAvailability-202406041254", [Array<number>(fields).fill(4), Array<number>(fields).fill(0), Array<number>(fields).fill(3)], T0 + 1000),
@@ -198,17 +203,7 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       const DAY = 24 * 3600 * 1000;
       const id = await store.runs.create({ startedAt: iso(T0), simulated: false, inputName: "in.csv", args: { retention: 30 * DAY }, lookups: ["mobile"], providers: [...DEFAULT_PROVIDERS], leaseId: null });
       const fields = mobileFields(DEFAULT_PROVIDERS).length;
-      const mobile = (postcode: string, dataset: string, ratings: number[][], at: number): FinalRecord => ({
-        postcode,
-        lookup: "mobile",
-        status: "ok",
-        httpStatus: 200,
-        attempts: 1,
-        lastError: null,
-        fetchedAt: iso(at),
-        runId: id,
-        answer: { lookup: "mobile", dataset, addresses: ratings.map((r, i) => ({ uprn: 100 + i, address: `${i} High St`, ratings: r })) },
-      });
+      const mobile = (postcode: string, dataset: string, ratings: number[][], at: number) => mobileAnswer(id, postcode, dataset, ratings, at);
       await write(store, [
         mobile("AB11AA", "MobileAvailability-202301010000", [Array<number>(fields).fill(3), [2, ...Array<number>(fields - 1).fill(0)]], T0),
         mobile("AB11AB", "MobileAvailability-202301010000", [Array<number>(fields).fill(4)], T0 + 20 * DAY),
