@@ -83,6 +83,22 @@ describe("a PostgreSQL server", () => {
     return c;
   };
 
+  // A machine stopped inside a transaction frees its locks only when the server ends its session:
+  // the team tests rely on the server's timeouts firing, also under CI's libfaketime (.ci/at-utc).
+  test.skipIf(skip)("ends a session left idle inside its transaction, with its locks", async () => {
+    const c = await open(await freshPostgresDatabase());
+    const stopped = await c.pool.connect();
+    const ended = new Promise<Error>((resolve) => stopped.once("error", resolve));
+    await stopped.query("SET idle_in_transaction_session_timeout = 300");
+    await stopped.query("BEGIN");
+    await stopped.query("SELECT pg_advisory_xact_lock(1, 2)");
+    const reason = await Promise.race([ended, new Promise<null>((r) => setTimeout(() => r(null), 20_000))]);
+    stopped.release(true);
+    expect(reason?.message ?? "the session was still open 20 s later").toMatch(/idle-in-transaction timeout/);
+    const { rows } = await c.pool.query<{ got: boolean }>("SELECT pg_try_advisory_lock(1, 2) AS got");
+    expect(rows[0]!.got).toBe(true);
+  });
+
   test.skipIf(skip)("a database that cannot be reached is one DatabaseError line naming the URL without its password", async () => {
     const url = postgresUrl("no_such_database").replace("postgres://postgres@", "postgres://postgres:s3cret@");
     const err = await connectPostgres(url).then(
