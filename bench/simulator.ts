@@ -5,7 +5,7 @@ import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DEFAULT_KEY, generatePostcodes, startSimulator } from "../src/simulator/index.js";
-import { API_KEY_HEADER, lookupPath, type Dialect } from "../src/spec/types.js";
+import { API_KEY_HEADER, lookupPath, type Dialect } from "../src/contract/types.js";
 import { startSimulatorProcess } from "./lib/simulator-process.js";
 
 

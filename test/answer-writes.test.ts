@@ -1,7 +1,7 @@
 // The answer writers' shared decisions (shared/answer-writes.ts), as tables: what a record does to
 // its pair's versions, what its status row holds, and the write queue both engines commit from.
 import { describe, expect, it } from "vitest";
-import type { FinalRecord } from "../src/spec/records.js";
+import type { FinalRecord } from "../src/contract/records.js";
 import {
   failureRowValues,
   failureUpsertSql,

@@ -11,7 +11,7 @@ import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { dayClock } from "./helpers/fake-clock.js";
 import { snapshot } from "./helpers/db-snapshot.js";
 import { storedInputRows, storedTable } from "./helpers/stored.js";
-import { mobileFields } from "../src/spec/fields.js";
+import { mobileFields } from "../src/contract/fields.js";
 import { DEFAULT_OUTAGE_THRESHOLDS } from "../src/fetch/outage.js";
 
 const KEY = "test-key-Zx81-do-not-leak";

@@ -26,7 +26,7 @@ import {
 import { invalidKey, missingKey, quotaExceeded, rateLimited, resourceNotFound } from "../src/simulator/gateway.js";
 import { rngFor } from "../src/simulator/hash.js";
 import { malformBody } from "../src/simulator/malformed.js";
-import { DEFAULT_PROVIDERS, LOOKUPS, RATING_MAX, SPEED_FIELDS, SPEED_MIN, mobileFields, type Lookup } from "../src/spec/fields.js";
+import { DEFAULT_PROVIDERS, LOOKUPS, RATING_MAX, SPEED_FIELDS, SPEED_MIN, mobileFields, type Lookup } from "../src/contract/fields.js";
 
 const REQUESTED = "BR12WJ";
 const NOW = Date.UTC(2024, 5, 1, 12, 0, 0);

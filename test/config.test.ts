@@ -6,7 +6,7 @@ import { ConfigError, parseBaseUrl, parseKeyFile, parseLookups } from "../src/cl
 import { buildConfig, type BatchFlags } from "../src/cli/batch-config.js";
 import { parseDuration } from "../src/cli/options/duration.js";
 import { decideExit, describeStops } from "../src/pipeline/exit-code.js";
-import { parseProviders, mobileFields, SPEED_FIELDS } from "../src/spec/fields.js";
+import { parseProviders, mobileFields, SPEED_FIELDS } from "../src/contract/fields.js";
 
 const flags = (over: Partial<BatchFlags> = {}): BatchFlags => ({
   in: "x.csv",

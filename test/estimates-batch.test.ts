@@ -7,7 +7,7 @@ import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeFileSync } from "node:fs";
 import { simulatedOpenDataArchive, startSimulator } from "../src/simulator/index.js";
-import { compactPostcode } from "../src/spec/postcode.js";
+import { compactPostcode } from "../src/contract/postcode.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { dayClock } from "./helpers/fake-clock.js";
 import { intervalText, type EstimatesSummary } from "../src/report/estimate-summary.js";

@@ -2,11 +2,11 @@
 // samples are drawn in memory in the planner's sample order (each draw its own seed), and the share
 // of draws whose interval holds the true share is measured, for the list and for its districts.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PROVIDERS, mobileField, mobileFields } from "../src/spec/fields.js";
-import { compactPostcode } from "../src/spec/postcode.js";
+import { DEFAULT_PROVIDERS, mobileField, mobileFields } from "../src/contract/fields.js";
+import { compactPostcode } from "../src/contract/postcode.js";
 import { generateCompact } from "../src/simulator/data.js";
 import { openDataRow } from "../src/simulator/open-data.js";
-import { PUBLISHED_HEADER_2026 } from "../src/spec/open-data.js";
+import { PUBLISHED_HEADER_2026 } from "../src/contract/open-data.js";
 import { tierOf } from "../src/figures/definitions.js";
 import { sampleOrder, postcodeStratum, uniformHash } from "../src/plan/sample-order.js";
 import { clustersByGroup, estimateDomain, intraclusterCorrelation, sizeMoments, type Cluster } from "../src/report/estimates.js";

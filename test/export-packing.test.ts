@@ -6,7 +6,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, test } from "vitest";
-import { DEFAULT_PROVIDERS } from "../src/spec/fields.js";
+import { DEFAULT_PROVIDERS } from "../src/contract/fields.js";
 import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 import { writeExport } from "../src/export/write-export.js";

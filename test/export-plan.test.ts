@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { EXPORT_TABLES, postcodeArea } from "../src/figures/export-tables.js";
 import { packedPlan, stagePlan } from "../src/export/stage-plan.js";
-import { DEFAULT_PROVIDERS, SPEED_FIELDS, mobileFields } from "../src/spec/fields.js";
+import { DEFAULT_PROVIDERS, SPEED_FIELDS, mobileFields } from "../src/contract/fields.js";
 
 const table = (name: string) => EXPORT_TABLES.find((t) => t.name === name)!;
 

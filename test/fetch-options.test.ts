@@ -9,7 +9,7 @@ import { createHttpClient, type HttpClient } from "../src/fetch/http-client.js";
 import { Pacer } from "../src/fetch/pacer.js";
 import { StopControl } from "../src/fetch/stop.js";
 import { createLogger } from "../src/log/logger.js";
-import type { Lookup } from "../src/spec/fields.js";
+import type { Lookup } from "../src/contract/fields.js";
 import type { NeedReason } from "../src/store/types.js";
 import { fetchOptionsFor, keyFor, type FetchSettings, type LookupFetchParts } from "../src/pipeline/fetch-options.js";
 

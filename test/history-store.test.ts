@@ -5,12 +5,12 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { useTempDatabase } from "./helpers/temp-database.js";
 import { answerWriter } from "../src/store/sqlite/answers.js";
-import type { Answer, FinalRecord } from "../src/spec/records.js";
+import type { Answer, FinalRecord } from "../src/contract/records.js";
 import { ensureProviderColumns, openDatabase } from "../src/store/sqlite/db.js";
 import { MIGRATIONS } from "../src/store/sqlite/schema.js";
 import { changedVersions } from "../src/store/sql/report/versions.js";
 import { sqliteSession } from "../src/store/sqlite/session.js";
-import { DEFAULT_PROVIDERS, mobileFields } from "../src/spec/fields.js";
+import { DEFAULT_PROVIDERS, mobileFields } from "../src/contract/fields.js";
 
 const t = useTempDatabase("pcc-history-");
 

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, releaseDbName, startSimulator, type SimAddress } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
 import { writeReports, type Summary } from "../src/report/index.js";
-import { DEFAULT_PROVIDERS, LOOKUPS, mobileFields, type Lookup } from "../src/spec/fields.js";
+import { DEFAULT_PROVIDERS, LOOKUPS, mobileFields, type Lookup } from "../src/contract/fields.js";
 import { dayClock } from "./helpers/fake-clock.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { storedTable, withStore } from "./helpers/stored.js";

@@ -5,7 +5,7 @@ import { describe, expect, test } from "vitest";
 import { ClaimedPairs } from "../src/pipeline/claimed-pairs.js";
 import { LeaseFence } from "../src/pipeline/lease-fence.js";
 import { QuotaGate } from "../src/pipeline/quota-gate.js";
-import { DEFAULT_PROVIDERS } from "../src/spec/fields.js";
+import { DEFAULT_PROVIDERS } from "../src/contract/fields.js";
 import { openStore } from "../src/store/open-store.js";
 import { LeaseLostError } from "../src/store/types.js";
 import { tempDir } from "./helpers/batch-harness.js";

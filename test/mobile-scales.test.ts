@@ -9,7 +9,7 @@ import ExcelJS from "exceljs";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, releaseDbName, startSimulator } from "../src/simulator/index.js";
-import { answerScalesOf, decideScale, goodCoverageWords, judgingOf, ratingName, ratingWords, scaleChangeWords, scaleOfRatings } from "../src/spec/mobile-scales.js";
+import { answerScalesOf, decideScale, goodCoverageWords, judgingOf, ratingName, ratingWords, scaleChangeWords, scaleOfRatings } from "../src/contract/mobile-scales.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { storedTable } from "./helpers/stored.js";
 import type { Summary } from "../src/report/index.js";

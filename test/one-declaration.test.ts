@@ -1,9 +1,9 @@
 // Issue 20.4: one declaration per concept: the lookup registry, the provider key, one base class for
 // errors a user can fix, and the option tables of every command.
 import { describe, expect, it } from "vitest";
-import { LOOKUPS, SPEED_FIELDS, mobileFields } from "../src/spec/fields.js";
-import { LOOKUP_LIST, LOOKUP_SPECS, perLookup } from "../src/spec/lookups.js";
-import { lookupPath } from "../src/spec/types.js";
+import { LOOKUPS, SPEED_FIELDS, mobileFields } from "../src/contract/fields.js";
+import { LOOKUP_LIST, LOOKUP_SPECS, perLookup } from "../src/contract/lookups.js";
+import { lookupPath } from "../src/contract/types.js";
 import { providerKey, providerNeedle, providersOfKey } from "../src/store/provider-key.js";
 import { UserError } from "../src/errors.js";
 import { ConfigError } from "../src/cli/options/config-values.js";

@@ -9,7 +9,7 @@ import { zipSync } from "fflate";
 import { afterAll, describe, expect, it } from "vitest";
 import { MAX_ROW_BYTES } from "../src/input/read-input.js";
 import { OpenDataStopped, readOpenData, ZIP_LIMITS } from "../src/input/open-data.js";
-import { OPEN_DATA_FIELDS } from "../src/spec/open-data.js";
+import { OPEN_DATA_FIELDS } from "../src/contract/open-data.js";
 import { tempDir } from "./helpers/batch-harness.js";
 
 const dirs: string[] = [];

@@ -11,7 +11,7 @@ import { generatePostcode, generatePostcodes, simulatedAreaFile, simulatedOpenDa
 import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 import { readOpenData } from "../src/input/open-data.js";
-import { OPEN_DATA_COLUMNS } from "../src/spec/open-data.js";
+import { OPEN_DATA_COLUMNS } from "../src/contract/open-data.js";
 import { writeReports } from "../src/report/index.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 

@@ -9,7 +9,7 @@
 // condition or a filter over a whole table.
 import pg from "pg";
 import { afterEach, describe, expect, test } from "vitest";
-import { DEFAULT_PROVIDERS, mobileFields } from "../src/spec/fields.js";
+import { DEFAULT_PROVIDERS, mobileFields } from "../src/contract/fields.js";
 import { openPostgresStore } from "../src/store/postgres/postgres-store.js";
 import { postgresSession } from "../src/store/postgres/session.js";
 import type { Params, SqlSession } from "../src/store/sql/session.js";

@@ -3,7 +3,7 @@
 // and rollback, a read-only store.
 import pg from "pg";
 import { afterEach, describe, expect, test } from "vitest";
-import { OPEN_DATA_COLUMNS } from "../src/spec/open-data.js";
+import { OPEN_DATA_COLUMNS } from "../src/contract/open-data.js";
 import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 import { DatabaseError } from "../src/store/types.js";

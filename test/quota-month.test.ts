@@ -8,7 +8,7 @@ import { generatePostcodes, startSimulator, type Simulator } from "../src/simula
 import { openStore } from "../src/store/open-store.js";
 import { quotaPeriod } from "../src/plan/quota-plan.js";
 import { quotaStatus } from "../src/plan/quota-status.js";
-import { LOOKUPS, type Lookup } from "../src/spec/fields.js";
+import { LOOKUPS, type Lookup } from "../src/contract/fields.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 import { storedTable, withStore } from "./helpers/stored.js";

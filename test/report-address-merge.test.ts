@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPORT_FILES, writeReports } from "../src/report/index.js";
-import { DEFAULT_PROVIDERS } from "../src/spec/fields.js";
+import { DEFAULT_PROVIDERS } from "../src/contract/fields.js";
 import type { Store } from "../src/store/store.js";
 import { SNAPSHOT_BATCH_ROWS } from "../src/store/snapshot.js";
 import { addRun, buildFixture, FIXED_NOW, writeAnswers } from "./fixtures/report-golden/build-fixture.js";

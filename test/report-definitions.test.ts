@@ -4,9 +4,9 @@
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { broadbandMeasures, mobileMeasures, tierSql } from "../src/store/sql/measures.js";
-import { displayPostcode, displayPostcodeSql, normalisePostcode } from "../src/spec/postcode.js";
+import { displayPostcode, displayPostcodeSql, normalisePostcode } from "../src/contract/postcode.js";
 import { tierOf } from "../src/figures/definitions.js";
-import { mobileFields } from "../src/spec/fields.js";
+import { mobileFields } from "../src/contract/fields.js";
 
 const db = new Database(":memory:");
 afterAll(() => db.close());

@@ -12,7 +12,7 @@ import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findCoordinateColumns, parseCoordinates } from "../src/figures/coordinates.js";
 import { readAreaHeader } from "../src/report/area-file.js";
-import { normalisePostcode } from "../src/spec/postcode.js";
+import { normalisePostcode } from "../src/contract/postcode.js";
 import { writeFileSync } from "node:fs";
 import { layoutMap, type MapPoint } from "../src/report/html/map/layout.js";
 import { mapClass, mapSection } from "../src/report/html/sections/map.js";
@@ -252,7 +252,7 @@ describe("the simulator's area file", () => {
     const sample = fileURLToPath(new URL("../input/sample-postcodes.csv", import.meta.url));
     const committed = readFileSync(fileURLToPath(new URL("../input/sample-areas.csv", import.meta.url)), "utf8");
     const postcodes = (parse(readFileSync(sample), { bom: true, columns: true }) as Row[]).map((r) => r.postcode!);
-    const { normalisePostcode } = await import("../src/spec/postcode.js");
+    const { normalisePostcode } = await import("../src/contract/postcode.js");
     const valid = [...new Set(postcodes.map((p) => normalisePostcode(p)).flatMap((n) => (n.ok ? [n.compact] : [])))];
     expect(committed).toBe(simulatedAreaFile(valid).join("\r\n") + "\r\n");
     for (const r of readCsv(fileURLToPath(new URL("../input/sample-areas.csv", import.meta.url)))) {

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { planFetches } from "../src/plan/plan.js";
 import { postcodeStratum } from "../src/plan/sample-order.js";
 import { sampleDesign } from "../src/plan/sample-strata.js";
-import { DEFAULT_PROVIDERS } from "../src/spec/fields.js";
+import { DEFAULT_PROVIDERS } from "../src/contract/fields.js";
 import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 

@@ -1,7 +1,7 @@
 // The simulator's dataset at generator level: no HTTP.
 import { describe, expect, it } from "vitest";
 import { isValid } from "postcode";
-import { MAX_UPRN, CHANNELS, DEFAULT_PROVIDERS, NO_PREDICTION, SPEED_CATEGORIES, SPEED_FIELDS, mobileField, mobileFields } from "../src/spec/fields.js";
+import { MAX_UPRN, CHANNELS, DEFAULT_PROVIDERS, NO_PREDICTION, SPEED_CATEGORIES, SPEED_FIELDS, mobileField, mobileFields } from "../src/contract/fields.js";
 import {
   LIVE_BODY_EXTRAS,
   LIVE_DB_NAME,
@@ -14,7 +14,7 @@ import {
   type SimAddress,
   type SimPostcode,
 } from "../src/simulator/index.js";
-import type { Dialect } from "../src/spec/types.js";
+import type { Dialect } from "../src/contract/types.js";
 
 const postcodes = generatePostcodes(1, 2000);
 const known = postcodes.map((p) => generatePostcode(1, p)).filter((d) => d !== null);

@@ -1,8 +1,8 @@
 // Shared by the simulator tests: a small GET helper and JSON schemas built from the spec field lists.
 import http from "node:http";
 import { Ajv, type ValidateFunction } from "ajv";
-import { RATING_MAX, RATING_MIN, SPEED_FIELDS, SPEED_MIN, mobileFields } from "../src/spec/fields.js";
-import { API_KEY_HEADER, API_KEY_QUERY, type Dialect } from "../src/spec/types.js";
+import { RATING_MAX, RATING_MIN, SPEED_FIELDS, SPEED_MIN, mobileFields } from "../src/contract/fields.js";
+import { API_KEY_HEADER, API_KEY_QUERY, type Dialect } from "../src/contract/types.js";
 import { DEFAULT_KEY } from "../src/simulator/options.js";
 
 export const KEY = DEFAULT_KEY;

@@ -1,6 +1,6 @@
 // The simulator over real loopback HTTP: bodies against schemas derived from the spec, determinism,
 // postcode handling, the gateway (keys, rate limit, quota, unknown paths), every fault, counters.
-import { squeezePostcode } from "../src/spec/postcode.js";
+import { squeezePostcode } from "../src/contract/postcode.js";
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { parentPid, processAlive } from "../src/store/process-identity.js";
@@ -22,8 +22,8 @@ import {
   type Simulator,
   type SimulatorOptions,
 } from "../src/simulator/index.js";
-import { DEFAULT_PROVIDERS, LOOKUPS, SPEED_FIELDS, mobileFields, type Lookup } from "../src/spec/fields.js";
-import { lookupPath, type Dialect } from "../src/spec/types.js";
+import { DEFAULT_PROVIDERS, LOOKUPS, SPEED_FIELDS, mobileFields, type Lookup } from "../src/contract/fields.js";
+import { lookupPath, type Dialect } from "../src/contract/types.js";
 import { KEY, coverageSchemas, get, json, rawGet, type Reply } from "./simulator-helpers.js";
 
 const SEED = 11;

@@ -2,7 +2,7 @@
 // mostly upgrades, a new mobile DBName, and served over HTTP with --release.
 import { describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, LIVE_DB_NAME, releaseDbName, startSimulator } from "../src/simulator/index.js";
-import { API_KEY_HEADER, lookupPath } from "../src/spec/types.js";
+import { API_KEY_HEADER, lookupPath } from "../src/contract/types.js";
 
 const SEED = 21;
 const postcodes = generatePostcodes(SEED, 1000);

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { useTempDatabase } from "./helpers/temp-database.js";
 import { answerWriter } from "../src/store/sqlite/answers.js";
 import { ledgerUsed } from "../src/store/sqlite/ledger.js";
-import type { FinalRecord } from "../src/spec/records.js";
+import type { FinalRecord } from "../src/contract/records.js";
 import { okRecord } from "./helpers/records.js";
 import { ensureProviderColumns, openDatabase } from "../src/store/sqlite/db.js";
 import { releaseLease, takeLease } from "../src/store/sqlite/leases.js";
@@ -12,11 +12,11 @@ import { processAlive, processIdentity } from "../src/store/process-identity.js"
 import { spawn } from "node:child_process";
 import { rowWriter } from "../src/store/sqlite/run-rows.js";
 import { abandonOrphans, createRun, finishRun } from "../src/store/sqlite/runs.js";
-import { zeroOutcomes } from "../src/spec/counts.js";
+import { zeroOutcomes } from "../src/contract/counts.js";
 import { SCHEMA_VERSION } from "../src/store/sqlite/schema.js";
 import { planFetches } from "../src/plan/plan.js";
 import { finalCounts } from "../src/store/sqlite/runs.js";
-import { mobileFields, DEFAULT_PROVIDERS } from "../src/spec/fields.js";
+import { mobileFields, DEFAULT_PROVIDERS } from "../src/contract/fields.js";
 
 const t = useTempDatabase("pcc-store-");
 

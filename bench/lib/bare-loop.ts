@@ -6,8 +6,8 @@ import pLimit from "p-limit";
 import { DEFAULT_MAX_BODY_BYTES } from "../../src/pipeline/batch.js";
 import { createHttpClient } from "../../src/fetch/http-client.js";
 import { BENCH_KEY } from "./simulator-process.js";
-import type { Lookup } from "../../src/spec/fields.js";
-import { API_KEY_HEADER, lookupPath } from "../../src/spec/types.js";
+import type { Lookup } from "../../src/contract/fields.js";
+import { API_KEY_HEADER, lookupPath } from "../../src/contract/types.js";
 
 export interface BareLoopOptions {
   baseUrl: string;

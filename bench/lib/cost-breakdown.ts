@@ -4,10 +4,10 @@
 // postcodes, so the figures add up against the overhead scenario's CPU per postcode.
 import { join } from "node:path";
 import { classify } from "../../src/fetch/classify.js";
-import { normalisePostcode } from "../../src/spec/postcode.js";
+import { normalisePostcode } from "../../src/contract/postcode.js";
 import { generatePostcode, generatePostcodes, okBodyText } from "../../src/simulator/index.js";
-import { DEFAULT_PROVIDERS, LOOKUPS, type Lookup } from "../../src/spec/fields.js";
-import type { FinalRecord } from "../../src/spec/records.js";
+import { DEFAULT_PROVIDERS, LOOKUPS, type Lookup } from "../../src/contract/fields.js";
+import type { FinalRecord } from "../../src/contract/records.js";
 import { openStore } from "../../src/store/open-store.js";
 import { BENCH_SEED } from "./input-file.js";
 

@@ -2,7 +2,7 @@
 // so every one is a postcode the simulator answers deterministically.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { normalisePostcode } from "../../src/spec/postcode.js";
+import { normalisePostcode } from "../../src/contract/postcode.js";
 import { generatePostcodes } from "../../src/simulator/index.js";
 
 export const BENCH_SEED = "bench";

@@ -2,9 +2,9 @@
 // its migrations), one finished run whose input holds every postcode, and the simulator's
 // synthetic mobile addresses (commas, quotes, Welsh letters, formula-like text) inserted in one
 // transaction.
-import { normalisePostcode } from "../../src/spec/postcode.js";
+import { normalisePostcode } from "../../src/contract/postcode.js";
 import { generatePostcode, generatePostcodes } from "../../src/simulator/index.js";
-import { DEFAULT_PROVIDERS, mobileFields } from "../../src/spec/fields.js";
+import { DEFAULT_PROVIDERS, mobileFields } from "../../src/contract/fields.js";
 import { ensureProviderColumns, openDatabase } from "../../src/store/sqlite/db.js";
 import { createRun, finishRun, setRunInput } from "../../src/store/sqlite/runs.js";
 import { BENCH_SEED } from "./input-file.js";

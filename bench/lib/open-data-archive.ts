@@ -4,7 +4,7 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { strToU8, Zip, ZipDeflate, ZipPassThrough } from "fflate";
-import { PUBLISHED_HEADER_2026 } from "../../src/spec/open-data.js";
+import { PUBLISHED_HEADER_2026 } from "../../src/contract/open-data.js";
 
 export const UK_POSTCODES = 1_741_096;
 export const UK_AREAS = 121;

@@ -6,8 +6,8 @@
 import { createReadStream } from "node:fs";
 import { openInput } from "../../src/input/read-input.js";
 import { generateCompact } from "../../src/simulator/data.js";
-import { DEFAULT_PROVIDERS, SPEED_FIELDS, type Lookup } from "../../src/spec/fields.js";
-import type { Answer, FinalRecord } from "../../src/spec/records.js";
+import { DEFAULT_PROVIDERS, SPEED_FIELDS, type Lookup } from "../../src/contract/fields.js";
+import type { Answer, FinalRecord } from "../../src/contract/records.js";
 import { openSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { storedRow } from "../../src/store/types.js";
 import { BENCH_SEED } from "./input-file.js";

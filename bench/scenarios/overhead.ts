@@ -3,7 +3,7 @@
 // and concurrency that fetches and JSON-parses the same URLs and stores nothing. Both run in this
 // process, alternating (B L, L B, ...) so that drift on a shared machine hits both alike; the
 // simulator runs as a child process, on its own event loop, so neither side pays for serving.
-import { LOOKUPS } from "../../src/spec/fields.js";
+import { LOOKUPS } from "../../src/contract/fields.js";
 import { runBareLoop, type BareLoopResult } from "../lib/bare-loop.js";
 import { runBatchTimed, type TimedBatch } from "../lib/batch-in-process.js";
 import { measureCostBreakdown } from "../lib/cost-breakdown.js";

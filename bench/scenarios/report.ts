@@ -4,7 +4,7 @@
 // (report, shell, shell, report) and the median of each is compared.
 import { createReadStream } from "node:fs";
 import { join } from "node:path";
-import { mobileFields } from "../../src/spec/fields.js";
+import { mobileFields } from "../../src/contract/fields.js";
 import { openDatabase } from "../../src/store/sqlite/db.js";
 import { writeAddressReport } from "../../src/report/index.js";
 import { goodColumns } from "../../src/figures/measures.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { EXPORT_TABLES } from "../../src/figures/export-tables.js";
 import { exportSelectSql } from "../../src/store/sql/report/export-rows.js";
 import { SQLITE_DIALECT } from "../../src/store/sqlite/dialect.js";
-import { DEFAULT_PROVIDERS } from "../../src/spec/fields.js";
+import { DEFAULT_PROVIDERS } from "../../src/contract/fields.js";
 import { runBatchProcess, sampledPeakRssBytes, type BatchProcessResult } from "../lib/batch-process.js";
 import { writePostcodeCsv } from "../lib/input-file.js";
 import { scratchDir } from "../lib/paths.js";

@@ -4,7 +4,7 @@
 // by writeReports: nothing (the shared work: postcode table, changes, summary), every CSV, and
 // coverage.xlsx, so that the workbook's cost can be set against the CSVs' together.
 import { join } from "node:path";
-import { LOOKUPS } from "../../src/spec/fields.js";
+import { LOOKUPS } from "../../src/contract/fields.js";
 import { REPORT_FILES, writeReports } from "../../src/report/index.js";
 import { openStore } from "../../src/store/open-store.js";
 import { runBareLoop } from "../lib/bare-loop.js";

@@ -10,7 +10,7 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { PassThrough, type Writable } from "node:stream";
 import ExcelJS, { type Worksheet } from "exceljs";
-import { DEFAULT_PROVIDERS, mobileFields } from "../../src/spec/fields.js";
+import { DEFAULT_PROVIDERS, mobileFields } from "../../src/contract/fields.js";
 import { openDatabase, type Db } from "../../src/store/sqlite/db.js";
 import { COUNT, TEXT, writeSheet, type SheetColumn } from "../../src/report/workbook-sheet.js";
 import { XlsxWriter } from "../../src/report/xlsx/workbook-writer.js";

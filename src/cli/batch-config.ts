@@ -1,8 +1,8 @@
 // Turning the batch's flags and environment into a checked configuration. Each option is declared once
 // in batch-options.ts; what is checked here is what spans options: the API address, the keys.
 import { readFileSync, statSync } from "node:fs";
-import type { Lookup } from "../spec/fields.js";
-import { inWords, LOOKUP_LIST, LOOKUP_SPECS } from "../spec/lookups.js";
+import type { Lookup } from "../contract/fields.js";
+import { inWords, LOOKUP_LIST, LOOKUP_SPECS } from "../contract/lookups.js";
 import { ConfigError, checkKeyCharacters, parseKeyFile, URL_ENV } from "./options/config-values.js";
 import type { BatchConfig } from "../pipeline/config.js";
 import { maxAgeBeyondRetention } from "../plan/retention.js";

@@ -1,7 +1,7 @@
 // npm run batch's options, each declared once (the engine: options/engine.ts; entries other commands
 // take too: options/shared.ts). The table is checked against the pipeline's BatchSettings: one entry
 // per setting, each parse returning its type.
-import { type Lookup } from "../spec/fields.js";
+import { type Lookup } from "../contract/fields.js";
 import type { LogFormat } from "../log/logger.js";
 import { ConfigError, parseBaseUrl, parseLookups, URL_ENV } from "./options/config-values.js";
 import type { BatchSettings } from "../pipeline/config.js";
@@ -9,7 +9,7 @@ import { DEFAULT_PROBE } from "../plan/plan.js";
 import { FETCH_ORDERS, type FetchOrder } from "../plan/sample-order.js";
 import { parseMonthlyQuota, parseQuotaPeriod } from "../plan/quota-plan.js";
 import { DEFAULT_RETENTION_DAYS, parseRetention } from "../plan/retention.js";
-import type { Premises } from "../spec/open-data.js";
+import type { Premises } from "../contract/open-data.js";
 import { duration, flag, oneOf, option, parseTable, text, toNumber, wholeNumber, wrapped, type OptionSpec, type OptionTable, type RawOf, type ValuesOf } from "./options/engine.js";
 import { SHARED_OPTIONS } from "./options/shared.js";
 

@@ -1,5 +1,5 @@
 // The releases part of `npm run status`: per lookup, each release with its answers and versions.
-import { SCALES, type MobileScale } from "../spec/mobile-scales.js";
+import { SCALES, type MobileScale } from "../contract/mobile-scales.js";
 import type { LookupReleases } from "../store/types.js";
 
 type Release = LookupReleases["releases"][number];

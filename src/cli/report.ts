@@ -8,7 +8,7 @@ import { headlineLines, openFirstLine, REPORT_FILES, ReportError, writeReports }
 import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
 import { declareOptions, runCli } from "./run-cli.js";
 import { answerPaces } from "../plan/answer-pace.js";
-import { LOOKUPS } from "../spec/fields.js";
+import { LOOKUPS } from "../contract/fields.js";
 
 runCli({
   name: "report",

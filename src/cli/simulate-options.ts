@@ -1,9 +1,9 @@
 // npm run simulate's options: serves the simulated API. Its default key is the simulator's own
 // (DEFAULT_KEY): the CLI is the one folder that may import the simulator.
 import { parseLookups } from "./options/config-values.js";
-import type { Lookup } from "../spec/fields.js";
-import { MOBILE_SCALES, type MobileScale } from "../spec/mobile-scales.js";
-import type { Dialect } from "../spec/types.js";
+import type { Lookup } from "../contract/fields.js";
+import { MOBILE_SCALES, type MobileScale } from "../contract/mobile-scales.js";
+import type { Dialect } from "../contract/types.js";
 import { DEFAULT_KEY } from "../simulator/options.js";
 import { oneOf, option, text, toNumber, wrapped } from "./options/engine.js";
 import { SHARED_OPTIONS } from "./options/shared.js";

@@ -1,9 +1,9 @@
 // What one HTTP answer means for the batch. Pure: status, headers and body in, an Outcome out.
 // Covers the documented API and the live service and its gateway, whose error bodies differ.
 import type { ClassifyInput, Outcome } from "./outcome.js";
-import type { Answer } from "../spec/records.js";
+import type { Answer } from "../contract/records.js";
 import { parseRetryAfter } from "./retry-after.js";
-import { squeezePostcode } from "../spec/postcode.js";
+import { squeezePostcode } from "../contract/postcode.js";
 import { cut, isObject, quote, validateBody } from "./validate-body.js";
 
 /** Error texts from the service are sentences, not snippets; still bounded for the log. */

@@ -1,6 +1,6 @@
 // What to do after one attempt at one postcode: a pure decision, table-tested in test/decide.test.ts.
 // The fetch loop only carries it out.
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import { backoffDelay, type BackoffPolicy } from "./backoff.js";
 import type { Outcome } from "./outcome.js";
 import type { Health } from "./outage.js";

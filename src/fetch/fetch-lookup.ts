@@ -1,9 +1,9 @@
 // Fetches one lookup for a list of postcodes: `concurrency` workers over one shared list, each
 // attempt paced, classified, judged by decide() and the outage monitor, and its final record handed
 // to the store. Decisions live in decide.ts and outage.ts; this file only carries them out.
-import type { Lookup } from "../spec/fields.js";
-import { API_KEY_HEADER, lookupPath } from "../spec/types.js";
-import type { FinalRecord } from "../spec/records.js";
+import type { Lookup } from "../contract/fields.js";
+import { API_KEY_HEADER, lookupPath } from "../contract/types.js";
+import type { FinalRecord } from "../contract/records.js";
 import { backoffDelay, type BackoffPolicy } from "./backoff.js";
 import type { RequestBudget } from "./budget.js";
 import { classify } from "./classify.js";

@@ -1,8 +1,8 @@
 // What one HTTP answer means for the batch: the output of the pure classifier.
-import type { Lookup } from "../spec/fields.js";
-import type { Answer } from "../spec/records.js";
+import type { Lookup } from "../contract/fields.js";
+import type { Answer } from "../contract/records.js";
 
-export type { Answer, BroadbandAddress, MobileAddress } from "../spec/records.js";
+export type { Answer, BroadbandAddress, MobileAddress } from "../contract/records.js";
 
 export type Outcome =
   /** 200 with a valid body. */

@@ -1,7 +1,7 @@
 // Why fetching stops early. The first fatal reason wins; scheduling stops for everything
 // (or, for quota, just the lookup whose product ran out).
 import { setMaxListeners } from "node:events";
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 
 export type StopReason =
   | { kind: "auth"; lookup: Lookup; message: string }

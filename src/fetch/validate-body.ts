@@ -1,8 +1,8 @@
 // Turns the body of a 200 answer into an Answer, or says exactly what is wrong with it and where.
-// Runs on every answer, so the checks are plain loops over the field lists of ../spec/fields.ts
+// Runs on every answer, so the checks are plain loops over the field lists of ../contract/fields.ts
 // (no schema library, no per-call compilation); messages and paths are only built on a fault.
-import { squeezePostcode } from "../spec/postcode.js";
-import { MAX_UPRN, RATING_MAX, RATING_MIN, SPEED_FIELDS, SPEED_MIN, mobileField, mobileFields, type Lookup } from "../spec/fields.js";
+import { squeezePostcode } from "../contract/postcode.js";
+import { MAX_UPRN, RATING_MAX, RATING_MIN, SPEED_FIELDS, SPEED_MIN, mobileField, mobileFields, type Lookup } from "../contract/fields.js";
 import type { Answer, BroadbandAddress, MobileAddress } from "./outcome.js";
 
 const UPRN_DIGITS = /^\d{1,12}$/;

@@ -2,7 +2,7 @@
 // store reads them (ReportSnapshot.exportRows; src/store/sql/report/export-rows.ts).
 // Address columns come from the spec's field lists; adding a table (the history's versions, say)
 // is one more entry in EXPORT_TABLES and its source in each engine.
-import { ADDRESS_FIELDS, SPEED_FIELDS, mobileFields } from "../spec/fields.js";
+import { ADDRESS_FIELDS, SPEED_FIELDS, mobileFields } from "../contract/fields.js";
 
 /** The DuckDB types the export uses. Speeds stay DOUBLE: the spec's speeds are doubles (0.5 Mbit/s up is real). */
 export type ExportType = "VARCHAR" | "BIGINT" | "INTEGER" | "TINYINT" | "DOUBLE" | "BOOLEAN" | "TIMESTAMP";

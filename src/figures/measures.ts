@@ -1,7 +1,7 @@
 // The names of the per-postcode counts and what each counts, as definitions (definitions.ts's
 // words): the columns of postcodes.csv, the summary and the groups. The store counts them (the
 // engines, in src/store/sql/measures.ts); the reports only name them.
-import { mobileField } from "../spec/fields.js";
+import { mobileField } from "../contract/fields.js";
 import type { Tier } from "./definitions.js";
 
 /** Broadband counts, cumulative as the summary defines them: each counts the addresses of these tiers. */

@@ -1,10 +1,10 @@
 // The names of each postcode's figures (the snapshot's PostcodeColumn): statuses, address counts,
 // best and worst download, the counts of measures.ts, coordinates and Ofcom's open data. The store
 // computes them; postcodes.csv, enriched.csv, the summary, the groups and the map name them.
-import type { Lookup } from "../spec/fields.js";
-import type { MobileScale } from "../spec/mobile-scales.js";
-import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
-import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../spec/open-data.js";
+import type { Lookup } from "../contract/fields.js";
+import type { MobileScale } from "../contract/mobile-scales.js";
+import { LOOKUP_SPECS, perLookup } from "../contract/lookups.js";
+import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../contract/open-data.js";
 import { BROADBAND_COUNTS, mobileCountColumns } from "./measures.js";
 
 export const STATUS_COLUMN: Record<Lookup, string> = perLookup((l) => `${LOOKUP_SPECS[l].label}Status`);

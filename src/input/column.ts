@@ -1,7 +1,7 @@
 // Which column holds the postcodes: --column by name, else a header that is plainly a postcode
 // column, else (a one-column file) the column itself with no header at all.
 import { InputError } from "./text-guard.js";
-import { normalisePostcode } from "../spec/postcode.js";
+import { normalisePostcode } from "../contract/postcode.js";
 import { unwrapQuotes } from "./cell.js";
 
 /** Header names recognised as the postcode column, compared after folding case, spaces, _ and -. */

@@ -1,6 +1,6 @@
 // What reading an input file gives: its header and its rows (a leaf: read-input.ts makes them,
 // no-postcodes.ts watches them).
-import type { NormalisedPostcode } from "../spec/postcode.js";
+import type { NormalisedPostcode } from "../contract/postcode.js";
 
 export interface InputHeader {
   /** the header's names, without quotes and spaces around them (for a headerless one-column file: ["postcode"]) */

@@ -18,8 +18,8 @@ import {
   POSTCODE_HEADERS,
   type PostcodeFileName,
   type Premises,
-} from "../spec/open-data.js";
-import { normalisePostcode } from "../spec/postcode.js";
+} from "../contract/open-data.js";
+import { normalisePostcode } from "../contract/postcode.js";
 import { UserError } from "../errors.js";
 import { MAX_ROW_BYTES } from "./read-input.js";
 

@@ -2,7 +2,7 @@
 // column, and every row comes out with its line number, raw value and normalised postcode.
 import type { Readable } from "node:stream";
 import { Parser, CsvError } from "csv-parse";
-import { normalisePostcode } from "../spec/postcode.js";
+import { normalisePostcode } from "../contract/postcode.js";
 import { checkedBytes, InputError, readPrefix, type Prefix } from "./text-guard.js";
 import { detectDelimiter, excelSepLine, DELIMITER_NAMES, type Delimiter } from "./delimiter.js";
 import { choosePostcodeColumn, describeDuplicate, duplicateNames, headerName } from "./column.js";

@@ -5,7 +5,7 @@
 // valid postcode in the postcode column.
 import { parse } from "csv-parse/sync";
 import { unwrapQuotes } from "./cell.js";
-import { normalisePostcode } from "../spec/postcode.js";
+import { normalisePostcode } from "../contract/postcode.js";
 
 /** The cells of the file's rows: how many, which holds the postcode, what separates them. */
 export interface RowShape {

@@ -5,7 +5,7 @@
 // fetches it); a pair another run fetched since this run planned is reused, not fetched. On
 // SQLite, one batch per database, every claim succeeds.
 import type { Clock } from "../fetch/clock.js";
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import type { AnswerWriter, Store } from "../store/store.js";
 import type { ClaimResult } from "../store/types.js";
 import type { LeaseFence } from "./lease-fence.js";

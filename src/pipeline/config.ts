@@ -1,9 +1,9 @@
 // What a batch runs with: the pipeline's own declaration of its settings. The CLI turns flags and
 // environment into one (buildConfig); its batch option table (BATCH_OPTIONS) is checked against
 // BatchSettings by the compiler, one entry per field, so the pipeline never imports the CLI.
-import type { Lookup } from "../spec/fields.js";
-import type { MobileScaleChoice } from "../spec/mobile-scales.js";
-import type { Premises } from "../spec/open-data.js";
+import type { Lookup } from "../contract/fields.js";
+import type { MobileScaleChoice } from "../contract/mobile-scales.js";
+import type { Premises } from "../contract/open-data.js";
 import type { FetchOrder } from "../plan/sample-order.js";
 import type { LogFormat } from "../log/logger.js";
 

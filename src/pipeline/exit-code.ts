@@ -1,7 +1,7 @@
 // The exit code says what happened, for cron (documented in the README).
 import type { StopReason } from "../fetch/stop.js";
-import { LOOKUPS, type Lookup } from "../spec/fields.js";
-import { inWords, LOOKUP_SPECS } from "../spec/lookups.js";
+import { LOOKUPS, type Lookup } from "../contract/fields.js";
+import { inWords, LOOKUP_SPECS } from "../contract/lookups.js";
 import type { RunState } from "../store/types.js";
 
 export const EXIT = {

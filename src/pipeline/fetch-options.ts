@@ -1,7 +1,7 @@
 // What one lookup's fetch is told: the run's settings, its key, and the hooks through which its
 // answers, requests and log notes come back to the run. Built in one place for every lookup.
-import type { Lookup } from "../spec/fields.js";
-import type { FinalRecord } from "../spec/records.js";
+import type { Lookup } from "../contract/fields.js";
+import type { FinalRecord } from "../contract/records.js";
 import { DEFAULT_BACKOFF } from "../fetch/backoff.js";
 import type { RequestBudget } from "../fetch/budget.js";
 import type { Clock } from "../fetch/clock.js";

@@ -2,7 +2,7 @@
 // writer, and per lookup a pacer (the key's pace is the store's, shared by every batch using the
 // key) and the pairs claimed under the run's lease; then every lookup fetched at once, with
 // progress and checkpoints of what was spent. What an error left queued is still written.
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import { RequestBudget } from "../fetch/budget.js";
 import { fetchLookup, type LookupFetchOptions } from "../fetch/fetch-lookup.js";
 import { createHttpClient, type HttpClient } from "../fetch/http-client.js";
@@ -12,7 +12,7 @@ import type { AnswerWriter } from "../store/store.js";
 import { LeaseLostError } from "../store/types.js";
 import { keyId } from "../store/key-id.js";
 import { startProgress, type Progress } from "../log/progress.js";
-import { LOOKUP_SPECS } from "../spec/lookups.js";
+import { LOOKUP_SPECS } from "../contract/lookups.js";
 import { oneLine } from "../errors.js";
 import type { BatchConfig } from "./config.js";
 import { ClaimedPairs, claimPollMs } from "./claimed-pairs.js";

@@ -3,7 +3,7 @@
 // what the plan deferred said in the log (and in the exit code, when postcodes are left without
 // an answer). Each request is reserved in the shared ledger before it is sent, in chunks
 // (quota-gate.ts), so stores sharing one ledger never overspend it together.
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import type { StopControl } from "../fetch/stop.js";
 import type { Logger } from "../log/logger.js";
 import type { Plan, QuotaOptions } from "../plan/plan.js";

@@ -2,7 +2,7 @@
 // written here when the run ends otherwise (a bad input, a failure). RunSoFar is what the run has
 // reached at any moment, noted as each stage returns, for the paths that end it early and for the
 // cleanup after it: nothing else reads it.
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import type { FetchStats } from "../fetch/fetch-lookup.js";
 import { storeError } from "../store/open-store.js";
 import type { RunCounts, RunState } from "../store/types.js";

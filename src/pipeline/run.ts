@@ -2,7 +2,7 @@
 // what a stage makes it returns), the batch's dependencies, and the small helpers over them.
 import type { Readable } from "node:stream";
 import type { LookupFunction } from "node:net";
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import type { BackoffPolicy } from "../fetch/backoff.js";
 import type { Clock } from "../fetch/clock.js";
 import type { FetchStats } from "../fetch/fetch-lookup.js";

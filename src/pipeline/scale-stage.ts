@@ -3,8 +3,8 @@
 // each release is on. The reports decide theirs by the same rule over their own postcodes.
 import type { FetchStats } from "../fetch/fetch-lookup.js";
 import type { Logger } from "../log/logger.js";
-import type { Lookup } from "../spec/fields.js";
-import { SCALES } from "../spec/mobile-scales.js";
+import type { Lookup } from "../contract/fields.js";
+import { SCALES } from "../contract/mobile-scales.js";
 import type { Store } from "../store/store.js";
 
 /**

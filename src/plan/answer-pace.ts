@@ -3,7 +3,7 @@
 // period has left (quota-plan.ts: allowance), so the rest is answered a period's quota at a time.
 // The quota is --monthly-quota as the last run recorded it or, without one, what the service let
 // this period's requests reach before its quota answer blocked the lookup.
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import type { Store } from "../store/store.js";
 import { storedRule } from "./quota-period.js";
 import { periodRule, quotaPeriod, type PeriodRule } from "./quota-plan.js";

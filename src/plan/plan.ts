@@ -5,13 +5,13 @@
 // identical re-fetch moves, so probes rotate through the list), re-fetched to notice a new release,
 // only when the run's own fetches do not tell and at most one round a day (probe-rule.ts). What
 // the run needs is recorded, so that what it does not fetch counts as pending.
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import type { Store } from "../store/store.js";
 import type { Candidate, NeedReason } from "../store/types.js";
 import { allowance, quotaPeriod, type Allowance, type PeriodRule } from "./quota-plan.js";
-import type { Premises } from "../spec/open-data.js";
+import type { Premises } from "../contract/open-data.js";
 import { probeRule, type ProbeDecision, type ProbeSituation } from "./probe-rule.js";
-import { LOOKUP_SPECS } from "../spec/lookups.js";
+import { LOOKUP_SPECS } from "../contract/lookups.js";
 import { SAMPLE_SEED, sampleOrder, type FetchOrder } from "./sample-order.js";
 import { sampleDesign } from "./sample-strata.js";
 import { markExpiring, oldestFetched } from "./retention.js";

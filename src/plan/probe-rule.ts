@@ -1,9 +1,9 @@
 // Probes cost only what they must: a probe re-fetches a fresh answer to notice a new
 // release, so a run whose own fetches already tell needs none, and otherwise one round a day is
 // enough. Pure: the planner passes in what it knows, and records the check the run makes.
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import type { CheckedBy } from "../store/types.js";
-import { LOOKUP_SPECS } from "../spec/lookups.js";
+import { LOOKUP_SPECS } from "../contract/lookups.js";
 
 export interface ProbeSituation {
   lookup: Lookup;

@@ -1,6 +1,6 @@
 // The quota period a run plans with: the options' rule, a rolling one anchored on what the
 // gateway said when its quota 403 named the replenish time (stored as the lookup's quota block).
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import type { Store } from "../store/store.js";
 import { anchoredRule, type PeriodRule } from "./quota-plan.js";
 

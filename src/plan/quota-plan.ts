@@ -2,7 +2,7 @@
 // the date by which outstanding refreshes are done at that pace. Nothing here reads a clock or a
 // database: the batch and `status` pass the ledger's figures in.
 
-import { perLookup } from "../spec/lookups.js";
+import { perLookup } from "../contract/lookups.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 

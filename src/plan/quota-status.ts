@@ -1,7 +1,7 @@
 // What `npm run status` says of the quota plan, per lookup with a --monthly-quota (as the last run
 // was started with): used and remaining this period, the next night's refresh allowance, answers
 // deferred, and when the whole input will be on the newest release and within --max-age at this pace.
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import type { Store } from "../store/store.js";
 import { storedRule } from "./quota-period.js";
 import { describeShortfall, expiryShortfall, oldestFetched } from "./retention.js";

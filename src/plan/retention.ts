@@ -3,7 +3,7 @@
 // deleted (store.answers.expire) and never shown. `null` retention: the user keeps everything.
 import type { Candidate } from "../store/types.js";
 
-import { DEFAULT_RETENTION_DAYS } from "../spec/terms.js";
+import { DEFAULT_RETENTION_DAYS } from "../contract/terms.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 export { DEFAULT_RETENTION_DAYS };

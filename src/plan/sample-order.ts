@@ -4,7 +4,7 @@
 // shares from it (report/estimates.ts). A pure function of (seed, postcode, stratum sizes): nothing
 // per postcode is stored, only the database's seed (sample-strata.ts), so the order is the same
 // every night and a run resumes where it stopped.
-import { compactPostcode } from "../spec/postcode.js";
+import { compactPostcode } from "../contract/postcode.js";
 
 /** --order: the sample's order (default) or the input file's. */
 export const FETCH_ORDERS = ["sample", "input"] as const;

@@ -5,7 +5,7 @@
 // are not strata (the batch reads the area file only for its reports). The reports rebuild the
 // same strata from their own --group-by (report/estimate-summary.ts); docs/estimates.md.
 import type { Store } from "../store/store.js";
-import { compactPostcode } from "../spec/postcode.js";
+import { compactPostcode } from "../contract/postcode.js";
 import { sampleStratum } from "./sample-order.js";
 
 export interface SampleDesign {

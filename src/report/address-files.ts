@@ -4,7 +4,7 @@
 // quoting: MobileCells), and lines go out in 64 KiB chunks; the stream comes in batches, so memory
 // does not grow with the row count.
 import { dirname, join } from "node:path";
-import { SPEED_FIELDS, mobileFields } from "../spec/fields.js";
+import { SPEED_FIELDS, mobileFields } from "../contract/fields.js";
 import type { BroadbandAddressRow, Cell, MobileAddressRow, ReportSnapshot, RowBatches } from "../store/snapshot.js";
 import { encodeNumber, encodeText } from "./csv-cells.js";
 import { CsvLineFile, type CsvFileOptions } from "./csv-file.js";

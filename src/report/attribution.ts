@@ -1,9 +1,9 @@
 // The attribution Ofcom's API terms ask for beside any display of the API's data (4.2.1-4.2.2):
 // the source and the dataset release each lookup's figures come from, or the exact words the
 // user's licence asks for (--attribution). Printed beside the open data's OGL line.
-import type { Lookup } from "../spec/fields.js";
-import { LOOKUP_SPECS } from "../spec/lookups.js";
-import { DEFAULT_ATTRIBUTION_SOURCE } from "../spec/terms.js";
+import type { Lookup } from "../contract/fields.js";
+import { LOOKUP_SPECS } from "../contract/lookups.js";
+import { DEFAULT_ATTRIBUTION_SOURCE } from "../contract/terms.js";
 import type { Release } from "../store/snapshot.js";
 
 /** --attribution: the words as given (trimmed, one line, at most 500 characters); null for the default. */

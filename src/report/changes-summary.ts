@@ -1,7 +1,7 @@
 // The summary's `changes` section (figures made by changes.ts): its summary.csv rows and headline.
 import type { Tier } from "../figures/definitions.js";
 import type { SummaryRow } from "./summary.js";
-import { perLookup } from "../spec/lookups.js";
+import { perLookup } from "../contract/lookups.js";
 
 export interface Flow {
   closed: number;

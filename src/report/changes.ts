@@ -1,14 +1,14 @@
 // changes.csv and the summary's `changes` section: per address, what moved between an answer's
 // baseline version (its previous one, or the one current at --since DATE|RUN) and its latest:
 // the broadband tier, a provider's rating across the good line, an address added or removed.
-import { CHANNELS, LOCATIONS, mobileField, type Channel, type Location, type Lookup } from "../spec/fields.js";
-import { displayPostcode } from "../spec/postcode.js";
+import { CHANNELS, LOCATIONS, mobileField, type Channel, type Location, type Lookup } from "../contract/fields.js";
+import { displayPostcode } from "../contract/postcode.js";
 import type { Baseline, ReportSnapshot, VersionPair, VersionRow } from "../store/snapshot.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { tierOf, TIERS, type Tier } from "../figures/definitions.js";
 import { ReportError, type ReportScope } from "./scope.js";
 import type { ChangesSummary } from "./changes-summary.js";
-import { LEGACY_ONLY_RATINGS, SCALES, type MobileScale, type ScaleChange, type ScaleDecision } from "../spec/mobile-scales.js";
+import { LEGACY_ONLY_RATINGS, SCALES, type MobileScale, type ScaleChange, type ScaleDecision } from "../contract/mobile-scales.js";
 
 export type { ChangesSummary } from "./changes-summary.js";
 

@@ -1,9 +1,9 @@
 // Headings a reader understands without the docs, for the workbook's columns: the CSV/API name
 // stays in the header cell's note. Known names are spelled out; mobile fields and per-provider
 // columns are read from their parts; anything else is split at its capitals.
-import { CHANNELS, LOCATIONS, VARIANTS, mobileField } from "../spec/fields.js";
+import { CHANNELS, LOCATIONS, VARIANTS, mobileField } from "../contract/fields.js";
 import { PROVIDER_METRICS, providerColumn } from "../figures/measures.js";
-import { OPEN_DATA_FIELDS, OPEN_DATA_MONTH_COLUMN } from "../spec/open-data.js";
+import { OPEN_DATA_FIELDS, OPEN_DATA_MONTH_COLUMN } from "../contract/open-data.js";
 
 const KNOWN: Readonly<Record<string, string>> = {
   PostCode: "Postcode",

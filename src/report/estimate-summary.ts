@@ -2,9 +2,9 @@
 // group's) estimated from the postcodes answered so far (estimates.ts), beside the
 // answered-only figures, never mixed into them. "Answered" is whatever the snapshot gives a final
 // status (found or not found); pending and failed postcodes are the unanswered ones.
-import type { Lookup } from "../spec/fields.js";
-import { LOOKUP_SPECS } from "../spec/lookups.js";
-import { BAND_COLUMNS } from "../spec/open-data.js";
+import type { Lookup } from "../contract/fields.js";
+import { LOOKUP_SPECS } from "../contract/lookups.js";
+import { BAND_COLUMNS } from "../contract/open-data.js";
 import type { Cell, ReportSnapshot } from "../store/snapshot.js";
 import { sampleStratum, STRATUM_SEPARATOR } from "../plan/sample-order.js";
 import { ADDRESSES_COLUMN, countColumns, STATUS_COLUMN } from "../figures/postcode-columns.js";
@@ -12,7 +12,7 @@ import { estimateDomain, intraclusterCorrelation, sizeMoments, type Cluster, typ
 import { PROVIDER_METRICS, providerColumn } from "../figures/measures.js";
 import { providerLabel } from "./figure-labels.js";
 import { byLocale, naturalOrder } from "../figures/name-order.js";
-import type { MobileJudging } from "../spec/mobile-scales.js";
+import type { MobileJudging } from "../contract/mobile-scales.js";
 import { groupFigures } from "./groups.js";
 import type { GroupDomains, GroupsOf } from "./group-domains.js";
 import type { SummaryRow } from "./summary.js";

@@ -1,7 +1,7 @@
 // The plain-English names of the figures, in one place: summary.csv, groups.csv and the workbook
 // label their counts with these, keyed by the column names of the report's postcode table
 // (measures.ts), so a reader never has to look up `IndoorVoiceTotalNotspots`.
-import { goodCoverageWords, type MobileJudging } from "../spec/mobile-scales.js";
+import { goodCoverageWords, type MobileJudging } from "../contract/mobile-scales.js";
 import { SPEED_THRESHOLDS as T } from "../figures/definitions.js";
 import type { ProviderMetric, SpreadMetric } from "../figures/measures.js";
 

@@ -79,13 +79,13 @@ function fileStamp(path: string): { size: number; modified: number } {
 }
 
 let codeDigest: string | null = null;
-/** The report code, the spec it reads and the store that computes its figures: a new version of any makes every set stale. */
+/** The report code, the contract and figure definitions it reads and the store that computes its figures: a new version of any makes every set stale. */
 function reportCodeDigest(): string {
   if (codeDigest !== null) return codeDigest;
   const hash = createHash("sha256");
   const here = dirname(fileURLToPath(import.meta.url));
-  // every file below src/report (report.html's renderer is in a folder of its own), src/spec and
-  // src/store (the snapshot's SQL counts the figures: src/store/sql/report/)
+  // every file below src/report, src/contract, src/figures and src/store (the snapshot's SQL counts
+  // the figures: src/store/sql/report/)
   const add = (dir: string, prefix: string): void => {
     for (const name of readdirSync(dir).sort()) {
       const path = join(dir, name);
@@ -94,7 +94,8 @@ function reportCodeDigest(): string {
     }
   };
   add(here, "report/");
-  add(join(here, "..", "spec"), "spec/");
+  add(join(here, "..", "contract"), "contract/");
+  add(join(here, "..", "figures"), "figures/");
   add(join(here, "..", "store"), "store/");
   return (codeDigest = hash.digest("hex"));
 }

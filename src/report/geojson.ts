@@ -13,7 +13,7 @@ import { writeAtomically } from "./atomic-file.js";
 import { COORDINATE_COLUMNS } from "../figures/coordinates.js";
 import { providerColumn } from "../figures/measures.js";
 import { ADDRESSES_COLUMN, MOBILE_SCALE_COLUMN, openDataColumns, RELEASE_COLUMN, STATUS_COLUMN } from "../figures/postcode-columns.js";
-import type { MobileScale } from "../spec/mobile-scales.js";
+import type { MobileScale } from "../contract/mobile-scales.js";
 import { shareFraction } from "./figure-labels.js";
 
 export const GEOJSON_NAME = "postcodes.geojson";

@@ -2,9 +2,9 @@
 // Groups sheet: for the headline shares (below superfast, indoor voice total notspots), the
 // estimate for all the group's addresses and its 95% interval (estimate-summary.ts), for every
 // dimension (its membership is known for every postcode of the list: group-domains.ts).
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import { estimateKey, round4, tooFew, type EstimatesSummary } from "./estimate-summary.js";
-import { LOOKUP_SPECS } from "../spec/lookups.js";
+import { LOOKUP_SPECS } from "../contract/lookups.js";
 import { TOO_FEW_ANSWERED } from "./estimate-caveats.js";
 import type { Interval } from "./estimates.js";
 import type { GroupFigure, GroupRow } from "./groups.js";

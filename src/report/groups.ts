@@ -4,8 +4,8 @@
 // A postcode counts once per group however many input rows name it, and in every group that
 // names it. The snapshot sums them (prepareGroups, groupTotals), streamed in order; this names the
 // dimensions, the figures and their shares.
-import { MOBILE_SCALES, scaleReadingWords, type MobileJudging, type MobileScale, type ScaleDecision } from "../spec/mobile-scales.js";
-import { LOOKUPS, type Lookup } from "../spec/fields.js";
+import { MOBILE_SCALES, scaleReadingWords, type MobileJudging, type MobileScale, type ScaleDecision } from "../contract/mobile-scales.js";
+import { LOOKUPS, type Lookup } from "../contract/fields.js";
 import { BLANK_GROUP, INVALID_GROUP, UNMATCHED_GROUP, type GroupDimension, type ReportSnapshot, type RowBatches } from "../store/snapshot.js";
 import { naturalOrder } from "../figures/name-order.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";

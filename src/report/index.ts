@@ -2,7 +2,7 @@
 // from the store in one consistent snapshot (src/store/snapshot.ts), the set replaced whole
 // (report-set.ts). Compute (summary, changes, groups) asks the snapshot; the writers render.
 import { join } from "node:path";
-import type { MobileScaleChoice, ScaleDecision } from "../spec/mobile-scales.js";
+import type { MobileScaleChoice, ScaleDecision } from "../contract/mobile-scales.js";
 import type { ReportSnapshot, SnapshotSource } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
@@ -25,7 +25,7 @@ import { computeEstimates } from "./estimate-summary.js";
 import { groupDomains } from "./group-domains.js";
 import { prepareGroups, writeGroupsCsv, type GroupOptions, type GroupRow, type GroupSet } from "./groups.js";
 import { describeUprnMatching, uprnMatching } from "./uprn-matching.js";
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import type { AnswerPace } from "../plan/answer-pace.js";
 
 export { headlineLines, type Summary } from "./summary.js";

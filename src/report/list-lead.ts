@@ -3,7 +3,7 @@
 // answered at the current quota, and the answered-only figure beside it, labelled as such. A fully
 // answered list has no lead: its reports open with its exact figures. Pure: report.html's opening,
 // the batch's closing lines, summary.csv's first rows and the top of the workbook's Summary read it.
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import type { Interval } from "./estimates.js";
 import { estimateLabels, intervalText, round4, type EstimatesSummary, type LookupBasis } from "./estimate-summary.js";
 import { shareFraction } from "./figure-labels.js";

@@ -3,7 +3,7 @@
 // against the API where a postcode has both. Its figures are shares of premises per postcode
 // (Ofcom publishes no counts there), so they are never added to the API's per-address counts:
 // they are reported beside them, as means of the postcodes' shares, and labelled so.
-import { CROSS_CHECK_POINTS, OPEN_DATA_MONTH_COLUMN, openDataAttribution, type Premises } from "../spec/open-data.js";
+import { CROSS_CHECK_POINTS, OPEN_DATA_MONTH_COLUMN, openDataAttribution, type Premises } from "../contract/open-data.js";
 import type { ReportSnapshot } from "../store/snapshot.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import type { SummaryRow } from "./summary.js";

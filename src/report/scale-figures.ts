@@ -4,8 +4,8 @@
 // scales, each answer is judged on its own scale: the summary says so, with the addresses on each,
 // and gives the ratings per scale in each scale's words. summary.ts calls these; the figures are
 // the snapshot's.
-import { mobileField, type Channel, type Location } from "../spec/fields.js";
-import { goodCoverageWords, judgingOf, ratingName, ratingWords, SCALES, scaleChangeWords, scaleReadingWords, valuesBestFirst, type MobileJudging, type MobileScale, type ScaleDecision } from "../spec/mobile-scales.js";
+import { mobileField, type Channel, type Location } from "../contract/fields.js";
+import { goodCoverageWords, judgingOf, ratingName, ratingWords, SCALES, scaleChangeWords, scaleReadingWords, valuesBestFirst, type MobileJudging, type MobileScale, type ScaleDecision } from "../contract/mobile-scales.js";
 import { SCALE_ADDRESSES_COLUMN } from "../figures/postcode-columns.js";
 import type { ReportSnapshot } from "../store/snapshot.js";
 import { shareFraction } from "./figure-labels.js";

@@ -1,8 +1,8 @@
 // Which mobile scale the reports read, and the good rating that follows from it: decided from the
-// scope's answers (spec/mobile-scales.ts) unless --mobile-scale says, before any figure is counted.
+// scope's answers (contract/mobile-scales.ts) unless --mobile-scale says, before any figure is counted.
 // Answers from releases on both scales are each judged on their own release's scale.
-import { RATING_MAX, RATING_MIN } from "../spec/fields.js";
-import { answerScalesOf, decideScale, goodRatingOf, judgingOf, type AnswerScales, type MobileJudging, type MobileScaleChoice, type ScaleDecision } from "../spec/mobile-scales.js";
+import { RATING_MAX, RATING_MIN } from "../contract/fields.js";
+import { answerScalesOf, decideScale, goodRatingOf, judgingOf, type AnswerScales, type MobileJudging, type MobileScaleChoice, type ScaleDecision } from "../contract/mobile-scales.js";
 import type { ReportSnapshot } from "../store/snapshot.js";
 import { ReportError } from "./scope.js";
 

@@ -1,8 +1,8 @@
 // The summary figures: sums over the report's postcode table (itself counted by SQLite from the
 // addresses), and the two views of them, summary.csv rows and the batch's closing lines.
-import type { OutcomeCounts } from "../spec/counts.js";
-import type { Lookup } from "../spec/fields.js";
-import { decideScale, goodCoverageWords, type MobileJudging, type MobileScale, type ScaleDecision } from "../spec/mobile-scales.js";
+import type { OutcomeCounts } from "../contract/counts.js";
+import type { Lookup } from "../contract/fields.js";
+import { decideScale, goodCoverageWords, type MobileJudging, type MobileScale, type ScaleDecision } from "../contract/mobile-scales.js";
 import { judgingOfReport, judgingOfSummary, ratingShareRows, scaleAboutRows, scaleSummary, type ScaleSummary } from "./scale-figures.js";
 import type { Release, ReportSnapshot } from "../store/snapshot.js";
 import { countColumns, ADDRESSES_COLUMN, SCALE_ADDRESSES_COLUMN } from "../figures/postcode-columns.js";
@@ -13,7 +13,7 @@ export { percent } from "./figure-labels.js";
 import { changesHeadline, changesRows, type ChangesSummary } from "./changes-summary.js";
 import { apiAttribution } from "./attribution.js";
 import { openDataHeadline, openDataRows, openDataSummary, type OpenDataSummary } from "./open-data.js";
-import { LOOKUP_SPECS, perLookup } from "../spec/lookups.js";
+import { LOOKUP_SPECS, perLookup } from "../contract/lookups.js";
 import { estimateLabels, estimateRows, type EstimatesSummary } from "./estimate-summary.js";
 import { leadLines, leadRows } from "./list-lead.js";
 

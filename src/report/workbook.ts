@@ -2,8 +2,8 @@
 // inline strings, rows deflated as they come), written atomically like every report file.
 // Sheets in order: Summary, Groups, Your rows, Postcodes, Broadband, Mobile (docs/reports.md).
 import { PassThrough } from "node:stream";
-import { LOOKUPS, mobileFields, SPEED_FIELDS, type Lookup } from "../spec/fields.js";
-import { goodCoverageWords, ratingName, ratingWords, SCALES, type MobileJudging, type MobileScale } from "../spec/mobile-scales.js";
+import { LOOKUPS, mobileFields, SPEED_FIELDS, type Lookup } from "../contract/fields.js";
+import { goodCoverageWords, ratingName, ratingWords, SCALES, type MobileJudging, type MobileScale } from "../contract/mobile-scales.js";
 import type { ReportScope, ReportSnapshot, RowBatches } from "../store/snapshot.js";
 import { writeAtomically } from "./atomic-file.js";
 import { columnHeading } from "./column-headings.js";
@@ -19,7 +19,7 @@ import { leadRows } from "./list-lead.js";
 import type { ChangeSet } from "./changes.js";
 import { COORDINATE, COUNT, fitWidth, LINE_POINTS, lineChars, SHARE, SPEED, TEXT, writeSheet, type RowLayout, type SheetColumn, type SheetSpec } from "./workbook-sheet.js";
 import { XlsxWriter, type SheetWriter } from "./xlsx/workbook-writer.js";
-import { LOOKUP_SPECS } from "../spec/lookups.js";
+import { LOOKUP_SPECS } from "../contract/lookups.js";
 
 export const WORKBOOK_NAME = "coverage.xlsx";
 

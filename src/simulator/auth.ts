@@ -1,7 +1,7 @@
 // Subscription-key check, as the gateway does it: header first, then the query parameter.
 import type { IncomingHttpHeaders } from "node:http";
-import type { Lookup } from "../spec/fields.js";
-import { API_KEY_HEADER, API_KEY_QUERY } from "../spec/types.js";
+import type { Lookup } from "../contract/fields.js";
+import { API_KEY_HEADER, API_KEY_QUERY } from "../contract/types.js";
 
 const HEADER = API_KEY_HEADER.toLowerCase();
 

@@ -1,6 +1,6 @@
 // The coverage service behind the gateway: bodies from the dataset, plus injected faults.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import { BodyCache } from "./body-cache.js";
 import { generalErrorBody, notFoundBody, okBodyBytes } from "./bodies.js";
 import type { SimulatorCounters } from "./counters.js";
@@ -9,7 +9,7 @@ import { generateCompact, type SimPostcode } from "./data.js";
 import { decideFault, faultsEnabled } from "./faults.js";
 import { malformBody } from "./malformed.js";
 import type { SimulatorOptions } from "./options.js";
-import { compactPostcode } from "../spec/postcode.js";
+import { compactPostcode } from "../contract/postcode.js";
 import { jsonBuffer, send, sendPartial } from "./respond.js";
 import { decodeSegment } from "./route.js";
 

@@ -1,8 +1,8 @@
 // Backend bodies in the two dialects: "spec" is coverage-api.md exactly; "live" is what the
 // production service sends (live-service-notes.md), including fields no document mentions.
-import { squeezePostcode } from "../spec/postcode.js";
-import { RATING_MAX, RATING_MIN, SPEED_FIELDS, mobileFields, type Lookup } from "../spec/fields.js";
-import type { Dialect, NotFoundBody } from "../spec/types.js";
+import { squeezePostcode } from "../contract/postcode.js";
+import { RATING_MAX, RATING_MIN, SPEED_FIELDS, mobileFields, type Lookup } from "../contract/fields.js";
+import type { Dialect, NotFoundBody } from "../contract/types.js";
 import { ByteWriter, piece } from "./byte-writer.js";
 import type { SimPostcode } from "./data.js";
 import { releaseDbName } from "./releases.js";

@@ -1,5 +1,5 @@
 // What the simulator did, as one plain object that tests and benches read while it runs.
-import { LOOKUPS, type Lookup } from "../spec/fields.js";
+import { LOOKUPS, type Lookup } from "../contract/fields.js";
 import type { MalformedKind } from "./faults.js";
 
 export interface SimulatorCounters {

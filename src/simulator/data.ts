@@ -1,6 +1,6 @@
 // The simulated dataset: a pure function of (seed, postcode). Both lookups of one postcode are built
 // from the same addresses, and tests call generatePostcode() to know the expected answer.
-import type { MobileScale } from "../spec/mobile-scales.js";
+import type { MobileScale } from "../contract/mobile-scales.js";
 import {
   CHANNELS,
   DEFAULT_PROVIDERS,
@@ -13,10 +13,10 @@ import {
   mobileField,
   mobileFields,
   type SpeedField,
-} from "../spec/fields.js";
+} from "../contract/fields.js";
 import { rngFor, type Rng } from "./hash.js";
 import { describeAddress, pickStreet } from "./addresses.js";
-import { compactPostcode } from "../spec/postcode.js";
+import { compactPostcode } from "../contract/postcode.js";
 import { applyReleases } from "./releases.js";
 import type { SimAddress } from "./sim-address.js";
 

@@ -1,6 +1,6 @@
 // Fault injection. Every decision is a pure function of (seed, lookup, postcode, n), n being the
 // n-th backend request for that postcode and lookup, so concurrency order never changes what happens.
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import { rngFor, type Rng } from "./hash.js";
 
 export interface FaultRates {

@@ -1,6 +1,6 @@
 // The API gateway's own answers (not the backend's): unknown paths, keys, rate limit, quota.
 // Bodies as captured from the production gateway (live-service-notes.md), the same in both dialects.
-import type { GatewayBody } from "../spec/types.js";
+import type { GatewayBody } from "../contract/types.js";
 
 export const MISSING_KEY_MESSAGE =
   "Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.";

@@ -6,7 +6,7 @@ export type { SimulatorCounters } from "./counters.js";
 export { generatePostcode, UNKNOWN_SHARE, type SimAddress, type SimPostcode } from "./data.js";
 export { generatePostcodes } from "./postcode-gen.js";
 export { releaseDbName, RELEASE_CHANGE_SHARE } from "./releases.js";
-export { compactPostcode, displayPostcode } from "../spec/postcode.js";
+export { compactPostcode, displayPostcode } from "../contract/postcode.js";
 export {
   okBody,
   okBodyText,

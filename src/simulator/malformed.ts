@@ -1,6 +1,6 @@
 // Broken bodies for the malformed fault: cut JSON, invalid JSON, or valid JSON that breaks the
 // documented contract (a rating of 5, a speed of -2, a missing required field).
-import { ADDRESS_FIELDS, SPEED_FIELDS, mobileFields, type Lookup } from "../spec/fields.js";
+import { ADDRESS_FIELDS, SPEED_FIELDS, mobileFields, type Lookup } from "../contract/fields.js";
 import type { Rng } from "./hash.js";
 import type { MalformedKind } from "./faults.js";
 

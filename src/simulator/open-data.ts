@@ -5,9 +5,9 @@
 // agrees; the ~3% of postcodes the simulator does not know are absent, as postcodes without
 // premises are from Ofcom's files. Residential premises: the addresses whose UPRN does not end in 0.
 import { strToU8, zipSync, type Zippable } from "fflate";
-import { PUBLISHED_HEADER_2026 } from "../spec/open-data.js";
-import { compactPostcode, displayPostcode } from "../spec/postcode.js";
-import { DEFAULT_PROVIDERS } from "../spec/fields.js";
+import { PUBLISHED_HEADER_2026 } from "../contract/open-data.js";
+import { compactPostcode, displayPostcode } from "../contract/postcode.js";
+import { DEFAULT_PROVIDERS } from "../contract/fields.js";
 import { generateCompact, type SimAddress } from "./data.js";
 
 /** The data month a simulated release publishes: release 1 is January 2026, each later one six months on. */

@@ -1,9 +1,9 @@
 // Simulator options, their defaults and their checks.
-import { DEFAULT_PROVIDERS, PROVIDER_CODE } from "../spec/fields.js";
-import type { Dialect } from "../spec/types.js";
-import { MOBILE_SCALES, type MobileScale } from "../spec/mobile-scales.js";
+import { DEFAULT_PROVIDERS, PROVIDER_CODE } from "../contract/fields.js";
+import type { Dialect } from "../contract/types.js";
+import { MOBILE_SCALES, type MobileScale } from "../contract/mobile-scales.js";
 import { DEFAULT_SIM_SCALE } from "./data.js";
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import { validateFaultRates, type FaultRates } from "./faults.js";
 import { DEFAULT_QUOTA_PERIOD_MS } from "./quota.js";
 import { checkRelease } from "./releases.js";

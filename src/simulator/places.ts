@@ -3,7 +3,7 @@
 // scattered around it and each postcode around its district, deterministically (the same postcode
 // always lands in the same place). An area file in the ONS directory's format (`pcds`, `lat`,
 // `long`, every cell quoted) carries them to --area-file.
-import { compactPostcode, displayPostcode } from "../spec/postcode.js";
+import { compactPostcode, displayPostcode } from "../contract/postcode.js";
 import { rngFor } from "./hash.js";
 
 /** Latitude and longitude of each postcode area's main town (WGS84, to about 1 km). */

@@ -2,7 +2,7 @@
 // tenth of postcodes, as a republished coverage dataset does: mostly upgrades (full fibre arriving,
 // a network improving), some downgrades (predictions revised down), and now and then an address
 // built or demolished. Deterministic: a pure function of (seed, postcode, release).
-import { NO_PREDICTION, RATING_MAX, RATING_MIN, SPEED_CATEGORIES, mobileFields } from "../spec/fields.js";
+import { NO_PREDICTION, RATING_MAX, RATING_MIN, SPEED_CATEGORIES, mobileFields } from "../contract/fields.js";
 import { rngFor, type Rng } from "./hash.js";
 import type { SimAddress } from "./sim-address.js";
 

@@ -1,5 +1,5 @@
 // Which operation a request addresses. Anything else is the gateway's 404.
-import { LOOKUPS, type Lookup } from "../spec/fields.js";
+import { LOOKUPS, type Lookup } from "../contract/fields.js";
 
 export interface Route {
   lookup: Lookup;

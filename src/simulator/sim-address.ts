@@ -1,5 +1,5 @@
 // One simulated address with all its values (a leaf: data.ts builds them, releases.ts changes them).
-import type { SpeedField } from "../spec/fields.js";
+import type { SpeedField } from "../contract/fields.js";
 
 export interface SimAddress {
   UPRN: number;

@@ -1,7 +1,7 @@
 // A pace kept in the process: honest wherever one process at a time uses the key on this store
 // (SQLite runs one batch per database). An engine shared by several machines keeps it in the
 // database instead.
-import type { Lookup } from "../spec/fields.js";
+import type { Lookup } from "../contract/fields.js";
 import type { PaceSlot, PaceStore } from "./store.js";
 
 interface PaceState {

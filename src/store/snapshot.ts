@@ -4,10 +4,10 @@
 // One class implements ReportSnapshot for every engine (src/store/sql/report/); everything here is typed
 // data, no SQL and no handle. Row streams are async iterables of batches (arrays of rows, up to
 // SNAPSHOT_BATCH_ROWS a batch): a report of 10M addresses awaits 40k times, not 10M.
-import type { AnswerScales, MobileScale, ScaleEvidence } from "../spec/mobile-scales.js";
-import type { OutcomeCounts } from "../spec/counts.js";
-import type { Lookup } from "../spec/fields.js";
-import type { Premises } from "../spec/open-data.js";
+import type { AnswerScales, MobileScale, ScaleEvidence } from "../contract/mobile-scales.js";
+import type { OutcomeCounts } from "../contract/counts.js";
+import type { Lookup } from "../contract/fields.js";
+import type { Premises } from "../contract/open-data.js";
 import { UserError } from "../errors.js";
 import type { RunFacts } from "./types.js";
 

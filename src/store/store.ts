@@ -11,11 +11,11 @@
 // Writers (answers, input rows, open data) queue synchronously and commit asynchronously: the
 // batch's hot path writes a group of answers (commit-group.ts), with their ledger rows, in one
 // transaction, which a Promise per answer would defeat.
-import type { MobileScale, ScaleEvidence } from "../spec/mobile-scales.js";
-import type { OutcomeCounts } from "../spec/counts.js";
-import type { Lookup } from "../spec/fields.js";
-import type { FinalRecord } from "../spec/records.js";
-import type { Premises } from "../spec/open-data.js";
+import type { MobileScale, ScaleEvidence } from "../contract/mobile-scales.js";
+import type { OutcomeCounts } from "../contract/counts.js";
+import type { Lookup } from "../contract/fields.js";
+import type { FinalRecord } from "../contract/records.js";
+import type { Premises } from "../contract/open-data.js";
 import type { SnapshotSource } from "./snapshot.js";
 import type {
   AnswerVersionInfo,

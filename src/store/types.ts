@@ -1,9 +1,9 @@
 // What the store's interface (store.ts) takes and gives: plain records, the same for every engine.
 // Engine-specific code (SQL, handles) lives under src/store/<engine>/.
-import type { OutcomeCounts } from "../spec/counts.js";
-import type { Lookup } from "../spec/fields.js";
-import type { Premises } from "../spec/open-data.js";
-import type { NormalisedPostcode } from "../spec/postcode.js";
+import type { OutcomeCounts } from "../contract/counts.js";
+import type { Lookup } from "../contract/fields.js";
+import type { Premises } from "../contract/open-data.js";
+import type { NormalisedPostcode } from "../contract/postcode.js";
 import { UserError } from "../errors.js";
 import type { CommitGrouping } from "./commit-group.js";
 

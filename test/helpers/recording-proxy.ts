@@ -4,7 +4,7 @@
 // the service changes (a release, a scale, an outage).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { LOOKUPS, type Lookup } from "../../src/spec/fields.js";
+import { LOOKUPS, type Lookup } from "../../src/contract/fields.js";
 
 export interface Returned {
   /** the test's label for the time it was returned (a night) */

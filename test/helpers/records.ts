@@ -1,5 +1,5 @@
 // Final records for store tests: a broadband answer with these UPRNs.
-import type { OkRecord } from "../../src/spec/records.js";
+import type { OkRecord } from "../../src/contract/records.js";
 
 export function okRecord(postcode: string, uprns: number[], fetchedAt = "2026-01-01T00:00:00.000Z", runId = 1): OkRecord {
   return {

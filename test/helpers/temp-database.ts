@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
-import { DEFAULT_PROVIDERS } from "../../src/spec/fields.js";
+import { DEFAULT_PROVIDERS } from "../../src/contract/fields.js";
 import { ensureProviderColumns, type Db } from "../../src/store/sqlite/db.js";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 

@@ -2,9 +2,9 @@
 // interface only. Real databases; every time is passed in (no clock is read, nothing sleeps).
 import { formatReleaseStatus } from "../../src/cli/release-status-text.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_PROVIDERS, mobileFields, type Lookup } from "../../src/spec/fields.js";
-import { OPEN_DATA_COLUMNS } from "../../src/spec/open-data.js";
-import type { FinalRecord, OkRecord } from "../../src/spec/records.js";
+import { DEFAULT_PROVIDERS, mobileFields, type Lookup } from "../../src/contract/fields.js";
+import { OPEN_DATA_COLUMNS } from "../../src/contract/open-data.js";
+import type { FinalRecord, OkRecord } from "../../src/contract/records.js";
 import { okRecord } from "../helpers/records.js";
 import type { Store } from "../../src/store/store.js";
 import { keyId } from "../../src/store/key-id.js";

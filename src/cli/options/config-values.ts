@@ -1,5 +1,5 @@
 // Parsers for single configuration values, shared by the option declarations and buildConfig.
-import { LOOKUPS, type Lookup } from "../../spec/fields.js";
+import { LOOKUPS, type Lookup } from "../../contract/fields.js";
 import { UserError } from "../../errors.js";
 
 /** Where the API's address comes from when --base-url is not given. */

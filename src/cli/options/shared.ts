@@ -1,7 +1,7 @@
 // The entries several commands take, declared once: each command's table names them, so --db, --run,
 // --group-by, ... mean the same in every command that has them.
-import { DEFAULT_PROVIDERS, parseProviders, RATING_MAX, RATING_MIN } from "../../spec/fields.js";
-import { MOBILE_SCALE_CHOICES, type MobileScaleChoice } from "../../spec/mobile-scales.js";
+import { DEFAULT_PROVIDERS, parseProviders, RATING_MAX, RATING_MIN } from "../../contract/fields.js";
+import { MOBILE_SCALE_CHOICES, type MobileScaleChoice } from "../../contract/mobile-scales.js";
 import { ConfigError } from "./config-values.js";
 import { parseGroupBy } from "../../report/groups.js";
 import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "../../report/workbook.js";

@@ -6,9 +6,9 @@
 // transaction, one group after another, so a kill loses at most one group.
 import type pg from "pg";
 import { expirePostgresAnswers } from "./expiry.js";
-import type { Lookup } from "../../spec/fields.js";
-import { LOOKUP_SPECS } from "../../spec/lookups.js";
-import type { FinalRecord } from "../../spec/records.js";
+import type { Lookup } from "../../contract/fields.js";
+import { LOOKUP_SPECS } from "../../contract/lookups.js";
+import type { FinalRecord } from "../../contract/records.js";
 import { heldReleaseBook, mayMeetProvisional, namingLookups, type ReleaseBook, type ReleaseRow } from "../shared/releases.js";
 import { foldProvisionalSteps } from "../sql/releases.js";
 import { runSteps } from "../sql/steps.js";

@@ -3,7 +3,7 @@
 // rather than waited for; a new pair's row is inserted ON CONFLICT DO NOTHING, so of two machines
 // claiming it together exactly one gets it. A claim of a lease no longer live is taken over.
 import type pg from "pg";
-import type { Lookup } from "../../spec/fields.js";
+import type { Lookup } from "../../contract/fields.js";
 import type { ClaimResult } from "../types.js";
 import type { ClaimStore } from "../store.js";
 import { inTransaction, rowsOf } from "./connect.js";

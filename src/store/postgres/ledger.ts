@@ -4,8 +4,8 @@
 // and together never pass the limit. Recording a request (the answer writer) spends one of its
 // lease's reservation in the same transaction, so the sum never moves between the two.
 import type pg from "pg";
-import type { Lookup } from "../../spec/fields.js";
-import { perLookup } from "../../spec/lookups.js";
+import type { Lookup } from "../../contract/fields.js";
+import { perLookup } from "../../contract/lookups.js";
 import type { LedgerStore } from "../store.js";
 import type { LedgerFigures, QuotaBlock, Reservation, SentRequest } from "../types.js";
 import { inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";

@@ -3,7 +3,7 @@
 // then replace the stored release in one statement at commit; a rollback leaves it whole. As on
 // SQLite, a postcode listed twice keeps its last row.
 import type pg from "pg";
-import { OPEN_DATA_COLUMNS, type Premises } from "../../spec/open-data.js";
+import { OPEN_DATA_COLUMNS, type Premises } from "../../contract/open-data.js";
 import type { OpenDataStore, OpenDataWriter } from "../store.js";
 import type { OpenDataImport } from "../types.js";
 import { checkOut } from "./connect.js";

@@ -6,8 +6,8 @@
 // opening one new database at once create it once. Beyond SQLite's tables: what several machines
 // share (ledger_periods, pace).
 import type pg from "pg";
-import { SPEED_FIELDS, mobileFields } from "../../spec/fields.js";
-import { OPEN_DATA_COLUMNS } from "../../spec/open-data.js";
+import { SPEED_FIELDS, mobileFields } from "../../contract/fields.js";
+import { OPEN_DATA_COLUMNS } from "../../contract/open-data.js";
 import { DatabaseError } from "../types.js";
 import { inTransaction } from "./connect.js";
 

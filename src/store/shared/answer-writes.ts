@@ -2,9 +2,9 @@
 // hash, whether it reuses its pair's current version or replaces it (and on which release), and
 // its status row (the columns, their values, and the upsert that writes them). Each engine only
 // runs the statements, in its own transactions (sqlite/answers.ts, postgres/answers.ts).
-import type { Lookup } from "../../spec/fields.js";
-import { LOOKUP_SPECS } from "../../spec/lookups.js";
-import type { FinalRecord, OkRecord } from "../../spec/records.js";
+import type { Lookup } from "../../contract/fields.js";
+import { LOOKUP_SPECS } from "../../contract/lookups.js";
+import type { FinalRecord, OkRecord } from "../../contract/records.js";
 import { providerKey } from "../provider-key.js";
 import type { VersionRow } from "../snapshot.js";
 import type { AnswerWriterOptions } from "../types.js";

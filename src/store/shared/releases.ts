@@ -1,7 +1,7 @@
 // Releases as every engine numbers them: the book an engine keeps (newest, ensure, startDated), and
 // the rule that says which release an answer is confirmed on.
-import type { Lookup } from "../../spec/fields.js";
-import { LOOKUP_SPECS } from "../../spec/lookups.js";
+import type { Lookup } from "../../contract/fields.js";
+import { LOOKUP_SPECS } from "../../contract/lookups.js";
 
 export interface ReleaseInfo {
   id: number;

@@ -1,9 +1,9 @@
 // An answer as a version, the same on every engine: its value columns, its rows sorted by UPRN,
 // and the hash that tells an identical re-fetch from a new version.
 import { createHash } from "node:crypto";
-import type { Lookup } from "../../spec/fields.js";
-import { LOOKUP_SPECS } from "../../spec/lookups.js";
-import type { Answer, FinalRecord } from "../../spec/records.js";
+import type { Lookup } from "../../contract/fields.js";
+import { LOOKUP_SPECS } from "../../contract/lookups.js";
+import type { Answer, FinalRecord } from "../../contract/records.js";
 import { providersOfKey } from "../provider-key.js";
 import type { VersionRow } from "../snapshot.js";
 

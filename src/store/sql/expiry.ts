@@ -3,7 +3,7 @@
 // version of a kept answer last returned before it. An answer's age is returned_at, which only an
 // answer moves (a failed refresh leaves it); a version's is its last_seen. One list of statements
 // for both engines; `cutoff` is the engine's placeholder for the cutoff time (ISO text).
-import { LOOKUP_LIST } from "../../spec/lookups.js";
+import { LOOKUP_LIST } from "../../contract/lookups.js";
 
 /** The column that holds when the API last returned a pair's answer (a reader of an older schema has only fetched_at). */
 export const RETURNED_AT = "returned_at";

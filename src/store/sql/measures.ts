@@ -4,7 +4,7 @@
 // postcode table's MobileGood, the good rating of that postcode's answer on its own scale (a bound
 // @good, which PostgreSQL's dialect.ts binds as $n, where one rating judges every answer).
 // Standard SQL (CASE, COUNT, IN, COALESCE): both engines take these as they are.
-import { mobileField, type Channel, type Location, type SpeedField, type Variant } from "../../spec/fields.js";
+import { mobileField, type Channel, type Location, type SpeedField, type Variant } from "../../contract/fields.js";
 import { TIER_RULES, type Tier } from "../../figures/definitions.js";
 import { BROADBAND_COUNTS, PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type ProviderMetric, type SpreadMetric } from "../../figures/measures.js";
 

@@ -1,8 +1,8 @@
 // What the planner reads and records, the same on every engine, so that src/plan decides without
 // SQL of its own: each input postcode with the state of its stored answer, the run's needs, and
 // the --refresh marks.
-import type { Lookup } from "../../spec/fields.js";
-import { BAND_COLUMNS } from "../../spec/open-data.js";
+import type { Lookup } from "../../contract/fields.js";
+import { BAND_COLUMNS } from "../../contract/open-data.js";
 import { providerNeedle } from "../provider-key.js";
 import type { PlanStore } from "../store.js";
 import type { Candidate, CandidateQuery } from "../types.js";

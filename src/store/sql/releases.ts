@@ -2,8 +2,8 @@
 // release, each mobile release's rating scale (spec/mobile-scales.ts decides, sql/scale-sql.ts
 // counts), and when each lookup's release was last checked (plan/probe-rule.ts reads it to send at
 // most one probe round per lookup a day).
-import type { Lookup } from "../../spec/fields.js";
-import { scaleOfRatings } from "../../spec/mobile-scales.js";
+import type { Lookup } from "../../contract/fields.js";
+import { scaleOfRatings } from "../../contract/mobile-scales.js";
 import { provisionalMoves } from "../shared/releases.js";
 import { ALL_MOBILE_POSTCODES, recordScaleSql, scaleEvidenceSql } from "./scale-sql.js";
 import type { ReleaseCheckStore, ReleaseStore, StoredScale } from "../store.js";

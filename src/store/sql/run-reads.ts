@@ -2,8 +2,8 @@
 // report is of, one recorded option, a run's facts, its input counts, the final state of its
 // pairs, the last run's settings. Written as steps (steps.ts), so that SQLite can run them inside
 // its synchronous transactions; each has a form over the session too.
-import { zeroOutcomes, type OutcomeCounts } from "../../spec/counts.js";
-import type { Lookup } from "../../spec/fields.js";
+import { zeroOutcomes, type OutcomeCounts } from "../../contract/counts.js";
+import type { Lookup } from "../../contract/fields.js";
 import { DatabaseError, type LastRunSettings, type RunCounts, type RunFacts, type RunInfo, type RunState } from "../types.js";
 import type { SqlSession } from "./session.js";
 import { all, get, runSteps, type Steps } from "./steps.js";

@@ -1,7 +1,7 @@
 // The runs table's writes, the same on every engine: a run is created under its lease, given its
 // input's columns, checkpointed, finished, and forgotten or abandoned. Each engine passes its
 // session and its write transaction (steps.ts); the reads are run-reads.ts'.
-import type { Lookup } from "../../spec/fields.js";
+import type { Lookup } from "../../contract/fields.js";
 import type { RunStore } from "../store.js";
 import type { NewRun, RunEnd } from "../types.js";
 import type { Dialect } from "./dialect.js";

@@ -1,8 +1,8 @@
 // The evidence for each mobile release's rating scale (spec/mobile-scales.ts) as SQL: per release
 // the scope's answers name, how many ratings its addresses hold and how many of them are 1 or 2.
 // Standard SQL: both engines run it as it is (PostgreSQL's order and casts passed in).
-import { mobileFields } from "../../spec/fields.js";
-import { LEGACY_ONLY_RATINGS, MOBILE_SCALES, type MobileScale } from "../../spec/mobile-scales.js";
+import { mobileFields } from "../../contract/fields.js";
+import { LEGACY_ONLY_RATINGS, MOBILE_SCALES, type MobileScale } from "../../contract/mobile-scales.js";
 import { MOBILE_SCALE_COLUMN } from "../../figures/postcode-columns.js";
 
 /** `postcodeTable` is the snapshot's scope; `order` is appended to ORDER BY's text keys (PostgreSQL's byte order). */

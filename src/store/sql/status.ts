@@ -1,8 +1,8 @@
 // What `npm run status` reads, the same on every engine: the recent runs (a running one with its
 // counts so far), the stored answers by lookup and status, a running batch's progress, and each
 // lookup's releases. Each engine adds its schema version and its leases, and hides expired answers.
-import { LOOKUPS, type Lookup } from "../../spec/fields.js";
-import { LOOKUP_LIST } from "../../spec/lookups.js";
+import { LOOKUPS, type Lookup } from "../../contract/fields.js";
+import { LOOKUP_LIST } from "../../contract/lookups.js";
 import type { DatabaseStatus, LookupReleases, RunningProgress, RunSummary } from "../types.js";
 import type { Dialect } from "./dialect.js";
 import { countsAsTheyStandSteps } from "./run-reads.js";

@@ -1,8 +1,8 @@
 // The statements of an answer's versions (shared/versions.ts says what a version is), the same on
 // every engine: the answer writers prepare them once and run them in their own transactions
 // (SQLite synchronously, inside its writer's transaction; PostgreSQL with its pair's row locked).
-import type { Lookup } from "../../spec/fields.js";
-import { LOOKUP_SPECS } from "../../spec/lookups.js";
+import type { Lookup } from "../../contract/fields.js";
+import { LOOKUP_SPECS } from "../../contract/lookups.js";
 import { valueFields } from "../shared/versions.js";
 
 export const VERSION_SQL = {

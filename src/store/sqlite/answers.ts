@@ -5,9 +5,9 @@
 // answers come faster than that, a short window after the last commit (commit-group.ts); a kill
 // loses at most that group. What is decided is shared with PostgreSQL (shared/answer-writes.ts);
 // here are the statements, prepared once per writer.
-import type { Lookup } from "../../spec/fields.js";
-import { LOOKUP_LIST, type LookupSpec } from "../../spec/lookups.js";
-import type { FinalRecord } from "../../spec/records.js";
+import type { Lookup } from "../../contract/fields.js";
+import { LOOKUP_LIST, type LookupSpec } from "../../contract/lookups.js";
+import type { FinalRecord } from "../../contract/records.js";
 import type { Db } from "./db.js";
 import type { AnswerWriterOptions, QuotaBlock, SentRequest } from "../types.js";
 import { assertLeaseLive } from "./leases.js";

@@ -1,7 +1,7 @@
 // Claims on SQLite: a run claims the pairs it will fetch under its lease. One batch at a time holds
 // the database, so a claim normally succeeds whole; it is still checked honestly against other
 // live leases' claims and against answers other runs stored since the plan.
-import type { Lookup } from "../../spec/fields.js";
+import type { Lookup } from "../../contract/fields.js";
 import type { ClaimResult } from "../types.js";
 import type { Db } from "./db.js";
 import { assertLeaseLive } from "./leases.js";

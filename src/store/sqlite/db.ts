@@ -2,7 +2,7 @@
 import Database from "better-sqlite3";
 import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { mobileFields } from "../../spec/fields.js";
+import { mobileFields } from "../../contract/fields.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./schema.js";
 import { DatabaseError } from "../types.js";
 import { isWriteRefusal, whyNotWritable } from "./why-not-writable.js";

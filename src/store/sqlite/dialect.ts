@@ -1,5 +1,5 @@
 // SQLite's spellings of the shared SQL (src/store/sql/dialect.ts).
-import { displayPostcodeSql } from "../../spec/postcode.js";
+import { displayPostcodeSql } from "../../contract/postcode.js";
 import { CELL_SEPARATOR, ROW_SEPARATOR, type Cell } from "../snapshot.js";
 import type { Dialect } from "../sql/dialect.js";
 

@@ -1,10 +1,10 @@
 // The request ledger: every request sent, per lookup and quota period, with its status; the quota
 // reservations not yet spent (a dead holder's included); and the service's "quota replenished in" answer, until which
 // nothing is sent to that lookup.
-import type { Lookup } from "../../spec/fields.js";
+import type { Lookup } from "../../contract/fields.js";
 import { tableExists, type Db } from "./db.js";
 import { assertLeaseLive } from "./leases.js";
-import { perLookup } from "../../spec/lookups.js";
+import { perLookup } from "../../contract/lookups.js";
 import type { LedgerFigures, QuotaBlock, Reservation, SentRequest } from "../types.js";
 import { grantReservation } from "../shared/ledger.js";
 

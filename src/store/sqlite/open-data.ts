@@ -1,7 +1,7 @@
 // The store's copy of Ofcom's open postcode data: one release at a time (the newest import), all
 // premises and residential apart. An import replaces the previous rows in one transaction, so a
 // failed one leaves the previous release whole.
-import { OPEN_DATA_COLUMNS, type Premises } from "../../spec/open-data.js";
+import { OPEN_DATA_COLUMNS, type Premises } from "../../contract/open-data.js";
 import type { Db } from "./db.js";
 import { currentOpenDataSteps, recordImportSteps } from "../sql/open-data.js";
 import { SQLITE_DIALECT } from "./dialect.js";

@@ -3,7 +3,7 @@
 // members run it through the session (sqlite-store.ts).
 import type { Db } from "./db.js";
 import type { NewRun, RunEnd } from "../types.js";
-import type { Lookup } from "../../spec/fields.js";
+import type { Lookup } from "../../contract/fields.js";
 import { finalCountsSteps } from "../sql/run-reads.js";
 import { abandonOrphansSteps, createRunSteps, finishRunSteps, setRunInputSteps } from "../sql/runs.js";
 import { SQLITE_DIALECT } from "./dialect.js";

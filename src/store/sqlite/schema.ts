@@ -1,7 +1,7 @@
 // Database schema, versioned with PRAGMA user_version. Mobile rating columns are generated
 // from the provider list (spec field names as columns); other providers add columns later.
-import { SPEED_FIELDS } from "../../spec/fields.js";
-import { OPEN_DATA_COLUMNS } from "../../spec/open-data.js";
+import { SPEED_FIELDS } from "../../contract/fields.js";
+import { OPEN_DATA_COLUMNS } from "../../contract/open-data.js";
 
 /** Each migration takes the schema from version i to i+1. Never edit one that has shipped. */
 export const MIGRATIONS: readonly string[] = [

@@ -3,7 +3,7 @@
 // the reports read); an older version keeps its addresses as JSON rows in answer_versions.content,
 // written when a newer version replaces it. An identical re-fetch only moves last_seen.
 import type Database from "better-sqlite3";
-import type { Lookup } from "../../spec/fields.js";
+import type { Lookup } from "../../contract/fields.js";
 import type { Db } from "./db.js";
 import type { VersionRow } from "../snapshot.js";
 import type { CurrentVersion, VersionContent } from "../shared/versions.js";

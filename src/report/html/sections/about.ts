@@ -1,9 +1,9 @@
 // 6. Definitions, and what the run did: requests, failures, pending postcodes.
-import type { Lookup } from "../../../spec/fields.js";
+import type { Lookup } from "../../../contract/fields.js";
 import { SPEED_THRESHOLDS as T } from "../../../figures/definitions.js";
-import { goodJudgingWords, ratingWords, SCALES, type MobileScale } from "../../../spec/mobile-scales.js";
+import { goodJudgingWords, ratingWords, SCALES, type MobileScale } from "../../../contract/mobile-scales.js";
 import { judgingOfSummary, scaleMixWords } from "../../scale-figures.js";
-import type { OutcomeCounts } from "../../../spec/counts.js";
+import type { OutcomeCounts } from "../../../contract/counts.js";
 import { section } from "../figure.js";
 import { escapeHtml, formatCount, formatCounted, formatShare, formatTime } from "../format.js";
 import { table } from "../tables.js";

@@ -9,8 +9,8 @@ import { TOO_FEW_ANSWERED } from "../../estimate-caveats.js";
 import { groupFigures } from "../../groups.js";
 import type { Interval } from "../../estimates.js";
 import { judgingOfReport, type Summary } from "../../summary.js";
-import { LOOKUP_SPECS } from "../../../spec/lookups.js";
-import type { Lookup } from "../../../spec/fields.js";
+import { LOOKUP_SPECS } from "../../../contract/lookups.js";
+import type { Lookup } from "../../../contract/fields.js";
 import { byLocale, naturalOrder } from "../../../figures/name-order.js";
 
 /** Shown only while some postcode of a lookup is unanswered: otherwise the figures above are exact. */

@@ -2,7 +2,7 @@
 // None (0) on Ofcom's current scale), so that a Limited address is seen as such, not only as "not
 // good". When the figures combine both scales, one figure per scale, each over its own answers and
 // in its own words.
-import { ratingName, SCALES, type MobileScale } from "../../../spec/mobile-scales.js";
+import { ratingName, SCALES, type MobileScale } from "../../../contract/mobile-scales.js";
 import type { RatingShare } from "../../scale-figures.js";
 import { barChart } from "../charts.js";
 import { figure } from "../figure.js";

@@ -7,7 +7,7 @@ import { formatCount, formatCounted, formatShare, shareValue } from "../format.j
 import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
 import type { HtmlReportData } from "../types.js";
-import { goodJudgingWords } from "../../../spec/mobile-scales.js";
+import { goodJudgingWords } from "../../../contract/mobile-scales.js";
 import { judgingOfSummary, scaleMixWords } from "../../scale-figures.js";
 import { ratingsFigure } from "./mobile-ratings.js";
 

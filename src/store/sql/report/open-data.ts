@@ -1,6 +1,6 @@
 // Ofcom's open data against the API's figures, over the postcode table's copy of the open data
 // (postcode-table.ts): the summary's totals and open-data-vs-api.csv's rows.
-import { BAND_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js";
+import { BAND_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../contract/open-data.js";
 import type { OpenDataTotals, ReportScope } from "../../snapshot.js";
 import type { Dialect } from "../dialect.js";
 import type { SqlSession } from "../session.js";

@@ -1,7 +1,7 @@
 // The postcode table's first fill, the same SQL on every engine: each postcode in scope with each
 // lookup's status, its figures zero (or empty for a lookup not requested), then one status per
 // postcode. `@runId` is the scope's run (for a run's scope).
-import type { Lookup } from "../../../spec/fields.js";
+import type { Lookup } from "../../../contract/fields.js";
 import { ADDRESSES_COLUMN, countColumns } from "../../../figures/postcode-columns.js";
 import type { ReportScope } from "../../snapshot.js";
 

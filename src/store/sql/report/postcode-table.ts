@@ -3,9 +3,9 @@
 // and the summary read it; the address files join it to get their rows in PostCode order. The
 // snapshot makes its temporary tables when it opens (PostgreSQL refuses CREATE once the
 // transaction is read only) and fills them as the reports ask.
-import type { Lookup } from "../../../spec/fields.js";
-import { oneGoodRating, type AnswerScales } from "../../../spec/mobile-scales.js";
-import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../spec/open-data.js";
+import type { Lookup } from "../../../contract/fields.js";
+import { oneGoodRating, type AnswerScales } from "../../../contract/mobile-scales.js";
+import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../contract/open-data.js";
 import { COORDINATE_COLUMNS } from "../../../figures/coordinates.js";
 import { countColumns, DOWNLOAD_RANGE_COLUMNS, MOBILE_GOOD_COLUMN, MOBILE_SCALE_COLUMN, openDataColumns, SCALE_ADDRESSES_COLUMN } from "../../../figures/postcode-columns.js";
 import type { ReportScope } from "../../snapshot.js";

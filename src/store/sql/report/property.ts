@@ -1,7 +1,7 @@
 // An input row's property (--uprn-column), as SQL over run_rows r: the joins to the stored
 // addresses (aliases pb, pm), whether the row names a UPRN and any answer holds it, the property's
 // cells, and the enriched rows' query.
-import { mobileField } from "../../../spec/fields.js";
+import { mobileField } from "../../../contract/fields.js";
 import { goodColumns } from "../../../figures/measures.js";
 import { MOBILE_GOOD_COLUMN, UPRN_NOT_FOUND } from "../../../figures/postcode-columns.js";
 import type { Cell, EnrichedRow, ReportScope } from "../../snapshot.js";

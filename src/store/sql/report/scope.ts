@@ -1,7 +1,7 @@
 // Which postcodes a report covers, resolved inside the snapshot: one run's input (by default the
 // last run), or everything stored.
-import { LOOKUPS, PROVIDER_CODE, mobileFields, type Lookup } from "../../../spec/fields.js";
-import type { Premises } from "../../../spec/open-data.js";
+import { LOOKUPS, PROVIDER_CODE, mobileFields, type Lookup } from "../../../contract/fields.js";
+import type { Premises } from "../../../contract/open-data.js";
 import { ScopeError, type ReportScope, type ScopeRequest } from "../../snapshot.js";
 import { readRun, runArg, runIdRange } from "../run-reads.js";
 import type { SqlSession } from "../session.js";

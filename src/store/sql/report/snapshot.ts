@@ -3,10 +3,10 @@
 // postgres/report/source.ts), over temporary tables it fills for the scope (postcode-table.ts,
 // groups.ts, area.ts). Each engine's spellings are its Dialect's; row streams are the session's
 // (batches of one statement's rows).
-import { SPEED_FIELDS, mobileFields, type Lookup } from "../../../spec/fields.js";
-import { LOOKUP_SPECS } from "../../../spec/lookups.js";
-import type { OutcomeCounts } from "../../../spec/counts.js";
-import type { AnswerScales, MobileScale, ScaleEvidence } from "../../../spec/mobile-scales.js";
+import { SPEED_FIELDS, mobileFields, type Lookup } from "../../../contract/fields.js";
+import { LOOKUP_SPECS } from "../../../contract/lookups.js";
+import type { OutcomeCounts } from "../../../contract/counts.js";
+import type { AnswerScales, MobileScale, ScaleEvidence } from "../../../contract/mobile-scales.js";
 import { goodColumns } from "../../../figures/measures.js";
 import { MOBILE_GOOD_COLUMN, RELEASE_COLUMN, STATUS_COLUMN } from "../../../figures/postcode-columns.js";
 import { COORDINATE_COLUMNS } from "../../../figures/coordinates.js";

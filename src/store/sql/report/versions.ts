@@ -1,8 +1,8 @@
 // Changes (changes.csv): each answer's latest version against its baseline version. The pairs are
 // streamed; the latest version's rows are the address tables' (read once a batch, per column set),
 // an older one carries its own as JSON in answer_versions.content.
-import type { Lookup } from "../../../spec/fields.js";
-import { LOOKUP_SPECS } from "../../../spec/lookups.js";
+import type { Lookup } from "../../../contract/fields.js";
+import { LOOKUP_SPECS } from "../../../contract/lookups.js";
 import { providersOfKey } from "../../provider-key.js";
 import { valueFields } from "../../shared/versions.js";
 import type { Baseline, Cell, RowBatches, VersionPair, VersionRow, VersionSide } from "../../snapshot.js";
