@@ -10,6 +10,7 @@ import { SCHEMA_VERSION } from "../src/store/sqlite/schema.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
 import { ROOT } from "./helpers/child-cli.js";
 import { onWallClock } from "./helpers/scenario-clock.js";
+import { scriptArgs } from "./helpers/compiled-tree.js";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -31,7 +32,7 @@ describe("the batch's database", () => {
     const dbPath = join(d, "coverage.sqlite");
     const input = writeCsv(d, "in.csv", ["postcode", "SW1A 2AA"]);
     // The first batch: migrating inside an open transaction, its lock row not yet committed.
-    const first = spawn(process.execPath, ["--import", "tsx", "test/helpers/hold-new-database.ts", dbPath, "300"], { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
+    const first = spawn(process.execPath, [...scriptArgs("test/helpers/hold-new-database.ts"), dbPath, "300"], { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
     try {
       await new Promise<void>((resolve, reject) => {
         first.once("error", reject);

@@ -12,6 +12,7 @@ import { acquireOutLock, isStale, OUT_LOCK_FILE, OutLockedError, type LockOwner 
 import { clearDebris, debrisPrefix, parseDebrisName } from "../src/report/out-debris.js";
 import { asNextWriter, exportTree, exportProblems, reportSetProblems } from "../soak/whole-set.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { scriptArgs } from "./helpers/compiled-tree.js";
 
 const KEY = "Hq3-vN8w-Xp2k-Lm5-Zr7";
 const SEED = 5;
@@ -201,7 +202,7 @@ describe("what a killed writer leaves", () => {
 
 /** Runs soak/crash-writer.ts: the writer SIGKILLs itself at `step`. */
 function crashAt(what: "report" | "export", db: string, out: string, step: string) {
-  const r = spawnSync(process.execPath, ["--import", "tsx", "soak/crash-writer.ts", what, db, out, step], { encoding: "utf8" });
+  const r = spawnSync(process.execPath, [...scriptArgs("soak/crash-writer.ts"), what, db, out, step], { encoding: "utf8" });
   return r.signal;
 }
 

@@ -12,6 +12,7 @@ import { MIGRATIONS } from "../src/store/sqlite/schema.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { childOutput, ROOT } from "./helpers/child-cli.js";
 import { requiresTool, TOOLS } from "./helpers/requires-tool.js";
+import { scriptArgs } from "./helpers/compiled-tree.js";
 
 const asRoot = process.getuid?.() === 0;
 const SETPRIV = asRoot ? requiresTool(TOOLS.setpriv) : { skip: false };
@@ -58,7 +59,7 @@ interface Result {
 function runAsReader(cli: "status" | "report", args: string[]): Promise<Result> {
   const env: NodeJS.ProcessEnv = { NO_COLOR: "1" };
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("COVERAGE_")) env[k] = v;
-  const argv = [process.execPath, "--import", "tsx", `src/cli/${cli}.ts`, ...args];
+  const argv = [process.execPath, ...scriptArgs(`src/cli/${cli}.ts`), ...args];
   if (asRoot) argv.unshift(...WITHOUT_OVERRIDE);
   const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   return childOutput(child);

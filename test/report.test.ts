@@ -13,6 +13,7 @@ import { TIERS } from "../src/figures/definitions.js";
 import { addRun, buildFixture, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 import type { Store } from "../src/store/store.js";
 import { storedInputRows, storedTable, withStore } from "./helpers/stored.js";
+import { scriptArgs } from "./helpers/compiled-tree.js";
 
 /** The summary without its estimates (test/estimates-*.test.ts check them): what independentSummary computes. */
 function answeredOnly<T extends { estimates?: unknown }>(summary: T): Omit<T, "estimates"> {
@@ -221,7 +222,7 @@ describe("scope", () => {
 
 describe("npm run report", () => {
   const cli = (args: string[]) =>
-    spawnSync(process.execPath, ["--import", "tsx", "src/cli/report.ts", ...args], { encoding: "utf8", cwd: fileURLToPath(new URL("..", import.meta.url)) });
+    spawnSync(process.execPath, [...scriptArgs("src/cli/report.ts"), ...args], { encoding: "utf8", cwd: fileURLToPath(new URL("..", import.meta.url)) });
 
   it("writes the reports of a given run, and exits 1 with a clear message for an unknown run or a missing database", () => {
     const at = join(dir, "cli");

@@ -25,6 +25,7 @@ import {
 import { DEFAULT_PROVIDERS, LOOKUPS, SPEED_FIELDS, mobileFields, type Lookup } from "../src/contract/fields.js";
 import { lookupPath, type Dialect } from "../src/contract/types.js";
 import { KEY, coverageSchemas, get, json, rawGet, type Reply } from "./simulator-helpers.js";
+import { scriptArgs } from "./helpers/compiled-tree.js";
 
 const SEED = 11;
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -480,7 +481,7 @@ describe("counters", () => {
 describe("npm run simulate", () => {
   it("prints `listening <url>`, serves both lookups with its flags, and stops on SIGTERM", async () => {
     const root = fileURLToPath(new URL("..", import.meta.url));
-    const args = ["--import", "tsx", "src/cli/simulate.ts", "--port", "0", "--dialect", "spec", "--seed", String(SEED), "--key", "cli-secret-key"];
+    const args = [...scriptArgs("src/cli/simulate.ts"), "--port", "0", "--dialect", "spec", "--seed", String(SEED), "--key", "cli-secret-key"];
     const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
@@ -542,7 +543,7 @@ describe("npm run simulate", () => {
 
   it("refuses a bad flag with a one-line error and exit code 1", async () => {
     const root = fileURLToPath(new URL("..", import.meta.url));
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/simulate.ts", "--port", "0", "--fail-rate", "2"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...scriptArgs("src/cli/simulate.ts"), "--port", "0", "--fail-rate", "2"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));

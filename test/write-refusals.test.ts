@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/child-cli.js";
 import { requiresTool, TOOLS } from "./helpers/requires-tool.js";
+import { scriptArgs } from "./helpers/compiled-tree.js";
 
 const asRoot = process.getuid?.() === 0;
 const SETPRIV = asRoot ? requiresTool(TOOLS.setpriv) : { skip: false };
@@ -37,7 +38,7 @@ function folder(): string {
 
 /** The batch (as a user without root's override) on `db`; `wrap` runs it inside another command. */
 function batch(d: string, db: string, wrap: (argv: string[]) => string[] = (a) => a): Promise<{ code: number | null; stderr: string }> {
-  const argv = wrap([...WITHOUT_OVERRIDE, process.execPath, "--import", "tsx", "src/cli/batch.ts", "--in", join(d, "in.csv"), "--simulate", "--no-progress", "--quiet", "--db", db, "--out", join(d, "out")]);
+  const argv = wrap([...WITHOUT_OVERRIDE, process.execPath, ...scriptArgs("src/cli/batch.ts"), "--in", join(d, "in.csv"), "--simulate", "--no-progress", "--quiet", "--db", db, "--out", join(d, "out")]);
   const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));

@@ -1,12 +1,13 @@
 // Runs a CLI (src/cli/<name>.ts) as a real child process, for tests about processes: kill -9,
-// signals, the lock, exit codes, what reaches stderr. node --import tsx keeps it one process
-// (the tsx binary would put a second one in between, and kill -9 would miss the real batch).
+// signals, the lock, exit codes, what reaches stderr. One node process runs the CLI (compiled by
+// the run, or through `--import tsx`: the tsx binary would put a second one in between, and kill -9
+// would miss the real batch).
 import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
+import { ROOT, scriptArgs } from "./compiled-tree.js";
 import { onWallClock } from "./scenario-clock.js";
 
-export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export { ROOT };
 
 export interface ChildResult {
   code: number | null;
@@ -52,7 +53,7 @@ export function spawnCli(cli: "batch" | "status" | "report" | "simulate" | "expo
   // a child tells the wall clock's time: its database's scenario is on the wall clock
   const db = dbArgument(args);
   if (db !== undefined) onWallClock(db, `npm run ${cli}`);
-  const argv = [process.execPath, "--import", "tsx", `src/cli/${cli}.ts`, ...args];
+  const argv = [process.execPath, ...scriptArgs(`src/cli/${cli}.ts`), ...args];
   const started = Date.now();
   const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
   let stdout = "";

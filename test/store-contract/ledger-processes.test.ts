@@ -4,12 +4,13 @@ import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/child-cli.js";
 import { ENGINES } from "./engines.js";
+import { scriptArgs } from "../helpers/compiled-tree.js";
 
 const T0 = Date.parse("2026-03-01T00:00:00.000Z");
 
 /** A child reserving from the ledger: `ready` once it has opened the store, `granted` once it is told to go and has finished. */
 function reserveInChild(path: string, leaseId: number, limit: number): { ready: Promise<void>; go(): void; granted: Promise<number> } {
-  const child = spawn(process.execPath, ["--import", "tsx", "test/helpers/reserve-child.ts", path, String(leaseId), String(limit), String(T0)], {
+  const child = spawn(process.execPath, [...scriptArgs("test/helpers/reserve-child.ts"), path, String(leaseId), String(limit), String(T0)], {
     cwd: ROOT,
     stdio: ["pipe", "pipe", "pipe"],
   });
