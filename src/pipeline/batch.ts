@@ -39,24 +39,26 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
   const { run, resources } = opened;
   const soFar = new RunSoFar();
   try {
-    return await runStages(run, resources, soFar, input);
+    return await runStages(run, config, resources, soFar, input);
   } catch (err) {
-    return await endOnFailure(run, soFar, err);
+    return await endOnFailure(run, config, soFar, err);
   } finally {
-    await resources.closeAll((err) => logCleanupFailure(run, soFar, err));
+    await resources.closeAll((err) => logCleanupFailure(run, config.db, soFar, err));
   }
 }
 
-/** The stages in order, each handed what the ones before it made; each noted in `soFar` as it returns. */
-async function runStages(run: OpenedRun, resources: RunResources, soFar: RunSoFar, input: InputSource): Promise<BatchResult> {
-  const { config } = run;
-  const runId = await startRun(run);
+/**
+ * The stages in order, each handed its slice of the settings and what the ones before it made; each
+ * noted in `soFar` as it returns.
+ */
+async function runStages(run: OpenedRun, config: BatchConfig, resources: RunResources, soFar: RunSoFar, input: InputSource): Promise<BatchResult> {
+  const runId = await startRun(run, config);
   soFar.runId = runId;
   const staged = await readInputIntoRun(run.store, runId, input, config, run.deps, run.stop.stopAllSignal);
   if (!staged.ok) return await failBeforeFetching(run, soFar, runId, staged.message, "input");
   const { rows, ...read } = staged;
   // the input's rows become the run's only once nothing refuses them, and only under its lease
-  const refusal = await inputRefusal(run, runId, read.shape).catch(async (err: unknown) => {
+  const refusal = await inputRefusal(run, config, runId, read.shape).catch(async (err: unknown) => {
     await rows.discard().catch(() => {});
     throw err;
   });
@@ -64,25 +66,25 @@ async function runStages(run: OpenedRun, resources: RunResources, soFar: RunSoFa
     await rows.discard();
     return await failBeforeFetching(run, soFar, runId, refusal.message, refusal.stopReason);
   }
-  if (!(await acceptInput(run, rows))) return await endLeaseLostWhileReading(run, soFar, runId);
+  if (!(await acceptInput(run, rows))) return await endLeaseLostWhileReading(run, config.db, soFar, runId);
   soFar.read(read);
-  const problem = await checkBeforeFetching(run, runId);
+  const problem = await checkBeforeFetching(run, config, runId);
   if (problem) return await failBeforeFetching(run, soFar, runId, problem.message, problem.stopReason);
-  const planned = await planStage(run, runId, read);
+  const planned = await planStage(run, config, runId, read);
   soFar.planned(planned.plan.postcodes);
-  await fetchStage(run, resources, runId, planned);
+  await fetchStage(run, config, resources, runId, planned);
   await recordMobileScales(run.store, config, run.stats.mobile, run.log);
-  const finish = await finishStage(run, runId, read, planned);
+  const finish = await finishStage(run, config, runId, read, planned);
   soFar.finished = true;
   // A run that stopped before any answer (rejected key, wrong URL), or lost its lease, replaces no reports.
-  const reportFailure = config.reports && finish.state !== "failed" && !run.fence.knownLost ? await reportStage(run, runId) : null;
-  return await endRun(run, soFar, runId, finish, reportFailure, planned);
+  const reportFailure = config.reports && finish.state !== "failed" && !run.fence.knownLost ? await reportStage(run, config, runId) : null;
+  return await endRun(run, config, soFar, runId, finish, reportFailure, planned);
 }
 
 /** A bug or a broken disk; a full disk or a damaged database is one line naming the database, not a stack trace. */
-async function endOnFailure(run: OpenedRun, soFar: RunSoFar, err: unknown): Promise<BatchResult> {
-  await failUnexpectedly(run, soFar, err);
-  const named = storeError(err, run.config.db);
+async function endOnFailure(run: OpenedRun, config: Pick<BatchConfig, "lookups" | "db">, soFar: RunSoFar, err: unknown): Promise<BatchResult> {
+  await failUnexpectedly(run, config.lookups, soFar, err);
+  const named = storeError(err, config.db);
   if (!(named instanceof DatabaseError) && !isFileSystemError(err)) throw err;
   soFar.ending = { exitCode: EXIT.error, stopReason: "database" };
   run.log.error(oneLine(named), { event: "failed", runId: soFar.runId, exitCode: EXIT.error, stopReason: "database" });
@@ -90,7 +92,7 @@ async function endOnFailure(run: OpenedRun, soFar: RunSoFar, err: unknown): Prom
 }
 
 /** Every file the run reads, by the flag that names it (the database with its companions). */
-function readPaths(config: BatchConfig): ReadPath[] {
+function readPaths(config: Pick<BatchConfig, "in" | "areaFile" | "keyFile" | "openData" | "db">): ReadPath[] {
   return [
     ...(config.in !== "-" ? [{ flag: "--in", path: config.in }] : []),
     ...(config.areaFile ? [{ flag: "--area-file", path: config.areaFile }] : []),

@@ -16,7 +16,7 @@ import { LOOKUP_SPECS } from "../contract/lookups.js";
 import { oneLine } from "../errors.js";
 import type { BatchConfig } from "./config.js";
 import { ClaimedPairs, claimPollMs } from "./claimed-pairs.js";
-import { fetchOptionsFor, keyFor, type LookupFetchParts } from "./fetch-options.js";
+import { fetchOptionsFor, keyFor, type FetchSettings, type LookupFetchParts } from "./fetch-options.js";
 import type { Planned } from "./plan-stage.js";
 import { leaseTtl, nowIso, spent, type ApiEndpoint, type OpenedRun } from "./run.js";
 import type { RunResources } from "./run-resources.js";
@@ -32,6 +32,13 @@ export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 export const ANSWER_GROUPING: CommitGrouping = { windowMs: 20, maxWrites: 500, busyWrites: 12 };
 /** How often the request counters are written to the run's row. */
 const CHECKPOINT_MS = 1_000;
+
+/**
+ * What the fetch reads: each lookup's options (FetchSettings), the API and the lookups, the pace
+ * and the run's limits, what the answers are stored as, and the progress line.
+ */
+export type FetchStageSettings = FetchSettings &
+  Pick<BatchConfig, "lookups" | "simulate" | "baseUrl" | "rate" | "timeout" | "maxRequests" | "release" | "progress" | "quiet">;
 
 /** One lookup's part of the fetch: its pacer and its claimed pairs. */
 interface Lane {
@@ -51,29 +58,29 @@ interface Fetching {
   budget: RequestBudget;
 }
 
-export async function fetchStage(run: OpenedRun, resources: RunResources, runId: number, planned: Planned): Promise<void> {
-  const { config, deps, stop } = run;
-  const total = config.lookups.reduce((n, l) => n + planned.plan.toFetch.get(l)!.length, 0);
+export async function fetchStage(run: OpenedRun, settings: FetchStageSettings, resources: RunResources, runId: number, planned: Planned): Promise<void> {
+  const { deps, stop } = run;
+  const total = settings.lookups.reduce((n, l) => n + planned.plan.toFetch.get(l)!.length, 0);
   if (total === 0 || stop.stopped) return;
-  const api = await connect(run, resources);
+  const api = await connect(run, settings, resources);
   if (stop.stopped) return;
   const http = createHttpClient({
     // one socket per request in flight: both lookups share the client (and the host)
-    maxSockets: config.concurrency * config.lookups.length,
-    timeoutMs: deps.timeoutMs ?? config.timeout,
+    maxSockets: settings.concurrency * settings.lookups.length,
+    timeoutMs: deps.timeoutMs ?? settings.timeout,
     maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     ...(deps.resolveHost ? { lookup: deps.resolveHost } : {}),
   });
-  const writer = await openAnswerWriter(run);
-  const budget = new RequestBudget(config.maxRequests);
+  const writer = await openAnswerWriter(run, settings);
+  const budget = new RequestBudget(settings.maxRequests);
   const fetching: Fetching = { runId, api, http, writer, budget };
-  const lanes = config.lookups.map((lookup) => laneFor(run, fetching, planned, lookup));
-  const progress = startProgressOf(run, total);
+  const lanes = settings.lookups.map((lookup) => laneFor(run, settings, fetching, planned, lookup));
+  const progress = startProgressOf(run, settings, total);
   const checkpoint = startCheckpoints(run, runId);
   try {
-    await Promise.all(lanes.map((lane) => fetchLane(run, lane, fetchOptionsFor(lane.lookup, config, deps, partsFor(run, fetching, planned, lane)))));
+    await Promise.all(lanes.map((lane) => fetchLane(run, lane, fetchOptionsFor(lane.lookup, settings, deps, partsFor(run, fetching, planned, lane)))));
     await run.fence.guard(() => writer.flush(), undefined);
-    await recordReleaseChecks(run, runId, planned);
+    await recordReleaseChecks(run, settings.lookups, runId, planned);
   } finally {
     // what an error left queued (answers, ledger rows) is still written, unless the store itself failed
     try {
@@ -88,8 +95,8 @@ export async function fetchStage(run: OpenedRun, resources: RunResources, runId:
 }
 
 /** The API to use: --simulate's (started only when there is work, and closed with the run) or the configured one. */
-async function connect({ config, deps, log }: OpenedRun, resources: RunResources): Promise<ApiEndpoint> {
-  if (!config.simulate) return { baseUrl: config.baseUrl!, description: config.baseUrl!.href, close: async () => {} };
+async function connect({ deps, log }: OpenedRun, settings: Pick<BatchConfig, "simulate" | "baseUrl">, resources: RunResources): Promise<ApiEndpoint> {
+  if (!settings.simulate) return { baseUrl: settings.baseUrl!, description: settings.baseUrl!.href, close: async () => {} };
   if (!deps.api) throw new Error("--simulate needs an API to start (BatchDeps.api)");
   const api = await deps.api();
   resources.add(() => api.close());
@@ -99,11 +106,11 @@ async function connect({ config, deps, log }: OpenedRun, resources: RunResources
 }
 
 /** A commit that fails (a full disk) stops fetching; flush() rethrows it. A write the lease no longer covers loses the lease. */
-function openAnswerWriter({ config, store, clock, fence, stop, lease, deps }: OpenedRun): Promise<AnswerWriter> {
+function openAnswerWriter({ store, clock, fence, stop, lease, deps }: OpenedRun, settings: Pick<BatchConfig, "providers" | "simulate" | "release">): Promise<AnswerWriter> {
   return store.answers.openWriter({
-    providers: config.providers,
-    simulated: config.simulate,
-    release: config.release,
+    providers: settings.providers,
+    simulated: settings.simulate,
+    release: settings.release,
     grouping: ANSWER_GROUPING,
     lease: { id: lease.id, now: () => clock.now(), ttlMs: leaseTtl(deps) },
     onError: (err) => (err instanceof LeaseLostError || fence.lost ? fence.writeRefused() : stop.halt()),
@@ -114,10 +121,10 @@ function openAnswerWriter({ config, store, clock, fence, stop, lease, deps }: Op
  * The lookup's pacer and its pairs, claimed under the run's lease as the workers ask for them. The
  * key's pace is the store's, shared with every batch using the key.
  */
-function laneFor(run: OpenedRun, { runId, api, writer }: Fetching, { plan, plannedAt }: Planned, lookup: Lookup): Lane {
-  const { config, deps, store, clock } = run;
-  const pacing = { rate: config.rate, windowMs: deps.rateWindowMs ?? 60_000, ...(deps.rateMarginMs !== undefined ? { marginMs: deps.rateMarginMs } : {}) };
-  const id = keyId(keyFor(api, config.keys, lookup));
+function laneFor(run: OpenedRun, settings: Pick<BatchConfig, "rate" | "keys">, { runId, api, writer }: Fetching, { plan, plannedAt }: Planned, lookup: Lookup): Lane {
+  const { deps, store, clock } = run;
+  const pacing = { rate: settings.rate, windowMs: deps.rateWindowMs ?? 60_000, ...(deps.rateMarginMs !== undefined ? { marginMs: deps.rateMarginMs } : {}) };
+  const id = keyId(keyFor(api, settings.keys, lookup));
   const pacer = new Pacer(pacing, clock, {
     nextSlot: (intervalMs, nowMs) => store.pace.nextSlot(lookup, id, intervalMs, nowMs),
     slowDown: (untilMs) => store.pace.slowDown(lookup, id, untilMs),
@@ -178,16 +185,16 @@ async function fetchLane({ log }: OpenedRun, { lookup, claimed }: Lane, options:
     log.info(`${lookup}: ${claimed.reused} postcodes fetched by another run since this one planned, reused`, { event: "reused", lookup, reused: claimed.reused });
 }
 
-function startProgressOf({ config, deps, log, clock, stats }: OpenedRun, total: number): Progress {
+function startProgressOf({ deps, log, clock, stats }: OpenedRun, settings: Pick<BatchConfig, "progress" | "quiet" | "lookups" | "rate">, total: number): Progress {
   return startProgress({
-    mode: progressMode(config, deps.isTTY === true),
+    mode: progressMode(settings, deps.isTTY === true),
     total,
     logger: log,
     now: () => clock.now(),
     snapshot: () => ({
       done: Object.values(stats).reduce((n, s) => n + s.ok + s.notFound + s.failed, 0),
       total,
-      lookups: config.lookups.map((l) => ({ lookup: l, requests: stats[l].requests, rate: config.rate })),
+      lookups: settings.lookups.map((l) => ({ lookup: l, requests: stats[l].requests, rate: settings.rate })),
     }),
   });
 }
@@ -207,10 +214,10 @@ function startCheckpoints({ store, stats, log }: OpenedRun, runId: number): Node
  * whose fetching ended unstopped: the time goes to the store, so that a second run today sends no
  * probe round (plan/probe-rule.ts).
  */
-async function recordReleaseChecks(run: OpenedRun, runId: number, { plan }: Planned): Promise<void> {
-  const { store, stop, config } = run;
+async function recordReleaseChecks(run: OpenedRun, lookups: BatchConfig["lookups"], runId: number, { plan }: Planned): Promise<void> {
+  const { store, stop } = run;
   const at = nowIso(run);
-  for (const lookup of config.lookups) {
+  for (const lookup of lookups) {
     const check = plan.probes.get(lookup)?.check;
     if (!check || stop.stopped || stop.signalFor(lookup).aborted) continue;
     // a probe round the quota left for later nights checked nothing

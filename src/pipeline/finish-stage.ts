@@ -2,6 +2,7 @@
 // final state and exit. Then, after the reports, the run's end: a late signal or a report failure
 // changes the exit the row records, and the summary line says how the run ended.
 import type { RunCounts } from "../store/types.js";
+import type { BatchConfig } from "./config.js";
 import type { ReadResult } from "./read-stage.js";
 import { decideExit, describeStops, EXIT, runKeys, lateSignal, stopReasonCode } from "./exit-code.js";
 import type { Planned } from "./plan-stage.js";
@@ -15,19 +16,31 @@ export interface Finish {
   message: string | null;
 }
 
+/** What the finish reads: the lookups, whether the run was a refresh, and the keys (a rejected key names the lookups sending it). */
+export type FinishSettings = Pick<BatchConfig, "lookups" | "refresh" | "keys">;
+
+/** What the run's end reads: the lookups (the summary line) and the database (named when its row cannot be written). */
+export type EndSettings = Pick<BatchConfig, "lookups" | "db">;
+
 /** `input`: the read stage's result, as read (its counts lead the run's). */
-export async function finishStage(run: OpenedRun, runId: number, input: Extract<ReadResult, { ok: true }>, { plan, plannedAt, quota }: Planned): Promise<Finish> {
-  const { stop, config, store } = run;
+export async function finishStage(
+  run: OpenedRun,
+  settings: FinishSettings,
+  runId: number,
+  input: Extract<ReadResult, { ok: true }>,
+  { plan, plannedAt, quota }: Planned,
+): Promise<Finish> {
+  const { stop, store } = run;
   quota.afterFetch(plan, stop);
   await quota.giveBack();
   // the pairs the batch that took over answered are answered, not pending
-  if (run.fence.knownLost) for (const lookup of config.lookups) await store.plan.dropAnsweredElsewhere(runId, lookup, plannedAt);
-  const final = await store.runs.finalCounts(runId, config.lookups);
+  if (run.fence.knownLost) for (const lookup of settings.lookups) await store.plan.dropAnsweredElsewhere(runId, lookup, plannedAt);
+  const final = await store.runs.finalCounts(runId, settings.lookups);
   // a refresh the quota spreads over nights is not finished while refreshes are deferred
-  if (config.refresh) await store.plan.closeRefreshMarks(runId, config.lookups.filter((l) => !plan.deferred.get(l)?.refreshes));
+  if (settings.refresh) await store.plan.closeRefreshMarks(runId, settings.lookups.filter((l) => !plan.deferred.get(l)?.refreshes));
   const counts: RunCounts = { ...input, postcodes: plan.postcodes, ...final, ...spent(run.stats) };
   const { code, state } = decideExit(stop.reasons, final.failed, final.pending);
-  const message = describeStops(stop.reasons, runKeys(config));
+  const message = describeStops(stop.reasons, runKeys(settings));
   await store.runs.finish(runId, { endedAt: nowIso(run), state, exitCode: code, message, counts });
   return { exitCode: code, state, counts, message };
 }
@@ -36,12 +49,20 @@ export async function finishStage(run: OpenedRun, runId: number, input: Extract<
  * The exit the process really ends with: a signal after the row was written, or reports that could
  * not be written (`reportFailure`), change it, and the row is told; then the summary line.
  */
-export async function endRun(run: OpenedRun, soFar: RunSoFar, runId: number, finish: Finish, reportFailure: string | null, { plan }: Planned): Promise<BatchResult> {
+export async function endRun(
+  run: OpenedRun,
+  settings: EndSettings,
+  soFar: RunSoFar,
+  runId: number,
+  finish: Finish,
+  reportFailure: string | null,
+  { plan }: Planned,
+): Promise<BatchResult> {
   const { stop } = run;
   let { exitCode, message } = finish;
   let stopReason = stop.reasons[0] ? stopReasonCode(stop.reasons[0]) : null;
   const late = lateSignal(stop.reasons, exitCode);
-  if (late) await recordExit(run, runId, (exitCode = late.code), (message = late.message), late.state);
+  if (late) await recordExit(run, settings.db, runId, (exitCode = late.code), (message = late.message), late.state);
   if (reportFailure) {
     // the run row was written before the reports: it takes the exit the process really ends with
     // (a lease lost while they were written: the lost lease's)
@@ -49,17 +70,17 @@ export async function endRun(run: OpenedRun, soFar: RunSoFar, runId: number, fin
     exitCode = lost ? EXIT.leaseLost : exitCode === EXIT.ok ? EXIT.error : exitCode;
     message = message ? `${message}; ${reportFailure}` : reportFailure;
     stopReason = lost ? "lease_lost" : (stopReason ?? "reports");
-    await recordExit(run, runId, exitCode, message);
+    await recordExit(run, settings.db, runId, exitCode, message);
   }
   soFar.ending = { exitCode, stopReason };
-  printSummary(run, runId, plan, finish.counts, exitCode, message, stopReason);
+  printSummary(run, settings.lookups, runId, plan, finish.counts, exitCode, message, stopReason);
   return { exitCode, runId, counts: finish.counts, stats: run.stats };
 }
 
-function printSummary({ log, stats, config }: OpenedRun, runId: number, plan: Planned["plan"], c: RunCounts, exitCode: number, stopMessage: string | null, stopReason: string | null): void {
-  const perLookup = config.lookups.map((l) => `${l} ${stats[l].requests} requests (${stats[l].retries} retries, ${stats[l].throttled} 429s)`).join("; ");
+function printSummary({ log, stats }: OpenedRun, lookups: BatchConfig["lookups"], runId: number, plan: Planned["plan"], c: RunCounts, exitCode: number, stopMessage: string | null, stopReason: string | null): void {
+  const perLookup = lookups.map((l) => `${l} ${stats[l].requests} requests (${stats[l].retries} retries, ${stats[l].throttled} 429s)`).join("; ");
   // refreshes --monthly-quota left for later nights: not pending, and no reason to exit non-zero
-  const deferredRefreshes = Object.fromEntries(config.lookups.map((l) => [l, plan.deferred.get(l)?.refreshes ?? 0]));
+  const deferredRefreshes = Object.fromEntries(lookups.map((l) => [l, plan.deferred.get(l)?.refreshes ?? 0]));
   const deferred = Object.values(deferredRefreshes).reduce((n, d) => n + d, 0);
   log.result(
     `run ${runId} finished, exit ${exitCode}${stopMessage ? ` (${stopMessage})` : ""}: ${c.postcodes} postcodes (${c.rejects} rejected rows); ` +

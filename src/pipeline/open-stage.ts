@@ -34,7 +34,7 @@ export async function openRun(config: BatchConfig, deps: BatchDeps): Promise<{ r
   return startControls(config, deps, store, held);
 }
 
-async function openStoreOrRefuse(config: BatchConfig, log: Logger): Promise<Store | BatchResult> {
+async function openStoreOrRefuse(config: Pick<BatchConfig, "db">, log: Logger): Promise<Store | BatchResult> {
   try {
     return await openStore(config.db);
   } catch (err) {
@@ -59,7 +59,7 @@ async function takeLease(store: Store, deps: BatchDeps, log: Logger): Promise<{ 
 }
 
 /** Simulated answers and real ones never share a database: the quota ledger and the reports would mix them. */
-async function otherKindRefusal(store: Store, lease: Lease, config: BatchConfig, log: Logger): Promise<BatchResult | null> {
+async function otherKindRefusal(store: Store, lease: Lease, config: Pick<BatchConfig, "simulate" | "db">, log: Logger): Promise<BatchResult | null> {
   let otherKind: boolean;
   try {
     otherKind = await store.answers.holdsOtherKind(config.simulate);
@@ -78,11 +78,11 @@ async function otherKindRefusal(store: Store, lease: Lease, config: BatchConfig,
 }
 
 /** The run's controls, each closing with the run: the lease's release, its keeper, the signal handlers. */
-function startControls(config: BatchConfig, deps: BatchDeps, store: Store, { clock, lease }: { clock: Clock; lease: Lease }): { run: OpenedRun; resources: RunResources } {
+function startControls(config: Pick<BatchConfig, "keys" | "lookups">, deps: BatchDeps, store: Store, { clock, lease }: { clock: Clock; lease: Lease }): { run: OpenedRun; resources: RunResources } {
   const log = deps.logger;
   const stop = new StopControl((reason) => logStop(log, reason, runKeys(config)));
   const fence = new LeaseFence(leaseTtl(deps), (why) => stop.stopAll({ kind: "lease_lost", message: why }));
-  const run: OpenedRun = { config, deps, log, clock, store, lease, fence, stop, stats: perLookup(() => emptyStats()) };
+  const run: OpenedRun = { deps, log, clock, store, lease, fence, stop, stats: perLookup(() => emptyStats()) };
   const resources = new RunResources();
   resources.add(async () => {
     try {

@@ -2,7 +2,8 @@
 // quota for this run, and each lookup's postcodes to fetch, said in the run's plan line.
 import { describeReasons, planFetches, type Plan } from "../plan/plan.js";
 import { expiringBefore } from "../plan/retention.js";
-import { startRunQuota, type RunQuota } from "./quota.js";
+import type { BatchConfig } from "./config.js";
+import { startRunQuota, type QuotaSettings, type RunQuota } from "./quota.js";
 import { nowIso, type OpenedRun } from "./run.js";
 
 /** How long an answer may take from arrival to commit, on a busy machine, for planTime. */
@@ -17,26 +18,30 @@ export interface Planned {
   quota: RunQuota;
 }
 
-export async function planStage(run: OpenedRun, runId: number, input: { inputRows: number; rejects: number }): Promise<Planned> {
-  const { config, clock } = run;
+/** What the plan reads: which answers are fresh, what to probe and in which order, and the quota's settings. */
+export type PlanSettings = QuotaSettings &
+  Pick<BatchConfig, "maxAge" | "refresh" | "providers" | "probe" | "order" | "groupBy" | "openData" | "openDataPremises">;
+
+export async function planStage(run: OpenedRun, settings: PlanSettings, runId: number, input: { inputRows: number; rejects: number }): Promise<Planned> {
+  const { clock } = run;
   const plannedAt = await planTime(run);
-  const quota = await startRunQuota(run.store, config, { runId, leaseId: run.lease.id, fence: run.fence }, () => clock.now(), run.stop, run.log);
+  const quota = await startRunQuota(run.store, settings, { runId, leaseId: run.lease.id, fence: run.fence }, () => clock.now(), run.stop, run.log);
   const plan = await planFetches(run.store, {
     runId,
-    lookups: config.lookups,
-    freshSince: new Date(clock.now() - config.maxAge).toISOString(),
-    refresh: config.refresh,
-    providers: config.providers,
-    simulated: config.simulate,
+    lookups: settings.lookups,
+    freshSince: new Date(clock.now() - settings.maxAge).toISOString(),
+    refresh: settings.refresh,
+    providers: settings.providers,
+    simulated: settings.simulate,
     now: nowIso(run),
-    probe: config.probe,
-    order: config.order,
-    groupBy: config.groupBy,
-    expiringBefore: expiringBefore(clock.now(), config.retention),
+    probe: settings.probe,
+    order: settings.order,
+    groupBy: settings.groupBy,
+    expiringBefore: expiringBefore(clock.now(), settings.retention),
     quota: quota.planOptions,
-    openData: config.openData !== null ? config.openDataPremises : undefined,
+    openData: settings.openData !== null ? settings.openDataPremises : undefined,
   });
-  logPlan(run, runId, input, plan);
+  logPlan(run, settings.lookups, runId, input, plan);
   return { plan, plannedAt, quota };
 }
 
@@ -53,11 +58,11 @@ async function planTime(run: OpenedRun): Promise<string> {
 }
 
 /** The run's plan line (a milestone: --quiet keeps it), and what Ofcom's open data said of the new postcodes. */
-function logPlan({ config, log }: OpenedRun, runId: number, { inputRows, rejects }: { inputRows: number; rejects: number }, plan: Plan): void {
+function logPlan({ log }: OpenedRun, lookups: BatchConfig["lookups"], runId: number, { inputRows, rejects }: { inputRows: number; rejects: number }, plan: Plan): void {
   log.milestone(
     "info",
     `run ${runId}: ${inputRows} input rows, ${plan.postcodes} unique postcodes, ${rejects} rejected; ` +
-      config.lookups
+      lookups
         .map((l) => {
           const probes = plan.probes.get(l);
           const why = plan.reused.get(l)! > 0 && probes && probes.probes === 0 && probes.why !== "--probe 0" ? ` (no probes: ${probes.why})` : "";

@@ -38,9 +38,12 @@ export interface RunQuota {
   giveBack(): Promise<void>;
 }
 
+/** What the run's quota reads: the lookups, the quota options, whether answers are simulated (they spend none), the retention. */
+export type QuotaSettings = Pick<BatchConfig, "lookups" | "monthlyQuota" | "quotaResetDay" | "quotaPeriod" | "quotaStart" | "spendAll" | "simulate" | "retention">;
+
 export async function startRunQuota(
   store: Store,
-  config: Pick<BatchConfig, "lookups" | "monthlyQuota" | "quotaResetDay" | "quotaPeriod" | "quotaStart" | "spendAll" | "simulate" | "retention">,
+  config: QuotaSettings,
   /** `fence`: the run's hold on its lease; once lost, nothing more is reserved or given back (what it holds counts as sent) */
   run: { runId: number; leaseId: number; fence?: LeaseFence },
   now: () => number,

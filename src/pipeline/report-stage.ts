@@ -3,48 +3,58 @@ import { storeError } from "../store/open-store.js";
 import { headlineLines, openFirstLine, writeReportsUnlessCurrent } from "../report/index.js";
 import { oneLine } from "../errors.js";
 import { LeaseLostError } from "../store/types.js";
+import type { BatchConfig } from "./config.js";
 import { leaseTtl, type OpenedRun } from "./run.js";
 import { answerPaces } from "../plan/answer-pace.js";
 
+/**
+ * What the reports read: where they go, the report options, the lookups (the quota's pace of each)
+ * and the database (named when it fails).
+ */
+export type ReportSettings = Pick<
+  BatchConfig,
+  "out" | "groupBy" | "areaFile" | "uprnColumn" | "mobileScale" | "goodRating" | "attribution" | "workbookRows" | "lookups" | "db"
+>;
+
 /** Returns why the reports could not be written (the run then exits 1), or null. */
-export async function reportStage(run: OpenedRun, runId: number): Promise<string | null> {
-  const { log, config } = run;
+export async function reportStage(run: OpenedRun, settings: ReportSettings, runId: number): Promise<string | null> {
+  const { log } = run;
   const options = {
-    outDir: config.out,
+    outDir: settings.out,
     runId,
-    groupBy: config.groupBy,
-    areaFile: config.areaFile,
-    uprnColumn: config.uprnColumn,
-    mobileScale: config.mobileScale,
-    goodRating: config.goodRating,
+    groupBy: settings.groupBy,
+    areaFile: settings.areaFile,
+    uprnColumn: settings.uprnColumn,
+    mobileScale: settings.mobileScale,
+    goodRating: settings.goodRating,
     command: "batch",
     // the run's clock: what the reports hide as expired is what this run would delete
     now: () => new Date(run.clock.now()),
-    attribution: config.attribution,
-    workbookRows: config.workbookRows,
+    attribution: settings.attribution,
+    workbookRows: settings.workbookRows,
     // when a partly answered list's rest will be answered, at the quota as the ledger stands
-    answerPaces: await answerPaces(run.store, run.clock.now(), config.lookups),
+    answerPaces: await answerPaces(run.store, run.clock.now(), settings.lookups),
     onWarning: (m: string) => log.warn(m),
     beforeSwap: () => holdLeaseForSwap(run),
   };
-  log.debug(`writing the reports to ${config.out}`, { event: "reports-start" });
+  log.debug(`writing the reports to ${settings.out}`, { event: "reports-start" });
   try {
     // A nightly run that changed nothing keeps the set it would rewrite (report/fingerprint.ts).
     const report = await writeReportsUnlessCurrent(run.store, options);
     if (report === "current") {
       // milestones: even a --quiet night's log says whether the reports were kept or written
-      log.milestone("info", `reports are current: ${config.out} already holds this set (same input, options and answers), kept as it is`, { event: "reports" });
-      log.result(openFirstLine(config.out));
+      log.milestone("info", `reports are current: ${settings.out} already holds this set (same input, options and answers), kept as it is`, { event: "reports" });
+      log.result(openFirstLine(settings.out));
       return null;
     }
-    log.milestone("info", `reports written to ${config.out}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`, { event: "reports" });
+    log.milestone("info", `reports written to ${settings.out}: ${report.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}`, { event: "reports" });
     for (const line of headlineLines(report.summary)) log.result(line);
     for (const note of report.notes) log.result(note, { event: "note" });
-    log.result(openFirstLine(config.out));
+    log.result(openFirstLine(settings.out));
     return null;
   } catch (caught) {
     // a failure of the database names it (without password) and says what ended the connection
-    const err = storeError(caught, config.db);
+    const err = storeError(caught, settings.db);
     const message = `${oneLine(err)}; the previous reports are unchanged and the database is complete: \`npm run report\` retries`;
     log.error(message, { event: "reports" });
     return `reports not written: ${oneLine(err)}`;

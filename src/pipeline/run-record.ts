@@ -7,6 +7,7 @@ import type { FetchStats } from "../fetch/fetch-lookup.js";
 import { storeError } from "../store/open-store.js";
 import type { RunCounts, RunState } from "../store/types.js";
 import { oneLine } from "../errors.js";
+import type { BatchConfig } from "./config.js";
 import { decideExit, describeStop, EXIT } from "./exit-code.js";
 import { expireAnswers } from "./retention-stage.js";
 import { nowIso, refuse, spent, type BatchResult, type OpenedRun } from "./run.js";
@@ -40,22 +41,25 @@ export class RunSoFar {
   }
 }
 
+/** What starting the run reads: what its row records (the input's name, the options, lookups, providers, simulated or not) and the retention. */
+export type StartSettings = Pick<BatchConfig, "providers" | "retention" | "simulate" | "in" | "recordedArgs" | "lookups">;
+
 /** The run's row, after what every run does first: providers known, killed runs abandoned, expired answers deleted. */
-export async function startRun(run: OpenedRun): Promise<number> {
-  const { store, config, log } = run;
-  await store.answers.prepareProviders(config.providers);
+export async function startRun(run: OpenedRun, settings: StartSettings): Promise<number> {
+  const { store, log } = run;
+  await store.answers.prepareProviders(settings.providers);
   // a run a stopped server left running is judged on the server's own clock, read now (a test's replayed time stays)
   const nowMs = run.clock.replayed ? run.clock.now() : ((await store.leases.serverNow()) ?? run.clock.now());
   const abandoned = await store.runs.abandonOrphans(new Date(nowMs).toISOString(), nowMs);
   if (abandoned > 0) log.warn(`${abandoned} earlier run(s) had been killed; their finished answers are kept and this run resumes`);
-  await expireAnswers(store, config.retention, run.clock.now(), log);
+  await expireAnswers(store, settings.retention, run.clock.now(), log);
   return store.runs.create({
     startedAt: nowIso(run),
-    simulated: config.simulate,
-    inputName: config.in,
-    args: config.recordedArgs,
-    lookups: config.lookups,
-    providers: config.providers,
+    simulated: settings.simulate,
+    inputName: settings.in,
+    args: settings.recordedArgs,
+    lookups: settings.lookups,
+    providers: settings.providers,
     leaseId: run.lease.id,
   });
 }
@@ -81,7 +85,8 @@ export async function failBeforeFetching(run: OpenedRun, soFar: RunSoFar, runId:
  * The lease was lost while the input was read (a machine paused, another took over): nothing of the
  * input was kept, nothing is fetched or reported, and the run's row says why.
  */
-export async function endLeaseLostWhileReading(run: OpenedRun, soFar: RunSoFar, runId: number): Promise<BatchResult> {
+/** `db`: the database, named when the run's end cannot be recorded in it. */
+export async function endLeaseLostWhileReading(run: OpenedRun, db: BatchConfig["db"], soFar: RunSoFar, runId: number): Promise<BatchResult> {
   soFar.finished = true;
   const reason = run.stop.reasons.find((r) => r.kind === "lease_lost") ?? { kind: "lease_lost" as const, message: "the database refused its input under it" };
   const { code, state } = decideExit([reason], 0, 0);
@@ -91,20 +96,20 @@ export async function endLeaseLostWhileReading(run: OpenedRun, soFar: RunSoFar, 
   try {
     await run.store.runs.finish(runId, { endedAt: nowIso(run), state, exitCode: code, message, counts: soFar.counts(run.stats) });
   } catch (err) {
-    run.log.warn(`cannot record the run's end in ${run.config.db}: ${oneLine(err)}`);
+    run.log.warn(`cannot record the run's end in ${db}: ${oneLine(err)}`);
   }
   return { exitCode: code, runId, counts: null, stats: run.stats };
 }
 
 /** A bug or a broken disk: nothing more is sent, and the run's row says so instead of staying "running". */
-export async function failUnexpectedly(run: OpenedRun, soFar: RunSoFar, err: unknown): Promise<void> {
+export async function failUnexpectedly(run: OpenedRun, lookups: BatchConfig["lookups"], soFar: RunSoFar, err: unknown): Promise<void> {
   run.stop.halt();
   if (soFar.runId === null || soFar.finished) return;
   try {
     const message = `unexpected failure: ${run.log.redact((err as Error).message)}`;
     let counts = soFar.counts(run.stats);
     try {
-      counts = { ...counts, ...(await run.store.runs.finalCounts(soFar.runId, run.config.lookups)) };
+      counts = { ...counts, ...(await run.store.runs.finalCounts(soFar.runId, lookups)) };
     } catch {
       // the database itself failed: the counts spent so far still stand
     }
@@ -115,18 +120,18 @@ export async function failUnexpectedly(run: OpenedRun, soFar: RunSoFar, err: unk
 }
 
 /** The exit and message the run really ends with, when the report stage changed them; a failure here is logged, not thrown. */
-export async function recordExit(run: OpenedRun, runId: number, exitCode: number, message: string, state?: RunState): Promise<void> {
+export async function recordExit(run: OpenedRun, db: BatchConfig["db"], runId: number, exitCode: number, message: string, state?: RunState): Promise<void> {
   try {
     await run.store.runs.setExit(runId, exitCode, message, state);
   } catch (err) {
-    run.log.error(`cannot record the run's exit in ${run.config.db}: ${oneLine(err)}`);
+    run.log.error(`cannot record the run's exit in ${db}: ${oneLine(err)}`);
   }
 }
 
 /** A close after the run's end that failed: one line, with the run's own exit and stop reason. */
-export function logCleanupFailure(run: OpenedRun, soFar: RunSoFar, err: unknown): void {
+export function logCleanupFailure(run: OpenedRun, db: BatchConfig["db"], soFar: RunSoFar, err: unknown): void {
   const ending = soFar.ending ?? { exitCode: EXIT.error, stopReason: "cleanup" };
-  run.log.error(`cleanup failed: ${oneLine(storeError(err, run.config.db))}; the next batch takes over the lock of this finished process`, {
+  run.log.error(`cleanup failed: ${oneLine(storeError(err, db))}; the next batch takes over the lock of this finished process`, {
     event: "cleanup_failed",
     runId: soFar.runId,
     ...ending,

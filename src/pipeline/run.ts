@@ -1,5 +1,6 @@
 // What every stage of a batch shares: the run as openRun opened it (all of it there from the start;
-// what a stage makes it returns), the batch's dependencies, and the small helpers over them.
+// what a stage makes it returns), the batch's dependencies, and the small helpers over them. The
+// settings are not among them: each stage takes the slice it reads.
 import type { Readable } from "node:stream";
 import type { LookupFunction } from "node:net";
 import type { Lookup } from "../contract/fields.js";
@@ -11,7 +12,6 @@ import type { Store } from "../store/store.js";
 import type { Lease, RunCounts } from "../store/types.js";
 import { LEASE_TTL_MS, type Every } from "../store/lease-keeper.js";
 import type { Logger } from "../log/logger.js";
-import type { BatchConfig } from "./config.js";
 import type { LeaseFence } from "./lease-fence.js";
 import { EXIT } from "./exit-code.js";
 
@@ -58,9 +58,11 @@ export interface BatchResult {
   stats: Record<Lookup, FetchStats> | null;
 }
 
-/** The run as openRun hands it on: the store under the run's lease, and the controls every stage obeys. */
+/**
+ * The run as openRun hands it on: the store under the run's lease, and the controls every stage
+ * obeys. It carries no settings: each stage takes its own slice of them, named in its signature.
+ */
 export interface OpenedRun {
-  config: BatchConfig;
   deps: BatchDeps;
   log: Logger;
   clock: Clock;
