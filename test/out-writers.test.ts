@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
 import { writeReports } from "../src/report/index.js";
-import { acquireOutLock, isStale, OUT_LOCK_FILE, OutLockedError, type LockOwner } from "../src/report/out-lock.js";
-import { clearDebris, debrisPrefix, parseDebrisName } from "../src/report/out-debris.js";
+import { acquireOutLock, isStale, OUT_LOCK_FILE, OutLockedError, type LockOwner } from "../src/report/set/out-lock.js";
+import { clearDebris, debrisPrefix, parseDebrisName } from "../src/report/set/out-debris.js";
 import { asNextWriter, exportTree, exportProblems, reportSetProblems } from "../soak/whole-set.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 
