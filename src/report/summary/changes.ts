@@ -1,18 +1,16 @@
-// changes.csv and the summary's `changes` section: per address, what moved between an answer's
-// baseline version (its previous one, or the one current at --since DATE|RUN) and its latest:
-// the broadband tier, a provider's rating across the good line, an address added or removed.
+// The changes (changes.csv's rows: csv/changes-file.ts) and the summary's `changes` section: per
+// address, what moved between an answer's baseline version (its previous one, or the one current
+// at --since DATE|RUN) and its latest: the broadband tier, a provider's rating across the good
+// line, an address added or removed.
 import { CHANNELS, LOCATIONS, mobileField, type Channel, type Location, type Lookup } from "../../contract/fields.js";
 import { displayPostcode } from "../../contract/postcode.js";
 import type { Baseline, ReportSnapshot, VersionPair, VersionRow } from "../../store/snapshot.js";
-import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 import { tierOf, TIERS, type Tier } from "../../figures/definitions.js";
 import { ReportError, type ReportScope } from "../set/scope.js";
-import type { ChangesSummary } from "../summary/changes-summary.js";
+import type { ChangesSummary } from "./changes-summary.js";
 import { LEGACY_ONLY_RATINGS, SCALES, type MobileScale, type ScaleChange, type ScaleDecision } from "../../contract/mobile-scales.js";
 
-export type { ChangesSummary } from "../summary/changes-summary.js";
-
-export const CHANGES_HEADER = ["PostCode", "UPRN", "AddressShortDescription", "Lookup", "Change", "Before", "After", "BeforeRelease", "AfterRelease"] as const;
+export type { ChangesSummary } from "./changes-summary.js";
 
 export interface Change {
   /** display form, SW1A 2AA */
@@ -79,15 +77,6 @@ export async function collectChanges(
   rows.sort((a, b) => compare(a.postcode, b.postcode) || a.uprn - b.uprn || compare(a.lookup, b.lookup) || compare(a.change, b.change));
   const compared = baseline.kind !== "previous" || rows.length > 0 || (await snapshot.anyAnswerCompared());
   return { baseline: label, lookups: scope.lookups, providers: scope.providers, rows, summary, compared, scaleChange: context.scaleChange };
-}
-
-export function writeChangesCsv(changes: ChangeSet, path: string, options: CsvFileOptions): Promise<number> {
-  return writeCsv(
-    path,
-    CHANGES_HEADER,
-    changes.rows.map((c) => [c.postcode, String(c.uprn), c.address, c.lookup, c.change, c.before, c.after, c.beforeRelease, c.afterRelease]),
-    options,
-  );
 }
 
 function emptySummary(baseline: string, scope: ReportScope): ChangesSummary {
