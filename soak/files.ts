@@ -1,7 +1,7 @@
 // File reads for the soak's checks: the reports a run wrote, and a search for the API key.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { FINGERPRINT_FILE } from "../src/report/fingerprint.js";
+import { FINGERPRINT_FILE } from "../src/report/set/fingerprint.js";
 
 /**
  * Every file of a reports directory, by name (empty when the directory does not exist). The set's

@@ -10,7 +10,7 @@ import { simulatedOpenDataArchive, startSimulator } from "../src/simulator/index
 import { compactPostcode } from "../src/contract/postcode.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { dayClock } from "./helpers/fake-clock.js";
-import { intervalText, type EstimatesSummary } from "../src/report/estimate-summary.js";
+import { intervalText, type EstimatesSummary } from "../src/report/estimates/estimate-summary.js";
 
 const KEY = "test-key-Zx81-do-not-leak";
 const env = { COVERAGE_API_KEY: KEY };

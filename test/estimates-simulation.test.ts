@@ -9,7 +9,7 @@ import { openDataRow } from "../src/simulator/open-data.js";
 import { PUBLISHED_HEADER_2026 } from "../src/contract/open-data.js";
 import { tierOf } from "../src/figures/definitions.js";
 import { sampleOrder, postcodeStratum, uniformHash } from "../src/plan/sample-order.js";
-import { clustersByGroup, estimateDomain, intraclusterCorrelation, sizeMoments, type Cluster } from "../src/report/estimates.js";
+import { clustersByGroup, estimateDomain, intraclusterCorrelation, sizeMoments, type Cluster } from "../src/report/estimates/estimates.js";
 
 const SEED = "estimates";
 const GOOD = 3;

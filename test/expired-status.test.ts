@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, simulatedOpenDataArchive, startSimulator } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
 import { writeReports } from "../src/report/index.js";
-import { STATUS_WORDS } from "../src/report/status-words.js";
+import { STATUS_WORDS } from "../src/report/xlsx/status-words.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 

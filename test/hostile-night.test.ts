@@ -7,7 +7,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
-import { formatStatus } from "../src/report/status-text.js";
+import { formatStatus } from "../src/report/status/status-text.js";
 import { openStore } from "../src/store/open-store.js";
 import { storedTable } from "./helpers/stored.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
@@ -15,7 +15,7 @@ import { instantSleepClock } from "./helpers/fake-clock.js";
 import { spawnCli } from "./helpers/child-cli.js";
 import { openSync, closeSync, writeSync, statSync } from "node:fs";
 import { PassThrough } from "node:stream";
-import { writeSheet } from "../src/report/workbook-sheet.js";
+import { writeSheet } from "../src/report/xlsx/workbook-sheet.js";
 import { XlsxWriter } from "../src/report/xlsx/workbook-writer.js";
 
 const KEY = "Hq3-vN8w-Xp2k-Lm5-Qt4";

@@ -2,9 +2,9 @@
 // where the list's own data doubts it, and the attribution as a sentence. Pure functions, no clock.
 import { describe, expect, it } from "vitest";
 import { answeredBy, type AnswerPace } from "../src/plan/answer-pace.js";
-import { estimateCaveats, type CaveatPostcode } from "../src/report/estimate-caveats.js";
-import { apiAttribution } from "../src/report/attribution.js";
-import { estimateDomain, type Cluster } from "../src/report/estimates.js";
+import { estimateCaveats, type CaveatPostcode } from "../src/report/estimates/estimate-caveats.js";
+import { apiAttribution } from "../src/report/summary/attribution.js";
+import { estimateDomain, type Cluster } from "../src/report/estimates/estimates.js";
 
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
 

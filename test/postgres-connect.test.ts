@@ -8,7 +8,7 @@ import { isPostgresUrl, passwordInArgv, redactUrl, urlHasPassword } from "../src
 import { DatabaseError } from "../src/store/types.js";
 import { ConfigError } from "../src/cli/options/config-values.js";
 import { BATCH_OPTIONS } from "../src/cli/batch-options.js";
-import { dbReadPaths } from "../src/report/read-paths.js";
+import { dbReadPaths } from "../src/report/set/read-paths.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcodes } from "../src/simulator/index.js";
 import { REPORT_FILES } from "../src/report/index.js";
-import { readPathInReportSet } from "../src/report/read-paths.js";
+import { readPathInReportSet } from "../src/report/set/read-paths.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 
 const dirs: string[] = [];

@@ -1,5 +1,5 @@
 // coverage.csv is written in the same pass as broadband.csv and mobile.csv, as the merge of their
-// two streams (src/report/address-files.ts). Here the lookups' addresses overlap only in part,
+// two streams (src/report/csv/address-files.ts). Here the lookups' addresses overlap only in part,
 // across several stream batches (SNAPSHOT_BATCH_ROWS) and UPRNs of different lengths, and
 // coverage.csv must be exactly the full join of the other two files, computed here from them.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";

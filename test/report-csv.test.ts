@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { neutraliseFormula } from "../src/report/neutralise.js";
+import { neutraliseFormula } from "../src/report/csv/neutralise.js";
 import { stringify } from "csv-stringify/sync";
-import { encodeNumber, encodeRecord, encodeText, stringifyOptions } from "../src/report/csv-cells.js";
-import { writeCsv, writeCsvLines } from "../src/report/csv-file.js";
+import { encodeNumber, encodeRecord, encodeText, stringifyOptions } from "../src/report/csv/csv-cells.js";
+import { writeCsv, writeCsvLines } from "../src/report/csv/csv-file.js";
 import { EXCEL_MAX_ROWS } from "../src/figures/definitions.js";
 
 let dir: string;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
 import { writeReports } from "../src/report/index.js";
-import { optionsKey } from "../src/report/fingerprint.js";
+import { optionsKey } from "../src/report/set/fingerprint.js";
 import { dayClock } from "./helpers/fake-clock.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
 

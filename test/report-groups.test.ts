@@ -10,7 +10,7 @@ import { parse } from "csv-parse/sync";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReportError, writeReports } from "../src/report/index.js";
-import { loadAreaFile, readAreaHeader } from "../src/report/area-file.js";
+import { loadAreaFile, readAreaHeader } from "../src/report/groups/area-file.js";
 import type { Store } from "../src/store/store.js";
 import { addRun, buildFixture, FIXED_NOW } from "./fixtures/report-golden/build-fixture.js";
 import { independentGroups, type Expected } from "./helpers/independent-figures.js";

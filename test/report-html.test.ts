@@ -10,7 +10,7 @@ import { collectHtmlReportData, SPEED_BIN_EDGES } from "../src/report/html/data.
 import { formatCount, formatShare, formatTime } from "../src/report/html/format.js";
 import { renderHtmlReport, type GroupRow, type HtmlReportData } from "../src/report/html/index.js";
 import { worstGroups, WORST_GROUPS } from "../src/report/html/sections/groups.js";
-import { computeSummary, type Summary } from "../src/report/summary.js";
+import { computeSummary, type Summary } from "../src/report/summary/summary.js";
 import type { Store } from "../src/store/store.js";
 import { buildFixture, FIXED_NOW, PLACES } from "./fixtures/report-golden/build-fixture.js";
 

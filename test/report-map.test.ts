@@ -11,7 +11,7 @@ import { parse } from "csv-parse/sync";
 import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findCoordinateColumns, parseCoordinates } from "../src/figures/coordinates.js";
-import { readAreaHeader } from "../src/report/area-file.js";
+import { readAreaHeader } from "../src/report/groups/area-file.js";
 import { normalisePostcode } from "../src/contract/postcode.js";
 import { writeFileSync } from "node:fs";
 import { layoutMap, type MapPoint } from "../src/report/html/map/layout.js";

@@ -38,7 +38,7 @@ describe("the report set", () => {
   it("is left exactly as it was when one file of the new set fails, with an error naming the file", async () => {
     const { d, out } = await goodRun();
     const before = contents(out);
-    // every report, and the record of what the set was made from (report/fingerprint.ts)
+    // every report, and the record of what the set was made from (report/set/fingerprint.ts)
     // (open-data-vs-api.csv only with Ofcom's open data in the database, which this run has not)
     expect(Object.keys(before).sort()).toEqual([...REPORT_FILES.map((f) => f.name).filter((f) => f !== "open-data-vs-api.csv"), ".fingerprint"].sort());
     const db = await openStore(join(d, "coverage.sqlite"), { readonly: true });

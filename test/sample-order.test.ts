@@ -39,7 +39,7 @@ describe("sample order", () => {
 
 describe("estimates at the edges", () => {
   it("a stratum with one answered postcode is pooled; a domain with one answered postcode has an estimate but no interval", async () => {
-    const { collapseStrata, estimateDomain } = await import("../src/report/estimates.js");
+    const { collapseStrata, estimateDomain } = await import("../src/report/estimates/estimates.js");
     const c = (stratum: string, answered: boolean, addresses = 10, y = 5) => ({ stratum, answered, addresses: answered ? addresses : 0, counts: answered ? [y] : [0] });
     expect(collapseStrata([c("A", true), c("A", true), c("B", true), c("C", true), c("C", false)])).toEqual(["A", "A", "\u0000collapsed", "\u0000collapsed", "\u0000collapsed"]);
     // a stratum none of whose postcodes is answered (single-band, fetched last) joins its district's

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
 import type { DatabaseStatus } from "../src/store/types.js";
-import { formatStatus } from "../src/report/status-text.js";
+import { formatStatus } from "../src/report/status/status-text.js";
 import { formatReleaseStatus } from "../src/cli/release-status-text.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { instantSleepClock } from "./helpers/fake-clock.js";

@@ -18,8 +18,8 @@ import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harne
 import { expectedProperty, independentGroups } from "./helpers/independent-figures.js";
 import { buildFixture } from "./fixtures/report-golden/build-fixture.js";
 import { storedTable } from "./helpers/stored.js";
-import { computeSummary } from "../src/report/summary.js";
-import { writeWorkbook } from "../src/report/workbook.js";
+import { computeSummary } from "../src/report/summary/summary.js";
+import { writeWorkbook } from "../src/report/xlsx/workbook.js";
 import { requiresTool, TOOLS } from "./helpers/requires-tool.js";
 
 const KEY = "Zq4-secret-77x-Lp2";

@@ -15,7 +15,7 @@ import { parse } from "csv-parse/sync";
 import ExcelJS from "exceljs";
 import { unzipSync, strFromU8 } from "fflate";
 import { afterAll, describe, expect, it } from "vitest";
-import { writeSheet, type SheetColumn } from "../src/report/workbook-sheet.js";
+import { writeSheet, type SheetColumn } from "../src/report/xlsx/workbook-sheet.js";
 import { columnLetter } from "../src/report/xlsx/column-letter.js";
 import { sheetReference, xmlText } from "../src/report/xlsx/escape.js";
 import { XlsxWriter, sheetNameProblem } from "../src/report/xlsx/workbook-writer.js";

@@ -12,7 +12,7 @@ import { PassThrough, type Writable } from "node:stream";
 import ExcelJS, { type Worksheet } from "exceljs";
 import { DEFAULT_PROVIDERS, mobileFields } from "../../src/contract/fields.js";
 import { openDatabase, type Db } from "../../src/store/sqlite/db.js";
-import { COUNT, TEXT, writeSheet, type SheetColumn } from "../../src/report/workbook-sheet.js";
+import { COUNT, TEXT, writeSheet, type SheetColumn } from "../../src/report/xlsx/workbook-sheet.js";
 import { XlsxWriter } from "../../src/report/xlsx/workbook-writer.js";
 import { ZIP_LEVEL } from "../../src/report/xlsx/zip-stream.js";
 import { buildMobileDb } from "../lib/mobile-db.js";

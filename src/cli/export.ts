@@ -6,7 +6,7 @@ import { openStore } from "../store/open-store.js";
 import { databaseMissing, noDatabaseMessage } from "../store/location.js";
 import { EXPORT_FORMATS, writeExport } from "../export/write-export.js";
 import { EXPORT_TABLES } from "../figures/export-tables.js";
-import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
+import { dbReadPaths, readPathInReportSet } from "../report/set/read-paths.js";
 import { CliError, declareOptions, runCli } from "./run-cli.js";
 
 runCli({

@@ -5,7 +5,7 @@ import { REPORT_OPTIONS } from "./report-options.js";
 import { openStore, storeError } from "../store/open-store.js";
 import { databaseMissing, noDatabaseMessage } from "../store/location.js";
 import { headlineLines, openFirstLine, REPORT_FILES, ReportError, writeReports } from "../report/index.js";
-import { dbReadPaths, readPathInReportSet } from "../report/read-paths.js";
+import { dbReadPaths, readPathInReportSet } from "../report/set/read-paths.js";
 import { declareOptions, runCli } from "./run-cli.js";
 import { answerPaces } from "../plan/answer-pace.js";
 import { LOOKUPS } from "../contract/fields.js";

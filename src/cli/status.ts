@@ -5,7 +5,7 @@ import { openStore } from "../store/open-store.js";
 import { databaseMissing, noDatabaseMessage } from "../store/location.js";
 import type { Store } from "../store/store.js";
 import { DatabaseError } from "../store/types.js";
-import { formatStatus } from "../report/status-text.js";
+import { formatStatus } from "../report/status/status-text.js";
 import { formatReleaseStatus } from "./release-status-text.js";
 import { formatQuotaStatus, quotaStatus } from "../plan/quota-status.js";
 import { formatOpenDataStatus, openDataStatus } from "../plan/open-data-status.js";

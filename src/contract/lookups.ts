@@ -2,7 +2,7 @@
 // LOOKUP_SPECS instead of spelling out "broadband" and "mobile". What stays per lookup elsewhere is
 // keyed by Lookup, so the compiler names every place a third lookup must fill in (docs/architecture.md):
 // its validator (fetch/validate-body.ts), its address table's columns (store/sqlite/schema.ts) and its
-// report figures (figures/measures.ts, report/groups.ts).
+// report figures (figures/measures.ts, report/groups/groups.ts).
 import { LOOKUPS, SPEED_FIELDS, mobileFields, type Lookup } from "./fields.js";
 
 export interface LookupSpec {

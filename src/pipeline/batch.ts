@@ -5,7 +5,7 @@
 import { storeError } from "../store/open-store.js";
 import { DatabaseError } from "../store/types.js";
 import { REPORT_FILES } from "../report/index.js";
-import { dbReadPaths, readPathInReportSet, type ReadPath } from "../report/read-paths.js";
+import { dbReadPaths, readPathInReportSet, type ReadPath } from "../report/set/read-paths.js";
 import { isFileSystemError, oneLine } from "../errors.js";
 import type { BatchConfig } from "./config.js";
 import { checkBeforeFetching, inputRefusal } from "./check-stage.js";

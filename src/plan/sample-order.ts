@@ -1,7 +1,7 @@
 // The order new postcodes are fetched in: a seeded, stratified random order, so that whatever
 // prefix of it the quota allows tonight is close to a stratified random sample of the list (every
 // district gets its share from the first night), and the reports can estimate the whole list's
-// shares from it (report/estimates.ts). A pure function of (seed, postcode, stratum sizes): nothing
+// shares from it (report/estimates/estimates.ts). A pure function of (seed, postcode, stratum sizes): nothing
 // per postcode is stored, only the database's seed (sample-strata.ts), so the order is the same
 // every night and a run resumes where it stopped.
 import { compactPostcode } from "../contract/postcode.js";

@@ -3,7 +3,7 @@
 // stratum, from --group-by: its district, then its input cells of the --group-by input columns
 // (the first row of a postcode that appears twice), then its sector when asked. Area-file columns
 // are not strata (the batch reads the area file only for its reports). The reports rebuild the
-// same strata from their own --group-by (report/estimate-summary.ts); docs/estimates.md.
+// same strata from their own --group-by (report/estimates/estimate-summary.ts); docs/estimates.md.
 import type { Store } from "../store/store.js";
 import { compactPostcode } from "../contract/postcode.js";
 import { sampleStratum } from "./sample-order.js";

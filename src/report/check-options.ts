@@ -2,10 +2,10 @@
 // a run's input header as soon as it is read: a typo should stop the batch before hours of
 // fetching, not after, when the reports are written.
 import type { SnapshotSource } from "../store/snapshot.js";
-import { readAreaHeader } from "./area-file.js";
-import { DEFAULT_GROUP_BY, resolveDimensions, type GroupOptions } from "./groups.js";
-import { propertyColumns } from "./property-figures.js";
-import { isReportRefusal } from "./scope.js";
+import { readAreaHeader } from "./groups/area-file.js";
+import { DEFAULT_GROUP_BY, resolveDimensions, type GroupOptions } from "./groups/groups.js";
+import { propertyColumns } from "./summary/property-figures.js";
+import { isReportRefusal } from "./set/scope.js";
 import { MAX_CELL_CHARS } from "./xlsx/limits.js";
 
 /** Why the reports of this run could not be written as asked, or null when they can. */

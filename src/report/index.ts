@@ -4,33 +4,35 @@
 import { join } from "node:path";
 import type { MobileScaleChoice, ScaleDecision } from "../contract/mobile-scales.js";
 import type { ReportSnapshot, SnapshotSource } from "../store/snapshot.js";
-import { writeAtomically } from "./atomic-file.js";
-import { writeCsv, type CsvFileOptions } from "./csv-file.js";
-import { resolveScale } from "./scale.js";
-import { ADDRESS_FILES, addressFilesTogether, writeAddressFile, type AddressFile } from "./address-files.js";
-import { writePostcodesCsv, writeEnrichedCsv } from "./postcode-files.js";
-import { writeOpenDataVsApiCsv } from "./open-data.js";
-import { writeFailuresCsv, writeRejectsCsv } from "./problem-files.js";
+import { writeAtomically } from "./set/atomic-file.js";
+import { writeCsv, type CsvFileOptions } from "./csv/csv-file.js";
+import { resolveScale } from "./summary/scale.js";
+import { ADDRESS_FILES, addressFilesTogether, writeAddressFile, type AddressFile } from "./csv/address-files.js";
+import { writePostcodesCsv, writeEnrichedCsv } from "./csv/postcode-files.js";
+import { writeOpenDataVsApiCsv } from "./csv/open-data-file.js";
+import { writeFailuresCsv, writeRejectsCsv } from "./csv/problem-files.js";
 import { writeHtmlReport, type GroupRow as HtmlGroupRow } from "./html/index.js";
-import { collectChanges, writeChangesCsv, type ChangeSet } from "./changes.js";
-import type { ReportScope } from "./scope.js";
-import { prepareOut, writeReportSet, type ReportFile, type SwapStepHook } from "./report-set.js";
-import { withOutLock } from "./out-lock.js";
-import { clearDebris } from "./out-debris.js";
-import { FINGERPRINT_FILE, isReportSetCurrent, recordFingerprint, reportFingerprint } from "./fingerprint.js";
-import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary.js";
-import { DEFAULT_WORKBOOK_ROWS, writeWorkbook, WORKBOOK_NAME } from "./workbook.js";
-import { GEOJSON_NAME, writePostcodesGeojson, type GeojsonScales } from "./geojson.js";
-import { computeEstimates } from "./estimate-summary.js";
-import { groupDomains } from "./group-domains.js";
-import { prepareGroups, writeGroupsCsv, type GroupOptions, type GroupRow, type GroupSet } from "./groups.js";
-import { describeUprnMatching, uprnMatching } from "./uprn-matching.js";
+import { collectChanges, type ChangeSet } from "./summary/changes.js";
+import { writeChangesCsv } from "./csv/changes-file.js";
+import type { ReportScope } from "./set/scope.js";
+import { prepareOut, writeReportSet, type ReportFile, type SwapStepHook } from "./set/report-set.js";
+import { withOutLock } from "./set/out-lock.js";
+import { clearDebris } from "./set/out-debris.js";
+import { FINGERPRINT_FILE, isReportSetCurrent, recordFingerprint, reportFingerprint } from "./set/fingerprint.js";
+import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary/summary.js";
+import { DEFAULT_WORKBOOK_ROWS, writeWorkbook, WORKBOOK_NAME } from "./xlsx/workbook.js";
+import { GEOJSON_NAME, writePostcodesGeojson, type GeojsonScales } from "./geojson/geojson.js";
+import { computeEstimates } from "./estimates/estimate-summary.js";
+import { groupDomains } from "./groups/group-domains.js";
+import { prepareGroups, type GroupOptions, type GroupRow, type GroupSet } from "./groups/groups.js";
+import { writeGroupsCsv } from "./csv/groups-file.js";
+import { describeUprnMatching, uprnMatching } from "./summary/uprn-matching.js";
 import type { Lookup } from "../contract/fields.js";
 import type { AnswerPace } from "../plan/answer-pace.js";
 
-export { headlineLines, type Summary } from "./summary.js";
-export { ReportError } from "./scope.js";
-export { ReportSetError, type ReportFile } from "./report-set.js";
+export { headlineLines, type Summary } from "./summary/summary.js";
+export { ReportError } from "./set/scope.js";
+export { ReportSetError, type ReportFile } from "./set/report-set.js";
 
 /** The GeoJSON's word on the mobile scales: only when the figures combine two or one is forced. */
 function geojsonScales(s: Summary): GeojsonScales | null {

@@ -3,7 +3,7 @@
 // of MaxPredictedDown, and the run's own row.
 import type { ReportSnapshot } from "../../store/snapshot.js";
 import { downloadTier, SPEED_THRESHOLDS as T, TIERS } from "../../figures/definitions.js";
-import type { Summary } from "../summary.js";
+import type { Summary } from "../summary/summary.js";
 import type { HtmlReportData, MapData, SpeedBin, TierCount } from "./types.js";
 import { COORDINATE_COLUMNS } from "../../figures/coordinates.js";
 import { layoutMap, type MapPoint } from "./map/layout.js";

@@ -1,8 +1,8 @@
 // report.html, part of the report set: its data from the store, rendered, written atomically.
 import type { ReportSnapshot } from "../../store/snapshot.js";
-import { writeAtomically } from "../atomic-file.js";
-import type { Summary } from "../summary.js";
-import { anyChange, type ChangesSummary } from "../changes-summary.js";
+import { writeAtomically } from "../set/atomic-file.js";
+import type { Summary } from "../summary/summary.js";
+import { anyChange, type ChangesSummary } from "../summary/changes-summary.js";
 import { collectHtmlReportData } from "./data.js";
 import { renderHtmlReport } from "./render.js";
 import type { ChangesData, HtmlReportData } from "./types.js";

@@ -11,7 +11,7 @@
 //            down a tier, and per provider the indoor voice notspots closed (rating crossed up to
 //            good) and opened (crossed down).
 import type { Tier } from "../../figures/definitions.js";
-import type { Summary } from "../summary.js";
+import type { Summary } from "../summary/summary.js";
 import type { RunFacts } from "../../store/types.js";
 import type { MapLayout } from "./map/layout.js";
 

@@ -1,10 +1,10 @@
 // 1. Headline: what the report covers, from which release(s), when, and whether it is simulated.
 import { escapeHtml, formatCount, formatCounted, formatDate, formatTime } from "../format.js";
-import type { Summary } from "../../summary.js";
+import type { Summary } from "../../summary/summary.js";
 import type { HtmlReportData } from "../types.js";
-import { answeredOnlyWords, answeredWords, listLead, restWords } from "../../list-lead.js";
-import { intervalText } from "../../estimate-summary.js";
-import { TOO_FEW_ANSWERED } from "../../estimate-caveats.js";
+import { answeredOnlyWords, answeredWords, listLead, restWords } from "../../summary/list-lead.js";
+import { intervalText } from "../../estimates/estimate-summary.js";
+import { TOO_FEW_ANSWERED } from "../../estimates/estimate-caveats.js";
 
 export function headlineSection(data: HtmlReportData): string {
   const s = data.summary;

@@ -1,6 +1,6 @@
 // 3. Mobile: per provider the share of addresses with good coverage; total and partial indoor
 // notspots; addresses whose good indoor data depends on 4G.
-import type { ProviderSummary } from "../../summary.js";
+import type { ProviderSummary } from "../../summary/summary.js";
 import { barChart, nothingToDraw } from "../charts.js";
 import { figure, paragraph, section } from "../figure.js";
 import { formatCount, formatCounted, formatShare, shareValue } from "../format.js";
@@ -8,7 +8,7 @@ import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
 import type { HtmlReportData } from "../types.js";
 import { goodJudgingWords } from "../../../contract/mobile-scales.js";
-import { judgingOfSummary, scaleMixWords } from "../../scale-figures.js";
+import { judgingOfSummary, scaleMixWords } from "../../summary/scale-figures.js";
 import { ratingsFigure } from "./mobile-ratings.js";
 
 const n = formatCount;

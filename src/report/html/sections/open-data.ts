@@ -6,7 +6,7 @@ import { figure, paragraph, section } from "../figure.js";
 import { formatCount } from "../format.js";
 import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
-import { meanShareText, type OpenDataSummary } from "../../open-data.js";
+import { meanShareText, type OpenDataSummary } from "../../summary/open-data.js";
 
 const n = formatCount;
 

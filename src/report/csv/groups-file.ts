@@ -1,0 +1,11 @@
+// groups.csv: each group's figures (groups/groups.ts), then its estimates (estimates/group-estimates.ts)
+// and, when the mobile figures combine two scales, how they read the answers.
+import type { ReportSnapshot } from "../../store/snapshot.js";
+import { groupCells, groupScaleCells, groupScaleHeader, groupsHeader, type GroupSet } from "../groups/groups.js";
+import { groupEstimateHeader, groupEstimateRow } from "../estimates/group-estimates.js";
+import { writeCsv, type CsvFileOptions } from "./csv-file.js";
+
+export function writeGroupsCsv(snapshot: ReportSnapshot, groups: GroupSet, path: string, options: CsvFileOptions): Promise<number> {
+  const header = [...groupsHeader(groups.figures), ...groupEstimateHeader(groups), ...groupScaleHeader(groups)];
+  return writeCsv(path, header, groups.rows.map((row) => [...groupCells(row, groups.figures), ...groupEstimateRow(groups, row), ...groupScaleCells(groups, row)]), options);
+}

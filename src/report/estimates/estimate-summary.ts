@@ -1,0 +1,237 @@
+// summary.json's `estimates` and summary.csv's Estimates rows: the whole list's shares (and each
+// group's) estimated from the postcodes answered so far (estimates.ts), beside the
+// answered-only figures, never mixed into them. "Answered" is whatever the snapshot gives a final
+// status (found or not found); pending and failed postcodes are the unanswered ones.
+import type { Lookup } from "../../contract/fields.js";
+import { LOOKUP_SPECS } from "../../contract/lookups.js";
+import { BAND_COLUMNS } from "../../contract/open-data.js";
+import type { Cell, ReportSnapshot } from "../../store/snapshot.js";
+import { sampleStratum, STRATUM_SEPARATOR } from "../../plan/sample-order.js";
+import { ADDRESSES_COLUMN, countColumns, STATUS_COLUMN } from "../../figures/postcode-columns.js";
+import { estimateDomain, intraclusterCorrelation, sizeMoments, type Cluster, type DomainEstimate, type Interval } from "./estimates.js";
+import { PROVIDER_METRICS, providerColumn } from "../../figures/measures.js";
+import { lowerFirst, providerLabel } from "../summary/figure-labels.js";
+import { byLocale, naturalOrder } from "../../figures/name-order.js";
+import type { MobileJudging } from "../../contract/mobile-scales.js";
+import { groupFigures } from "../groups/groups.js";
+import type { GroupDomains, GroupsOf } from "../groups/group-domains.js";
+import type { SummaryRow } from "../summary/summary-row.js";
+import type { EstimatedDomain, EstimatesSummary, LookupBasis } from "./types.js";
+export type { EstimatedDomain, EstimatesSummary, LookupBasis } from "./types.js";
+import { answeredBy, type AnswerPace } from "../../plan/answer-pace.js";
+import { estimateCaveats, ESTIMATE_ASSUMPTION, MIN_ANSWERED_FOR_ESTIMATE, TOO_FEW_ANSWERED, type CaveatPostcode } from "./estimate-caveats.js";
+
+const ANSWERED_STATUSES = new Set(["ok", "not_found"]);
+
+
+interface PostcodeFigures {
+  postcode: string;
+  stratum: string;
+  lookups: Partial<Record<Lookup, Cluster>>;
+}
+
+/**
+ * A figure's key in `estimates.shares`: its count column, first letter lower case, a notspot count
+ * named in the singular as a share reads ("belowSuperfast", "indoorVoiceTotalNotspot", "eeIndoorVoiceNotspot").
+ */
+export const estimateKey = (column: string) => lowerFirst(column).replace(/Notspots$/, "Notspot");
+
+/** A postcode's sample stratum (before its band), as the planner drew it: the design's strata (sample-strata.ts). */
+type StratumOf = (compact: string) => string;
+
+async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[], counts: Record<Lookup, string[]>, stratumOf: StratumOf): Promise<PostcodeFigures[]> {
+  const bands = snapshot.scope.openData ? [...BAND_COLUMNS, AUXILIARY_COLUMN] : [];
+  const columns = [...lookups.flatMap((l) => [STATUS_COLUMN[l], ADDRESSES_COLUMN[l], ...counts[l]]), ...bands];
+  const out: PostcodeFigures[] = [];
+  for await (const batch of snapshot.postcodeRows(columns)) for (const row of batch) out.push(postcodeFigures(row, lookups, counts, bands.length, stratumOf));
+  return out;
+}
+
+/**
+ * Ofcom's superfast availability: with --open-data, the auxiliary of below superfast (estimates.ts
+ * uses it where it narrows the interval). A postcode absent from Ofcom's files has no premises there: share 0.
+ */
+const AUXILIARY_COLUMN = "OfcomSuperfast";
+const auxiliaryOf = (cell: Cell) => 1 - Number(cell ?? 100) / 100;
+
+function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, columnCount: number, stratumOf: StratumOf): PostcodeFigures {
+  const bandCount = Math.max(0, columnCount - 1);
+  const postcode = String(row[0]).replace(/\s+/g, "").toUpperCase();
+  let at = 1;
+  const clusters: Partial<Record<Lookup, Cluster>> = {};
+  for (const l of lookups) {
+    const answered = ANSWERED_STATUSES.has(String(row[at]));
+    const addresses = answered ? Number(row[at + 1] ?? 0) : 0;
+    const values = counts[l].map((_, i) => (answered ? Number(row[at + 2 + i] ?? 0) : 0));
+    clusters[l] = { stratum: "", answered, addresses, counts: values };
+    at += 2 + counts[l].length;
+  }
+  // The planner fetches new postcodes Ofcom puts wholly in one speed band last: they are their own
+  // strata (pooled with their district's others while none of them is answered: estimates.ts).
+  const bands = row.slice(at, at + bandCount).filter((v) => Number(v ?? 0) > 0).length;
+  const stratum = stratumOf(postcode) + (bandCount > 0 && bands === 1 ? `${STRATUM_SEPARATOR}single-band` : "");
+  for (const c of Object.values(clusters)) c.stratum = stratum;
+  const broadband = clusters.broadband;
+  if (broadband && columnCount > 0) broadband.auxiliary = counts.broadband.map((column) => (column === "BelowSuperfast" ? auxiliaryOf(row[at + bandCount]!) : null));
+  return { postcode, stratum, lookups: clusters };
+}
+
+/**
+ * Per lookup, what the list's answered postcodes tell its groups' intervals too: per figure the
+ * intracluster correlation, and per stratum the size moment (estimates.ts: sizeMoments).
+ */
+type ListFacts = Partial<Record<Lookup, { rho: number[]; moments: Map<string, number> }>>;
+
+function listFacts(figures: readonly PostcodeFigures[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>): ListFacts {
+  return Object.fromEntries(
+    lookups.map((l) => {
+      const clusters = figures.map((f) => f.lookups[l]!);
+      return [l, { rho: intraclusterCorrelation(clusters, counts[l].length), moments: sizeMoments(clusters) }];
+    }),
+  );
+}
+
+function estimateOf(members: readonly PostcodeFigures[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, list: ListFacts) {
+  const perLookup = lookups.map((l) => [l, estimateDomain(members.map((m) => m.lookups[l]!), counts[l].length, list[l]?.rho, list[l]?.moments)] as const);
+  const shares: Record<string, Interval> = {};
+  for (const [l, e] of perLookup) counts[l].forEach((column, i) => (shares[estimateKey(column)] = tooFew(e) ? NO_ESTIMATE : e.shares[i]!));
+  const domain: EstimatedDomain = {
+    postcodes: members.length,
+    answeredPostcodes: members.filter((m) => lookups.every((l) => m.lookups[l]!.answered)).length,
+    answeredPerLookup: Object.fromEntries(perLookup.map(([l, e]) => [l, e.answeredPostcodes])),
+    exact: perLookup.every(([, e]) => e.exact),
+    shares,
+  };
+  return { domain, perLookup: perLookup as readonly (readonly [Lookup, DomainEstimate])[] };
+}
+
+const NO_ESTIMATE: Interval = { estimate: null, low: null, high: null };
+/** Fewer answered postcodes than an estimate needs (exact figures need none: every postcode is answered). */
+export const tooFew = (e: Pick<DomainEstimate, "exact" | "answeredPostcodes">) => !e.exact && e.answeredPostcodes < MIN_ANSWERED_FOR_ESTIMATE;
+
+/**
+ * The strata the planner drew the sample in: the district, then the values of the --group-by input
+ * columns (a postcode's first), then the sector when grouped by it. The report's --group-by is the
+ * batch's when the batch writes it; with another, the strata are post-strata, as good while the
+ * sample's allocation is proportional.
+ */
+function designStrata(domains: readonly GroupDomains[]): StratumOf {
+  const parts = domains.filter((d) => d.source === "input" || d.name === "sector");
+  return (compact) => sampleStratum(compact, parts.map((d) => d.groupsOf(compact)[0] ?? ""));
+}
+
+/** Each group's members among the list's postcodes, by group name sorted (a postcode may be in several). */
+function membersByGroup(figures: readonly PostcodeFigures[], groupsOf: GroupsOf): Map<string, PostcodeFigures[]> {
+  const groups = new Map<string, PostcodeFigures[]>();
+  for (const f of figures)
+    for (const g of groupsOf(f.postcode)) {
+      let members = groups.get(g);
+      if (!members) groups.set(g, (members = []));
+      members.push(f);
+    }
+  return new Map([...groups].sort(([a], [b]) => naturalOrder(a, b, byLocale)));
+}
+
+/** The estimates of a report, for the list and each group of `domains`: null when the scope has no postcodes. Needs preparePostcodes. */
+export async function computeEstimates(snapshot: ReportSnapshot, domains: readonly GroupDomains[], paces: Partial<Record<Lookup, AnswerPace>> = {}): Promise<EstimatesSummary | null> {
+  const lookups = snapshot.scope.lookups;
+  const counts = countColumns(snapshot.scope.providers);
+  const figures = await readFigures(snapshot, lookups, counts, designStrata(domains));
+  if (figures.length === 0) return null;
+  const list = listFacts(figures, lookups, counts);
+  const { domain, perLookup } = estimateOf(figures, lookups, counts, list);
+  const groups: Record<string, Record<string, EstimatedDomain>> = {};
+  for (const { name, groupsOf } of domains) {
+    groups[name] = {};
+    for (const [value, members] of membersByGroup(figures, groupsOf)) groups[name][value] = estimateOf(members, lookups, counts, list).domain;
+  }
+  const lookupFacts = Object.fromEntries(perLookup.map(([l, e]) => [l, lookupBasis(e, paces[l])]));
+  const caveats = estimateCaveats(caveatPostcodes(figures, lookups, await inputRowsPerPostcode(snapshot)));
+  return { ...domain, lookups: lookupFacts, assumption: ESTIMATE_ASSUMPTION, caveats, groups };
+}
+
+function lookupBasis(e: DomainEstimate, pace: AnswerPace | undefined): LookupBasis {
+  const unanswered = e.postcodes - e.answeredPostcodes;
+  return {
+    answeredPostcodes: e.answeredPostcodes,
+    answeredAddresses: e.answeredAddresses,
+    exact: e.exact,
+    unanswered,
+    answeredBy: pace && unanswered > 0 ? answeredBy(unanswered, pace) : null,
+    quota: pace ? { perPeriod: pace.quota, source: pace.source } : null,
+  };
+}
+
+/** The run's input rows per postcode (compact): the addresses each is expected to hold; null for --all. */
+async function inputRowsPerPostcode(snapshot: ReportSnapshot): Promise<Map<string, number> | null> {
+  if (snapshot.scope.kind !== "run") return null;
+  const rows = new Map<string, number>();
+  for await (const batch of snapshot.inputRows())
+    for (const [, , postcode] of batch) {
+      if (postcode === null) continue;
+      const compact = postcode.replace(/\s+/g, "").toUpperCase();
+      rows.set(compact, (rows.get(compact) ?? 0) + 1);
+    }
+  return rows;
+}
+
+/** The checks' view of each postcode: answered for every lookup, its addresses (the first lookup's), input rows and open data. */
+function caveatPostcodes(figures: readonly PostcodeFigures[], lookups: readonly Lookup[], rows: Map<string, number> | null): CaveatPostcode[] {
+  return figures.map((f) => {
+    const first = f.lookups[lookups[0]!]!;
+    const aux = f.lookups.broadband?.auxiliary?.find((x) => x !== null) ?? null;
+    return { answered: lookups.every((l) => f.lookups[l]!.answered), addresses: first.addresses, expected: rows ? (rows.get(f.postcode) ?? 0) : null, belowSuperfast: aux };
+  });
+}
+
+const pct = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
+
+/** "estimated from 412 of 3,000 postcodes (95% interval)", or that the figures are exact. */
+export function estimateBasis(e: Pick<EstimatedDomain, "answeredPostcodes" | "postcodes" | "exact">): string {
+  return e.exact
+    ? `exact: every one of ${e.postcodes.toLocaleString("en-GB")} postcodes answered`
+    : `estimated from ${e.answeredPostcodes.toLocaleString("en-GB")} of ${e.postcodes.toLocaleString("en-GB")} postcodes (95% interval)`;
+}
+
+/** An estimate in words: "14.5% (11.2% to 18.1%)". */
+export function intervalText(i: Interval): string {
+  if (i.estimate === null) return "";
+  return i.low === null || i.high === null ? `${pct(i.estimate)} (too few answered for an interval)` : i.low === i.high ? pct(i.estimate) : `${pct(i.estimate)} (${pct(i.low)} to ${pct(i.high)})`;
+}
+
+/** A fraction to 4 places (0.1454), as summary.json's shares: enough for a percentage to one decimal. */
+export const round4 = <T extends number | null>(x: T): T => (x === null ? x : ((Math.round(x * 10_000) / 10_000) as T));
+
+/** Each lookup's basis, "broadband: estimated from 61 of 288 postcodes (95% interval)": a lookup's figures stand on its own answers. */
+export function lookupBases(e: Pick<EstimatesSummary, "lookups" | "postcodes">): string[] {
+  return Object.entries(e.lookups).map(([l, f]) => `${l}: ${estimateBasis({ answeredPostcodes: f.answeredPostcodes, postcodes: e.postcodes, exact: f.exact })}`);
+}
+
+/** summary.csv's (and the workbook's Summary) Estimates rows: each lookup's answered postcodes, each share for the whole list as numbers, the assumption. */
+export function estimateRows(e: EstimatesSummary | null | undefined, labels: Readonly<Record<string, string>>): SummaryRow[] {
+  if (!e) return [];
+  const section = "Estimates for the whole list";
+  const basis = Object.entries(e.lookups).map(([l, f]): SummaryRow => ({
+    section,
+    figure: `${LOOKUP_SPECS[l as Lookup].label}: postcodes answered, what its estimates stand on`,
+    count: f.answeredPostcodes,
+    of: e.postcodes,
+    ofWhat: "postcodes of the list",
+  }));
+  // a figure is exact once its own lookup has answered every postcode
+  const broadbandKeys = new Set(countColumns([]).broadband.map(estimateKey));
+  const kind = (key: string) => (e.lookups[broadbandKeys.has(key) ? "broadband" : "mobile"]?.exact ?? e.exact ? "exact: every postcode answered" : "estimate, with its 95% interval");
+  const shares = Object.entries(e.shares).map(([key, i]): SummaryRow =>
+    i.estimate === null
+      ? { section, figure: `${labels[key] ?? key}, share of all the list's addresses`, count: TOO_FEW_ANSWERED, of: null, ofWhat: "" }
+      : { section, figure: `${labels[key] ?? key}, share of all the list's addresses (${kind(key)})`, count: null, share: round4(i.estimate), low: round4(i.low), high: round4(i.high), of: null, ofWhat: "" },
+  );
+  const said = e.exact ? [] : [e.assumption, ...e.caveats].map((text, k): SummaryRow => ({ section, figure: k === 0 ? "Assumption" : "Caution", count: text, of: null, ofWhat: "" }));
+  return [...basis, ...shares, ...said];
+}
+
+/** The figures' plain-English labels by their estimates key (the Groups figures' labels); without mobile figures the scale labels nothing. */
+export function estimateLabels(providers: readonly string[], judging: MobileJudging): Record<string, string> {
+  const providerLabels = providers.flatMap((p) => PROVIDER_METRICS.map((m) => [estimateKey(providerColumn(p, m)), providerLabel(p, m, judging)]));
+  return Object.fromEntries([...groupFigures(providers, judging).map((f) => [estimateKey(f.column), f.label]), ...providerLabels]);
+}

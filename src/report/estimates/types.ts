@@ -1,0 +1,40 @@
+// The estimates as types (summary.json's `estimates`), apart from the code that computes them
+// (estimate-summary.ts), so that the summary and the groups name them without importing it.
+import type { Lookup } from "../../contract/fields.js";
+import type { AnswerPace } from "../../plan/answer-pace.js";
+import type { Interval } from "./estimates.js";
+
+export interface EstimatedDomain {
+  postcodes: number;
+  /** postcodes with an answer of every lookup in scope */
+  answeredPostcodes: number;
+  /** per lookup, its postcodes with an answer: a lookup's figures stand on its own */
+  answeredPerLookup: Partial<Record<Lookup, number>>;
+  /** every postcode answered: the shares are exact */
+  exact: boolean;
+  /** per figure (estimateKey of its column, e.g. belowSuperfast, indoorVoiceTotalNotspot): fractions of addresses */
+  shares: Record<string, Interval>;
+}
+
+/** What a lookup's estimates stand on, and when the rest of the list will be answered. */
+export interface LookupBasis {
+  answeredPostcodes: number;
+  answeredAddresses: number;
+  exact: boolean;
+  /** postcodes of the list without an answer of this lookup */
+  unanswered: number;
+  /** the night (YYYY-MM-DD) the rest is answered at the current quota; null when no quota is known or it never is */
+  answeredBy: string | null;
+  /** the quota that date assumes: requests a period, from --monthly-quota or as the service allowed; null when unknown */
+  quota: { perPeriod: number; source: AnswerPace["source"] } | null;
+}
+
+export interface EstimatesSummary extends EstimatedDomain {
+  /** per lookup: what its figures stand on */
+  lookups: Partial<Record<Lookup, LookupBasis>>;
+  /** what every estimate assumes (estimate-caveats.ts), and where the list's own data doubts it */
+  assumption: string;
+  caveats: string[];
+  /** per dimension of --group-by (by its name, as groups.csv's Dimension), per value */
+  groups: Record<string, Record<string, EstimatedDomain>>;
+}
