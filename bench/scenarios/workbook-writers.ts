@@ -2,7 +2,7 @@
 // 32 ratings: 35 cells) written to an .xlsx, by exceljs's streaming WorkbookWriter the way the
 // reports used it until issue 23 (styles per column, a bold header with notes, frozen, filtered,
 // the 4 MiB wait on archiver's entry stream) and by the reports' own writer (src/report/xlsx,
-// through src/report/workbook-sheet.ts: the same layout, plus print set-up) at its deflate level and
+// through src/report/xlsx/workbook-sheet.ts: the same layout, plus print set-up) at its deflate level and
 // at fflate's default, 6.
 // All read the same rows from the same SQLite database and write to a file; sizes are compared too.
 import { createWriteStream, statSync } from "node:fs";
@@ -41,7 +41,7 @@ interface SheetStream {
   stream?: { pipes?: { _writableState?: { length?: number; needDrain?: boolean }; once(event: "drain", f: () => void): unknown }[] };
 }
 
-/** The reports' exceljs writer until issue 23 (src/report/workbook-sheet.ts on main), its layout and its waits. */
+/** The reports' exceljs writer until issue 23 (src/report/xlsx/workbook-sheet.ts on main), its layout and its waits. */
 async function withExceljs(db: Db, path: string): Promise<void> {
   const out = new PassThrough();
   const file = createWriteStream(path);

@@ -39,7 +39,7 @@ export async function reportStage(run: OpenedRun, settings: ReportSettings, runI
   };
   log.debug(`writing the reports to ${settings.out}`, { event: "reports-start" });
   try {
-    // A nightly run that changed nothing keeps the set it would rewrite (report/fingerprint.ts).
+    // A nightly run that changed nothing keeps the set it would rewrite (report/set/fingerprint.ts).
     const report = await writeReportsUnlessCurrent(run.store, options);
     if (report === "current") {
       // milestones: even a --quiet night's log says whether the reports were kept or written

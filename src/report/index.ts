@@ -45,7 +45,7 @@ export interface ReportContext {
   snapshot: ReportSnapshot;
   scope: ReportScope;
   goodRating: number;
-  /** the mobile scale the figures read, and why (report/scale.ts) */
+  /** the mobile scale the figures read, and why (report/summary/scale.ts) */
   scale: ScaleDecision;
   csv: CsvFileOptions;
   summary: Summary;
@@ -162,7 +162,7 @@ export async function writeReports(source: SnapshotSource, options: ReportOption
 
 /**
  * The batch's reports: the set is kept, and "current" returned, when --out already holds the set
- * these options would write from the database as it stands (report/fingerprint.ts).
+ * these options would write from the database as it stands (report/set/fingerprint.ts).
  */
 export function writeReportsUnlessCurrent(source: SnapshotSource, options: ReportOptions): Promise<ReportResult | "current"> {
   return writeSet(source, options, true);

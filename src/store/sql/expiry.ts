@@ -17,7 +17,7 @@ export interface ExpirySql {
   versions: string;
   /** the expired answers' rows, last: its changes are the answers deleted */
   answers: string;
-  /** what the reports read changed (report/fingerprint.ts), when only versions went */
+  /** what the reports read changed (report/set/fingerprint.ts), when only versions went */
   raiseAnswersVersion: string;
 }
 

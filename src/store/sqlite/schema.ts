@@ -180,7 +180,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   // A version of the stored answers, so that a report set can tell it is current without reading
-  // them (report/fingerprint.ts): raised by every change to what the reports read of lookups. An
+  // them (report/set/fingerprint.ts): raised by every change to what the reports read of lookups. An
   // identical re-fetch (a probe) moves only fetched_at and run_id, and leaves it as it was.
   `
   CREATE TABLE answers_version (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
