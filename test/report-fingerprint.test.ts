@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
-import { writeReports } from "../src/report/index.js";
+import { writeReports, writeReportsUnlessCurrent } from "../src/report/index.js";
+import type { ReportSnapshot, SnapshotSource } from "../src/store/snapshot.js";
 import { optionsKey } from "../src/report/set/fingerprint.js";
 import { dayClock } from "./helpers/fake-clock.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
@@ -136,6 +137,39 @@ describe("report set fingerprint", () => {
     expect(files(out)["summary.json"]).not.toBe(before["summary.json"]);
     // Explicit defaults are the same set as implicit ones.
     expect(current(await runIn(dir, { in: input, baseUrl: sim.url }, env))).toBe(true);
+  });
+
+  it("keeps an unchanged set without deciding the mobile scale again (a count of every stored rating)", async () => {
+    const { dir, input, out } = setup();
+    const first = await runIn(dir, { in: input, baseUrl: sim.url }, env);
+    const db = await openStore(join(dir, "coverage.sqlite"));
+    let decided = 0;
+    // the real snapshot, its scale evidence counted
+    const counting: SnapshotSource = {
+      snapshot: (request, work, options) =>
+        db.snapshot(request, (snapshot) => work(new Proxy(snapshot, {
+          get(target, name) {
+            const value = Reflect.get(target, name, target) as unknown;
+            if (name === "scaleEvidence") decided++;
+            return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+          },
+        }) as ReportSnapshot), options),
+    };
+    try {
+      const now = () => new Date(first.clock.now());
+      await writeReports(counting, { outDir: out, runId: first.runId!, now });
+      expect(decided).toBe(1);
+      const before = files(out);
+      decided = 0;
+      expect(await writeReportsUnlessCurrent(counting, { outDir: out, runId: first.runId!, command: "batch", now })).toBe("current");
+      expect(decided).toBe(0);
+      expect(files(out)).toEqual(before);
+      // other options than the set's: decided, then found the same set (an explicit default)
+      expect(await writeReportsUnlessCurrent(counting, { outDir: out, runId: first.runId!, command: "batch", now, goodRating: 4 })).toBe("current");
+      expect(decided).toBe(1);
+    } finally {
+      await db.close();
+    }
   });
 
   it("keys options by value, without the directory, run, clock or callbacks", () => {

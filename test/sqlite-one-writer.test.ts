@@ -1,6 +1,7 @@
 // One writer per SQLite file however it is named: SQLite's locks and WAL go with the name, so a
 // second hard link to the file would let two batches write it at once. Such a file is refused.
 import { linkSync } from "node:fs";
+import Database from "better-sqlite3";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { openStore } from "../src/store/open-store.js";
@@ -37,5 +38,22 @@ describe("a SQLite database with a second hard link", () => {
     expect(r.runId).toBeNull();
     const errors = r.logs.map((l) => JSON.parse(l) as { level: string; message: string; stopReason?: string }).filter((l) => l.level === "error");
     expect(errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/hard\.sqlite has 2 hard links/), stopReason: "database" })]);
+  });
+});
+
+describe("the retention pass at a batch's start", () => {
+  test("with nothing due takes no write lock, so it does not wait on another writer", async () => {
+    const dir = tempDir();
+    const path = join(dir, "c.sqlite");
+    const store = await openStore(path);
+    const other = new Database(path);
+    try {
+      other.exec("BEGIN IMMEDIATE");
+      expect(await store.answers.expire("2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z")).toEqual({ answers: 0, versions: 0 });
+    } finally {
+      if (other.inTransaction) other.exec("ROLLBACK");
+      other.close();
+      await store.close();
+    }
   });
 });

@@ -18,7 +18,7 @@ import type { ReportScope } from "./set/scope.js";
 import { prepareOut, writeReportSet, type ReportFile, type SwapStepHook } from "./set/report-set.js";
 import { withOutLock } from "./set/out-lock.js";
 import { clearDebris } from "./set/out-debris.js";
-import { FINGERPRINT_FILE, isReportSetCurrent, recordFingerprint, reportFingerprint } from "./set/fingerprint.js";
+import { FINGERPRINT_FILE, fingerprintState, isReportSetCurrent, recordFingerprint, reportFingerprint } from "./set/fingerprint.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary/summary.js";
 import { DEFAULT_WORKBOOK_ROWS, writeWorkbook, WORKBOOK_NAME } from "./xlsx/workbook.js";
 import { GEOJSON_NAME, writePostcodesGeojson, type GeojsonScales } from "./geojson/geojson.js";
@@ -179,8 +179,12 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     // one snapshot for the check and the set: the fingerprint is hashed once
     const workbookRows = options.workbookRows ?? DEFAULT_WORKBOOK_ROWS;
     // the scale and good rating as resolved: an explicit default is the same set as an implicit one
+    const state = await fingerprintState(snapshot, options);
+    // unchanged since the set was written with these options: kept before the scale is decided (a count of every rating)
+    const given = reportFingerprint(state, { ...options, bom: csv.bom, workbookRows, scaleAsGiven: true });
+    if (keepCurrent && isReportSetCurrent(options.outDir, given, "given")) return "current";
     const { scale, goodRating, judging, answers } = await resolveScale(snapshot, options);
-    const fingerprint = await reportFingerprint(snapshot, { ...options, bom: csv.bom, workbookRows, goodRating, mobileScale: scale.scale });
+    const fingerprint = reportFingerprint(state, { ...options, bom: csv.bom, workbookRows, goodRating, mobileScale: scale.scale });
     if (keepCurrent && isReportSetCurrent(options.outDir, fingerprint)) return "current";
     await snapshot.preparePostcodes(answers);
     const changes = await collectChanges(snapshot, { goodRating, since: options.since, scale });
@@ -195,7 +199,7 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     const context = { snapshot, scope, goodRating, scale, csv, summary, changes, groups, uprnColumn: options.uprnColumn, located, workbookRows, addressFiles };
     // Last, and swapped in with the set: what the set was made from, so that a batch can keep it.
     const made = set.filter((f) => f.applies?.(context) ?? true).map((f) => f.name);
-    const record: ReportFile<ReportContext> = { name: FINGERPRINT_FILE, write: (_c, path) => recordFingerprint(path, fingerprint, made) };
+    const record: ReportFile<ReportContext> = { name: FINGERPRINT_FILE, write: (_c, path) => recordFingerprint(path, fingerprint, made, given) };
     const written = await writeReportSet(options.outDir, [...set, record], context, {
       beforeSwap: async () => {
         lock.assertHeld();

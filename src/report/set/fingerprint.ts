@@ -14,6 +14,12 @@ export const FINGERPRINT_FILE = ".fingerprint";
 
 interface FingerprintFile {
   fingerprint: string;
+  /**
+   * the fingerprint of the same state with the options as given, before the mobile scale is decided
+   * from the answers: the same state and options decide the same scale, so a batch that finds this
+   * one unchanged keeps the set without counting every rating again
+   */
+  given?: string;
   /** the set's files, relative to --out: all must still be there for the set to be current */
   files: string[];
   /**
@@ -50,14 +56,13 @@ export function optionsKey(options: Record<string, unknown>): Record<string, unk
   );
 }
 
-/** The fingerprint of the set that `options` would write for `scope`, from the database as it stands. */
-export async function reportFingerprint(snapshot: ReportSnapshot, options: Record<string, unknown>): Promise<string> {
+/** What the set is made from besides its options: the database as it stands, hashed once for both fingerprints. */
+export async function fingerprintState(snapshot: ReportSnapshot, options: { areaFile?: unknown }): Promise<string> {
   const scope = snapshot.scope;
   const hash = createHash("sha256");
   hash.update(
     JSON.stringify({
       code: reportCodeDigest(),
-      options: optionsKey(options),
       scope: { kind: scope.kind, lookups: scope.lookups, providers: scope.providers, columns: scope.inputColumns, simulated: scope.runSimulated },
       answers: await snapshot.answersVersion(),
       // the stored release of Ofcom's open data (a new import is a new id)
@@ -71,6 +76,11 @@ export async function reportFingerprint(snapshot: ReportSnapshot, options: Recor
   // every input row of the run as stored (its line, cell text and verdict), in line order
   for await (const rows of snapshot.inputRows()) for (const row of rows) hash.update(`${row.join("\u001f")}\u001e`);
   return hash.digest("hex");
+}
+
+/** The fingerprint of the set that `options` would write from the `state` (fingerprintState). */
+export function reportFingerprint(state: string, options: Record<string, unknown>): string {
+  return createHash("sha256").update(JSON.stringify({ state, options: optionsKey(options) })).digest("hex");
 }
 
 function fileStamp(path: string): { size: number; modified: number } {
@@ -101,15 +111,15 @@ function reportCodeDigest(): string {
   return (codeDigest = hash.digest("hex"));
 }
 
-/** True when --out holds a complete set with this fingerprint. */
-export function isReportSetCurrent(outDir: string, fingerprint: string): boolean {
+/** True when --out holds a complete set with this fingerprint (`given`: of its options as given). */
+export function isReportSetCurrent(outDir: string, fingerprint: string, which: "fingerprint" | "given" = "fingerprint"): boolean {
   let stored: FingerprintFile;
   try {
     stored = JSON.parse(readFileSync(join(outDir, FINGERPRINT_FILE), "utf8")) as FingerprintFile;
   } catch {
     return false;
   }
-  if (stored.fingerprint !== fingerprint || !Array.isArray(stored.files) || !stored.stamps) return false;
+  if (stored[which] !== fingerprint || !Array.isArray(stored.files) || !stored.stamps) return false;
   const stamps = stored.stamps;
   return stored.files.every((f) => {
     const now = stampOf(join(outDir, f));
@@ -122,12 +132,12 @@ export function isReportSetCurrent(outDir: string, fingerprint: string): boolean
  * The set's record of what it was made from, written at `path` as the set's last file, beside the
  * files it names (the staging directory): their stamps are taken as written.
  */
-export async function recordFingerprint(path: string, fingerprint: string, files: readonly string[]): Promise<void> {
+export async function recordFingerprint(path: string, fingerprint: string, files: readonly string[], given?: string): Promise<void> {
   const stamps: Record<string, FileStamp> = {};
   for (const f of files) {
     const stamp = stampOf(join(dirname(path), f));
     if (stamp) stamps[f] = stamp;
   }
-  const record: FingerprintFile = { fingerprint, files: [...files], stamps };
+  const record: FingerprintFile = { fingerprint, ...(given === undefined ? {} : { given }), files: [...files], stamps };
   await writeAtomically(path, [JSON.stringify(record) + "\n"]);
 }

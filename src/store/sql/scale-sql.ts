@@ -5,6 +5,9 @@ import { mobileFields } from "../../contract/fields.js";
 import { LEGACY_ONLY_RATINGS, MOBILE_SCALES, type MobileScale } from "../../contract/mobile-scales.js";
 import { MOBILE_SCALE_COLUMN } from "../../figures/postcode-columns.js";
 
+/** The answers whose addresses are counted (alias l of lookups): an answer, or a failed refresh's kept one. */
+export const EVIDENCE_ANSWERS = "(l.status = 'ok' OR (l.status = 'failed' AND l.address_count > 0))";
+
 /** `postcodeTable` is the snapshot's scope; `order` is appended to ORDER BY's text keys (PostgreSQL's byte order). */
 export function scaleEvidenceSql(postcodeTable: string, providers: readonly string[], order = ""): string {
   const fields = mobileFields(providers).map((f) => `m.${f}`);
@@ -13,7 +16,7 @@ export function scaleEvidenceSql(postcodeTable: string, providers: readonly stri
   return `SELECT l.dataset AS release, SUM(${present}) AS ratings, SUM(${legacy}) AS legacy
             FROM ${postcodeTable} s JOIN lookups l ON l.postcode = s.postcode AND l.lookup = 'mobile'
             JOIN mobile_addresses m ON m.postcode = s.postcode
-           WHERE l.status = 'ok' OR (l.status = 'failed' AND l.address_count > 0)
+           WHERE ${EVIDENCE_ANSWERS}
            GROUP BY l.dataset ORDER BY MIN(l.fetched_at${order}), l.dataset${order}`;
 }
 
