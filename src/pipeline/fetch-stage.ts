@@ -106,13 +106,13 @@ async function connect({ deps, log }: OpenedRun, settings: Pick<BatchConfig, "si
 }
 
 /** A commit that fails (a full disk) stops fetching; flush() rethrows it. A write the lease no longer covers loses the lease. */
-function openAnswerWriter({ store, clock, fence, stop, lease, deps }: OpenedRun, settings: Pick<BatchConfig, "providers" | "simulate" | "release">): Promise<AnswerWriter> {
+function openAnswerWriter({ store, clock, fence, stop, lease }: OpenedRun, settings: Pick<BatchConfig, "providers" | "simulate" | "release">): Promise<AnswerWriter> {
   return store.answers.openWriter({
     providers: settings.providers,
     simulated: settings.simulate,
     release: settings.release,
     grouping: ANSWER_GROUPING,
-    lease: { id: lease.id, now: () => clock.now(), ttlMs: leaseTtl(deps) },
+    lease: { id: lease.id, now: () => clock.now() },
     onError: (err) => (err instanceof LeaseLostError || fence.lost ? fence.writeRefused() : stop.halt()),
   });
 }

@@ -174,7 +174,7 @@ export interface AnswerWriterOptions {
    * The lease the writes are made under, with the clock its expiry is judged on: each group commits
    * only while the lease is still the live one, else the writer fails with LeaseLostError.
    */
-  lease?: { id: number; now: () => number; ttlMs?: number | undefined } | undefined;
+  lease?: { id: number; now: () => number } | undefined;
 }
 
 /** A request sent, for the ledger: committed in the same transaction as the answers queued with it. */

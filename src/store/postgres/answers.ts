@@ -180,10 +180,6 @@ function groupCommitter(pool: pg.Pool, options: AnswerWriterOptions): (group: re
   const s = writerSettings(options);
   return (group) =>
     inTransaction(pool, async (client) => {
-      // A machine stopped inside this transaction (paused, swapped out) would hold its pair locks and
-      // stall every other machine's writes of those pairs: past its lease's length it has lost the
-      // lease anyway, so the server ends its session then and the locks go with it.
-      if (options.lease?.ttlMs) await client.query(`SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1000, Math.round(options.lease.ttlMs))}`);
       if (options.lease) await assertLeaseLive(client, options.lease.id, options.lease.now());
       const records = group.filter((item): item is FinalRecord => typeof item !== "function");
       const naming = namingLookups(records);
