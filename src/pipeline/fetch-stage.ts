@@ -71,7 +71,7 @@ export async function fetchStage(run: OpenedRun, settings: FetchStageSettings, r
     maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     ...(deps.resolveHost ? { lookup: deps.resolveHost } : {}),
   });
-  const writer = await openAnswerWriter(run, settings);
+  const writer = await openAnswerWriter(run, settings, total);
   const budget = new RequestBudget(settings.maxRequests);
   const fetching: Fetching = { runId, api, http, writer, budget };
   const lanes = settings.lookups.map((lookup) => laneFor(run, settings, fetching, planned, lookup));
@@ -106,8 +106,9 @@ async function connect({ deps, log }: OpenedRun, settings: Pick<BatchConfig, "si
 }
 
 /** A commit that fails (a full disk) stops fetching; flush() rethrows it. A write the lease no longer covers loses the lease. */
-function openAnswerWriter({ store, clock, fence, stop, lease }: OpenedRun, settings: Pick<BatchConfig, "providers" | "simulate" | "release">): Promise<AnswerWriter> {
+function openAnswerWriter({ store, clock, fence, stop, lease }: OpenedRun, settings: Pick<BatchConfig, "providers" | "simulate" | "release">, expected: number): Promise<AnswerWriter> {
   return store.answers.openWriter({
+    expected,
     providers: settings.providers,
     simulated: settings.simulate,
     release: settings.release,

@@ -175,6 +175,11 @@ export interface AnswerWriterOptions {
    * only while the lease is still the live one, else the writer fails with LeaseLostError.
    */
   lease?: { id: number; now: () => number } | undefined;
+  /**
+   * How many answers the caller expects to write: a writer expecting many may store them on a thread
+   * of its own (SQLite), off the caller's event loop. Writes, flushes and failures behave the same.
+   */
+  expected?: number | undefined;
 }
 
 /** A request sent, for the ledger: committed in the same transaction as the answers queued with it. */

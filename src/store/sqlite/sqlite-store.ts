@@ -9,8 +9,9 @@ import { memoryPace } from "../memory-pace.js";
 import { processAlive } from "../process-identity.js";
 import type { ScopeRequest, ReportSnapshot } from "../snapshot.js";
 import type { AnswerWriter, InputRowWriter, OpenDataWriter, Store } from "../store.js";
-import type { LeaseHolder } from "../types.js";
+import type { AnswerWriterOptions, LeaseHolder } from "../types.js";
 import { answerWriter } from "./answers.js";
+import { threadedAnswerWriter, type ThreadedWriter } from "./writer-thread.js";
 import { expireAnswers } from "./expiry.js";
 import { hidingExpired } from "./report/expiry-views.js";
 import { claimPairs, releaseClaims } from "./claims.js";
@@ -47,6 +48,12 @@ function settle<T>(path: string, work: () => T): Promise<T> {
     return Promise.reject(namingPath(err, path));
   }
 }
+
+/**
+ * Answers expected from which a writer stores on a thread of its own: below it the thread's start
+ * (tens of milliseconds) costs more than the storing it would move off the event loop.
+ */
+export const WRITER_THREAD_FROM = 1_000;
 
 export class SqliteStore implements Store {
   readonly engine = "sqlite" as const;
@@ -93,7 +100,10 @@ export class SqliteStore implements Store {
     return sqliteSnapshotSource(this.db, this.scaleMemo).snapshot(request, work, options).catch((err: unknown) => Promise.reject(readFailure(err, this.location)));
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    const threads = [...this.writerThreads];
+    this.writerThreads.clear();
+    await Promise.all(threads.map((t) => t.close()));
     return this.run(() => this.closeHandle());
   }
 
@@ -111,12 +121,23 @@ export class SqliteStore implements Store {
     counts: (runId) => this.run(() => runStepsNow(this.db, inputRowCountsSteps(runId))),
   };
 
+  /** answer writers on threads of their own, ended (their queues committed) when the store closes */
+  private readonly writerThreads = new Set<ThreadedWriter>();
+
+  private async openAnswerWriter(options: AnswerWriterOptions): Promise<AnswerWriter> {
+    if (this.location !== ":memory:" && (options.expected ?? 0) >= WRITER_THREAD_FROM) {
+      const threaded = await threadedAnswerWriter(this.location, options);
+      this.writerThreads.add(threaded);
+      return threaded.writer;
+    }
+    return this.run((): AnswerWriter => {
+      const writer = answerWriter(this.db, options);
+      return { write: writer.write, request: writer.request, block: writer.block, flush: () => this.run(() => writer.flush()) };
+    });
+  }
+
   readonly answers: Store["answers"] = {
-    openWriter: (options) =>
-      this.run((): AnswerWriter => {
-        const writer = answerWriter(this.db, options);
-        return { write: writer.write, request: writer.request, block: writer.block, flush: () => this.run(() => writer.flush()) };
-      }),
+    openWriter: (options) => this.openAnswerWriter(options),
     prepareProviders: (providers) => this.run(() => ensureProviderColumns(this.db, providers)),
     holdsOtherKind: (simulated) => this.run(() => answersOfOtherKind(this.db, simulated)),
     get: (postcode, lookup) => this.answerReads.get(postcode, lookup),

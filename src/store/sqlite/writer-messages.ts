@@ -1,0 +1,41 @@
+// What the batch's thread and the SQLite writer's thread (writer-thread.ts, writer-worker.ts) say to
+// each other. Everything here is plain data: a structured clone carries it across.
+import type { FinalRecord } from "../../contract/records.js";
+import type { CommitGrouping } from "../commit-group.js";
+import type { QuotaBlock, SentRequest } from "../types.js";
+
+/** The writer's options as data: what AnswerWriterOptions says, less its functions. */
+export interface WorkerSettings {
+  path: string;
+  providers: readonly string[];
+  simulated: boolean;
+  release: string | null;
+  grouping: CommitGrouping | undefined;
+  /** the lease the writes are made under; its clock's time comes with each message */
+  leaseId: number | null;
+}
+
+/** One queued write, in the order it came. */
+export type QueuedWrite = { kind: "record"; record: FinalRecord } | { kind: "request"; sent: SentRequest } | { kind: "block"; block: QuotaBlock };
+
+export type ToWriter =
+  /** writes to queue; `nowMs`: the lease's clock when they were handed over */
+  | { kind: "writes"; writes: QueuedWrite[]; nowMs: number | null }
+  /** commit what is queued now and answer `flushed` (or `failed`) with this number */
+  | { kind: "flush"; seq: number; nowMs: number | null }
+  /** commit what is queued, close the database and end */
+  | { kind: "close"; nowMs: number | null };
+
+/** A failure as data: which kind it was, and its one-line message. */
+export interface SentError {
+  kind: "lease-lost" | "database" | "other";
+  message: string;
+  leaseId?: number;
+}
+
+export type FromWriter =
+  | { kind: "ready" }
+  | { kind: "flushed"; seq: number }
+  /** a commit failed: nothing more is written; `seq` when a flush asked */
+  | { kind: "failed"; error: SentError; seq: number | null }
+  | { kind: "closed" };

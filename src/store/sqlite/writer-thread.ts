@@ -1,0 +1,148 @@
+// The SQLite answer writer on a thread of its own (writer-worker.ts). The batch's thread only hands
+// the writes over, those of one event-loop turn in one message; the worker queues and commits them
+// in the same groups and transactions as the writer on the batch's thread would (answers.ts), on its
+// own connection to the file. A flush waits for the worker to commit what was handed over before it,
+// so a caller that flushes (claims given back, the fetch's end) finds the answers stored, and a batch
+// fetching faster than the worker stores waits for it there rather than queueing without end.
+import { Worker } from "node:worker_threads";
+import { DatabaseError, LeaseLostError, type AnswerWriterOptions } from "../types.js";
+import type { AnswerWriter } from "../store.js";
+import type { FromWriter, QueuedWrite, SentError, ToWriter, WorkerSettings } from "./writer-messages.js";
+
+/** A writer on its own thread, and how to end that thread (committing what is queued first). */
+export interface ThreadedWriter {
+  writer: AnswerWriter;
+  close(): Promise<void>;
+}
+
+function receivedError(e: SentError): Error {
+  if (e.kind === "lease-lost") return new LeaseLostError(e.leaseId ?? 0);
+  return e.kind === "database" ? new DatabaseError(e.message) : new Error(e.message);
+}
+
+/**
+ * The worker's module beside this one, as this module was loaded: JavaScript from a build, or
+ * TypeScript (npm run, the tests). A TypeScript thread registers tsx's loader itself, without the
+ * process's flags: a `--import tsx` inherited from them registers it too late for the thread's first
+ * module as often as not (Node 20).
+ */
+function startWorker(settings: WorkerSettings): Worker {
+  const here = import.meta.url;
+  if (!here.endsWith(".ts")) return new Worker(new URL("./writer-worker.js", here), { workerData: settings });
+  const entry = new URL("./writer-worker.ts", here);
+  const code = `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`;
+  return new Worker(code, { eval: true, execArgv: [], workerData: settings });
+}
+
+/** Starts the worker and waits until it has the database open (or says why it could not). */
+export function threadedAnswerWriter(path: string, options: AnswerWriterOptions): Promise<ThreadedWriter> {
+  const settings: WorkerSettings = {
+    path,
+    providers: [...options.providers],
+    simulated: options.simulated ?? false,
+    release: options.release ?? null,
+    grouping: options.grouping,
+    leaseId: options.lease?.id ?? null,
+  };
+  const link = new WriterLink(startWorker(settings), options);
+  return link.ready.then(() => ({ writer: link.writer(), close: () => link.close() }));
+}
+
+class WriterLink {
+  readonly ready: Promise<void>;
+  private pending: QueuedWrite[] = [];
+  private posting: NodeJS.Immediate | null = null;
+  private failure: Error | null = null;
+  private seq = 0;
+  private readonly flushes = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  private readonly exited: Promise<void>;
+  private readyCallbacks: { resolve: () => void; reject: (err: Error) => void } | null = null;
+  private closing = false;
+
+  constructor(
+    private readonly worker: Worker,
+    private readonly options: AnswerWriterOptions,
+  ) {
+    this.ready = new Promise((resolve, reject) => (this.readyCallbacks = { resolve, reject }));
+    this.exited = new Promise((resolve) => worker.once("exit", () => resolve()));
+    worker.on("message", (m: FromWriter) => this.received(m));
+    worker.on("error", (err) => this.failed(err));
+    worker.once("exit", () => {
+      if (!this.closing) this.failed(new Error("the answer writer's thread ended before it was closed"));
+    });
+  }
+
+  private now(): number | null {
+    return this.options.lease ? this.options.lease.now() : null;
+  }
+
+  private post(message: ToWriter): void {
+    this.worker.postMessage(message);
+  }
+
+  private received(m: FromWriter): void {
+    if (m.kind === "ready") this.readyCallbacks?.resolve();
+    else if (m.kind === "flushed") this.settle(m.seq, null);
+    else if (m.kind === "failed") this.failed(receivedError(m.error));
+  }
+
+  private settle(seq: number, err: Error | null): void {
+    const f = this.flushes.get(seq);
+    this.flushes.delete(seq);
+    if (!f) return;
+    if (err) f.reject(err);
+    else f.resolve();
+  }
+
+  /** The first failure stops the writer: every flush waiting, and every later call, gets it. */
+  private failed(err: Error): void {
+    this.readyCallbacks?.reject(err);
+    if (this.failure) return;
+    this.failure = err;
+    for (const seq of [...this.flushes.keys()]) this.settle(seq, err);
+    this.options.onError?.(err);
+  }
+
+  private queue(write: QueuedWrite): void {
+    if (this.failure) throw this.failure;
+    this.pending.push(write);
+    this.posting ??= setImmediate(() => this.handOver());
+  }
+
+  /** The writes of this turn, in one message. */
+  private handOver(): void {
+    if (this.posting) clearImmediate(this.posting);
+    this.posting = null;
+    if (this.pending.length === 0 || this.failure) return;
+    this.post({ kind: "writes", writes: this.pending, nowMs: this.now() });
+    this.pending = [];
+  }
+
+  private flush(): Promise<void> {
+    this.handOver();
+    if (this.failure) return Promise.reject(this.failure);
+    const seq = ++this.seq;
+    const done = new Promise<void>((resolve, reject) => this.flushes.set(seq, { resolve, reject }));
+    this.post({ kind: "flush", seq, nowMs: this.now() });
+    return done;
+  }
+
+  writer(): AnswerWriter {
+    return {
+      write: (record) => this.queue({ kind: "record", record }),
+      request: (sent) => this.queue({ kind: "request", sent }),
+      block: (block) => this.queue({ kind: "block", block }),
+      flush: () => this.flush(),
+    };
+  }
+
+  /** Commits what is queued, then ends the thread; a failure was already told to onError. */
+  async close(): Promise<void> {
+    if (this.closing) return this.exited;
+    this.handOver();
+    this.closing = true;
+    if (!this.failure) this.post({ kind: "close", nowMs: this.now() });
+    else await this.worker.terminate();
+    await this.exited;
+  }
+}
