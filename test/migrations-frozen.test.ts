@@ -23,11 +23,12 @@ const RELEASED: Record<string, { migrations: readonly string[]; checksums: reado
       "c478d634d45c4e16",
       "1a376a0b41976a6d",
       "8c8f94efcad0aaba",
+      "98a6fd4d10deed22",
     ],
   },
   postgres: {
     migrations: PG_MIGRATIONS,
-    checksums: ["a36f6352f7ba09a2", "dee0af053475609c", "0e7fc5c8fcfeabde", "baf5f3789800b05d", "2ad0b8779b02b357"],
+    checksums: ["a36f6352f7ba09a2", "dee0af053475609c", "0e7fc5c8fcfeabde", "baf5f3789800b05d", "2ad0b8779b02b357", "e34f5c54fcfbac79"],
   },
 };
 

@@ -255,6 +255,11 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE lookups ADD COLUMN returned_at text;
   UPDATE lookups l SET returned_at = v.last_seen FROM answer_versions v WHERE v.id = l.version_id;
   `,
+  // Each mobile answer's scale evidence, counted when it is written (as the SQLite migration says).
+  `
+  ALTER TABLE lookups ADD COLUMN scale_ratings integer;
+  ALTER TABLE lookups ADD COLUMN scale_legacy_ratings integer;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -10,6 +10,7 @@ import type { VersionRow } from "../snapshot.js";
 import type { AnswerWriterOptions } from "../types.js";
 import { answerRelease, type ReleaseBook } from "./releases.js";
 import { contentHash, recordContent, type CurrentVersion, type VersionContent } from "./versions.js";
+import { ratingEvidence, STORED_EVIDENCE } from "../sql/scale-sql.js";
 
 /** What a writer's options say about every record it writes. */
 export interface WriterSettings {
@@ -104,11 +105,15 @@ const STATUS_COLUMNS = [
   "release",
   // when the API last returned the answer: only an answer or a not-found sets it, never a failure
   "returned_at",
+  // a mobile answer's scale evidence (sql/scale-sql.ts), kept through a failure as its addresses are
+  STORED_EVIDENCE.ratings,
+  STORED_EVIDENCE.legacy,
 ] as const;
 
 /** An answer's (or a not-found's) status row, in the order of STATUS_COLUMNS. */
 export function statusRowValues(r: FinalRecord, content: VersionContent, simulated: number, versionId: number, release: string): unknown[] {
   const answer = r.status === "ok" ? r.answer : null;
+  const evidence = r.lookup === "mobile" ? ratingEvidence(content.rows) : null;
   return [
     r.postcode,
     r.lookup,
@@ -125,6 +130,8 @@ export function statusRowValues(r: FinalRecord, content: VersionContent, simulat
     versionId,
     release,
     r.fetchedAt,
+    evidence?.ratings ?? null,
+    evidence?.legacy ?? null,
   ];
 }
 

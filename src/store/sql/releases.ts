@@ -10,7 +10,6 @@ import type { ReleaseCheckStore, ReleaseStore, StoredScale } from "../store.js";
 import type { CheckedBy } from "../types.js";
 import type { SqlSession } from "./session.js";
 import { all, exec, type Steps, type Transact } from "./steps.js";
-import { answersVersion, releaseAnswers, type ScaleMemoBox } from "./scale-memo.js";
 
 /** The statements of the answer writers' release book (shared/releases.ts decides), run in their own transactions. */
 export const RELEASE_SQL = {
@@ -62,27 +61,19 @@ function* recordScaleSteps(scales: readonly StoredScale[]): Steps<void> {
 }
 
 /** Counts each mobile release's stored ratings and those that are 1 or 2, and records them with the release and its scale. */
-async function recordScales(q: SqlSession, transact: Transact, providers: readonly string[], box?: ScaleMemoBox): Promise<StoredScale[]> {
+async function recordScales(q: SqlSession, transact: Transact, providers: readonly string[]): Promise<StoredScale[]> {
   if (providers.length === 0) return [];
   const order = q.dialect.byteOrder === "" ? "" : ` ${q.dialect.byteOrder}`;
-  const before = box ? await answersVersion(q) : null;
-  const rows = await q.all<{ release: string | null; ratings: number | string; legacy: number | string }>(scaleEvidenceSql(ALL_MOBILE_POSTCODES, providers, order));
+  const rows = await q.all<{ release: string | null; ratings: number | string; legacy: number | string }>(scaleEvidenceSql(ALL_MOBILE_POSTCODES, providers, { order, stored: true }));
   const scales = rows.map((r) => ({ release: r.release, ratings: Number(r.ratings), legacyRatings: Number(r.legacy), scale: scaleOfRatings({ legacyRatings: Number(r.legacy) }) }));
-  if (box) {
-    const answers = await releaseAnswers(q, ALL_MOBILE_POSTCODES);
-    // kept only when no answer changed while counting
-    const evidence = scales.map((s) => ({ release: s.release, ratings: s.ratings, legacyRatings: s.legacyRatings }));
-    box.memo = before === (await answersVersion(q)) ? { version: before!, providers: providers.join(","), answers, evidence } : null;
-  }
   await transact(recordScaleSteps(scales));
   return scales;
 }
 
-/** `scaleMemo`: where recordScales keeps what it counted, for the engine's report snapshots (sql/scale-memo.ts). */
-export function sqlReleases(q: SqlSession, transact: Transact, scaleMemo?: ScaleMemoBox): ReleaseStore {
+export function sqlReleases(q: SqlSession, transact: Transact): ReleaseStore {
   return {
     newest: (lookup) => q.get<{ id: number; name: string }>("SELECT id, name FROM releases WHERE lookup = @lookup ORDER BY id DESC LIMIT 1", { lookup }),
-    recordScales: (providers) => recordScales(q, transact, providers, scaleMemo),
+    recordScales: (providers) => recordScales(q, transact, providers),
   };
 }
 

@@ -1,6 +1,9 @@
-// The evidence for each mobile release's rating scale (spec/mobile-scales.ts) as SQL: per release
+// The evidence for each mobile release's rating scale (contract/mobile-scales.ts) as SQL: per release
 // the scope's answers name, how many ratings its addresses hold and how many of them are 1 or 2.
-// Standard SQL: both engines run it as it is (PostgreSQL's order and casts passed in).
+// Each answer's counts are stored with it when it is written (lookups' STORED_EVIDENCE columns), so
+// the evidence is a sum over answers, not over every rating of every address; an answer stored
+// before those columns has them NULL and is counted from its addresses. Standard SQL: both engines
+// run it as it is (PostgreSQL's order and casts passed in).
 import { mobileFields } from "../../contract/fields.js";
 import { LEGACY_ONLY_RATINGS, MOBILE_SCALES, type MobileScale } from "../../contract/mobile-scales.js";
 import { MOBILE_SCALE_COLUMN } from "../../figures/postcode-columns.js";
@@ -8,14 +11,36 @@ import { MOBILE_SCALE_COLUMN } from "../../figures/postcode-columns.js";
 /** The answers whose addresses are counted (alias l of lookups): an answer, or a failed refresh's kept one. */
 export const EVIDENCE_ANSWERS = "(l.status = 'ok' OR (l.status = 'failed' AND l.address_count > 0))";
 
-/** `postcodeTable` is the snapshot's scope; `order` is appended to ORDER BY's text keys (PostgreSQL's byte order). */
-export function scaleEvidenceSql(postcodeTable: string, providers: readonly string[], order = ""): string {
+/** The lookups columns holding each mobile answer's evidence: its ratings, and those of 1 or 2. */
+export const STORED_EVIDENCE = { ratings: "scale_ratings", legacy: "scale_legacy_ratings" } as const;
+
+/** An answer's evidence from its address rows ([uprn, address, ...ratings]): what STORED_EVIDENCE holds. */
+export function ratingEvidence(rows: readonly (readonly unknown[])[]): { ratings: number; legacy: number } {
+  let ratings = 0;
+  let legacy = 0;
+  for (const row of rows)
+    for (let i = 2; i < row.length; i++) {
+      const v = row[i];
+      if (v === null || v === undefined) continue;
+      ratings++;
+      if (LEGACY_ONLY_RATINGS.includes(v as number)) legacy++;
+    }
+  return { ratings, legacy };
+}
+
+/**
+ * `postcodeTable` is the snapshot's scope; `order` is appended to ORDER BY's text keys (PostgreSQL's
+ * byte order); `stored`: the database has the STORED_EVIDENCE columns (a reader of an older schema,
+ * which never migrates, counts every answer from its addresses, over `providers`' fields).
+ */
+export function scaleEvidenceSql(postcodeTable: string, providers: readonly string[], { order = "", stored }: { order?: string; stored: boolean }): string {
   const fields = mobileFields(providers).map((f) => `m.${f}`);
   const present = fields.map((f) => `(CASE WHEN ${f} IS NULL THEN 0 ELSE 1 END)`).join(" + ");
   const legacy = fields.map((f) => `(CASE WHEN ${f} IN (${LEGACY_ONLY_RATINGS.join(", ")}) THEN 1 ELSE 0 END)`).join(" + ");
-  return `SELECT l.dataset AS release, SUM(${present}) AS ratings, SUM(${legacy}) AS legacy
+  const fromAddresses = (sum: string) => `(SELECT COALESCE(SUM(${sum}), 0) FROM mobile_addresses m WHERE m.postcode = l.postcode)`;
+  const counted = (column: string, sum: string) => (stored ? `CASE WHEN l.${column} IS NULL THEN ${fromAddresses(sum)} ELSE l.${column} END` : fromAddresses(sum));
+  return `SELECT l.dataset AS release, SUM(${counted(STORED_EVIDENCE.ratings, present)}) AS ratings, SUM(${counted(STORED_EVIDENCE.legacy, legacy)}) AS legacy
             FROM ${postcodeTable} s JOIN lookups l ON l.postcode = s.postcode AND l.lookup = 'mobile'
-            JOIN mobile_addresses m ON m.postcode = s.postcode
            WHERE ${EVIDENCE_ANSWERS}
            GROUP BY l.dataset ORDER BY MIN(l.fetched_at${order}), l.dataset${order}`;
 }

@@ -6,7 +6,7 @@ import { LOOKUP_LIST } from "../../contract/lookups.js";
 import type { DatabaseStatus, LookupReleases, RunningProgress, RunSummary } from "../types.js";
 import type { Dialect } from "./dialect.js";
 import { countsAsTheyStandSteps } from "./run-reads.js";
-import { ALL_MOBILE_POSTCODES, scaleEvidenceSql } from "./scale-sql.js";
+import { ALL_MOBILE_POSTCODES, scaleEvidenceSql, STORED_EVIDENCE } from "./scale-sql.js";
 import { all, get, type Steps } from "./steps.js";
 
 /** A running run's row holds its counts only at the end (its requests are checkpointed): what it has stored so far instead. */
@@ -110,8 +110,10 @@ function* shownScaleEvidenceSteps(d: Dialect): Steps<ShownEvidence | null> {
     return null;
   }
   if (!Array.isArray(providers) || providers.length === 0) return null;
+  // status never migrates: answers stored before their evidence was are counted from their addresses
+  const stored = (yield* get(d.columnExists("lookups", STORED_EVIDENCE.ratings))) !== null;
   const rows = yield* all<{ release: string | null; ratings: number | string; legacy: number | string }>(
-    scaleEvidenceSql(ALL_MOBILE_POSTCODES, providers, d.byteOrder === "" ? "" : ` ${d.byteOrder}`),
+    scaleEvidenceSql(ALL_MOBILE_POSTCODES, providers, { order: d.byteOrder === "" ? "" : ` ${d.byteOrder}`, stored }),
   );
   return new Map(rows.map((r) => [r.release, { ratings: Number(r.ratings), legacy: Number(r.legacy) }]));
 }

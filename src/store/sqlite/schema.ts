@@ -292,6 +292,13 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE lookups ADD COLUMN returned_at TEXT;
   UPDATE lookups SET returned_at = (SELECT v.last_seen FROM answer_versions v WHERE v.id = lookups.version_id);
   `,
+  // Each mobile answer's scale evidence, counted when it is written: its ratings and those of 1 or
+  // 2, so that a release's scale is a sum over answers, not over every rating stored. NULL for an
+  // answer stored before (counted from its addresses until it is written again).
+  `
+  ALTER TABLE lookups ADD COLUMN scale_ratings INTEGER;
+  ALTER TABLE lookups ADD COLUMN scale_legacy_ratings INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

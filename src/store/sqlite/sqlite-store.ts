@@ -28,7 +28,6 @@ import { namingFailures } from "../sql/naming.js";
 import { sqlPlan } from "../sql/plan.js";
 import { sqlAnswerReads } from "../sql/answer-reads.js";
 import { sqlReleaseChecks, sqlReleases } from "../sql/releases.js";
-import type { ScaleMemoBox } from "../sql/scale-memo.js";
 import { abandonOrphansSteps, sqlRuns } from "../sql/runs.js";
 import { SQLITE_DIALECT } from "./dialect.js";
 import { sqliteSession } from "./session.js";
@@ -66,8 +65,6 @@ export class SqliteStore implements Store {
   readonly releaseChecks: Store["releaseChecks"];
   readonly sample: Store["sample"];
   private readonly answerReads: Pick<Store["answers"], "get" | "versions">;
-  /** what recordScales counted last: a report over the same answers reads it (sql/scale-memo.ts) */
-  private readonly scaleMemo: ScaleMemoBox = { memo: null };
 
   constructor(
     /** the handle: only this folder sees it */
@@ -90,14 +87,14 @@ export class SqliteStore implements Store {
         this.run(() => liveLeaseIds(db, nowMs, this.here, this.isAlive)).then((live) => transact(abandonOrphansSteps(SQLITE_DIALECT, at, live))),
     });
     this.plan = named(sqlPlan(q, transact));
-    this.releases = named(sqlReleases(q, transact, this.scaleMemo));
+    this.releases = named(sqlReleases(q, transact));
     this.releaseChecks = named(sqlReleaseChecks(q));
     this.answerReads = named(sqlAnswerReads(q));
     this.sample = named(sqlSampleStore(q));
   }
 
   snapshot<T>(request: ScopeRequest, work: (snapshot: ReportSnapshot) => Promise<T>, options?: { onWarning?: (message: string) => void }): Promise<T> {
-    return sqliteSnapshotSource(this.db, this.scaleMemo).snapshot(request, work, options).catch((err: unknown) => Promise.reject(readFailure(err, this.location)));
+    return sqliteSnapshotSource(this.db).snapshot(request, work, options).catch((err: unknown) => Promise.reject(readFailure(err, this.location)));
   }
 
   async close(): Promise<void> {

@@ -43,8 +43,7 @@ import { inByteOrder } from "../dialect.js";
 import { downloadWithDataSql, goodSql, tierSql } from "../measures.js";
 import { finalCounts, inputRowCountsSteps, readRunFacts } from "../run-reads.js";
 import { runSteps } from "../steps.js";
-import { ratingCountsOf, ratingCountsSql, scaleEvidenceSql } from "../scale-sql.js";
-import { memoEvidence, type ScaleMemoBox } from "../scale-memo.js";
+import { ratingCountsOf, ratingCountsSql, scaleEvidenceSql, STORED_EVIDENCE } from "../scale-sql.js";
 import type { SqlSession } from "../session.js";
 import { loadArea, type AreaRowsInsert } from "./area.js";
 import { hideExpired } from "./expiry-views.js";
@@ -62,8 +61,6 @@ const speedsSql = (alias: string) => SPEED_FIELDS.map((f) => `${alias}.${f}`).jo
 export interface SnapshotEngine {
   session: SqlSession;
   insertAreaRows: AreaRowsInsert;
-  /** what the store's recordScales counted last, if the engine keeps it (sql/scale-memo.ts) */
-  scaleMemo?: ScaleMemoBox;
 }
 
 export class SqlReportSnapshot implements ReportSnapshot {
@@ -151,10 +148,9 @@ export class SqlReportSnapshot implements ReportSnapshot {
 
   async scaleEvidence(): Promise<ScaleEvidence[]> {
     if (!this.has("mobile")) return [];
-    const counted = await memoEvidence(this.q, this.using.scaleMemo, POSTCODE_TABLE, this.scope.providers);
-    if (counted) return counted;
     const order = this.q.dialect.byteOrder === "" ? "" : ` ${this.q.dialect.byteOrder}`;
-    const rows = await this.q.all<{ release: string | null; ratings: number; legacy: number }>(scaleEvidenceSql(POSTCODE_TABLE, this.scope.providers, order));
+    const stored = (await this.q.get(this.q.dialect.columnExists("lookups", STORED_EVIDENCE.ratings))) !== null;
+    const rows = await this.q.all<{ release: string | null; ratings: number; legacy: number }>(scaleEvidenceSql(POSTCODE_TABLE, this.scope.providers, { order, stored }));
     return rows.map((r) => ({ release: r.release, ratings: Number(r.ratings), legacyRatings: Number(r.legacy) }));
   }
 

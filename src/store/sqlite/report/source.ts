@@ -9,7 +9,6 @@ import type { AreaRow, GroupDimension, ReportSnapshot, ScopeRequest, SnapshotSou
 import { cleanupAfter } from "../../../errors.js";
 import { AREA_TABLE, GROUP_TABLE, POSTCODE_TABLE } from "../../sql/report/postcode-table.js";
 import { SqlReportSnapshot } from "../../sql/report/snapshot.js";
-import type { ScaleMemoBox } from "../../sql/scale-memo.js";
 import { POSTCODE_PART_FUNCTION } from "../dialect.js";
 import { sqliteSession } from "../session.js";
 import { showExpired } from "./expiry-views.js";
@@ -33,7 +32,7 @@ function areaRowsInsert(db: Db) {
   };
 }
 
-export function sqliteSnapshotSource(db: Db, scaleMemo?: ScaleMemoBox): SnapshotSource {
+export function sqliteSnapshotSource(db: Db): SnapshotSource {
   return {
     async snapshot<T>(request: ScopeRequest, work: (snapshot: ReportSnapshot) => Promise<T>, options: { onWarning?: (message: string) => void } = {}): Promise<T> {
       const ownTransaction = !db.inTransaction;
@@ -47,7 +46,7 @@ export function sqliteSnapshotSource(db: Db, scaleMemo?: ScaleMemoBox): Snapshot
       let result: T;
       try {
         db.function(POSTCODE_PART_FUNCTION, { deterministic: true }, (kind: unknown, postcode: unknown) => PARTS[kind as Part](String(postcode)));
-        result = await work(await SqlReportSnapshot.open({ session: sqliteSession(db), insertAreaRows: areaRowsInsert(db), scaleMemo }, request));
+        result = await work(await SqlReportSnapshot.open({ session: sqliteSession(db), insertAreaRows: areaRowsInsert(db) }, request));
       } catch (err) {
         cleanUp(true);
         throw err;
