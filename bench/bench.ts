@@ -21,13 +21,14 @@ import { report } from "./scenarios/report.js";
 import { scale, SCALE_POSTCODES } from "./scenarios/scale.js";
 import { simulatorThroughput } from "./scenarios/simulator-throughput.js";
 import { wholeJob } from "./scenarios/whole-job.js";
+import { unchangedNight } from "./scenarios/unchanged-night.js";
 import { workbook } from "./scenarios/workbook.js";
 import { map } from "./scenarios/map.js";
 import { team } from "./scenarios/team.js";
 import { workbookWriters } from "./scenarios/workbook-writers.js";
 import { startup } from "./scenarios/startup.js";
 
-const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, wholeJob, latencyBound, rateLimited, faults, report, memory, workbook, workbookWriters, openData, scale, map, team, startup];
+const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, wholeJob, unchangedNight, latencyBound, rateLimited, faults, report, memory, workbook, workbookWriters, openData, scale, map, team, startup];
 
 async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))
