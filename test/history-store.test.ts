@@ -142,8 +142,10 @@ describe("migration to the time the API last returned each answer", () => {
     t.db.close();
     const path = join(t.dir, "before-returned.sqlite");
     const old = new Database(path);
-    for (const m of MIGRATIONS.slice(0, -1)) old.exec(m);
-    old.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+    // the schema just before the migration that added returned_at
+    const before = MIGRATIONS.findIndex((m) => m.includes("ADD COLUMN returned_at"));
+    for (const m of MIGRATIONS.slice(0, before)) old.exec(m);
+    old.pragma(`user_version = ${before}`);
     old.exec(`INSERT INTO runs (id, started_at, state, input_name, input_columns, postcode_column, args, lookups, providers)
               VALUES (1, '2026-12-01T00:00:00.000Z', 'completed', 'x', '[]', 'pc', '{}', '["broadband"]', '[]')`);
     old.exec(`INSERT INTO answer_versions (id, postcode, lookup, status, release, first_seen, last_seen, run_id)
