@@ -13,6 +13,8 @@ import { WRITER_THREAD_FROM } from "../src/store/sqlite/sqlite-store.js";
 import type { Store } from "../src/store/store.js";
 import { DatabaseError, LeaseLostError } from "../src/store/types.js";
 import { okRecord } from "./helpers/records.js";
+import { runIn, writeCsv } from "./helpers/batch-harness.js";
+import { generatePostcodes } from "../src/simulator/postcode-gen.js";
 
 const T0 = Date.parse("2026-03-01T00:00:00.000Z");
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -161,6 +163,23 @@ describe("the SQLite answer writer on its own thread", () => {
     const other = new Database(join(dir, "gone.sqlite"));
     other.exec("DROP TABLE mobile_addresses");
     other.close();
-    await expect(store.answers.openWriter({ providers: DEFAULT_PROVIDERS, ...THREADED })).rejects.toThrow(/gone\.sqlite.*no such table: mobile_addresses/);
+    const heard: Error[] = [];
+    await expect(store.answers.openWriter({ providers: DEFAULT_PROVIDERS, ...THREADED, onError: (e) => heard.push(e) })).rejects.toThrow(/gone\.sqlite.*no such table: mobile_addresses/);
+    // not a deferred commit's failure: the caller has no writer to stop
+    expect(heard).toEqual([]);
   });
+
+  it("a batch of 600 postcodes (1,200 pairs) stores on the thread and every answer is there; one of 400 writes on the batch's thread", async () => {
+    for (const [n, threaded] of [[600, true], [400, false]] as const) {
+      const run = join(dir, `batch-${n}`);
+      const input = writeCsv(dir, `in-${n}.csv`, ["postcode", ...generatePostcodes("writer-thread", n)]);
+      const r = await runIn(run, { in: input, simulate: true, concurrency: 8 }, {});
+      expect(r.exitCode).toBe(0);
+      expect(r.logs.some((l) => l.includes('"event":"writer-thread"'))).toBe(threaded);
+      const store = await openStore(join(run, "coverage.sqlite"));
+      opened.push(store);
+      const answers = await Promise.all(generatePostcodes("writer-thread", n).map((p) => store.answers.get(p.replace(/ /g, ""), "mobile")));
+      expect(answers.filter((a) => a?.status === "ok" || a?.status === "not_found")).toHaveLength(n);
+    }
+  }, 60_000);
 });

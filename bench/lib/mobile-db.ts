@@ -7,6 +7,7 @@ import { generatePostcode, generatePostcodes } from "../../src/simulator/index.j
 import { DEFAULT_PROVIDERS, mobileFields } from "../../src/contract/fields.js";
 import { ensureProviderColumns, openDatabase } from "../../src/store/sqlite/db.js";
 import { createRun, finishRun, setRunInput } from "../../src/store/sqlite/runs.js";
+import { ratingEvidence, STORED_EVIDENCE } from "../../src/store/sql/scale-sql.js";
 import { BENCH_SEED } from "./input-file.js";
 
 export interface BuiltDb {
@@ -29,8 +30,8 @@ export function buildMobileDb(path: string, addresses: number): BuiltDb {
     setRunInput(db, runId, ["postcode"], "postcode");
     const insertRow = db.prepare("INSERT INTO run_rows (run_id, line, value, postcode, reason, cells) VALUES (?, ?, ?, ?, NULL, ?)");
     const insertLookup = db.prepare(
-      `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count)
-       VALUES (?, 'mobile', 'ok', 200, 1, NULL, ?, ?, NULL, ?)`,
+      `INSERT INTO lookups (postcode, lookup, status, http_status, attempts, last_error, fetched_at, run_id, dataset, address_count, ${STORED_EVIDENCE.ratings}, ${STORED_EVIDENCE.legacy})
+       VALUES (?, 'mobile', 'ok', 200, 1, NULL, ?, ?, NULL, ?, ?, ?)`,
     );
     const insertAddress = db.prepare(
       `INSERT INTO mobile_addresses (postcode, uprn, address, ${fields.join(", ")}) VALUES (?, ?, ?, ${fields.map(() => "?").join(", ")})`,
@@ -51,7 +52,9 @@ export function buildMobileDb(path: string, addresses: number): BuiltDb {
           const take = sim.addresses.slice(0, addresses - written);
           postcodes++;
           insertRow.run(runId, postcodes + 1, display, normalised.compact, JSON.stringify([display]));
-          insertLookup.run(normalised.compact, now, runId, take.length);
+          // each answer's scale evidence, as the store's writer counts it
+          const evidence = ratingEvidence(take.map((a) => [a.UPRN, a.AddressShortDescription, ...a.ratings]));
+          insertLookup.run(normalised.compact, now, runId, take.length, evidence.ratings, evidence.legacy);
           for (const a of take) insertAddress.run(normalised.compact, a.UPRN, a.AddressShortDescription, ...a.ratings);
           written += take.length;
         }

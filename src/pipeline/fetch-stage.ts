@@ -72,6 +72,7 @@ export async function fetchStage(run: OpenedRun, settings: FetchStageSettings, r
     ...(deps.resolveHost ? { lookup: deps.resolveHost } : {}),
   });
   const writer = await openAnswerWriter(run, settings, total);
+  if (writer.ownThread) run.log.debug(`storing the answers on a thread of their own (${total.toLocaleString("en-GB")} pairs to fetch)`, { event: "writer-thread" });
   const budget = new RequestBudget(settings.maxRequests);
   const fetching: Fetching = { runId, api, http, writer, budget };
   const lanes = settings.lookups.map((lookup) => laneFor(run, settings, fetching, planned, lookup));

@@ -163,6 +163,8 @@ export interface AnswerWriter {
   block(block: QuotaBlock): void;
   /** Commits what is queued now; rejects with the failure of an earlier deferred commit, if any. */
   flush(): Promise<void>;
+  /** true when the writes are stored on a thread of their own (AnswerWriterOptions.expected) */
+  readonly ownThread?: boolean;
 }
 
 /** Dataset releases per lookup, numbered in the order they were first seen. */

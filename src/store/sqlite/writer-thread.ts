@@ -58,6 +58,7 @@ class WriterLink {
   private readonly exited: Promise<void>;
   private readyCallbacks: { resolve: () => void; reject: (err: Error) => void } | null = null;
   private closing = false;
+  private started = false;
 
   constructor(
     private readonly worker: Worker,
@@ -81,7 +82,10 @@ class WriterLink {
   }
 
   private received(m: FromWriter): void {
-    if (m.kind === "ready") this.readyCallbacks?.resolve();
+    if (m.kind === "ready") {
+      this.started = true;
+      this.readyCallbacks?.resolve();
+    }
     else if (m.kind === "flushed") this.settle(m.seq, null);
     else if (m.kind === "failed") this.failed(receivedError(m.error));
   }
@@ -94,11 +98,14 @@ class WriterLink {
     else f.resolve();
   }
 
-  /** The first failure stops the writer: every flush waiting, and every later call, gets it. */
+  /**
+   * The first failure stops the writer: every flush waiting, and every later call, gets it. One
+   * before the worker was ready is openWriter's own rejection, not a deferred commit's (onError).
+   */
   private failed(err: Error): void {
-    this.readyCallbacks?.reject(err);
     if (this.failure) return;
     this.failure = err;
+    if (!this.started) return this.readyCallbacks?.reject(err);
     for (const seq of [...this.flushes.keys()]) this.settle(seq, err);
     this.options.onError?.(err);
   }
@@ -133,6 +140,7 @@ class WriterLink {
       request: (sent) => this.queue({ kind: "request", sent }),
       block: (block) => this.queue({ kind: "block", block }),
       flush: () => this.flush(),
+      ownThread: true,
     };
   }
 
