@@ -104,6 +104,17 @@ describe("the SQLite answer writer on its own thread", () => {
     expect(await threaded.ledger.used("mobile", PERIOD, T0)).toBe(32);
   });
 
+  it("close commits what is queued and ends the thread; a write after it is refused", async () => {
+    const store = await open("closed.sqlite");
+    const run = await newRun(store);
+    const w = await store.answers.openWriter({ providers: DEFAULT_PROVIDERS, ...THREADED });
+    w.write(okRecord("AA11AA", [1], iso(T0), run));
+    await w.close();
+    expect((await store.answers.get("AA11AA", "broadband"))?.status).toBe("ok");
+    expect(() => w.write(okRecord("BB11BB", [2], iso(T0), run))).toThrow(/closed/);
+    await w.flush();
+  });
+
   it("commits what is queued when the store closes, without a flush", async () => {
     const path = join(dir, "close.sqlite");
     const store = await openStore(path);

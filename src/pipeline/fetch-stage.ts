@@ -83,9 +83,10 @@ export async function fetchStage(run: OpenedRun, settings: FetchStageSettings, r
     await run.fence.guard(() => writer.flush(), undefined);
     await recordReleaseChecks(run, settings.lookups, runId, planned);
   } finally {
-    // what an error left queued (answers, ledger rows) is still written, unless the store itself failed
+    // what an error left queued (answers, ledger rows) is still written, unless the store itself
+    // failed; a writer's thread ends here, not idle through the reports
     try {
-      await writer.flush();
+      await writer.close();
     } catch {
       // the error that stopped the fetch is the one to report
     }

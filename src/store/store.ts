@@ -163,6 +163,8 @@ export interface AnswerWriter {
   block(block: QuotaBlock): void;
   /** Commits what is queued now; rejects with the failure of an earlier deferred commit, if any. */
   flush(): Promise<void>;
+  /** Commits what is queued and lets go of what the writer holds (its thread); nothing is written after. */
+  close(): Promise<void>;
   /** true when the writes are stored on a thread of their own (AnswerWriterOptions.expected) */
   readonly ownThread?: boolean;
 }

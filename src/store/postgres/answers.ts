@@ -222,6 +222,9 @@ function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: str
       await chain;
       if (queue.failure) throw queue.failure;
     },
+    close() {
+      return this.flush();
+    },
   };
 }
 

@@ -129,7 +129,8 @@ export class SqliteStore implements Store {
     }
     return this.run((): AnswerWriter => {
       const writer = answerWriter(this.db, options);
-      return { write: writer.write, request: writer.request, block: writer.block, flush: () => this.run(() => writer.flush()) };
+      const flush = () => this.run(() => writer.flush());
+      return { write: writer.write, request: writer.request, block: writer.block, flush, close: flush };
     });
   }
 

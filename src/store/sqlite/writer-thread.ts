@@ -21,6 +21,12 @@ function receivedError(e: SentError): Error {
 }
 
 /**
+ * The worker holds little (its statements, one group of answers): a small young generation makes V8
+ * collect its garbage early, where by default a second heap would grow as the batch's does.
+ */
+const WORKER_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 };
+
+/**
  * The worker's module beside this one, as this module was loaded: JavaScript from a build, or
  * TypeScript (npm run, the tests). A TypeScript thread registers tsx's loader itself, without the
  * process's flags: a `--import tsx` inherited from them registers it too late for the thread's first
@@ -28,10 +34,10 @@ function receivedError(e: SentError): Error {
  */
 function startWorker(settings: WorkerSettings): Worker {
   const here = import.meta.url;
-  if (!here.endsWith(".ts")) return new Worker(new URL("./writer-worker.js", here), { workerData: settings });
+  if (!here.endsWith(".ts")) return new Worker(new URL("./writer-worker.js", here), { workerData: settings, resourceLimits: WORKER_HEAP });
   const entry = new URL("./writer-worker.ts", here);
   const code = `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(code, { eval: true, execArgv: [], workerData: settings });
+  return new Worker(code, { eval: true, execArgv: [], workerData: settings, resourceLimits: WORKER_HEAP });
 }
 
 /** Starts the worker and waits until it has the database open (or says why it could not). */
@@ -112,6 +118,7 @@ class WriterLink {
 
   private queue(write: QueuedWrite): void {
     if (this.failure) throw this.failure;
+    if (this.closing) throw new Error("the answer writer is closed");
     this.pending.push(write);
     this.posting ??= setImmediate(() => this.handOver());
   }
@@ -126,6 +133,10 @@ class WriterLink {
   }
 
   private flush(): Promise<void> {
+    if (this.closing)
+      return this.exited.then(() => {
+        if (this.failure) throw this.failure;
+      });
     this.handOver();
     if (this.failure) return Promise.reject(this.failure);
     const seq = ++this.seq;
@@ -140,6 +151,7 @@ class WriterLink {
       request: (sent) => this.queue({ kind: "request", sent }),
       block: (block) => this.queue({ kind: "block", block }),
       flush: () => this.flush(),
+      close: () => this.close(),
       ownThread: true,
     };
   }
