@@ -11,23 +11,14 @@ import { DEFAULT_PROVIDERS, mobileFields } from "../src/contract/fields.js";
 import type { FinalRecord } from "../src/contract/records.js";
 import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
+import { mobileRecord } from "./helpers/records.js";
 
 const AT = "2026-03-01T00:00:00.000Z";
 const FIELDS = mobileFields(DEFAULT_PROVIDERS).length;
 
 function mobile(postcode: string, dataset: string, value: number, runId: number): FinalRecord {
   const ratings = Array.from({ length: FIELDS }, (_, i) => (i === 0 ? value : 4));
-  return {
-    postcode,
-    lookup: "mobile",
-    status: "ok",
-    httpStatus: 200,
-    attempts: 1,
-    lastError: null,
-    fetchedAt: AT,
-    runId,
-    answer: { lookup: "mobile", dataset, addresses: [1, 2, 3].map((uprn) => ({ uprn, address: `${uprn} Hill Rd`, ratings })) },
-  };
+  return mobileRecord(postcode, dataset, [ratings, ratings, ratings], AT, runId);
 }
 
 describe("stored scale evidence (SQLite)", () => {

@@ -12,7 +12,7 @@ import { openStore } from "../src/store/open-store.js";
 import { WRITER_THREAD_FROM } from "../src/store/sqlite/sqlite-store.js";
 import type { Store } from "../src/store/store.js";
 import { DatabaseError, LeaseLostError } from "../src/store/types.js";
-import { okRecord } from "./helpers/records.js";
+import { mobileRecord, okRecord } from "./helpers/records.js";
 import { runIn, writeCsv } from "./helpers/batch-harness.js";
 import { generatePostcodes } from "../src/simulator/postcode-gen.js";
 
@@ -22,17 +22,7 @@ const PERIOD = "2026-03-01";
 const THREADED = { expected: WRITER_THREAD_FROM };
 
 function mobile(postcode: string, dataset: string, ratings: number[][], at: string, runId: number): FinalRecord {
-  return {
-    postcode,
-    lookup: "mobile",
-    status: "ok",
-    httpStatus: 200,
-    attempts: 1,
-    lastError: null,
-    fetchedAt: at,
-    runId,
-    answer: { lookup: "mobile", dataset, addresses: ratings.map((r, i) => ({ uprn: 500 + i, address: `${i} Mill Lane`, ratings: r })) },
-  };
+  return mobileRecord(postcode, dataset, ratings, at, runId);
 }
 
 /** Two nights of answers: new ones, the same again, a changed one, a not-found and a failure. */

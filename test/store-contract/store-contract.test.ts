@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_PROVIDERS, mobileFields, type Lookup } from "../../src/contract/fields.js";
 import { OPEN_DATA_COLUMNS } from "../../src/contract/open-data.js";
 import type { FinalRecord, OkRecord } from "../../src/contract/records.js";
-import { okRecord } from "../helpers/records.js";
+import { mobileRecord, okRecord } from "../helpers/records.js";
 import type { Store } from "../../src/store/store.js";
 import { keyId } from "../../src/store/key-id.js";
 import { LeaseLostError, LockedError, type LeaseHolder, type RunCounts } from "../../src/store/types.js";
@@ -42,17 +42,7 @@ async function addRows(store: Store, runId: number, postcodes: (string | null)[]
 
 /** A mobile answer of `dataset` whose addresses carry these ratings, fetched at `at`. */
 function mobileAnswer(runId: number, postcode: string, dataset: string, ratings: number[][], at: number): FinalRecord {
-  return {
-    postcode,
-    lookup: "mobile",
-    status: "ok",
-    httpStatus: 200,
-    attempts: 1,
-    lastError: null,
-    fetchedAt: iso(at),
-    runId,
-    answer: { lookup: "mobile", dataset, addresses: ratings.map((r, i) => ({ uprn: 100 + i, address: `${i} High St`, ratings: r })) },
-  };
+  return mobileRecord(postcode, dataset, ratings, iso(at), runId);
 }
 
 async function write(store: Store, records: FinalRecord[]): Promise<void> {
