@@ -17,7 +17,7 @@ interface FingerprintFile {
   /**
    * the fingerprint of the same state with the options as given, before the mobile scale is decided
    * from the answers: the same state and options decide the same scale, so a batch that finds this
-   * one unchanged keeps the set without counting every rating again
+   * one unchanged keeps the set without deciding it again
    */
   given?: string;
   /** the set's files, relative to --out: all must still be there for the set to be current */

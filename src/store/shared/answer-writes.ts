@@ -22,7 +22,7 @@ export interface WriterSettings {
   label: string | null;
 }
 
-export function writerSettings(options: AnswerWriterOptions): WriterSettings {
+export function writerSettings(options: Pick<AnswerWriterOptions, "simulated" | "providers" | "release">): WriterSettings {
   return { simulated: options.simulated ? 1 : 0, providerList: providerKey(options.providers), label: options.release ?? null };
 }
 

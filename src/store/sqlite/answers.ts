@@ -60,7 +60,7 @@ function addressWriter(db: Db, providers: readonly string[]): (lookup: Lookup, p
 }
 
 /** Writes one record: its version (reused or replaced, with its addresses) and its status row. */
-function recordWriter(db: Db, options: AnswerWriterOptions): (r: FinalRecord) => void {
+function recordWriter(db: Db, options: SqliteWriterOptions): (r: FinalRecord) => void {
   const s: WriterSettings = writerSettings(options);
   const upsertStatus = db.prepare(statusUpsertSql(() => "?"));
   const upsertFailure = db.prepare(failureUpsertSql(() => "?"));
@@ -92,7 +92,13 @@ function recordWriter(db: Db, options: AnswerWriterOptions): (r: FinalRecord) =>
 
 type Queued = FinalRecord | (() => void);
 
-export function answerWriter(db: Db, options: AnswerWriterOptions): SqliteAnswerWriter {
+/**
+ * The writer's options on SQLite: a lease is judged by its row alone (one batch per file, its row
+ * gone once taken over), so only its id is needed, not its clock.
+ */
+export type SqliteWriterOptions = Omit<AnswerWriterOptions, "lease"> & { lease?: { id: number } | undefined };
+
+export function answerWriter(db: Db, options: SqliteWriterOptions): SqliteAnswerWriter {
   const onError = options.onError ?? (() => {});
   const writeRecord = recordWriter(db, options);
   const lease = options.lease;

@@ -11,7 +11,7 @@ import type { ScopeRequest, ReportSnapshot } from "../snapshot.js";
 import type { AnswerWriter, InputRowWriter, OpenDataWriter, Store } from "../store.js";
 import type { AnswerWriterOptions, LeaseHolder } from "../types.js";
 import { answerWriter } from "./answers.js";
-import { threadedAnswerWriter, type ThreadedWriter } from "./writer-thread.js";
+import { threadedAnswerWriter } from "./writer-thread.js";
 import { expireAnswers } from "./expiry.js";
 import { hidingExpired } from "./report/expiry-views.js";
 import { claimPairs, releaseClaims } from "./claims.js";
@@ -119,13 +119,13 @@ export class SqliteStore implements Store {
   };
 
   /** answer writers on threads of their own, ended (their queues committed) when the store closes */
-  private readonly writerThreads = new Set<ThreadedWriter>();
+  private readonly writerThreads = new Set<AnswerWriter>();
 
   private async openAnswerWriter(options: AnswerWriterOptions): Promise<AnswerWriter> {
     if (this.location !== ":memory:" && (options.expected ?? 0) >= WRITER_THREAD_FROM) {
       const threaded = await threadedAnswerWriter(this.location, options);
       this.writerThreads.add(threaded);
-      return threaded.writer;
+      return threaded;
     }
     return this.run((): AnswerWriter => {
       const writer = answerWriter(this.db, options);

@@ -11,7 +11,7 @@ export interface WorkerSettings {
   simulated: boolean;
   release: string | null;
   grouping: CommitGrouping | undefined;
-  /** the lease the writes are made under; its clock's time comes with each message */
+  /** the lease the writes are made under (SQLite judges it by its row) */
   leaseId: number | null;
 }
 
@@ -19,12 +19,12 @@ export interface WorkerSettings {
 export type QueuedWrite = { kind: "record"; record: FinalRecord } | { kind: "request"; sent: SentRequest } | { kind: "block"; block: QuotaBlock };
 
 export type ToWriter =
-  /** writes to queue; `nowMs`: the lease's clock when they were handed over */
-  | { kind: "writes"; writes: QueuedWrite[]; nowMs: number | null }
+  /** writes to queue */
+  | { kind: "writes"; writes: QueuedWrite[] }
   /** commit what is queued now and answer `flushed` (or `failed`) with this number */
-  | { kind: "flush"; seq: number; nowMs: number | null }
+  | { kind: "flush"; seq: number }
   /** commit what is queued, close the database and end */
-  | { kind: "close"; nowMs: number | null };
+  | { kind: "close" };
 
 /** A failure as data: which kind it was, and its one-line message. */
 export interface SentError {
@@ -36,6 +36,5 @@ export interface SentError {
 export type FromWriter =
   | { kind: "ready" }
   | { kind: "flushed"; seq: number }
-  /** a commit failed: nothing more is written; `seq` when a flush asked */
-  | { kind: "failed"; error: SentError; seq: number | null }
-  | { kind: "closed" };
+  /** a commit failed: nothing more is written, and every flush waiting gets this */
+  | { kind: "failed"; error: SentError };

@@ -9,12 +9,6 @@ import { DatabaseError, LeaseLostError, type AnswerWriterOptions } from "../type
 import type { AnswerWriter } from "../store.js";
 import type { FromWriter, QueuedWrite, SentError, ToWriter, WorkerSettings } from "./writer-messages.js";
 
-/** A writer on its own thread, and how to end that thread (committing what is queued first). */
-export interface ThreadedWriter {
-  writer: AnswerWriter;
-  close(): Promise<void>;
-}
-
 function receivedError(e: SentError): Error {
   if (e.kind === "lease-lost") return new LeaseLostError(e.leaseId ?? 0);
   return e.kind === "database" ? new DatabaseError(e.message) : new Error(e.message);
@@ -40,8 +34,8 @@ function startWorker(settings: WorkerSettings): Worker {
   return new Worker(code, { eval: true, execArgv: [], workerData: settings, resourceLimits: WORKER_HEAP });
 }
 
-/** Starts the worker and waits until it has the database open (or says why it could not). */
-export function threadedAnswerWriter(path: string, options: AnswerWriterOptions): Promise<ThreadedWriter> {
+/** Starts the worker and waits until it has the database open (or says why it could not); its close() ends the thread. */
+export function threadedAnswerWriter(path: string, options: AnswerWriterOptions): Promise<AnswerWriter> {
   const settings: WorkerSettings = {
     path,
     providers: [...options.providers],
@@ -51,7 +45,7 @@ export function threadedAnswerWriter(path: string, options: AnswerWriterOptions)
     leaseId: options.lease?.id ?? null,
   };
   const link = new WriterLink(startWorker(settings), options);
-  return link.ready.then(() => ({ writer: link.writer(), close: () => link.close() }));
+  return link.ready.then(() => link.writer());
 }
 
 class WriterLink {
@@ -79,21 +73,17 @@ class WriterLink {
     });
   }
 
-  private now(): number | null {
-    return this.options.lease ? this.options.lease.now() : null;
-  }
-
   private post(message: ToWriter): void {
     this.worker.postMessage(message);
   }
 
   private received(m: FromWriter): void {
-    if (m.kind === "ready") {
+    if (m.kind === "flushed") this.settle(m.seq, null);
+    else if (m.kind === "failed") this.failed(receivedError(m.error));
+    else {
       this.started = true;
       this.readyCallbacks?.resolve();
     }
-    else if (m.kind === "flushed") this.settle(m.seq, null);
-    else if (m.kind === "failed") this.failed(receivedError(m.error));
   }
 
   private settle(seq: number, err: Error | null): void {
@@ -128,7 +118,7 @@ class WriterLink {
     if (this.posting) clearImmediate(this.posting);
     this.posting = null;
     if (this.pending.length === 0 || this.failure) return;
-    this.post({ kind: "writes", writes: this.pending, nowMs: this.now() });
+    this.post({ kind: "writes", writes: this.pending });
     this.pending = [];
   }
 
@@ -141,7 +131,7 @@ class WriterLink {
     if (this.failure) return Promise.reject(this.failure);
     const seq = ++this.seq;
     const done = new Promise<void>((resolve, reject) => this.flushes.set(seq, { resolve, reject }));
-    this.post({ kind: "flush", seq, nowMs: this.now() });
+    this.post({ kind: "flush", seq });
     return done;
   }
 
@@ -161,7 +151,7 @@ class WriterLink {
     if (this.closing) return this.exited;
     this.handOver();
     this.closing = true;
-    if (!this.failure) this.post({ kind: "close", nowMs: this.now() });
+    if (!this.failure) this.post({ kind: "close" });
     else await this.worker.terminate();
     await this.exited;
   }

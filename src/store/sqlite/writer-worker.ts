@@ -17,11 +17,12 @@ function sentError(err: unknown): SentError {
   return { kind: named instanceof DatabaseError ? "database" : "other", message: named.message };
 }
 
-let nowMs = Date.now();
+/** The first failure is told once; after it nothing more is written. */
 let failed = false;
-function fail(err: unknown, seq: number | null): void {
+function fail(err: unknown): void {
+  if (failed) return;
   failed = true;
-  send({ kind: "failed", error: sentError(err), seq });
+  send({ kind: "failed", error: sentError(err) });
 }
 
 function open(): { db: Db; writer: SqliteAnswerWriter } {
@@ -31,36 +32,33 @@ function open(): { db: Db; writer: SqliteAnswerWriter } {
     simulated: settings.simulated,
     release: settings.release,
     grouping: settings.grouping,
-    lease: settings.leaseId === null ? undefined : { id: settings.leaseId, now: () => nowMs },
-    onError: (err) => fail(err, null),
+    lease: settings.leaseId === null ? undefined : { id: settings.leaseId },
+    onError: fail,
   });
   return { db, writer };
 }
 
+function queue(writer: SqliteAnswerWriter, message: Extract<ToWriter, { kind: "writes" }>): void {
+  for (const w of message.writes) {
+    if (w.kind === "record") writer.write(w.record);
+    else if (w.kind === "request") writer.request(w.sent);
+    else writer.block(w.block);
+  }
+}
+
 function handle({ db, writer }: { db: Db; writer: SqliteAnswerWriter }, message: ToWriter): void {
-  if (message.nowMs !== null) nowMs = message.nowMs;
-  if (message.kind === "writes") {
-    if (failed) return;
+  if (!failed)
     try {
-      for (const w of message.writes) {
-        if (w.kind === "record") writer.write(w.record);
-        else if (w.kind === "request") writer.request(w.sent);
-        else writer.block(w.block);
+      if (message.kind === "writes") queue(writer, message);
+      else {
+        writer.flush();
+        if (message.kind === "flush") send({ kind: "flushed", seq: message.seq });
       }
     } catch (err) {
-      if (!failed) fail(err, null);
+      fail(err);
     }
-    return;
-  }
-  try {
-    if (!failed) writer.flush();
-    if (message.kind === "flush" && !failed) send({ kind: "flushed", seq: message.seq });
-  } catch (err) {
-    if (!failed) fail(err, message.kind === "flush" ? message.seq : null);
-  }
   if (message.kind === "close") {
     db.close();
-    send({ kind: "closed" });
     port.close();
   }
 }
@@ -70,6 +68,6 @@ try {
   port.on("message", (message: ToWriter) => handle(opened, message));
   send({ kind: "ready" });
 } catch (err) {
-  fail(err, null);
+  fail(err);
   port.close();
 }
