@@ -10,7 +10,7 @@ import { simulatedOpenDataArchive, startSimulator } from "../src/simulator/index
 import { compactPostcode } from "../src/contract/postcode.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { dayClock } from "./helpers/fake-clock.js";
-import { intervalText, type EstimatesSummary } from "../src/report/estimates/estimate-summary.js";
+import { intervalText, type EstimatesJson } from "../src/report/estimates/estimate-summary.js";
 
 const KEY = "test-key-Zx81-do-not-leak";
 const env = { COVERAGE_API_KEY: KEY };
@@ -45,7 +45,7 @@ async function nightOne(order: "sample" | "input", openData = false, extra: Extr
     if (openData) writeFileSync(join(d, archive.name), archive.bytes);
     const r = await runIn(d, { in: input, baseUrl: s.url, concurrency: 1, order, groupBy: extra.groupBy ?? "district", ...area, ...(openData ? { openData: join(d, archive.name) } : {}) }, env, { clock: dayClock(0) });
     expect(r.exitCode).toBe(3);
-    const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as { estimates: EstimatesSummary; input: { postcodeColumn: string } };
+    const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as { estimates: EstimatesJson; input: { postcodeColumn: string } };
     // the column the postcodes were read from, in summary.json and the log
     expect(summary.input.postcodeColumn).toBe("postcode");
     const groups = parse(readFileSync(join(d, "out", "groups.csv"), "utf8"), { columns: true, bom: true }) as Record<string, string>[];
@@ -59,7 +59,7 @@ async function nightOne(order: "sample" | "input", openData = false, extra: Extr
 }
 
 /** A partly answered list's reports lead with the whole list: summary.csv's first rows, report.html's opening, the log's closing lines, the workbook's top. */
-function expectLead(r: { estimates: EstimatesSummary; csv: string; html: string; workbook: ExcelJS.Workbook; messages: string[] }) {
+function expectLead(r: { estimates: EstimatesJson; csv: string; html: string; workbook: ExcelJS.Workbook; messages: string[] }) {
   const e = r.estimates;
   const lead = "Whole list (partly answered)";
   const rows = parse(r.csv, { columns: true, bom: true }) as Record<string, string>[];
@@ -95,7 +95,7 @@ function expectLead(r: { estimates: EstimatesSummary; csv: string; html: string;
   for (const c of cells) expect(c.numFmt).toMatch(/%/);
 }
 
-const reached = (e: EstimatesSummary) => Object.values(e.groups.district!).filter((g) => g.answeredPostcodes > 0).length;
+const reached = (e: EstimatesJson) => Object.values(e.groups.district!).filter((g) => g.answeredPostcodes > 0).length;
 
 describe("estimates on night one", () => {
   it("answers postcodes of nearly every district, and says what the whole list's shares are likely to be", async () => {

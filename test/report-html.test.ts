@@ -13,6 +13,7 @@ import { worstGroups, WORST_GROUPS } from "../src/report/html/sections/groups.js
 import { computeSummary, type Summary } from "../src/report/summary/summary.js";
 import type { Store } from "../src/store/store.js";
 import { buildFixture, FIXED_NOW, PLACES } from "./fixtures/report-golden/build-fixture.js";
+import { PackedDomain, ShareKeys } from "../src/report/estimates/packed-domain.js";
 
 /** The SVG marks (bars) ECharts drew inside the figure with this id. */
 function bars(html: string, figureId: string): number {
@@ -320,6 +321,8 @@ describe("report.html of a partly answered list", () => {
     exact: answered === postcodes,
     shares: { belowSuperfast: share ?? { estimate: null, low: null, high: null }, indoorVoiceTotalNotspot: share ?? { estimate: null, low: null, high: null } },
   });
+  const shareKeys = new ShareKeys(["belowSuperfast", "indoorVoiceTotalNotspot"]);
+  const packed = (d: ReturnType<typeof domain>) => new PackedDomain(d, shareKeys);
   const basis = (answered: number, answeredBy: string | null) => ({ answeredPostcodes: answered, answeredAddresses: 1_517, exact: false, unanswered: 288 - answered, answeredBy, quota: { perPeriod: 25_000, source: "monthly-quota" as const } });
   const estimates = {
     ...domain(59, 288, interval(0.201, 0.119, 0.318)),
@@ -327,7 +330,8 @@ describe("report.html of a partly answered list", () => {
     lookups: { broadband: basis(61, "2026-12-01"), mobile: basis(59, "2026-12-01") },
     assumption: "The estimates assume that the unanswered postcodes resemble the answered ones of their stratum (their district, and the values of your --group-by columns).",
     caveats: ["Your input's rows show the unanswered postcodes to be unlike the answered ones."],
-    groups: { district: { LS1: domain(1, 12, null), LS2: domain(9, 20, interval(0.3, 0.2, 0.4)) } },
+    // as computeEstimates keeps a group's estimates: packed
+    groups: { district: { LS1: packed(domain(1, 12, null)), LS2: packed(domain(9, 20, interval(0.3, 0.2, 0.4))) } },
   };
   const partial = sampleSummary({ estimates, input: { postcodeColumn: "Post Code" } });
   const html = renderHtmlReport(sampleData({ summary: partial }));

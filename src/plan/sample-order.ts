@@ -52,7 +52,10 @@ export function sampleStratum(postcode: string, parts: readonly string[] = []): 
 }
 
 /** The district a stratum belongs to: where a stratum with too few answered postcodes is pooled first. */
-export const stratumDistrict = (stratum: string) => stratum.split(STRATUM_SEPARATOR, 1)[0]!;
+export function stratumDistrict(stratum: string): string {
+  const end = stratum.indexOf(STRATUM_SEPARATOR);
+  return end < 0 ? stratum : stratum.slice(0, end);
+}
 
 /**
  * The items in sample order. Within a stratum, by the hash of (seed, postcode): a simple random

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import type { MobileScaleChoice, ScaleDecision } from "../contract/mobile-scales.js";
 import type { ReportSnapshot, SnapshotSource } from "../store/snapshot.js";
-import { writeAtomically } from "./set/atomic-file.js";
+import { writeSummaryJson } from "./json/summary-json.js";
 import { writeCsv, type CsvFileOptions } from "./csv/csv-file.js";
 import { resolveScale } from "./summary/scale.js";
 import { ADDRESS_FILES, addressFilesTogether, writeAddressFile, type AddressFile } from "./csv/address-files.js";
@@ -89,7 +89,7 @@ export const REPORT_FILES: readonly ReportFile<ReportContext>[] = [
   { name: "open-data-vs-api.csv", applies: (c) => c.summary.openData !== undefined, write: (c, path) => writeOpenDataVsApiCsv(c.snapshot, path, c.csv) },
   { name: "changes.csv", write: (c, path) => writeChangesCsv(c.changes, path, c.csv) },
   { name: "summary.csv", write: (c, path) => writeCsv(path, SUMMARY_HEADER, summaryRows(c.summary).map(summaryCells), c.csv) },
-  { name: "summary.json", write: (c, path) => writeAtomically(path, [JSON.stringify(c.summary, null, 2) + "\n"]) },
+  { name: "summary.json", write: (c, path) => writeSummaryJson(c.summary, path) },
   { name: "report.html", write: async (c, path) => writeHtmlReport(c.snapshot, c.summary, path, { groups: await htmlGroups(c) }) },
   { name: WORKBOOK_NAME, write: (c, path) => writeWorkbook(c.snapshot, c, path) },
 ];

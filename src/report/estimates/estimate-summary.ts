@@ -16,8 +16,9 @@ import type { MobileJudging } from "../../contract/mobile-scales.js";
 import { groupFigures } from "../groups/groups.js";
 import type { GroupDomains, GroupsOf } from "../groups/group-domains.js";
 import type { SummaryRow } from "../summary/summary-row.js";
-import type { EstimatedDomain, EstimatesSummary, LookupBasis } from "./types.js";
-export type { EstimatedDomain, EstimatesSummary, LookupBasis } from "./types.js";
+import type { EstimatedDomain, EstimatesSummary, GroupEstimate, LookupBasis } from "./types.js";
+export type { EstimatedDomain, EstimatesJson, EstimatesSummary, GroupEstimate, LookupBasis } from "./types.js";
+import { PackedDomain, ShareKeys } from "./packed-domain.js";
 import { answeredBy, type AnswerPace } from "../../plan/answer-pace.js";
 import { estimateCaveats, ESTIMATE_ASSUMPTION, MIN_ANSWERED_FOR_ESTIMATE, TOO_FEW_ANSWERED, type CaveatPostcode } from "./estimate-caveats.js";
 
@@ -140,10 +141,11 @@ export async function computeEstimates(snapshot: ReportSnapshot, domains: readon
   if (figures.length === 0) return null;
   const list = listFacts(figures, lookups, counts);
   const { domain, perLookup } = estimateOf(figures, lookups, counts, list);
-  const groups: Record<string, Record<string, EstimatedDomain>> = {};
+  const keys = new ShareKeys(Object.keys(domain.shares));
+  const groups: Record<string, Record<string, GroupEstimate>> = {};
   for (const { name, groupsOf } of domains) {
     groups[name] = {};
-    for (const [value, members] of membersByGroup(figures, groupsOf)) groups[name][value] = estimateOf(members, lookups, counts, list).domain;
+    for (const [value, members] of membersByGroup(figures, groupsOf)) groups[name][value] = new PackedDomain(estimateOf(members, lookups, counts, list).domain, keys);
   }
   const lookupFacts = Object.fromEntries(perLookup.map(([l, e]) => [l, lookupBasis(e, paces[l])]));
   const caveats = estimateCaveats(caveatPostcodes(figures, lookups, await inputRowsPerPostcode(snapshot)));

@@ -55,7 +55,12 @@ interface StratumSums {
   sy: number[];
   syy: number[];
   sxy: number[];
-  /** per figure, the auxiliary's sums: over every postcode (Z), and over the answered ones */
+  /** the auxiliary's sums; null when no postcode of the domain has an auxiliary (no --open-data) */
+  aux: AuxiliarySums | null;
+}
+
+/** Per figure, the auxiliary's sums: over every postcode (Z), and over the answered ones. */
+interface AuxiliarySums {
   Z: number[];
   sz: number[];
   szz: number[];
@@ -93,24 +98,26 @@ export function collapseStrata(clusters: readonly Cluster[]): string[] {
   let largestPool: string | null = null;
   for (const [d, n] of districtPool) if (n >= 2 && (largestPool === null || n > districtPool.get(largestPool)!)) largestPool = d;
   const fallback = largest ?? (largestPool === null ? COLLAPSED : `${COLLAPSED}${largestPool}`);
-  const effective = (s: string): string => {
+  const effective = new Map<string, string>();
+  for (const s of answered.keys()) {
     const d = stratumDistrict(s);
-    if (answered.get(s)! >= 2) return s;
-    if (districtPool.get(d)! >= 2) return `${COLLAPSED}${d}`;
-    return largestIn.get(d) ?? (pool >= 2 ? COLLAPSED : fallback);
-  };
-  return clusters.map((c) => effective(c.stratum));
+    effective.set(s, answered.get(s)! >= 2 ? s : districtPool.get(d)! >= 2 ? `${COLLAPSED}${d}` : (largestIn.get(d) ?? (pool >= 2 ? COLLAPSED : fallback)));
+  }
+  return clusters.map((c) => effective.get(c.stratum)!);
 }
 
 function stratumSums(clusters: readonly Cluster[], figures: number, moments?: ReadonlyMap<string, number>): Map<string, StratumSums> {
   const strata = collapseStrata(clusters);
   const sums = new Map<string, StratumSums>();
+  // a report of many groups sums each group's strata: without an auxiliary, its sums are not made
+  const withAuxiliary = clusters.some((c) => c.auxiliary !== undefined);
+  const zeros = () => new Array<number>(figures).fill(0);
+  const aux = () => (withAuxiliary ? { Z: zeros(), sz: zeros(), szz: zeros(), szy: zeros(), szx: zeros() } : null);
   clusters.forEach((c, i) => {
     let s = sums.get(strata[i]!);
-    const zeros = () => new Array<number>(figures).fill(0);
-    if (!s) sums.set(strata[i]!, (s = { N: 0, n: 0, sx: 0, sxx: 0, sxm: 0, sy: zeros(), syy: zeros(), sxy: zeros(), Z: zeros(), sz: zeros(), szz: zeros(), szy: zeros(), szx: zeros() }));
+    if (!s) sums.set(strata[i]!, (s = { N: 0, n: 0, sx: 0, sxx: 0, sxm: 0, sy: zeros(), syy: zeros(), sxy: zeros(), aux: aux() }));
     s.N++;
-    for (let f = 0; f < figures; f++) s.Z[f]! += c.auxiliary?.[f] ?? NaN;
+    if (s.aux) for (let f = 0; f < figures; f++) s.aux.Z[f]! += c.auxiliary?.[f] ?? NaN;
     if (!c.answered) return;
     s.n++;
     s.sx += c.addresses;
@@ -121,11 +128,12 @@ function stratumSums(clusters: readonly Cluster[], figures: number, moments?: Re
       s.sy[f]! += y;
       s.syy[f]! += y * y;
       s.sxy[f]! += y * c.addresses;
+      if (!s.aux) continue;
       const z = c.auxiliary?.[f] ?? NaN;
-      s.sz[f]! += z;
-      s.szz[f]! += z * z;
-      s.szy[f]! += z * y;
-      s.szx[f]! += z * c.addresses;
+      s.aux.sz[f]! += z;
+      s.aux.szz[f]! += z * z;
+      s.aux.szy[f]! += z * y;
+      s.aux.szx[f]! += z * c.addresses;
     }
   });
   return sums;
@@ -218,11 +226,10 @@ function modelEffectiveAddresses(strata: readonly StratumSums[], X: number, rho:
  * the design's (linearised, from the spread of the answered postcodes) and the model's
  * (modelEffectiveAddresses), at Student's t on the design's degrees of freedom (postcodes − strata).
  */
-function ratioInterval(sums: readonly StratumSums[], f: number, exact: boolean, rho: number): Interval {
+function ratioInterval(strata: readonly StratumSums[], f: number, exact: boolean, rho: number): Interval {
   let Y = 0;
   let X = 0;
   let n = 0;
-  const strata = sums.filter((s) => s.n > 0);
   for (const s of strata) {
     Y += (s.N / s.n) * s.sy[f]!;
     X += (s.N / s.n) * s.sx;
@@ -243,9 +250,9 @@ function ratioInterval(sums: readonly StratumSums[], f: number, exact: boolean, 
 function linearisedVariance(strata: readonly StratumSums[], f: number, R: number, b: number): number {
   let variance = 0;
   for (const s of strata) {
-    const sz = b === 0 ? 0 : s.sz[f]!;
+    const sz = b === 0 ? 0 : s.aux!.sz[f]!;
     const se = s.sy[f]! - b * sz - R * s.sx;
-    const cross = b === 0 ? 0 : b * b * s.szz[f]! - 2 * b * s.szy[f]! + 2 * b * R * s.szx[f]!;
+    const cross = b === 0 ? 0 : b * b * s.aux!.szz[f]! - 2 * b * s.aux!.szy[f]! + 2 * b * R * s.aux!.szx[f]!;
     const see = s.syy[f]! - 2 * R * s.sxy[f]! + R * R * s.sxx + cross;
     const s2 = Math.max(0, see - (se * se) / s.n) / (s.n - 1);
     variance += ((s.N * s.N * (1 - s.n / s.N)) / s.n) * s2;
@@ -265,12 +272,13 @@ function regressionEstimate(strata: readonly StratumSums[], f: number, X: number
   let Zhat = 0;
   let Z = 0;
   for (const s of strata) {
+    if (!s.aux) return null;
     const w = s.N / s.n;
-    Sxy += w * (s.szy[f]! - (s.sz[f]! * s.sy[f]!) / s.n);
-    Sxx += w * (s.szz[f]! - (s.sz[f]! * s.sz[f]!) / s.n);
+    Sxy += w * (s.aux.szy[f]! - (s.aux.sz[f]! * s.sy[f]!) / s.n);
+    Sxx += w * (s.aux.szz[f]! - (s.aux.sz[f]! * s.aux.sz[f]!) / s.n);
     Y += w * s.sy[f]!;
-    Zhat += w * s.sz[f]!;
-    Z += s.Z[f]!;
+    Zhat += w * s.aux.sz[f]!;
+    Z += s.aux.Z[f]!;
   }
   if (!Number.isFinite(Z) || !Number.isFinite(Sxx) || Sxx <= 0) return null;
   const b = Sxy / Sxx;
@@ -286,8 +294,8 @@ function regressionEstimate(strata: readonly StratumSums[], f: number, X: number
 export function estimateDomain(clusters: readonly Cluster[], figures: number, rho: readonly number[] = intraclusterCorrelation(clusters, figures), moments?: ReadonlyMap<string, number>): DomainEstimate {
   const answered = clusters.filter((c) => c.answered);
   const exact = answered.length === clusters.length;
-  const sums = stratumSums(clusters, figures, moments).values();
-  const strata = [...sums];
+  // the strata with an answered postcode: the only ones an estimate stands on
+  const strata = [...stratumSums(clusters, figures, moments).values()].filter((s) => s.n > 0);
   return {
     postcodes: clusters.length,
     answeredPostcodes: answered.length,

@@ -31,9 +31,9 @@ export function groupEstimateColumns(groups: GroupEstimateSource): { figure: Gro
 
 /** A group's estimate cells as fractions (null where there is none), in groupEstimateColumns' order. */
 export function groupEstimateValues(groups: GroupEstimateSource, row: GroupRow): (number | null)[] {
-  const shares = groups.estimates?.groups[row.dimension]?.[row.group]?.shares;
+  const domain = groups.estimates?.groups[row.dimension]?.[row.group];
   return groupEstimateColumns(groups).map(({ figure, part }) => {
-    const i: Interval | undefined = shares?.[estimateKey(figure.column)];
+    const i: Interval | undefined = domain?.share(estimateKey(figure.column));
     const value = i ? (part === "Estimate" ? i.estimate : part === "Low" ? i.low : i.high) : null;
     return value ?? null;
   });

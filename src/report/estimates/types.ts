@@ -29,12 +29,22 @@ export interface LookupBasis {
   quota: { perPeriod: number; source: AnswerPace["source"] } | null;
 }
 
-export interface EstimatesSummary extends EstimatedDomain {
+/** A group's estimates: its shares read one at a time; summary.json writes it as an EstimatedDomain (toJSON). */
+export interface GroupEstimate extends Omit<EstimatedDomain, "shares"> {
+  share(key: string): Interval | undefined;
+  toJSON(): EstimatedDomain;
+}
+
+/** The estimates of a report; `G`, a group's (summary.json's, as read back: EstimatesJson). */
+export interface EstimatesSummary<G = GroupEstimate> extends EstimatedDomain {
   /** per lookup: what its figures stand on */
   lookups: Partial<Record<Lookup, LookupBasis>>;
   /** what every estimate assumes (estimate-caveats.ts), and where the list's own data doubts it */
   assumption: string;
   caveats: string[];
   /** per dimension of --group-by (by its name, as groups.csv's Dimension), per value */
-  groups: Record<string, Record<string, EstimatedDomain>>;
+  groups: Record<string, Record<string, G>>;
 }
+
+/** summary.json's `estimates`, as read back. */
+export type EstimatesJson = EstimatesSummary<EstimatedDomain>;

@@ -43,7 +43,15 @@ let loaded: ECharts | undefined;
  */
 function echarts(): ECharts {
   if (loaded) return loaded;
-  loaded = require("echarts") as ECharts;
+  // With source maps on (tsx turns them on), Node reads each module's map as it loads: ECharts'
+  // 8 MB map cost more memory than ECharts itself (docs/bench.md), and its stack lines are not ours.
+  const maps = process.sourceMapsEnabled;
+  process.setSourceMapsEnabled(false);
+  try {
+    loaded = require("echarts") as ECharts;
+  } finally {
+    process.setSourceMapsEnabled(maps);
+  }
   // lay text out for the widest face likely to draw it (text-width.ts)
   loaded.setPlatformAPI({ measureText: (text: string, font?: string) => ({ width: dejaVuWidth(text, font ?? "12px sans-serif") }) as TextMetrics });
   return loaded;

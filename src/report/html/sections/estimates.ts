@@ -36,7 +36,7 @@ export function estimatesSection(s: Summary & { estimates: EstimatesSummary }, t
 const estimateCell = (i: Interval | undefined) => (i === undefined ? "" : i.estimate === null ? TOO_FEW_ANSWERED : intervalText(i));
 
 /** "61 of 288 (broadband), 59 (mobile)": a group's answered postcodes per lookup where they differ. */
-function answeredCell(d: EstimatedDomain): string {
+function answeredCell(d: Omit<EstimatedDomain, "shares">): string {
   const per = Object.entries(d.answeredPerLookup);
   const same = per.every(([, c]) => c === per[0]?.[1]);
   const text = same ? `${per[0]?.[1] ?? d.answeredPostcodes} of ${d.postcodes}` : `${per.map(([l, c]) => `${c} (${l})`).join(", ")} of ${d.postcodes}`;
@@ -99,8 +99,10 @@ function groupEstimateFigures(s: Summary & { estimates: EstimatesSummary }): str
   const charted = keys[0];
   if (charted === undefined) return [];
   return Object.entries(s.estimates.groups).map(([dimension, groups]) => {
-    const estimated = Object.entries(groups).filter(([, g]) => g.shares[charted]?.estimate != null);
-    const shown = estimated.sort(([a, x], [b, y]) => y.shares[charted]!.estimate! - x.shares[charted]!.estimate! || naturalOrder(a, b, byLocale)).slice(0, GROUPS_CHARTED);
+    const estimated = Object.entries(groups)
+      .map(([g, d]) => [g, d.share(charted)] as const)
+      .filter((kv): kv is readonly [string, Interval & { estimate: number }] => kv[1]?.estimate != null);
+    const shown = estimated.sort(([a, x], [b, y]) => y.estimate - x.estimate || naturalOrder(a, b, byLocale)).slice(0, GROUPS_CHARTED);
     const title = `${dimension}: estimated share of all the group's addresses ${heading.get(charted)?.toLowerCase() ?? charted}, with 95% intervals`;
     return figure({
       id: `estimates-${dimension.replace(/[^A-Za-z0-9_-]/g, "_")}`,
@@ -115,11 +117,11 @@ function groupEstimateFigures(s: Summary & { estimates: EstimatesSummary }): str
               series: [
                 {
                   name: "Estimate",
-                  values: shown.map(([, g]) => points(g.shares[charted]!.estimate!)),
+                  values: shown.map(([, i]) => points(i.estimate)),
                   // the answered postcodes are in the table beside: a bar's label fits beside the bar
-                  labels: shown.map(([, g]) => intervalText(g.shares[charted]!)),
+                  labels: shown.map(([, i]) => intervalText(i)),
                   colour: PALETTE[4],
-                  intervals: shown.map(([, g]) => (g.shares[charted]!.low === null || g.shares[charted]!.high === null ? null : [points(g.shares[charted]!.low!), points(g.shares[charted]!.high!)])),
+                  intervals: shown.map(([, i]) => (i.low === null || i.high === null ? null : [points(i.low), points(i.high)])),
                 },
               ],
               orientation: "horizontal",
@@ -130,9 +132,9 @@ function groupEstimateFigures(s: Summary & { estimates: EstimatesSummary }): str
       table: table({
         caption: `${dimension}: each group's estimates (95% interval)`,
         columns: ["Group", "Answered postcodes", ...keys.map((k) => heading.get(k) ?? k)],
-        rows: Object.entries(groups).map(([g, d]) => ({ header: g, cells: [answeredCell(d), ...keys.map((k) => estimateCell(d.shares[k]))] })),
+        rows: Object.entries(groups).map(([g, d]) => ({ header: g, cells: [answeredCell(d), ...keys.map((k) => estimateCell(d.share(k)))] })),
         // a group without an estimate says why in words, which wrap
-        textColumns: Object.values(groups).some((d) => keys.some((k) => d.shares[k]?.estimate === null)) ? keys.map((_, i) => i + 1) : [],
+        textColumns: Object.values(groups).some((d) => keys.some((k) => d.share(k)?.estimate === null)) ? keys.map((_, i) => i + 1) : [],
       }),
     });
   });
