@@ -114,7 +114,7 @@ export function layeringBreaks(graph: Graph): string[] {
 /** The rooms of src/report: figures computed, the renderers that write them, the set's own files. */
 export const REPORT_ROOMS = {
   figures: ["summary", "groups", "estimates"],
-  renderers: ["csv", "xlsx", "html", "geojson"],
+  renderers: ["csv", "xlsx", "html", "geojson", "json"],
   // the report set's scope, files, lock and fingerprint: below every other room, so it imports none
   base: ["set"],
   // npm run status's words

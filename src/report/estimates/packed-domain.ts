@@ -1,4 +1,4 @@
-// A group's estimates, packed: a report of tens of thousands of groups held some forty interval
+// A group's estimates, packed: a report of tens of thousands of groups held thirty-odd interval
 // objects for each, most of its live memory through every file of the set. Here a group keeps its
 // shares as numbers in one typed array (null as NaN, which JSON writes as null too), reads them one
 // at a time (share), and summary.json gets the EstimatedDomain it always had (toJSON).
