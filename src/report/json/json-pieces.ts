@@ -1,7 +1,7 @@
 // JSON.stringify(value, null, indent)'s text in pieces: a summary of tens of thousands of groups'
 // estimates is tens of megabytes of text, which as one string (and then one buffer) made the
 // largest moment of a report's memory. The text is the same, byte for byte
-// (test/json-pieces.test.ts); the pieces are joined into chunks of about 64 KiB.
+// (test/summary-json.test.ts); the pieces are joined into chunks of about 64 KiB.
 
 const CHUNK_CHARS = 64 * 1024;
 
@@ -27,7 +27,7 @@ function jsonValue(value: unknown, key: string): unknown {
 /** A value JSON leaves out of an object (and writes as null in an array). */
 const omitted = (value: unknown) => value === undefined || typeof value === "function" || typeof value === "symbol";
 
-/** Values of at most this many nodes are written by JSON.stringify in one piece: a piece a number was slow. */
+/** Values of at most this many nodes are written by JSON.stringify in one piece: a piece for every number was slow. */
 const SMALL_NODES = 512;
 
 /** Whether a value has at most `budget` nodes (each value inside it one), counted until the budget runs out. */
