@@ -412,6 +412,31 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       expect(await store.leases.renew(next.lease.id, T0 + 30_000 + TTL, TTL)).toBe(false);
     });
 
+    it("renews while a report streams rows, and the renewal is seen at once by another process", async () => {
+      const { lease } = await store.leases.take(holder(1, "elsewhere"), T0, TTL);
+      const run = await newRun(store, lease.id);
+      // more postcodes than one batch of a row stream, so that its cursor stays open between batches
+      const letters = "ABDEFGHJLN";
+      const postcodes = Array.from({ length: 600 }, (_, i) => `AB1${Math.floor(i / 100)}${i % 10}${letters[Math.floor(i / 10) % 10]}A`);
+      await addRows(store, run, postcodes);
+      await write(store, postcodes.map((p) => ok(p, [1], iso(T0), run)));
+      const other = await e.second();
+      const rows = await store.snapshot({ runId: run, nowMs: T0 }, async (snapshot) => {
+        await snapshot.preparePostcodes(3);
+        const stream = snapshot.postcodeRows(["BroadbandAddresses"])[Symbol.asyncIterator]();
+        let read = 0;
+        for (let next = await stream.next(), renewed = false; !next.done; next = await stream.next()) {
+          read += next.value.length;
+          if (renewed) continue;
+          expect(await store.leases.renew(lease.id, T0 + 30_000, TTL)).toBe(true);
+          expect((await other.leases.live(T0 + TTL)).map((l) => l.id)).toEqual([lease.id]);
+          renewed = true;
+        }
+        return read;
+      });
+      expect(rows).toBe(600);
+    });
+
     it("a holder on this host whose process is gone holds nothing", async () => {
       const alive = new Set([1]);
       const local = await engine.open({ isAlive: (h) => alive.has(h.pid) });

@@ -16,7 +16,7 @@ import { expireAnswers } from "./expiry.js";
 import { hidingExpired } from "./report/expiry-views.js";
 import { claimPairs, releaseClaims } from "./claims.js";
 import { answersOfOtherKind } from "./data-kind.js";
-import { ensureProviderColumns, namingPath, openDatabase, type Db } from "./db.js";
+import { connect, ensureProviderColumns, namingPath, openDatabase, type Db } from "./db.js";
 import { liveLeaseIds, liveLeases, releaseLease, renewLease, takeLease, type IsAlive } from "./leases.js";
 import { giveBack, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./ledger.js";
 import { currentOpenData, openDataWriter } from "./open-data.js";
@@ -101,7 +101,24 @@ export class SqliteStore implements Store {
     const threads = [...this.writerThreads];
     this.writerThreads.clear();
     await Promise.all(threads.map((t) => t.close()));
-    return this.run(() => this.closeHandle());
+    return this.run(() => {
+      this.leaseDb?.close();
+      this.leaseDb = null;
+      this.closeHandle();
+    });
+  }
+
+  /**
+   * The connection renewals go through: a file's own, opened at the first renewal. On the store's
+   * handle a renewal would fail while a report streams rows from it (better-sqlite3 runs nothing
+   * beside an open cursor), and inside the report's read transaction it would not be committed
+   * until the report ends: a large list's reports outlast the lease. In WAL the report's reads do
+   * not hold this connection's write back.
+   */
+  private leaseDb: Db | null = null;
+  private renewalHandle(): Db {
+    if (this.location === ":memory:") return this.db;
+    return (this.leaseDb ??= connect(this.location));
   }
 
   readonly inputRows: Store["inputRows"] = {
@@ -153,7 +170,7 @@ export class SqliteStore implements Store {
 
   readonly leases: Store["leases"] = {
     take: (holder, nowMs, ttlMs) => this.run(() => takeLease(this.db, holder, nowMs, ttlMs, this.here, this.isAlive)),
-    renew: (leaseId, nowMs, ttlMs) => this.run(() => renewLease(this.db, leaseId, nowMs, ttlMs)),
+    renew: (leaseId, nowMs, ttlMs) => this.run(() => renewLease(this.renewalHandle(), leaseId, nowMs, ttlMs)),
     release: (leaseId) => this.run(() => releaseLease(this.db, leaseId)),
     live: (nowMs) => this.run(() => liveLeases(this.db, nowMs, this.here, this.isAlive)),
     serverNow: () => Promise.resolve(null),
