@@ -51,6 +51,13 @@ describe("what the estimates assume, and where the list doubts it", () => {
     ]);
   });
 
+  it("checks a list of 200,000 answered postcodes, more than one call's arguments can hold", () => {
+    const list = [...Array.from({ length: 200_000 }, (_, i) => postcode(true, i === 0 ? 2_000_000 : 10)), postcode(false, 0)];
+    expect(estimateCaveats(list)).toEqual([
+      "The answered postcodes' sizes are heavy-tailed: the largest (2,000,000 addresses) holds 50% of the answered addresses, so the interval may be too narrow.",
+    ]);
+  });
+
   it("flags unanswered postcodes that Ofcom's open data shows to differ", () => {
     const list = [...Array.from({ length: 10 }, () => postcode(true, 10, null, 0.1)), ...Array.from({ length: 10 }, () => postcode(false, 0, null, 0.7))];
     expect(estimateCaveats(list)).toEqual([

@@ -51,7 +51,8 @@ function heavyTail(answered: readonly CaveatPostcode[]): string | null {
   const sizes = answered.map((p) => p.addresses).filter((x) => x > 0);
   if (sizes.length < TAIL_SAMPLE) return null;
   const total = sizes.reduce((t, x) => t + x, 0);
-  const largest = Math.max(...sizes);
+  // not Math.max(...sizes): a list of some 120,000 answered postcodes overflows the call stack
+  const largest = sizes.reduce((m, x) => Math.max(m, x), 0);
   if (largest / total <= TAIL_SHARE) return null;
   return `The answered postcodes' sizes are heavy-tailed: the largest (${largest.toLocaleString("en-GB")} addresses) holds ${pct(largest / total)} of the answered addresses, so the interval may be too narrow.`;
 }

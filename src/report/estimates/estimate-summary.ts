@@ -8,7 +8,8 @@ import { BAND_COLUMNS } from "../../contract/open-data.js";
 import type { Cell, ReportSnapshot } from "../../store/snapshot.js";
 import { sampleStratum, STRATUM_SEPARATOR } from "../../plan/sample-order.js";
 import { ADDRESSES_COLUMN, countColumns, STATUS_COLUMN } from "../../figures/postcode-columns.js";
-import { estimateDomain, intraclusterCorrelation, sizeMoments, type Cluster, type DomainEstimate, type Interval } from "./estimates.js";
+import { correlationIn, estimateIn, sizeMomentsIn, type DomainEstimate, type Interval } from "./estimates.js";
+import { ClusterTable, everySlot } from "./cluster-table.js";
 import { PROVIDER_METRICS, providerColumn } from "../../figures/measures.js";
 import { lowerFirst, providerLabel } from "../summary/figure-labels.js";
 import { byLocale, naturalOrder } from "../../figures/name-order.js";
@@ -25,10 +26,10 @@ import { estimateCaveats, ESTIMATE_ASSUMPTION, MIN_ANSWERED_FOR_ESTIMATE, TOO_FE
 const ANSWERED_STATUSES = new Set(["ok", "not_found"]);
 
 
-interface PostcodeFigures {
-  postcode: string;
-  stratum: string;
-  lookups: Partial<Record<Lookup, Cluster>>;
+/** The list's postcodes (compact), and per lookup its figures: slot i of each table is postcodes[i]. */
+interface ListFigures {
+  postcodes: string[];
+  tables: Partial<Record<Lookup, ClusterTable>>;
 }
 
 /**
@@ -40,12 +41,16 @@ export const estimateKey = (column: string) => lowerFirst(column).replace(/Notsp
 /** A postcode's sample stratum (before its band), as the planner drew it: the design's strata (sample-strata.ts). */
 type StratumOf = (compact: string) => string;
 
-async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[], counts: Record<Lookup, string[]>, stratumOf: StratumOf): Promise<PostcodeFigures[]> {
+async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[], counts: Record<Lookup, string[]>, stratumOf: StratumOf): Promise<ListFigures> {
   const bands = snapshot.scope.openData ? [...BAND_COLUMNS, AUXILIARY_COLUMN] : [];
   const columns = [...lookups.flatMap((l) => [STATUS_COLUMN[l], ADDRESSES_COLUMN[l], ...counts[l]]), ...bands];
-  const out: PostcodeFigures[] = [];
-  for await (const batch of snapshot.postcodeRows(columns)) for (const row of batch) out.push(postcodeFigures(row, lookups, counts, bands.length, stratumOf));
-  return out;
+  // sized to the scope at once: a table grown as rows come copies its arrays, and holds both for a while
+  const { postcodes } = await snapshot.postcodeTotals([]);
+  const tables = Object.fromEntries(lookups.map((l) => [l, new ClusterTable(counts[l].length, l === "broadband" && bands.length > 0, Math.max(postcodes, 1))]));
+  const figures: ListFigures = { postcodes: [], tables };
+  for await (const batch of snapshot.postcodeRows(columns)) for (const row of batch) addPostcode(figures, row, lookups, counts, bands.length, stratumOf);
+  for (const table of Object.values(tables)) table.trim();
+  return figures;
 }
 
 /**
@@ -55,26 +60,24 @@ async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[],
 const AUXILIARY_COLUMN = "OfcomSuperfast";
 const auxiliaryOf = (cell: Cell) => 1 - Number(cell ?? 100) / 100;
 
-function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, columnCount: number, stratumOf: StratumOf): PostcodeFigures {
+function addPostcode(figures: ListFigures, row: readonly Cell[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, columnCount: number, stratumOf: StratumOf): void {
   const bandCount = Math.max(0, columnCount - 1);
   const postcode = String(row[0]).replace(/\s+/g, "").toUpperCase();
-  let at = 1;
-  const clusters: Partial<Record<Lookup, Cluster>> = {};
-  for (const l of lookups) {
-    const answered = ANSWERED_STATUSES.has(String(row[at]));
-    const addresses = answered ? Number(row[at + 1] ?? 0) : 0;
-    const values = counts[l].map((_, i) => (answered ? Number(row[at + 2 + i] ?? 0) : 0));
-    clusters[l] = { stratum: "", answered, addresses, counts: values };
-    at += 2 + counts[l].length;
-  }
+  const bandsAt = 1 + lookups.reduce((n, l) => n + 2 + counts[l].length, 0);
   // The planner fetches new postcodes Ofcom puts wholly in one speed band last: they are their own
   // strata (pooled with their district's others while none of them is answered: estimates.ts).
-  const bands = row.slice(at, at + bandCount).filter((v) => Number(v ?? 0) > 0).length;
+  const bands = row.slice(bandsAt, bandsAt + bandCount).filter((v) => Number(v ?? 0) > 0).length;
   const stratum = stratumOf(postcode) + (bandCount > 0 && bands === 1 ? `${STRATUM_SEPARATOR}single-band` : "");
-  for (const c of Object.values(clusters)) c.stratum = stratum;
-  const broadband = clusters.broadband;
-  if (broadband && columnCount > 0) broadband.auxiliary = counts.broadband.map((column) => (column === "BelowSuperfast" ? auxiliaryOf(row[at + bandCount]!) : null));
-  return { postcode, stratum, lookups: clusters };
+  const below = columnCount > 0 ? auxiliaryOf(row[bandsAt + bandCount]!) : null;
+  let at = 1;
+  for (const l of lookups) {
+    const answered = ANSWERED_STATUSES.has(String(row[at]));
+    const first = at + 2;
+    const auxiliary = (f: number) => (counts[l][f] === "BelowSuperfast" ? below : null);
+    figures.tables[l]!.add(stratum, answered, answered ? Number(row[at + 1] ?? 0) : 0, (f) => (answered ? Number(row[first + f] ?? 0) : 0), auxiliary);
+    at = first + counts[l].length;
+  }
+  figures.postcodes.push(postcode);
 }
 
 /**
@@ -83,27 +86,35 @@ function postcodeFigures(row: readonly Cell[], lookups: readonly Lookup[], count
  */
 type ListFacts = Partial<Record<Lookup, { rho: number[]; moments: Map<string, number> }>>;
 
-function listFacts(figures: readonly PostcodeFigures[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>): ListFacts {
+function listFacts(figures: ListFigures, lookups: readonly Lookup[]): ListFacts {
+  const members = everySlot(figures.postcodes.length);
   return Object.fromEntries(
     lookups.map((l) => {
-      const clusters = figures.map((f) => f.lookups[l]!);
-      return [l, { rho: intraclusterCorrelation(clusters, counts[l].length), moments: sizeMoments(clusters) }];
+      const list = { table: figures.tables[l]!, members };
+      return [l, { rho: correlationIn(list), moments: sizeMomentsIn(list) }];
     }),
   );
 }
 
-function estimateOf(members: readonly PostcodeFigures[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, list: ListFacts) {
-  const perLookup = lookups.map((l) => [l, estimateDomain(members.map((m) => m.lookups[l]!), counts[l].length, list[l]?.rho, list[l]?.moments)] as const);
+function estimateOf(figures: ListFigures, members: ArrayLike<number>, lookups: readonly Lookup[], counts: Record<Lookup, string[]>, list: ListFacts) {
+  const perLookup = lookups.map((l) => [l, estimateIn({ table: figures.tables[l]!, members }, list[l]?.rho, list[l]?.moments)] as const);
   const shares: Record<string, Interval> = {};
   for (const [l, e] of perLookup) counts[l].forEach((column, i) => (shares[estimateKey(column)] = tooFew(e) ? NO_ESTIMATE : e.shares[i]!));
   const domain: EstimatedDomain = {
     postcodes: members.length,
-    answeredPostcodes: members.filter((m) => lookups.every((l) => m.lookups[l]!.answered)).length,
+    answeredPostcodes: answeredByAll(figures, members, lookups),
     answeredPerLookup: Object.fromEntries(perLookup.map(([l, e]) => [l, e.answeredPostcodes])),
     exact: perLookup.every(([, e]) => e.exact),
     shares,
   };
   return { domain, perLookup: perLookup as readonly (readonly [Lookup, DomainEstimate])[] };
+}
+
+/** The members answered for every lookup. */
+function answeredByAll(figures: ListFigures, members: ArrayLike<number>, lookups: readonly Lookup[]): number {
+  let n = 0;
+  for (let k = 0; k < members.length; k++) if (lookups.every((l) => figures.tables[l]!.answered[members[k]!] === 1)) n++;
+  return n;
 }
 
 const NO_ESTIMATE: Interval = { estimate: null, low: null, high: null };
@@ -121,15 +132,16 @@ function designStrata(domains: readonly GroupDomains[]): StratumOf {
   return (compact) => sampleStratum(compact, parts.map((d) => d.groupsOf(compact)[0] ?? ""));
 }
 
-/** Each group's members among the list's postcodes, by group name sorted (a postcode may be in several). */
-function membersByGroup(figures: readonly PostcodeFigures[], groupsOf: GroupsOf): Map<string, PostcodeFigures[]> {
-  const groups = new Map<string, PostcodeFigures[]>();
-  for (const f of figures)
-    for (const g of groupsOf(f.postcode)) {
+/** Each group's members (slots) among the list's postcodes, by group name sorted (a postcode may be in several). */
+function membersByGroup(postcodes: readonly string[], groupsOf: GroupsOf): Map<string, number[]> {
+  const groups = new Map<string, number[]>();
+  postcodes.forEach((postcode, i) => {
+    for (const g of groupsOf(postcode)) {
       let members = groups.get(g);
       if (!members) groups.set(g, (members = []));
-      members.push(f);
+      members.push(i);
     }
+  });
   return new Map([...groups].sort(([a], [b]) => naturalOrder(a, b, byLocale)));
 }
 
@@ -138,14 +150,14 @@ export async function computeEstimates(snapshot: ReportSnapshot, domains: readon
   const lookups = snapshot.scope.lookups;
   const counts = countColumns(snapshot.scope.providers);
   const figures = await readFigures(snapshot, lookups, counts, designStrata(domains));
-  if (figures.length === 0) return null;
-  const list = listFacts(figures, lookups, counts);
-  const { domain, perLookup } = estimateOf(figures, lookups, counts, list);
+  if (figures.postcodes.length === 0) return null;
+  const list = listFacts(figures, lookups);
+  const { domain, perLookup } = estimateOf(figures, everySlot(figures.postcodes.length), lookups, counts, list);
   const keys = new ShareKeys(Object.keys(domain.shares));
   const groups: Record<string, Record<string, GroupEstimate>> = {};
   for (const { name, groupsOf } of domains) {
     groups[name] = {};
-    for (const [value, members] of membersByGroup(figures, groupsOf)) groups[name][value] = new PackedDomain(estimateOf(members, lookups, counts, list).domain, keys);
+    for (const [value, members] of membersByGroup(figures.postcodes, groupsOf)) groups[name][value] = new PackedDomain(estimateOf(figures, members, lookups, counts, list).domain, keys);
   }
   const lookupFacts = Object.fromEntries(perLookup.map(([l, e]) => [l, lookupBasis(e, paces[l])]));
   const caveats = estimateCaveats(caveatPostcodes(figures, lookups, await inputRowsPerPostcode(snapshot)));
@@ -178,12 +190,24 @@ async function inputRowsPerPostcode(snapshot: ReportSnapshot): Promise<Map<strin
 }
 
 /** The checks' view of each postcode: answered for every lookup, its addresses (the first lookup's), input rows and open data. */
-function caveatPostcodes(figures: readonly PostcodeFigures[], lookups: readonly Lookup[], rows: Map<string, number> | null): CaveatPostcode[] {
-  return figures.map((f) => {
-    const first = f.lookups[lookups[0]!]!;
-    const aux = f.lookups.broadband?.auxiliary?.find((x) => x !== null) ?? null;
-    return { answered: lookups.every((l) => f.lookups[l]!.answered), addresses: first.addresses, expected: rows ? (rows.get(f.postcode) ?? 0) : null, belowSuperfast: aux };
-  });
+function caveatPostcodes(figures: ListFigures, lookups: readonly Lookup[], rows: Map<string, number> | null): CaveatPostcode[] {
+  const first = figures.tables[lookups[0]!]!;
+  const broadband = figures.tables.broadband;
+  return figures.postcodes.map((postcode, i) => ({
+    answered: lookups.every((l) => figures.tables[l]!.answered[i] === 1),
+    addresses: first.addresses[i]!,
+    expected: rows ? (rows.get(postcode) ?? 0) : null,
+    belowSuperfast: broadband ? knownAuxiliary(broadband, i) : null,
+  }));
+}
+
+/** A postcode's auxiliary (Ofcom's below superfast), whichever figure it stands beside; null where unknown. */
+function knownAuxiliary(table: ClusterTable, i: number): number | null {
+  for (let f = 0; f < table.figures; f++) {
+    const z = table.auxiliary?.[i * table.figures + f];
+    if (z !== undefined && !Number.isNaN(z)) return z;
+  }
+  return null;
 }
 
 const pct = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);

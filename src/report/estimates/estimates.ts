@@ -9,21 +9,9 @@
 
 import { stratumDistrict } from "../../plan/sample-order.js";
 import { byLocale, naturalOrder } from "../../figures/name-order.js";
+import { ClusterTable, type Cluster, type Domain } from "./cluster-table.js";
 
-/** One postcode of the list: its stratum, whether it has a current answer, and its totals. */
-export interface Cluster {
-  stratum: string;
-  answered: boolean;
-  /** addresses of the answer (0 when unanswered or not found) */
-  addresses: number;
-  /** per figure, the addresses it counts (aligned with the caller's figure list) */
-  counts: readonly number[];
-  /**
-   * per figure, an auxiliary known for every postcode, answered or not (Ofcom's share of its
-   * premises below superfast, 0-1); null where unknown. A figure uses it only when every postcode has it.
-   */
-  auxiliary?: readonly (number | null)[];
-}
+export type { Cluster, Domain } from "./cluster-table.js";
 
 /** An estimated share of addresses (fraction), with its 95% interval; nulls when nothing can be said. */
 export interface Interval {
@@ -79,16 +67,28 @@ const COLLAPSED = "\u0000collapsed";
  * postcodes the planner fetches last) is so represented by its district's answered postcodes.
  */
 export function collapseStrata(clusters: readonly Cluster[]): string[] {
-  const answered = new Map<string, number>();
-  for (const c of clusters) answered.set(c.stratum, (answered.get(c.stratum) ?? 0) + (c.answered ? 1 : 0));
-  const largestIn = new Map<string, string>();
-  let largest: string | null = null;
+  const domain = ClusterTable.of(clusters, 0).all();
+  const effective = effectiveStrata(domain);
+  return clusters.map((_, i) => effective.get(domain.table.stratum[i]!)!);
+}
+
+/** collapseStrata for a domain: per stratum of its postcodes (by index, in order of first appearance), the effective stratum's name. */
+function effectiveStrata({ table, members }: Domain): Map<number, string> {
+  const answered = new Map<number, number>();
+  for (let k = 0; k < members.length; k++) {
+    const i = members[k]!;
+    const s = table.stratum[i]!;
+    answered.set(s, (answered.get(s) ?? 0) + table.answered[i]!);
+  }
+  const name = (s: number) => table.strata[s]!;
+  const largestIn = new Map<string, number>();
+  let largest: number | null = null;
   const districtPool = new Map<string, number>();
   for (const [s, n] of answered) {
-    const d = stratumDistrict(s);
+    const d = stratumDistrict(name(s));
     if (n < 2) districtPool.set(d, (districtPool.get(d) ?? 0) + n);
     else {
-      if (n > (answered.get(largestIn.get(d) ?? "") ?? 0)) largestIn.set(d, s);
+      if (n > (answered.get(largestIn.get(d) ?? -1) ?? 0)) largestIn.set(d, s);
       if (largest === null || n > answered.get(largest)!) largest = s;
     }
   }
@@ -97,46 +97,56 @@ export function collapseStrata(clusters: readonly Cluster[]): string[] {
   // with no stratum of two or more, the largest district pool takes a lone answered postcode in
   let largestPool: string | null = null;
   for (const [d, n] of districtPool) if (n >= 2 && (largestPool === null || n > districtPool.get(largestPool)!)) largestPool = d;
-  const fallback = largest ?? (largestPool === null ? COLLAPSED : `${COLLAPSED}${largestPool}`);
-  const effective = new Map<string, string>();
-  for (const s of answered.keys()) {
-    const d = stratumDistrict(s);
-    effective.set(s, answered.get(s)! >= 2 ? s : districtPool.get(d)! >= 2 ? `${COLLAPSED}${d}` : (largestIn.get(d) ?? (pool >= 2 ? COLLAPSED : fallback)));
+  const fallback = largest !== null ? name(largest) : largestPool === null ? COLLAPSED : `${COLLAPSED}${largestPool}`;
+  const effective = new Map<number, string>();
+  for (const [s, n] of answered) {
+    const d = stratumDistrict(name(s));
+    const inDistrict = largestIn.get(d);
+    effective.set(s, n >= 2 ? name(s) : districtPool.get(d)! >= 2 ? `${COLLAPSED}${d}` : inDistrict !== undefined ? name(inDistrict) : pool >= 2 ? COLLAPSED : fallback);
   }
-  return clusters.map((c) => effective.get(c.stratum)!);
+  return effective;
 }
 
-function stratumSums(clusters: readonly Cluster[], figures: number, moments?: ReadonlyMap<string, number>): Map<string, StratumSums> {
-  const strata = collapseStrata(clusters);
-  const sums = new Map<string, StratumSums>();
-  // a report of many groups sums each group's strata: without an auxiliary, its sums are not made
-  const withAuxiliary = clusters.some((c) => c.auxiliary !== undefined);
+/** The sums of each effective stratum of the domain, in order of first appearance. */
+function stratumSums(domain: Domain, moments?: ReadonlyMap<string, number>): StratumSums[] {
+  const { table, members } = domain;
+  const figures = table.figures;
   const zeros = () => new Array<number>(figures).fill(0);
-  const aux = () => (withAuxiliary ? { Z: zeros(), sz: zeros(), szz: zeros(), szy: zeros(), szx: zeros() } : null);
-  clusters.forEach((c, i) => {
-    let s = sums.get(strata[i]!);
-    if (!s) sums.set(strata[i]!, (s = { N: 0, n: 0, sx: 0, sxx: 0, sxm: 0, sy: zeros(), syy: zeros(), sxy: zeros(), aux: aux() }));
+  // a report of many groups sums each group's strata: without an auxiliary, its sums are not made
+  const auxiliary = table.auxiliary;
+  const byName = new Map<string, StratumSums>();
+  const byStratum = new Map<number, { sums: StratumSums; moment: number | undefined }>();
+  for (const [s, name] of effectiveStrata(domain)) {
+    let sums = byName.get(name);
+    if (!sums) byName.set(name, (sums = { N: 0, n: 0, sx: 0, sxx: 0, sxm: 0, sy: zeros(), syy: zeros(), sxy: zeros(), aux: auxiliary ? { Z: zeros(), sz: zeros(), szz: zeros(), szy: zeros(), szx: zeros() } : null }));
+    byStratum.set(s, { sums, moment: moments?.get(table.strata[s]!) });
+  }
+  for (let k = 0; k < members.length; k++) {
+    const i = members[k]!;
+    const { sums: s, moment } = byStratum.get(table.stratum[i]!)!;
+    const at = i * figures;
     s.N++;
-    if (s.aux) for (let f = 0; f < figures; f++) s.aux.Z[f]! += c.auxiliary?.[f] ?? NaN;
-    if (!c.answered) return;
+    if (s.aux) for (let f = 0; f < figures; f++) s.aux.Z[f]! += auxiliary![at + f]!;
+    if (!table.answered[i]) continue;
+    const x = table.addresses[i]!;
     s.n++;
-    s.sx += c.addresses;
-    s.sxx += c.addresses * c.addresses;
-    s.sxm += c.addresses * (moments?.get(c.stratum) ?? c.addresses);
+    s.sx += x;
+    s.sxx += x * x;
+    s.sxm += x * (moment ?? x);
     for (let f = 0; f < figures; f++) {
-      const y = c.counts[f] ?? 0;
+      const y = table.counts[at + f]!;
       s.sy[f]! += y;
       s.syy[f]! += y * y;
-      s.sxy[f]! += y * c.addresses;
+      s.sxy[f]! += y * x;
       if (!s.aux) continue;
-      const z = c.auxiliary?.[f] ?? NaN;
+      const z = auxiliary![at + f]!;
       s.aux.sz[f]! += z;
       s.aux.szz[f]! += z * z;
       s.aux.szy[f]! += z * y;
-      s.aux.szx[f]! += z * c.addresses;
+      s.aux.szx[f]! += z * x;
     }
-  });
-  return sums;
+  }
+  return [...byName.values()];
 }
 
 /** The 97.5% point of Student's t with df degrees of freedom (Cornish-Fisher; 1.96 for large df). */
@@ -170,19 +180,29 @@ export function wilsonInterval(R: number, n: number, z: number): Interval {
  * postcodes' spread. 1 (the cautious end) when the answered addresses are all in or all out.
  */
 export function intraclusterCorrelation(clusters: readonly Cluster[], figures: number): number[] {
-  return Array.from({ length: figures }, (_, f) => {
-    let x = 0;
-    let y = 0;
-    let within = 0;
-    for (const c of clusters) {
-      if (!c.answered || c.addresses === 0) continue;
-      const yi = c.counts[f] ?? 0;
-      x += c.addresses;
-      y += yi;
-      within += (yi * (c.addresses - yi)) / c.addresses;
+  return correlationIn(ClusterTable.of(clusters, figures).all());
+}
+
+/** intraclusterCorrelation of a domain's postcodes. */
+export function correlationIn({ table, members }: Domain): number[] {
+  const figures = table.figures;
+  let x = 0;
+  const y = new Array<number>(figures).fill(0);
+  const within = new Array<number>(figures).fill(0);
+  for (let k = 0; k < members.length; k++) {
+    const i = members[k]!;
+    const xi = table.addresses[i]!;
+    if (!table.answered[i] || xi === 0) continue;
+    x += xi;
+    for (let f = 0; f < figures; f++) {
+      const yi = table.counts[i * figures + f]!;
+      y[f]! += yi;
+      within[f]! += (yi * (xi - yi)) / xi;
     }
-    const p = x > 0 ? y / x : 0;
-    return p > 0 && p < 1 ? clip(1 - within / (x * p * (1 - p))) : 1;
+  }
+  return y.map((yf, f) => {
+    const p = x > 0 ? yf / x : 0;
+    return p > 0 && p < 1 ? clip(1 - within[f]! / (x * p * (1 - p))) : 1;
   });
 }
 
@@ -197,15 +217,23 @@ export function intraclusterCorrelation(clusters: readonly Cluster[], figures: n
  * list, and a group made of whole strata, Σx·m = Σx²: nothing changes.
  */
 export function sizeMoments(clusters: readonly Cluster[]): Map<string, number> {
-  const sums = new Map<string, { x: number; xx: number }>();
-  for (const c of clusters) {
-    if (!c.answered) continue;
-    const s = sums.get(c.stratum) ?? { x: 0, xx: 0 };
-    s.x += c.addresses;
-    s.xx += c.addresses * c.addresses;
-    sums.set(c.stratum, s);
+  return sizeMomentsIn(ClusterTable.of(clusters, 0).all());
+}
+
+/** sizeMoments of a domain's postcodes. */
+export function sizeMomentsIn({ table, members }: Domain): Map<string, number> {
+  const sums = new Map<number, { x: number; xx: number }>();
+  for (let k = 0; k < members.length; k++) {
+    const i = members[k]!;
+    if (!table.answered[i]) continue;
+    const stratum = table.stratum[i]!;
+    const x = table.addresses[i]!;
+    const s = sums.get(stratum) ?? { x: 0, xx: 0 };
+    s.x += x;
+    s.xx += x * x;
+    sums.set(stratum, s);
   }
-  return new Map([...sums].filter(([, s]) => s.x > 0).map(([k, s]) => [k, s.xx / s.x]));
+  return new Map([...sums].filter(([, s]) => s.x > 0).map(([k, s]) => [table.strata[k]!, s.xx / s.x]));
 }
 
 /**
@@ -291,17 +319,30 @@ function regressionEstimate(strata: readonly StratumSums[], f: number, X: number
  * `rho` per figure, the list's intracluster correlation (its own when not given); `moments`, the
  * list's size moment per stratum (sizeMoments; the domain's own postcodes' when not given).
  */
-export function estimateDomain(clusters: readonly Cluster[], figures: number, rho: readonly number[] = intraclusterCorrelation(clusters, figures), moments?: ReadonlyMap<string, number>): DomainEstimate {
-  const answered = clusters.filter((c) => c.answered);
-  const exact = answered.length === clusters.length;
+export function estimateDomain(clusters: readonly Cluster[], figures: number, rho?: readonly number[], moments?: ReadonlyMap<string, number>): DomainEstimate {
+  return estimateIn(ClusterTable.of(clusters, figures).all(), rho, moments);
+}
+
+/** estimateDomain of a domain's postcodes in the list's table. */
+export function estimateIn(domain: Domain, rho: readonly number[] = correlationIn(domain), moments?: ReadonlyMap<string, number>): DomainEstimate {
+  const { table, members } = domain;
+  let answered = 0;
+  let answeredAddresses = 0;
+  for (let k = 0; k < members.length; k++) {
+    const i = members[k]!;
+    if (!table.answered[i]) continue;
+    answered++;
+    answeredAddresses += table.addresses[i]!;
+  }
+  const exact = answered === members.length;
   // the strata with an answered postcode: the only ones an estimate stands on
-  const strata = [...stratumSums(clusters, figures, moments).values()].filter((s) => s.n > 0);
+  const strata = stratumSums(domain, moments).filter((s) => s.n > 0);
   return {
-    postcodes: clusters.length,
-    answeredPostcodes: answered.length,
-    answeredAddresses: answered.reduce((t, c) => t + c.addresses, 0),
+    postcodes: members.length,
+    answeredPostcodes: answered,
+    answeredAddresses,
     exact,
-    shares: Array.from({ length: figures }, (_, f) => ratioInterval(strata, f, exact, rho[f] ?? 1)),
+    shares: Array.from({ length: table.figures }, (_, f) => ratioInterval(strata, f, exact, rho[f] ?? 1)),
   };
 }
 
