@@ -48,7 +48,8 @@ async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[],
   const { postcodes } = await snapshot.postcodeTotals([]);
   const tables = Object.fromEntries(lookups.map((l) => [l, new ClusterTable(counts[l].length, l === "broadband" && bands.length > 0, Math.max(postcodes, 1))]));
   const figures: ListFigures = { postcodes: [], tables };
-  for await (const batch of snapshot.postcodeRows(columns)) for (const row of batch) addPostcode(figures, row, lookups, counts, bands.length, stratumOf);
+  const layout: RowLayout = { lookups, counts, bandsAt: 1 + columns.length - bands.length, bandCount: Math.max(0, bands.length - 1), openData: bands.length > 0 };
+  for await (const batch of snapshot.postcodeRows(columns)) for (const row of batch) addPostcode(figures, row, layout, stratumOf);
   for (const table of Object.values(tables)) table.trim();
   return figures;
 }
@@ -60,15 +61,22 @@ async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[],
 const AUXILIARY_COLUMN = "OfcomSuperfast";
 const auxiliaryOf = (cell: Cell) => 1 - Number(cell ?? 100) / 100;
 
-function addPostcode(figures: ListFigures, row: readonly Cell[], lookups: readonly Lookup[], counts: Record<Lookup, string[]>, columnCount: number, stratumOf: StratumOf): void {
-  const bandCount = Math.max(0, columnCount - 1);
+/** Where a postcode row's cells are: after the postcode, per lookup its status, addresses and counts; then Ofcom's bands and superfast share. */
+interface RowLayout {
+  lookups: readonly Lookup[];
+  counts: Record<Lookup, string[]>;
+  bandsAt: number;
+  bandCount: number;
+  openData: boolean;
+}
+
+function addPostcode(figures: ListFigures, row: readonly Cell[], { lookups, counts, bandsAt, bandCount, openData }: RowLayout, stratumOf: StratumOf): void {
   const postcode = String(row[0]).replace(/\s+/g, "").toUpperCase();
-  const bandsAt = 1 + lookups.reduce((n, l) => n + 2 + counts[l].length, 0);
   // The planner fetches new postcodes Ofcom puts wholly in one speed band last: they are their own
   // strata (pooled with their district's others while none of them is answered: estimates.ts).
   const bands = row.slice(bandsAt, bandsAt + bandCount).filter((v) => Number(v ?? 0) > 0).length;
   const stratum = stratumOf(postcode) + (bandCount > 0 && bands === 1 ? `${STRATUM_SEPARATOR}single-band` : "");
-  const below = columnCount > 0 ? auxiliaryOf(row[bandsAt + bandCount]!) : null;
+  const below = openData ? auxiliaryOf(row[bandsAt + bandCount]!) : null;
   let at = 1;
   for (const l of lookups) {
     const answered = ANSWERED_STATUSES.has(String(row[at]));
@@ -102,7 +110,7 @@ function estimateOf(figures: ListFigures, members: ArrayLike<number>, lookups: r
   for (const [l, e] of perLookup) counts[l].forEach((column, i) => (shares[estimateKey(column)] = tooFew(e) ? NO_ESTIMATE : e.shares[i]!));
   const domain: EstimatedDomain = {
     postcodes: members.length,
-    answeredPostcodes: answeredByAll(figures, members, lookups),
+    answeredPostcodes: countAnsweredByAll(figures, members, lookups),
     answeredPerLookup: Object.fromEntries(perLookup.map(([l, e]) => [l, e.answeredPostcodes])),
     exact: perLookup.every(([, e]) => e.exact),
     shares,
@@ -110,10 +118,12 @@ function estimateOf(figures: ListFigures, members: ArrayLike<number>, lookups: r
   return { domain, perLookup: perLookup as readonly (readonly [Lookup, DomainEstimate])[] };
 }
 
-/** The members answered for every lookup. */
-function answeredByAll(figures: ListFigures, members: ArrayLike<number>, lookups: readonly Lookup[]): number {
+/** Whether the postcode in slot i is answered for every lookup. */
+const answeredByAll = (figures: ListFigures, lookups: readonly Lookup[], i: number) => lookups.every((l) => figures.tables[l]!.answered[i] === 1);
+
+function countAnsweredByAll(figures: ListFigures, members: ArrayLike<number>, lookups: readonly Lookup[]): number {
   let n = 0;
-  for (let k = 0; k < members.length; k++) if (lookups.every((l) => figures.tables[l]!.answered[members[k]!] === 1)) n++;
+  for (let k = 0; k < members.length; k++) if (answeredByAll(figures, lookups, members[k]!)) n++;
   return n;
 }
 
@@ -194,7 +204,7 @@ function caveatPostcodes(figures: ListFigures, lookups: readonly Lookup[], rows:
   const first = figures.tables[lookups[0]!]!;
   const broadband = figures.tables.broadband;
   return figures.postcodes.map((postcode, i) => ({
-    answered: lookups.every((l) => figures.tables[l]!.answered[i] === 1),
+    answered: answeredByAll(figures, lookups, i),
     addresses: first.addresses[i]!,
     expected: rows ? (rows.get(postcode) ?? 0) : null,
     belowSuperfast: broadband ? knownAuxiliary(broadband, i) : null,
