@@ -163,25 +163,23 @@ const MAX_EITHER_WAY = 12;
 function matchesOurCount(lookup: Lookup, stated: Figures, returned: readonly Returned[], list: readonly string[], at: number, night: number, eitherWay: ReadonlySet<string>) {
   const cutoff = at - RETENTION_DAYS * DAY;
   const latest: Figures = {};
-  const choices: [Figures, Figures][] = [];
+  /** per pair that may count either way: what counting its earlier answer instead changes */
+  const swaps: Figures[] = [];
   for (const postcode of compact(list)) {
     const answers = finals(returned, lookup, postcode);
-    const newest = answers.at(-1);
-    addInto(latest, answerFigures(lookup, newest, cutoff));
-    if (eitherWay.has(postcode) && newest?.tag === night)
-      choices.push([answerFigures(lookup, answers.filter((r) => r.tag < night).at(-1), cutoff), answerFigures(lookup, newest, cutoff)]);
+    const newest = answerFigures(lookup, answers.at(-1), cutoff);
+    addInto(latest, newest);
+    if (eitherWay.has(postcode) && answers.at(-1)?.tag === night) {
+      const swap = answerFigures(lookup, answers.filter((r) => r.tag < night).at(-1), cutoff);
+      addInto(swap, Object.fromEntries(Object.entries(newest).map(([k, v]) => [k, -v])));
+      swaps.push(swap);
+    }
   }
-  expect(choices.length, `${lookup}: pairs that may count either way`).toBeLessThanOrEqual(MAX_EITHER_WAY);
-  const same = (f: Figures) => JSON.stringify(pick(f, stated)) === JSON.stringify(stated);
-  // latest holds every pair's latest answer: take a combination's left-out answers off it, put their earlier ones on
-  for (let mask = 0; mask < 1 << choices.length; mask++) {
+  expect(swaps.length, `${lookup}: pairs that may count either way`).toBeLessThanOrEqual(MAX_EITHER_WAY);
+  for (let mask = 0; mask < 1 << swaps.length; mask++) {
     const f: Figures = { ...latest };
-    choices.forEach(([before, now], i) => {
-      if (!(mask & (1 << i))) return;
-      addInto(f, before);
-      addInto(f, Object.fromEntries(Object.entries(now).map(([k, v]) => [k, -v])));
-    });
-    if (same(f)) return { ok: true, expected: pick(latest, stated) };
+    swaps.forEach((swap, i) => mask & (1 << i) && addInto(f, swap));
+    if (JSON.stringify(pick(f, stated)) === JSON.stringify(stated)) return { ok: true, expected: pick(latest, stated) };
   }
   return { ok: false, expected: pick(latest, stated) };
 }
