@@ -2,7 +2,7 @@
 // zips, a folder, or one CSV. Everything is streamed: each chunk of a CSV (from the file, or
 // inflated from its zip entry by yauzl) goes through the UTF-8 decoder and the CSV parser, and its
 // rows reach `onRow` before the next chunk is read, so memory stays bounded by a chunk whatever
-// the size of the release.
+// the size of the release. Blocks with no quotes are split plainly (plain-csv.ts), the rest by csv-parse.
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +10,6 @@ import { basename, join, relative } from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
-import { parse } from "csv-parse/sync";
 import {
   headerKey,
   OPEN_DATA_FIELDS,
@@ -21,6 +20,7 @@ import {
 } from "../contract/open-data.js";
 import { compactPostcode, normalisePostcode } from "../contract/postcode.js";
 import { UserError } from "../errors.js";
+import { parseOpenDataBlock } from "./plain-csv.js";
 import { MAX_ROW_BYTES } from "./read-input.js";
 
 export class OpenDataError extends UserError {}
@@ -289,7 +289,7 @@ class CsvSink implements Sink {
   private rows(block: string): void {
     let records: string[][];
     try {
-      records = parse(block, { relax_column_count: true, skip_empty_lines: true, trim: true }) as string[][];
+      records = parseOpenDataBlock(block);
     } catch (err) {
       throw new OpenDataError(`${this.name} after line ${this.line}: ${(err as Error).message}`);
     }
