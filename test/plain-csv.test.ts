@@ -44,7 +44,7 @@ describe("splitPlainCsv", () => {
     expect(plain).toBeGreaterThan(2000);
   });
 
-  it("parseOpenDataBlock reads a quoted block with csv-parse, and says where a quote is broken", () => {
+  it("parseOpenDataBlock reads a quoted block with csv-parse, and refuses an unclosed quote", () => {
     expect(parseOpenDataBlock('a,"b, c"\n1,2\n')).toEqual([["a", "b, c"], ["1", "2"]]);
     expect(() => parseOpenDataBlock('a,"b\n1,2\n')).toThrow(/Quote Not Closed/i);
   });

@@ -26,8 +26,9 @@ export function splitPlainCsv(block: string): string[][] | null {
     if (nl < 0) nl = block.length;
     const stop = nl > start && block.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
     // csv-parse's skip_empty_lines: a line of nothing but what it trims on the left is no record
-    if (stop > start && !BLANK.test(block.slice(start, stop))) {
-      const cells = block.slice(start, stop).split(",");
+    const line = block.slice(start, stop);
+    if (line.length > 0 && !BLANK.test(line)) {
+      const cells = line.split(",");
       for (let i = 0; i < cells.length; i++) cells[i] = trimField(cells[i]!);
       records.push(cells);
     }
