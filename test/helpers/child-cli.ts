@@ -78,9 +78,9 @@ export function dbArgument(args: readonly string[]): string | undefined {
 }
 
 /** Polls until the condition holds; fails with `what` after the timeout. */
-export async function waitFor(what: string, condition: () => boolean, timeoutMs = 15_000): Promise<void> {
+export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
