@@ -203,3 +203,18 @@ describe("the strata's size moments (the model variance of groups across strata)
     expect(borrowed.high! - borrowed.low!).toBeGreaterThan(own.high! - own.low!);
   });
 });
+
+describe("a domain whose every postcode is answered", () => {
+  const c = (stratum: string, addresses: number, counts: number[]): Cluster => ({ stratum, answered: true, addresses, counts });
+
+  it.each([
+    { name: "strata of one postcode each: each share is the counts over the addresses", clusters: [c("A", 4, [1, 4]), c("B", 6, [0, 3]), c("C", 10, [5, 0])], shares: [6 / 20, 7 / 20] },
+    { name: "one stratum", clusters: [c("A", 3, [3, 1]), c("A", 1, [0, 1])], shares: [3 / 4, 2 / 4] },
+    { name: "no addresses at all: no figure", clusters: [c("A", 0, [0, 0]), c("B", 0, [0, 0])], shares: [null, null] },
+    { name: "no postcodes: no figure", clusters: [], shares: [null, null] },
+  ])("$name", ({ clusters, shares }) => {
+    const e = estimateDomain(clusters, 2, [0.5, 0.5]);
+    expect(e).toMatchObject({ exact: true, postcodes: clusters.length, answeredPostcodes: clusters.length });
+    expect(e.shares).toEqual(shares.map((s) => ({ estimate: s, low: s, high: s })));
+  });
+});

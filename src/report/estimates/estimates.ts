@@ -335,15 +335,26 @@ export function estimateIn(domain: Domain, rho: readonly number[] = correlationI
     answeredAddresses += table.addresses[i]!;
   }
   const exact = answered === members.length;
+  const facts = { postcodes: members.length, answeredPostcodes: answered, answeredAddresses, exact };
+  if (exact) return { ...facts, shares: exactShares(domain, answeredAddresses) };
   // the strata with an answered postcode: the only ones an estimate stands on
   const strata = stratumSums(domain, moments).filter((s) => s.n > 0);
-  return {
-    postcodes: members.length,
-    answeredPostcodes: answered,
-    answeredAddresses,
-    exact,
-    shares: Array.from({ length: table.figures }, (_, f) => ratioInterval(strata, f, exact, rho[f] ?? 1)),
-  };
+  return { ...facts, shares: Array.from({ length: table.figures }, (_, f) => ratioInterval(strata, f, exact, rho[f] ?? 1)) };
+}
+
+/**
+ * Every postcode answered: each share is its count over the addresses, a point. The same figures
+ * ratioInterval gives (each stratum's weight is 1 and the sums are of whole numbers, so their order
+ * changes nothing), without the strata's sums: a night that answered the whole list has thousands
+ * of groups, every one of them exact.
+ */
+function exactShares({ table, members }: Domain, addresses: number): Interval[] {
+  const sums = new Float64Array(table.figures);
+  for (let k = 0; k < members.length; k++) {
+    const at = members[k]! * table.figures;
+    for (let f = 0; f < table.figures; f++) sums[f]! += table.counts[at + f]!;
+  }
+  return Array.from(sums, (y) => (addresses === 0 ? { estimate: null, low: null, high: null } : { estimate: y / addresses, low: y / addresses, high: y / addresses }));
 }
 
 /** The domains of a dimension: its values, each with its clusters, sorted by value. */

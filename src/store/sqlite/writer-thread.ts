@@ -4,6 +4,7 @@
 // own connection to the file. A flush waits for the worker to commit what was handed over before it,
 // so a caller that flushes (claims given back, the fetch's end) finds the answers stored, and a batch
 // fetching faster than the worker stores waits for it there rather than queueing without end.
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { DatabaseError, LeaseLostError, type AnswerWriterOptions } from "../types.js";
 import type { AnswerWriter } from "../store.js";
@@ -22,15 +23,17 @@ const WORKER_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 }
 
 /**
  * The worker's module beside this one, as this module was loaded: JavaScript from a build, or
- * TypeScript (npm run, the tests). A TypeScript thread registers tsx's loader itself, without the
- * process's flags: a `--import tsx` inherited from them registers it too late for the thread's first
- * module as often as not (Node 20).
+ * TypeScript (npm run, the tests). A TypeScript thread loads its modules through tsx's require hook,
+ * registered by the thread itself, without the process's flags: a `--import tsx` inherited from them
+ * registers it too late for the thread's first module as often as not (Node 20), and tsx's ESM
+ * loader runs on a thread of its own, about 20 MB more for the process. The worker's modules use
+ * nothing only ESM has (no import.meta, no top-level await, CommonJS packages).
  */
 function startWorker(settings: WorkerSettings): Worker {
   const here = import.meta.url;
   if (!here.endsWith(".ts")) return new Worker(new URL("./writer-worker.js", here), { workerData: settings, resourceLimits: WORKER_HEAP });
-  const entry = new URL("./writer-worker.ts", here);
-  const code = `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`;
+  const entry = fileURLToPath(new URL("./writer-worker.ts", here));
+  const code = `const load = require("node:module").createRequire(${JSON.stringify(entry)}); load("tsx/cjs/api").register(); load(${JSON.stringify(entry)});`;
   return new Worker(code, { eval: true, execArgv: [], workerData: settings, resourceLimits: WORKER_HEAP });
 }
 
