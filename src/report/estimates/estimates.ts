@@ -254,7 +254,7 @@ function modelEffectiveAddresses(strata: readonly StratumSums[], X: number, rho:
  * the design's (linearised, from the spread of the answered postcodes) and the model's
  * (modelEffectiveAddresses), at Student's t on the design's degrees of freedom (postcodes − strata).
  */
-function ratioInterval(strata: readonly StratumSums[], f: number, exact: boolean, rho: number): Interval {
+function ratioInterval(strata: readonly StratumSums[], f: number, rho: number): Interval {
   let Y = 0;
   let X = 0;
   let n = 0;
@@ -264,7 +264,6 @@ function ratioInterval(strata: readonly StratumSums[], f: number, exact: boolean
     n += s.n;
   }
   if (X === 0) return { estimate: null, low: null, high: null };
-  if (exact) return { estimate: Y / X, low: Y / X, high: Y / X };
   if (strata.some((s) => s.n < 2)) return { estimate: Y / X, low: null, high: null };
   const plain = { R: Y / X, variance: linearisedVariance(strata, f, Y / X, 0) / (X * X) };
   const regression = regressionEstimate(strata, f, X);
@@ -339,12 +338,12 @@ export function estimateIn(domain: Domain, rho: readonly number[] = correlationI
   if (exact) return { ...facts, shares: exactShares(domain, answeredAddresses) };
   // the strata with an answered postcode: the only ones an estimate stands on
   const strata = stratumSums(domain, moments).filter((s) => s.n > 0);
-  return { ...facts, shares: Array.from({ length: table.figures }, (_, f) => ratioInterval(strata, f, exact, rho[f] ?? 1)) };
+  return { ...facts, shares: Array.from({ length: table.figures }, (_, f) => ratioInterval(strata, f, rho[f] ?? 1)) };
 }
 
 /**
  * Every postcode answered: each share is its count over the addresses, a point. The same figures
- * ratioInterval gives (each stratum's weight is 1 and the sums are of whole numbers, so their order
+ * the ratio estimate would give (each stratum's weight is 1 and the sums are of whole numbers, so their order
  * changes nothing), without the strata's sums: a night that answered the whole list has thousands
  * of groups, every one of them exact.
  */
