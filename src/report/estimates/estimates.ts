@@ -343,9 +343,9 @@ export function estimateIn(domain: Domain, rho: readonly number[] = correlationI
 
 /**
  * Every postcode answered: each share is its count over the addresses, a point. The same figures
- * the ratio estimate would give (each stratum's weight is 1 and the sums are of whole numbers, so their order
- * changes nothing), without the strata's sums: a night that answered the whole list has thousands
- * of groups, every one of them exact.
+ * the ratio estimate would give (each stratum's weight is 1 and the sums are of whole numbers, so
+ * their order changes nothing), without the strata's sums: a night that answered the whole list
+ * has thousands of groups, every one of them exact.
  */
 function exactShares({ table, members }: Domain, addresses: number): Interval[] {
   const sums = new Float64Array(table.figures);
