@@ -66,8 +66,34 @@ describe("a group's packed estimates", () => {
     expect(joined({ district: { LS1: packed } })).toBe(JSON.stringify({ district: { LS1: domain } }, null, 2));
   });
 
+  it("takes the shares as a list in the keys' order the same as by name", () => {
+    const ordered = new PackedDomain({ ...domain, shares: keys.keys.map((k) => domain.shares[k]!) }, keys);
+    expect(JSON.stringify(ordered)).toBe(JSON.stringify(domain));
+    expect(ordered.share("belowSuperfast")).toEqual(domain.shares.belowSuperfast);
+  });
+
+  it("gives an exact domain's shares, each held as one number, back as they were", () => {
+    const exact: EstimatedDomain = {
+      ...domain,
+      exact: true,
+      shares: {
+        belowSuperfast: { estimate: 0.2, low: 0.2, high: 0.2 },
+        indoorVoiceTotalNotspot: { estimate: null, low: null, high: null },
+        gigabit: { estimate: 0, low: 0, high: 0 },
+      },
+    };
+    const packedExact = new PackedDomain(exact, keys);
+    expect(JSON.stringify(packedExact)).toBe(JSON.stringify(exact));
+    expect(packedExact.share("belowSuperfast")).toEqual(exact.shares.belowSuperfast);
+    // one interval among points keeps every share's three numbers
+    const mixed = { ...exact, shares: { ...exact.shares, gigabit: { estimate: 0.1, low: 0.05, high: 0.2 } } };
+    expect(JSON.stringify(new PackedDomain(mixed, keys))).toBe(JSON.stringify(mixed));
+  });
+
   it("refuses a share its keys have no place for", () => {
     expect(() => new PackedDomain({ ...domain, shares: { noData: { estimate: 0, low: 0, high: 0 } } }, keys)).toThrow(/no place for the share noData/);
+    const one = { estimate: 0, low: 0, high: 0 };
+    expect(() => new PackedDomain({ ...domain, shares: [one, one, one, one] }, keys)).toThrow(/no place for the share number 4/);
   });
 });
 

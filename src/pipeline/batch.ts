@@ -7,14 +7,15 @@ import { DatabaseError } from "../store/types.js";
 import { REPORT_FILES } from "../report/index.js";
 import { dbReadPaths, readPathInReportSet, type ReadPath } from "../report/set/read-paths.js";
 import { isFileSystemError, oneLine } from "../errors.js";
+import type { Plan } from "../plan/plan.js";
 import type { BatchConfig } from "./config.js";
 import { checkBeforeFetching, inputRefusal } from "./check-stage.js";
 import { EXIT } from "./exit-code.js";
 import { fetchStage } from "./fetch-stage.js";
-import { endRun, finishStage } from "./finish-stage.js";
+import { endRun, finishStage, type Finish } from "./finish-stage.js";
 import { openRun } from "./open-stage.js";
 import { planStage } from "./plan-stage.js";
-import { acceptInput, openInputSource, readInputIntoRun, type InputSource } from "./read-stage.js";
+import { acceptInput, openInputSource, readInputIntoRun, type InputSource, type ReadResult } from "./read-stage.js";
 import { reportStage } from "./report-stage.js";
 import { endLeaseLostWhileReading, failBeforeFetching, failUnexpectedly, logCleanupFailure, RunSoFar, startRun } from "./run-record.js";
 import type { RunResources } from "./run-resources.js";
@@ -70,15 +71,24 @@ async function runStages(run: OpenedRun, config: BatchConfig, resources: RunReso
   soFar.read(read);
   const problem = await checkBeforeFetching(run, config, runId);
   if (problem) return await failBeforeFetching(run, soFar, runId, problem.message, problem.stopReason);
+  const { finish, deferred } = await fetchAndFinish(run, config, resources, soFar, runId, read);
+  soFar.finished = true;
+  // A run that stopped before any answer (rejected key, wrong URL), or lost its lease, replaces no reports.
+  const reportFailure = config.reports && finish.state !== "failed" && !run.fence.knownLost ? await reportStage(run, config, runId) : null;
+  return await endRun(run, config, soFar, runId, finish, reportFailure, deferred);
+}
+
+/**
+ * The plan, the fetch and the run's final row. The plan is let go here, before the reports: its
+ * lists of postcodes to fetch (about 6 MB at 100,000 postcodes) would stay in the heap the reports
+ * grow from, and the run's end needs only what it deferred.
+ */
+async function fetchAndFinish(run: OpenedRun, config: BatchConfig, resources: RunResources, soFar: RunSoFar, runId: number, read: Extract<ReadResult, { ok: true }>): Promise<{ finish: Finish; deferred: Plan["deferred"] }> {
   const planned = await planStage(run, config, runId, read);
   soFar.planned(planned.plan.postcodes);
   await fetchStage(run, config, resources, runId, planned);
   await recordMobileScales(run.store, config, run.stats.mobile, run.log);
-  const finish = await finishStage(run, config, runId, read, planned);
-  soFar.finished = true;
-  // A run that stopped before any answer (rejected key, wrong URL), or lost its lease, replaces no reports.
-  const reportFailure = config.reports && finish.state !== "failed" && !run.fence.knownLost ? await reportStage(run, config, runId) : null;
-  return await endRun(run, config, soFar, runId, finish, reportFailure, planned);
+  return { finish: await finishStage(run, config, runId, read, planned), deferred: planned.plan.deferred };
 }
 
 /** A bug or a broken disk; a full disk or a damaged database is one line naming the database, not a stack trace. */

@@ -1,6 +1,7 @@
 // The finish stage: the quota's account settled, the run's counts as stored, and its row given its
 // final state and exit. Then, after the reports, the run's end: a late signal or a report failure
 // changes the exit the row records, and the summary line says how the run ended.
+import type { Plan } from "../plan/plan.js";
 import type { RunCounts } from "../store/types.js";
 import type { BatchConfig } from "./config.js";
 import type { ReadResult } from "./read-stage.js";
@@ -56,7 +57,7 @@ export async function endRun(
   runId: number,
   finish: Finish,
   reportFailure: string | null,
-  { plan }: Planned,
+  deferred: Plan["deferred"],
 ): Promise<BatchResult> {
   const { stop } = run;
   let { exitCode, message } = finish;
@@ -73,19 +74,19 @@ export async function endRun(
     await recordExit(run, settings.db, runId, exitCode, message);
   }
   soFar.ending = { exitCode, stopReason };
-  printSummary(run, settings.lookups, runId, plan, finish.counts, exitCode, message, stopReason);
+  printSummary(run, settings.lookups, runId, deferred, finish.counts, exitCode, message, stopReason);
   return { exitCode, runId, counts: finish.counts, stats: run.stats };
 }
 
-function printSummary({ log, stats }: OpenedRun, lookups: BatchConfig["lookups"], runId: number, plan: Planned["plan"], c: RunCounts, exitCode: number, stopMessage: string | null, stopReason: string | null): void {
+function printSummary({ log, stats }: OpenedRun, lookups: BatchConfig["lookups"], runId: number, deferred: Plan["deferred"], c: RunCounts, exitCode: number, stopMessage: string | null, stopReason: string | null): void {
   const perLookup = lookups.map((l) => `${l} ${stats[l].requests} requests (${stats[l].retries} retries, ${stats[l].throttled} 429s)`).join("; ");
   // refreshes --monthly-quota left for later nights: not pending, and no reason to exit non-zero
-  const deferredRefreshes = Object.fromEntries(lookups.map((l) => [l, plan.deferred.get(l)?.refreshes ?? 0]));
-  const deferred = Object.values(deferredRefreshes).reduce((n, d) => n + d, 0);
+  const deferredRefreshes = Object.fromEntries(lookups.map((l) => [l, deferred.get(l)?.refreshes ?? 0]));
+  const refreshesDeferred = Object.values(deferredRefreshes).reduce((n, d) => n + d, 0);
   log.result(
     `run ${runId} finished, exit ${exitCode}${stopMessage ? ` (${stopMessage})` : ""}: ${c.postcodes} postcodes (${c.rejects} rejected rows); ` +
       `lookups ok ${c.ok}, not found ${c.notFound}, failed ${c.failed}, pending ${c.pending}` +
-      `${deferred > 0 ? `, ${deferred} refreshes deferred to later nights` : ""}; ${perLookup}`,
+      `${refreshesDeferred > 0 ? `, ${refreshesDeferred} refreshes deferred to later nights` : ""}; ${perLookup}`,
     { event: "summary", runId, exitCode, stopped: stopMessage, stopReason, deferredRefreshes, ...c },
   );
 }

@@ -104,19 +104,22 @@ function listFacts(figures: ListFigures, lookups: readonly Lookup[]): ListFacts 
   );
 }
 
-function estimateOf(figures: ListFigures, members: ArrayLike<number>, lookups: readonly Lookup[], counts: Record<Lookup, string[]>, list: ListFacts) {
+/** A domain's estimate per lookup, and what a domain says of itself beside its shares. */
+function estimateOf(figures: ListFigures, members: ArrayLike<number>, lookups: readonly Lookup[], list: ListFacts) {
   const perLookup = lookups.map((l) => [l, estimateIn({ table: figures.tables[l]!, members }, list[l]?.rho, list[l]?.moments)] as const);
-  const shares: Record<string, Interval> = {};
-  for (const [l, e] of perLookup) counts[l].forEach((column, i) => (shares[estimateKey(column)] = tooFew(e) ? NO_ESTIMATE : e.shares[i]!));
-  const domain: EstimatedDomain = {
+  const facts: Omit<EstimatedDomain, "shares"> = {
     postcodes: members.length,
     answeredPostcodes: countAnsweredByAll(figures, members, lookups),
     answeredPerLookup: Object.fromEntries(perLookup.map(([l, e]) => [l, e.answeredPostcodes])),
     exact: perLookup.every(([, e]) => e.exact),
-    shares,
   };
-  return { domain, perLookup: perLookup as readonly (readonly [Lookup, DomainEstimate])[] };
+  // in the keys' order (shareKeysOf): per lookup, its figures
+  const shares = perLookup.flatMap(([, e]) => (tooFew(e) ? e.shares.map(() => NO_ESTIMATE) : e.shares));
+  return { facts, shares, perLookup: perLookup as readonly (readonly [Lookup, DomainEstimate])[] };
 }
+
+/** The shares' keys, per lookup its count columns': the order estimateOf gives the shares in. */
+const shareKeysOf = (lookups: readonly Lookup[], counts: Record<Lookup, string[]>) => new ShareKeys(lookups.flatMap((l) => counts[l].map(estimateKey)));
 
 /** Whether the postcode in slot i is answered for every lookup. */
 const answeredByAll = (figures: ListFigures, lookups: readonly Lookup[], i: number) => lookups.every((l) => figures.tables[l]!.answered[i] === 1);
@@ -162,12 +165,16 @@ export async function computeEstimates(snapshot: ReportSnapshot, domains: readon
   const figures = await readFigures(snapshot, lookups, counts, designStrata(domains));
   if (figures.postcodes.length === 0) return null;
   const list = listFacts(figures, lookups);
-  const { domain, perLookup } = estimateOf(figures, everySlot(figures.postcodes.length), lookups, counts, list);
-  const keys = new ShareKeys(Object.keys(domain.shares));
+  const keys = shareKeysOf(lookups, counts);
+  const { facts, shares, perLookup } = estimateOf(figures, everySlot(figures.postcodes.length), lookups, list);
+  const domain: EstimatedDomain = { ...facts, shares: Object.fromEntries(keys.keys.map((key, i) => [key, shares[i]!])) };
   const groups: Record<string, Record<string, GroupEstimate>> = {};
   for (const { name, groupsOf } of domains) {
     groups[name] = {};
-    for (const [value, members] of membersByGroup(figures.postcodes, groupsOf)) groups[name][value] = new PackedDomain(estimateOf(figures, members, lookups, counts, list).domain, keys);
+    for (const [value, members] of membersByGroup(figures.postcodes, groupsOf)) {
+      const group = estimateOf(figures, members, lookups, list);
+      groups[name][value] = new PackedDomain({ ...group.facts, shares: group.shares }, keys);
+    }
   }
   const lookupFacts = Object.fromEntries(perLookup.map(([l, e]) => [l, lookupBasis(e, paces[l])]));
   const caveats = estimateCaveats(caveatPostcodes(figures, lookups, await inputRowsPerPostcode(snapshot)));

@@ -16,32 +16,45 @@ export class ShareKeys {
   }
 }
 
+const isOrdered = (shares: EstimatedDomain["shares"] | readonly Interval[]): shares is readonly Interval[] => Array.isArray(shares);
+
 const fromNumber = (x: number) => (Number.isNaN(x) ? null : x);
+
+/** A share whose interval is its estimate alone (every exact share, and one with no figure): one number holds it. */
+const isPoint = (i: Interval) => !i.auxiliary && i.low === i.estimate && i.high === i.estimate;
 
 export class PackedDomain implements GroupEstimate {
   readonly postcodes: number;
   readonly answeredPostcodes: number;
   readonly answeredPerLookup: EstimatedDomain["answeredPerLookup"];
   readonly exact: boolean;
-  /** estimate, low, high of each share in the keys' order */
+  /** per share in the keys' order: estimate, low, high; or the estimate alone when every share is a point (`width` 1) */
   private readonly values: Float64Array;
+  private readonly width: 1 | 3;
   /** the keys' places whose interval used the auxiliary (estimates.ts); null when none did */
   private readonly auxiliary: readonly number[] | null;
 
+  /** `domain.shares` by key, or as an array in the keys' order (what estimate-summary.ts computes: no key looked up per share). */
   constructor(
-    domain: EstimatedDomain,
+    domain: Omit<EstimatedDomain, "shares"> & { shares: EstimatedDomain["shares"] | readonly Interval[] },
     private readonly keys: ShareKeys,
   ) {
     this.postcodes = domain.postcodes;
     this.answeredPostcodes = domain.answeredPostcodes;
     this.answeredPerLookup = domain.answeredPerLookup;
     this.exact = domain.exact;
-    this.values = new Float64Array(keys.keys.length * 3).fill(NaN);
+    const placed = placedShares(domain.shares, keys);
+    // a list answered in full has thousands of groups, every share of them a point
+    this.width = placed.every(([, interval]) => isPoint(interval)) ? 1 : 3;
+    this.values = new Float64Array(keys.keys.length * this.width).fill(NaN);
     const auxiliary: number[] = [];
-    for (const [key, interval] of Object.entries(domain.shares)) {
-      const i = keys.at(key);
-      if (i === undefined) throw new Error(`estimates: no place for the share ${key}`);
-      this.values.set([interval.estimate ?? NaN, interval.low ?? NaN, interval.high ?? NaN], 3 * i);
+    for (const [i, interval] of placed) {
+      const at = i * this.width;
+      this.values[at] = interval.estimate ?? NaN;
+      if (this.width === 3) {
+        this.values[at + 1] = interval.low ?? NaN;
+        this.values[at + 2] = interval.high ?? NaN;
+      }
       if (interval.auxiliary) auxiliary.push(i);
     }
     this.auxiliary = auxiliary.length > 0 ? auxiliary : null;
@@ -54,6 +67,10 @@ export class PackedDomain implements GroupEstimate {
 
   private interval(i: number): Interval {
     const v = this.values;
+    if (this.width === 1) {
+      const point = fromNumber(v[i]!);
+      return { estimate: point, low: point, high: point };
+    }
     const interval: Interval = { estimate: fromNumber(v[3 * i]!), low: fromNumber(v[3 * i + 1]!), high: fromNumber(v[3 * i + 2]!) };
     return this.auxiliary?.includes(i) ? { ...interval, auxiliary: true } : interval;
   }
@@ -62,4 +79,13 @@ export class PackedDomain implements GroupEstimate {
     const shares = Object.fromEntries(this.keys.keys.map((key, i) => [key, this.interval(i)]));
     return { postcodes: this.postcodes, answeredPostcodes: this.answeredPostcodes, answeredPerLookup: this.answeredPerLookup, exact: this.exact, shares };
   }
+}
+
+/** Each share with its place among the keys; a share the keys have no place for is refused. */
+function placedShares(shares: EstimatedDomain["shares"] | readonly Interval[], keys: ShareKeys): [number, Interval][] {
+  const place = (i: number | undefined, name: string) => {
+    if (i === undefined || i >= keys.keys.length) throw new Error(`estimates: no place for the share ${name}`);
+    return i;
+  };
+  return isOrdered(shares) ? shares.map((interval, i) => [place(i, `number ${i + 1}`), interval]) : Object.entries(shares).map(([key, interval]) => [place(keys.at(key), key), interval]);
 }

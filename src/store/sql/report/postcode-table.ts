@@ -4,7 +4,7 @@
 // snapshot makes its temporary tables when it opens (PostgreSQL refuses CREATE once the
 // transaction is read only) and fills them as the reports ask.
 import type { Lookup } from "../../../contract/fields.js";
-import { oneGoodRating, type AnswerScales } from "../../../contract/mobile-scales.js";
+import { MOBILE_SCALES, oneGoodRating, type AnswerScales } from "../../../contract/mobile-scales.js";
 import { OPEN_DATA_COLUMNS, OPEN_DATA_MONTH_COLUMN } from "../../../contract/open-data.js";
 import { COORDINATE_COLUMNS } from "../../../figures/coordinates.js";
 import { countColumns, DOWNLOAD_RANGE_COLUMNS, MOBILE_GOOD_COLUMN, MOBILE_SCALE_COLUMN, openDataColumns, SCALE_ADDRESSES_COLUMN } from "../../../figures/postcode-columns.js";
@@ -45,12 +45,13 @@ export async function createTemporaryTables(q: SqlSession, scope: ReportScope): 
   for (const statement of statements) await q.exec(statement);
 }
 
-/** The table's rows (statuses only without the answers' scales; with them, every figure unless `figures` is false; a number judges every answer at that rating). */
-export async function preparePostcodeTable(q: SqlSession, scope: ReportScope, judged: AnswerScales | number | null, figures = true): Promise<void> {
-  await q.exec(`DELETE FROM ${POSTCODE_TABLE}`);
-  const fill = postcodeRowsSql(scope, POSTCODE_TABLE, q.dialect.displayPostcode);
-  await q.exec(fill.insert, scope.kind === "run" ? { runId: scope.runId } : {});
-  await q.exec(fill.status);
+/**
+ * The table's rows (statuses only without the answers' scales; with them, every figure unless
+ * `figures` is false; a number judges every answer at that rating). `listed`: the table holds the
+ * statuses alone, as this made them without scales, and they are kept (the snapshot reads one state).
+ */
+export async function preparePostcodeTable(q: SqlSession, scope: ReportScope, judged: AnswerScales | number | null, figures = true, listed = false): Promise<void> {
+  if (!listed) await listPostcodes(q, scope);
   if (judged === null) return;
   if (scope.lookups.includes("mobile")) await fillMobileScales(q, typeof judged === "number" ? oneGoodRating(judged) : judged);
   if (!figures) return;
@@ -58,22 +59,32 @@ export async function preparePostcodeTable(q: SqlSession, scope: ReportScope, ju
   await fillOpenDataColumns(q, scope);
 }
 
+/** Every postcode in scope with its statuses, its figures zero. */
+async function listPostcodes(q: SqlSession, scope: ReportScope): Promise<void> {
+  await q.exec(`DELETE FROM ${POSTCODE_TABLE}`);
+  const fill = postcodeRowsSql(scope, POSTCODE_TABLE, q.dialect.displayPostcode);
+  await q.exec(fill.insert, scope.kind === "run" ? { runId: scope.runId } : {});
+  await q.exec(fill.status);
+}
+
 /**
  * Each postcode's mobile answer's scale (its release's) and the good rating it is judged by, set
  * before any figure is counted, so that every figure judges each answer on its own scale.
  */
 async function fillMobileScales(q: SqlSession, judged: AnswerScales): Promise<void> {
-  const good = `CASE ${MOBILE_SCALE_COLUMN} WHEN 'legacy' THEN ${Number(judged.good.legacy)} ELSE ${Number(judged.good.current)} END`;
   if (judged.all !== null) {
-    await q.exec(`UPDATE ${POSTCODE_TABLE} SET ${MOBILE_SCALE_COLUMN} = '${judged.all}'`);
-  } else {
-    const named = judged.legacyReleases.filter((r): r is string => r !== null);
-    const params = Object.fromEntries(named.map((r, i) => [`legacy${i}`, r]));
-    const tests = [...(named.length > 0 ? [`l.dataset IN (${named.map((_, i) => `@legacy${i}`).join(", ")})`] : []), ...(judged.legacyReleases.includes(null) ? ["l.dataset IS NULL"] : [])];
-    const scale = tests.length > 0 ? `CASE WHEN ${tests.join(" OR ")} THEN 'legacy' ELSE 'current' END` : "'current'";
-    await q.exec(`UPDATE ${POSTCODE_TABLE} AS s SET ${MOBILE_SCALE_COLUMN} = ${scale} FROM lookups l WHERE l.postcode = s.postcode AND l.lookup = 'mobile'`, params);
+    // one scale for every answer: one pass sets both
+    const scale = MOBILE_SCALES.find((x) => x === judged.all)!;
+    await q.exec(`UPDATE ${POSTCODE_TABLE} SET ${MOBILE_SCALE_COLUMN} = '${scale}', ${MOBILE_GOOD_COLUMN} = ${Number(judged.good[scale])}`);
+    return;
   }
-  await q.exec(`UPDATE ${POSTCODE_TABLE} SET ${MOBILE_GOOD_COLUMN} = ${good}`);
+  const named = judged.legacyReleases.filter((r): r is string => r !== null);
+  const params = Object.fromEntries(named.map((r, i) => [`legacy${i}`, r]));
+  const tests = [...(named.length > 0 ? [`l.dataset IN (${named.map((_, i) => `@legacy${i}`).join(", ")})`] : []), ...(judged.legacyReleases.includes(null) ? ["l.dataset IS NULL"] : [])];
+  const scale = tests.length > 0 ? `CASE WHEN ${tests.join(" OR ")} THEN 'legacy' ELSE 'current' END` : "'current'";
+  await q.exec(`UPDATE ${POSTCODE_TABLE} AS s SET ${MOBILE_SCALE_COLUMN} = ${scale} FROM lookups l WHERE l.postcode = s.postcode AND l.lookup = 'mobile'`, params);
+  // every postcode, also one without a mobile answer (no scale: judged as the current scale would)
+  await q.exec(`UPDATE ${POSTCODE_TABLE} SET ${MOBILE_GOOD_COLUMN} = CASE ${MOBILE_SCALE_COLUMN} WHEN 'legacy' THEN ${Number(judged.good.legacy)} ELSE ${Number(judged.good.current)} END`);
 }
 
 /** Copies each postcode's figures (all premises, or residential) from the stored open data. */

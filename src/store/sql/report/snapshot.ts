@@ -66,6 +66,8 @@ export interface SnapshotEngine {
 export class SqlReportSnapshot implements ReportSnapshot {
   readonly engine: string;
   private areaLoaded = false;
+  /** the postcode table holds the statuses alone (preparePostcodes(null)), nothing written into it since */
+  private listedOnly = false;
   private readonly q: SqlSession;
 
   private constructor(
@@ -95,16 +97,20 @@ export class SqlReportSnapshot implements ReportSnapshot {
   }
 
   async preparePostcodes(judged: AnswerScales | number | null, figures = true): Promise<void> {
-    await preparePostcodeTable(this.q, this.scope, judged, figures);
+    // the statuses listed for the scale's decision serve its figures too: the snapshot reads one state
+    await preparePostcodeTable(this.q, this.scope, judged, figures, this.listedOnly);
+    this.listedOnly = judged === null;
   }
 
   async loadArea(rows: AsyncIterable<readonly AreaRow[]>): Promise<AreaMatch> {
     const match = await loadArea(this.q, this.using.insertAreaRows, rows);
     this.areaLoaded = true;
+    this.listedOnly = false;
     return match;
   }
 
   async prepareGroups(dimensions: readonly GroupDimension[]): Promise<void> {
+    this.listedOnly = false;
     await countAddressesEither(this.q, this.scope);
     await buildGroupTable(this.q, this.scope, dimensions);
   }
