@@ -177,7 +177,8 @@ export async function computeEstimates(snapshot: ReportSnapshot, domains: readon
     }
   }
   const lookupFacts = Object.fromEntries(perLookup.map(([l, e]) => [l, lookupBasis(e, paces[l])]));
-  const caveats = estimateCaveats(caveatPostcodes(figures, lookups, await inputRowsPerPostcode(snapshot)));
+  // the caveats compare the unanswered postcodes with the answered: a list answered in full has none (nor its input's rows to read)
+  const caveats = domain.answeredPostcodes === domain.postcodes ? [] : estimateCaveats(caveatPostcodes(figures, lookups, await inputRowsPerPostcode(snapshot)));
   return { ...domain, lookups: lookupFacts, assumption: ESTIMATE_ASSUMPTION, caveats, groups };
 }
 

@@ -50,13 +50,25 @@ export async function createTemporaryTables(q: SqlSession, scope: ReportScope): 
  * `figures` is false; a number judges every answer at that rating). `listed`: the table holds the
  * statuses alone, as this made them without scales, and they are kept (the snapshot reads one state).
  */
-export async function preparePostcodeTable(q: SqlSession, scope: ReportScope, judged: AnswerScales | number | null, figures = true, listed = false): Promise<void> {
+export async function preparePostcodeTable(q: SqlSession, scope: ReportScope, judged: AnswerScales | null, figures = true, listed = false): Promise<void> {
   if (!listed) await listPostcodes(q, scope);
   if (judged === null) return;
-  if (scope.lookups.includes("mobile")) await fillMobileScales(q, typeof judged === "number" ? oneGoodRating(judged) : judged);
+  if (scope.lookups.includes("mobile")) await fillMobileScales(q, judged);
   if (!figures) return;
-  await countPostcodeFigures(q, scope);
+  await countPostcodeFigures(q, scope, goodRatingSql("s2", judged));
   await fillOpenDataColumns(q, scope);
+}
+
+/** preparePostcodes' `judged` as the scales of the answers (a number judges every answer at that rating). */
+export const answerScalesGiven = (judged: AnswerScales | number | null): AnswerScales | null => (typeof judged === "number" ? oneGoodRating(judged) : judged);
+
+/**
+ * The good rating an address of the postcode table's row `alias` is judged by: the number itself
+ * when one rating judges every answer (a constant costs less than a column read per address, a
+ * million times over in mobile.csv), else the row's MobileGood.
+ */
+export function goodRatingSql(alias: string, judged: AnswerScales | null): string {
+  return judged && judged.all !== null ? String(Number(judged.good[judged.all])) : `${alias}.${MOBILE_GOOD_COLUMN}`;
 }
 
 /** Every postcode in scope with its statuses, its figures zero. */
@@ -106,7 +118,7 @@ async function fillOpenDataColumns(q: SqlSession, scope: ReportScope): Promise<v
  * times an address, not once), and tells SQLite the rows come in postcode order (measured at 50,000
  * postcodes: 0.6–0.85 s of CPU against 1.0–1.5 s).
  */
-async function countPostcodeFigures(q: SqlSession, scope: ReportScope): Promise<void> {
+async function countPostcodeFigures(q: SqlSession, scope: ReportScope, good: string): Promise<void> {
   const d = q.dialect;
   const requested = (l: Lookup) => scope.lookups.includes(l);
   if (requested("broadband")) {
@@ -122,7 +134,7 @@ async function countPostcodeFigures(q: SqlSession, scope: ReportScope): Promise<
     );
   }
   if (requested("mobile")) {
-    const measures = mobileMeasures("m", scope.providers, `s2.${MOBILE_GOOD_COLUMN}`);
+    const measures = mobileMeasures("m", scope.providers, good);
     await q.exec(
       `UPDATE ${POSTCODE_TABLE} AS s SET MobileAddresses = a.n, ${measures.map((m) => `${m.column} = a.${m.column}`).join(", ")}
        FROM (SELECT ${d.groupKey("s2", "m")} AS postcode, COUNT(*) AS n, ${measures.map(count).join(", ")}

@@ -8,7 +8,7 @@ import { LOOKUP_SPECS } from "../../../contract/lookups.js";
 import type { OutcomeCounts } from "../../../contract/counts.js";
 import type { AnswerScales, MobileScale, ScaleEvidence } from "../../../contract/mobile-scales.js";
 import { goodColumns } from "../../../figures/measures.js";
-import { MOBILE_GOOD_COLUMN, RELEASE_COLUMN, STATUS_COLUMN } from "../../../figures/postcode-columns.js";
+import { RELEASE_COLUMN, STATUS_COLUMN } from "../../../figures/postcode-columns.js";
 import { COORDINATE_COLUMNS } from "../../../figures/coordinates.js";
 import {
   batchesOf,
@@ -51,7 +51,7 @@ import { exportPackedRows, exportRows, exportTables } from "./export-rows.js";
 import { buildGroupTable, groupTotals } from "./groups.js";
 import { enrichedRows, inputRows, longestInputCells, rejectedRows, uprnCandidates, widestRow } from "./input-rows.js";
 import { openDataTotals, openDataVsApiSql, OPEN_DATA_AND_API } from "./open-data.js";
-import { countAddressesEither, createTemporaryTables, POSTCODE_TABLE, preparePostcodeTable } from "./postcode-table.js";
+import { answerScalesGiven, countAddressesEither, createTemporaryTables, goodRatingSql, POSTCODE_TABLE, preparePostcodeTable } from "./postcode-table.js";
 import { resolveScope } from "./scope.js";
 import { anyAnswerCompared, changedVersions, runExists } from "./versions.js";
 
@@ -68,6 +68,8 @@ export class SqlReportSnapshot implements ReportSnapshot {
   private areaLoaded = false;
   /** the postcode table holds the statuses alone (preparePostcodes(null)), nothing written into it since */
   private listedOnly = false;
+  /** the scales the postcode table's answers are judged on (preparePostcodes) */
+  private judged: AnswerScales | null = null;
   private readonly q: SqlSession;
 
   private constructor(
@@ -97,8 +99,9 @@ export class SqlReportSnapshot implements ReportSnapshot {
   }
 
   async preparePostcodes(judged: AnswerScales | number | null, figures = true): Promise<void> {
+    this.judged = answerScalesGiven(judged);
     // the statuses listed for the scale's decision serve its figures too: the snapshot reads one state
-    await preparePostcodeTable(this.q, this.scope, judged, figures, this.listedOnly);
+    await preparePostcodeTable(this.q, this.scope, this.judged, figures, this.listedOnly);
     this.listedOnly = judged === null;
   }
 
@@ -218,7 +221,7 @@ export class SqlReportSnapshot implements ReportSnapshot {
   mobileAddresses(): RowBatches<MobileAddressRow> {
     if (!this.has("mobile")) return batchesOf([]);
     const { providers } = this.scope;
-    const cells = [...mobileFields(providers).map((f) => `m.${f}`), ...goodColumns(providers).map((g) => goodSql(`m.${g.rating}`, `s.${MOBILE_GOOD_COLUMN}`))];
+    const cells = [...mobileFields(providers).map((f) => `m.${f}`), ...goodColumns(providers).map((g) => goodSql(`m.${g.rating}`, goodRatingSql("s", this.judged)))];
     return this.q.stream(
       `SELECT s.display, CAST(m.uprn AS TEXT), m.address, ${this.q.dialect.joinCells(cells)}
          FROM ${POSTCODE_TABLE} s ${this.q.dialect.orderedJoin} mobile_addresses m ON m.postcode = s.postcode
