@@ -47,8 +47,8 @@ export async function createTemporaryTables(q: SqlSession, scope: ReportScope): 
 
 /**
  * The table's rows (statuses only without the answers' scales; with them, every figure unless
- * `figures` is false; a number judges every answer at that rating). `listed`: the table holds the
- * statuses alone, as this made them without scales, and they are kept (the snapshot reads one state).
+ * `figures` is false). `listed`: the table holds the statuses alone, as this made them without
+ * scales, and they are kept (the snapshot reads one state).
  */
 export async function preparePostcodeTable(q: SqlSession, scope: ReportScope, judged: AnswerScales | null, figures = true, listed = false): Promise<void> {
   if (!listed) await listPostcodes(q, scope);
