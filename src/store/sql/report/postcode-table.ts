@@ -68,8 +68,12 @@ export const answerScalesGiven = (judged: AnswerScales | number | null): AnswerS
  * million times over in mobile.csv), else the row's MobileGood.
  */
 export function goodRatingSql(alias: string, judged: AnswerScales | null): string {
-  return judged && judged.all !== null ? String(Number(judged.good[judged.all])) : `${alias}.${MOBILE_GOOD_COLUMN}`;
+  const good = judged === null ? null : goodOfEveryAnswer(judged);
+  return good === null ? `${alias}.${MOBILE_GOOD_COLUMN}` : String(good);
 }
+
+/** The good rating of every answer when all of them are on one scale; null when each has its release's. */
+const goodOfEveryAnswer = (judged: AnswerScales): number | null => (judged.all === null ? null : Number(judged.good[judged.all]));
 
 /** Every postcode in scope with its statuses, its figures zero. */
 async function listPostcodes(q: SqlSession, scope: ReportScope): Promise<void> {
@@ -84,10 +88,11 @@ async function listPostcodes(q: SqlSession, scope: ReportScope): Promise<void> {
  * before any figure is counted, so that every figure judges each answer on its own scale.
  */
 async function fillMobileScales(q: SqlSession, judged: AnswerScales): Promise<void> {
-  if (judged.all !== null) {
+  const good = goodOfEveryAnswer(judged);
+  if (good !== null) {
     // one scale for every answer: one pass sets both
     const scale = MOBILE_SCALES.find((x) => x === judged.all)!;
-    await q.exec(`UPDATE ${POSTCODE_TABLE} SET ${MOBILE_SCALE_COLUMN} = '${scale}', ${MOBILE_GOOD_COLUMN} = ${Number(judged.good[scale])}`);
+    await q.exec(`UPDATE ${POSTCODE_TABLE} SET ${MOBILE_SCALE_COLUMN} = '${scale}', ${MOBILE_GOOD_COLUMN} = ${good}`);
     return;
   }
   const named = judged.legacyReleases.filter((r): r is string => r !== null);
