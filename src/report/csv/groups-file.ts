@@ -2,10 +2,11 @@
 // and, when the mobile figures combine two scales, how they read the answers.
 import type { ReportSnapshot } from "../../store/snapshot.js";
 import { groupCells, groupScaleCells, groupScaleHeader, groupsHeader, type GroupSet } from "../groups/groups.js";
-import { groupEstimateHeader, groupEstimateRow } from "../estimates/group-estimates.js";
+import { groupEstimateCells, groupEstimateHeader } from "../estimates/group-estimates.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 
 export function writeGroupsCsv(snapshot: ReportSnapshot, groups: GroupSet, path: string, options: CsvFileOptions): Promise<number> {
   const header = [...groupsHeader(groups.figures), ...groupEstimateHeader(groups), ...groupScaleHeader(groups)];
-  return writeCsv(path, header, groups.rows.map((row) => [...groupCells(row, groups.figures), ...groupEstimateRow(groups, row), ...groupScaleCells(groups, row)]), options);
+  const estimateCells = groupEstimateCells(groups);
+  return writeCsv(path, header, groups.rows.map((row) => [...groupCells(row, groups.figures), ...estimateCells(row), ...groupScaleCells(groups, row)]), options);
 }

@@ -29,16 +29,6 @@ export function groupEstimateColumns(groups: GroupEstimateSource): { figure: Gro
     .flatMap((figure) => PARTS.map((part) => ({ figure, part, column: `${figure.column}${part}` })));
 }
 
-/** A group's estimate cells as fractions (null where there is none), in groupEstimateColumns' order. */
-export function groupEstimateValues(groups: GroupEstimateSource, row: GroupRow): (number | null)[] {
-  const domain = groups.estimates?.groups[row.dimension]?.[row.group];
-  return groupEstimateColumns(groups).map(({ figure, part }) => {
-    const i: Interval | undefined = domain?.share(estimateKey(figure.column));
-    const value = i ? (part === "Estimate" ? i.estimate : part === "Low" ? i.low : i.high) : null;
-    return value ?? null;
-  });
-}
-
 /** The lookups whose figures are estimated (in scope, with an estimated figure). */
 export function estimatedLookups(groups: GroupEstimateSource): Lookup[] {
   return [...new Set(groupEstimateColumns(groups).map((c) => c.figure.lookup))];
@@ -54,19 +44,26 @@ export function groupEstimateHeader(groups: GroupEstimateSource): string[] {
 export const answeredColumn = (l: Lookup) => `${LOOKUP_SPECS[l].label}AnsweredPostcodes`;
 export const NOTE_COLUMN = "EstimateNote";
 
-/** Why a group shows no estimate for some lookup: "Broadband: no estimate: fewer than 2 of its postcodes answered"; empty when it has them all. */
-function estimateNote(groups: GroupEstimateSource, row: GroupRow): string {
-  const domain = groups.estimates?.groups[row.dimension]?.[row.group];
-  if (!domain) return "";
-  return estimatedLookups(groups)
-    .filter((l) => tooFew({ exact: domain.answeredPerLookup[l] === domain.postcodes, answeredPostcodes: domain.answeredPerLookup[l] ?? 0 }))
-    .map((l) => `${LOOKUP_SPECS[l].label}: ${TOO_FEW_ANSWERED}`)
-    .join("; ");
-}
-
-/** A group's cells under groupEstimateHeader: counts and fractions as numbers (4 places), the note as text. */
-export function groupEstimateRow(groups: GroupEstimateSource, row: GroupRow): (number | string | null)[] {
-  if (groupEstimateColumns(groups).length === 0) return [];
-  const domain = groups.estimates?.groups[row.dimension]?.[row.group];
-  return [...estimatedLookups(groups).map((l) => domain?.answeredPerLookup[l] ?? null), ...groupEstimateValues(groups, row).map(round4), estimateNote(groups, row)];
+/**
+ * Every group's cells under groupEstimateHeader, the columns worked out once for the report (not
+ * per group: thousands of rows): counts and fractions as numbers (4 places), and the note of why a
+ * group shows no estimate for some lookup ("Broadband: no estimate: fewer than 2 of its postcodes
+ * answered"; empty when it has them all).
+ */
+export function groupEstimateCells(groups: GroupEstimateSource): (row: GroupRow) => (number | string | null)[] {
+  const columns = groupEstimateColumns(groups);
+  if (columns.length === 0) return () => [];
+  const lookups = estimatedLookups(groups);
+  const figures = [...new Set(columns.map((c) => c.figure))].map((f) => ({ key: estimateKey(f.column), parts: columns.filter((c) => c.figure === f).map((c) => c.part) }));
+  const notes = lookups.map((l) => `${LOOKUP_SPECS[l].label}: ${TOO_FEW_ANSWERED}`);
+  return (row) => {
+    const domain = groups.estimates?.groups[row.dimension]?.[row.group];
+    const answered = lookups.map((l) => domain?.answeredPerLookup[l] ?? null);
+    const values = figures.flatMap(({ key, parts }) => {
+      const i: Interval | undefined = domain?.share(key);
+      return parts.map((part) => round4(i ? ((part === "Estimate" ? i.estimate : part === "Low" ? i.low : i.high) ?? null) : null));
+    });
+    const note = domain ? notes.filter((_, k) => tooFew({ exact: domain.answeredPerLookup[lookups[k]!] === domain.postcodes, answeredPostcodes: domain.answeredPerLookup[lookups[k]!] ?? 0 })).join("; ") : "";
+    return [...answered, ...values, note];
+  };
 }

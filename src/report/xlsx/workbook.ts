@@ -9,7 +9,8 @@ import { writeAtomically } from "../set/atomic-file.js";
 import { columnHeading } from "./column-headings.js";
 import { EXCEL_MAX_ROWS, SPEED_THRESHOLDS as T } from "../../figures/definitions.js";
 import { groupScaleCells, groupScaleHeader, groupShare, type GroupSet } from "../groups/groups.js";
-import { groupEstimateRow } from "../estimates/group-estimates.js";
+import type { GroupFigure } from "../groups/types.js";
+import { groupEstimateCells } from "../estimates/group-estimates.js";
 import { groupEstimateSheetColumns } from "./group-estimate-columns.js";
 import { goodColumns } from "../../figures/measures.js";
 import { enrichedTable, postcodeFigureColumns } from "../csv/postcode-files.js";
@@ -300,9 +301,11 @@ function groupColumns(groups: GroupSet): SheetColumn[] {
 }
 
 function groupRows(groups: GroupSet): unknown[][] {
+  const estimateCells = groupEstimateCells(groups);
+  const figuresOf = Object.fromEntries(LOOKUPS.map((l) => [l, groups.figures.filter((f) => f.lookup === l)])) as Record<Lookup, GroupFigure[]>;
   return groups.rows.map((row) => {
-    const figures = (lookup: Lookup) => groups.figures.filter((f) => f.lookup === lookup).flatMap((f) => [row.counts[f.column], groupShare(row, f)]);
-    return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...figures("broadband"), row.mobileAddresses, ...figures("mobile"), ...groupEstimateRow(groups, row), ...groupScaleCells(groups, row)];
+    const figures = (lookup: Lookup) => figuresOf[lookup].flatMap((f) => [row.counts[f.column], groupShare(row, f)]);
+    return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...figures("broadband"), row.mobileAddresses, ...figures("mobile"), ...estimateCells(row), ...groupScaleCells(groups, row)];
   });
 }
 
