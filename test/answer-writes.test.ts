@@ -108,7 +108,7 @@ describe("what a record writes", () => {
     const params = (sql: string) => sql.match(/\$\d+/g)!.map((p) => Number(p.slice(1)));
     const dollar = (i: number) => `$${i}`;
     const row = statusRowValues(answer, same.content, 0, 9, "2026-01-01");
-    expect(row).toEqual(["AB12CD", "broadband", "ok", 200, 1, null, "2026-02-01T00:00:00.000Z", 7, null, 3, null, 0, 9, "2026-01-01", "2026-02-01T00:00:00.000Z", null, null]);
+    expect(row).toEqual(["AB12CD", "broadband", "ok", 200, 1, null, "2026-02-01T00:00:00.000Z", 7, null, 3, null, 0, 9, "2026-01-01", "2026-02-01T00:00:00.000Z", null, null, null]);
     expect(Math.max(...params(statusUpsertSql(dollar)))).toBe(row.length);
     expect(statusUpsertSql(() => "?").split("?").length - 1).toBe(row.length);
     const failure = failureRowValues(failed, 1);
@@ -119,10 +119,10 @@ describe("what a record writes", () => {
     // and never makes it younger: the time the API last returned it stays
     expect(failureUpsertSql(dollar)).not.toMatch(/returned_at/);
     // nor its scale evidence, which goes with those addresses
-    expect(failureUpsertSql(dollar)).not.toMatch(/scale_/);
+    expect(failureUpsertSql(dollar)).not.toMatch(/scale_|rating_counts/);
   });
 
-  it("a mobile answer's status row counts its ratings and those of 1 or 2 (its release's scale evidence)", () => {
+  it("a mobile answer's status row counts its ratings and those of 1 or 2 (its release's scale evidence), and its addresses at each indoor rating", () => {
     expect(ratingEvidence([[1, "a", 4, 3, null, 0], [2, "b", 2, 1, 4, null]])).toEqual({ ratings: 6, legacy: 2 });
     expect(ratingEvidence([])).toEqual({ ratings: 0, legacy: 0 });
     const mobile: FinalRecord = {
@@ -131,7 +131,7 @@ describe("what a record writes", () => {
       answer: { lookup: "mobile", dataset: "M1", addresses: [{ uprn: 1, address: "1 A St", ratings: [4, 2, 0, 3] }, { uprn: 2, address: "2 A St", ratings: [1, 4, 4, 0] }] },
     } as FinalRecord;
     const content = writtenContent(mobile as VersionedRecord, writerSettings({ providers: ["EE"] })).content;
-    expect(statusRowValues(mobile, content, 0, 9, "M1").slice(-2)).toEqual([8, 2]);
+    expect(statusRowValues(mobile, content, 0, 9, "M1").slice(-3)).toEqual([8, 2, "1,,,,1;,,,,"]);
   });
 });
 

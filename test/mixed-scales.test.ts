@@ -128,6 +128,22 @@ describe.each(["sqlite", "postgres"] as const)("a %s database holding answers on
     }
   });
 
+  it.skipIf(engine === "postgres" && postgres.skip)("gives each rating's addresses per scale as a count of the stored answers' addresses", async () => {
+    const answers = (await storedTable(db, "postcodes")).filter((r) => r.lookup === "mobile" && r.status === "ok");
+    const scaleOf = new Map(answers.map((r) => [r.postcode as string, r.dataset === LEGACY_RELEASE ? "legacy" : "current"]));
+    const counted = new Map<string, number>();
+    for (const a of await storedTable(db, "mobile"))
+      for (const p of PROVIDERS)
+        for (const [place, field] of [["indoorVoice", `${p}VoiceIndoor`], ["indoorData", `${p}DataIndoor`]] as const) {
+          const key = `${p} ${place} ${scaleOf.get(a.postcode as string)} ${String(a[field])}`;
+          counted.set(key, (counted.get(key) ?? 0) + 1);
+        }
+    const m = summary.mobile!;
+    for (const p of PROVIDERS)
+      for (const place of ["indoorVoice", "indoorData"] as const)
+        for (const r of m.ratings[p]![place]) expect(r.addresses, `${p} ${place} ${r.scale} ${r.rating}`).toBe(counted.get(`${p} ${place} ${r.scale} ${r.rating}`) ?? 0);
+  });
+
   it.skipIf(engine === "postgres" && postgres.skip)("summary.json and summary.csv say the figures combine two scales, with the addresses on each", async () => {
     const { addresses } = await independentFigures(db);
     expect(summary.mobile!.scaleReading).toBe("each answer judged on its own release's scale");

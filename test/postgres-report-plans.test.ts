@@ -10,6 +10,7 @@
 import pg from "pg";
 import { afterEach, describe, expect, test } from "vitest";
 import { DEFAULT_PROVIDERS, mobileFields } from "../src/contract/fields.js";
+import { ratingPlaceFields } from "../src/contract/mobile-scales.js";
 import { openPostgresStore } from "../src/store/postgres/postgres-store.js";
 import { postgresSession } from "../src/store/postgres/session.js";
 import type { Params, SqlSession } from "../src/store/sql/session.js";
@@ -158,6 +159,8 @@ async function readEverything(url: string, runId: number, postcodes: readonly st
     await snapshot.releases("mobile");
     await snapshot.scaleEvidence();
     await snapshot.ratingCounts(mobileFields(PROVIDERS).slice(0, 2), [1, 2]);
+    // the rating places' fields: summed from the answers' stored counts, the rest counted from their addresses
+    await snapshot.ratingCounts(ratingPlaceFields(PROVIDERS), [0, 3, 4]);
     await snapshot.broadbandDistribution([10, 30]);
     const postcodeRows = await drain(snapshot.postcodeRows(["Addresses"]));
     await drain(snapshot.broadbandAddresses());

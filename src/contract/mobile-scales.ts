@@ -1,7 +1,7 @@
 // Ofcom's two mobile rating scales, declared once: the documented 0-4 scale (legacy) and the 0/3/4
 // scale the production service returns today (live-service-notes.md). Every label, legend, chart bin
 // and "good" threshold of the reports is read from here, in Ofcom's own words.
-import { RATING_MAX, RATING_MIN } from "./fields.js";
+import { mobileField, RATING_MAX, RATING_MIN, type Channel, type Location } from "./fields.js";
 
 export const MOBILE_SCALES = ["current", "legacy"] as const;
 export type MobileScale = (typeof MOBILE_SCALES)[number];
@@ -50,6 +50,21 @@ export const SCALES: Readonly<Record<MobileScale, MobileScaleSpec>> = {
     goodRating: 3,
   },
 };
+
+/**
+ * The places whose ratings the summary breaks down: indoors, where the notspot figures look (with
+ * 4G, as they read). Each mobile answer's addresses at each rating of these places are counted when
+ * it is written, so that the summary sums answers, not every address.
+ */
+export const RATING_PLACES = [
+  { key: "indoorVoice", channel: "Voice", location: "Indoor", words: "indoor voice" },
+  { key: "indoorData", channel: "Data", location: "Indoor", words: "indoor data" },
+] as const satisfies readonly { key: string; channel: Channel; location: Location; words: string }[];
+
+/** The rating places' fields, per provider in order then per place: ProvAVoiceIndoor, ProvADataIndoor, ProvBVoiceIndoor, ... */
+export function ratingPlaceFields(providers: readonly string[]): string[] {
+  return providers.flatMap((p) => RATING_PLACES.map((pl) => mobileField(p, pl.channel, pl.location)));
+}
 
 /** Ratings that only the legacy scale uses: one of them in a release makes it legacy. */
 export const LEGACY_ONLY_RATINGS: readonly number[] = [1, 2];

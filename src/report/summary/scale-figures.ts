@@ -4,18 +4,12 @@
 // scales, each answer is judged on its own scale: the summary says so, with the addresses on each,
 // and gives the ratings per scale in each scale's words. summary.ts calls these; the figures are
 // the snapshot's.
-import { mobileField, type Channel, type Location } from "../../contract/fields.js";
-import { goodCoverageWords, judgingOf, ratingName, ratingWords, SCALES, scaleChangeWords, scaleReadingWords, valuesBestFirst, type MobileJudging, type MobileScale, type ScaleDecision } from "../../contract/mobile-scales.js";
+import { goodCoverageWords, judgingOf, RATING_PLACES, ratingPlaceFields, ratingName, ratingWords, SCALES, scaleChangeWords, scaleReadingWords, valuesBestFirst, type MobileJudging, type MobileScale, type ScaleDecision } from "../../contract/mobile-scales.js";
 import { SCALE_ADDRESSES_COLUMN } from "../../figures/postcode-columns.js";
 import type { ReportSnapshot } from "../../store/snapshot.js";
 import { shareFraction } from "./figure-labels.js";
 import type { SummaryRow } from "./summary-row.js";
 
-/** The places whose ratings the summary breaks down: indoors, where the notspot figures look (with 4G, as they read). */
-export const RATING_PLACES = [
-  { key: "indoorVoice", channel: "Voice", location: "Indoor", words: "indoor voice" },
-  { key: "indoorData", channel: "Data", location: "Indoor", words: "indoor data" },
-] as const satisfies readonly { key: string; channel: Channel; location: Location; words: string }[];
 type PlaceKey = (typeof RATING_PLACES)[number]["key"];
 
 /** Addresses at one rating of the scale: its label, count and share of the mobile addresses. */
@@ -82,7 +76,7 @@ export async function scaleSummary(
 /** Per provider and place, the addresses at each rating of each scale (`tagged`: each share names its scale, counted over that scale's answers only). */
 async function ratingShares(snapshot: ReportSnapshot, scales: readonly MobileScale[], tagged: boolean, addresses: number): Promise<ScaleSummary["ratings"]> {
   const providers = snapshot.scope.providers;
-  const fields = providers.flatMap((p) => RATING_PLACES.map((pl) => mobileField(p, pl.channel, pl.location)));
+  const fields = ratingPlaceFields(providers);
   const ratings: ScaleSummary["ratings"] = Object.fromEntries(providers.map((p) => [p, { indoorVoice: [], indoorData: [] } satisfies Record<PlaceKey, RatingShare[]>]));
   for (const scale of scales) {
     const values = valuesBestFirst(scale);

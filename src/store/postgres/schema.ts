@@ -260,6 +260,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE lookups ADD COLUMN scale_ratings integer;
   ALTER TABLE lookups ADD COLUMN scale_legacy_ratings integer;
   `,
+  // Each mobile answer's addresses at each rating of the rating places (as the SQLite migration says).
+  `
+  ALTER TABLE lookups ADD COLUMN rating_counts text;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

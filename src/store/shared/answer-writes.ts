@@ -10,7 +10,7 @@ import type { VersionRow } from "../snapshot.js";
 import type { AnswerWriterOptions } from "../types.js";
 import { answerRelease, type ReleaseBook } from "./releases.js";
 import { contentHash, recordContent, type CurrentVersion, type VersionContent } from "./versions.js";
-import { ratingEvidence, STORED_EVIDENCE } from "../sql/scale-sql.js";
+import { ratingCountsText, ratingEvidence, STORED_EVIDENCE, STORED_RATING_COUNTS } from "../sql/scale-sql.js";
 
 /** What a writer's options say about every record it writes. */
 export interface WriterSettings {
@@ -108,6 +108,8 @@ const STATUS_COLUMNS = [
   // a mobile answer's scale evidence (sql/scale-sql.ts), kept through a failure as its addresses are
   STORED_EVIDENCE.ratings,
   STORED_EVIDENCE.legacy,
+  // and its addresses at each rating of the summary's rating places, summed by the reports
+  STORED_RATING_COUNTS,
 ] as const;
 
 /** An answer's (or a not-found's) status row, in the order of STATUS_COLUMNS. */
@@ -132,6 +134,7 @@ export function statusRowValues(r: FinalRecord, content: VersionContent, simulat
     r.fetchedAt,
     evidence?.ratings ?? null,
     evidence?.legacy ?? null,
+    r.lookup === "mobile" ? ratingCountsText(content.rows, content.providers) : null,
   ];
 }
 

@@ -4,9 +4,10 @@
 // the evidence is a sum over answers, not over every rating of every address; an answer stored
 // before those columns has them NULL and is counted from its addresses. Standard SQL: both engines
 // run it as it is (PostgreSQL's order and casts passed in).
-import { mobileFields } from "../../contract/fields.js";
-import { LEGACY_ONLY_RATINGS, MOBILE_SCALES, type MobileScale } from "../../contract/mobile-scales.js";
+import { mobileFields, RATING_MAX, RATING_MIN } from "../../contract/fields.js";
+import { LEGACY_ONLY_RATINGS, MOBILE_SCALES, ratingPlaceFields, type MobileScale } from "../../contract/mobile-scales.js";
 import { MOBILE_SCALE_COLUMN } from "../../figures/postcode-columns.js";
+import { providersOfKey } from "../provider-key.js";
 
 /** The answers whose addresses are counted (alias l of lookups): an answer, or a failed refresh's kept one. */
 export const EVIDENCE_ANSWERS = "(l.status = 'ok' OR (l.status = 'failed' AND l.address_count > 0))";
@@ -45,11 +46,78 @@ export function scaleEvidenceSql(postcodeTable: string, providers: readonly stri
            GROUP BY l.dataset ORDER BY MIN(l.fetched_at${order}), l.dataset${order}`;
 }
 
-/** One row: per field, per value, the addresses in scope (with `scale`, whose answer is on it) whose field holds that rating (column `c<field index>_<value index>`). */
-export function ratingCountsSql(postcodeTable: string, fields: readonly string[], values: readonly number[], scale?: MobileScale): string {
+/**
+ * One row: per field, per value, the addresses in scope (with `scale`, whose answer is on it) whose
+ * field holds that rating (column `c<field index>_<value index>`). `unstored`: only the postcodes
+ * whose mobile answer has no STORED_RATING_COUNTS (stored before them), the rest being summed from
+ * those (an address row is only ever written with its answer's status row).
+ */
+export function ratingCountsSql(postcodeTable: string, fields: readonly string[], values: readonly number[], scale?: MobileScale, { unstored = false } = {}): string {
   const cells = fields.flatMap((f, i) => values.map((v, j) => `COUNT(CASE WHEN m.${f} = ${Number(v)} THEN 1 END) AS c${i}_${j}`));
   const on = scale === undefined ? "" : ` WHERE s.${MOBILE_SCALE_COLUMN} = '${MOBILE_SCALES.find((x) => x === scale)!}'`;
-  return `SELECT ${cells.join(", ")} FROM ${postcodeTable} s JOIN mobile_addresses m ON m.postcode = s.postcode${on}`;
+  // a join, not NOT EXISTS: SQLite would test that for every address row, not once a postcode
+  const answers = unstored ? ` JOIN lookups l ON l.postcode = s.postcode AND l.lookup = 'mobile' AND l.${STORED_RATING_COUNTS} IS NULL` : "";
+  return `SELECT ${cells.join(", ")} FROM ${postcodeTable} s${answers} JOIN mobile_addresses m ON m.postcode = s.postcode${on}`;
+}
+
+/** The lookups column holding each mobile answer's addresses at each rating of each rating place (ratingCountsText). */
+export const STORED_RATING_COUNTS = "rating_counts";
+
+/** The answers' stored rating counts in scope (with `scale`, on it): each with its provider key, which names their fields. */
+export function storedRatingCountsSql(postcodeTable: string, scale?: MobileScale): string {
+  const on = scale === undefined ? "" : ` AND s.${MOBILE_SCALE_COLUMN} = '${MOBILE_SCALES.find((x) => x === scale)!}'`;
+  return `SELECT l.providers AS providers, l.${STORED_RATING_COUNTS} AS counts FROM ${postcodeTable} s JOIN lookups l ON l.postcode = s.postcode AND l.lookup = 'mobile'
+           WHERE l.${STORED_RATING_COUNTS} IS NOT NULL${on}`;
+}
+
+const RATINGS = RATING_MAX - RATING_MIN + 1;
+// per provider key (the same few for every answer): where each rating place's field is in an answer's rows
+const placeColumns = new Map<string | null, number[]>();
+function placeColumnsOf(providers: string | null): number[] {
+  let columns = placeColumns.get(providers);
+  if (!columns) {
+    const values = mobileFields(providersOfKey(providers));
+    // rows are [uprn, address, ...values]
+    placeColumns.set(providers, (columns = ratingPlaceFields(providersOfKey(providers)).map((f) => 2 + values.indexOf(f))));
+  }
+  return columns;
+}
+
+/**
+ * An answer's rating counts as stored with it: per field of ratingPlaceFields(its providers), the
+ * addresses at each rating from RATING_MIN to RATING_MAX, "," between ratings (a 0 left empty) and
+ * ";" between fields (",,,3,9;,,,,12;..."): short, as every mobile status row holds one.
+ */
+export function ratingCountsText(rows: readonly (readonly unknown[])[], providers: string | null): string {
+  const columns = placeColumnsOf(providers);
+  const counts = new Array<number>(columns.length * RATINGS).fill(0);
+  for (const row of rows)
+    columns.forEach((c, k) => {
+      const v = row[c];
+      if (typeof v === "number" && v >= RATING_MIN && v <= RATING_MAX) counts[k * RATINGS + v - RATING_MIN]!++;
+    });
+  const field = (k: number) => counts.slice(k * RATINGS, (k + 1) * RATINGS).map((n) => (n === 0 ? "" : String(n))).join(",");
+  return columns.map((_, k) => field(k)).join(";");
+}
+
+/** Per field, per value (as ratingCountsOf gives them): the sum of the answers' stored counts (storedRatingCountsSql's rows). */
+export function sumStoredRatingCounts(rows: readonly { providers: string | null; counts: string }[], fields: readonly string[], values: readonly number[]): number[][] {
+  const sums = fields.map(() => values.map(() => 0));
+  const where = new Map<string | null, number[]>();
+  for (const { providers, counts } of rows) {
+    let at = where.get(providers);
+    if (!at) {
+      const placed = ratingPlaceFields(providersOfKey(providers));
+      where.set(providers, (at = fields.map((f) => placed.indexOf(f))));
+    }
+    const stored = counts.split(";");
+    at.forEach((k, i) => {
+      if (k < 0) return;
+      const byRating = (stored[k] ?? "").split(",");
+      values.forEach((v, j) => (sums[i]![j]! += Number(byRating[v - RATING_MIN] || 0)));
+    });
+  }
+  return sums;
 }
 
 /** The counts of ratingCountsSql's row, per field then value. */

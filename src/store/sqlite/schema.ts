@@ -299,6 +299,12 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE lookups ADD COLUMN scale_ratings INTEGER;
   ALTER TABLE lookups ADD COLUMN scale_legacy_ratings INTEGER;
   `,
+  // Each mobile answer's addresses at each rating of the summary's rating places, counted when it
+  // is written (sql/scale-sql.ts: ratingCountsText), so that the summary's rating shares are a sum
+  // over answers. NULL for an answer stored before (counted from its addresses until written again).
+  `
+  ALTER TABLE lookups ADD COLUMN rating_counts TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

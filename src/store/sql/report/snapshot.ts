@@ -6,7 +6,7 @@
 import { SPEED_FIELDS, mobileFields, type Lookup } from "../../../contract/fields.js";
 import { LOOKUP_SPECS } from "../../../contract/lookups.js";
 import type { OutcomeCounts } from "../../../contract/counts.js";
-import type { AnswerScales, MobileScale, ScaleEvidence } from "../../../contract/mobile-scales.js";
+import { ratingPlaceFields, type AnswerScales, type MobileScale, type ScaleEvidence } from "../../../contract/mobile-scales.js";
 import { goodColumns } from "../../../figures/measures.js";
 import { RELEASE_COLUMN, STATUS_COLUMN } from "../../../figures/postcode-columns.js";
 import { COORDINATE_COLUMNS } from "../../../figures/coordinates.js";
@@ -43,7 +43,7 @@ import { inByteOrder } from "../dialect.js";
 import { downloadWithDataSql, goodSql, tierSql } from "../measures.js";
 import { finalCounts, inputRowCountsSteps, readRunFacts } from "../run-reads.js";
 import { runSteps } from "../steps.js";
-import { ratingCountsOf, ratingCountsSql, scaleEvidenceSql, STORED_EVIDENCE } from "../scale-sql.js";
+import { ratingCountsOf, ratingCountsSql, scaleEvidenceSql, STORED_EVIDENCE, STORED_RATING_COUNTS, storedRatingCountsSql, sumStoredRatingCounts } from "../scale-sql.js";
 import type { SqlSession } from "../session.js";
 import { loadArea, type AreaRowsInsert } from "./area.js";
 import { hideExpired } from "./expiry-views.js";
@@ -163,10 +163,19 @@ export class SqlReportSnapshot implements ReportSnapshot {
     return rows.map((r) => ({ release: r.release, ratings: Number(r.ratings), legacyRatings: Number(r.legacy) }));
   }
 
+  /**
+   * Summed from the counts each answer stored when it was written, for the rating places' fields
+   * (ratingPlaceFields); an answer stored before them, and any other field, is counted from its addresses.
+   */
   async ratingCounts(fields: readonly string[], values: readonly number[], scale?: MobileScale): Promise<number[][]> {
     if (!this.has("mobile") || fields.length === 0) return fields.map(() => values.map(() => 0));
-    const row = await this.q.get<Record<string, unknown>>(ratingCountsSql(POSTCODE_TABLE, fields, values, scale));
-    return ratingCountsOf(row ?? undefined, fields, values);
+    const places = new Set(ratingPlaceFields(this.scope.providers));
+    const stored = fields.every((f) => places.has(f)) && (await this.q.get(this.q.dialect.columnExists("lookups", STORED_RATING_COUNTS))) !== null;
+    const row = await this.q.get<Record<string, unknown>>(ratingCountsSql(POSTCODE_TABLE, fields, values, scale, { unstored: stored }));
+    const counted = ratingCountsOf(row ?? undefined, fields, values);
+    if (!stored) return counted;
+    const sums = sumStoredRatingCounts(await this.q.all<{ providers: string | null; counts: string }>(storedRatingCountsSql(POSTCODE_TABLE, scale)), fields, values);
+    return counted.map((byValue, i) => byValue.map((n, j) => n + sums[i]![j]!));
   }
 
   openDataTotals(crossCheckPoints: number): Promise<OpenDataTotals | null> {
