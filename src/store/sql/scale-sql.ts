@@ -2,7 +2,8 @@
 // the scope's answers name, how many ratings its addresses hold and how many of them are 1 or 2.
 // Each answer's counts are stored with it when it is written (lookups' STORED_EVIDENCE columns), so
 // the evidence is a sum over answers, not over every rating of every address; an answer stored
-// before those columns has them NULL and is counted from its addresses. Standard SQL: both engines
+// before those columns has them NULL and is counted from its addresses. So are the summary's
+// addresses at each rating of the rating places (STORED_RATING_COUNTS). Standard SQL: both engines
 // run it as it is (PostgreSQL's order and casts passed in).
 import { mobileFields, RATING_MAX, RATING_MIN } from "../../contract/fields.js";
 import { LEGACY_ONLY_RATINGS, MOBILE_SCALES, ratingPlaceFields, type MobileScale } from "../../contract/mobile-scales.js";
@@ -50,23 +51,28 @@ export function scaleEvidenceSql(postcodeTable: string, providers: readonly stri
  * One row: per field, per value, the addresses in scope (with `scale`, whose answer is on it) whose
  * field holds that rating (column `c<field index>_<value index>`). `unstored`: only the postcodes
  * whose mobile answer has no STORED_RATING_COUNTS (stored before them), the rest being summed from
- * those (an address row is only ever written with its answer's status row).
+ * those (an address row is only ever written with its answer's status row). `join`: the dialect's
+ * orderedJoin (the scope's postcodes first).
  */
-export function ratingCountsSql(postcodeTable: string, fields: readonly string[], values: readonly number[], scale?: MobileScale, { unstored = false } = {}): string {
+export function ratingCountsSql(postcodeTable: string, fields: readonly string[], values: readonly number[], scale?: MobileScale, { unstored = false, join = "JOIN" } = {}): string {
   const cells = fields.flatMap((f, i) => values.map((v, j) => `COUNT(CASE WHEN m.${f} = ${Number(v)} THEN 1 END) AS c${i}_${j}`));
   const on = scale === undefined ? "" : ` WHERE s.${MOBILE_SCALE_COLUMN} = '${MOBILE_SCALES.find((x) => x === scale)!}'`;
   // a join, not NOT EXISTS: SQLite would test that for every address row, not once a postcode
-  const answers = unstored ? ` JOIN lookups l ON l.postcode = s.postcode AND l.lookup = 'mobile' AND l.${STORED_RATING_COUNTS} IS NULL` : "";
-  return `SELECT ${cells.join(", ")} FROM ${postcodeTable} s${answers} JOIN mobile_addresses m ON m.postcode = s.postcode${on}`;
+  const answers = unstored ? ` ${join} lookups l ON l.postcode = s.postcode AND l.lookup = 'mobile' AND l.${STORED_RATING_COUNTS} IS NULL` : "";
+  return `SELECT ${cells.join(", ")} FROM ${postcodeTable} s${answers} ${join} mobile_addresses m ON m.postcode = s.postcode${on}`;
 }
 
 /** The lookups column holding each mobile answer's addresses at each rating of each rating place (ratingCountsText). */
 export const STORED_RATING_COUNTS = "rating_counts";
 
-/** The answers' stored rating counts in scope (with `scale`, on it): each with its provider key, which names their fields. */
-export function storedRatingCountsSql(postcodeTable: string, scale?: MobileScale): string {
+/**
+ * The answers' stored rating counts in scope (with `scale`, on it): each with its provider key, which
+ * names their fields. `join` is the dialect's orderedJoin: the scope's postcodes first, each answer
+ * found by its key (a small run in a large database reads its own answers, not all of them).
+ */
+export function storedRatingCountsSql(postcodeTable: string, scale?: MobileScale, join = "JOIN"): string {
   const on = scale === undefined ? "" : ` AND s.${MOBILE_SCALE_COLUMN} = '${MOBILE_SCALES.find((x) => x === scale)!}'`;
-  return `SELECT l.providers AS providers, l.${STORED_RATING_COUNTS} AS counts FROM ${postcodeTable} s JOIN lookups l ON l.postcode = s.postcode AND l.lookup = 'mobile'
+  return `SELECT l.providers AS providers, l.${STORED_RATING_COUNTS} AS counts FROM ${postcodeTable} s ${join} lookups l ON l.postcode = s.postcode AND l.lookup = 'mobile'
            WHERE l.${STORED_RATING_COUNTS} IS NOT NULL${on}`;
 }
 

@@ -171,10 +171,11 @@ export class SqlReportSnapshot implements ReportSnapshot {
     if (!this.has("mobile") || fields.length === 0) return fields.map(() => values.map(() => 0));
     const places = new Set(ratingPlaceFields(this.scope.providers));
     const stored = fields.every((f) => places.has(f)) && (await this.q.get(this.q.dialect.columnExists("lookups", STORED_RATING_COUNTS))) !== null;
-    const row = await this.q.get<Record<string, unknown>>(ratingCountsSql(POSTCODE_TABLE, fields, values, scale, { unstored: stored }));
+    const join = this.q.dialect.orderedJoin;
+    const row = await this.q.get<Record<string, unknown>>(ratingCountsSql(POSTCODE_TABLE, fields, values, scale, { unstored: stored, join }));
     const counted = ratingCountsOf(row ?? undefined, fields, values);
     if (!stored) return counted;
-    const sums = sumStoredRatingCounts(await this.q.all<{ providers: string | null; counts: string }>(storedRatingCountsSql(POSTCODE_TABLE, scale)), fields, values);
+    const sums = sumStoredRatingCounts(await this.q.all<{ providers: string | null; counts: string }>(storedRatingCountsSql(POSTCODE_TABLE, scale, join)), fields, values);
     return counted.map((byValue, i) => byValue.map((n, j) => n + sums[i]![j]!));
   }
 
