@@ -9,6 +9,7 @@ import { mobileFields, RATING_MAX, RATING_MIN } from "../../contract/fields.js";
 import { LEGACY_ONLY_RATINGS, MOBILE_SCALES, ratingPlaceFields, type MobileScale } from "../../contract/mobile-scales.js";
 import { MOBILE_SCALE_COLUMN } from "../../figures/postcode-columns.js";
 import { providersOfKey } from "../provider-key.js";
+import type { Cell, RowBatches } from "../snapshot.js";
 
 /** The answers whose addresses are counted (alias l of lookups): an answer, or a failed refresh's kept one. */
 export const EVIDENCE_ANSWERS = "(l.status = 'ok' OR (l.status = 'failed' AND l.address_count > 0))";
@@ -106,23 +107,29 @@ export function ratingCountsText(rows: readonly (readonly unknown[])[], provider
   return columns.map((_, k) => field(k)).join(";");
 }
 
-/** Per field, per value (as ratingCountsOf gives them): the sum of the answers' stored counts (storedRatingCountsSql's rows). */
-export function sumStoredRatingCounts(rows: readonly { providers: string | null; counts: string }[], fields: readonly string[], values: readonly number[]): number[][] {
+/**
+ * Per field, per value (as ratingCountsOf gives them): the sum of the answers' stored counts
+ * (storedRatingCountsSql's rows: provider key, counts), read a batch at a time (at 100,000
+ * postcodes, holding every row at once was tens of MB at the reports' peak).
+ */
+export async function sumStoredRatingCounts(rows: RowBatches<Cell[]>, fields: readonly string[], values: readonly number[]): Promise<number[][]> {
   const sums = fields.map(() => values.map(() => 0));
   const where = new Map<string | null, number[]>();
-  for (const { providers, counts } of rows) {
-    let at = where.get(providers);
-    if (!at) {
-      const placed = ratingPlaceFields(providersOfKey(providers));
-      where.set(providers, (at = fields.map((f) => placed.indexOf(f))));
+  for await (const batch of rows)
+    for (const [providers, counts] of batch) {
+      const key = providers === null || providers === undefined ? null : String(providers);
+      let at = where.get(key);
+      if (!at) {
+        const placed = ratingPlaceFields(providersOfKey(key));
+        where.set(key, (at = fields.map((f) => placed.indexOf(f))));
+      }
+      const stored = String(counts ?? "").split(";");
+      at.forEach((k, i) => {
+        if (k < 0) return;
+        const byRating = (stored[k] ?? "").split(",");
+        values.forEach((v, j) => (sums[i]![j]! += Number(byRating[v - RATING_MIN] || 0)));
+      });
     }
-    const stored = counts.split(";");
-    at.forEach((k, i) => {
-      if (k < 0) return;
-      const byRating = (stored[k] ?? "").split(",");
-      values.forEach((v, j) => (sums[i]![j]! += Number(byRating[v - RATING_MIN] || 0)));
-    });
-  }
   return sums;
 }
 

@@ -175,7 +175,7 @@ export class SqlReportSnapshot implements ReportSnapshot {
     const row = await this.q.get<Record<string, unknown>>(ratingCountsSql(POSTCODE_TABLE, fields, values, scale, { unstored: stored, join }));
     const counted = ratingCountsOf(row ?? undefined, fields, values);
     if (!stored) return counted;
-    const sums = sumStoredRatingCounts(await this.q.all<{ providers: string | null; counts: string }>(storedRatingCountsSql(POSTCODE_TABLE, scale, join)), fields, values);
+    const sums = await sumStoredRatingCounts(this.q.stream(storedRatingCountsSql(POSTCODE_TABLE, scale, join)), fields, values);
     return counted.map((byValue, i) => byValue.map((n, j) => n + sums[i]![j]!));
   }
 
