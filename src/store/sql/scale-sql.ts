@@ -109,8 +109,8 @@ export function ratingCountsText(rows: readonly (readonly unknown[])[], provider
 
 /**
  * Per field, per value (as ratingCountsOf gives them): the sum of the answers' stored counts
- * (storedRatingCountsSql's rows: provider key, counts), read a batch at a time (at 100,000
- * postcodes, holding every row at once was tens of MB at the reports' peak).
+ * (storedRatingCountsSql's rows: provider key, counts), read a batch at a time: a row per postcode,
+ * all held at once, would sit at the reports' memory peak.
  */
 export async function sumStoredRatingCounts(rows: RowBatches<Cell[]>, fields: readonly string[], values: readonly number[]): Promise<number[][]> {
   const sums = fields.map(() => values.map(() => 0));
