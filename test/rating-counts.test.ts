@@ -3,17 +3,13 @@
 // not counted again from every address: the sums must equal a count of the addresses, an answer
 // stored before the counts were (NULL) is counted from its addresses, a failed refresh keeps the
 // last answer's counts with its addresses, and a field that is no rating place is counted as before.
-import Database from "better-sqlite3";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_PROVIDERS, mobileFields } from "../src/contract/fields.js";
 import { ratingPlaceFields } from "../src/contract/mobile-scales.js";
 import type { FinalRecord } from "../src/contract/records.js";
-import { openStore } from "../src/store/open-store.js";
 import { ratingCountsText } from "../src/store/sql/scale-sql.js";
 import type { Store } from "../src/store/store.js";
+import { openMobileStore, type MobileStore } from "./helpers/mobile-store.js";
 import { mobileRecord } from "./helpers/records.js";
 
 const AT = "2026-03-01T00:00:00.000Z";
@@ -38,29 +34,18 @@ function expected(fields: readonly string[], postcodes: readonly number[]): numb
 
 describe("stored rating counts (SQLite)", () => {
   const POSTCODES = [1, 2, 3, 4, 5, 6];
-  let dir: string;
-  let path: string;
+  let t: MobileStore;
   let store: Store;
   let runId: number;
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), "pcc-rating-counts-"));
-    path = join(dir, "c.sqlite");
-    store = await openStore(path);
-    await store.answers.prepareProviders(DEFAULT_PROVIDERS);
-    runId = await store.runs.create({ startedAt: AT, simulated: false, inputName: "in.csv", args: {}, lookups: ["mobile"], providers: [...DEFAULT_PROVIDERS], leaseId: null });
+    t = await openMobileStore("pcc-rating-counts-", AT);
+    ({ store, runId } = t);
     const w = await store.answers.openWriter({ providers: DEFAULT_PROVIDERS });
     for (const p of POSTCODES) w.write(mobile(p, runId));
     await w.flush();
   });
-  afterEach(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const sql = (statement: string) => {
-    const db = new Database(path);
-    db.exec(statement);
-    db.close();
-  };
+  afterEach(() => t.close());
+  const sql = (statement: string) => t.sql(statement);
   const counts = (fields: readonly string[]) =>
     store.snapshot({ all: true, nowMs: NOW }, async (snapshot) => {
       await snapshot.preparePostcodes(4);

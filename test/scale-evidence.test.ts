@@ -2,15 +2,11 @@
 // written (src/store/sql/scale-sql.ts), not counted again from every rating: the sums must equal
 // the count from the addresses, answers stored before the counts were (NULL) are counted from their
 // addresses, and a failed refresh keeps the last answer's counts with its addresses.
-import Database from "better-sqlite3";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_PROVIDERS, mobileFields } from "../src/contract/fields.js";
 import type { FinalRecord } from "../src/contract/records.js";
-import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
+import { openMobileStore, type MobileStore } from "./helpers/mobile-store.js";
 import { mobileRecord } from "./helpers/records.js";
 
 const AT = "2026-03-01T00:00:00.000Z";
@@ -22,31 +18,20 @@ function mobile(postcode: string, dataset: string, value: number, runId: number)
 }
 
 describe("stored scale evidence (SQLite)", () => {
-  let dir: string;
-  let path: string;
+  let t: MobileStore;
   let store: Store;
   let runId: number;
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), "pcc-evidence-"));
-    path = join(dir, "c.sqlite");
-    store = await openStore(path);
-    await store.answers.prepareProviders(DEFAULT_PROVIDERS);
-    runId = await store.runs.create({ startedAt: AT, simulated: false, inputName: "in.csv", args: {}, lookups: ["mobile"], providers: [...DEFAULT_PROVIDERS], leaseId: null });
+    t = await openMobileStore("pcc-evidence-", AT);
+    ({ store, runId } = t);
     const w = await store.answers.openWriter({ providers: DEFAULT_PROVIDERS });
     // OLD: every address rated 1 once (legacy); NEW: 0/3/4 only (current)
     for (let i = 0; i < 4; i++) w.write(mobile(`OL${i}1AA`, "OLD", 1, runId));
     for (let i = 0; i < 4; i++) w.write(mobile(`NE${i}1AA`, "NEW", 3, runId));
     await w.flush();
   });
-  afterEach(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const sql = (statement: string) => {
-    const db = new Database(path);
-    db.exec(statement);
-    db.close();
-  };
+  afterEach(() => t.close());
+  const sql = (statement: string) => t.sql(statement);
   const scales = async () => (await store.releases.recordScales(DEFAULT_PROVIDERS)).map((s) => [s.release, s.scale, s.ratings, s.legacyRatings]);
   // fetched at the same time: in the releases' name order
   const want = [
