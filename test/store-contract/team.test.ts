@@ -4,6 +4,7 @@
 // together, and the shared pace never gives two slots closer than its interval.
 import { afterEach, describe, expect, test } from "vitest";
 import type { Store } from "../../src/store/store.js";
+import { LeaseLostError } from "../../src/store/types.js";
 import { ENGINES, type OpenedEngine } from "./engines.js";
 
 const TEAM_ENGINES = ENGINES.filter((e) => !e.exclusiveLeases);
@@ -94,6 +95,29 @@ describe.runIf(TEAM_ENGINES.length > 0).each(TEAM_ENGINES)("several machines on 
       expect((await a!.store.answers.versions(p, "broadband")).map((v) => v.addressCount)).toEqual([3]);
       expect(await b!.store.answers.get(p, "broadband")).toMatchObject({ status: "ok", addressCount: 3, versionId: expect.any(Number) });
     }
+  });
+
+  test("a machine paused in the middle of a group's transaction, past its lease, commits nothing when it resumes: the COMMIT carries the fence", async () => {
+    const [a, b] = await machines(2);
+    const expiresMs = T0 + 60_000;
+    const record = (runId: number) => ({
+      postcode: "AB1000", lookup: "broadband" as const, status: "ok" as const, httpStatus: 200, attempts: 1, lastError: null, fetchedAt: new Date(T0 + 1).toISOString(), runId,
+      answer: { lookup: "broadband" as const, dataset: null, addresses: [{ uprn: 1, address: "1 Mill Lane", speeds: [10, 1, 10, 1, -1, -1, 10, 1] }] },
+    });
+    // the group's first statement is made at T0, in the lease; its COMMIT after a pause past the lease
+    const pausedAt = (resumedAt: number) => {
+      let calls = 0;
+      return { id: a!.leaseId, now: () => (calls++ === 0 ? T0 : resumedAt) };
+    };
+    const w = await a!.store.answers.openWriter({ providers: [], lease: pausedAt(expiresMs) });
+    w.write(record(a!.runId));
+    await expect(w.flush()).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await b!.store.answers.get("AB1000", "broadband")).toBeNull();
+    // the same group resumed a millisecond before the lease's end commits
+    const inTime = await a!.store.answers.openWriter({ providers: [], lease: pausedAt(expiresMs - 1) });
+    inTime.write(record(a!.runId));
+    await inTime.flush();
+    expect(await b!.store.answers.get("AB1000", "broadband")).toMatchObject({ status: "ok", runId: a!.runId });
   });
 
   test("four machines reserving at once never pass the month's limit together, and a released lease's unspent part returns", async () => {

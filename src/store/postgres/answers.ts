@@ -32,7 +32,7 @@ import type { AnswerStore, AnswerWriter } from "../store.js";
 import { LeaseLostError, type AnswerWriterOptions } from "../types.js";
 import { inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";
 import { databaseError } from "./errors.js";
-import { assertLeaseLive } from "./leases.js";
+import { assertLeaseLive, commitFence, lapsedAtCommit } from "./leases.js";
 import { recordBlock, recordRequest } from "./ledger.js";
 import { ensurePostgresProviderColumns } from "./schema.js";
 import { writeQueue } from "../commit-group.js";
@@ -175,12 +175,16 @@ async function takeReleaseTurn(client: pg.PoolClient, naming: readonly Lookup[])
 
 type Queued = FinalRecord | ((client: pg.PoolClient) => Promise<void>);
 
-/** One group as one transaction: the lease fence (its row held FOR KEY SHARE until commit), the pair locks, the writes in order. */
+/**
+ * One group as one transaction: the lease fence (its row held FOR KEY SHARE until commit), the pair
+ * locks, the writes in order, and the commit fence (the lease still holds at COMMIT).
+ */
 function groupCommitter(pool: pg.Pool, options: AnswerWriterOptions): (group: readonly Queued[]) => Promise<void> {
   const s = writerSettings(options);
+  const lease = options.lease;
   return (group) =>
     inTransaction(pool, async (client) => {
-      if (options.lease) await assertLeaseLive(client, options.lease.id, options.lease.now());
+      if (lease) await assertLeaseLive(client, lease.id, lease.now());
       const records = group.filter((item): item is FinalRecord => typeof item !== "function");
       const naming = namingLookups(records);
       await takeReleaseTurn(client, naming);
@@ -192,6 +196,8 @@ function groupCommitter(pool: pg.Pool, options: AnswerWriterOptions): (group: re
         await releases.save();
       }
       if (naming.length > 0) await runSteps(postgresSession(client, { inTransaction: true }), foldProvisionalSteps(naming));
+    }, lease ? () => commitFence(lease.id, lease.now()) : undefined).catch((err: unknown) => {
+      throw lease ? lapsedAtCommit(err, lease.id) : err;
     });
 }
 

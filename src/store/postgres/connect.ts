@@ -149,15 +149,16 @@ export async function checkOut(pool: pg.Pool): Promise<pg.PoolClient> {
 
 /**
  * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it
- * throws (and the error passed on).
+ * throws (and the error passed on). `commit`: the text that ends it, COMMIT unless statements go with
+ * it in the same round trip (leases.ts, commitFence).
  */
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, commit: () => string = () => "COMMIT"): Promise<T> {
   const client = await checkOut(pool);
   let broken = false;
   try {
     await client.query("BEGIN");
     const result = await work(client);
-    await client.query("COMMIT");
+    await client.query(commit());
     return result;
   } catch (err) {
     // a connection that cannot even roll back is dropped, not returned to the pool

@@ -67,6 +67,30 @@ export async function assertLeaseLive(client: pg.PoolClient, leaseId: number, no
   if (held.rowCount !== 1) throw new LeaseLostError(leaseId);
 }
 
+/** The SQLSTATE of a COMMIT refused by its fence: the lease had lapsed (class PC is no server's own). */
+const LAPSED_AT_COMMIT = "PCL01";
+
+/**
+ * The COMMIT of a transaction whose writes another machine may make too (a group of answers), with
+ * its fence in the same round trip: the lease (its row held since the transaction's assertLeaseLive)
+ * must still be live at `nowMs`, read as the COMMIT is sent. A holder paused anywhere in the
+ * transaction past its lease reads a time past it on resuming, and commits nothing; one paused
+ * after sending has already committed, in time. A COMMIT takes no parameters, so the numbers go in
+ * the text: an id and a time, checked to be numbers.
+ */
+export function commitFence(leaseId: number, nowMs: number): string {
+  if (!Number.isSafeInteger(leaseId) || !Number.isFinite(nowMs)) throw new Error(`commitFence: lease ${leaseId} at ${nowMs} is not a lease id and a time`);
+  return (
+    `DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM leases WHERE id = ${leaseId} AND expires_ms > ${nowMs}) THEN ` +
+    `RAISE EXCEPTION 'lease % lapsed before its writes committed', ${leaseId} USING ERRCODE = '${LAPSED_AT_COMMIT}'; END IF; END $$; COMMIT`
+  );
+}
+
+/** A COMMIT its fence refused, as the LeaseLostError it means; any other error as it is. */
+export function lapsedAtCommit(err: unknown, leaseId: number): unknown {
+  return (err as { code?: unknown } | null)?.code === LAPSED_AT_COMMIT ? new LeaseLostError(leaseId) : err;
+}
+
 export function postgresLeases(pool: pg.Pool, ctx: LeaseContext): LeaseStore {
   return {
     take: (holder, nowMs, ttlMs) =>
