@@ -95,7 +95,7 @@ export async function acceptInput(run: Pick<OpenedRun, "fence" | "lease" | "cloc
     return false;
   }
   try {
-    await rows.accept({ id: run.lease.id, nowMs: run.clock.now() });
+    await rows.accept({ id: run.lease.id, now: () => run.clock.now() });
     return true;
   } catch (err) {
     if (!(err instanceof LeaseLostError) && !run.fence.lost) throw err;

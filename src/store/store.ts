@@ -120,10 +120,11 @@ export interface InputRowWriter {
   /** Commits what is staged to the run's rows, in one transaction. */
   flush(): Promise<void>;
   /**
-   * As `flush`, in a transaction that first checks the lease is still live at `nowMs` (the team's
-   * clock): otherwise LeaseLostError, and nothing staged is committed (it is dropped).
+   * As `flush`, in a transaction that checks the lease is still live on `now` (the team's clock), on
+   * PostgreSQL again as it commits: otherwise LeaseLostError, and nothing staged is committed (it is
+   * dropped).
    */
-  accept(lease: { id: number; nowMs: number }): Promise<void>;
+  accept(lease: { id: number; now: () => number }): Promise<void>;
   /** Drops what is staged (a refused input, a lost lease); safe to call at any time, more than once. */
   discard(): Promise<void>;
 }

@@ -120,6 +120,21 @@ describe.runIf(TEAM_ENGINES.length > 0).each(TEAM_ENGINES)("several machines on 
     expect(await b!.store.answers.get("AB1000", "broadband")).toMatchObject({ status: "ok", runId: a!.runId });
   });
 
+  test("a machine paused while accepting its input, past its lease, keeps none of it when it resumes", async () => {
+    const [a] = await machines(1);
+    const expiresMs = T0 + 60_000;
+    const accepting = async (resumedAt: number) => {
+      const w = await a!.store.inputRows.openWriter(a!.runId);
+      for (const [i, p] of postcodes.slice(0, 5).entries()) await w.add({ line: i + 2, value: p, postcode: p, reason: null, cells: [p] });
+      let calls = 0;
+      return w.accept({ id: a!.leaseId, now: () => (calls++ === 0 ? T0 : resumedAt) });
+    };
+    await expect(accepting(expiresMs)).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await a!.store.inputRows.counts(a!.runId)).toEqual({ input: 0, invalid: 0 });
+    await accepting(expiresMs - 1);
+    expect(await a!.store.inputRows.counts(a!.runId)).toEqual({ input: 5, invalid: 0 });
+  });
+
   test("four machines reserving at once never pass the month's limit together, and a released lease's unspent part returns", async () => {
     const team = await machines(4);
     const grants = await Promise.all(

@@ -10,7 +10,7 @@ import { inputRowCountsSteps } from "../sql/run-reads.js";
 import type { SqlSession } from "../sql/session.js";
 import { runSteps } from "../sql/steps.js";
 import { copyRows } from "./copy.js";
-import { assertLeaseLive } from "./leases.js";
+import { assertLeaseLive, commitFence, lapsedAtCommit } from "./leases.js";
 
 const BATCH = 5000;
 const COLUMNS = ["line", "value", "postcode", "reason", "cells"];
@@ -49,18 +49,18 @@ function stagedWriter(pool: pg.Pool, runId: number): InputRowWriter {
     );
     held.release(broken);
   };
-  const commit = async (lease?: { id: number; nowMs: number }): Promise<void> => {
+  const commit = async (lease?: { id: number; now: () => number }): Promise<void> => {
     try {
       await stage();
       const on = client ?? (await checkOut(pool));
       try {
         await on.query("BEGIN");
-        if (lease) await assertLeaseLive(on, lease.id, lease.nowMs);
+        if (lease) await assertLeaseLive(on, lease.id, lease.now());
         if (client) await on.query(`INSERT INTO run_rows (run_id, line, value, postcode, reason, cells) SELECT $1, line, value, postcode, reason, cells FROM ${staged}`, [runId]);
-        await on.query("COMMIT");
+        await on.query(lease ? commitFence(lease.id, lease.now()) : "COMMIT");
       } catch (err) {
         await on.query("ROLLBACK").catch(() => {});
-        throw err;
+        throw lease ? lapsedAtCommit(err, lease.id) : err;
       } finally {
         if (on !== client) on.release();
       }

@@ -71,12 +71,13 @@ export async function assertLeaseLive(client: pg.PoolClient, leaseId: number, no
 const LAPSED_AT_COMMIT = "PCL01";
 
 /**
- * The COMMIT of a transaction whose writes another machine may make too (a group of answers), with
- * its fence in the same round trip: the lease (its row held since the transaction's assertLeaseLive)
- * must still be live at `nowMs`, read as the COMMIT is sent. A holder paused anywhere in the
- * transaction past its lease reads a time past it on resuming, and commits nothing; one paused
- * after sending has already committed, in time. A COMMIT takes no parameters, so the numbers go in
- * the text: an id and a time, checked to be numbers.
+ * The COMMIT of a transaction that must not land once its lease has lapsed (a group of answers,
+ * which another machine may be writing too; a run's input), with its fence in the same round trip:
+ * the lease (its row held since the transaction's assertLeaseLive) must still be live at `nowMs`,
+ * read as the COMMIT is sent. A holder paused anywhere in the transaction past its lease reads a
+ * time past it on resuming, and commits nothing; one paused after sending has already committed, in
+ * time. A COMMIT takes no parameters, so the numbers go in the text: an id and a time, checked to be
+ * numbers.
  */
 export function commitFence(leaseId: number, nowMs: number): string {
   if (!Number.isSafeInteger(leaseId) || !Number.isFinite(nowMs)) throw new Error(`commitFence: lease ${leaseId} at ${nowMs} is not a lease id and a time`);

@@ -9,8 +9,8 @@ export { storedRow, type ReadRow, type StoredRow } from "../types.js";
 
 export interface RowWriter {
   add(row: StoredRow): void;
-  /** Moves what is staged into run_rows, under the lease when given (checked at its `nowMs`). */
-  flush(lease?: { id: number; nowMs: number }): void;
+  /** Moves what is staged into run_rows, under the lease when given (checked on its `now`). */
+  flush(lease?: { id: number; now: () => number }): void;
   discard(): void;
 }
 
@@ -47,11 +47,11 @@ export function rowWriter(db: Db, runId: number): RowWriter {
       stage();
       try {
         if (!created) {
-          if (lease) db.transaction(() => assertLeaseLive(db, lease.id, lease.nowMs)).immediate();
+          if (lease) db.transaction(() => assertLeaseLive(db, lease.id, lease.now())).immediate();
           return;
         }
         db.transaction(() => {
-          if (lease) assertLeaseLive(db, lease.id, lease.nowMs);
+          if (lease) assertLeaseLive(db, lease.id, lease.now());
           db.prepare(`INSERT INTO run_rows (run_id, line, value, postcode, reason, cells) SELECT ?, line, value, postcode, reason, cells FROM ${staged} ORDER BY line`).run(runId);
         }).immediate();
       } finally {
