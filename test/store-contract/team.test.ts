@@ -11,6 +11,11 @@ const TEAM_ENGINES = ENGINES.filter((e) => !e.exclusiveLeases);
 // without PostgreSQL no engine here qualifies: the file still names what it would test
 if (TEAM_ENGINES.length === 0) test.skip("several machines on one store (no engine here lets batches hold leases side by side)", () => {});
 const T0 = Date.parse("2026-11-23T02:17:00.000Z");
+/** A clock read first at T0 (a transaction's start, in the lease), then at `resumedAt` (after a pause). */
+function pausedClock(resumedAt: number): () => number {
+  let calls = 0;
+  return () => (calls++ === 0 ? T0 : resumedAt);
+}
 const postcodes = Array.from({ length: 300 }, (_, i) => `AB1${String(i).padStart(3, "0")}`);
 
 describe.runIf(TEAM_ENGINES.length > 0).each(TEAM_ENGINES)("several machines on one store: $name", (engine) => {
@@ -105,10 +110,7 @@ describe.runIf(TEAM_ENGINES.length > 0).each(TEAM_ENGINES)("several machines on 
       answer: { lookup: "broadband" as const, dataset: null, addresses: [{ uprn: 1, address: "1 Mill Lane", speeds: [10, 1, 10, 1, -1, -1, 10, 1] }] },
     });
     // the group's first statement is made at T0, in the lease; its COMMIT after a pause past the lease
-    const pausedAt = (resumedAt: number) => {
-      let calls = 0;
-      return { id: a!.leaseId, now: () => (calls++ === 0 ? T0 : resumedAt) };
-    };
+    const pausedAt = (resumedAt: number) => ({ id: a!.leaseId, now: pausedClock(resumedAt) });
     const w = await a!.store.answers.openWriter({ providers: [], lease: pausedAt(expiresMs) });
     w.write(record(a!.runId));
     await expect(w.flush()).rejects.toBeInstanceOf(LeaseLostError);
@@ -126,8 +128,7 @@ describe.runIf(TEAM_ENGINES.length > 0).each(TEAM_ENGINES)("several machines on 
     const accepting = async (resumedAt: number) => {
       const w = await a!.store.inputRows.openWriter(a!.runId);
       for (const [i, p] of postcodes.slice(0, 5).entries()) await w.add({ line: i + 2, value: p, postcode: p, reason: null, cells: [p] });
-      let calls = 0;
-      return w.accept({ id: a!.leaseId, now: () => (calls++ === 0 ? T0 : resumedAt) });
+      return w.accept({ id: a!.leaseId, now: pausedClock(resumedAt) });
     };
     await expect(accepting(expiresMs)).rejects.toBeInstanceOf(LeaseLostError);
     expect(await a!.store.inputRows.counts(a!.runId)).toEqual({ input: 0, invalid: 0 });
