@@ -167,6 +167,32 @@ describe("a PostgreSQL server", () => {
     }
   });
 
+  test.skipIf(skip)("a connection refused for want of a password leaves no session behind: its database drops at once", async () => {
+    const url = await freshPostgresDatabase();
+    const role = await passwordRole("a-password-nobody-gives-here");
+    const saved = { PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
+    const dir = mkdtempSync(join(tmpdir(), "pcc-nopass-"));
+    delete process.env.PGPASSWORD;
+    process.env.PGPASSFILE = join(dir, "none");
+    try {
+      await expect(connectPostgres(url.replace("postgres://postgres@", `postgres://${role}@`))).rejects.toThrow(/none was found/);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // A half-made session would hold DROP DATABASE for the server's authentication_timeout (a
+    // minute); the server's own timeout turns that wait into a failure here.
+    const admin = await open(postgresUrl("postgres"));
+    const client = await admin.pool.connect();
+    try {
+      await client.query("SET statement_timeout = '10s'");
+      await client.query(`DROP DATABASE ${url.split("/")[3]!.split("?")[0]!} WITH (FORCE)`);
+    } finally {
+      client.release();
+    }
+  });
+
   test.skipIf(skip)("two processes opening one new database at once both succeed, and the schema is created once", async () => {
     const url = await freshPostgresDatabase();
     const [a, b] = await Promise.all([open(url), open(url)]);

@@ -69,6 +69,22 @@ class PasswordClient extends pg.Client {
     // pg calls it with the connection's parameters and takes undefined for none (its types say neither)
     Object.defineProperty(this, "password", { value: passwordFor, writable: true, enumerable: false, configurable: true });
   }
+
+  // A connection that fails on our side (no password to give) is left open by pg, and its pool
+  // drops the client without ending it: the server would keep that half-made session until its
+  // authentication_timeout (a minute), and CREATE or DROP DATABASE anywhere on that server waits for it.
+  override connect(): Promise<pg.Client>;
+  override connect(callback: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): void;
+  override connect(callback?: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): Promise<pg.Client> | void {
+    if (!callback) return super.connect().catch((err: unknown) => Promise.reject(this.hangUp(err)));
+    const done = callback as (err: Error | null, c?: pg.Client) => void;
+    super.connect((err: Error | null, c?: pg.Client) => done(err && this.hangUp(err), c));
+  }
+
+  private hangUp<E>(err: E): E {
+    this.connection.stream.destroy();
+    return err;
+  }
 }
 
 /** Where a missing password is explained (the message names it). */
