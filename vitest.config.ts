@@ -8,9 +8,16 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Each worker process runs its files one after another with the modules it has loaded: a fresh
+    // process per file cost a third of the suite's CPU in start-ups and imports. So a file must close
+    // what it opens (stores, servers, connections, child processes, signal handlers): what it leaves
+    // open now stays for the files after it in its worker.
+    isolate: false,
     // Most test time is waiting on child processes, loopback HTTP and the browser, not CPU: two
-    // files at once on a 2-core machine (vitest's default there is one).
+    // files at once on a 2-core machine (vitest's default there is one). As many workers at least
+    // as at most: the pool ends a worker it finds idle, and with fewer at least it has ended one
+    // still running a file (the run then fails with "Terminating worker thread").
     maxWorkers: 2,
-    minWorkers: 1,
+    minWorkers: 2,
   },
 });
