@@ -9,9 +9,9 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: "forks",
     // Each worker process runs its files one after another with the modules it has loaded: a fresh
-    // process per file cost a third of the suite's CPU in start-ups and imports. So a file must close
-    // what it opens (stores, servers, connections, child processes, signal handlers): what it leaves
-    // open now stays for the files after it in its worker.
+    // process per file cost over a quarter of the suite's CPU in start-ups and imports. A file must
+    // close what it opens (stores, servers, connections, child processes, signal handlers): what it
+    // leaves open stays for the files after it in its worker.
     isolate: false,
     // Most test time is waiting on child processes, loopback HTTP and the browser, not CPU: two
     // files at once on a 2-core machine (vitest's default there is one). As many workers at least
