@@ -14,6 +14,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freshPostgresDatabase, passwordRole, postgresUrl, requiresPostgres } from "./helpers/postgres.js";
 
+/** Sets these variables (undefined: unset) for `work`, then puts each back as it was, whatever `work` changed. */
+async function withEnv<T>(vars: Record<string, string | undefined>, work: () => Promise<T>): Promise<T> {
+  const assign = (values: Record<string, string | undefined>) => {
+    for (const [k, v] of Object.entries(values)) if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  };
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  assign(vars);
+  try {
+    return await work();
+  } finally {
+    assign(saved);
+  }
+}
+
 describe("PostgreSQL URLs", () => {
   test("postgres:// and postgresql:// select PostgreSQL; a path stays SQLite", () => {
     expect(["postgres://h/db", "postgresql://u@h/db", "POSTGRES:///db"].map(isPostgresUrl)).toEqual([true, true, true]);
@@ -116,16 +131,11 @@ describe("a PostgreSQL server", () => {
     const url = await freshPostgresDatabase();
     const host = new URLSearchParams(url.split("?")[1]).get("host")!;
     const database = url.split("/")[3]!.split("?")[0]!;
-    const saved = { PGHOST: process.env.PGHOST, PGUSER: process.env.PGUSER };
-    Object.assign(process.env, { PGHOST: host, PGUSER: "postgres" });
-    try {
+    await withEnv({ PGHOST: host, PGUSER: "postgres" }, async () => {
       const c = await open(`postgresql:///${database}`);
       expect((await c.pool.query("SELECT current_database() AS d, current_user AS u")).rows[0]).toEqual({ d: database, u: "postgres" });
       expect(c.location).toBe(`postgresql:///${database}`);
-    } finally {
-      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    });
   });
 
   test.skipIf(skip)("a password comes from PGPASSWORD or ~/.pgpass (PGPASSFILE), never the URL; a wrong one is one line without it", async () => {
@@ -136,33 +146,27 @@ describe("a PostgreSQL server", () => {
     const database = url.split("/")[3]!.split("?")[0]!;
     const host = new URLSearchParams(url.split("?")[1]).get("host")!;
     const dir = mkdtempSync(join(tmpdir(), "pcc-pgpass-"));
-    const saved = { PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
-    const restore = () => {
-      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    };
     try {
-      delete process.env.PGPASSWORD;
-      process.env.PGPASSFILE = join(dir, "none");
-      const without = await connectPostgres(asRole).then(() => null, (e: unknown) => e as Error);
-      expect(without).toBeInstanceOf(DatabaseError);
-      expect(without!.message).toMatch(/^cannot connect to postgres:\/\/pcc_password@\/t_\w+\?host=\S+: .*password/);
+      await withEnv({ PGPASSWORD: undefined, PGPASSFILE: join(dir, "none") }, async () => {
+        const without = await connectPostgres(asRole).then(() => null, (e: unknown) => e as Error);
+        expect(without).toBeInstanceOf(DatabaseError);
+        expect(without!.message).toMatch(/^cannot connect to postgres:\/\/pcc_password@\/t_\w+\?host=\S+: .*password/);
 
-      const file = join(dir, "pgpass");
-      writeFileSync(file, `${host}:5432:${database}:${role}:${secret}\n`, { mode: 0o600 });
-      process.env.PGPASSFILE = file;
-      const c = await open(asRole);
-      expect((await c.pool.query("SELECT current_user AS u")).rows).toEqual([{ u: role }]);
+        const file = join(dir, "pgpass");
+        writeFileSync(file, `${host}:5432:${database}:${role}:${secret}\n`, { mode: 0o600 });
+        process.env.PGPASSFILE = file;
+        const c = await open(asRole);
+        expect((await c.pool.query("SELECT current_user AS u")).rows).toEqual([{ u: role }]);
 
-      process.env.PGPASSFILE = join(dir, "none");
-      process.env.PGPASSWORD = "wrong-one";
-      const wrong = await connectPostgres(asRole).then(() => null, (e: unknown) => e as Error);
-      expect(wrong!.message).toMatch(/password authentication failed for user "pcc_password"/);
-      expect(wrong!.message).not.toContain("wrong-one");
-      process.env.PGPASSWORD = secret;
-      expect((await (await open(asRole)).pool.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+        process.env.PGPASSFILE = join(dir, "none");
+        process.env.PGPASSWORD = "wrong-one";
+        const wrong = await connectPostgres(asRole).then(() => null, (e: unknown) => e as Error);
+        expect(wrong!.message).toMatch(/password authentication failed for user "pcc_password"/);
+        expect(wrong!.message).not.toContain("wrong-one");
+        process.env.PGPASSWORD = secret;
+        expect((await (await open(asRole)).pool.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+      });
     } finally {
-      restore();
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -170,15 +174,12 @@ describe("a PostgreSQL server", () => {
   test.skipIf(skip)("a connection refused for want of a password leaves no session behind: its database drops at once", async () => {
     const url = await freshPostgresDatabase();
     const role = await passwordRole("a-password-nobody-gives-here");
-    const saved = { PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
     const dir = mkdtempSync(join(tmpdir(), "pcc-nopass-"));
-    delete process.env.PGPASSWORD;
-    process.env.PGPASSFILE = join(dir, "none");
     try {
-      await expect(connectPostgres(url.replace("postgres://postgres@", `postgres://${role}@`))).rejects.toThrow(/none was found/);
+      await withEnv({ PGPASSWORD: undefined, PGPASSFILE: join(dir, "none") }, () =>
+        expect(connectPostgres(url.replace("postgres://postgres@", `postgres://${role}@`))).rejects.toThrow(/none was found/),
+      );
     } finally {
-      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
       rmSync(dir, { recursive: true, force: true });
     }
     // A half-made session would hold DROP DATABASE for the server's authentication_timeout (a
