@@ -5,6 +5,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // notes tools a test file skipped for and names them at the end (test/helpers/requires-tool.ts)
     globalSetup: ["test/global-setup.ts"],
+    // SUITE_CPU_LOG=FILE: each file's CPU, its own and its children's (test/helpers/suite-cpu.ts)
+    setupFiles: process.env.SUITE_CPU_LOG ? ["test/helpers/suite-cpu.ts"] : [],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
