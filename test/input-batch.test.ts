@@ -1,23 +1,21 @@
 // Bad input through the whole batch, in-process, against the simulator over real HTTP: an unusable
 // file exits 1 with the reader's message and sends nothing; a file with bad rows exits 0 with its
 // rejects stored exactly; a postcode written several ways is looked up once per lookup.
-import { execFile } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startSimulator, generatePostcodes, generatePostcode } from "../src/simulator/index.js";
 import { storedInputRows, storedTable } from "./helpers/stored.js";
 import { runIn, tempDir, type HarnessRun } from "./helpers/batch-harness.js";
+import { spawnCli } from "./helpers/child-cli.js";
 
 // keys look random, as real ones do: any 6-character run of a key is masked wherever it appears
 const KEY = "kQx7Zt-9fP2mW-4rL8";
 const SEED = 11;
 const env = { COVERAGE_API_KEY: KEY };
 const FIXTURES = fileURLToPath(new URL("./fixtures/bad-inputs/", import.meta.url));
-const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 const dirs: string[] = [];
 const sims: { close(): Promise<void> }[] = [];
@@ -85,14 +83,7 @@ describe("unusable input files through the batch", () => {
   it("the CLI prints one line for an unusable file and exits 1, without a stack trace", async () => {
     const d = dir();
     const path = join(FIXTURES, "workbook.xlsx");
-    const tsx = join(ROOT, "node_modules/.bin/tsx");
-    const result = await promisify(execFile)(tsx, ["src/cli/batch.ts", "--in", path, "--simulate", "--db", join(d, "db.sqlite"), "--out", d, "--no-progress"], {
-      cwd: ROOT,
-      env: { ...process.env, COVERAGE_API_KEY: "" },
-    }).then(
-      () => ({ code: 0, stderr: "", stdout: "" }),
-      (e: { code: number; stderr: string; stdout: string }) => e,
-    );
+    const result = await spawnCli("batch", ["--in", path, "--simulate", "--db", join(d, "db.sqlite"), "--out", d, "--no-progress"]).done;
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`error: ${path}: line 1: this is an Excel workbook (.xlsx/.ods)`);
     expectNoStack(result.stderr + result.stdout);
