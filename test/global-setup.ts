@@ -22,16 +22,26 @@ export default async function setup(project: TestProject): Promise<() => void> {
   chmodSync(runTmp, 0o755);
   const previousTmp = process.env.TMPDIR;
   process.env.TMPDIR = runTmp;
-  let compiled: Awaited<ReturnType<typeof buildCompiledTree>> | null = null;
+  let server: PostgresServer | null = null;
+  // The server stopped and the run's folder (with the compiled tree and the server's files) removed:
+  // by the teardown, or on exit when vitest is stopped early (Ctrl-C, SIGTERM: it then exits without
+  // running the teardown, and the server, started apart by pg_ctl, would run on).
+  const release = () => {
+    process.off("exit", release);
+    server?.stop();
+    rmSync(runTmp, { recursive: true, force: true });
+  };
+  // first: vitest's own exit listener calls process.exit again, which ends the listeners after it
+  process.prependOnceListener("exit", release);
+  let compiled: string | null = null;
   try {
     compiled = await buildCompiledTree();
   } catch (err) {
     console.warn(`the tests' child processes start through tsx: the tree did not compile (${(err as Error).message.split("\n")[0]})`);
   }
-  project.provide("compiledTree", compiled?.root ?? null);
+  project.provide("compiledTree", compiled);
   const dir = mkdtempSync(join(tmpdir(), "pcc-missing-tools-"));
   project.provide("missingToolsDir", dir);
-  let server: PostgresServer | null = null;
   const binDir = postgresBinDir();
   if (binDir) {
     try {
@@ -43,13 +53,10 @@ export default async function setup(project: TestProject): Promise<() => void> {
     }
   }
   return () => {
-    server?.stop();
-    compiled?.remove();
     const lines = readdirSync(dir).sort().map((f) => readFileSync(join(dir, f), "utf8").trim());
-    rmSync(dir, { recursive: true, force: true });
+    release();
     for (const line of lines) console.log(`SKIPPED tests: ${line}`);
     if (previousTmp === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previousTmp;
-    rmSync(runTmp, { recursive: true, force: true });
   };
 }

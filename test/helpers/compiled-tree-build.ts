@@ -23,21 +23,20 @@ function typescriptFiles(dir: string): string[] {
   );
 }
 
-/** Compiles the tree into a new temporary folder; returns it and how to remove it. */
-export async function buildCompiledTree(): Promise<{ root: string; remove: () => void }> {
+/** Compiles the tree into a new temporary folder (the run's, which global-setup.ts removes); returns it. */
+export async function buildCompiledTree(): Promise<string> {
   const { build } = await import("esbuild");
   const root = mkdtempSync(join(tmpdir(), "pcc-compiled-"));
   // readable by all: a test runs the batch as another user
   chmodSync(root, 0o755);
-  const remove = () => rmSync(root, { recursive: true, force: true });
   try {
     const entryPoints = COMPILED_FOLDERS.flatMap((f) => typescriptFiles(join(ROOT, f)));
     await build({ entryPoints, outdir: root, outbase: ROOT, format: "esm", platform: "node", target: "node20", bundle: false, logLevel: "silent" });
     for (const name of LINKED) symlinkSync(join(ROOT, name), join(root, name));
   } catch (err) {
-    remove();
+    rmSync(root, { recursive: true, force: true });
     throw err;
   }
-  return { root, remove };
+  return root;
 }
 
