@@ -15,8 +15,9 @@ export default defineConfig({
     // close what it opens (stores, servers, connections, child processes, signal handlers): what it
     // leaves open stays for the files after it in its worker.
     isolate: false,
-    // Most test time is waiting on child processes, loopback HTTP and the browser, not CPU: two
-    // files at once on a 2-core machine (vitest's default there is one). As many workers at least
+    // Two files at once on a 2-core machine (vitest's default there is one): while one file waits on
+    // its child processes or the browser, the other uses the core (the suite keeps both about 93%
+    // busy; docs/development.md, "Where the suite's time goes"). As many workers at least
     // as at most: the pool ends a worker it finds idle, and with fewer at least it has ended one
     // still running a file (the run then fails with "Terminating worker thread").
     maxWorkers: 2,
