@@ -61,21 +61,48 @@ export function stratumDistrict(stratum: string): string {
  * The items in sample order. Within a stratum, by the hash of (seed, postcode): a simple random
  * sample's order. Across strata, interleaved by (rank + offset) / stratum size, the offset a hash of
  * (seed, stratum): proportional allocation, so any prefix of n holds n × Nh / N of stratum h, give
- * or take one. Ties (and equal scores) fall back to the postcode's own hash.
+ * or take one. Ties (and equal scores) fall back to the postcode's own hash, then to the stratum
+ * first met and the rank in it. Kept in typed arrays, one slot per item: a list of 100,000
+ * postcodes planned as an object or two per item each lookup was the batch's peak of memory.
  */
 export function sampleOrder<T>(items: readonly T[], postcodeOf: (item: T) => string, stratumOf: (item: T) => string = (i) => postcodeStratum(postcodeOf(i)), seed = SAMPLE_SEED): T[] {
-  const strata = new Map<string, { item: T; key: number }[]>();
-  for (const item of items) {
-    const stratum = stratumOf(item);
-    let members = strata.get(stratum);
-    if (!members) strata.set(stratum, (members = []));
-    members.push({ item, key: uniformHash(`${seed}\u0000${postcodeOf(item)}`) });
+  const n = items.length;
+  const key = new Float64Array(n);
+  const stratum = new Int32Array(n);
+  const strata = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const item = items[i]!;
+    const name = stratumOf(item);
+    let s = strata.get(name);
+    if (s === undefined) strata.set(name, (s = strata.size));
+    stratum[i] = s;
+    key[i] = uniformHash(`${seed}\u0000${postcodeOf(item)}`);
   }
-  const scored: { item: T; key: number; score: number }[] = [];
-  for (const [stratum, members] of strata) {
-    members.sort((a, b) => a.key - b.key);
-    const offset = uniformHash(`${seed}\u0001${stratum}`);
-    members.forEach((m, rank) => scored.push({ ...m, score: (rank + offset) / members.length }));
-  }
-  return scored.sort((a, b) => a.score - b.score || a.key - b.key).map((s) => s.item);
+  const rank = ranksInStrata(key, stratum, strata.size);
+  const size = new Int32Array(strata.size);
+  for (let i = 0; i < n; i++) size[stratum[i]!]!++;
+  const offset = new Float64Array(strata.size);
+  for (const [name, s] of strata) offset[s] = uniformHash(`${seed}\u0001${name}`);
+  const score = new Float64Array(n);
+  for (let i = 0; i < n; i++) score[i] = (rank[i]! + offset[stratum[i]!]!) / size[stratum[i]!]!;
+  const order = indexes(n).sort((a, b) => score[a]! - score[b]! || key[a]! - key[b]! || stratum[a]! - stratum[b]! || rank[a]! - rank[b]!);
+  const out = new Array<T>(n);
+  for (let j = 0; j < n; j++) out[j] = items[order[j]!]!;
+  return out;
+}
+
+/** 0 .. n-1. */
+function indexes(n: number): Uint32Array {
+  const all = new Uint32Array(n);
+  for (let i = 0; i < n; i++) all[i] = i;
+  return all;
+}
+
+/** Each item's rank in its stratum by key, ties in the items' order. */
+function ranksInStrata(key: Float64Array, stratum: Int32Array, strata: number): Int32Array {
+  const byStratum = indexes(key.length).sort((a, b) => stratum[a]! - stratum[b]! || key[a]! - key[b]! || a - b);
+  const rank = new Int32Array(key.length);
+  const next = new Int32Array(strata);
+  for (const i of byStratum) rank[i] = next[stratum[i]!]!++;
+  return rank;
 }
