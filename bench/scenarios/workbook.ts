@@ -12,7 +12,7 @@ import { buildMobileDb } from "../lib/mobile-db.js";
 import { scratchDir } from "../lib/paths.js";
 import { atMost, below, check, skippedCheck, type BenchContext, type Check, type Scenario } from "../lib/scenario.js";
 import { round, scaled, thousands } from "../lib/stats.js";
-import { SHEET_MAX_ROWS } from "../../src/report/xlsx/workbook.js";
+import { SHEET_MAX_ROWS } from "../../src/report/xlsx/sheet-limits.js";
 
 const MB = 2 ** 20;
 const GROWTH = 1.5;

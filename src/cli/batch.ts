@@ -9,14 +9,13 @@ import { watchNight } from "./night-watch.js";
 const PING_LINES = 20;
 import { buildConfig, ENV, type BatchFlags } from "./batch-config.js";
 import { BATCH_OPTIONS } from "./batch-options.js";
-import { runBatch, type BatchDeps } from "../pipeline/batch.js";
+import type { BatchDeps } from "../pipeline/batch.js";
 import type { BatchConfig } from "../pipeline/config.js";
 import { parseTable } from "./options/engine.js";
 import { shiftedClock } from "../pipeline/team-clock.js";
 import { systemClock } from "../fetch/clock.js";
 import { EXIT_CODE_HELP } from "../pipeline/exit-code.js";
 import { declareOptions, runCli } from "./run-cli.js";
-import { simulatedApi } from "./simulated-api.js";
 
 type TestHooks = { backoffBaseMs?: number; rateWindowMs?: number; leaseTtlMs?: number; pingTimeoutMs?: number; clockOffsetMs?: number };
 
@@ -59,13 +58,16 @@ runCli({
     const watch = { ...watched, ...(argv.pingTimeoutMs !== undefined ? { pingTimeoutMs: argv.pingTimeoutMs } : {}) };
     return watchNight(watch, logger, async () => {
       const config = buildConfig(argv, process.env, (m) => logger.security(m));
-      return runBatch(config, batchDeps(argv, config, logger));
+      // loaded once the night runs: --help, --version and a refused option print without the pipeline
+      const { runBatch } = await import("../pipeline/batch.js");
+      return runBatch(config, await batchDeps(argv, config, logger));
     });
   },
 });
 
 /** What the batch runs with beside its config: the logger, signals, the hidden test hooks, --simulate's API. */
-function batchDeps(argv: TestHooks, config: BatchConfig, logger: BatchDeps["logger"]): BatchDeps {
+async function batchDeps(argv: TestHooks, config: BatchConfig, logger: BatchDeps["logger"]): Promise<BatchDeps> {
+  const { simulatedApi } = config.simulate ? await import("./simulated-api.js") : { simulatedApi: null };
   return {
     logger,
     handleSignals: true,
@@ -74,6 +76,6 @@ function batchDeps(argv: TestHooks, config: BatchConfig, logger: BatchDeps["logg
     ...(argv.rateWindowMs !== undefined ? { rateWindowMs: argv.rateWindowMs } : {}),
     ...(argv.leaseTtlMs !== undefined ? { leaseTtlMs: argv.leaseTtlMs } : {}),
     ...(argv.clockOffsetMs !== undefined ? { clock: shiftedClock(systemClock, argv.clockOffsetMs) } : {}),
-    ...(config.simulate ? { api: simulatedApi(config.providers, { release: config.simulateRelease }) } : {}),
+    ...(simulatedApi ? { api: simulatedApi(config.providers, { release: config.simulateRelease }) } : {}),
   };
 }

@@ -2,7 +2,6 @@
 // answers as typed Parquet (or CSV) for DuckDB, pandas/polars, Spark (see docs/scale-and-export.md).
 import { parseTable } from "./options/engine.js";
 import { EXPORT_OPTIONS } from "./export-options.js";
-import { openStore } from "../store/open-store.js";
 import { databaseMissing, noDatabaseMessage } from "../store/location.js";
 import { EXPORT_FORMATS, writeExport } from "../export/write-export.js";
 import { EXPORT_TABLES } from "../figures/export-tables.js";
@@ -23,7 +22,9 @@ runCli({
     const clash = readPathInReportSet(dbReadPaths(o.db), o.out, tables, "the export");
     if (clash) throw new CliError(clash);
     if (databaseMissing(o.db)) throw new CliError(noDatabaseMessage(o.db));
-    // Read-only; a database of an older schema is migrated first when its user may write it.
+    // Read-only; a database of an older schema is migrated first when its user may write it. The
+    // store is loaded here: --help, --version and a refused option print without it.
+    const { openStore } = await import("../store/open-store.js");
     const source = await openStore(o.db, { readonly: true, upgrade: true });
     try {
       const result = await writeExport(source, {

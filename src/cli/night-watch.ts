@@ -4,7 +4,6 @@
 // exit code stays the batch's.
 import type { BatchResult } from "../pipeline/batch.js";
 import type { WatchedLogger } from "../log/watched-logger.js";
-import { openStore } from "../store/open-store.js";
 import { databaseMissing } from "../store/location.js";
 import { quotaStatus } from "../plan/quota-status.js";
 import { ping, pingBody, PING_TIMEOUT_MS } from "../watch/ping.js";
@@ -87,6 +86,8 @@ async function nightFigures(
 async function quotaFigures(db: string, nowMs: number): Promise<NightFigures["quota"]> {
   if (databaseMissing(db)) return [];
   try {
+    // loaded here, not with this module: a refused option's metrics need no store when there is no database
+    const { openStore } = await import("../store/open-store.js");
     const store = await openStore(db, { readonly: true });
     try {
       return (await quotaStatus(store, nowMs)).map((q) => ({ lookup: q.lookup, used: q.used, remaining: q.remaining }));

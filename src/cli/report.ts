@@ -2,9 +2,8 @@
 // rewrites the report set from the database, without fetching anything.
 import { parseTable } from "./options/engine.js";
 import { REPORT_OPTIONS } from "./report-options.js";
-import { openStore, storeError } from "../store/open-store.js";
 import { databaseMissing, noDatabaseMessage } from "../store/location.js";
-import { headlineLines, openFirstLine, REPORT_FILES, ReportError, writeReports } from "../report/index.js";
+import { ReportError } from "../report/set/scope.js";
 import { dbReadPaths, readPathInReportSet } from "../report/set/read-paths.js";
 import { declareOptions, runCli } from "./run-cli.js";
 import { answerPaces } from "../plan/answer-pace.js";
@@ -20,6 +19,8 @@ runCli({
   options: (y) => declareOptions(y, REPORT_OPTIONS).conflicts("run", "all"),
   run: async (argv) => {
     const o = parseTable(REPORT_OPTIONS, argv);
+    // loaded once the command runs: --help, --version and a refused option print without them
+    const [{ headlineLines, openFirstLine, REPORT_FILES, writeReports }, { openStore, storeError }] = await Promise.all([import("../report/index.js"), import("../store/open-store.js")]);
     const reads = [...dbReadPaths(o.db), ...(o.areaFile ? [{ flag: "--area-file", path: o.areaFile }] : [])];
     const clash = readPathInReportSet(reads, o.out, REPORT_FILES.map((f) => f.name));
     if (clash) throw new ReportError(clash);

@@ -1,7 +1,6 @@
 // npm run status -- [--db PATH]: the last runs (a running one with its progress and ETA) and what the database holds.
 import { parseTable } from "./options/engine.js";
 import { STATUS_OPTIONS } from "./status-options.js";
-import { openStore } from "../store/open-store.js";
 import { databaseMissing, noDatabaseMessage } from "../store/location.js";
 import type { Store } from "../store/store.js";
 import { DatabaseError } from "../store/types.js";
@@ -26,6 +25,8 @@ runCli({
     if (databaseMissing(o.db)) throw new CliError(noDatabaseMessage(o.db));
     let store: Store;
     try {
+      // loaded here: --help, --version and a refused option print without the store
+      const { openStore } = await import("../store/open-store.js");
       store = await openStore(o.db, { readonly: true });
     } catch (err) {
       throw new CliError((err as Error).message);

@@ -3,7 +3,8 @@
 // fetching, not after, when the reports are written.
 import type { SnapshotSource } from "../store/snapshot.js";
 import { readAreaHeader } from "./groups/area-file.js";
-import { DEFAULT_GROUP_BY, resolveDimensions, type GroupOptions } from "./groups/groups.js";
+import { resolveDimensions, type GroupOptions } from "./groups/groups.js";
+import { DEFAULT_GROUP_BY } from "./groups/group-by.js";
 import { propertyColumns } from "./summary/property-figures.js";
 import { isReportRefusal } from "./set/scope.js";
 import { MAX_CELL_CHARS } from "./xlsx/limits.js";

@@ -3,8 +3,8 @@
 import { DEFAULT_PROVIDERS, parseProviders, RATING_MAX, RATING_MIN } from "../../contract/fields.js";
 import { MOBILE_SCALE_CHOICES, type MobileScaleChoice } from "../../contract/mobile-scales.js";
 import { ConfigError } from "./config-values.js";
-import { parseGroupBy } from "../../report/groups/groups.js";
-import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "../../report/xlsx/workbook.js";
+import { parseGroupBy } from "../../report/groups/group-by.js";
+import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "../../report/xlsx/sheet-limits.js";
 import { parseAttribution } from "../../report/summary/attribution.js";
 import { isPostgresUrl, passwordInArgv } from "../../store/location.js";
 import { oneOf, option, text, wholeNumber, wrapped } from "./engine.js";

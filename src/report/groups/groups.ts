@@ -16,24 +16,11 @@ import { ReportError, type ReportScope } from "../set/scope.js";
 import { mapRows } from "../set/row-batches.js";
 import { areaCellCollector, scopePostcodes } from "./group-domains.js";
 import type { EstimatesSummary } from "../estimates/types.js";
+import { DEFAULT_GROUP_BY } from "./group-by.js";
 import { POSTCODE_DIMENSIONS, type Dimension, type GroupFigure, type GroupRow, type PostcodeDimension } from "./types.js";
 export { POSTCODE_DIMENSIONS, type Dimension, type GroupFigure, type GroupRow, type PostcodeDimension } from "./types.js";
 
 export { BLANK_GROUP, INVALID_GROUP, UNMATCHED_GROUP } from "../../store/snapshot.js";
-
-/** --group-by's default. */
-export const DEFAULT_GROUP_BY: readonly string[] = ["area", "district"];
-
-/** --group-by's text: names separated by commas; `none` (or nothing) for no groups. */
-export function parseGroupBy(text: string): string[] {
-  const names = text
-    .split(",")
-    .map((n) => n.trim())
-    .filter((n) => n.length > 0);
-  return names.length === 1 && names[0]!.toLowerCase() === "none" ? [] : names;
-}
-
-
 
 /** The counts every group row carries, in order: broadband, then mobile (across providers, then each provider). */
 export function groupFigures(providers: readonly string[], judging: MobileJudging): GroupFigure[] {

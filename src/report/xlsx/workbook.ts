@@ -7,7 +7,8 @@ import { goodCoverageWords, ratingName, ratingWords, SCALES, type MobileJudging,
 import type { ReportScope, ReportSnapshot, RowBatches } from "../../store/snapshot.js";
 import { writeAtomically } from "../set/atomic-file.js";
 import { columnHeading } from "./column-headings.js";
-import { EXCEL_MAX_ROWS, SPEED_THRESHOLDS as T } from "../../figures/definitions.js";
+import { SPEED_THRESHOLDS as T } from "../../figures/definitions.js";
+import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "./sheet-limits.js";
 import { groupScaleCells, groupScaleHeader, groupShare, type GroupSet } from "../groups/groups.js";
 import type { GroupFigure } from "../groups/types.js";
 import { groupEstimateCells } from "../estimates/group-estimates.js";
@@ -42,15 +43,6 @@ export interface WorkbookResult {
   /** sheets whose rows are left out (a note instead), with their row count and the CSV that holds them */
   leftOut: { sheet: string; rows: number; csv: string }[];
 }
-
-/** Rows a sheet holds below its header. */
-export const SHEET_MAX_ROWS = EXCEL_MAX_ROWS - 1;
-
-/**
- * --workbook-rows' default. Measured (docs/bench.md): a 100,000-row address sheet takes LibreOffice
- * about 4 s to open; ten times that is about a minute, and unusable to scroll or filter.
- */
-export const DEFAULT_WORKBOOK_ROWS = 100_000;
 
 /** Rows of an address sheet that print: the first page or so; every row is in its CSV. */
 export const PRINTED_ADDRESS_ROWS = 50;
