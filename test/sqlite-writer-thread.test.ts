@@ -94,6 +94,34 @@ describe("the SQLite answer writer on its own thread", () => {
     expect(await threaded.ledger.used("mobile", PERIOD, T0)).toBe(32);
   });
 
+  it("gives claims back in the commit that stores their answers, on either thread; a lease's other claims stay", async () => {
+    for (const [name, options] of [["here-claims.sqlite", {}], ["threaded-claims.sqlite", THREADED]] as const) {
+      const store = await open(name);
+      const { lease } = await store.leases.take({ host: "elsewhere", pid: 1, process: null }, T0, 60_000);
+      const run = await newRun(store, lease.id);
+      await store.claims.claim({ leaseId: lease.id, runId: run, lookup: "broadband", postcodes: ["AA11AA", "BB11BB", "CC11CC"], plannedAt: iso(T0), nowMs: T0 });
+      const claims = () => {
+        const db = new Database(join(dir, name), { readonly: true });
+        try {
+          return db.prepare("SELECT postcode FROM claims ORDER BY postcode").pluck().all();
+        } finally {
+          db.close();
+        }
+      };
+      const w = await store.answers.openWriter({ providers: DEFAULT_PROVIDERS, ...options, lease: { id: lease.id, now: () => T0 } });
+      w.write(okRecord("AA11AA", [1], iso(T0), run));
+      w.write(okRecord("BB11BB", [2], iso(T0), run));
+      w.releaseClaims(lease.id, "broadband", ["AA11AA", "BB11BB"]);
+      // a claim of another lookup, or of another lease, is not given back
+      w.releaseClaims(lease.id, "mobile", ["CC11CC"]);
+      w.releaseClaims(lease.id + 1, "broadband", ["CC11CC"]);
+      await w.flush();
+      expect(claims(), name).toEqual(["CC11CC"]);
+      expect((await store.answers.get("BB11BB", "broadband"))?.status, name).toBe("ok");
+      await w.close();
+    }
+  });
+
   it("close commits what is queued and ends the thread; a write after it is refused", async () => {
     const store = await open("closed.sqlite");
     const run = await newRun(store);

@@ -20,8 +20,8 @@ export function claimPollMs(leaseTtlMs: number): number {
 
 export interface ClaimedPairsOptions {
   store: Pick<Store, "claims" | "plan">;
-  /** committed before claims are given back: another machine must find the answer once the claim is gone */
-  writer: Pick<AnswerWriter, "flush">;
+  /** gives the claims back with the answers, in one commit: another machine must find the answer once the claim is gone */
+  writer: Pick<AnswerWriter, "releaseClaims" | "flush">;
   leaseId: number;
   runId: number;
   lookup: Lookup;
@@ -54,13 +54,17 @@ export class ClaimedPairs implements AsyncIterable<string> {
     this.finished.push(postcode);
   }
 
-  /** Commits the finished pairs' answers, then gives their claims back (not once the lease is lost: the writer refuses then). */
+  /**
+   * Gives the finished pairs' claims back in the same commit as their answers (not once the lease
+   * is lost: the writer refuses then). On SQLite the writer's thread commits it; the batch's own
+   * connection, waiting there for the writer's lock, would hold up the event loop.
+   */
   async releaseFinished(): Promise<void> {
     if (this.finished.length === 0 || this.stopped) return;
     const list = this.finished.splice(0);
     await this.guard(async () => {
+      this.o.writer.releaseClaims(this.o.leaseId, this.o.lookup, list);
       await this.o.writer.flush();
-      await this.o.store.claims.release(this.o.leaseId, this.o.lookup, list);
     }, undefined);
   }
 

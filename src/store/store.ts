@@ -162,6 +162,11 @@ export interface AnswerWriter {
   request(sent: SentRequest): void;
   /** Queues the service's "quota spent until" answer in the same transaction. */
   block(block: QuotaBlock): void;
+  /**
+   * Queues giving back the lease's claims on these pairs, committed with what was queued before it:
+   * once a claim is gone, another machine finds the pair's answer stored.
+   */
+  releaseClaims(leaseId: number, lookup: Lookup, postcodes: readonly string[]): void;
   /** Commits what is queued now; rejects with the failure of an earlier deferred commit, if any. */
   flush(): Promise<void>;
   /** Commits what is queued and lets go of what the writer holds (its thread); nothing is written after. */

@@ -561,6 +561,24 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
         fetchedSince: [],
       });
     });
+
+    it.runIf(!engine.exclusiveLeases)("the answer writer gives claims back in the commit that stores their answers: another machine then finds the answer, not the claim", async () => {
+      const other = await e.second();
+      const a = await store.leases.take(holder(1), T0, TTL);
+      const b = await other.leases.take(holder(2), T0, TTL);
+      const ra = await newRun(store, a.lease.id);
+      const rb = await newRun(other, b.lease.id);
+      await store.claims.claim({ leaseId: a.lease.id, runId: ra, lookup: "broadband", postcodes: ["AA11AA", "BB11BB"], plannedAt: iso(T0), nowMs: T0 });
+      const w = await store.answers.openWriter({ providers: DEFAULT_PROVIDERS, lease: { id: a.lease.id, now: () => T0 } });
+      w.write(ok("AA11AA", [1], iso(T0 + 100), ra));
+      w.releaseClaims(a.lease.id, "broadband", ["AA11AA"]);
+      const ask = () => other.claims.claim({ leaseId: b.lease.id, runId: rb, lookup: "broadband", postcodes: ["AA11AA", "BB11BB"], plannedAt: iso(T0), nowMs: T0 });
+      // queued, not committed: both pairs still held
+      expect(await ask()).toEqual({ claimed: [], heldElsewhere: ["AA11AA", "BB11BB"], fetchedSince: [] });
+      await w.flush();
+      expect(await ask()).toEqual({ claimed: [], heldElsewhere: ["BB11BB"], fetchedSince: ["AA11AA"] });
+      await w.close();
+    });
   });
 
   describe("pace", () => {

@@ -34,6 +34,7 @@ import { inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";
 import { databaseError } from "./errors.js";
 import { assertLeaseLive, commitFence, lapsedAtCommit } from "./leases.js";
 import { recordBlock, recordRequest } from "./ledger.js";
+import { dropClaims } from "./claims.js";
 import { ensurePostgresProviderColumns } from "./schema.js";
 import { writeQueue } from "../commit-group.js";
 
@@ -223,6 +224,7 @@ function answerWriter(pool: pg.Pool, options: AnswerWriterOptions, location: str
     write: (r) => queue.push(r),
     request: (sent) => queue.push((client) => recordRequest(client, sent)),
     block: (b) => queue.push((client) => recordBlock(client, b)),
+    releaseClaims: (leaseId, lookup, postcodes) => queue.push((client) => dropClaims(client, leaseId, lookup, [...postcodes])),
     async flush() {
       commitQueued();
       await chain;

@@ -11,6 +11,7 @@ import type { FinalRecord } from "../../contract/records.js";
 import type { Db } from "./db.js";
 import type { AnswerWriterOptions, QuotaBlock, SentRequest } from "../types.js";
 import { assertLeaseLive } from "./leases.js";
+import { claimDropper } from "./claims.js";
 import { ledgerWrites } from "./ledger.js";
 import { releaseBook } from "./releases.js";
 import { runStepsNow } from "./transact.js";
@@ -39,6 +40,8 @@ export interface SqliteAnswerWriter {
   request(sent: SentRequest): void;
   /** Queues a quota block in the same transaction as this turn's records. */
   block(block: QuotaBlock): void;
+  /** Queues giving back the lease's claims on these pairs, in the same transaction as what came before. */
+  releaseClaims(leaseId: number, lookup: Lookup, postcodes: readonly string[]): void;
   /** Commits what is queued now; throws the failure of an earlier deferred commit, if any. */
   flush(): void;
 }
@@ -130,10 +133,12 @@ export function answerWriter(db: Db, options: SqliteWriterOptions): SqliteAnswer
     }
   });
   const ledger = ledgerWrites(db);
+  const dropClaims = claimDropper(db);
   return {
     write: (r) => queue.push(r),
     request: (sent) => queue.push(() => ledger.record(sent)),
     block: (b) => queue.push(() => ledger.block(b)),
+    releaseClaims: (leaseId, lookup, postcodes) => queue.push(() => dropClaims(leaseId, lookup, postcodes)),
     flush,
   };
 }

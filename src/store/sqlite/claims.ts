@@ -34,9 +34,15 @@ export function claimPairs(
   return out;
 }
 
-export function releaseClaims(db: Db, leaseId: number, lookup: Lookup, postcodes: readonly string[]): void {
+/** Deletes the lease's claims on these pairs, in the caller's transaction (the answer writer's group). */
+export function claimDropper(db: Db): (leaseId: number, lookup: Lookup, postcodes: readonly string[]) => void {
   const drop = db.prepare("DELETE FROM claims WHERE lease_id = ? AND lookup = ? AND postcode = ?");
-  db.transaction(() => {
+  return (leaseId, lookup, postcodes) => {
     for (const p of postcodes) drop.run(leaseId, lookup, p);
-  }).immediate();
+  };
+}
+
+export function releaseClaims(db: Db, leaseId: number, lookup: Lookup, postcodes: readonly string[]): void {
+  const drop = claimDropper(db);
+  db.transaction(() => drop(leaseId, lookup, postcodes)).immediate();
 }

@@ -147,7 +147,7 @@ export class SqliteStore implements Store {
     return this.run((): AnswerWriter => {
       const writer = answerWriter(this.db, options);
       const flush = () => this.run(() => writer.flush());
-      return { write: writer.write, request: writer.request, block: writer.block, flush, close: flush };
+      return { write: writer.write, request: writer.request, block: writer.block, releaseClaims: writer.releaseClaims, flush, close: flush };
     });
   }
 

@@ -1,5 +1,6 @@
 // What the batch's thread and the SQLite writer's thread (writer-thread.ts, writer-worker.ts) say to
 // each other. Everything here is plain data: a structured clone carries it across.
+import type { Lookup } from "../../contract/fields.js";
 import type { FinalRecord } from "../../contract/records.js";
 import type { CommitGrouping } from "../commit-group.js";
 import type { QuotaBlock, SentRequest } from "../types.js";
@@ -16,7 +17,11 @@ export interface WorkerSettings {
 }
 
 /** One queued write, in the order it came. */
-export type QueuedWrite = { kind: "record"; record: FinalRecord } | { kind: "request"; sent: SentRequest } | { kind: "block"; block: QuotaBlock };
+export type QueuedWrite =
+  | { kind: "record"; record: FinalRecord }
+  | { kind: "request"; sent: SentRequest }
+  | { kind: "block"; block: QuotaBlock }
+  | { kind: "release"; leaseId: number; lookup: Lookup; postcodes: readonly string[] };
 
 export type ToWriter =
   /** writes to queue */

@@ -143,6 +143,7 @@ class WriterLink {
       write: (record) => this.queue({ kind: "record", record }),
       request: (sent) => this.queue({ kind: "request", sent }),
       block: (block) => this.queue({ kind: "block", block }),
+      releaseClaims: (leaseId, lookup, postcodes) => this.queue({ kind: "release", leaseId, lookup, postcodes: [...postcodes] }),
       flush: () => this.flush(),
       close: () => this.close(),
       ownThread: true,

@@ -42,7 +42,8 @@ function queue(writer: SqliteAnswerWriter, message: Extract<ToWriter, { kind: "w
   for (const w of message.writes) {
     if (w.kind === "record") writer.write(w.record);
     else if (w.kind === "request") writer.request(w.sent);
-    else writer.block(w.block);
+    else if (w.kind === "block") writer.block(w.block);
+    else writer.releaseClaims(w.leaseId, w.lookup, w.postcodes);
   }
 }
 
