@@ -1,10 +1,11 @@
 // npm run bench -- --against COMMIT [--rounds N] [--quick] [--only LIST]: the same scenarios for
 // the working tree and a named commit, in one run on one machine: a worktree of the commit beside
 // this one (sharing node_modules), then round by round the tree's bench and the commit's, the
-// order alternating, each in a child process writing its own bench.json. Prints the paired ratios
-// (bench/lib/against.ts); exits 1 when a figure got worse beyond the noise allowance.
+// order alternating, each in a child process writing its own bench.json, kept in output/against/
+// (a ratio can move with its denominator: each side's own figures say which). Prints the paired
+// ratios (bench/lib/against.ts); exits 1 when a figure got worse beyond the noise allowance.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { formatPaired, pairFigures, type BenchRun } from "./lib/against.js";
 import { ROOT, scratchDir } from "./lib/paths.js";
@@ -39,9 +40,14 @@ function benchOnce(tree: string, out: string, passOn: readonly string[]): BenchR
   return JSON.parse(readFileSync(out, "utf8")) as BenchRun;
 }
 
+/** Where each round's bench.json is kept: tree-<round>.json and commit-<round>.json, from round 1. */
+export const AGAINST_ROUNDS_DIR = join(ROOT, "output", "against");
+
 export function runAgainst(options: AgainstOptions): number {
   const scratch = scratchDir("against");
   let tree: string | null = null;
+  rmSync(AGAINST_ROUNDS_DIR, { recursive: true, force: true });
+  mkdirSync(AGAINST_ROUNDS_DIR, { recursive: true });
   try {
     tree = checkoutCommit(options.commit, scratch.dir, options.log);
     const mine: BenchRun[] = [];
@@ -51,12 +57,12 @@ export function runAgainst(options: AgainstOptions): number {
       const sides = round % 2 === 0 ? (["tree", "commit"] as const) : (["commit", "tree"] as const);
       for (const side of sides) {
         options.log(`round ${round + 1} of ${options.rounds}: ${side === "tree" ? "the working tree" : options.commit}`);
-        const result = benchOnce(side === "tree" ? ROOT : tree, join(scratch.dir, `${side}-${round}.json`), options.passOn);
+        const result = benchOnce(side === "tree" ? ROOT : tree, join(AGAINST_ROUNDS_DIR, `${side}-${round + 1}.json`), options.passOn);
         (side === "tree" ? mine : theirs).push(result);
       }
     }
     const figures = pairFigures(mine, theirs);
-    process.stdout.write(`\n${formatPaired(figures, options.commit)}\n\n`);
+    process.stdout.write(`\n${formatPaired(figures, options.commit)}\n\neach round's figures: ${AGAINST_ROUNDS_DIR}\n`);
     const worse = figures.filter((f) => f.worse);
     process.stdout.write(
       worse.length === 0
