@@ -62,8 +62,8 @@ export function stratumDistrict(stratum: string): string {
  * sample's order. Across strata, interleaved by (rank + offset) / stratum size, the offset a hash of
  * (seed, stratum): proportional allocation, so any prefix of n holds n × Nh / N of stratum h, give
  * or take one. Ties (and equal scores) fall back to the postcode's own hash, then to the stratum
- * first met and the rank in it. Kept in typed arrays, one slot per item: a list of 100,000
- * postcodes planned as an object or two per item each lookup was the batch's peak of memory.
+ * first met and the rank in it. Kept in typed arrays, one slot per item: an object or two per
+ * item, for each lookup's 100,000 candidates, had been a batch's peak of memory.
  */
 export function sampleOrder<T>(items: readonly T[], postcodeOf: (item: T) => string, stratumOf: (item: T) => string = (i) => postcodeStratum(postcodeOf(i)), seed = SAMPLE_SEED): T[] {
   const n = items.length;

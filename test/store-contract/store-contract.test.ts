@@ -548,12 +548,16 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       expect(after).toEqual({ claimed: ["AA11AA", "BB11BB"], heldElsewhere: [], fetchedSince: [] });
     });
 
-    it.runIf(!engine.exclusiveLeases)("leaves a pair another live lease holds to it", async () => {
+    /** This store and a second one (another machine), each with a live lease and a run under it. */
+    async function twoMachines() {
       const other = await e.second();
       const a = await store.leases.take(holder(1), T0, TTL);
       const b = await other.leases.take(holder(2), T0, TTL);
-      const ra = await newRun(store, a.lease.id);
-      const rb = await newRun(other, b.lease.id);
+      return { other, a, b, ra: await newRun(store, a.lease.id), rb: await newRun(other, b.lease.id) };
+    }
+
+    it.runIf(!engine.exclusiveLeases)("leaves a pair another live lease holds to it", async () => {
+      const { other, a, b, ra, rb } = await twoMachines();
       await store.claims.claim({ leaseId: a.lease.id, runId: ra, lookup: "mobile", postcodes: ["AA11AA"], plannedAt: iso(T0), nowMs: T0 });
       expect(await other.claims.claim({ leaseId: b.lease.id, runId: rb, lookup: "mobile", postcodes: ["AA11AA", "BB11BB"], plannedAt: iso(T0), nowMs: T0 })).toEqual({
         claimed: ["BB11BB"],
@@ -563,11 +567,7 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
     });
 
     it.runIf(!engine.exclusiveLeases)("the answer writer gives claims back in the commit that stores their answers: another machine then finds the answer, not the claim", async () => {
-      const other = await e.second();
-      const a = await store.leases.take(holder(1), T0, TTL);
-      const b = await other.leases.take(holder(2), T0, TTL);
-      const ra = await newRun(store, a.lease.id);
-      const rb = await newRun(other, b.lease.id);
+      const { other, a, b, ra, rb } = await twoMachines();
       await store.claims.claim({ leaseId: a.lease.id, runId: ra, lookup: "broadband", postcodes: ["AA11AA", "BB11BB"], plannedAt: iso(T0), nowMs: T0 });
       const w = await store.answers.openWriter({ providers: DEFAULT_PROVIDERS, lease: { id: a.lease.id, now: () => T0 } });
       w.write(ok("AA11AA", [1], iso(T0 + 100), ra));
