@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { runAgainst } from "./against.js";
+import { ROUNDS_TO_CALL_WORSE } from "./lib/against.js";
 import { isBusy, machineInfo } from "./lib/machine.js";
 import { OUTPUT_DIR } from "./lib/paths.js";
 import type { BenchContext, Scenario, ScenarioResult } from "./lib/scenario.js";
@@ -39,14 +40,9 @@ async function main(): Promise<number> {
     .option("out", { type: "string", default: join(OUTPUT_DIR, "bench.json"), describe: "where to write the figures" })
     .option("scale-postcodes", { type: "number", default: SCALE_POSTCODES, describe: "postcodes of the scale scenario's database (--only scale)" })
     .option("against", { type: "string", describe: "a commit: run the scenarios for the working tree and it, side by side, and print the paired ratios" })
-    .option("rounds", { type: "number", default: 3, describe: "with --against: paired rounds" })
+    .option("rounds", { type: "number", default: ROUNDS_TO_CALL_WORSE, describe: `with --against: paired rounds (a figure is called worse only after ${ROUNDS_TO_CALL_WORSE})` })
     .strict()
     .parse();
-
-  if (argv.against !== undefined) {
-    const passOn = [...(argv.quick ? ["--quick"] : []), ...(argv.only ? ["--only", argv.only] : []), "--scale-postcodes", String(argv.scalePostcodes)];
-    return runAgainst({ commit: argv.against, rounds: argv.rounds, passOn, log: (m) => process.stderr.write(`bench: ${m}\n`) });
-  }
 
   const names = argv.only?.split(",").map((s) => s.trim()).filter(Boolean);
   const unknown = names?.filter((n) => !SCENARIOS.some((s) => s.name === n)) ?? [];
@@ -55,6 +51,16 @@ async function main(): Promise<number> {
     return 1;
   }
   const chosen = names ? SCENARIOS.filter((s) => names.includes(s.name)) : SCENARIOS.filter((s) => !s.onlyWhenNamed);
+
+  if (argv.against !== undefined) {
+    if (!Number.isInteger(argv.rounds) || argv.rounds < 1) {
+      process.stderr.write(`error: --rounds: expected a whole number >= 1, got ${argv.rounds}\n`);
+      return 1;
+    }
+    const passOn = [...(argv.quick ? ["--quick"] : []), "--scale-postcodes", String(argv.scalePostcodes)];
+    const scenarios = chosen.map((s) => s.name);
+    return runAgainst({ commit: argv.against, rounds: argv.rounds, scenarios, passOn, log: (m) => process.stderr.write(`bench: ${m}\n`) });
+  }
   if (!Number.isInteger(argv.scalePostcodes) || argv.scalePostcodes < 1) {
     process.stderr.write(`error: --scale-postcodes: expected a whole number >= 1, got ${argv.scalePostcodes}\n`);
     return 1;
