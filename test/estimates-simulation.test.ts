@@ -9,7 +9,8 @@ import { openDataRow } from "../src/simulator/open-data.js";
 import { PUBLISHED_HEADER_2026 } from "../src/contract/open-data.js";
 import { tierOf } from "../src/figures/definitions.js";
 import { sampleOrder, postcodeStratum, uniformHash } from "../src/plan/sample-order.js";
-import { clustersByGroup, estimateDomain, intraclusterCorrelation, sizeMoments, type Cluster } from "../src/report/estimates/estimates.js";
+import { ClusterTable, everySlot } from "../src/report/estimates/cluster-table.js";
+import { clustersByGroup, correlationIn, estimateDomain, estimateIn, sizeMoments, sizeMomentsIn, type Cluster } from "../src/report/estimates/estimates.js";
 
 const SEED = "estimates";
 const GOOD = 3;
@@ -77,29 +78,47 @@ function draws(units: readonly Unit[]): Unit[][] {
   return orders;
 }
 
-/** Over DRAWS samples of n postcodes in sample order: how often the interval held the truth, and its mean width. */
-export function measure(units: readonly Unit[], n: number, groupOf: ((u: Unit) => string) | null, openData = false): Measured[] {
-  const domains = groupOf ? [...clustersByGroup(units, groupOf, (u) => u)].map(([, us]) => us) : [units];
-  const truths = domains.map(trueShares);
-  const held = FIGURES.map(() => ({ hit: 0, tried: 0, width: 0 }));
+/** Each domain's slots in the list's table (the list's order): every slot, or each group's. */
+function domainSlots(units: readonly Unit[], groupOf: ((u: Unit) => string) | null): Int32Array[] {
+  if (!groupOf) return [everySlot(units.length)];
+  const slots = new Map<string, number[]>();
+  units.forEach((u, i) => {
+    const g = groupOf(u);
+    slots.set(g, [...(slots.get(g) ?? []), i]);
+  });
+  return [...slots.values()].map((s) => Int32Array.from(s));
+}
+
+/**
+ * Over DRAWS samples of n postcodes in sample order: for each way of grouping, how often each
+ * domain's interval held the truth, and its mean width. As the report does: one table of the list
+ * per draw, the intracluster correlation and the strata's size moments the list's, each domain a
+ * set of the table's slots.
+ */
+export function measure(units: readonly Unit[], n: number, groupings: readonly (((u: Unit) => string) | null)[], openData = false): Measured[][] {
+  const domains = groupings.map((groupOf) => domainSlots(units, groupOf));
+  const truths = groupings.map((_, g) => domains[g]!.map((slots) => trueShares(Array.from(slots, (i) => units[i]!))));
+  const held = groupings.map(() => FIGURES.map(() => ({ hit: 0, tried: 0, width: 0 })));
   for (const order of draws(units)) {
     const answered = new Set(order.slice(0, n));
-    // as the report does: the groups' intracluster correlation and strata's size moments are the list's
-    const list = units.map((u) => cluster(u, answered.has(u)));
-    const rho = intraclusterCorrelation(list, FIGURES.length);
-    const moments = sizeMoments(list);
-    domains.forEach((members, d) => {
-      const e = estimateDomain(members.map((u) => cluster(u, answered.has(u), openData)), FIGURES.length, rho, moments);
-      e.shares.forEach((s, f) => {
-        if (s.low === null || s.high === null) return;
-        const h = held[f]!;
-        h.tried++;
-        h.width += s.high - s.low;
-        if (s.low <= truths[d]![f]! && truths[d]![f]! <= s.high) h.hit++;
-      });
-    });
+    const table = ClusterTable.of(units.map((u) => cluster(u, answered.has(u), openData)), FIGURES.length);
+    const list = table.all();
+    const rho = correlationIn(list);
+    const moments = sizeMomentsIn(list);
+    groupings.forEach((_, g) =>
+      domains[g]!.forEach((members, d) => {
+        const e = estimateIn({ table, members }, rho, moments);
+        e.shares.forEach((s, f) => {
+          if (s.low === null || s.high === null) return;
+          const h = held[g]![f]!;
+          h.tried++;
+          h.width += s.high - s.low;
+          if (s.low <= truths[g]![d]![f]! && truths[g]![d]![f]! <= s.high) h.hit++;
+        });
+      }),
+    );
   }
-  return held.map((h) => ({ coverage: h.hit / h.tried, width: h.width / h.tried, draws: h.tried }));
+  return held.map((figures) => figures.map((h) => ({ coverage: h.hit / h.tried, width: h.width / h.tried, draws: h.tried })));
 }
 
 /** Half the binomial 95% range of a coverage measured over `draws` draws: 2.1 points at 400 draws. */
@@ -132,8 +151,13 @@ describe("estimates on the simulator's data", () => {
 
   const DISTRICT_SIZES = [300, 750, 1500];
   const sizes = [60, 150, 300, 750, 1500];
-  const list = sizes.map((n) => measure(units, n, null));
-  const districts = DISTRICT_SIZES.map((n) => measure(units, n, (u) => u.district));
+  // groups that are not strata: 6 "wards" cutting across the districts (as an input column's groups do when the sample is not stratified by it)
+  const wardOf = (u: Unit) => `W${Math.floor(uniformHash(`ward ${u.postcode}`) * 6)}`;
+  // each size's draws measured once for every grouping at that size
+  const bySize = sizes.map((n) => measure(units, n, DISTRICT_SIZES.includes(n) ? [null, (u) => u.district, wardOf] : [null]));
+  const list = bySize.map((m) => m[0]!);
+  const districts = DISTRICT_SIZES.map((n) => bySize[sizes.indexOf(n)]![1]!);
+  const wards = DISTRICT_SIZES.map((n) => bySize[sizes.indexOf(n)]![2]!);
 
   it("the list's 95% intervals hold the true share in 93–97% of draws (2% to 50% answered), and narrow as answers fill in", () => {
     sizes.forEach((n, i) => console.log(`list n=${n}`, FIGURES.map((f, j) => `${f} coverage ${list[i]![j]!.coverage.toFixed(3)} width ${list[i]![j]!.width.toFixed(4)}`).join("; ")));
@@ -147,10 +171,6 @@ describe("estimates on the simulator's data", () => {
     for (let i = 1; i < DISTRICT_SIZES.length; i++) FIGURES.forEach((_, f) => expect(districts[i]![f]!.width).toBeLessThan(districts[i - 1]![f]!.width));
   });
 
-  // groups that are not strata: 6 "wards" cutting across the districts (as an input column's groups do when the sample is not stratified by it)
-  const wardOf = (u: Unit) => `W${Math.floor(uniformHash(`ward ${u.postcode}`) * 6)}`;
-  const wards = DISTRICT_SIZES.map((n) => measure(units, n, wardOf));
-
   it("each ward's intervals (groups across the strata) hold its true share in 93–97% of draws, and narrow as answers fill in", () => {
     wards.forEach((m, i) => console.log(`wards n=${DISTRICT_SIZES[i]}`, FIGURES.map((f, j) => `${f} coverage ${m[j]!.coverage.toFixed(3)} width ${m[j]!.width.toFixed(4)}`).join("; ")));
     // before the strata's size moments were read from the whole list, these held 90–92% at 25–50% answered
@@ -158,7 +178,7 @@ describe("estimates on the simulator's data", () => {
     for (let i = 1; i < DISTRICT_SIZES.length; i++) FIGURES.forEach((_, f) => expect(wards[i]![f]!.width).toBeLessThan(wards[i - 1]![f]!.width));
   });
 
-  const withOpenData = sizes.map((n) => measure(units, n, null, true));
+  const withOpenData = sizes.map((n) => measure(units, n, [null], true)[0]!);
 
   it("with open data, Ofcom's share narrows the broadband intervals and they still hold the true share", () => {
     sizes.forEach((n, i) => console.log(`list n=${n} with open data: BelowSuperfast coverage ${withOpenData[i]![0]!.coverage.toFixed(3)} width ${withOpenData[i]![0]!.width.toFixed(4)} (without: ${list[i]![0]!.width.toFixed(4)})`));

@@ -18,6 +18,6 @@ const started = Date.now();
 afterAll(() => {
   const end = ticks();
   const seconds = (i: number) => (end[i]! - start[i]!) / 100;
-  const line = [expect.getState().testPath, (seconds(0) + seconds(1)).toFixed(2), (seconds(2) + seconds(3)).toFixed(2), ((Date.now() - started) / 1000).toFixed(1)];
+  const line = [expect.getState().testPath, (seconds(0) + seconds(1)).toFixed(2), (seconds(2) + seconds(3)).toFixed(2), ((Date.now() - started) / 1000).toFixed(1), (started / 1000).toFixed(1), String(process.pid)];
   appendFileSync(log, line.join("\t") + "\n");
 });
