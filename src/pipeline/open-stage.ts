@@ -25,7 +25,7 @@ import { RunResources } from "./run-resources.js";
 
 export async function openRun(config: BatchConfig, deps: BatchDeps): Promise<{ run: OpenedRun; resources: RunResources } | BatchResult> {
   const log = deps.logger;
-  const store = await openStoreOrRefuse(config, log);
+  const store = await openStoreOrRefuse(config, deps, log);
   if ("exitCode" in store) return store;
   const held = await takeLease(store, deps, log);
   if ("exitCode" in held) return held;
@@ -34,9 +34,9 @@ export async function openRun(config: BatchConfig, deps: BatchDeps): Promise<{ r
   return startControls(config, deps, store, held);
 }
 
-async function openStoreOrRefuse(config: Pick<BatchConfig, "db">, log: Logger): Promise<Store | BatchResult> {
+async function openStoreOrRefuse(config: Pick<BatchConfig, "db">, deps: Pick<BatchDeps, "writerThreadFrom">, log: Logger): Promise<Store | BatchResult> {
   try {
-    return await openStore(config.db);
+    return await openStore(config.db, { writerThreadFrom: deps.writerThreadFrom });
   } catch (err) {
     const named = storeError(err, config.db);
     if (!(named instanceof DatabaseError)) throw named;

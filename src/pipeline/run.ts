@@ -49,6 +49,8 @@ export interface BatchDeps {
   leaseTimer?: Every;
   /** the lease's time to live (default LEASE_TTL_MS): tests of a killed machine shorten it */
   leaseTtlMs?: number;
+  /** SQLite: pairs to fetch from which answers are stored on a thread of their own (default WRITER_THREAD_FROM): tests lower it */
+  writerThreadFrom?: number;
 }
 
 export interface BatchResult {

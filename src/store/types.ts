@@ -396,4 +396,6 @@ export interface OpenStoreOptions {
   upgrade?: boolean;
   /** whether a lease holder on this host still runs (tests inject one; default: process-identity.ts) */
   isAlive?: ((holder: LeaseHolder) => boolean) | undefined;
+  /** SQLite: answers expected from which the answer writer runs on a thread of its own (default WRITER_THREAD_FROM; tests lower it) */
+  writerThreadFrom?: number | undefined;
 }

@@ -49,10 +49,13 @@ function settle<T>(path: string, work: () => T): Promise<T> {
 }
 
 /**
- * Answers expected from which a writer stores on a thread of its own: below it the thread's start
- * (tens of milliseconds) costs more than the storing it would move off the event loop.
+ * Answers expected from which a writer stores on a thread of its own. Handing each answer over costs
+ * the batch more CPU than the storing it moves away, and on 2 cores the thread wins back no time
+ * until the list is large: with the simulator, 10,000 and 30,000 postcodes of both lookups took the
+ * same time either way and a fifth more CPU on the thread; 100,000 took 178 s on it and 207 s
+ * without (docs/bench.md).
  */
-export const WRITER_THREAD_FROM = 1_000;
+export const WRITER_THREAD_FROM = 100_000;
 
 export class SqliteStore implements Store {
   readonly engine = "sqlite" as const;
@@ -72,6 +75,7 @@ export class SqliteStore implements Store {
     readonly location: string,
     private readonly closeHandle: () => void,
     isAlive: IsAlive | undefined,
+    private readonly writerThreadFrom = WRITER_THREAD_FROM,
   ) {
     this.isAlive = isAlive ?? ((h: LeaseHolder) => processAlive(h.pid, h.process));
     this.run = (work) => settle(location, work);
@@ -139,7 +143,7 @@ export class SqliteStore implements Store {
   private readonly writerThreads = new Set<AnswerWriter>();
 
   private async openAnswerWriter(options: AnswerWriterOptions): Promise<AnswerWriter> {
-    if (this.location !== ":memory:" && (options.expected ?? 0) >= WRITER_THREAD_FROM) {
+    if (this.location !== ":memory:" && (options.expected ?? 0) >= this.writerThreadFrom) {
       const threaded = await threadedAnswerWriter(this.location, options);
       this.writerThreads.add(threaded);
       return threaded;
@@ -213,8 +217,8 @@ export function openSqliteStore(path: string, options: OpenStoreOptions = {}): S
     } catch (err) {
       throw readFailure(err, path);
     }
-    return new SqliteStore(reader.db, path, () => reader.close(), options.isAlive);
+    return new SqliteStore(reader.db, path, () => reader.close(), options.isAlive, options.writerThreadFrom);
   }
   const db = openDatabase(path);
-  return new SqliteStore(db, path, () => db.close(), options.isAlive);
+  return new SqliteStore(db, path, () => db.close(), options.isAlive, options.writerThreadFrom);
 }
