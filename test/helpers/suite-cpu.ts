@@ -1,7 +1,8 @@
 // With SUITE_CPU_LOG=FILE, vitest.config.ts loads this before every test file: it appends a line per
 // file to FILE (path, CPU seconds of the worker process, CPU seconds of the child processes it waited
-// for, wall seconds), from the file's import to its last hook. The suite is CPU-bound on 2 cores,
-// so this, not wall time under contention, says which files to make cheaper.
+// for, wall seconds, its start in Unix seconds, the worker's pid), from the file's import to its last
+// hook. The suite is CPU-bound on 2 cores, so this, not wall time under contention, says which files
+// to make cheaper.
 import { appendFileSync, readFileSync } from "node:fs";
 import { afterAll, expect } from "vitest";
 
