@@ -81,11 +81,7 @@ function draws(units: readonly Unit[]): Unit[][] {
 /** Each domain's slots in the list's table (the list's order): every slot, or each group's. */
 function domainSlots(units: readonly Unit[], groupOf: ((u: Unit) => string) | null): Int32Array[] {
   if (!groupOf) return [everySlot(units.length)];
-  const slots = new Map<string, number[]>();
-  units.forEach((u, i) => {
-    const g = groupOf(u);
-    slots.set(g, [...(slots.get(g) ?? []), i]);
-  });
+  const slots = clustersByGroup([...everySlot(units.length)], (i) => groupOf(units[i]!), (i) => i);
   return [...slots.values()].map((s) => Int32Array.from(s));
 }
 

@@ -59,8 +59,8 @@ const field = (v: unknown, name: string): unknown => (typeof v === "object" && v
 /** The median over the overhead scenario's rounds of a figure of its batch side. */
 function overheadBatch(figures: Record<string, unknown>, of: (batch: unknown, postcodes: number) => number | null): number | null {
   const postcodes = num(figures.postcodes);
-  const rounds = Array.isArray(figures.rounds) ? figures.rounds : [];
-  const values = rounds.map((r) => (postcodes === null ? null : of(field(r, "batch"), postcodes))).filter((v): v is number => v !== null);
+  if (postcodes === null || !Array.isArray(figures.rounds)) return null;
+  const values = figures.rounds.map((r) => of(field(r, "batch"), postcodes)).filter((v): v is number => v !== null);
   return values.length === 0 ? null : median(values);
 }
 

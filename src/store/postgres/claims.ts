@@ -83,7 +83,7 @@ async function claim(client: pg.PoolClient, c: ClaimRequest, ctx: LeaseContext):
 
 /** Deletes the lease's claims on these pairs: on its own, or in the answer writer's group transaction. */
 export async function dropClaims(db: pg.Pool | pg.PoolClient, leaseId: number, lookup: Lookup, postcodes: readonly string[]): Promise<void> {
-  await db.query("DELETE FROM claims WHERE lease_id = $1 AND lookup = $2 AND postcode = ANY($3)", [leaseId, lookup, [...postcodes]]);
+  await db.query("DELETE FROM claims WHERE lease_id = $1 AND lookup = $2 AND postcode = ANY($3)", [leaseId, lookup, postcodes]);
 }
 
 export function postgresClaims(pool: pg.Pool, ctx: LeaseContext): ClaimStore {
