@@ -566,6 +566,17 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       });
     });
 
+    it.runIf(!engine.exclusiveLeases)("an answer another machine stored in the very millisecond of the plan counts as fetched since: the plan may have read before it", async () => {
+      const { other, a, b, ra, rb } = await twoMachines();
+      await store.claims.claim({ leaseId: a.lease.id, runId: ra, lookup: "broadband", postcodes: ["AA11AA"], plannedAt: iso(T0), nowMs: T0 });
+      const w = await store.answers.openWriter({ providers: DEFAULT_PROVIDERS, lease: { id: a.lease.id, now: () => T0 } });
+      w.write(ok("AA11AA", [1], iso(T0), ra));
+      w.releaseClaims(a.lease.id, "broadband", ["AA11AA"]);
+      await w.flush();
+      await w.close();
+      expect(await other.claims.claim({ leaseId: b.lease.id, runId: rb, lookup: "broadband", postcodes: ["AA11AA"], plannedAt: iso(T0), nowMs: T0 })).toEqual({ claimed: [], heldElsewhere: [], fetchedSince: ["AA11AA"] });
+    });
+
     it.runIf(!engine.exclusiveLeases)("the answer writer gives claims back in the commit that stores their answers: another machine then finds the answer, not the claim", async () => {
       const { other, a, b, ra, rb } = await twoMachines();
       await store.claims.claim({ leaseId: a.lease.id, runId: ra, lookup: "broadband", postcodes: ["AA11AA", "BB11BB"], plannedAt: iso(T0), nowMs: T0 });

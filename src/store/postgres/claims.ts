@@ -39,7 +39,7 @@ async function claim(client: pg.PoolClient, c: ClaimRequest, ctx: LeaseContext):
     (
       await rowsOf<{ postcode: string }>(
         client,
-        "SELECT postcode FROM lookups WHERE lookup = $1 AND postcode = ANY($2) AND fetched_at > $3 AND run_id <> $4",
+        "SELECT postcode FROM lookups WHERE lookup = $1 AND postcode = ANY($2) AND fetched_at >= $3 AND run_id <> $4",
         [c.lookup, postcodes, c.plannedAt, c.runId],
       )
     ).map((r) => r.postcode),

@@ -88,7 +88,7 @@ export function sqlPlan(q: SqlSession, transact: Transact): PlanStore {
     dropAnsweredElsewhere: (runId, lookup, since) =>
       q.exec(
         `DELETE FROM run_needs WHERE run_id = @runId AND lookup = @lookup AND EXISTS
-           (SELECT 1 FROM lookups l WHERE l.postcode = run_needs.postcode AND l.lookup = run_needs.lookup AND l.fetched_at > @since AND l.run_id <> @runId)`,
+           (SELECT 1 FROM lookups l WHERE l.postcode = run_needs.postcode AND l.lookup = run_needs.lookup AND l.fetched_at >= @since AND l.run_id <> @runId)`,
         { runId, lookup, since },
       ),
     refreshMark: (lookup, now, runId) => refreshMark(q, lookup, now, runId),

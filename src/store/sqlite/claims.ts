@@ -13,7 +13,7 @@ export function claimPairs(
   const holder = db.prepare(
     "SELECT c.lease_id FROM claims c JOIN leases l ON l.id = c.lease_id AND l.expires_ms > ? WHERE c.lookup = ? AND c.postcode = ? AND c.lease_id <> ?",
   );
-  const fetched = db.prepare("SELECT 1 FROM lookups WHERE postcode = ? AND lookup = ? AND fetched_at > ? AND run_id <> ?");
+  const fetched = db.prepare("SELECT 1 FROM lookups WHERE postcode = ? AND lookup = ? AND fetched_at >= ? AND run_id <> ?");
   const upsert = db.prepare(
     `INSERT INTO claims (lookup, postcode, lease_id, run_id) VALUES (?, ?, ?, ?)
      ON CONFLICT (lookup, postcode) DO UPDATE SET lease_id = excluded.lease_id, run_id = excluded.run_id`,
