@@ -15,12 +15,31 @@ export function shiftedClock(local: Clock, offsetMs: number): Clock {
   return { now: () => local.now() + offsetMs, sleep: (ms, signal) => local.sleep(ms, signal) };
 }
 
-/** How far the server's time is ahead of the local clock, from one reading: the midpoint of the round trip. */
+/**
+ * Readings of the server's time taken at start. The first one may open the connection, and the
+ * server's time is then read late in a long round trip: the reading with the shortest round trip
+ * is the surest.
+ */
+const CLOCK_READINGS = 3;
+
+/**
+ * How far the server's time is ahead of the local clock: the midpoint of the shortest of a few round
+ * trips. A difference within half that round trip (and the server's truncated millisecond) is none
+ * the readings can tell, and counts as 0: a guess of a few milliseconds, different on each machine,
+ * would move their shared pace slots against each other (and against the API's windows).
+ */
 export async function serverOffsetMs(store: Pick<Store, "leases">, local: Clock): Promise<number | null> {
-  const before = local.now();
-  const server = await store.leases.serverNow();
-  if (server === null) return null;
-  return Math.round(server - (before + local.now()) / 2);
+  let best: { offset: number; roundTrip: number } | null = null;
+  for (let i = 0; i < CLOCK_READINGS; i++) {
+    const before = local.now();
+    const server = await store.leases.serverNow();
+    const after = local.now();
+    if (server === null) return null;
+    const reading = { offset: server - (before + after) / 2, roundTrip: after - before };
+    if (best === null || reading.roundTrip < best.roundTrip) best = reading;
+  }
+  const { offset, roundTrip } = best!;
+  return Math.abs(offset) <= roundTrip / 2 + 1 ? 0 : Math.round(offset);
 }
 
 /**
