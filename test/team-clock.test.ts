@@ -47,5 +47,4 @@ describe("serverOffsetMs", () => {
     expect(await serverOffsetMs(store, { now: () => 0, sleep: async () => {} })).toBeNull();
     expect(asked).toBe(1);
   });
-
 });
