@@ -28,6 +28,9 @@ export interface PacerOptions {
   marginMs?: number;
 }
 
+/** a shared slot reached late is given up at most twice */
+const MAX_SLOT_ASKS = 3;
+
 export class Pacer {
   private readonly baseInterval: number;
   private interval: number;
@@ -37,6 +40,8 @@ export class Pacer {
   private readonly rate: number;
   /** the window the pacer enforces: the server's plus the margin */
   private readonly guardedWindowMs: number;
+  /** how late a shared slot may be taken: the rest of the margin is left for the way to the server */
+  private readonly lateToleranceMs: number;
   private readonly slowdown: number;
   private readonly maxInterval: number;
 
@@ -47,7 +52,9 @@ export class Pacer {
   ) {
     if (!(options.rate > 0)) throw new Error("pacer rate must be positive");
     this.rate = options.rate;
-    this.guardedWindowMs = options.windowMs + (options.marginMs ?? Math.max(options.windowMs * 0.01, 20));
+    const marginMs = options.marginMs ?? Math.max(options.windowMs * 0.01, 20);
+    this.guardedWindowMs = options.windowMs + marginMs;
+    this.lateToleranceMs = marginMs / 2;
     this.baseInterval = this.guardedWindowMs / options.rate;
     this.interval = this.baseInterval;
     this.slowdown = options.slowdown ?? 1.25;
@@ -72,7 +79,7 @@ export class Pacer {
           this.starts.push(now);
           return true;
         }
-        return this.sharedSlot(slot, now, signal);
+        return this.sharedSlot(slot, signal);
       }
       await this.clock.sleep(at - now, signal);
     }
@@ -81,20 +88,31 @@ export class Pacer {
   /**
    * This process's slot is due: the shared pace may put it later (other holders of the key took
    * slots). It is asked for at the slot's time, not the (perhaps late) wake-up's: alone on the key
-   * (SQLite always) the shared schedule then keeps this one, and a late timer costs no rate.
+   * (SQLite always) the shared schedule then keeps this one, and a late timer costs no rate. A slot
+   * this process reaches more than half the margin late (its event loop was busy) is given up and
+   * the next one asked for: the others keep the schedule, so the holder of the slot one window
+   * later would start less than a window after this late start, and the server would count one
+   * request too many.
    */
-  private async sharedSlot(due: number, now: number, signal?: AbortSignal): Promise<boolean | "blocked"> {
-    const slot = await this.shared!.nextSlot(this.interval, due);
-    if (slot.blockedUntilMs !== null) return "blocked";
-    let start = now;
-    if (slot.startAtMs > now) {
-      await this.clock.sleep(slot.startAtMs - now, signal);
-      if (signal?.aborted) return false;
-      start = slot.startAtMs;
-      this.nextSlot = Math.max(this.nextSlot, start + this.interval);
+  private async sharedSlot(due: number, signal?: AbortSignal): Promise<boolean | "blocked"> {
+    let askAt = due;
+    for (let attempt = 1; ; attempt++) {
+      const slot = await this.shared!.nextSlot(this.interval, askAt);
+      if (slot.blockedUntilMs !== null) return "blocked";
+      let now = this.clock.now();
+      if (slot.startAtMs > now) {
+        await this.clock.sleep(slot.startAtMs - now, signal);
+        if (signal?.aborted) return false;
+        now = this.clock.now();
+      }
+      // a loop that stays this busy would ask for ever: the third slot is taken however late
+      if (now - slot.startAtMs <= this.lateToleranceMs || attempt === MAX_SLOT_ASKS) {
+        this.nextSlot = Math.max(this.nextSlot, slot.startAtMs + this.interval);
+        this.starts.push(now);
+        return true;
+      }
+      askAt = now;
     }
-    this.starts.push(start);
-    return true;
   }
 
   /** The server said 429: nobody starts before `until` (nobody using the key, with a shared pace), and the pace slows down. */

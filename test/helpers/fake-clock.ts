@@ -57,3 +57,35 @@ export const instantSleepClock: Clock = {
   },
 };
 TIMELINES.set(instantSleepClock, "wall");
+
+/**
+ * Virtual time for several sleepers at once (machines sharing a pace): each sleep waits for its
+ * turn, and run() moves the clock to the earliest one due, wakes it, and lets it go on to its next
+ * sleep before the next wake-up.
+ */
+export class TimerClock implements Clock {
+  readonly replayed = true;
+  private timers: { at: number; seq: number; wake: () => void }[] = [];
+  private seq = 0;
+  constructor(public t = 1_700_000_000_000) {}
+  now(): number {
+    return this.t;
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.resolve();
+    return new Promise((wake) => this.timers.push({ at: this.t + Math.max(0, ms), seq: this.seq++, wake }));
+  }
+  /** Wakes the sleepers in time order until `work` settles (an abort is seen only before a sleep). */
+  async run<T>(work: Promise<T>): Promise<T> {
+    let settled = false;
+    const done = work.finally(() => (settled = true));
+    for (;;) {
+      await new Promise((r) => setImmediate(r));
+      if (settled || this.timers.length === 0) return done;
+      this.timers.sort((x, y) => x.at - y.at || x.seq - y.seq);
+      const next = this.timers.shift()!;
+      this.t = Math.max(this.t, next.at);
+      next.wake();
+    }
+  }
+}
