@@ -57,6 +57,19 @@ describe("shared pace", () => {
     expect(perWindow).toBeGreaterThan(97);
   });
 
+  it("a loop late at every wake-up takes its third slot however late, rather than asking for ever", async () => {
+    const clock = new FakeClock();
+    const overshooting = { now: () => clock.now(), sleep: (ms: number) => clock.sleep(ms + 100) };
+    const asked: number[] = [];
+    // every slot is 10 ms ahead: another machine keeps taking the one before
+    const ahead: SharedPace = { nextSlot: async (_i, n) => (asked.push(n), { startAtMs: n + 10, blockedUntilMs: null }), slowDown: async () => {} };
+    const pacer = new Pacer({ rate: 100, windowMs: 5_000 }, overshooting, ahead);
+    const t0 = clock.now();
+    expect(await pacer.acquire()).toBe(true);
+    // each ask after the first is at the late wake-up's time: 110 ms after the one before
+    expect(asked.map((t) => t - t0)).toEqual([0, 110, 220]);
+  });
+
   it("a 429 met by one pauses the other; a quota block says so", async () => {
     const clock = new FakeClock();
     const pace = memoryPace();
