@@ -88,11 +88,11 @@ export class Pacer {
   /**
    * This process's slot is due: the shared pace may put it later (other holders of the key took
    * slots). It is asked for at the slot's time, not the (perhaps late) wake-up's: alone on the key
-   * (SQLite always) the shared schedule then keeps this one, and a slightly late timer costs no rate. A slot
-   * this process reaches more than half the margin late (its event loop was busy) is given up and
-   * the next one asked for: the others keep the schedule, so the holder of the slot one window
-   * later would start less than a window after this late start, and the server would count one
-   * request too many.
+   * (SQLite always) the shared schedule then keeps this one, and a slightly late timer costs no
+   * rate. A slot this process reaches more than half the margin late (its event loop was busy) is
+   * given up and the next one asked for: the others keep the schedule, so the holder of the slot
+   * one window later would start less than a window after this late start, and the server would
+   * count one request too many.
    */
   private async sharedSlot(due: number, signal?: AbortSignal): Promise<boolean | "blocked"> {
     let askAt = due;
