@@ -34,14 +34,14 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** The figures counted here: each stored answer judged by the good rating of its release's scale (or `forced` for all). */
-async function independentFigures(db: string, forced?: number): Promise<{ totals: Record<string, number>; addresses: Record<"legacy" | "current", number>; byArea: Map<string, Record<string, number>> }> {
-  const answers = (await storedTable(db, "postcodes")).filter((r) => r.lookup === "mobile" && r.status === "ok");
+/** The figures counted here, as the store holds it at `nowMs`: each stored answer judged by the good rating of its release's scale (or `forced` for all). */
+async function independentFigures(db: string, nowMs: number, forced?: number): Promise<{ totals: Record<string, number>; addresses: Record<"legacy" | "current", number>; byArea: Map<string, Record<string, number>> }> {
+  const answers = (await storedTable(db, "postcodes", { all: true, nowMs })).filter((r) => r.lookup === "mobile" && r.status === "ok");
   const scaleOf = new Map(answers.map((r) => [r.postcode as string, r.dataset === LEGACY_RELEASE ? ("legacy" as const) : ("current" as const)]));
   const totals: Record<string, number> = {};
   const byArea = new Map<string, Record<string, number>>();
   const addresses = { legacy: 0, current: 0 };
-  for (const a of await storedTable(db, "mobile")) {
+  for (const a of await storedTable(db, "mobile", { all: true, nowMs })) {
     const scale = scaleOf.get(a.postcode as string)!;
     addresses[scale]++;
     const area = (a.PostCode as string).match(/^[A-Z]+/)![0];
@@ -106,13 +106,13 @@ describe.each(["sqlite", "postgres"] as const)("a %s database holding answers on
   }, 90_000);
 
   it.skipIf(engine === "postgres" && postgres.skip)("holds answers of both releases", async () => {
-    const { addresses } = await independentFigures(db);
+    const { addresses } = await independentFigures(db, clock.now());
     expect(addresses.legacy).toBeGreaterThan(0);
     expect(addresses.current).toBeGreaterThan(0);
   });
 
   it.skipIf(engine === "postgres" && postgres.skip)("counts each notspot figure judging each answer on its own release's scale", async () => {
-    const { totals } = await independentFigures(db);
+    const { totals } = await independentFigures(db, clock.now());
     expectFigures(summary, totals);
   });
 
@@ -129,10 +129,10 @@ describe.each(["sqlite", "postgres"] as const)("a %s database holding answers on
   });
 
   it.skipIf(engine === "postgres" && postgres.skip)("gives each rating's addresses per scale as a count of the stored answers' addresses", async () => {
-    const answers = (await storedTable(db, "postcodes")).filter((r) => r.lookup === "mobile" && r.status === "ok");
+    const answers = (await storedTable(db, "postcodes", { all: true, nowMs: clock.now() })).filter((r) => r.lookup === "mobile" && r.status === "ok");
     const scaleOf = new Map(answers.map((r) => [r.postcode as string, r.dataset === LEGACY_RELEASE ? "legacy" : "current"]));
     const counted = new Map<string, number>();
-    for (const a of await storedTable(db, "mobile"))
+    for (const a of await storedTable(db, "mobile", { all: true, nowMs: clock.now() }))
       for (const p of PROVIDERS)
         for (const [place, field] of [["indoorVoice", `${p}VoiceIndoor`], ["indoorData", `${p}DataIndoor`]] as const) {
           const key = `${p} ${place} ${scaleOf.get(a.postcode as string)} ${String(a[field])}`;
@@ -145,7 +145,7 @@ describe.each(["sqlite", "postgres"] as const)("a %s database holding answers on
   });
 
   it.skipIf(engine === "postgres" && postgres.skip)("summary.json and summary.csv say the figures combine two scales, with the addresses on each", async () => {
-    const { addresses } = await independentFigures(db);
+    const { addresses } = await independentFigures(db, clock.now());
     expect(summary.mobile!.scaleReading).toBe("each answer judged on its own release's scale");
     expect(summary.mobile!.scaleAddresses).toEqual(addresses);
     expect(summary.mobile!.goodRatings).toEqual(GOOD);
@@ -159,7 +159,7 @@ describe.each(["sqlite", "postgres"] as const)("a %s database holding answers on
   });
 
   it.skipIf(engine === "postgres" && postgres.skip)("groups.csv counts each group on its answers' own scales and says the mix", async () => {
-    const { byArea } = await independentFigures(db);
+    const { byArea } = await independentFigures(db, clock.now());
     const rows = (parse(readFileSync(join(out, "groups.csv"), "utf8"), { bom: true, columns: true }) as Row[]).filter((r) => r.Dimension === "area");
     expect(rows.length).toBeGreaterThan(0);
     for (const r of rows) {
@@ -172,7 +172,7 @@ describe.each(["sqlite", "postgres"] as const)("a %s database holding answers on
   });
 
   it.skipIf(engine === "postgres" && postgres.skip)("the workbook, report.html and the GeoJSON say the figures combine two scales", async () => {
-    const { addresses } = await independentFigures(db);
+    const { addresses } = await independentFigures(db, clock.now());
     const html = readFileSync(join(out, "report.html"), "utf8");
     expect(html).toContain("each answer judged on its own release&#39;s scale");
     expect(html).toContain(`${addresses.legacy.toLocaleString("en-GB")} addresses on Ofcom&#39;s earlier 0-4 scale`);
@@ -194,7 +194,7 @@ describe.each(["sqlite", "postgres"] as const)("a %s database holding answers on
       await store.close();
     }
     const forced = JSON.parse(readFileSync(join(forcedOut, "summary.json"), "utf8")) as Summary;
-    const { totals, addresses } = await independentFigures(db, GOOD.legacy);
+    const { totals, addresses } = await independentFigures(db, clock.now(), GOOD.legacy);
     expectFigures(forced, totals);
     expect(forced.mobile!.scaleReading).toBe("every answer read on Ofcom's earlier 0-4 scale, as --mobile-scale legacy forces");
     expect(forced.mobile!.scaleAddresses).toEqual(addresses);

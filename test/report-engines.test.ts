@@ -166,7 +166,7 @@ describe.skipIf(skip)("SQLite and PostgreSQL holding the same data", () => {
     const tables: Record<string, Record<string, string[]>> = {};
     for (const [engine, store] of Object.entries(stores)) {
       const out = join(d, `export-${engine}`);
-      const result = await writeExport(store, { outDir: out, all: true, areaFile: join(d, "areas.csv"), fileRows: 100 });
+      const result = await writeExport(store, { outDir: out, all: true, areaFile: join(d, "areas.csv"), fileRows: 100, nowMs: FIXED_NOW.getTime() });
       tables[engine] = {};
       for (const t of result.tables) tables[engine][t.name] = await parquetRows(out, t.name);
     }
