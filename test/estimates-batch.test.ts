@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs";
 import { simulatedOpenDataArchive, startSimulator } from "../src/simulator/index.js";
 import { compactPostcode } from "../src/contract/postcode.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
-import { dayClock } from "./helpers/fake-clock.js";
+import { clockOnDay } from "./helpers/fake-clock.js";
 import { intervalText, type EstimatesJson } from "../src/report/estimates/estimate-summary.js";
 
 const KEY = "test-key-Zx81-do-not-leak";
@@ -43,7 +43,8 @@ async function nightOne(order: "sample" | "input", openData = false, extra: Extr
     const area = extra.area ? { areaFile: writeCsv(d, "areas.csv", extra.area) } : {};
     const archive = simulatedOpenDataArchive(11, list);
     if (openData) writeFileSync(join(d, archive.name), archive.bytes);
-    const r = await runIn(d, { in: input, baseUrl: s.url, concurrency: 1, order, groupBy: extra.groupBy ?? "district", ...area, ...(openData ? { openData: join(d, archive.name) } : {}) }, env, { clock: dayClock(0) });
+    // on a fixed day: the sample's order, and so which postcodes the quota answers, follows the first run's date
+    const r = await runIn(d, { in: input, baseUrl: s.url, concurrency: 1, order, groupBy: extra.groupBy ?? "district", ...area, ...(openData ? { openData: join(d, archive.name) } : {}) }, env, { clock: clockOnDay("2026-12-06") });
     expect(r.exitCode).toBe(3);
     const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as { estimates: EstimatesJson; input: { postcodeColumn: string } };
     // the column the postcodes were read from, in summary.json and the log
