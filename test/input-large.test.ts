@@ -1,6 +1,6 @@
-// A 200 MB input, generated here and streamed through openInput: every row comes out with the
+// A 100 MB input, generated here and streamed through openInput: every row comes out with the
 // right line, nothing is held whole, and memory stays bounded. Rows are wide (a long notes
-// column) so 200 MB is ~50,000 rows and the test takes seconds. Speed is measured by
+// column) so 100 MB is ~25,000 rows and the test takes seconds. Speed is measured by
 // `npm run bench`, not here.
 import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openInput } from "../src/input/read-input.js";
 
-const TARGET_BYTES = 200_000_000;
+const TARGET_BYTES = 100_000_000;
 const NOTES = "Surveyed 2024; access via rear lane; gate code on file. ".repeat(70); // ~4 KB
 const POSTCODES = ["SW1A 1AA", "ec1a1bb", "M1 1AE", " B33 8TH ", "not a postcode", "CR2 6XH", "DN55 1PT"];
 const INVALID = new Set(["not a postcode"]);
@@ -38,7 +38,7 @@ function generate(path: string): number {
   return rows;
 }
 
-describe("a 200 MB input", () => {
+describe("a 100 MB input", () => {
   it("streams every row with its line, in bounded memory", { timeout: 120_000 }, async () => {
     const path = join(dir, "large.csv");
     const rowCount = generate(path);
@@ -65,10 +65,11 @@ describe("a 200 MB input", () => {
 
     expect(wrong.slice(0, 5)).toEqual([]);
     expect(rows).toBe(rowCount);
-    expect(rows).toBeGreaterThan(45_000);
+    expect(rows).toBeGreaterThan(22_000);
     expect(rejects).toBe(Math.ceil((rowCount - 4) / POSTCODES.length));
-    // The file is 200 MB; reading it whole would grow the process by at least that much.
+    // The file is 100 MB; reading it whole would grow the process by at least that much (streaming
+    // it grows the process by about 20 MB, whatever the file's size).
     const growthMB = (peak - rss0) / 1e6;
-    expect(growthMB).toBeLessThan(100);
+    expect(growthMB).toBeLessThan(60);
   });
 });
