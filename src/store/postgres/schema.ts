@@ -10,6 +10,7 @@ import { SPEED_FIELDS, mobileFields } from "../../contract/fields.js";
 import { OPEN_DATA_COLUMNS } from "../../contract/open-data.js";
 import { DatabaseError } from "../types.js";
 import { inTransaction } from "./connect.js";
+import { columnNamesSql } from "./dialect.js";
 
 /** Each migration takes the schema from version i to i+1. Never edit one that has shipped. */
 export const PG_MIGRATIONS: readonly string[] = [
@@ -307,7 +308,7 @@ export async function ensurePostgresProviderColumns(pool: pg.Pool, providers: re
   const wanted = providerColumns(providers);
   const have = async (q: pg.Pool | pg.PoolClient): Promise<Set<string>> =>
     new Set(
-      (await q.query<{ name: string }>("SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'mobile_addresses'")).rows.map((r) => r.name),
+      (await q.query<{ name: string }>(columnNamesSql("mobile_addresses"))).rows.map((r) => r.name),
     );
   const present = await have(pool);
   if (wanted.every((c) => present.has(c))) return;
