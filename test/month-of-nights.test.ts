@@ -23,8 +23,7 @@ import { FakeClock } from "./helpers/fake-clock.js";
 import { broadbandCounts, mobileCounts } from "./helpers/independent-figures.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
 import { availability, startRecordingProxy, type RecordingProxy, type Returned } from "./helpers/recording-proxy.js";
-import { storedTable, withStore } from "./helpers/stored.js";
-import type { ExportTableName } from "../src/figures/export-tables.js";
+import { storedTables } from "./helpers/stored.js";
 
 const KEY = "month-key-3c9e-Lq7-0b52-aa19f4e7";
 const SEED = 17;
@@ -308,13 +307,8 @@ async function month(engine: Engine): Promise<void> {
       const found: string[] = [];
       // the database's own files, as bytes (UPRNs are stored as numbers there: addresses only)
       for (const file of engine.files(db)) found.push(...textsIn(readFileSync(file).toString("latin1"), oldAddresses).map((t) => `${file}: ${t}`));
-      const stored = await withStore(db, async (store) => {
-        const read = async (table: ExportTableName) => storedTable(store, table, { all: true, nowMs: T0 - DAY });
-        const tables = [];
-        // one snapshot at a time: a store holds one
-        for (const table of ["postcodes", "broadband", "mobile", "versions"] as const) tables.push(await read(table));
-        return { tables, releases: await read("releases") };
-      });
+      const held = await storedTables(db, ["postcodes", "broadband", "mobile", "versions", "releases"], { all: true, nowMs: T0 - DAY });
+      const stored = { tables: [held.postcodes, held.broadband, held.mobile, held.versions], releases: held.releases };
       // what the store holds, read at a clock before any answer expired: what a reader would hide counts as held
       found.push(...textsIn(JSON.stringify(stored.tables), oldAny).map((t) => `stored: ${t}`));
       // every version of every answer is as old as when the API last returned it

@@ -3,7 +3,7 @@
 // engine's tables or modules move.
 import { EXPORT_TABLES, type ExportTableName } from "../../src/figures/export-tables.js";
 import { openStore, type OpenStoreOptions } from "../../src/store/open-store.js";
-import type { Cell, InputRow, ScopeRequest } from "../../src/store/snapshot.js";
+import type { Cell, InputRow, ReportSnapshot, ScopeRequest } from "../../src/store/snapshot.js";
 import type { Store } from "../../src/store/store.js";
 
 /** Opens the store at `location` (read only unless told), runs `work` on it, and closes it. */
@@ -25,21 +25,36 @@ export type StoredRow = Record<string, Cell>;
  * unless `scope` says otherwise, hidden what the retention expires by its `nowMs` (default now). Mobile rows hold the ratings of the scope's providers.
  */
 export async function storedTable(location: string | Store, table: ExportTableName, scope: Omit<ScopeRequest, "nowMs"> & { nowMs?: number } = { all: true }): Promise<StoredRow[]> {
-  if (typeof location === "string") return withStore(location, (store) => storedTable(store, table, scope));
+  return (await storedTables(location, [table], scope))[table]!;
+}
+
+/** Several export tables, as storedTable reads each, all from one snapshot of the store: one consistent state, and one snapshot's cost. */
+export async function storedTables<T extends ExportTableName>(
+  location: string | Store,
+  tables: readonly T[],
+  scope: Omit<ScopeRequest, "nowMs"> & { nowMs?: number } = { all: true },
+): Promise<Record<T, StoredRow[]>> {
+  if (typeof location === "string") return withStore(location, (store) => storedTables(store, tables, scope));
   return location.snapshot({ ...scope, nowMs: scope.nowMs ?? Date.now() }, async (snapshot) => {
-    if (!(await snapshot.exportTables()).includes(table)) return [];
-    const names = EXPORT_TABLES.find((t) => t.name === table)!
-      .columns(snapshot.scope.providers)
-      .map((c) => c.name);
-    const rows: StoredRow[] = [];
-    for await (const batch of snapshot.exportRows(table, snapshot.scope.providers))
-      for (const cells of batch) {
-        const row: StoredRow = Object.fromEntries(names.map((name, i) => [name, cells[i] ?? null]));
-        if (row.PostCode !== undefined) row.postcode = compact(row.PostCode);
-        rows.push(row);
-      }
-    return rows;
+    const held = await snapshot.exportTables();
+    const read = {} as Record<T, StoredRow[]>;
+    for (const table of tables) read[table] = held.includes(table) ? await tableRows(snapshot, table) : [];
+    return read;
   });
+}
+
+async function tableRows(snapshot: ReportSnapshot, table: ExportTableName): Promise<StoredRow[]> {
+  const names = EXPORT_TABLES.find((t) => t.name === table)!
+    .columns(snapshot.scope.providers)
+    .map((c) => c.name);
+  const rows: StoredRow[] = [];
+  for await (const batch of snapshot.exportRows(table, snapshot.scope.providers))
+    for (const cells of batch) {
+      const row: StoredRow = Object.fromEntries(names.map((name, i) => [name, cells[i] ?? null]));
+      if (row.PostCode !== undefined) row.postcode = compact(row.PostCode);
+      rows.push(row);
+    }
+  return rows;
 }
 
 /** A run's input rows as stored (line, value, compact postcode, reason, cells as JSON), in line order. */
