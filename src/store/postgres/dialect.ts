@@ -26,9 +26,9 @@ export function bind(sql: string, params: Params = {}): Bound {
 export const BYTE_ORDER = `COLLATE "C"`;
 
 /**
- * The current schema's relations (`kind`s of pg_class) or a table's columns, read from the catalogs:
+ * The current schema's relations (tables, views) or a table's columns, read from the catalogs:
  * information_schema's views ask the same of them at several times the cost (4-16 ms a query
- * against under 1), and a store asks at every snapshot.
+ * against 0.2-6), and a store asks at every snapshot.
  */
 const inCurrentSchema = "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema()";
 export const relationNamesSql = `SELECT c.relname AS name FROM pg_catalog.pg_class c ${inCurrentSchema} AND c.relkind IN ('r', 'p', 'v', 'f')`;
