@@ -160,6 +160,25 @@ describe("retention", () => {
     expect(again.counts!.requests).toBe(0);
   });
 
+  it("a night that starts an hour later than a day on (the clocks go back) deletes nothing: what it would delete came due the night before", async () => {
+    const s = await sim();
+    const d = dir();
+    const input = writeCsv(d, "a.csv", ["postcode", ...generatePostcodes(SEED, 6)]);
+    const clock = new FakeClock(T0);
+    const flags = { in: input, baseUrl: s.url, reports: false, probe: 0, retention: "3", maxAge: "3d", lookups: "broadband" } as const;
+    const nights: string[] = [];
+    for (const at of [0, DAY, 2 * DAY, 3 * DAY + 3600 * 1000]) {
+      clock.t = T0 + at;
+      const r = await runIn(d, flags, env, { clock });
+      expect(r.exitCode).toBe(0);
+      const logged = r.logs.map((l) => JSON.parse(l) as { message: string; event?: string });
+      nights.push(logged.filter((l) => l.event === "plan" || l.event === "retention").map((l) => l.message.replace(/^run \d+: .*?broadband/, "broadband")).join(" | "));
+    }
+    expect(nights[2]).toMatch(/broadband: 6 to fetch \(6 expiring\)/);
+    expect(nights[3]).not.toMatch(/deleted|new/);
+    expect(nights[3]).toMatch(/broadband: 0 to fetch/);
+  });
+
   it("refuses a --max-age longer than the retention in one line", () => {
     const flags = { in: "x.csv", simulate: true, maxAge: "60d" } as const;
     expect(() => buildConfig(flags, {})).toThrow(/^--max-age 60d is longer than --retention 30: .*$/);

@@ -22,9 +22,16 @@ export function expiryCutoff(nowMs: number, retentionMs: number | null): string 
   return retentionMs === null ? null : new Date(nowMs - retentionMs).toISOString();
 }
 
-/** Answers last returned before this ISO time expire before the next night (a day on): tonight they are due. */
+/**
+ * How much later than a day on the next night may start: nights are not exactly a day apart (cron's
+ * jitter, a clock change's 25 hours, a run held up), and an answer returned at the start of a night
+ * would otherwise come due in the very batch whose start deletes it.
+ */
+export const NEXT_NIGHT_DRIFT_MS = 6 * 3600 * 1000;
+
+/** Answers last returned before this ISO time expire before the next night (a day on, and its drift): tonight they are due. */
 export function expiringBefore(nowMs: number, retentionMs: number | null): string | null {
-  return retentionMs === null ? null : new Date(nowMs + DAY_MS - retentionMs).toISOString();
+  return retentionMs === null ? null : new Date(nowMs + DAY_MS + NEXT_NIGHT_DRIFT_MS - retentionMs).toISOString();
 }
 
 /** The one line refusing a --max-age that would keep answers past the retention; null when it fits. */
