@@ -134,6 +134,19 @@ export function scaleOfRatings(e: Pick<ScaleEvidence, "legacyRatings">): MobileS
   return e.legacyRatings > 0 ? "legacy" : "current";
 }
 
+/**
+ * Each release's evidence over all of its stored answers where the store recorded it, else the
+ * scope's own: a release is on the scale its ratings show, not only those of the postcodes a report
+ * covers. A record that holds less than the scope sees (answers stored since) is not used.
+ */
+export function wholeReleaseEvidence(scope: readonly ScaleEvidence[], recorded: readonly ScaleEvidence[]): ScaleEvidence[] {
+  const byRelease = new Map(recorded.filter((r) => r.release !== null).map((r) => [r.release, r]));
+  return scope.map((e) => {
+    const whole = byRelease.get(e.release);
+    return whole && whole.ratings >= e.ratings && whole.legacyRatings >= e.legacyRatings ? { ...e, ratings: whole.ratings, legacyRatings: whole.legacyRatings } : e;
+  });
+}
+
 /** The scale the reports use and why, in one sentence. */
 export interface ScaleDecision {
   scale: MobileScale;
@@ -169,18 +182,18 @@ function evidenceWords(e: ScaleEvidence): string {
 }
 
 /**
- * The scale of the reports: the user's --mobile-scale, else the newest release's own scale
- * (evidence in order of first fetch, oldest first). No ratings at all: the current scale, as the
- * service runs today.
+ * The scale of the reports: the user's --mobile-scale, else the newest rated release's own scale
+ * (evidence in order of first return, oldest first; a release whose answers hold no rating shows
+ * no scale). No ratings at all: the current scale, as the service runs today.
  */
 export function decideScale(choice: MobileScaleChoice, evidence: readonly ScaleEvidence[]): ScaleDecision {
   const releases = evidence.map((e) => ({ ...e, scale: scaleOfRatings(e) }));
   if (choice !== "auto") return { scale: choice, reason: `--mobile-scale ${choice}: ${SCALES[choice].title}, as asked`, releases, reading: "forced" };
-  const newest = evidence[evidence.length - 1];
-  if (!newest || newest.ratings === 0) return { scale: "current", reason: `no mobile ratings: ${SCALES.current.title}, as the service runs today`, releases, reading: "one" };
   const rated = releases.filter((r) => r.ratings > 0);
-  if (rated.some((r) => r.scale !== rated[0]!.scale)) return { scale: scaleOfRatings(newest), reason: eachScaleWords(rated), releases, reading: "each" };
-  return { scale: scaleOfRatings(newest), reason: evidenceWords(newest), releases, reading: "one" };
+  const newest = rated[rated.length - 1];
+  if (!newest) return { scale: "current", reason: `no mobile ratings: ${SCALES.current.title}, as the service runs today`, releases, reading: "one" };
+  if (rated.some((r) => r.scale !== rated[0]!.scale)) return { scale: newest.scale, reason: eachScaleWords(rated), releases, reading: "each" };
+  return { scale: newest.scale, reason: evidenceWords(newest), releases, reading: "one" };
 }
 
 /** Why each answer keeps its own scale: the releases on each. */
@@ -224,11 +237,17 @@ export function answerScalesOf(decision: ScaleDecision, given: number | undefine
     const good = goodRatingOf(decision.scale, given);
     return { all: decision.scale, legacyReleases: [], good: { legacy: good, current: good } };
   }
-  if (decision.reading === "forced") {
-    const good = goodRatingOf(decision.scale, given);
-    return { all: null, legacyReleases, good: { legacy: good, current: good } };
-  }
-  return { all: null, legacyReleases, good: { legacy: goodRatingOf("legacy", given), current: goodRatingOf("current", given) } };
+  return { all: null, legacyReleases, good: goodOnEachScale(decision, given) };
+}
+
+/**
+ * The good rating an answer on each scale is judged by: its own scale's (--good-rating's when given);
+ * under --mobile-scale, the forced scale's for both.
+ */
+export function goodOnEachScale(decision: Pick<ScaleDecision, "scale" | "reading">, given: number | undefined): Record<MobileScale, number> {
+  if (decision.reading !== "forced") return { legacy: goodRatingOf("legacy", given), current: goodRatingOf("current", given) };
+  const good = goodRatingOf(decision.scale, given);
+  return { legacy: good, current: good };
 }
 
 /** Every answer judged at one good rating (tests and callers that give a number). */

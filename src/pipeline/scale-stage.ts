@@ -1,6 +1,7 @@
 // After the fetch: each mobile release's rating scale is recorded with it, from the ratings its
 // stored answers hold (a release with any 1 or 2 is legacy), so that the database says which scale
-// each release is on. The reports decide theirs by the same rule over their own postcodes.
+// each release is on. The reports read each release's scale from this record (a report of a few
+// postcodes judges them on their release's scale, not on what those postcodes alone show).
 import type { FetchStats } from "../fetch/fetch-lookup.js";
 import type { Logger } from "../log/logger.js";
 import type { Lookup } from "../contract/fields.js";

@@ -2,7 +2,7 @@
 // from the store in one consistent snapshot (src/store/snapshot.ts), the set replaced whole
 // (report-set.ts). Compute (summary, changes, groups) asks the snapshot; the writers render.
 import { join } from "node:path";
-import type { MobileScaleChoice, ScaleDecision } from "../contract/mobile-scales.js";
+import { goodOnEachScale, type MobileScaleChoice, type ScaleDecision } from "../contract/mobile-scales.js";
 import type { ReportSnapshot, SnapshotSource } from "../store/snapshot.js";
 import { writeSummaryJson } from "./json/summary-json.js";
 import { writeCsv, type CsvFileOptions } from "./csv/csv-file.js";
@@ -188,7 +188,7 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     const fingerprint = reportFingerprint(state, { ...options, bom: csv.bom, workbookRows, goodRating, mobileScale: scale.scale });
     if (keepCurrent && isReportSetCurrent(options.outDir, fingerprint)) return "current";
     await snapshot.preparePostcodes(answers);
-    const changes = await collectChanges(snapshot, { goodRating, since: options.since, scale });
+    const changes = await collectChanges(snapshot, { goodOn: goodOnEachScale(scale, options.goodRating), since: options.since, scale });
     const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary, { ...scale, seenChange: changes.scaleChange ?? undefined }, options.attribution, judging);
     const groups = await prepareGroups(snapshot, judging, options, scale);
     summary.estimates = await computeEstimates(snapshot, groups ? await groupDomains(snapshot, groups.dimensions, groups.areaCells) : [], options.answerPaces);

@@ -269,7 +269,10 @@ export interface ReportSnapshot {
   includesSimulatedData(): Promise<boolean>;
   /** The releases behind a lookup's figures: ok answers, and failed ones whose earlier addresses are kept; in order of first fetch. */
   releases(lookup: Lookup): Promise<Release[]>;
-  /** Per mobile release behind the figures (in order of first fetch): its ratings and how many are 1 or 2 (the scale's evidence). */
+  /**
+   * Per mobile release behind the figures (in order of first return): its ratings and how many are 1
+   * or 2 (the scale's evidence), over all of the release's stored answers as last recorded, else the scope's.
+   */
   scaleEvidence(): Promise<ScaleEvidence[]>;
   /** Per mobile field (names of mobileFields), per rating value: the scope's addresses holding it (with `scale`, only those whose answer is on it). Needs preparePostcodes with the scales. */
   ratingCounts(fields: readonly string[], values: readonly number[], scale?: MobileScale): Promise<number[][]>;

@@ -8,7 +8,7 @@ import type { Baseline, ReportSnapshot, VersionPair, VersionRow } from "../../st
 import { tierOf, TIERS, type Tier } from "../../figures/definitions.js";
 import { ReportError, type ReportScope } from "../set/scope.js";
 import type { ChangesSummary } from "./changes-summary.js";
-import { LEGACY_ONLY_RATINGS, SCALES, type MobileScale, type ScaleChange, type ScaleDecision } from "../../contract/mobile-scales.js";
+import { LEGACY_ONLY_RATINGS, type MobileScale, type ScaleChange, type ScaleDecision } from "../../contract/mobile-scales.js";
 
 export type { ChangesSummary } from "./changes-summary.js";
 
@@ -61,14 +61,15 @@ const flowKey = (c: Channel, l: Location) => `${l.toLowerCase()}${c}` as "indoor
 /** Every change of the scope's addresses against the baseline, in PostCode, UPRN order. */
 export async function collectChanges(
   snapshot: ReportSnapshot,
-  options: { goodRating: number; since?: string | undefined; scale?: ScaleDecision | undefined },
+  options: { goodOn: Readonly<Record<MobileScale, number>>; since?: string | undefined; scale?: ScaleDecision | undefined },
 ): Promise<ChangeSet> {
   const scope = snapshot.scope;
   const { baseline, label } = await parseSince(snapshot, options.since);
   const summary = emptySummary(label, scope);
   const rows: Change[] = [];
   const context: DiffContext = {
-    good: options.goodRating,
+    goodOn: options.goodOn,
+    forced: options.scale?.reading === "forced",
     providers: scope.providers,
     scales: new Map((options.scale?.releases ?? []).map((r) => [r.release ?? "", r.scale])),
     scaleChange: null,
@@ -138,9 +139,11 @@ function value(side: VersionPair["before"], row: VersionRow, field: string): num
   return i < 0 ? null : ((row[2 + i] as number | null | undefined) ?? null);
 }
 
-/** What a pair's comparison needs besides its rows: the good rating and the providers of the report. */
+/** What a pair's comparison needs besides its rows: the good rating on each scale and the providers of the report. */
 interface DiffContext {
-  good: number;
+  goodOn: Readonly<Record<MobileScale, number>>;
+  /** --mobile-scale: every side read on the forced scale */
+  forced: boolean;
   providers: readonly string[];
   /** each mobile release's scale, as the report decided it from the release's ratings */
   scales: ReadonlyMap<string, MobileScale>;
@@ -156,15 +159,16 @@ function sideScale(side: VersionPair["before"], scales: DiffContext["scales"]): 
 }
 
 /**
- * The good line of each side: the report's, except that a side on another scale than the latest is
- * read on its own scale; `scaleMoved` then marks what crosses the line as a change of scale.
+ * The good line of each side: each read on its own release's scale (both on the forced one under
+ * --mobile-scale); `scaleMoved` marks what crosses the line between two scales as a change of scale.
  */
 function goodLines(pair: VersionPair, context: DiffContext): { before: number; after: number; scaleMoved: boolean } {
-  const { good, scales } = context;
+  const { goodOn, scales } = context;
+  if (context.forced) return { before: goodOn.current, after: goodOn.current, scaleMoved: false };
   const was = sideScale(pair.before, scales);
   const now = sideScale(pair.after, scales);
   if (was !== now) context.scaleChange ??= { from: { release: pair.before.release, scale: was }, to: { release: pair.after.release, scale: now } };
-  return was === now ? { before: good, after: good, scaleMoved: false } : { before: SCALES[was].goodRating, after: good, scaleMoved: true };
+  return { before: goodOn[was], after: goodOn[now], scaleMoved: was !== now };
 }
 
 type Diff = (pair: VersionPair, b: VersionRow, a: VersionRow, context: DiffContext, base: Base, out: Change[], summary: ChangesSummary) => void;

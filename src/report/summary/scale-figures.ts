@@ -66,15 +66,20 @@ export async function scaleSummary(
   scaleTotals?: Record<string, number>,
 ): Promise<ScaleSummary> {
   const each = judging.length > 1;
-  const ratings = await ratingShares(snapshot, each ? judging.map((j) => j.scale) : [decision.scale], each, addresses);
+  const onScale = Object.fromEntries(MOBILE_SCALES_OLDEST_FIRST.map((s) => [s, scaleTotals?.[SCALE_ADDRESSES_COLUMN[s]] ?? 0])) as Record<MobileScale, number>;
+  // with both scales, each scale's shares are of the addresses on it, as each scale's list is read on its own
+  const ratings = await ratingShares(snapshot, each ? judging.map((j) => j.scale) : [decision.scale], each, (scale) => (each ? onScale[scale] : addresses));
   const reading = scaleReadingWords(decision);
-  const about = reading === null ? {} : { scaleReading: reading, scaleAddresses: Object.fromEntries(MOBILE_SCALES_OLDEST_FIRST.map((s) => [s, scaleTotals?.[SCALE_ADDRESSES_COLUMN[s]] ?? 0])) as Record<MobileScale, number> };
+  const about = reading === null ? {} : { scaleReading: reading, scaleAddresses: onScale };
   const goods = each ? { goodRatings: Object.fromEntries(judging.map((j) => [j.scale, j.goodRating])) as Record<MobileScale, number> } : {};
   return { scale: decision.scale, goodRating, scaleReason: decision.reason, scaleChange: scaleChangeWords(decision), ratings, ...about, ...goods };
 }
 
-/** Per provider and place, the addresses at each rating of each scale (`tagged`: each share names its scale, counted over that scale's answers only). */
-async function ratingShares(snapshot: ReportSnapshot, scales: readonly MobileScale[], tagged: boolean, addresses: number): Promise<ScaleSummary["ratings"]> {
+/**
+ * Per provider and place, the addresses at each rating of each scale (`tagged`: each share names its
+ * scale, counted over that scale's answers only), each share of `of(scale)` addresses.
+ */
+async function ratingShares(snapshot: ReportSnapshot, scales: readonly MobileScale[], tagged: boolean, of: (scale: MobileScale) => number): Promise<ScaleSummary["ratings"]> {
   const providers = snapshot.scope.providers;
   const fields = ratingPlaceFields(providers);
   const ratings: ScaleSummary["ratings"] = Object.fromEntries(providers.map((p) => [p, { indoorVoice: [], indoorData: [] } satisfies Record<PlaceKey, RatingShare[]>]));
@@ -84,7 +89,7 @@ async function ratingShares(snapshot: ReportSnapshot, scales: readonly MobileSca
     providers.forEach((p, i) =>
       RATING_PLACES.forEach((pl, j) => {
         const at = counts[i * RATING_PLACES.length + j]!;
-        ratings[p]![pl.key].push(...values.map((v, k) => ({ ...(tagged ? { scale } : {}), rating: v.rating, label: v.label, addresses: at[k]!, share: shareFraction(at[k]!, addresses) })));
+        ratings[p]![pl.key].push(...values.map((v, k) => ({ ...(tagged ? { scale } : {}), rating: v.rating, label: v.label, addresses: at[k]!, share: shareFraction(at[k]!, of(scale)) })));
       }),
     );
   }
@@ -114,11 +119,13 @@ export function scaleAboutRows(m: ScaleSummary): SummaryRow[] {
 /** summary.csv's rows of addresses per rating of the scale, per provider and place. */
 export function ratingShareRows(m: ScaleSummary, addresses: number): SummaryRow[] {
   const rows: SummaryRow[] = [];
-  const of = { of: addresses, ofWhat: "addresses the mobile lookup returned" };
+  // a share named for its scale is of the addresses whose answer is on that scale
+  const of = (scale: MobileScale | undefined) =>
+    scale && m.scaleAddresses ? { of: m.scaleAddresses[scale], ofWhat: `addresses whose answer is on ${SCALES[scale].title}` } : { of: addresses, ofWhat: "addresses the mobile lookup returned" };
   for (const [provider, places] of Object.entries(m.ratings))
     for (const pl of RATING_PLACES)
       for (const r of places[pl.key])
-        rows.push({ section: "Mobile", figure: `${provider}: addresses with ${pl.words} ${ratingWords(r.scale ?? m.scale, r.rating)}${r.scale ? ` (${SCALES[r.scale].title})` : ""}`, count: r.addresses, ...of });
+        rows.push({ section: "Mobile", figure: `${provider}: addresses with ${pl.words} ${ratingWords(r.scale ?? m.scale, r.rating)}${r.scale ? ` (${SCALES[r.scale].title})` : ""}`, count: r.addresses, ...of(r.scale) });
   return rows;
 }
 

@@ -42,10 +42,13 @@ export function scaleEvidenceSql(postcodeTable: string, providers: readonly stri
   const legacy = fields.map((f) => `(CASE WHEN ${f} IN (${LEGACY_ONLY_RATINGS.join(", ")}) THEN 1 ELSE 0 END)`).join(" + ");
   const fromAddresses = (sum: string) => `(SELECT COALESCE(SUM(${sum}), 0) FROM mobile_addresses m WHERE m.postcode = l.postcode)`;
   const counted = (column: string, sum: string) => (stored ? `CASE WHEN l.${column} IS NULL THEN ${fromAddresses(sum)} ELSE l.${column} END` : fromAddresses(sum));
+  // releases in the order the API first returned them: a failed refresh since does not make one newer
+  // (a schema with the stored evidence has returned_at; an older one, only fetched_at)
+  const returned = stored ? "COALESCE(l.returned_at, l.fetched_at)" : "l.fetched_at";
   return `SELECT l.dataset AS release, SUM(${counted(STORED_EVIDENCE.ratings, present)}) AS ratings, SUM(${counted(STORED_EVIDENCE.legacy, legacy)}) AS legacy
             FROM ${postcodeTable} s JOIN lookups l ON l.postcode = s.postcode AND l.lookup = 'mobile'
            WHERE ${EVIDENCE_ANSWERS}
-           GROUP BY l.dataset ORDER BY MIN(l.fetched_at${order}), l.dataset${order}`;
+           GROUP BY l.dataset ORDER BY MIN(${returned}${order}), l.dataset${order}`;
 }
 
 /**
@@ -145,3 +148,7 @@ export const ALL_MOBILE_POSTCODES = "(SELECT DISTINCT postcode FROM lookups WHER
 export function recordScaleSql(param: (i: number) => string): string {
   return `UPDATE releases SET scale = ${param(1)}, scale_ratings = ${param(2)}, scale_legacy_ratings = ${param(3)} WHERE lookup = 'mobile' AND name = ${param(4)}`;
 }
+
+/** Each mobile release's evidence as last recorded over every stored answer (recordScaleSql), for releases recorded. */
+export const RECORDED_SCALES_SQL =
+  "SELECT name AS release, scale_ratings AS ratings, scale_legacy_ratings AS legacy FROM releases WHERE lookup = 'mobile' AND scale_ratings IS NOT NULL AND scale_legacy_ratings IS NOT NULL";

@@ -6,7 +6,7 @@
 import { SPEED_FIELDS, mobileFields, type Lookup } from "../../../contract/fields.js";
 import { LOOKUP_SPECS } from "../../../contract/lookups.js";
 import type { OutcomeCounts } from "../../../contract/counts.js";
-import { ratingPlaceFields, type AnswerScales, type MobileScale, type ScaleEvidence } from "../../../contract/mobile-scales.js";
+import { ratingPlaceFields, wholeReleaseEvidence, type AnswerScales, type MobileScale, type ScaleEvidence } from "../../../contract/mobile-scales.js";
 import { goodColumns } from "../../../figures/measures.js";
 import { RELEASE_COLUMN, STATUS_COLUMN } from "../../../figures/postcode-columns.js";
 import { COORDINATE_COLUMNS } from "../../../figures/coordinates.js";
@@ -43,7 +43,7 @@ import { inByteOrder } from "../dialect.js";
 import { downloadWithDataSql, goodSql, tierSql } from "../measures.js";
 import { finalCounts, inputRowCountsSteps, readRunFacts } from "../run-reads.js";
 import { runSteps } from "../steps.js";
-import { ratingCountsOf, ratingCountsSql, scaleEvidenceSql, STORED_EVIDENCE, STORED_RATING_COUNTS, storedRatingCountsSql, sumStoredRatingCounts } from "../scale-sql.js";
+import { ratingCountsOf, ratingCountsSql, RECORDED_SCALES_SQL, scaleEvidenceSql, STORED_EVIDENCE, STORED_RATING_COUNTS, storedRatingCountsSql, sumStoredRatingCounts } from "../scale-sql.js";
 import type { SqlSession } from "../session.js";
 import { loadArea, type AreaRowsInsert } from "./area.js";
 import { hideExpired } from "./expiry-views.js";
@@ -159,8 +159,12 @@ export class SqlReportSnapshot implements ReportSnapshot {
     if (!this.has("mobile")) return [];
     const order = this.q.dialect.byteOrder === "" ? "" : ` ${this.q.dialect.byteOrder}`;
     const stored = (await this.q.get(this.q.dialect.columnExists("lookups", STORED_EVIDENCE.ratings))) !== null;
-    const rows = await this.q.all<{ release: string | null; ratings: number; legacy: number }>(scaleEvidenceSql(POSTCODE_TABLE, this.scope.providers, { order, stored }));
-    return rows.map((r) => ({ release: r.release, ratings: Number(r.ratings), legacyRatings: Number(r.legacy) }));
+    type Row = { release: string | null; ratings: number | string; legacy: number | string };
+    const evidence = (rows: Row[]) => rows.map((r) => ({ release: r.release, ratings: Number(r.ratings), legacyRatings: Number(r.legacy) }));
+    const scope = evidence(await this.q.all<Row>(scaleEvidenceSql(POSTCODE_TABLE, this.scope.providers, { order, stored })));
+    // a reader of an older schema, which never migrates, has no recorded scales
+    const recorded = (await this.q.get(this.q.dialect.columnExists("releases", "scale_legacy_ratings"))) === null ? [] : evidence(await this.q.all<Row>(RECORDED_SCALES_SQL));
+    return wholeReleaseEvidence(scope, recorded);
   }
 
   /**
