@@ -597,6 +597,14 @@ describe("redirects mean a wrong base URL", () => {
     const o = expectKind(run("broadband", status, "", { headers: { location: "https://api.example.com/x" } }), "misconfigured");
     expect(o.message).toBe(`the API answered ${status} (a redirect to https://api.example.com/x): check the base URL`);
   });
+
+  it("masks a key the redirect's Location carries, as in a body (the message is stored with the run)", () => {
+    const redactor = new Redactor([KEY]);
+    const location = `https://other.example.org/api?subscription-key=${KEY}`;
+    const o = expectKind(run("broadband", 302, "", { headers: { location }, redact: (t) => redactor.redact(t) }), "misconfigured");
+    expect(o.message).not.toContain(KEY);
+    expect(o.message).toMatch(/^the API answered 302 \(a redirect to https:\/\/other\.example\.org\/api\?subscription-key=\*+\): check the base URL$/);
+  });
 });
 
 // ---- Retry-After ----

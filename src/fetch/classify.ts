@@ -19,6 +19,8 @@ export function classify(input: ClassifyInput): Outcome {
   // anything is cut. A valid answer is validated as sent, and redacted only when it holds a key
   // (redacting every answer was a fifth of the whole batch's CPU: docs/bench.md).
   const redactBody = () => (input.redact ? input.redact(input.body) : input.body);
+  // so is every text taken from a header (a redirect's Location may carry the key in its query)
+  const redactHeader = (text: string) => (input.redact ? input.redact(text) : text);
   if (status === 200) {
     const check = validateBody(input.lookup, input.body, input.requested, input.providers);
     // A key the body echoes (a misbehaving gateway) is masked in the answer's text before it is stored.
@@ -57,7 +59,7 @@ export function classify(input: ClassifyInput): Outcome {
   // The API never redirects: a 3xx means the base URL points at something else (http for https, a moved host).
   if (status >= 300 && status <= 399) {
     const location = header(input.headers, "location");
-    const to = typeof location === "string" ? ` to ${cut(location, 100)}` : "";
+    const to = typeof location === "string" ? ` to ${cut(redactHeader(location), 100)}` : "";
     return { kind: "misconfigured", message: `the API answered ${status} (a redirect${to}): check the base URL` };
   }
   if (status === 401) return { kind: "auth", message: error.message ?? http };
@@ -72,7 +74,7 @@ export function classify(input: ClassifyInput): Outcome {
     const raw = header(input.headers, "retry-after");
     const fromHeader = parseRetryAfter(raw, input.now);
     const retryAfterMs = fromHeader ?? retryAfterFromText(error.message, input.now);
-    const asked = fromHeader !== null ? `Retry-After: ${cut(String(typeof raw === "string" ? raw : raw?.[0]).trim(), 40)}` : retryAfterMs !== null ? `"${cut(error.message ?? "", 60)}"` : undefined;
+    const asked = fromHeader !== null ? `Retry-After: ${cut(redactHeader(String(typeof raw === "string" ? raw : raw?.[0]).trim()), 40)}` : retryAfterMs !== null ? `"${cut(error.message ?? "", 60)}"` : undefined;
     return { kind: "throttled", retryAfterMs, message: http, ...(asked ? { asked } : {}) };
   }
   if (status === 408 || (status >= 500 && status <= 599)) return { kind: "retryable", message: http };
