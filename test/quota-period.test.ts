@@ -9,7 +9,8 @@ import { openStore } from "../src/store/open-store.js";
 import { allowance, quotaPeriod, runsLeft, type PeriodRule } from "../src/plan/quota-plan.js";
 import { formatQuotaStatus, quotaStatus } from "../src/plan/quota-status.js";
 import { buildConfig } from "../src/cli/batch-config.js";
-import { storedRule } from "../src/plan/quota-period.js";
+import { storedRules } from "../src/plan/quota-period.js";
+import { answerPaces } from "../src/plan/answer-pace.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 import { withStore } from "./helpers/stored.js";
@@ -104,8 +105,10 @@ describe("--quota-period", () => {
     }
     const store = await openStore(join(d, "coverage.sqlite"), { readonly: true });
     try {
-      const rule = await storedRule(store, { days: 28, startMs: Date.parse("2026-03-05T00:00:00Z") }, ["broadband"]);
-      const p = quotaPeriod(MARCH_1 + DAY, rule);
+      const rules = await storedRules(store, { days: 28, startMs: Date.parse("2026-03-05T00:00:00Z") });
+      const p = quotaPeriod(MARCH_1 + DAY, rules.broadband);
+      // mobile's period is its own product's: broadband's 403 leaves it on --quota-start
+      expect(rules.mobile).toEqual({ days: 28, startMs: Date.parse("2026-03-05T00:00:00Z") });
       // the replenish time is counted from the 403's arrival: the paced clock moved a few ms by then
       expect([new Date(p.startMs).toISOString().slice(0, 19), new Date(p.endMs).toISOString().slice(0, 19)]).toEqual(["2026-03-01T02:00:00", "2026-03-29T02:00:00"]);
       expect(formatQuotaStatus(await quotaStatus(store, MARCH_1 + 3600_000))).toContain("used this period (2026-03-01 to 2026-03-28)");
@@ -113,6 +116,49 @@ describe("--quota-period", () => {
       await store.close();
     }
   });
+
+  it("keeps each lookup's own period: broadband's quota 403 moves broadband's, never mobile's", async () => {
+    const d = tempDir("pcc-period-");
+    dirs.push(d);
+    const all = generatePostcodes(SEED, 20);
+    const first = writeCsv(d, "first.csv", ["postcode", ...all.slice(0, 10)]);
+    const more = writeCsv(d, "more.csv", ["postcode", ...all]);
+    // one clock for the scenario: broadband's own subscription, 5 requests a 28-day period from
+    // February 10 (replenished on March 10), and a simulator without a quota for the other nights
+    const clock = new FakeClock(Date.parse("2026-02-10T02:00:00Z"));
+    const broadbandSpent = await startSimulator({ port: 0, seed: SEED, key: KEY, quota: 5, quotaPeriodMs: 28 * DAY, now: () => clock.t });
+    const open = await startSimulator({ port: 0, seed: SEED, key: KEY, now: () => clock.t });
+    const flags = { monthlyQuota: "15", quotaPeriod: "28", quotaStart: "2026-03-01", probe: 0, reports: false, concurrency: 1 };
+    const dbPath = join(d, "coverage.sqlite");
+    const used = (lookup: "broadband" | "mobile", key: string) => withStore(dbPath, (store) => store.ledger.used(lookup, key, clock.t));
+    try {
+      clock.t = MARCH_1;
+      expect((await runIn(d, { in: first, baseUrl: open.url, lookups: "mobile", ...flags }, env, { clock })).exitCode).toBe(0);
+      clock.t = MARCH_1 + DAY;
+      const blocked = await runIn(d, { in: first, baseUrl: broadbandSpent.url, lookups: "broadband", ...flags }, env, { clock });
+      expect(blocked.exitCode).toBe(3);
+      expect(blocked.logs.join("\n")).toContain("Quota will be replenished in 192:00:00");
+      clock.t = MARCH_1 + 2 * DAY;
+      const both = await runIn(d, { in: more, baseUrl: open.url, lookups: "broadband,mobile", ...flags }, env, { clock });
+      const logs = both.logs.join("\n");
+      expect(logs).toContain("mobile: monthly quota 15, 10 used this period (since 2026-03-01) before this run");
+      expect(logs).toContain("broadband: monthly quota 15, 0 used this period (since 2026-02-10) before this run");
+      // mobile spends the 5 its period has left, and no request lands in broadband's period
+      expect(await used("mobile", "2026-03-01")).toBe(15);
+      expect(await used("mobile", "2026-02-10")).toBe(0);
+    } finally {
+      await broadbandSpent.close();
+      await open.close();
+    }
+    await withStore(dbPath, async (store) => {
+      const status = formatQuotaStatus(await quotaStatus(store, clock.t));
+      expect(status).toContain("mobile: 15 of 15 used this period (2026-03-01 to 2026-03-28), 0 remaining");
+      expect(status).toContain("used this period (2026-02-10 to 2026-03-09)");
+      const paces = await answerPaces(store, clock.t, ["broadband", "mobile"]);
+      expect(paces.mobile?.rule).toEqual({ days: 28, startMs: Date.parse("2026-03-01T00:00:00Z") });
+      expect(paces.mobile?.remaining).toBe(0);
+    });
+  }, 120_000);
 
   it("refuses a number of days without --quota-start, and a bad period, in one line", () => {
     const flags = { in: "x.csv", simulate: true } as const;

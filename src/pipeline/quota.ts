@@ -4,11 +4,12 @@
 // an answer). Each request is reserved in the shared ledger before it is sent, in chunks
 // (quota-gate.ts), so stores sharing one ledger never overspend it together.
 import type { Lookup } from "../contract/fields.js";
+import { perLookup } from "../contract/lookups.js";
 import type { StopControl } from "../fetch/stop.js";
 import type { Logger } from "../log/logger.js";
 import type { Plan, QuotaOptions } from "../plan/plan.js";
 import { periodRule, quotaPeriod, replenishMs } from "../plan/quota-plan.js";
-import { storedRule } from "../plan/quota-period.js";
+import { storedRules, usedInPeriods } from "../plan/quota-period.js";
 import { describeShortfall, expiryShortfall } from "../plan/retention.js";
 import type { AnswerWriter, Store } from "../store/store.js";
 import type { Reservation } from "../store/types.js";
@@ -52,9 +53,10 @@ export async function startRunQuota(
 ): Promise<RunQuota> {
   const { runId, leaseId } = run;
   const startMs = now();
-  const rule = await storedRule(store, periodRule(config), config.lookups);
-  const period = quotaPeriod(startMs, rule);
-  const used = (await store.ledger.figures(period.key, startMs)).used;
+  // each lookup's own period: broadband's quota 403 says nothing of mobile's
+  const rules = await storedRules(store, periodRule(config));
+  const periods = perLookup((l) => quotaPeriod(startMs, rules[l]));
+  const used = await usedInPeriods(store, rules, startMs, startMs);
   // The service said the quota is spent: asking again before it is replenished only collects 403s.
   for (const lookup of config.lookups) {
     const block = await store.ledger.blocked(lookup, new Date(startMs).toISOString());
@@ -66,18 +68,18 @@ export async function startRunQuota(
   for (const lookup of config.lookups) {
     const limit = limits[lookup];
     if (limit !== undefined)
-      gates.set(lookup, new QuotaGate((n) => guarded(() => store.ledger.reserve({ leaseId, lookup, period: quotaPeriod(now(), rule).key, n, limit, nowMs: now() })), run.fence));
+      gates.set(lookup, new QuotaGate((n) => guarded(() => store.ledger.reserve({ leaseId, lookup, period: quotaPeriod(now(), rules[lookup]).key, n, limit, nowMs: now() })), run.fence));
   }
   return {
     planOptions: config.monthlyQuota
-      ? { limits, used, nowMs: startMs, resetDay: rule, spendAll: config.spendAll }
+      ? { limits, used, nowMs: startMs, rules, spendAll: config.spendAll }
       : undefined,
     onRequest: (lookup, writer, onBlocked) => (r) => {
       const at = now();
       const iso = new Date(at).toISOString();
       // the ledger counts what the real API's quota counts: a simulated request spends none of it
       if (!config.simulate)
-        writer.request({ lookup, status: r.status, at: iso, period: quotaPeriod(at, rule).key, runId, leaseId: gates.has(lookup) ? leaseId : null });
+        writer.request({ lookup, status: r.status, at: iso, period: quotaPeriod(at, rules[lookup]).key, runId, leaseId: gates.has(lookup) ? leaseId : null });
       const wait = r.quotaMessage === null ? null : replenishMs(r.quotaMessage);
       if (r.quotaMessage !== null && wait !== null) {
         writer.block({ lookup, until: new Date(at + wait).toISOString(), message: r.quotaMessage, runId });
@@ -94,12 +96,12 @@ export async function startRunQuota(
         if (!a || !d) continue;
         // a result line: cron's --quiet log keeps it, next to the run's summary
         log.result(
-          `${lookup}: monthly quota ${limits[lookup]}, ${used[lookup]} used this period (since ${period.key}) before this run; ` +
+          `${lookup}: monthly quota ${limits[lookup]}, ${used[lookup]} used this period (since ${periods[lookup].key}) before this run; ` +
             `tonight's refresh allowance ${a.refreshShare}; ${d.refreshes} refreshes deferred to later nights` +
             (d.unanswered > 0 ? `; ${d.unanswered} postcodes without an answer wait for the quota` : ""),
           { event: "quota", lookup, quota: limits[lookup], used: used[lookup], allowance: a.refreshShare, deferred: d.refreshes, unanswered: d.unanswered },
         );
-        const shortfall = expiryShortfall({ listSize: plan.postcodes, quota: limits[lookup]!, periodMs: period.endMs - period.startMs, retentionMs: config.retention, oldestAnswer: plan.oldestAnswer.get(lookup) ?? new Date(startMs).toISOString() });
+        const shortfall = expiryShortfall({ listSize: plan.postcodes, quota: limits[lookup]!, periodMs: periods[lookup].endMs - periods[lookup].startMs, retentionMs: config.retention, oldestAnswer: plan.oldestAnswer.get(lookup) ?? new Date(startMs).toISOString() });
         const line = describeShortfall(lookup, shortfall, plan.postcodes, config.retention);
         if (line) log.result(line, { event: "expiry_shortfall", lookup, postcodes: shortfall.postcodes, from: shortfall.from });
         if (d.unanswered > 0)

@@ -5,7 +5,7 @@
 // this period's requests reach before its quota answer blocked the lookup.
 import type { Lookup } from "../contract/fields.js";
 import type { Store } from "../store/store.js";
-import { storedRule } from "./quota-period.js";
+import { storedRules, usedInPeriods } from "./quota-period.js";
 import { periodRule, quotaPeriod, type PeriodRule } from "./quota-plan.js";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -52,24 +52,25 @@ export async function answerPaces(store: Store, nowMs: number, lookups: readonly
   if (!last) return {};
   const a = last.args;
   const limits = (a.monthlyQuota ?? {}) as Partial<Record<Lookup, number>>;
-  const rule = await storedRule(
+  // each lookup's own period: a quota 403 of one product says nothing of the other's
+  const rules = await storedRules(
     store,
     periodRule({
       quotaPeriod: typeof a.quotaPeriod === "number" ? a.quotaPeriod : null,
       quotaStart: typeof a.quotaStart === "number" ? a.quotaStart : null,
       quotaResetDay: typeof a.quotaResetDay === "number" ? a.quotaResetDay : 1,
     }),
-    lookups,
   );
   const ranToday = day(Date.parse(last.startedAt)) === day(nowMs);
   const nightMs = Math.floor((ranToday ? nowMs + DAY_MS : nowMs) / DAY_MS) * DAY_MS;
   // what the next night's period has used (the option's quota), and what this one has (the service's)
-  const used = (await store.ledger.figures(quotaPeriod(nightMs, rule).key, nowMs)).used;
-  const usedNow = (await store.ledger.figures(quotaPeriod(nowMs, rule).key, nowMs)).used;
+  const used = await usedInPeriods(store, rules, nightMs, nowMs);
+  const usedNow = await usedInPeriods(store, rules, nowMs, nowMs);
   const out: Partial<Record<Lookup, AnswerPace>> = {};
   for (const lookup of lookups) {
     const block = await store.ledger.blocked(lookup, new Date(nowMs).toISOString());
     const limit = limits[lookup];
+    const rule = rules[lookup];
     const blockedUntil = block ? Math.max(nightMs, Date.parse(block.until)) : null;
     if (limit !== undefined) {
       out[lookup] = { quota: limit, remaining: blockedUntil === null ? Math.max(0, limit - used[lookup]) : 0, nextNightMs: nightMs, rule, source: "monthly-quota" };

@@ -47,11 +47,11 @@ export interface PlanOptions {
 export interface QuotaOptions {
   /** requests per period, per lookup (a lookup without one is not limited) */
   limits: Partial<Record<Lookup, number>>;
-  /** requests the ledger holds for the current period */
+  /** requests the ledger holds for each lookup's current period */
   used: Record<Lookup, number>;
   nowMs: number;
-  /** the quota period's rule (quota-plan.ts): a reset day of the month, or a rolling period */
-  resetDay: PeriodRule;
+  /** each lookup's quota period rule (quota-plan.ts): a reset day of the month, or a rolling period */
+  rules: Record<Lookup, PeriodRule>;
   /** --spend-all: refreshes may spend all that is left, not an even share */
   spendAll: boolean;
 }
@@ -219,7 +219,7 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
     const budget =
       q && limit !== undefined
         ? (firstNeeds: number) => {
-            const a = allowance(limit, q.used[lookup], firstNeeds, q.nowMs, quotaPeriod(q.nowMs, q.resetDay), q.spendAll);
+            const a = allowance(limit, q.used[lookup], firstNeeds, q.nowMs, quotaPeriod(q.nowMs, q.rules[lookup]), q.spendAll);
             allowances.set(lookup, a);
             return a;
           }

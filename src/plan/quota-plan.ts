@@ -131,14 +131,14 @@ export function periodRule(o: { quotaPeriod: number | null; quotaStart: number |
 }
 
 /**
- * A rolling period anchored on what the gateway said: its quota 403 names when the quota is
- * replenished, the end of a period (stored as the lookup's quota block). The latest such time wins
- * over --quota-start; a month rule is kept as it is.
+ * A rolling period anchored on what the gateway said: its quota 403 names when the lookup's quota
+ * is replenished, the end of one of its periods (stored as the lookup's quota block). That time
+ * wins over --quota-start; a month rule is kept as it is.
  */
-export function anchoredRule(rule: PeriodRule, replenishedAt: readonly (string | null)[]): PeriodRule {
-  if (typeof rule === "number") return rule;
-  const times = replenishedAt.filter((t): t is string => t !== null).map((t) => Date.parse(t)).filter(Number.isFinite);
-  return times.length === 0 ? rule : { days: rule.days, startMs: Math.max(...times) };
+export function anchoredRule(rule: PeriodRule, replenishedAt: string | null): PeriodRule {
+  if (typeof rule === "number" || replenishedAt === null) return rule;
+  const startMs = Date.parse(replenishedAt);
+  return Number.isFinite(startMs) ? { days: rule.days, startMs } : rule;
 }
 
 /** "replenished in 523:10:07" of a 403 quota answer, in ms; null when the message says no time. */

@@ -3,7 +3,7 @@
 // deferred, and when the whole input will be on the newest release and within --max-age at this pace.
 import type { Lookup } from "../contract/fields.js";
 import type { Store } from "../store/store.js";
-import { storedRule } from "./quota-period.js";
+import { storedRules } from "./quota-period.js";
 import { describeShortfall, expiryShortfall, oldestFetched } from "./retention.js";
 import { allowance, periodRule, predictFinish, quotaPeriod } from "./quota-plan.js";
 
@@ -38,19 +38,18 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
   const limits = last?.args.monthlyQuota as Partial<Record<Lookup, number>> | null | undefined;
   if (!last || !limits) return [];
   const a = last.args;
-  const resetDay = await storedRule(store, periodRule({
+  // each lookup's own period: a quota 403 of one product says nothing of the other's
+  const rules = await storedRules(store, periodRule({
     quotaPeriod: typeof a.quotaPeriod === "number" ? a.quotaPeriod : null,
     quotaStart: typeof a.quotaStart === "number" ? a.quotaStart : null,
     quotaResetDay: typeof a.quotaResetDay === "number" ? a.quotaResetDay : 1,
-  }), Object.keys(limits) as Lookup[]);
+  }));
   const spendAll = last.args.spendAll === true;
   const retentionMs = typeof last.args.retention === "number" ? last.args.retention : null;
   // runs record --max-age in milliseconds (every run that records a monthly quota does)
   const maxAgeMs = typeof last.args.maxAge === "number" ? last.args.maxAge : 30 * DAY_MS;
   const ranToday = last.startedAt.slice(0, 10) === new Date(nowMs).toISOString().slice(0, 10);
   const nightMs = ranToday ? Date.parse(last.startedAt) + DAY_MS : nowMs;
-  const period = quotaPeriod(nightMs, resetDay);
-  const figures = await store.ledger.figures(period.key, nowMs);
   const out: LookupQuotaStatus[] = [];
   for (const [lookup, quota] of Object.entries(limits) as [Lookup, number][]) {
     const candidates = await store.plan.candidates({
@@ -63,9 +62,10 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
     });
     const newData = candidates.filter((c) => c.state === "new" || c.state === "failed" || c.state === "incomplete").length;
     const outstanding = candidates.filter((c) => c.state === "release" || c.state === "age").length;
-    const used = figures.used[lookup];
+    const period = quotaPeriod(nightMs, rules[lookup]);
+    const used = (await store.ledger.figures(period.key, nowMs)).used[lookup];
     const a = allowance(quota, used, newData, nightMs, period, spendAll);
-    const pace = predictFinish({ quota, used: used + Math.min(newData, a.remaining), outstanding, firstNightMs: nightMs, resetDay, spendAll });
+    const pace = predictFinish({ quota, used: used + Math.min(newData, a.remaining), outstanding, firstNightMs: nightMs, resetDay: rules[lookup], spendAll });
     // Answers refreshed first must not age past --max-age before the last is done.
     const inTime = pace.finishDate !== null && Date.parse(pace.finishDate) - nightMs < maxAgeMs;
     out.push({
