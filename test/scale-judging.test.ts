@@ -30,7 +30,7 @@ interface Address {
   base: number;
   ratings?: Record<string, number>;
 }
-type Answer = { release: string; addresses: Address[] } | "fails";
+type Answer = { release: string; addresses: Address[]; providers?: string[] } | "fails";
 const answers = new Map<string, Answer>();
 const indoorVoice = (v: number) => Object.fromEntries(PROVIDERS.map((p) => [`${p}VoiceIndoor`, v]));
 
@@ -50,7 +50,7 @@ beforeAll(async () => {
         UPRN: x.uprn,
         AddressShortDescription: `${x.uprn} HIGH STREET`,
         PostCode: postcode,
-        ...Object.fromEntries(mobileFields(PROVIDERS).map((f) => [f, x.ratings?.[f] ?? x.base])),
+        ...Object.fromEntries(mobileFields(a.providers ?? PROVIDERS).map((f) => [f, x.ratings?.[f] ?? x.base])),
       })),
     });
   });
@@ -155,6 +155,29 @@ describe("each answer judged on its own release's scale", () => {
     expect((await s.night(["SW1A 2AA", "CF10 1AA"], { maxAge: "1d" })).exitCode).not.toBe(0);
     const after = summaryOf(await s.reportAll("after")).mobile!;
     expect([after.scale, named(after.scaleChange)]).toEqual(["current", expect.stringMatching(change)]);
+  });
+
+  it("an address whose answer holds no rating from a provider is neither good nor a notspot for it, in report.html too", async () => {
+    const s = scenario();
+    const three = PROVIDERS.slice(0, 3);
+    // None (0) everywhere from three providers; then a fourth is asked for and the refetch fails, so
+    // the kept answer has no rating from it
+    answers.set(P1, { release: R3, providers: three, addresses: [{ uprn: 1001, base: 0 }, { uprn: 1002, base: 0 }] });
+    expect((await s.night(["SW1A 2AA"], { providers: three.join(",") })).exitCode).toBe(0);
+    s.clock.t = T0 + DAY;
+    answers.set(P1, "fails");
+    expect((await s.night(["SW1A 2AA"], { providers: PROVIDERS.join(",") })).exitCode).not.toBe(0);
+    const out = join(s.dir, "out");
+    const m = summaryOf(out).mobile!;
+    expect(m.unrated).toEqual({ ProvA: 0, ProvB: 0, ProvC: 0, ProvD: 2 });
+    expect(m.providers.ProvD!.indoorVoiceNotspots).toBe(0);
+    const row = csv(out, "summary.csv").find((r) => r.Figure!.startsWith("ProvD: addresses whose answer has no rating"));
+    expect([row?.Count, row?.Of]).toEqual(["2", "2 addresses the mobile lookup returned"]);
+    const html = readFileSync(join(out, "report.html"), "utf8");
+    const at = html.indexOf("Addresses with good coverage per provider");
+    const table = html.slice(at, html.indexOf("</table>", at)).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+    expect(table).toMatch(/ProvD 0 0\.0% 0 0\.0% 0 0\.0% 0 0\.0%/);
+    expect(html).toContain("Without a rating, counted neither good nor a notspot (answers stored before the provider was asked for): 2 addresses for ProvD.");
   });
 
   it("a newest release whose answers hold no address decides nothing: the rated release's scale stands", async () => {

@@ -4,7 +4,7 @@
 // scales, each answer is judged on its own scale: the summary says so, with the addresses on each,
 // and gives the ratings per scale in each scale's words. summary.ts calls these; the figures are
 // the snapshot's.
-import { goodCoverageWords, judgingOf, RATING_PLACES, ratingPlaceFields, ratingName, ratingWords, SCALES, scaleChangeWords, scaleReadingWords, valuesBestFirst, type MobileJudging, type MobileScale, type ScaleDecision } from "../../contract/mobile-scales.js";
+import { ALL_RATINGS, goodCoverageWords, judgingOf, RATING_PLACES, ratingPlaceFields, ratingName, ratingWords, SCALES, scaleChangeWords, scaleReadingWords, valuesBestFirst, type MobileJudging, type MobileScale, type ScaleDecision } from "../../contract/mobile-scales.js";
 import { SCALE_ADDRESSES_COLUMN } from "../../figures/postcode-columns.js";
 import type { ReportSnapshot } from "../../store/snapshot.js";
 import { shareFraction } from "./figure-labels.js";
@@ -39,6 +39,12 @@ export interface ScaleSummary {
   scaleAddresses?: Record<MobileScale, number> | undefined;
   /** combining both scales: the good rating on each */
   goodRatings?: Record<MobileScale, number> | undefined;
+  /**
+   * per provider, the mobile addresses whose answer holds no rating from it (stored before the
+   * provider was asked for, and kept through a failed refresh): neither good nor a notspot. Only
+   * when some provider has any.
+   */
+  unrated?: Record<string, number> | undefined;
 }
 
 /** The scales the summary's mobile figures judge answers on, with their good ratings. */
@@ -68,32 +74,44 @@ export async function scaleSummary(
   const each = judging.length > 1;
   const onScale = Object.fromEntries(MOBILE_SCALES_OLDEST_FIRST.map((s) => [s, scaleTotals?.[SCALE_ADDRESSES_COLUMN[s]] ?? 0])) as Record<MobileScale, number>;
   // with both scales, each scale's shares are of the addresses on it, as each scale's list is read on its own
-  const ratings = await ratingShares(snapshot, each ? judging.map((j) => j.scale) : [decision.scale], each, (scale) => (each ? onScale[scale] : addresses));
+  const { ratings, rated } = await ratingShares(snapshot, each ? judging.map((j) => j.scale) : [decision.scale], each, (scale) => (each ? onScale[scale] : addresses));
   const reading = scaleReadingWords(decision);
   const about = reading === null ? {} : { scaleReading: reading, scaleAddresses: onScale };
   const goods = each ? { goodRatings: Object.fromEntries(judging.map((j) => [j.scale, j.goodRating])) as Record<MobileScale, number> } : {};
-  return { scale: decision.scale, goodRating, scaleReason: decision.reason, scaleChange: scaleChangeWords(decision), ratings, ...about, ...goods };
+  const unrated = Object.fromEntries(Object.entries(rated).map(([p, n]) => [p, addresses - n]));
+  const anyUnrated = Object.values(unrated).some((n) => n > 0) ? { unrated } : {};
+  return { scale: decision.scale, goodRating, scaleReason: decision.reason, scaleChange: scaleChangeWords(decision), ratings, ...about, ...goods, ...anyUnrated };
 }
 
 /**
  * Per provider and place, the addresses at each rating of each scale (`tagged`: each share names its
- * scale, counted over that scale's answers only), each share of `of(scale)` addresses.
+ * scale, counted over that scale's answers only), each share of `of(scale)` addresses; and per
+ * provider the addresses its indoor voice rates at all (any rating of either scale: an answer holds
+ * all of a provider's ratings or none).
  */
-async function ratingShares(snapshot: ReportSnapshot, scales: readonly MobileScale[], tagged: boolean, of: (scale: MobileScale) => number): Promise<ScaleSummary["ratings"]> {
+async function ratingShares(
+  snapshot: ReportSnapshot,
+  scales: readonly MobileScale[],
+  tagged: boolean,
+  of: (scale: MobileScale) => number,
+): Promise<{ ratings: ScaleSummary["ratings"]; rated: Record<string, number> }> {
   const providers = snapshot.scope.providers;
   const fields = ratingPlaceFields(providers);
   const ratings: ScaleSummary["ratings"] = Object.fromEntries(providers.map((p) => [p, { indoorVoice: [], indoorData: [] } satisfies Record<PlaceKey, RatingShare[]>]));
+  const rated: Record<string, number> = Object.fromEntries(providers.map((p) => [p, 0]));
   for (const scale of scales) {
-    const values = valuesBestFirst(scale);
-    const counts = await snapshot.ratingCounts(fields, values.map((v) => v.rating), tagged ? scale : undefined);
-    providers.forEach((p, i) =>
-      RATING_PLACES.forEach((pl, j) => {
-        const at = counts[i * RATING_PLACES.length + j]!;
-        ratings[p]![pl.key].push(...values.map((v, k) => ({ ...(tagged ? { scale } : {}), rating: v.rating, label: v.label, addresses: at[k]!, share: shareFraction(at[k]!, of(scale)) })));
-      }),
-    );
+    const counts = await snapshot.ratingCounts(fields, ALL_RATINGS, tagged ? scale : undefined);
+    const at = (i: number, j: number, rating: number) => counts[i * RATING_PLACES.length + j]![ALL_RATINGS.indexOf(rating)]!;
+    providers.forEach((p, i) => {
+      rated[p]! += ALL_RATINGS.reduce((sum, r) => sum + at(i, RATING_PLACES.findIndex((pl) => pl.key === "indoorVoice"), r), 0);
+      RATING_PLACES.forEach((pl, j) =>
+        ratings[p]![pl.key].push(
+          ...valuesBestFirst(scale).map((v) => ({ ...(tagged ? { scale } : {}), rating: v.rating, label: v.label, addresses: at(i, j, v.rating), share: shareFraction(at(i, j, v.rating), of(scale)) })),
+        ),
+      );
+    });
   }
-  return ratings;
+  return { ratings, rated };
 }
 
 /** "each answer judged on its own release's scale: 2,169 addresses on Ofcom's earlier 0-4 scale, 275 on Ofcom's current 0/3/4 scale"; null when one scale is read as it is. */
@@ -122,10 +140,13 @@ export function ratingShareRows(m: ScaleSummary, addresses: number): SummaryRow[
   // a share named for its scale is of the addresses whose answer is on that scale
   const of = (scale: MobileScale | undefined) =>
     scale && m.scaleAddresses ? { of: m.scaleAddresses[scale], ofWhat: `addresses whose answer is on ${SCALES[scale].title}` } : { of: addresses, ofWhat: "addresses the mobile lookup returned" };
-  for (const [provider, places] of Object.entries(m.ratings))
+  for (const [provider, places] of Object.entries(m.ratings)) {
+    const unrated = m.unrated?.[provider] ?? 0;
+    if (unrated > 0) rows.push({ section: "Mobile", figure: `${provider}: addresses whose answer has no rating from ${provider} (neither good nor a notspot)`, count: unrated, of: addresses, ofWhat: "addresses the mobile lookup returned" });
     for (const pl of RATING_PLACES)
       for (const r of places[pl.key])
         rows.push({ section: "Mobile", figure: `${provider}: addresses with ${pl.words} ${ratingWords(r.scale ?? m.scale, r.rating)}${r.scale ? ` (${SCALES[r.scale].title})` : ""}`, count: r.addresses, ...of(r.scale) });
+  }
   return rows;
 }
 

@@ -34,8 +34,9 @@ export function mobileSection(data: HtmlReportData, title: string): string {
 function goodFigure(data: HtmlReportData): string {
   const m = data.summary.mobile!;
   const providers = data.summary.providers;
-  // good = not a notspot: the summary's notspot counts are the one source of these numbers
-  const good = (p: string, kind: (typeof COVERAGE_KINDS)[number]) => m.addresses - m.providers[p]![kind.notspots];
+  // good = rated and not a notspot: the summary's counts are the one source of these numbers (an
+  // address without the provider's ratings is neither)
+  const good = (p: string, kind: (typeof COVERAGE_KINDS)[number]) => m.addresses - (m.unrated?.[p] ?? 0) - m.providers[p]![kind.notspots];
   const series = COVERAGE_KINDS.map((kind) => ({
     name: kind.name,
     values: providers.map((p) => shareValue(good(p, kind), m.addresses)),
@@ -45,15 +46,18 @@ function goodFigure(data: HtmlReportData): string {
   const voice = providers.map((p) => ({ p, good: good(p, COVERAGE_KINDS[0]!) })).sort((a, b) => b.good - a.good);
   const best = voice[0]!;
   const worst = voice[voice.length - 1]!;
+  const unrated = providers.filter((p) => (m.unrated?.[p] ?? 0) > 0).map((p) => `${formatCounted(m.unrated![p]!, "address", "addresses")} for ${p}`);
+  const unratedNote =
+    unrated.length === 0 ? "" : ` Without a rating, counted neither good nor a notspot (answers stored before the provider was asked for): ${unrated.join(", ")}.`;
   return figure({
     id: "mobile-good",
     title: `Addresses with good coverage (${goodJudgingWords(judgingOfSummary(m))}), per provider`,
     reading:
-      voice.length === 1
+      (voice.length === 1
         ? `${best.p} has good indoor voice at ${formatShare(best.good, m.addresses)} of addresses.`
         : best.good === worst.good
           ? `Good indoor voice: ${formatShare(best.good, m.addresses)} of addresses with every provider.`
-          : `Good indoor voice: at most ${formatShare(best.good, m.addresses)} of addresses (${best.p}), at least ${formatShare(worst.good, m.addresses)} (${worst.p}).`,
+          : `Good indoor voice: at most ${formatShare(best.good, m.addresses)} of addresses (${best.p}), at least ${formatShare(worst.good, m.addresses)} (${worst.p}).`) + unratedNote,
     chart: barChart({
       title: "Share of addresses with good coverage per provider",
       categories: providers,
