@@ -178,6 +178,10 @@ describe("each answer judged on its own release's scale", () => {
     const table = html.slice(at, html.indexOf("</table>", at)).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
     expect(table).toMatch(/ProvD 0 0\.0% 0 0\.0% 0 0\.0% 0 0\.0%/);
     expect(html).toContain("Without a rating, counted neither good nor a notspot (answers stored before the provider was asked for): 2 addresses for ProvD.");
+    // the kept answer counts in the estimates as in every other figure: the list is answered, no lead
+    const summary = summaryOf(out);
+    expect(summary.estimates!.lookups.mobile!.answeredPostcodes).toBe(1);
+    expect(csv(out, "summary.csv").filter((r) => r.Section === "Whole list (partly answered)")).toEqual([]);
   });
 
   it("a newest release whose answers hold no address decides nothing: the rated release's scale stands", async () => {

@@ -24,6 +24,11 @@ import { answeredBy, type AnswerPace } from "../../plan/answer-pace.js";
 import { estimateCaveats, ESTIMATE_ASSUMPTION, MIN_ANSWERED_FOR_ESTIMATE, TOO_FEW_ANSWERED, type CaveatPostcode } from "./estimate-caveats.js";
 
 const ANSWERED_STATUSES = new Set(["ok", "not_found"]);
+/**
+ * A postcode the figures count: answered, or a failed refresh whose earlier answer is kept (every
+ * figure of the report counts its addresses, so the estimate and its answered-only figure do too).
+ */
+const counted = (status: Cell, addresses: Cell) => ANSWERED_STATUSES.has(String(status)) || (status === "failed" && Number(addresses ?? 0) > 0);
 
 
 /** The list's postcodes (compact), and per lookup its figures: slot i of each table is postcodes[i]. */
@@ -79,7 +84,7 @@ function addPostcode(figures: ListFigures, row: readonly Cell[], { lookups, coun
   const below = openData ? auxiliaryOf(row[bandsAt + bandCount]!) : null;
   let at = 1;
   for (const l of lookups) {
-    const answered = ANSWERED_STATUSES.has(String(row[at]));
+    const answered = counted(row[at]!, row[at + 1]!);
     const first = at + 2;
     const auxiliary = (f: number) => (counts[l][f] === "BelowSuperfast" ? below : null);
     figures.tables[l]!.add(stratum, answered, answered ? Number(row[at + 1] ?? 0) : 0, (f) => (answered ? Number(row[first + f] ?? 0) : 0), auxiliary);
