@@ -184,6 +184,7 @@ const READ: Record<string, { column?: string; expect: Partial<Read> & { rows: Ro
   },
   "ragged.csv": {
     expect: {
+      warnings: [`${fixture("ragged.csv")}: line 4 has 5 cells but the header 3: a cell holding an unquoted "," shifts the cells after it, and the other columns are read as they are; quote such cells`],
       rows: [
         rej(2, "", "the row has 1 cell(s) and no postcode cell (column 2)", ["Short row"]),
         rej(3, " John", `${INVALID}; the row has 4 cells but the header 3, so a cell may hold an unquoted ","`, ["Smith", " John", "SW1A 1AA", "n"]),
@@ -317,6 +318,17 @@ describe("bad input corpus: chunk boundaries change nothing", () => {
         expect(await refusal(readInChunks(name, size, column)), name).toBe(`${fixture(name)}: ${message}`);
     });
   }
+});
+
+describe("rows longer than the header", () => {
+  it("warn once, naming the first line and how many more, when a cell beyond the header holds something", async () => {
+    const text = ["postcode,name,notes", "SW1A 2AA,Smith, John,vip", "EC1A 1BB,Ann,n,,", "M1 1AE,Lee, Bo,x", "B33 8TH,Eve,n"].join("\n");
+    const read = await readStream(Readable.from([text]), { source: "list.csv" });
+    expect(read.rows.map((r) => r.reason)).toEqual([null, null, null, null]);
+    expect(read.warnings).toEqual([
+      'list.csv: line 2 has 4 cells but the header 3 (and 1 more row): a cell holding an unquoted "," shifts the cells after it, and the other columns are read as they are; quote such cells',
+    ]);
+  });
 });
 
 describe("bad input corpus: coverage", () => {

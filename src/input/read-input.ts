@@ -10,6 +10,7 @@ import { unwrapQuotes } from "./cell.js";
 import { NoPostcodeSeen } from "./no-postcodes.js";
 import type { InputHeader, InputRow } from "./input-row.js";
 import { describeSwallowed, swallowedRows } from "./swallowed-rows.js";
+import { LongRows } from "./long-rows.js";
 
 export { InputError } from "./text-guard.js";
 
@@ -17,6 +18,7 @@ export type { InputHeader, InputRow } from "./input-row.js";
 
 export interface OpenedInput {
   header: InputHeader;
+  /** what the header showed; once the rows have ended, also what they did (rows longer than the header) */
   warnings: string[];
   rows: AsyncIterable<InputRow>;
 }
@@ -71,7 +73,7 @@ export async function openInput(stream: Readable, input: InputOptions): Promise<
   const { delimiter, sep, warnings } = chooseDelimiter(prefix, source);
   const parsed = parseRecords(stream, prefix, delimiter, source);
   const head = await readHeader(parsed, { prefix, sep, delimiter, input, warnings });
-  return { header: head.header, warnings, rows: inputRows(parsed.records, head, delimiter, source) };
+  return { header: head.header, warnings, rows: inputRows(parsed.records, head, delimiter, source, warnings) };
 }
 
 /** An Excel "sep=" line's delimiter, else the one the first line shows; a warning unless it is a comma. */
@@ -174,9 +176,10 @@ async function firstRecord(records: AsyncGenerator<NumberedRecord>, sepLine: num
 }
 
 /** The rows below the header, blank lines skipped; refuses a file with no rows, or no postcode in any row. */
-async function* inputRows(records: AsyncGenerator<NumberedRecord>, { header, firstData, headerLine }: HeaderRead, delimiter: Delimiter, source: string): AsyncGenerator<InputRow> {
+async function* inputRows(records: AsyncGenerator<NumberedRecord>, { header, firstData, headerLine }: HeaderRead, delimiter: Delimiter, source: string, warnings: string[]): AsyncGenerator<InputRow> {
   let count = 0;
   const seen = new NoPostcodeSeen();
+  const long = new LongRows(header);
   const shape = { cellCount: header.columns.length, postcodeIndex: header.postcodeIndex, delimiter };
   const next = (r: NumberedRecord): InputRow => {
     if (r.breaks > 0) {
@@ -186,6 +189,7 @@ async function* inputRows(records: AsyncGenerator<NumberedRecord>, { header, fir
     count++;
     const row = toRow(r, header);
     seen.add(row);
+    long.add(row);
     return row;
   };
   if (firstData) yield next(firstData);
@@ -198,6 +202,8 @@ async function* inputRows(records: AsyncGenerator<NumberedRecord>, { header, fir
   // Nor should the wrong column: every row a reject is a run over nothing.
   const none = seen.refusal(header);
   if (none) throw new InputError(`${source}: ${none}`);
+  const shifted = long.warning(source);
+  if (shifted) warnings.push(shifted);
 }
 
 function toRow(r: NumberedRecord, header: InputHeader): InputRow {

@@ -61,12 +61,15 @@ export async function readInputIntoRun(
     await store.runs.setInput(runId, input.header.columns, input.header.postcodeColumn);
     deps.logger.info(postcodeColumnLine(input.header), { event: "postcode-column", column: input.header.postcodeColumn });
     shape.columns = input.header.columns.length;
+    const told = input.warnings.length;
     for await (const row of input.rows) {
       inputRows++;
       measure(shape, row.line, row.cells);
       if (!row.postcode.ok) rejects++;
       await rows.add(storedRow(row));
     }
+    // what the rows showed, once they have all been read
+    for (const w of input.warnings.slice(told)) deps.logger.warn(w);
   } catch (err) {
     // a signal keeps the rows read so far (a lost lease keeps none: acceptInput); a refusal none
     if (!stopped.aborted) {
