@@ -89,6 +89,7 @@ describe("the commands as processes", () => {
       ["timeout too long", [...base, "--base-url", url, "--timeout", "3601"], { COVERAGE_API_KEY: KEY }, /--timeout: expected seconds from 1 to 3600, got 3601/],
       ["timeout too short", [...base, "--base-url", url, "--timeout", "0.5"], { COVERAGE_API_KEY: KEY }, /--timeout: expected seconds from 1 to 3600, got 0.5/],
       ["report typo", ["--rn", "3"], {}, /^error: unknown option --rn; did you mean --run\?/],
+      ["repeated option", [...base, "--simulate", "--db", join(d, "other.sqlite"), "--log-format", "json"], {}, /"message":"--db given 2 times; give it once .*"stopReason":"config"/],
     ];
     const results = await Promise.all(
       cases.map(([name, args, env]) => spawnCli(name === "report typo" ? "report" : "batch", args, { env }).done),

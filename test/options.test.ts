@@ -2,7 +2,11 @@
 // environment variable, check and recorded value. A new option gets its test here.
 import { describe, expect, it } from "vitest";
 import { BATCH_OPTIONS, parseOptions, recordedArgs } from "../src/cli/batch-options.js";
-import { flagName } from "../src/cli/options/engine.js";
+import { flagName, parseTable } from "../src/cli/options/engine.js";
+import { ConfigError } from "../src/cli/options/config-values.js";
+import { EXPORT_OPTIONS } from "../src/cli/export-options.js";
+import { REPORT_OPTIONS } from "../src/cli/report-options.js";
+import { STATUS_OPTIONS } from "../src/cli/status-options.js";
 import { optionsTable } from "../src/cli/options/options-doc.js";
 import { buildConfig } from "../src/cli/batch-config.js";
 
@@ -93,6 +97,24 @@ describe("batch option declarations", () => {
     expect(parseOptions({ in: "x" }, {})).toMatchObject({ workbookRows: 100_000 });
     expect(parseOptions({ in: "x", workbookRows: "0" }, {})).toMatchObject({ workbookRows: 0 });
     expect(() => parseOptions({ in: "x", workbookRows: "2000000" }, {})).toThrow("--workbook-rows: expected a whole number from 0 to 1048575, got 2000000");
+  });
+
+  it("refuse an option given more than once (yargs makes it an array) in every command, as a config error naming it", () => {
+    const twice = (a: string, b: string) => [a, b] as never;
+    const refusal = (parse: () => unknown) => {
+      try {
+        parse();
+        return "accepted";
+      } catch (err) {
+        return err instanceof ConfigError ? err.message : `not a ConfigError: ${String(err)}`;
+      }
+    };
+    expect(refusal(() => parseOptions({ in: twice("a.csv", "b.csv") }, {}))).toBe("--in given 2 times; give it once");
+    expect(refusal(() => parseOptions({ in: "x", column: twice("postcode", "postcode") }, {}))).toBe("--column given 2 times; give it once");
+    expect(refusal(() => parseOptions({ in: "x", rate: twice("10", "20") }, {}))).toBe("--rate given 2 times; give it once");
+    expect(refusal(() => parseTable(STATUS_OPTIONS, { db: twice("a", "b") }))).toBe("--db given 2 times; give it once");
+    expect(refusal(() => parseTable(REPORT_OPTIONS, { out: ["a", "b", "c"] as never }))).toBe("--out given 3 times; give it once");
+    expect(refusal(() => parseTable(EXPORT_OPTIONS, { out: "x", db: twice("a", "b") }))).toBe("--db given 2 times; give it once");
   });
 
   it("name flags in kebab case and list every visible option in the table", () => {

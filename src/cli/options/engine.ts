@@ -85,6 +85,14 @@ export function flagName(name: string): string {
 }
 
 /**
+ * Why a flag given more than once is refused, else null. yargs turns a repeated flag into an array;
+ * every option takes one value, and which of two a user meant is not ours to guess.
+ */
+export function repeatedFlag(name: string, raw: unknown): string | null {
+  return Array.isArray(raw) ? `${flagName(name)} given ${raw.length} times; give it once` : null;
+}
+
+/**
  * A table's options checked and converted. A value from the environment is named by its variable and
  * never echoed (a swapped URL and key must not print the key).
  */
@@ -92,6 +100,8 @@ export function parseTable<T extends object>(table: T, flags: FlagsOf<T>, env: N
   const values: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(table) as [string, OptionSpec][]) {
     let raw = (flags as Record<string, unknown>)[name];
+    const repeated = repeatedFlag(name, raw);
+    if (repeated) throw new ConfigError(repeated);
     let label = flagName(name);
     if ((raw === undefined || raw === "") && spec.env && env[spec.env]) {
       raw = env[spec.env];
