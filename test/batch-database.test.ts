@@ -1,11 +1,13 @@
 // The batch's database at its edges (issue 10.10): a new database is migrated under the lock, so a
 // second batch starting at the same moment gets the lock message, not a failed migration; a file
-// that is not a database is an error naming its path.
+// that is not a database is an error naming its path; a folder is called one.
 import { spawn } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/store/sqlite/db.js";
+import { openStore } from "../src/store/open-store.js";
+import { DatabaseError } from "../src/store/types.js";
 import { SCHEMA_VERSION } from "../src/store/sqlite/schema.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
 import { ROOT } from "./helpers/child-cli.js";
@@ -65,5 +67,18 @@ describe("the batch's database", () => {
     const run = await runIn(d, { in: writeCsv(d, "in.csv", ["postcode", "SW1A 2AA"]), simulate: true }, {});
     expect(run.exitCode).toBe(1);
     expect(errors(run)).toEqual([`database ${dbPath}: file is not a database`]);
+  });
+
+  it("a --db that is a folder, or a path ending in /: one line saying so, naming a file to give, for the batch and the readers", async () => {
+    const d = dir();
+    const run = await runIn(d, { in: writeCsv(d, "in.csv", ["postcode", "SW1A 2AA"]), db: `${d}/`, simulate: true }, {});
+    expect(run.exitCode).toBe(1);
+    expect(errors(run)).toEqual([`--db ${d}/ is a folder, not a file; give a file path such as ${join(d, "coverage.sqlite")}`]);
+    for (const options of [{ readonly: true }, { readonly: true, upgrade: true }])
+      await expect(openStore(d, options)).rejects.toThrow(new DatabaseError(`--db ${d} is a folder, not a file; give a file path such as ${join(d, "coverage.sqlite")}`));
+    // not there yet: a writer would have made a file of the folder's name
+    const missing = join(d, "reports") + "/";
+    await expect(openStore(missing)).rejects.toThrow(`--db ${missing} is a folder, not a file`);
+    expect(existsSync(join(d, "reports"))).toBe(false);
   });
 });

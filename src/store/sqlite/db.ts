@@ -1,7 +1,7 @@
 // Opening the database: WAL, migrations, and provider rating columns.
 import Database from "better-sqlite3";
 import { mkdirSync, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join, sep } from "node:path";
 import { mobileFields } from "../../contract/fields.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./schema.js";
 import { DatabaseError } from "../types.js";
@@ -17,6 +17,7 @@ export function tableExists(db: Db, name: string): boolean {
 }
 
 export function openDatabase(path: string, options: { readonly?: boolean } = {}): Db {
+  refuseFolder(path);
   // SQLite opens a file it may not write read only, and fails only at the first write: ask first
   const why = options.readonly ? null : whyNotWritable(path);
   if (why) throw new DatabaseError(why);
@@ -71,6 +72,28 @@ export function connect(path: string, options: { readonly?: boolean } = {}): Db 
     throw namingPath(err, path);
   }
   return db;
+}
+
+/**
+ * A folder given as the database, refused before SQLite opens it: its own words ("disk I/O error")
+ * and a folder's link count (read as a second hard link) would explain the wrong thing, and a path
+ * ending in / that is not there yet would become a file of the folder's name.
+ */
+function refuseFolder(path: string): void {
+  if (path.endsWith("/") || path.endsWith(sep) || isFolder(path)) throw new DatabaseError(folderMessage(path));
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // not there yet: the writer creates it
+  }
+}
+
+/** The one line for a folder given as the database, with a file path inside it to give instead. */
+function folderMessage(path: string): string {
+  return `--db ${path} is a folder, not a file; give a file path such as ${join(path, "coverage.sqlite")}`;
 }
 
 /**
