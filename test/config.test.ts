@@ -122,6 +122,37 @@ describe("config", () => {
     expect(() => parseKeyFile("a b c\nd", "f")).toThrow(/line 1/);
   });
 
+  const KEY = "abcd1234efgh5678ijkl9012mnop3456";
+  /** The message of parseKeyFile's ConfigError, checked never to hold a piece of the key. */
+  function keyFileRefusal(text: string): string {
+    try {
+      parseKeyFile(text, "keys.txt");
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const message = (err as Error).message;
+      for (let i = 0; i + 6 <= KEY.length; i++) expect(message).not.toContain(KEY.slice(i, i + 6));
+      return message;
+    }
+    return "accepted";
+  }
+
+  it("names a key file's bad line by its number in the file, comments and blank lines counted", () => {
+    expect(keyFileRefusal(`# keys\n\nbroadband=${KEY}\nmobile ${KEY}\n`)).toBe('--key-file keys.txt line 4: neither a key nor "broadband=KEY" / "mobile=KEY"');
+    expect(keyFileRefusal(`# keys\r\n\r\nbroadband=${KEY}\r\nshop=${KEY}\r\n`)).toMatch(/^--key-file keys\.txt line 4: "shop="/);
+  });
+
+  it("refuses a key file line named like the environment variable, or a key in quotes, before any request and without the key", () => {
+    const named = 'is not broadband or mobile; write the key alone, or broadband=KEY / mobile=KEY';
+    expect(keyFileRefusal(`COVERAGE_API_KEY=${KEY}\n`)).toBe(`--key-file keys.txt line 1: "COVERAGE_API_KEY=" ${named}`);
+    expect(keyFileRefusal(`export COVERAGE_API_KEY=${KEY}\n`)).toBe(`--key-file keys.txt line 1: "export COVERAGE_API_KEY=" ${named}`);
+    expect(keyFileRefusal(`# mine\nCOVERAGE_BROADBAND_KEY: ${KEY}\n`)).toBe(`--key-file keys.txt line 2: "COVERAGE_BROADBAND_KEY:" ${named}`);
+    expect(keyFileRefusal(`broadband="${KEY}"\nmobile=${KEY}\n`)).toBe("--key-file keys.txt line 1: the key is in quotes; write it without them");
+    expect(keyFileRefusal(`'${KEY}'\n`)).toBe("--key-file keys.txt line 1: the key is in quotes; write it without them");
+    expect(keyFileRefusal("mobile=\n")).toBe("--key-file keys.txt line 1: no key after the name");
+    // a bare key may end in base64's padding
+    expect(parseKeyFile(`${KEY}==\n`, "keys.txt")).toEqual({ broadband: `${KEY}==`, mobile: `${KEY}==` });
+  });
+
   it("rejects nonsense numbers", () => {
     expect(() => buildConfig(flags({ simulate: true, concurrency: 0 }), {})).toThrow(/--concurrency/);
     expect(() => buildConfig(flags({ simulate: true, rate: -1 }), {})).toThrow(/--rate/);

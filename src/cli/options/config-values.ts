@@ -42,25 +42,49 @@ export function parseBaseUrl(text: string, name = "--base-url"): URL {
   return url;
 }
 
+/**
+ * A named key line: NAME=KEY or NAME: KEY, also with `export` before it as a shell line has it. A
+ * value starting with = or : is not one: a bare key may end in base64's "==".
+ */
+const NAMED_KEY_LINE = /^((?:export\s+)?\w+|\*)\s*([=:])\s*(?![=:])(.*)$/;
+
 /** Key file: one line with a key for both lookups, or lines `broadband=KEY` / `mobile=KEY`. */
 export function parseKeyFile(text: string, path: string): Partial<Record<Lookup, string>> {
+  // numbered before comments and blank lines are dropped: an error names the line an editor shows
   const lines = text
     .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l.length > 0 && !l.startsWith("#"));
+    .map((line, i) => ({ line: line.trim(), at: `--key-file ${path} line ${i + 1}` }))
+    .filter(({ line }) => line.length > 0 && !line.startsWith("#"));
   const keys: Partial<Record<Lookup, string>> = {};
-  for (const [i, line] of lines.entries()) {
-    const m = /^(\w+|\*)\s*[=:]\s*(\S+)$/i.exec(line);
-    const which = m?.[1]!.toLowerCase();
-    if (m && (LOOKUPS as readonly string[]).includes(which!)) keys[which as Lookup] = m[2]!;
-    else if (m && (which === "both" || which === "*")) for (const l of LOOKUPS) keys[l] = m[2]!;
-    else if (lines.length === 1 && !/\s/.test(line)) {
-      for (const l of LOOKUPS) keys[l] = line;
+  for (const { line, at } of lines) {
+    const named = NAMED_KEY_LINE.exec(line);
+    if (named) {
+      const [, name = "", separator = "", key = ""] = named;
+      const lookups = lookupsNamed(name);
+      // never the one-key form: COVERAGE_API_KEY=KEY would send the whole line as the key
+      if (!lookups) throw new ConfigError(`${at}: "${name}${separator}" is not broadband or mobile; write the key alone, or broadband=KEY / mobile=KEY`);
+      for (const l of lookups) keys[l] = unquotedKey(key, at);
+    } else if (lines.length === 1 && !/\s/.test(line)) {
+      for (const l of LOOKUPS) keys[l] = unquotedKey(line, at);
     } else {
-      throw new ConfigError(`--key-file ${path}: line ${i + 1} is neither a key nor "broadband=KEY" / "mobile=KEY"`);
+      throw new ConfigError(`${at}: neither a key nor "broadband=KEY" / "mobile=KEY"`);
     }
   }
   return keys;
+}
+
+/** The lookups a key line's name gives its key to, or null for a name that is none of them. */
+function lookupsNamed(name: string): readonly Lookup[] | null {
+  const lower = name.toLowerCase();
+  if ((LOOKUPS as readonly string[]).includes(lower)) return [lower as Lookup];
+  return lower === "both" || lower === "*" ? LOOKUPS : null;
+}
+
+/** The key as written, refused when empty or quoted: quotes would be sent as part of it. Never echoes it. */
+function unquotedKey(key: string, at: string): string {
+  if (key === "") throw new ConfigError(`${at}: no key after the name`);
+  if (/^["']|["']$/.test(key)) throw new ConfigError(`${at}: the key is in quotes; write it without them`);
+  return key;
 }
 
 /** Visible ASCII only: anything else cannot travel in an HTTP header (a trailing \r from a CRLF file). */
