@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -111,6 +111,13 @@ describe("config", () => {
       buildConfig(flags({ baseUrl: "https://api.example.com", keyFile: file }), {}, (m) => warnings.push(m));
       expect(warnings).toEqual([`--key-file ${file} is readable by other users; chmod 600 it`]);
       expect(() => buildConfig(flags({ baseUrl: "https://api.example.com", keyFile: join(dir, "none") }), {})).toThrow(/--key-file .*: no such file$/);
+      // a folder is refused as one, not first told to chmod 600
+      const folder = join(dir, "keys.d");
+      mkdirSync(folder);
+      chmodSync(folder, 0o755);
+      warnings.length = 0;
+      expect(() => buildConfig(flags({ baseUrl: "https://api.example.com", keyFile: folder }), {}, (m) => warnings.push(m))).toThrow(`--key-file ${folder}: is a directory`);
+      expect(warnings).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

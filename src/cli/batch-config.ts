@@ -51,9 +51,9 @@ export function missingKeysMessage(keyless: readonly Lookup[]): string {
 function readKeyFile(path: string, security: (m: string) => void): Partial<Record<Lookup, string>> {
   let text: string;
   try {
-    const mode = statSync(path).mode;
-    if (mode & 0o077) security(`--key-file ${path} is readable by other users; chmod 600 it`);
+    // read before the mode is looked at: a folder or a missing file is refused, never told to chmod 600
     text = readFileSync(path, "utf8");
+    if (statSync(path).mode & 0o077) security(`--key-file ${path} is readable by other users; chmod 600 it`);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "is a directory" : (code ?? "cannot read");
