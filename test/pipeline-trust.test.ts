@@ -103,6 +103,30 @@ describe("an unexpected failure", () => {
   });
 });
 
+describe("a full disk mid-run", () => {
+  it("is said as it is in the run's row, not as a bug, and the batch ends with exit 1", async () => {
+    const d = dir();
+    const s = await sim();
+    const input = writeCsv(d, "in.csv", ["postcode", ...POSTCODES]);
+    const logs: string[] = [];
+    const logger = createLogger({ format: "json", quiet: false, write: (l) => logs.push(l) });
+    // the file system's own error, a while into the fetch (as the test above strikes its bug)
+    let readings = 0;
+    const clock = {
+      now: () => {
+        if (logs.some((l) => l.includes('"event":"plan"')) && ++readings === 80)
+          throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+        return instantSleepClock.now();
+      },
+      sleep: instantSleepClock.sleep,
+    };
+    const r = await runIn(d, { in: input, baseUrl: s.url, concurrency: 1 }, env, { logger, clock });
+    expect(r.exitCode).toBe(1);
+    const [row] = query<{ state: string; message: string }>(join(d, "coverage.sqlite"), "SELECT state, message FROM runs");
+    expect(row).toEqual({ state: "failed", message: "ENOSPC: no space left on device, write" });
+  });
+});
+
 describe("status of a running batch", () => {
   it("shows how many lookups it has fetched of how many, and an ETA from its pace", async () => {
     const d = dir();

@@ -93,9 +93,11 @@ async function fetchAndFinish(run: OpenedRun, config: BatchConfig, resources: Ru
 
 /** A bug or a broken disk; a full disk or a damaged database is one line naming the database, not a stack trace. */
 async function endOnFailure(run: OpenedRun, config: Pick<BatchConfig, "lookups" | "db">, soFar: RunSoFar, err: unknown): Promise<BatchResult> {
-  await failUnexpectedly(run, config.lookups, soFar, err);
   const named = storeError(err, config.db);
-  if (!(named instanceof DatabaseError) && !isFileSystemError(err)) throw err;
+  const bug = !(named instanceof DatabaseError) && !isFileSystemError(err);
+  // a full disk or a damaged database is said as it is, not as a bug
+  await failUnexpectedly(run, config.lookups, soFar, bug ? err : named, bug ? "unexpected failure: " : "");
+  if (bug) throw err;
   soFar.ending = { exitCode: EXIT.error, stopReason: "database" };
   run.log.error(oneLine(named), { event: "failed", runId: soFar.runId, exitCode: EXIT.error, stopReason: "database" });
   return { exitCode: EXIT.error, runId: soFar.runId, counts: null, stats: run.stats };

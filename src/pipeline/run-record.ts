@@ -102,11 +102,11 @@ export async function endLeaseLostWhileReading(run: OpenedRun, db: BatchConfig["
 }
 
 /** A bug or a broken disk: nothing more is sent, and the run's row says so instead of staying "running". */
-export async function failUnexpectedly(run: OpenedRun, lookups: BatchConfig["lookups"], soFar: RunSoFar, err: unknown): Promise<void> {
+export async function failUnexpectedly(run: OpenedRun, lookups: BatchConfig["lookups"], soFar: RunSoFar, err: unknown, prefix = "unexpected failure: "): Promise<void> {
   run.stop.halt();
   if (soFar.runId === null || soFar.finished) return;
   try {
-    const message = `unexpected failure: ${run.log.redact((err as Error).message)}`;
+    const message = `${prefix}${run.log.redact(oneLine(err))}`;
     let counts = soFar.counts(run.stats);
     try {
       counts = { ...counts, ...(await run.store.runs.finalCounts(soFar.runId, lookups)) };
