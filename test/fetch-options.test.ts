@@ -10,11 +10,9 @@ import { Pacer } from "../src/fetch/pacer.js";
 import { StopControl } from "../src/fetch/stop.js";
 import { createLogger } from "../src/log/logger.js";
 import type { Lookup } from "../src/contract/fields.js";
-import type { NeedReason } from "../src/store/types.js";
 import { fetchOptionsFor, keyFor, type FetchSettings, type LookupFetchParts } from "../src/pipeline/fetch-options.js";
 
 const settings: FetchSettings = { keys: { broadband: "configured-broadband-key", mobile: "configured-mobile-key" }, providers: ["EE", "O2"], concurrency: 3, retries: 4, outageLimit: 600_000 };
-const noReasons: Record<NeedReason, number> = { new: 0, failed: 0, incomplete: 0, refresh: 0, expiring: 0, release: 0, age: 0, probe: 0 };
 
 let http: HttpClient | undefined;
 afterEach(() => http?.close());
@@ -29,7 +27,7 @@ function parts(over: Partial<LookupFetchParts> = {}, logs: string[] = []): Looku
     budget: new RequestBudget(null),
     stop: new StopControl(),
     log: createLogger({ format: "json", quiet: false, verbose: true, write: (l) => logs.push(l) }),
-    plan: { reused: new Map<Lookup, number>(), reasons: new Map<Lookup, Record<NeedReason, number>>() },
+    answered: new Set<Lookup>(),
     pacer: new Pacer({ rate: 60, windowMs: 60_000 }, systemClock),
     stats: emptyStats(),
     onFinal: () => {},
@@ -59,13 +57,10 @@ describe("fetchOptionsFor", () => {
     expect(given.random).toBe(random);
   });
 
-  it("knows the product answered before when the plan found its answers stored, or refetches them", () => {
-    const reused = new Map<Lookup, number>([["broadband", 5], ["mobile", 0]]);
-    const reasons = new Map<Lookup, Record<NeedReason, number>>([["mobile", { ...noReasons, new: 3 }]]);
-    expect(fetchOptionsFor("broadband", settings, {}, parts({ plan: { reused, reasons } })).productKnown).toBe(true);
-    expect(fetchOptionsFor("mobile", settings, {}, parts({ plan: { reused, reasons } })).productKnown).toBe(false);
-    const refreshed = new Map<Lookup, Record<NeedReason, number>>([["mobile", { ...noReasons, refresh: 2 }]]);
-    expect(fetchOptionsFor("mobile", settings, {}, parts({ plan: { reused, reasons: refreshed } })).productKnown).toBe(true);
+  it("knows the product answered before when the store says it did", () => {
+    const answered = new Set<Lookup>(["broadband"]);
+    expect(fetchOptionsFor("broadband", settings, {}, parts({ answered })).productKnown).toBe(true);
+    expect(fetchOptionsFor("mobile", settings, {}, parts({ answered })).productKnown).toBe(false);
   });
 
   it("logs an outage as a warning naming the lookup, a retry at debug; masks the run's secrets", () => {

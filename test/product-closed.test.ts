@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
+import { withStore } from "./helpers/stored.js";
 
 const KEY = "zq-0b7e-44Az-91kw-x7Tg";
 const SEED = 31;
@@ -55,16 +56,63 @@ describe("a product that closes", () => {
     }
   });
 
+  /** A database holding both lookups' answers of `stored`, as a night against the open service leaves it; the clock then a day on. */
+  async function nightBeforeClosing(stored: readonly string[]): Promise<{ d: string; clock: FakeClock }> {
+    const d = tempDir("pcc-closed-");
+    dirs.push(d);
+    const clock = new FakeClock(Date.parse("2026-11-01T02:00:00Z"));
+    const open = await startSimulator({ port: 0, seed: SEED, key: KEY });
+    try {
+      expect((await runIn(d, { in: writeCsv(d, "first.csv", ["postcode", ...stored]), baseUrl: open.url, reports: false }, env, { clock })).exitCode).toBe(0);
+    } finally {
+      await open.close();
+    }
+    clock.t += DAY;
+    return { d, clock };
+  }
+
+  it("stays a closure once the retention has deleted the product's answers: the other lookup runs to its end", async () => {
+    const list = generatePostcodes(SEED, 10);
+    const { d, clock } = await nightBeforeClosing(list);
+    clock.t += 30 * DAY;
+    const closed = await startSimulator({ port: 0, seed: SEED, key: KEY, closed: ["mobile"] });
+    try {
+      const r = await runIn(d, { in: writeCsv(d, "in.csv", ["postcode", ...list]), baseUrl: closed.url, reports: false, concurrency: 1 }, env, { clock });
+      expect(await withStore(join(d, "coverage.sqlite"), (s) => s.answers.get(list[0]!, "mobile"))).toBeNull();
+      expect(events(r.logs).find((e) => e.event === "summary")).toMatchObject({ exitCode: 1, stopReason: "closed" });
+      expect(closed.counters.requests).toEqual({ broadband: 10, mobile: 1 });
+    } finally {
+      await closed.close();
+    }
+  });
+
+  it("stays a closure on a list of postcodes the database has never held", async () => {
+    const all = generatePostcodes(SEED, 30);
+    const { d, clock } = await nightBeforeClosing(all.slice(0, 10));
+    const closed = await startSimulator({ port: 0, seed: SEED, key: KEY, closed: ["mobile"] });
+    try {
+      const r = await runIn(d, { in: writeCsv(d, "new.csv", ["postcode", ...all.slice(10)]), baseUrl: closed.url, reports: false, concurrency: 1 }, env, { clock });
+      expect(events(r.logs).find((e) => e.event === "summary")).toMatchObject({ exitCode: 1, stopReason: "closed" });
+      expect(closed.counters.requests).toEqual({ broadband: 20, mobile: 1 });
+    } finally {
+      await closed.close();
+    }
+  });
+
   it("a product never seen to answer that gives the gateway's 404 is a wrong base URL: the whole run stops", async () => {
     const d = tempDir("pcc-closed-");
     dirs.push(d);
     const closed = await startSimulator({ port: 0, seed: SEED, key: KEY, closed: ["mobile"] });
+    const clock = new FakeClock(Date.parse("2026-11-01T02:00:00Z"));
+    const input = writeCsv(d, "in.csv", ["postcode", ...generatePostcodes(SEED, 5)]);
     try {
-      const r = await runIn(d, { in: writeCsv(d, "in.csv", ["postcode", ...generatePostcodes(SEED, 5)]), baseUrl: closed.url, concurrency: 1 }, env, {
-        clock: new FakeClock(Date.parse("2026-11-01T02:00:00Z")),
-      });
+      const r = await runIn(d, { in: input, baseUrl: closed.url, concurrency: 1 }, env, { clock });
       expect(r.exitCode).toBe(1);
       expect(events(r.logs).find((e) => e.event === "summary")).toMatchObject({ stopReason: "misconfigured" });
+      // the ledger's record of that 404 is no answer: the next night says the same
+      clock.t += DAY;
+      const again = await runIn(d, { in: input, baseUrl: closed.url, concurrency: 1 }, env, { clock });
+      expect(events(again.logs).find((e) => e.event === "summary")).toMatchObject({ stopReason: "misconfigured" });
     } finally {
       await closed.close();
     }

@@ -55,7 +55,7 @@ export interface LookupFetchOptions {
   onRequest?: (r: { status: number | null; quotaMessage: string | null }) => void;
   /** this lookup's own cap (what --monthly-quota leaves); when spent the lookup stops as on a quota answer */
   lookupBudget?: { take(): Promise<boolean> } | undefined;
-  /** the product answered this key before (a stored answer): a gateway 404/410 or a rejected key then means it closed (decide.ts) */
+  /** the product answered before (the store remembers it, also once its answers expired): a gateway 404/410 or a rejected key then means it closed (decide.ts) */
   productKnown?: boolean | undefined;
   /** a note for the log: retries at debug, outages at warn; never keys */
   onEvent?: (event: { level: "debug" | "warn"; message: string }) => void;

@@ -9,10 +9,8 @@ import type { FetchStats, LookupFetchOptions } from "../fetch/fetch-lookup.js";
 import type { HttpClient } from "../fetch/http-client.js";
 import type { Pacer } from "../fetch/pacer.js";
 import type { StopControl } from "../fetch/stop.js";
-import type { Plan } from "../plan/plan.js";
 import type { Logger } from "../log/logger.js";
 import type { BatchConfig } from "./config.js";
-import { answeredBefore } from "./product-closed.js";
 import type { ApiEndpoint, BatchDeps } from "./run.js";
 
 /** What the fetch stage has made for the lookup's fetch: the run's shared parts and the lookup's own. */
@@ -24,7 +22,8 @@ export interface LookupFetchParts {
   budget: RequestBudget;
   stop: StopControl;
   log: Pick<Logger, "redact" | "holdsSecret" | "warn" | "debug">;
-  plan: Pick<Plan, "reused" | "reasons">;
+  /** the lookups whose product has answered before (product-closed.ts) */
+  answered: ReadonlySet<Lookup>;
   /** the lookup's own pacer and counters */
   pacer: Pacer;
   stats: FetchStats;
@@ -70,7 +69,7 @@ export function fetchOptionsFor(lookup: Lookup, config: FetchSettings, deps: Pic
     onRequest: parts.onRequest,
     lookupBudget: parts.lookupBudget,
     // a product that answered before and now refuses has closed; one that never answered points at a wrong address or key
-    productKnown: answeredBefore(parts.plan, lookup),
+    productKnown: parts.answered.has(lookup),
     // outages are for the operator (warn, with the lookup); retries and 429 pauses for debugging
     onEvent: (e) => (e.level === "warn" ? log.warn(e.message, { event: "outage", lookup }) : log.debug(e.message)),
   };

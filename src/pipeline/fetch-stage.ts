@@ -148,7 +148,7 @@ function laneFor(run: OpenedRun, settings: Pick<BatchConfig, "rate" | "keys">, {
 }
 
 /** The hooks of the lane's fetch: answers to the writer and the claims, requests to the ledger (in the answers' transaction). */
-function partsFor(run: OpenedRun, { runId, api, http, writer, budget }: Fetching, { plan, quota }: Planned, { lookup, keyId, pacer, claimed }: Lane): LookupFetchParts {
+function partsFor(run: OpenedRun, { runId, api, http, writer, budget }: Fetching, { answered, quota }: Planned, { lookup, keyId, pacer, claimed }: Lane): LookupFetchParts {
   const { store, log } = run;
   return {
     runId,
@@ -158,7 +158,7 @@ function partsFor(run: OpenedRun, { runId, api, http, writer, budget }: Fetching
     budget,
     stop: run.stop,
     log,
-    plan,
+    answered,
     pacer,
     stats: run.stats[lookup],
     onFinal: (record) => {

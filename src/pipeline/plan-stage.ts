@@ -2,7 +2,9 @@
 // quota for this run, and each lookup's postcodes to fetch, said in the run's plan line.
 import { describeReasons, planFetches, type Plan } from "../plan/plan.js";
 import { expiringBefore } from "../plan/retention.js";
+import type { Lookup } from "../contract/fields.js";
 import type { BatchConfig } from "./config.js";
+import { productsAnswered } from "./product-closed.js";
 import { startRunQuota, type QuotaSettings, type RunQuota } from "./quota.js";
 import { nowIso, type OpenedRun } from "./run.js";
 
@@ -16,6 +18,8 @@ export interface Planned {
   plannedAt: string;
   /** the month's request ledger and tonight's allowance (--monthly-quota) */
   quota: RunQuota;
+  /** the lookups whose product has answered before (product-closed.ts) */
+  answered: ReadonlySet<Lookup>;
 }
 
 /** What the plan reads: which answers are fresh, what to probe and in which order, and the quota's settings. */
@@ -42,7 +46,7 @@ export async function planStage(run: OpenedRun, settings: PlanSettings, runId: n
     openData: settings.openData !== null ? settings.openDataPremises : undefined,
   });
   logPlan(run, settings.lookups, runId, input, plan);
-  return { plan, plannedAt, quota };
+  return { plan, plannedAt, quota, answered: await productsAnswered(run.store, settings.lookups) };
 }
 
 /**

@@ -208,6 +208,11 @@ export interface PlanStore {
   refreshMark(lookup: Lookup, now: string, runId: number): Promise<string>;
   /** Ends the refresh of each lookup of which the run left nothing it needed unfetched. */
   closeRefreshMarks(runId: number, lookups: readonly Lookup[]): Promise<void>;
+  /**
+   * Whether the lookup's product has ever answered: an answer or not-found stored or expired since,
+   * a release seen, or a 200 in the ledger. A product that did and now refuses has closed.
+   */
+  productAnswered(lookup: Lookup): Promise<boolean>;
 }
 
 /**

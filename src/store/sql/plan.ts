@@ -73,9 +73,26 @@ async function refreshMark(q: SqlSession, lookup: Lookup, now: string, runId: nu
   return (await q.get<{ since: string }>("SELECT since FROM refresh_marks WHERE lookup = @lookup", { lookup }))?.since ?? now;
 }
 
+/**
+ * Whether the lookup's product ever answered: a stored answer or not-found (returned_at is set only
+ * by one), an expired one's tombstone, a release seen, or a 200 in the ledger. The ledger's 404s are
+ * left out: it cannot tell the API's not-found from a gateway's 404 (which a not-found's row shows).
+ */
+async function productAnswered(q: SqlSession, lookup: Lookup): Promise<boolean> {
+  const row = await q.get<{ answered: number }>(
+    `SELECT 1 AS answered WHERE EXISTS (SELECT 1 FROM releases WHERE lookup = @lookup)
+        OR EXISTS (SELECT 1 FROM request_ledger WHERE lookup = @lookup AND status = 200)
+        OR EXISTS (SELECT 1 FROM lookups WHERE lookup = @lookup AND returned_at IS NOT NULL)
+        OR EXISTS (SELECT 1 FROM expired_answers WHERE lookup = @lookup)`,
+    { lookup },
+  );
+  return row !== null;
+}
+
 export function sqlPlan(q: SqlSession, transact: Transact): PlanStore {
   return {
     candidates: (c) => candidates(q, c),
+    productAnswered: (lookup) => productAnswered(q, lookup),
     recordNeeds: (runId, lookup, needs) => transact(recordNeedsSteps(q.dialect, runId, lookup, needs)),
     async dropNeeds(runId, lookup, postcodes) {
       await q.exec(
