@@ -1,6 +1,6 @@
 // The fetch loop's decisions, table-driven: outcome, attempt state and API health in, what to do out.
 import { describe, expect, it } from "vitest";
-import { boundWait, decide, MAX_THROTTLES_PER_POSTCODE, type Decision } from "../src/fetch/decide.js";
+import { boundWait, decide, ledgerEntry, MAX_THROTTLES_PER_POSTCODE, type Decision, type LedgerEntry } from "../src/fetch/decide.js";
 import { OutageMonitor, type FailureSignature, type Health } from "../src/fetch/outage.js";
 import type { Outcome } from "../src/fetch/outcome.js";
 import { StopControl } from "../src/fetch/stop.js";
@@ -197,5 +197,22 @@ describe("every product meeting the gateway's 404 on its first requests", () => 
     alone.signalFor("mobile");
     alone.stopLookup(first("mobile"));
     expect(alone.reasons.map((r) => r.kind)).toEqual(["closed"]);
+  });
+});
+
+// The request ledger never counts too few: every request that reached the server is a row, with its
+// status when it got an answer; one the run abandoned in flight (outcome null) has none.
+const ledgerCases: [string, boolean, number | null, Outcome | null, LedgerEntry | null][] = [
+  ["an answer is recorded with its status", true, 200, { kind: "ok", answer }, { status: 200, quotaMessage: null }],
+  ["a quota answer carries its text", true, 403, { kind: "quota", message: "Out of call volume quota" }, { status: 403, quotaMessage: "Out of call volume quota" }],
+  ["a connection dropped after the request is recorded without a status", true, null, { kind: "retryable", message: "connection reset" }, { status: null, quotaMessage: null }],
+  ["a request abandoned in flight after it reached the server is recorded without a status", true, null, null, { status: null, quotaMessage: null }],
+  ["a request abandoned before it reached the server is not", false, null, null, null],
+  ["a refused connection is not", false, null, { kind: "retryable", message: "connection refused" }, null],
+];
+
+describe("ledgerEntry", () => {
+  it.each(ledgerCases)("%s", (_name, reached, status, outcome, expected) => {
+    expect(ledgerEntry(reached, status, outcome)).toEqual(expected);
   });
 });

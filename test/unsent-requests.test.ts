@@ -1,14 +1,15 @@
 // The quota counts what the API could have seen: a request sent on a connection made to it. A host
 // name that does not resolve or a refused connection never reached it, so it spends no quota and
-// the ledger (which the metrics file's quota_used_requests reads) holds no row for it.
+// the ledger (which the metrics file's quota_used_requests reads) holds no row for it. A request the
+// run abandons in flight after it went out may have been counted, so its row stays.
 import http from "node:http";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { AddressInfo, LookupFunction } from "node:net";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { NetworkError, createHttpClient } from "../src/fetch/http-client.js";
 import { quotaPeriod } from "../src/plan/quota-plan.js";
-import { generatePostcodes } from "../src/simulator/index.js";
+import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 import { withStore } from "./helpers/stored.js";
@@ -82,5 +83,27 @@ describe("a night whose requests never reach the API", () => {
     expect(r.exitCode).toBe(1);
     expect(r.logs.join("\n")).toMatch(/ENOTFOUND|dns/);
     expect(used).toEqual({ broadband: 0, mobile: 0 });
+  });
+});
+
+describe("requests abandoned in flight", () => {
+  it("are in the ledger when they reached the API: a key the other lookup refuses abandons them, and their reservation stays spent", async () => {
+    const d = tempDir("pcc-unsent-");
+    dirs.push(d);
+    const clock = new FakeClock(Date.parse("2026-03-03T02:00:00Z"));
+    // broadband's answers never come; mobile refuses the broadband key the batch sends it, at once
+    const sim = await startSimulator({ port: 0, seed: 17, key: KEY, mobileKey: `${KEY}-mobile`, stallRate: 1, now: () => clock.t });
+    try {
+      const input = writeCsv(d, "in.csv", ["postcode", ...generatePostcodes(17, 20)]);
+      const r = await runIn(d, { in: input, baseUrl: sim.url, monthlyQuota: "100", probe: 0, reports: false, concurrency: 4 }, { COVERAGE_API_KEY: KEY }, { clock });
+      expect(r.exitCode).toBe(1);
+      expect(r.logs.join("\n")).toMatch(/"stopReason":"auth"/);
+      const used = await withStore(join(d, "coverage.sqlite"), async (store) => (await store.ledger.figures(quotaPeriod(clock.t).key, clock.t)).used);
+      expect(used.broadband).toBeGreaterThan(0);
+      // the service reads each abandoned request off its connection a moment after the run ends
+      await vi.waitFor(() => expect(sim.counters.requests).toEqual(used), { timeout: 5000, interval: 10 });
+    } finally {
+      await sim.close();
+    }
   });
 });

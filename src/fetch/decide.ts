@@ -77,6 +77,22 @@ export function decide(lookup: Lookup, outcome: Outcome, state: AttemptState, he
   }
 }
 
+/** What the request ledger records of one request (--monthly-quota counts it); quotaMessage: the text of a 403 quota answer. */
+export interface LedgerEntry {
+  status: number | null;
+  quotaMessage: string | null;
+}
+
+/**
+ * Every request that reached the server goes to the ledger, also one the run abandoned in flight
+ * (`outcome` null, no status): the service may have counted it, and the ledger must never count too
+ * few. One that never reached it (a refused connection, a name that did not resolve) is not.
+ */
+export function ledgerEntry(reached: boolean, httpStatus: number | null, outcome: Outcome | null): LedgerEntry | null {
+  if (!reached) return null;
+  return { status: httpStatus, quotaMessage: outcome?.kind === "quota" ? outcome.message : null };
+}
+
 /**
  * --outage-limit bounds every wait: a 429's (its Retry-After) or a retry's backoff longer than what
  * is left of the limit, counted from the first failure since the last success, ends the lookup at

@@ -8,7 +8,7 @@ import { backoffDelay, type BackoffPolicy } from "./backoff.js";
 import type { RequestBudget } from "./budget.js";
 import { classify } from "./classify.js";
 import type { Clock } from "./clock.js";
-import { boundWait, decide, type AttemptState, type Decision } from "./decide.js";
+import { boundWait, decide, ledgerEntry, type AttemptState, type Decision, type LedgerEntry } from "./decide.js";
 import { NetworkError, type HttpClient } from "./http-client.js";
 import { DEFAULT_OUTAGE_THRESHOLDS, NetworkRetries, OutageMonitor, type FailureSignature } from "./outage.js";
 import type { Outcome } from "./outcome.js";
@@ -51,8 +51,8 @@ export interface LookupFetchOptions {
   /** whether a body holds a key or a piece of one: valid answers are redacted only then */
   holdsSecret?: (text: string) => boolean;
   onFinal: (record: FinalRecord) => void;
-  /** hears of every request sent on a connection to the server, and its answer (the request ledger); quotaMessage: the text of a 403 quota answer */
-  onRequest?: (r: { status: number | null; quotaMessage: string | null }) => void;
+  /** hears of every request sent on a connection to the server, and its answer when it got one (the request ledger) */
+  onRequest?: (r: LedgerEntry) => void;
   /** this lookup's own cap (what --monthly-quota leaves); when spent the lookup stops as on a quota answer */
   lookupBudget?: { take(): Promise<boolean> } | undefined;
   /** the product answered before (the store remembers it, also once its answers expired): a gateway 404/410 or a rejected key then means it closed (decide.ts) */
@@ -67,6 +67,13 @@ interface Attempt {
   httpStatus: number | null;
   failure: FailureSignature | null;
   /** the request went out on a connection to the server: only such a request can count against the quota */
+  reached: boolean;
+}
+
+/** A request the run abandoned in flight (a second Ctrl-C; a rejected key, a wrong URL or lost lease elsewhere): no answer to judge. */
+interface Abandoned {
+  outcome: null;
+  httpStatus: null;
   reached: boolean;
 }
 
@@ -161,7 +168,9 @@ class LookupFetcher {
         p.attempts++;
         o.stats.requests++;
         const attempt = await this.send(p.url, postcode);
-        if (attempt === null) return;
+        const entry = ledgerEntry(attempt.reached, attempt.httpStatus, attempt.outcome);
+        if (entry) o.onRequest?.(entry);
+        if (attempt.outcome === null) return;
         const step = this.carryOut(p, attempt, this.judge(p, attempt));
         if (step === "done") return;
         if (step !== "again") await o.clock.sleep(step.sleepMs, schedule);
@@ -171,8 +180,8 @@ class LookupFetcher {
     }
   }
 
-  /** One request, classified; null when the run abandoned it in flight. */
-  private async send(url: URL, postcode: string): Promise<Attempt | null> {
+  /** One request, classified, or abandoned in flight by the run. */
+  private async send(url: URL, postcode: string): Promise<Attempt | Abandoned> {
     const { o } = this;
     try {
       const res = await o.http.get(url, this.headers, o.stop.inFlightSignal);
@@ -190,17 +199,16 @@ class LookupFetcher {
       return { outcome, httpStatus: res.status, failure: signatureOf(res.status, outcome), reached: true };
     } catch (err) {
       if (!(err instanceof NetworkError)) throw err;
-      if (o.stop.inFlightSignal.aborted) return null;
+      if (o.stop.inFlightSignal.aborted) return { outcome: null, httpStatus: null, reached: err.reached };
       const message = o.redact(err.message);
       const wrongAddress = err.failure === "refused" || err.failure === "dns" || err.failure === "tls";
       return { outcome: { kind: "retryable", message }, httpStatus: null, failure: { what: err.failure, group: "network", wrongAddress, throttled: false }, reached: err.reached };
     }
   }
 
-  /** The attempt goes to the ledger and the outage monitor, then decide() and the outage limit judge it. */
+  /** The attempt goes to the outage monitor, then decide() and the outage limit judge it. */
   private judge(p: PostcodeAttempts, attempt: Attempt): { decision: Decision; free: Decision | null } {
     const { o, monitor } = this;
-    if (attempt.reached) o.onRequest?.({ status: attempt.httpStatus, quotaMessage: attempt.outcome.kind === "quota" ? attempt.outcome.message : null });
     p.lastStatus = attempt.httpStatus;
     const health = monitor.record(p.postcode, attempt.failure, o.clock.now());
     p.state.retriesUsed -= p.network.refund(monitor);

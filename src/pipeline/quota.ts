@@ -5,6 +5,7 @@
 // (quota-gate.ts), so stores sharing one ledger never overspend it together.
 import type { Lookup } from "../contract/fields.js";
 import { perLookup } from "../contract/lookups.js";
+import type { LedgerEntry } from "../fetch/decide.js";
 import type { StopControl } from "../fetch/stop.js";
 import type { Logger } from "../log/logger.js";
 import type { Plan, QuotaOptions } from "../plan/plan.js";
@@ -30,7 +31,7 @@ export interface RunQuota {
     lookup: Lookup,
     writer: Pick<AnswerWriter, "request" | "block">,
     onBlocked?: (untilMs: number) => void,
-  ): (r: { status: number | null; quotaMessage: string | null }) => void;
+  ): (r: LedgerEntry) => void;
   /** the lookup's cap for this run: what the period has left, reserved in chunks; undefined without a quota for it */
   budget(lookup: Lookup): QuotaGate | undefined;
   /** Says what the plan deferred; postcodes left without an answer stop the run as a quota does (exit 3). */
@@ -77,8 +78,9 @@ export async function startRunQuota(
     onRequest: (lookup, writer, onBlocked) => (r) => {
       const at = now();
       const iso = new Date(at).toISOString();
-      // the ledger counts what the real API's quota counts: a simulated request spends none of it
-      if (!config.simulate)
+      // the ledger counts what the real API's quota counts: a simulated request spends none of it; a
+      // run that lost its lease writes nothing more, and what it reserved stays counted as sent
+      if (!config.simulate && !run.fence?.lost)
         writer.request({ lookup, status: r.status, at: iso, period: quotaPeriod(at, rules[lookup]).key, runId, leaseId: gates.has(lookup) ? leaseId : null });
       const wait = r.quotaMessage === null ? null : replenishMs(r.quotaMessage);
       if (r.quotaMessage !== null && wait !== null) {
