@@ -56,5 +56,7 @@ describe("parsing", () => {
   it("reads the wait from the gateway's quota answer", () => {
     expect(replenishMs("Out of call volume quota. Quota will be replenished in 523:10:07.")).toBe(((523 * 60 + 10) * 60 + 7) * 1000);
     expect(replenishMs("Out of call volume quota.")).toBeNull();
+    // a .NET time span with days: 21 days 19:10:07, not 19 hours
+    expect(replenishMs("Quota will be replenished in 21.19:10:07.")).toBe((((21 * 24 + 19) * 60 + 10) * 60 + 7) * 1000);
   });
 });

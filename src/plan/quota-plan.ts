@@ -141,8 +141,11 @@ export function anchoredRule(rule: PeriodRule, replenishedAt: string | null): Pe
   return Number.isFinite(startMs) ? { days: rule.days, startMs } : rule;
 }
 
-/** "replenished in 523:10:07" of a 403 quota answer, in ms; null when the message says no time. */
+/**
+ * "replenished in 523:10:07" of a 403 quota answer, in ms; null when the message says no time. A
+ * .NET time span's days before a dot ("21.19:10:07") are read too, never taken for the hours alone.
+ */
 export function replenishMs(message: string): number | null {
-  const m = /replenished in (\d+):(\d{2}):(\d{2})/i.exec(message);
-  return m ? ((Number(m[1]) * 60 + Number(m[2])) * 60 + Number(m[3])) * 1000 : null;
+  const m = /replenished in (?:(\d+)\.)?(\d+):(\d{2}):(\d{2})/i.exec(message);
+  return m ? (((Number(m[1] ?? 0) * 24 + Number(m[2])) * 60 + Number(m[3])) * 60 + Number(m[4])) * 1000 : null;
 }
