@@ -115,6 +115,8 @@ describe("batch option declarations", () => {
     expect(refusal(() => parseTable(STATUS_OPTIONS, { db: twice("a", "b") }))).toBe("--db given 2 times; give it once");
     expect(refusal(() => parseTable(REPORT_OPTIONS, { out: ["a", "b", "c"] as never }))).toBe("--out given 3 times; give it once");
     expect(refusal(() => parseTable(EXPORT_OPTIONS, { out: "x", db: twice("a", "b") }))).toBe("--db given 2 times; give it once");
+    // an empty --in (an unset shell variable) is said as such, not as a file named ""
+    expect(refusal(() => parseOptions({ in: "" }, {}))).toBe("--in is empty: give a file path, or - for standard input");
   });
 
   it("name flags in kebab case and list every visible option in the table", () => {

@@ -13,6 +13,12 @@ import type { Premises } from "../contract/open-data.js";
 import { duration, flag, oneOf, option, parseTable, text, toNumber, wholeNumber, wrapped, type OptionSpec, type OptionTable, type RawOf, type ValuesOf } from "./options/engine.js";
 import { SHARED_OPTIONS } from "./options/shared.js";
 
+/** A path given empty (`--in ""`, a shell variable unset) is said as such, not as a file named "". */
+function nonEmptyPath(raw: string, name: string): string {
+  if (raw.trim() === "") throw new ConfigError(`${name} is empty: give a file path, or - for standard input`);
+  return raw;
+}
+
 /** --rate when not given: the Basic plan's limit. */
 export const DEFAULT_RATE = 100;
 
@@ -29,7 +35,7 @@ function parsePingUrl(raw: string, name: string): URL {
 }
 
 export const BATCH_OPTIONS = {
-  in: option({ type: "string", required: true, help: "input CSV file, or - for standard input", parse: (raw) => raw! }),
+  in: option({ type: "string", required: true, help: "input CSV file, or - for standard input", parse: (raw) => nonEmptyPath(raw!, "--in") }),
   column: option({ type: "string", help: "input column holding postcodes (default: auto-detect)", parse: text }),
   db: SHARED_OPTIONS.db,
   out: SHARED_OPTIONS.out,
