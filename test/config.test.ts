@@ -145,19 +145,22 @@ describe("config", () => {
 
   it("names a key file's bad line by its number in the file, comments and blank lines counted", () => {
     expect(keyFileRefusal(`# keys\n\nbroadband=${KEY}\nmobile ${KEY}\n`)).toBe('--key-file keys.txt line 4: neither a key nor "broadband=KEY" / "mobile=KEY"');
-    expect(keyFileRefusal(`# keys\r\n\r\nbroadband=${KEY}\r\nshop=${KEY}\r\n`)).toMatch(/^--key-file keys\.txt line 4: "shop="/);
+    expect(keyFileRefusal(`# keys\r\n\r\nbroadband=${KEY}\r\nshop=${KEY}\r\n`)).toMatch(/^--key-file keys\.txt line 4: the name before "=" is not broadband or mobile/);
   });
 
   it("refuses a key file line named like the environment variable, or a key in quotes, before any request and without the key", () => {
-    const named = 'is not broadband or mobile; write the key alone, or broadband=KEY / mobile=KEY';
-    expect(keyFileRefusal(`COVERAGE_API_KEY=${KEY}\n`)).toBe(`--key-file keys.txt line 1: "COVERAGE_API_KEY=" ${named}`);
-    expect(keyFileRefusal(`export COVERAGE_API_KEY=${KEY}\n`)).toBe(`--key-file keys.txt line 1: "export COVERAGE_API_KEY=" ${named}`);
-    expect(keyFileRefusal(`# mine\nCOVERAGE_BROADBAND_KEY: ${KEY}\n`)).toBe(`--key-file keys.txt line 2: "COVERAGE_BROADBAND_KEY:" ${named}`);
+    const named = 'the name before "=" is not broadband or mobile; write the key alone, or broadband=KEY / mobile=KEY';
+    expect(keyFileRefusal(`COVERAGE_API_KEY=${KEY}\n`)).toBe(`--key-file keys.txt line 1: ${named}`);
+    expect(keyFileRefusal(`export COVERAGE_API_KEY=${KEY}\n`)).toBe(`--key-file keys.txt line 1: ${named}`);
+    expect(keyFileRefusal(`# mine\nCOVERAGE_BROADBAND_KEY: ${KEY}\n`)).toBe(`--key-file keys.txt line 2: ${named.replace('"="', '":"')}`);
     expect(keyFileRefusal(`broadband="${KEY}"\nmobile=${KEY}\n`)).toBe("--key-file keys.txt line 1: the key is in quotes; write it without them");
     expect(keyFileRefusal(`'${KEY}'\n`)).toBe("--key-file keys.txt line 1: the key is in quotes; write it without them");
     expect(keyFileRefusal("mobile=\n")).toBe("--key-file keys.txt line 1: no key after the name");
-    // a bare key may end in base64's padding
+    // a bare key may end in base64's padding, one "=" or two
     expect(parseKeyFile(`${KEY}==\n`, "keys.txt")).toEqual({ broadband: `${KEY}==`, mobile: `${KEY}==` });
+    expect(parseKeyFile(`${KEY}=\n`, "keys.txt")).toEqual({ broadband: `${KEY}=`, mobile: `${KEY}=` });
+    // a name that is not a lookup's is never repeated: it may be a key
+    expect(keyFileRefusal(`broadband=${KEY}\n${KEY.slice(0, 20)}=${KEY.slice(20)}\n`)).toBe(`--key-file keys.txt line 2: ${named}`);
   });
 
   it("rejects nonsense numbers", () => {

@@ -44,9 +44,11 @@ export function parseBaseUrl(text: string, name = "--base-url"): URL {
 
 /**
  * A named key line: NAME=KEY or NAME: KEY, also with `export` before it as a shell line has it. A
- * value starting with = or : is not one: a bare key may end in base64's "==".
+ * value that is empty or starts with = or : is not one: a bare key may end in base64's "=" or "==".
  */
-const NAMED_KEY_LINE = /^((?:export\s+)?\w+|\*)\s*([=:])\s*(?![=:])(.*)$/;
+const NAMED_KEY_LINE = /^((?:export\s+)?\w+|\*)\s*([=:])\s*(?![=:])(.+)$/;
+/** A lookup's name with nothing after it: `mobile=`. */
+const NAME_WITHOUT_KEY = /^(broadband|mobile|both|\*)\s*[=:]\s*$/i;
 
 /** Key file: one line with a key for both lookups, or lines `broadband=KEY` / `mobile=KEY`. */
 export function parseKeyFile(text: string, path: string): Partial<Record<Lookup, string>> {
@@ -58,11 +60,13 @@ export function parseKeyFile(text: string, path: string): Partial<Record<Lookup,
   const keys: Partial<Record<Lookup, string>> = {};
   for (const { line, at } of lines) {
     const named = NAMED_KEY_LINE.exec(line);
+    if (NAME_WITHOUT_KEY.test(line)) throw new ConfigError(`${at}: no key after the name`);
     if (named) {
       const [, name = "", separator = "", key = ""] = named;
       const lookups = lookupsNamed(name);
-      // never the one-key form: COVERAGE_API_KEY=KEY would send the whole line as the key
-      if (!lookups) throw new ConfigError(`${at}: "${name}${separator}" is not broadband or mobile; write the key alone, or broadband=KEY / mobile=KEY`);
+      // never the one-key form: COVERAGE_API_KEY=KEY would send the whole line as the key; the
+      // name is not repeated, as it may be part of a key
+      if (!lookups) throw new ConfigError(`${at}: the name before "${separator}" is not broadband or mobile; write the key alone, or broadband=KEY / mobile=KEY`);
       for (const l of lookups) keys[l] = unquotedKey(key, at);
     } else if (lines.length === 1 && !/\s/.test(line)) {
       for (const l of LOOKUPS) keys[l] = unquotedKey(line, at);
@@ -80,9 +84,8 @@ function lookupsNamed(name: string): readonly Lookup[] | null {
   return lower === "both" || lower === "*" ? LOOKUPS : null;
 }
 
-/** The key as written, refused when empty or quoted: quotes would be sent as part of it. Never echoes it. */
+/** The key as written, refused when quoted: quotes would be sent as part of it. Never echoes it. */
 function unquotedKey(key: string, at: string): string {
-  if (key === "") throw new ConfigError(`${at}: no key after the name`);
   if (/^["']|["']$/.test(key)) throw new ConfigError(`${at}: the key is in quotes; write it without them`);
   return key;
 }
