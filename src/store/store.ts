@@ -210,7 +210,7 @@ export interface PlanStore {
   closeRefreshMarks(runId: number, lookups: readonly Lookup[]): Promise<void>;
   /**
    * Whether the lookup's product has ever answered: an answer or not-found stored or expired since,
-   * a release seen, or a 200 in the ledger. A product that did and now refuses has closed.
+   * or a release seen. A product that did and now refuses has closed.
    */
   productAnswered(lookup: Lookup): Promise<boolean>;
 }

@@ -75,13 +75,13 @@ async function refreshMark(q: SqlSession, lookup: Lookup, now: string, runId: nu
 
 /**
  * Whether the lookup's product ever answered: a stored answer or not-found (returned_at is set only
- * by one), an expired one's tombstone, a release seen, or a 200 in the ledger. The ledger's 404s are
- * left out: it cannot tell the API's not-found from a gateway's 404 (which a not-found's row shows).
+ * by one), an expired one's tombstone, or a release seen. The request ledger is not asked: its
+ * statuses cannot tell the API's not-found from a gateway's 404, nor an answer from a wrong host's
+ * page sent with a 200.
  */
 async function productAnswered(q: SqlSession, lookup: Lookup): Promise<boolean> {
   const row = await q.get<{ answered: number }>(
     `SELECT 1 AS answered WHERE EXISTS (SELECT 1 FROM releases WHERE lookup = @lookup)
-        OR EXISTS (SELECT 1 FROM request_ledger WHERE lookup = @lookup AND status = 200)
         OR EXISTS (SELECT 1 FROM lookups WHERE lookup = @lookup AND returned_at IS NOT NULL)
         OR EXISTS (SELECT 1 FROM expired_answers WHERE lookup = @lookup)`,
     { lookup },
