@@ -138,6 +138,24 @@ describe("each answer judged on its own release's scale", () => {
     expect(csv(join(s.dir, "p2"), "mobile.csv").map((r) => `${r.UPRN} ${r.ProvAVoiceIndoor} ${r.ProvAIndoorVoiceGood}`)).toEqual(["2001 3 yes"]);
   });
 
+  it("changes.csv reads a version from a release outside the report's scope on that release's recorded scale", async () => {
+    const s = scenario();
+    // a legacy release: P1's 1s and 2s show it; P2's answer holds only Green (3) and Enhanced (4)
+    answers.set(P1, { release: R1, addresses: [{ uprn: 1001, base: 1 }] });
+    answers.set(P2, { release: R1, addresses: [{ uprn: 2001, base: 4, ratings: indoorVoice(3) }] });
+    expect((await s.night(["SW1A 2AA", "CF10 1AA"])).exitCode).toBe(0);
+    // P2 again on a current-scale release, alone: its report's scope holds no answer on R1
+    s.clock.t = T0 + DAY;
+    // (another rating moves, so that the answer is a new version)
+    answers.set(P2, { release: R3, addresses: [{ uprn: 2001, base: 4, ratings: { ...indoorVoice(3), ProvADataOutdoor: 0 } }] });
+    expect((await s.night(["CF10 1AA"], { refresh: true })).exitCode).toBe(0);
+    // Green (3) on the legacy release is good, Limited (3) on the current one is not: a change of scale
+    const rows = csv(join(s.dir, "out"), "changes.csv")
+      .filter((r) => r.Change!.includes("indoor voice"))
+      .map((r) => `${r.UPRN} ${r.Change} ${r.Before}->${r.After}`);
+    expect(rows).toEqual(PROVIDERS.map((p) => `2001 ${p} indoor voice (change of scale) 3->3`));
+  });
+
   it("a failed refresh does not make an older release the newest: the scale and the change of scale stay as the API returned them", async () => {
     const s = scenario();
     answers.set(P1, { release: R1, addresses: [{ uprn: 1001, base: 2, ratings: indoorVoice(3) }] });

@@ -274,6 +274,8 @@ export interface ReportSnapshot {
    * or 2 (the scale's evidence), over all of the release's stored answers as last recorded, else the scope's.
    */
   scaleEvidence(): Promise<ScaleEvidence[]>;
+  /** Every mobile release's evidence as the batches last recorded it over all of its stored answers (none in an older schema). */
+  recordedScaleEvidence(): Promise<ScaleEvidence[]>;
   /** Per mobile field (names of mobileFields), per rating value: the scope's addresses holding it (with `scale`, only those whose answer is on it). Needs preparePostcodes with the scales. */
   ratingCounts(fields: readonly string[], values: readonly number[], scale?: MobileScale): Promise<number[][]>;
   /** Ofcom's open data against the API (null when the store holds no release). */

@@ -8,7 +8,7 @@ import type { Baseline, ReportSnapshot, VersionPair, VersionRow } from "../../st
 import { tierOf, TIERS, type Tier } from "../../figures/definitions.js";
 import { ReportError, type ReportScope } from "../set/scope.js";
 import type { ChangesSummary } from "./changes-summary.js";
-import { LEGACY_ONLY_RATINGS, type MobileScale, type ScaleChange, type ScaleDecision } from "../../contract/mobile-scales.js";
+import { LEGACY_ONLY_RATINGS, scaleOfRatings, type MobileScale, type ScaleChange, type ScaleDecision } from "../../contract/mobile-scales.js";
 
 export type { ChangesSummary } from "./changes-summary.js";
 
@@ -71,7 +71,11 @@ export async function collectChanges(
     goodOn: options.goodOn,
     forced: options.scale?.reading === "forced",
     providers: scope.providers,
-    scales: new Map((options.scale?.releases ?? []).map((r) => [r.release ?? "", r.scale])),
+    // a baseline's release may be outside the scope: its scale as recorded over all its answers
+    scales: new Map([
+      ...(await snapshot.recordedScaleEvidence()).map((r) => [r.release ?? "", scaleOfRatings(r)] as const),
+      ...(options.scale?.releases ?? []).map((r) => [r.release ?? "", r.scale] as const),
+    ]),
     scaleChange: null,
   };
   for await (const pairs of snapshot.changedVersions(baseline)) for (const pair of pairs) diffPair(pair, context, rows, summary);

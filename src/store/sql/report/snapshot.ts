@@ -63,6 +63,9 @@ export interface SnapshotEngine {
   insertAreaRows: AreaRowsInsert;
 }
 
+type EvidenceRow = { release: string | null; ratings: number | string; legacy: number | string };
+const evidenceOf = (rows: readonly EvidenceRow[]): ScaleEvidence[] => rows.map((r) => ({ release: r.release, ratings: Number(r.ratings), legacyRatings: Number(r.legacy) }));
+
 export class SqlReportSnapshot implements ReportSnapshot {
   readonly engine: string;
   private areaLoaded = false;
@@ -159,12 +162,14 @@ export class SqlReportSnapshot implements ReportSnapshot {
     if (!this.has("mobile")) return [];
     const order = this.q.dialect.byteOrder === "" ? "" : ` ${this.q.dialect.byteOrder}`;
     const stored = (await this.q.get(this.q.dialect.columnExists("lookups", STORED_EVIDENCE.ratings))) !== null;
-    type Row = { release: string | null; ratings: number | string; legacy: number | string };
-    const evidence = (rows: Row[]) => rows.map((r) => ({ release: r.release, ratings: Number(r.ratings), legacyRatings: Number(r.legacy) }));
-    const scope = evidence(await this.q.all<Row>(scaleEvidenceSql(POSTCODE_TABLE, this.scope.providers, { order, stored })));
+    const scope = evidenceOf(await this.q.all<EvidenceRow>(scaleEvidenceSql(POSTCODE_TABLE, this.scope.providers, { order, stored })));
+    return wholeReleaseEvidence(scope, await this.recordedScaleEvidence());
+  }
+
+  async recordedScaleEvidence(): Promise<ScaleEvidence[]> {
     // a reader of an older schema, which never migrates, has no recorded scales
-    const recorded = (await this.q.get(this.q.dialect.columnExists("releases", "scale_legacy_ratings"))) === null ? [] : evidence(await this.q.all<Row>(RECORDED_SCALES_SQL));
-    return wholeReleaseEvidence(scope, recorded);
+    if ((await this.q.get(this.q.dialect.columnExists("releases", "scale_legacy_ratings"))) === null) return [];
+    return evidenceOf(await this.q.all<EvidenceRow>(RECORDED_SCALES_SQL));
   }
 
   /**
