@@ -44,7 +44,7 @@ describe("LeaseFence", () => {
 test("the quota gate spends no more of its grant once the lease is lost, and reserves no more", async () => {
   const f = fenceAt(60_000);
   const asked: number[] = [];
-  const gate = new QuotaGate(async (n) => (asked.push(n), { granted: n, left: 100 }), f.fence);
+  const gate = new QuotaGate({ reserve: async (n) => (asked.push(n), { granted: n, left: 100 }), giveBack: async () => {}, current: () => "2026-11-01" }, f.fence);
   expect(await gate.take()).toBe(true);
   expect(await gate.take()).toBe(true);
   f.fence.lose("taken over");

@@ -51,12 +51,13 @@ describe("quota gate", () => {
   it("reserves in chunks, one reservation for many requests, and says no once the ledger grants none", async () => {
     const asked: number[] = [];
     let left = 60;
-    const gate = new QuotaGate(async (n) => {
+    const reserve = async (n: number) => {
       asked.push(n);
       const granted = Math.min(n, left);
       left -= granted;
       return { granted, left };
-    });
+    };
+    const gate = new QuotaGate({ reserve, giveBack: async () => {}, current: () => "2026-11-01" });
     const taken = await Promise.all(Array.from({ length: 70 }, () => gate.take()));
     expect(taken.filter(Boolean)).toHaveLength(60);
     expect(taken.slice(0, 60).every(Boolean)).toBe(true);

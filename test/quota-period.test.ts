@@ -3,7 +3,7 @@
 // default calendar month.
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { openStore } from "../src/store/open-store.js";
 import { allowance, quotaPeriod, runsLeft, type PeriodRule } from "../src/plan/quota-plan.js";
@@ -14,6 +14,12 @@ import { answerPaces } from "../src/plan/answer-pace.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 import { withStore } from "./helpers/stored.js";
+import { dropPostgresDatabase, freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
+import { grantStep, QuotaGate, RESERVE_CHUNK, type Grant } from "../src/pipeline/quota-gate.js";
+import { startRunQuota, type QuotaSettings } from "../src/pipeline/quota.js";
+import { StopControl } from "../src/fetch/stop.js";
+import { createLogger } from "../src/log/logger.js";
+import type { Store } from "../src/store/store.js";
 
 const KEY = "qp-7a1c-Hb20-93xe-L0pz";
 const SEED = 17;
@@ -22,6 +28,7 @@ const env = { COVERAGE_API_KEY: KEY };
 const DAY = 24 * 3600 * 1000;
 const MARCH_1 = Date.parse("2026-03-01T02:00:00Z");
 const dirs: string[] = [];
+const postgres = requiresPostgres();
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 /**
@@ -165,5 +172,76 @@ describe("--quota-period", () => {
     expect(() => buildConfig({ ...flags, quotaPeriod: "28" }, {})).toThrow(/^--quota-period 28 needs --quota-start YYYY-MM-DD/);
     expect(() => buildConfig({ ...flags, quotaPeriod: "fortnight" }, {})).toThrow(/^--quota-period: expected "month" or a whole number of days/);
     expect(() => buildConfig({ ...flags, quotaPeriod: "28", quotaStart: "1 March" }, {})).toThrow(/^--quota-start: expected a date YYYY-MM-DD/);
+  });
+});
+
+describe("a quota period turning mid-run", () => {
+  it.each<[string, Grant, string | null, string, ReturnType<typeof grantStep>]>([
+    ["a grant in the period a request is sent in is spent", { period: "2026-11-01", left: 3 }, null, "2026-11-01", "take"],
+    ["an earlier period's grant is given back first", { period: "2026-11-01", left: 3 }, null, "2026-12-01", "give back"],
+    ["an earlier period's grant, though that period ran out", { period: "2026-11-01", left: 3 }, "2026-11-01", "2026-12-01", "give back"],
+    ["no grant: reserve", { period: "2026-11-01", left: 0 }, null, "2026-11-01", "reserve"],
+    ["no grant, the period ran out: spent", { period: "2026-11-01", left: 0 }, "2026-11-01", "2026-11-01", "spent"],
+    ["an earlier period ran out: the new one is reserved in", { period: "2026-11-01", left: 0 }, "2026-11-01", "2026-12-01", "reserve"],
+  ])("%s", (_, grant, spentIn, period, step) => {
+    expect(grantStep(grant, spentIn, period)).toBe(step);
+  });
+
+  it("the gate gives back the old period's untaken grant and reserves in the new one before sending", async () => {
+    const clock = new FakeClock(Date.parse("2026-11-30T23:59:50Z"));
+    const calls: string[] = [];
+    const gate = new QuotaGate({
+      reserve: async (n, period) => (calls.push(`reserve ${n} in ${period}`), { granted: n, left: 100 }),
+      giveBack: async (n, period) => void calls.push(`give back ${n} in ${period}`),
+      current: () => quotaPeriod(clock.now(), 1).key,
+    });
+    expect(await gate.take()).toBe(true);
+    clock.t = Date.parse("2026-12-01T00:00:05Z");
+    expect(await Promise.all([gate.take(), gate.take()])).toEqual([true, true]);
+    expect(calls).toEqual([`reserve ${RESERVE_CHUNK} in 2026-11-01`, `give back ${RESERVE_CHUNK - 1} in 2026-11-01`, `reserve ${RESERVE_CHUNK} in 2026-12-01`]);
+  });
+
+  describe.skipIf(postgres.skip)("two machines on one PostgreSQL ledger", () => {
+    const stores: Store[] = [];
+    let url = "";
+    afterEach(async () => {
+      for (const s of stores.splice(0)) await s.close();
+      await dropPostgresDatabase(url);
+    });
+
+    it("send no more than --monthly-quota in the new period, and leave no reservation in the old one", async () => {
+      url = await freshPostgresDatabase({ schema: true });
+      const clock = new FakeClock(Date.parse("2026-11-30T23:59:50Z"));
+      const settings: QuotaSettings = { lookups: ["broadband"], monthlyQuota: { broadband: 30 }, quotaResetDay: 1, quotaPeriod: null, quotaStart: null, spendAll: false, simulate: false, retention: 30 * DAY };
+      const log = createLogger({ format: "json", quiet: true, verbose: false, write: () => {} });
+      const machine = async (host: string) => {
+        const store = await openStore(url, { isAlive: () => true });
+        stores.push(store);
+        const { lease } = await store.leases.take({ host, pid: 1, process: null }, clock.now(), 3_600_000);
+        const runId = await store.runs.create({ startedAt: new Date(clock.now()).toISOString(), simulated: false, inputName: host, args: {}, lookups: ["broadband"], providers: [], leaseId: lease.id });
+        const quota = await startRunQuota(store, settings, { runId, leaseId: lease.id }, () => clock.now(), new StopControl(() => {}), log);
+        const writer = await store.answers.openWriter({ providers: [], lease: { id: lease.id, now: () => clock.now() } });
+        // takes and sends until the gate says no, or `most` are sent
+        const send = async (most = Infinity) => {
+          let sent = 0;
+          while (sent < most && (await quota.budget("broadband")!.take())) {
+            quota.onRequest("broadband", writer)({ status: 200, quotaMessage: null });
+            sent++;
+          }
+          await writer.flush();
+          return sent;
+        };
+        return { store, send };
+      };
+      const a = await machine("a");
+      // a sends one in November, holding the rest of a chunk; then the period turns
+      expect(await a.send(1)).toBe(1);
+      clock.t = Date.parse("2026-12-01T00:00:05Z");
+      const b = await machine("b");
+      const december = (await b.send()) + (await a.send());
+      expect(december).toBe(30);
+      expect(await a.store.ledger.used("broadband", "2026-12-01", clock.now())).toBe(30);
+      expect(await a.store.ledger.used("broadband", "2026-11-01", clock.now())).toBe(1);
+    });
   });
 });

@@ -13,7 +13,6 @@ import { periodRule, quotaPeriod, replenishMs } from "../plan/quota-plan.js";
 import { storedRules, usedInPeriods } from "../plan/quota-period.js";
 import { describeShortfall, expiryShortfall } from "../plan/retention.js";
 import type { AnswerWriter, Store } from "../store/store.js";
-import type { Reservation } from "../store/types.js";
 import type { BatchConfig } from "./config.js";
 import { QuotaGate } from "./quota-gate.js";
 import type { LeaseFence } from "./lease-fence.js";
@@ -64,12 +63,17 @@ export async function startRunQuota(
     if (block) stop.stopLookup({ kind: "quota", lookup, message: `the service's quota is spent until ${block.until}; nothing is sent before` });
   }
   const limits = config.monthlyQuota ?? {};
-  const guarded = (reserve: () => Promise<Reservation>) => (run.fence ? run.fence.guard(reserve, { granted: 0, left: 0 }) : reserve());
+  const guarded = <T>(write: () => Promise<T>, fallback: T) => (run.fence ? run.fence.guard(write, fallback) : write());
   const gates = new Map<Lookup, QuotaGate>();
   for (const lookup of config.lookups) {
     const limit = limits[lookup];
     if (limit !== undefined)
-      gates.set(lookup, new QuotaGate((n) => guarded(() => store.ledger.reserve({ leaseId, lookup, period: quotaPeriod(now(), rules[lookup]).key, n, limit, nowMs: now() })), run.fence));
+      gates.set(lookup, new QuotaGate({
+        reserve: (n, period) => guarded(() => store.ledger.reserve({ leaseId, lookup, period, n, limit, nowMs: now() }), { granted: 0, left: 0 }),
+        giveBack: (n, period) => guarded(() => store.ledger.giveBackUntaken({ leaseId, lookup, period, n }), undefined),
+        // the period onRequest records a request sent now in
+        current: () => quotaPeriod(now(), rules[lookup]).key,
+      }, run.fence));
   }
   return {
     planOptions: config.monthlyQuota

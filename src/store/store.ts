@@ -226,6 +226,8 @@ export interface LedgerStore {
   reserve(r: { leaseId: number; lookup: Lookup; period: string; n: number; limit: number; nowMs: number }): Promise<Reservation>;
   /** Drops the lease's reservations not yet spent by recorded requests. */
   giveBack(leaseId: number): Promise<void>;
+  /** Gives back `n` of the lease's reservation in the lookup's period that were never taken (never sent). */
+  giveBackUntaken(r: { leaseId: number; lookup: Lookup; period: string; n: number }): Promise<void>;
   /** Requests counted in the period: recorded plus unspent reservations. */
   used(lookup: Lookup, period: string, nowMs: number): Promise<number>;
   /** Per-lookup figures of the period, and the blocks in force at `nowMs`, for the plan and `status`. */

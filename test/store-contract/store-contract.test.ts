@@ -387,6 +387,24 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       expect((await store.ledger.reserve({ leaseId: next.lease.id, lookup: "mobile", period: "2026-04-01", n: 5, limit: 25, nowMs: T0 + TTL })).granted).toBe(5);
       expect(await store.ledger.used("mobile", "2026-04-01", T0)).toBe(5);
     });
+
+    it("gives back what a lease reserved in a period and never took, there only", async () => {
+      const { lease } = await store.leases.take(holder(1), T0, TTL);
+      const id = await newRun(store, lease.id);
+      const reserve = (period: string) => store.ledger.reserve({ leaseId: lease.id, lookup: "broadband", period, n: 10, limit: 25, nowMs: T0 });
+      await reserve(PERIOD);
+      await reserve("2026-04-01");
+      const w = await store.answers.openWriter({ providers: DEFAULT_PROVIDERS });
+      w.request({ lookup: "broadband", status: 200, at: iso(T0), period: PERIOD, runId: id, leaseId: lease.id });
+      await w.flush();
+      await store.ledger.giveBackUntaken({ leaseId: lease.id, lookup: "broadband", period: PERIOD, n: 8 });
+      // 1 recorded + 1 taken and not yet recorded; the other period's reservation stays
+      expect(await store.ledger.used("broadband", PERIOD, T0)).toBe(2);
+      expect(await store.ledger.used("broadband", "2026-04-01", T0)).toBe(10);
+      // never below nothing: what is left is spent by requests still to be recorded
+      await store.ledger.giveBackUntaken({ leaseId: lease.id, lookup: "broadband", period: PERIOD, n: 5 });
+      expect(await store.ledger.used("broadband", PERIOD, T0)).toBe(1);
+    });
   });
 
   describe("ledger and dead holders", () => {

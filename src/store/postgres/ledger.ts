@@ -66,6 +66,14 @@ export function postgresLedger(pool: pg.Pool): LedgerStore {
     async giveBack(leaseId) {
       await pool.query("DELETE FROM ledger_reservations WHERE lease_id = $1", [leaseId]);
     },
+    async giveBackUntaken(r) {
+      await pool.query("UPDATE ledger_reservations SET unspent = GREATEST(unspent - $4, 0) WHERE lease_id = $1 AND lookup = $2 AND period = $3", [
+        r.leaseId,
+        r.lookup,
+        r.period,
+        r.n,
+      ]);
+    },
     used: (lookup, period) => usedBy(pool, lookup, period),
     async figures(period, nowMs): Promise<LedgerFigures> {
       const used = perLookup(() => 0);

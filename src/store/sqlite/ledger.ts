@@ -61,6 +61,10 @@ export function giveBack(db: Db, leaseId: number): void {
   db.prepare("DELETE FROM ledger_reservations WHERE lease_id = ?").run(leaseId);
 }
 
+export function giveBackUntaken(db: Db, r: { leaseId: number; lookup: Lookup; period: string; n: number }): void {
+  db.prepare("UPDATE ledger_reservations SET unspent = MAX(unspent - ?, 0) WHERE lease_id = ? AND lookup = ? AND period = ?").run(r.n, r.leaseId, r.lookup, r.period);
+}
+
 /** The block in force at `now`, if any. */
 export function quotaBlocked(db: Db, lookup: Lookup, now: string): { until: string; message: string } | null {
   return (db.prepare("SELECT until, message FROM quota_blocks WHERE lookup = ? AND until > ?").get(lookup, now) as { until: string; message: string } | undefined) ?? null;
