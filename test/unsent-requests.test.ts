@@ -1,11 +1,13 @@
 // The quota counts what the API could have seen: a request sent on a connection made to it. A host
 // name that does not resolve or a refused connection never reached it, so it spends no quota and
 // the ledger (which the metrics file's quota_used_requests reads) holds no row for it. A request the
-// run abandons in flight after it went out may have been counted, so its row stays.
+// run abandons in flight after it went out may have been counted, so its row stays. One sent whose
+// row the database failed to write (a server restart) stays counted by its reservation.
 import http from "node:http";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { AddressInfo, LookupFunction } from "node:net";
+import pg from "pg";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { NetworkError, createHttpClient } from "../src/fetch/http-client.js";
 import { quotaPeriod } from "../src/plan/quota-plan.js";
@@ -13,6 +15,7 @@ import { generatePostcodes, startSimulator } from "../src/simulator/index.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 import { withStore } from "./helpers/stored.js";
+import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
 
 const KEY = "unsent-key-5b7e-4Qx-31aa";
 const dirs: string[] = [];
@@ -102,6 +105,47 @@ describe("requests abandoned in flight", () => {
       expect(used.broadband).toBeGreaterThan(0);
       // the service reads each abandoned request off its connection a moment after the run ends
       await vi.waitFor(() => expect(sim.counters.requests).toEqual(used), { timeout: 5000, interval: 10 });
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
+/** Makes the database refuse its `nth` request_ledger row, once, as a server restarting would end the session (57P01). */
+async function failNthLedgerRow(url: string, nth: number): Promise<void> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE TABLE fault (n int); INSERT INTO fault VALUES (0);
+      CREATE FUNCTION fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN UPDATE fault SET n = n + 1;
+        IF (SELECT n FROM fault) = ${nth} THEN RAISE EXCEPTION 'terminating connection due to administrator command' USING ERRCODE = '57P01'; END IF;
+        RETURN NEW; END $$;
+      CREATE TRIGGER fail_once BEFORE INSERT ON request_ledger FOR EACH ROW EXECUTE FUNCTION fail_once();`);
+  } finally {
+    await admin.end();
+  }
+}
+
+describe.skipIf(requiresPostgres().skip)("requests whose ledger rows the database failed to write", () => {
+  it("stay counted: the run gives back only what it never sent, and its release keeps the rest", async () => {
+    const d = tempDir("pcc-unsent-");
+    dirs.push(d);
+    const url = await freshPostgresDatabase({ schema: true });
+    await failNthLedgerRow(url, 6);
+    const sim = await startSimulator({ port: 0, seed: 31, key: KEY });
+    try {
+      const input = writeCsv(d, "in.csv", ["postcode", ...generatePostcodes(31, 40)]);
+      const flags = { in: input, baseUrl: sim.url, db: url, monthlyQuota: "100", lookups: "broadband", probe: 0, concurrency: 1, reports: false };
+      // the scenario's clock (runIn): the team clock shifts it to the server's time
+      const r = await runIn(d, flags, { COVERAGE_API_KEY: KEY });
+      expect(r.exitCode).toBe(1);
+      expect(r.logs.join("\n")).toMatch(/"stopReason":"database"/);
+      const now = r.clock.now();
+      const used = await withStore(url, async (store) => (await store.ledger.figures(quotaPeriod(now).key, now)).used);
+      // the failed group's rows are lost, but not the requests: the ledger counts each one the API received, and no more
+      expect(sim.counters.requests.broadband).toBeGreaterThanOrEqual(6);
+      expect(used).toEqual(sim.counters.requests);
     } finally {
       await sim.close();
     }

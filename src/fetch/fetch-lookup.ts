@@ -54,7 +54,7 @@ export interface LookupFetchOptions {
   /** hears of every request sent on a connection to the server, and its answer when it got one (the request ledger) */
   onRequest?: (r: LedgerEntry) => void;
   /** this lookup's own cap (what --monthly-quota leaves); when spent the lookup stops as on a quota answer */
-  lookupBudget?: { take(): Promise<boolean> } | undefined;
+  lookupBudget?: { take(): Promise<boolean>; putBack(): void } | undefined;
   /** the product answered before (the store remembers it, also once its answers expired): a gateway 404/410 or a rejected key then means it closed (decide.ts) */
   productKnown?: boolean | undefined;
   /** a note for the log: retries at debug, outages at warn; never keys */
@@ -155,13 +155,20 @@ class LookupFetcher {
           o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "what --monthly-quota leaves this period is spent" });
           return;
         }
+        // a request taken from the quota and not sent gives its grant back: the ledger counts what was sent
+        const unsent = () => o.lookupBudget?.putBack();
         const slot = await o.pacer.acquire(schedule);
         if (slot === "blocked") {
+          unsent();
           o.stop.stopLookup({ kind: "quota", lookup: o.lookup, message: "the service said this key's quota is spent (seen by another batch using it)" });
           return;
         }
-        if (!slot) return;
+        if (!slot) {
+          unsent();
+          return;
+        }
         if (!o.budget.take()) {
+          unsent();
           o.stop.stopAll({ kind: "max_requests", limit: o.budget.limit ?? 0 });
           return;
         }
@@ -170,6 +177,7 @@ class LookupFetcher {
         const attempt = await this.send(p.url, postcode);
         const entry = ledgerEntry(attempt.reached, attempt.httpStatus, attempt.outcome);
         if (entry) o.onRequest?.(entry);
+        else unsent();
         if (attempt.outcome === null) return;
         const step = this.carryOut(p, attempt, this.judge(p, attempt));
         if (step === "done") return;

@@ -86,7 +86,11 @@ async function runStages(run: OpenedRun, config: BatchConfig, resources: RunReso
 async function fetchAndFinish(run: OpenedRun, config: BatchConfig, resources: RunResources, soFar: RunSoFar, runId: number, read: Extract<ReadResult, { ok: true }>): Promise<{ finish: Finish; deferred: Plan["deferred"] }> {
   const planned = await planStage(run, config, runId, read);
   soFar.planned(planned.plan.postcodes);
-  await fetchStage(run, config, resources, runId, planned);
+  await fetchStage(run, config, resources, runId, planned).catch(async (err: unknown) => {
+    // a failed write loses ledger rows, never what was not sent: that goes back if the database lets it
+    await planned.quota.giveBack().catch(() => {});
+    throw err;
+  });
   await recordMobileScales(run.store, config, run.stats.mobile, run.log);
   return { finish: await finishStage(run, config, runId, read, planned), deferred: planned.plan.deferred };
 }

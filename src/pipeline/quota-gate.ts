@@ -37,6 +37,7 @@ export class QuotaGate {
   private grant: Grant = NO_GRANT;
   /** the period whose ledger granted nothing more */
   private spentIn: string | null = null;
+  private handedOut = 0;
   private refilling: Promise<void> | null = null;
 
   /** `fence`: once the run's lease is lost, what is granted here is spent no more (the ledger counts it as sent) */
@@ -54,6 +55,7 @@ export class QuotaGate {
       if (step === "spent") return false;
       if (step === "take") {
         this.grant = { period, left: this.grant.left - 1 };
+        this.handedOut++;
         return true;
       }
       // workers waiting at once share one reservation
@@ -70,5 +72,21 @@ export class QuotaGate {
     const r = await this.ledger.reserve(RESERVE_CHUNK, period);
     this.grant = { period, left: r.granted };
     if (r.granted === 0) this.spentIn = period;
+  }
+
+  /** A request taken and then not sent (stopped first, or it never reached the API): its grant is untaken again. */
+  putBack(): void {
+    this.grant = { period: this.grant.period, left: this.grant.left + 1 };
+    this.handedOut--;
+  }
+
+  /** Granted and never handed out, or put back: what the run holds reserved and did not send. */
+  get untaken(): number {
+    return this.grant.left;
+  }
+
+  /** Handed out and not put back: requests sent (or, once the lease is lost, perhaps sent). */
+  get taken(): number {
+    return this.handedOut;
   }
 }

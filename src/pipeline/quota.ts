@@ -35,7 +35,7 @@ export interface RunQuota {
   budget(lookup: Lookup): QuotaGate | undefined;
   /** Says what the plan deferred; postcodes left without an answer stop the run as a quota does (exit 3). */
   afterFetch(plan: Plan, stop: StopControl): void;
-  /** Gives back what was reserved and not sent. */
+  /** Gives back what was reserved and not sent (what the gates never handed out, or put back); the rest stays counted. */
   giveBack(): Promise<void>;
 }
 
@@ -70,7 +70,7 @@ export async function startRunQuota(
     if (limit !== undefined)
       gates.set(lookup, new QuotaGate({
         reserve: (n, period) => guarded(() => store.ledger.reserve({ leaseId, lookup, period, n, limit, nowMs: now() }), { granted: 0, left: 0 }),
-        giveBack: (n, period) => guarded(() => store.ledger.giveBackUntaken({ leaseId, lookup, period, n }), undefined),
+        giveBack: (n, period) => guarded(() => store.ledger.giveBack({ leaseId, lookup, period, n }), undefined),
         // the period onRequest records a request sent now in
         current: () => quotaPeriod(now(), rules[lookup]).key,
       }, run.fence));
@@ -94,7 +94,11 @@ export async function startRunQuota(
     },
     budget: (lookup) => gates.get(lookup),
     // a run that lost its lease may have sent what it reserved without a ledger row: it stays counted
-    giveBack: async () => (run.fence?.knownLost ? undefined : store.ledger.giveBack(leaseId)),
+    giveBack: async () => {
+      if (run.fence?.knownLost) return;
+      // a simulated request spends none of the real quota: nothing taken was sent to it
+      for (const [lookup, gate] of gates) await store.ledger.giveBack({ leaseId, lookup, n: unsentOf(gate, config.simulate) });
+    },
     afterFetch(plan, stopControl) {
       for (const lookup of config.lookups) {
         const a = plan.allowance.get(lookup);
@@ -115,4 +119,9 @@ export async function startRunQuota(
       }
     },
   };
+}
+
+/** What a gate's grants left unsent to the quota's API: the untaken ones, and on a simulated run the taken ones too. */
+export function unsentOf(gate: Pick<QuotaGate, "untaken" | "taken">, simulate: boolean): number {
+  return gate.untaken + (simulate ? gate.taken : 0);
 }

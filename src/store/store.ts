@@ -219,15 +219,17 @@ export interface PlanStore {
  * The request ledger, per lookup and quota period: requests recorded (AnswerWriter.request) plus
  * unspent reservations. Reserving is atomic: stores on one database reserving at once never grant
  * more than the limit together. A reservation belongs to a lease: what a run reserved but did not
- * send stops counting when it gives it back (giveBack, release); a dead holder's (its lease taken
- * over) keeps counting as spent, since its requests in flight are not known.
+ * send stops counting when it gives it back (giveBack, by count); what is left unspent was taken,
+ * perhaps sent without a ledger row (a failed write, a dead holder), and keeps counting, also once
+ * its lease is released or taken over.
  */
 export interface LedgerStore {
   reserve(r: { leaseId: number; lookup: Lookup; period: string; n: number; limit: number; nowMs: number }): Promise<Reservation>;
-  /** Drops the lease's reservations not yet spent by recorded requests. */
-  giveBack(leaseId: number): Promise<void>;
-  /** Gives back `n` of the lease's reservation in the lookup's period that were never taken (never sent). */
-  giveBackUntaken(r: { leaseId: number; lookup: Lookup; period: string; n: number }): Promise<void>;
+  /**
+   * Reduces the lease's unspent reservations for the lookup by `n` requests never sent: only
+   * `period`'s when named (a grant of a period that has turned), else the newest period's first.
+   */
+  giveBack(r: { leaseId: number; lookup: Lookup; n: number; period?: string | undefined }): Promise<void>;
   /** Requests counted in the period: recorded plus unspent reservations. */
   used(lookup: Lookup, period: string, nowMs: number): Promise<number>;
   /** Per-lookup figures of the period, and the blocks in force at `nowMs`, for the plan and `status`. */
@@ -250,7 +252,7 @@ export interface LeaseStore {
   take(holder: LeaseHolder, nowMs: number, ttlMs: number): Promise<LeaseTaken>;
   /** Extends the lease to `nowMs + ttlMs`; false when it is no longer held (it expired and was taken over). */
   renew(leaseId: number, nowMs: number, ttlMs: number): Promise<boolean>;
-  /** Ends the lease, with its claims and unspent reservations. */
+  /** Ends the lease with its claims; its unspent reservations stay counted (giveBack gives back the unsent). */
   release(leaseId: number): Promise<void>;
   /** Leases live at `nowMs`. */
   live(nowMs: number): Promise<Lease[]>;

@@ -373,7 +373,10 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       // 4 recorded + 6 still reserved
       expect(await store.ledger.used("mobile", PERIOD, T0)).toBe(10);
       expect((await store.ledger.figures(PERIOD, T0)).used).toEqual({ broadband: 0, mobile: 10 });
-      await store.ledger.giveBack(lease.id);
+      // 2 of the 6 were sent and their rows not written: only the 4 never sent go back
+      await store.ledger.giveBack({ leaseId: lease.id, lookup: "mobile", n: 4 });
+      expect(await store.ledger.used("mobile", PERIOD, T0)).toBe(6);
+      await store.ledger.giveBack({ leaseId: lease.id, lookup: "mobile", n: 2 });
       expect(await store.ledger.used("mobile", PERIOD, T0)).toBe(4);
 
       expect((await store.ledger.reserve({ leaseId: lease.id, lookup: "mobile", period: PERIOD, n: 30, limit: 25, nowMs: T0 })).granted).toBe(21);
@@ -397,13 +400,43 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       const w = await store.answers.openWriter({ providers: DEFAULT_PROVIDERS });
       w.request({ lookup: "broadband", status: 200, at: iso(T0), period: PERIOD, runId: id, leaseId: lease.id });
       await w.flush();
-      await store.ledger.giveBackUntaken({ leaseId: lease.id, lookup: "broadband", period: PERIOD, n: 8 });
+      await store.ledger.giveBack({ leaseId: lease.id, lookup: "broadband", period: PERIOD, n: 8 });
       // 1 recorded + 1 taken and not yet recorded; the other period's reservation stays
       expect(await store.ledger.used("broadband", PERIOD, T0)).toBe(2);
       expect(await store.ledger.used("broadband", "2026-04-01", T0)).toBe(10);
       // never below nothing: what is left is spent by requests still to be recorded
-      await store.ledger.giveBackUntaken({ leaseId: lease.id, lookup: "broadband", period: PERIOD, n: 5 });
+      await store.ledger.giveBack({ leaseId: lease.id, lookup: "broadband", period: PERIOD, n: 5 });
       expect(await store.ledger.used("broadband", PERIOD, T0)).toBe(1);
+    });
+  });
+
+  describe("ledger: giving back", () => {
+    it("gives back no more than is unspent, the newest period's first, and only the lookup named", async () => {
+      const { lease } = await store.leases.take(holder(1), T0, TTL);
+      const reserve = (lookup: "broadband" | "mobile", period: string, n: number) => store.ledger.reserve({ leaseId: lease.id, lookup, period, n, limit: 100, nowMs: T0 });
+      await reserve("broadband", PERIOD, 5);
+      await reserve("broadband", "2026-04-01", 3);
+      await reserve("mobile", PERIOD, 7);
+      await store.ledger.giveBack({ leaseId: lease.id, lookup: "broadband", n: 4 });
+      expect(await store.ledger.used("broadband", "2026-04-01", T0)).toBe(0);
+      expect(await store.ledger.used("broadband", PERIOD, T0)).toBe(4);
+      expect(await store.ledger.used("mobile", PERIOD, T0)).toBe(7);
+      await store.ledger.giveBack({ leaseId: lease.id, lookup: "broadband", n: 50 });
+      expect(await store.ledger.used("broadband", PERIOD, T0)).toBe(0);
+      await store.ledger.giveBack({ leaseId: lease.id, lookup: "mobile", n: 0 });
+      expect(await store.ledger.used("mobile", PERIOD, T0)).toBe(7);
+    });
+
+    it("a lease released with reservations unspent keeps them counted: they were taken, perhaps sent without a ledger row", async () => {
+      const { lease } = await store.leases.take(holder(1), T0, TTL);
+      await store.ledger.reserve({ leaseId: lease.id, lookup: "broadband", period: PERIOD, n: 10, limit: 25, nowMs: T0 });
+      await store.ledger.reserve({ leaseId: lease.id, lookup: "mobile", period: PERIOD, n: 3, limit: 25, nowMs: T0 });
+      await store.ledger.giveBack({ leaseId: lease.id, lookup: "broadband", n: 4 });
+      await store.ledger.giveBack({ leaseId: lease.id, lookup: "mobile", n: 3 });
+      await store.leases.release(lease.id);
+      expect((await store.ledger.figures(PERIOD, T0)).used).toEqual({ broadband: 6, mobile: 0 });
+      const next = await store.leases.take(holder(2), T0, TTL);
+      expect(await store.ledger.reserve({ leaseId: next.lease.id, lookup: "broadband", period: PERIOD, n: 25, limit: 25, nowMs: T0 })).toEqual({ granted: 19, left: 0 });
     });
   });
 

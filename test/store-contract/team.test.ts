@@ -136,7 +136,7 @@ describe.runIf(TEAM_ENGINES.length > 0).each(TEAM_ENGINES)("several machines on 
     expect(await a!.store.inputRows.counts(a!.runId)).toEqual({ input: 5, invalid: 0 });
   });
 
-  test("four machines reserving at once never pass the month's limit together, and a released lease's unspent part returns", async () => {
+  test("four machines reserving at once never pass the month's limit together, and what one gives back unsent returns", async () => {
     const team = await machines(4);
     const grants = await Promise.all(
       team.map(async (m) => {
@@ -147,11 +147,12 @@ describe.runIf(TEAM_ENGINES.length > 0).each(TEAM_ENGINES)("several machines on 
     );
     expect(grants.reduce((a, b) => a + b, 0)).toBe(250);
     expect(await team[0]!.store.ledger.used("mobile", "2026-11-01", T0)).toBe(250);
-    // one machine sends 3 of what it reserved, then ends: the rest of its grant is free again
+    // one machine sends 3 of what it reserved, then ends giving back the rest: free again, and its release keeps the 3
     const w = await team[0]!.store.answers.openWriter({ providers: [], simulated: true });
     for (let i = 0; i < 3; i++) w.request({ lookup: "mobile", status: 200, at: new Date(T0).toISOString(), period: "2026-11-01", runId: team[0]!.runId, leaseId: team[0]!.leaseId });
     await w.flush();
     expect(await team[1]!.store.ledger.used("mobile", "2026-11-01", T0)).toBe(250);
+    await team[0]!.store.ledger.giveBack({ leaseId: team[0]!.leaseId, lookup: "mobile", n: grants[0]! - 3 });
     await team[0]!.store.leases.release(team[0]!.leaseId);
     expect(await team[1]!.store.ledger.used("mobile", "2026-11-01", T0)).toBe(250 - grants[0]! + 3);
     expect((await team[1]!.store.ledger.figures("2026-11-01", T0)).used).toEqual({ broadband: 0, mobile: 250 - grants[0]! + 3 });

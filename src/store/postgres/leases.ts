@@ -1,7 +1,8 @@
 // Leases on PostgreSQL: one per batch process, any number at once (team mode). A lease is live
 // until its expiry, and only while its holder runs when that holder is on this host (a killed
 // batch's lease lapses at once, as on SQLite); a holder on another host is trusted until its lease
-// expires. Taking a lease clears the ones no longer live, with their claims and reservations.
+// expires. Taking a lease clears the ones no longer live, with their claims (their unspent
+// reservations stay counted).
 import type pg from "pg";
 import { LeaseLostError, type Lease, type LeaseTaken } from "../types.js";
 import { leaseLive, newLease, takenOver, toLease, type IsAlive, type LeaseRow } from "../shared/leases.js";
@@ -41,19 +42,20 @@ export async function newestLease(q: Queryable, ctx: LeaseContext): Promise<{ le
 
 /**
  * Drops a lease with its claims; `expiredBy`: only if it is still expired then (its holder may have
- * renewed it meanwhile). Its unspent reservations go only when its holder releases it: a lease taken
- * over keeps them, counted as spent (ledger.ts), since its holder may have sent them. Rows a paused
+ * renewed it meanwhile). Its unspent reservations stay, counted as spent (ledger.ts): its holder
+ * gave back what it did not send (giveBack), so what is left it may have sent without a ledger row;
+ * those spent to nothing count nothing and go. Rows a paused
  * holder still has locked (a transaction it opened before it stopped) are skipped, not waited for:
  * the lease goes at a later take, its claims are taken over one by one (claims.ts).
  */
-async function dropLease(client: pg.PoolClient, id: number, expiredBy: number | null, how: "released" | "taken-over"): Promise<boolean> {
+async function dropLease(client: pg.PoolClient, id: number, expiredBy: number | null): Promise<boolean> {
   const dropped = await client.query(
     `DELETE FROM leases WHERE id = (SELECT id FROM leases WHERE id = $1 ${expiredBy === null ? "" : "AND expires_ms <= $2"} FOR UPDATE SKIP LOCKED)`,
     expiredBy === null ? [id] : [id, expiredBy],
   );
   if (dropped.rowCount !== 1) return false;
   await client.query("DELETE FROM claims WHERE ctid = ANY(ARRAY(SELECT ctid FROM claims WHERE lease_id = $1 FOR UPDATE SKIP LOCKED))", [id]);
-  if (how === "released") await client.query("DELETE FROM ledger_reservations WHERE lease_id = $1", [id]);
+  await client.query("DELETE FROM ledger_reservations WHERE lease_id = $1 AND unspent = 0", [id]);
   return true;
 }
 
@@ -100,7 +102,7 @@ export function postgresLeases(pool: pg.Pool, ctx: LeaseContext): LeaseStore {
         for (const row of await allLeaseRows(client)) {
           if (isLive(row, nowMs, ctx)) continue;
           const expired = row.expires_ms <= nowMs;
-          if (await dropLease(client, row.id, expired ? nowMs : null, "taken-over"))
+          if (await dropLease(client, row.id, expired ? nowMs : null))
             previous = takenOver(row, nowMs);
         }
         const id = (
@@ -117,7 +119,7 @@ export function postgresLeases(pool: pg.Pool, ctx: LeaseContext): LeaseStore {
     async renew(leaseId, nowMs, ttlMs) {
       return (await pool.query("UPDATE leases SET expires_ms = $1 WHERE id = $2 AND expires_ms > $3", [nowMs + ttlMs, leaseId, nowMs])).rowCount === 1;
     },
-    release: (leaseId) => inTransaction(pool, async (client) => void (await dropLease(client, leaseId, null, "released"))),
+    release: (leaseId) => inTransaction(pool, async (client) => void (await dropLease(client, leaseId, null))),
     live: (nowMs) => liveLeases(pool, nowMs, ctx),
     serverNow: async () => (await rowsOf<{ ms: number }>(pool, "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms"))[0]!.ms,
   };

@@ -10,12 +10,13 @@ import type { LedgerStore } from "../store.js";
 import type { LedgerFigures, QuotaBlock, Reservation, SentRequest } from "../types.js";
 import { inTransaction, rowOf, rowsOf, type Queryable } from "./connect.js";
 import { assertLeaseLive } from "./leases.js";
-import { grantReservation } from "../shared/ledger.js";
+import { afterGiveBack, grantReservation, type HeldReservation } from "../shared/ledger.js";
 
 /**
  * Requests recorded for the lookup in the period, plus unspent reservations whatever became of their
- * lease: a holder that ended gave its back, so those left are a live holder's or a dead one's whose
- * requests in flight no ledger row records (counted as spent: at most one chunk over).
+ * lease: a holder that ended gave back what it did not send, so those left are a live holder's, or
+ * a holder's whose requests sent no ledger row records (it died, or its writes failed): counted as
+ * spent, at most one chunk over.
  */
 async function usedBy(q: Queryable, lookup: Lookup, period: string): Promise<number> {
   const row = await rowOf<{ n: number }>(
@@ -63,17 +64,16 @@ export function postgresLedger(pool: pg.Pool): LedgerStore {
           );
         return grant;
       }),
-    async giveBack(leaseId) {
-      await pool.query("DELETE FROM ledger_reservations WHERE lease_id = $1", [leaseId]);
-    },
-    async giveBackUntaken(r) {
-      await pool.query("UPDATE ledger_reservations SET unspent = GREATEST(unspent - $4, 0) WHERE lease_id = $1 AND lookup = $2 AND period = $3", [
-        r.leaseId,
-        r.lookup,
-        r.period,
-        r.n,
-      ]);
-    },
+    giveBack: (r) =>
+      inTransaction(pool, async (client) => {
+        const held = await rowsOf<HeldReservation>(
+          client,
+          "SELECT period, unspent FROM ledger_reservations WHERE lease_id = $1 AND lookup = $2 AND unspent > 0 FOR UPDATE",
+          [r.leaseId, r.lookup],
+        );
+        for (const k of afterGiveBack(held.filter((h) => r.period === undefined || h.period === r.period), r.n))
+          await client.query("UPDATE ledger_reservations SET unspent = $1 WHERE lease_id = $2 AND lookup = $3 AND period = $4", [k.unspent, r.leaseId, r.lookup, k.period]);
+      }),
     used: (lookup, period) => usedBy(pool, lookup, period),
     async figures(period, nowMs): Promise<LedgerFigures> {
       const used = perLookup(() => 0);

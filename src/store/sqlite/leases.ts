@@ -1,7 +1,7 @@
 // Leases on SQLite: one batch per database, so a lease is exclusive. A lease is live until its
 // expiry, and only while its holder runs when that holder is on this host (a killed batch's lease
 // is taken over at once, as the old batch_lock was); a holder on another host is trusted until its
-// lease expires. A lease taken over goes with its claims and reservations.
+// lease expires. A lease taken over goes with its claims; its unspent reservations stay counted.
 import type { Lease, LeaseHolder, LeaseTaken } from "../types.js";
 import { LeaseLostError, LockedError } from "../types.js";
 import { tableExists, type Db } from "./db.js";
@@ -10,12 +10,13 @@ import { leaseLive, newLease, takenOver, toLease, type IsAlive, type LeaseRow } 
 export { leaseLive, toLease, type IsAlive, type LeaseRow } from "../shared/leases.js";
 
 /**
- * Drops a lease with its claims. Its unspent reservations go too when its holder gives it back;
- * a lease taken over keeps them, counted as spent (ledger.ts): its holder may have sent them.
+ * Drops a lease with its claims. Its unspent reservations stay, counted as spent (ledger.ts): its
+ * holder gave back what it did not send (giveBack), so what is left it may have sent without a
+ * ledger row. Those spent to nothing count nothing and go.
  */
-function dropLease(db: Db, id: number, how: "released" | "taken-over"): void {
+function dropLease(db: Db, id: number): void {
   db.prepare("DELETE FROM claims WHERE lease_id = ?").run(id);
-  if (how === "released") db.prepare("DELETE FROM ledger_reservations WHERE lease_id = ?").run(id);
+  db.prepare("DELETE FROM ledger_reservations WHERE lease_id = ? AND unspent = 0").run(id);
   db.prepare("DELETE FROM leases WHERE id = ?").run(id);
 }
 
@@ -31,7 +32,7 @@ export function takeLease(db: Db, holder: LeaseHolder, nowMs: number, ttlMs: num
               "wait for it to finish or use another --db",
           );
         previous = takenOver(row, nowMs);
-        dropLease(db, row.id, "taken-over");
+        dropLease(db, row.id);
       }
       const id = Number(
         db
@@ -61,7 +62,7 @@ export function assertLeaseLive(db: Db, leaseId: number, nowMs?: number): void {
 }
 
 export function releaseLease(db: Db, id: number): void {
-  db.transaction(() => dropLease(db, id, "released")).immediate();
+  db.transaction(() => dropLease(db, id)).immediate();
 }
 
 /** Every lease row, live or not (status reads old schemas too: none before the leases table). */

@@ -6,15 +6,15 @@ import { tableExists, type Db } from "./db.js";
 import { assertLeaseLive } from "./leases.js";
 import { perLookup } from "../../contract/lookups.js";
 import type { LedgerFigures, QuotaBlock, Reservation, SentRequest } from "../types.js";
-import { grantReservation } from "../shared/ledger.js";
+import { afterGiveBack, grantReservation, type HeldReservation } from "../shared/ledger.js";
 
 export type { LastRunSettings, SentRequest } from "../types.js";
 
 /**
- * Unspent reservations count whatever became of their lease: a holder that ended gave its back
- * (giveBack, release), so those left belong to a live holder or to one that died with requests in
- * flight that no ledger row records. Counting a dead holder's as spent over-counts by at most one
- * chunk; dropping them would undercount the requests it did send.
+ * Unspent reservations count whatever became of their lease: a holder that ended gave back what it
+ * did not send (giveBack), so those left belong to a live holder, or to one that sent requests no
+ * ledger row records (it died, or its writes failed). Counting them as spent over-counts by at most
+ * one chunk; dropping them would undercount the requests it did send.
  */
 const RESERVED = "SELECT COALESCE(SUM(unspent), 0) FROM ledger_reservations WHERE lookup = @lookup AND period = @period";
 
@@ -57,12 +57,14 @@ export function reserve(db: Db, r: { leaseId: number; lookup: Lookup; period: st
     .immediate();
 }
 
-export function giveBack(db: Db, leaseId: number): void {
-  db.prepare("DELETE FROM ledger_reservations WHERE lease_id = ?").run(leaseId);
-}
-
-export function giveBackUntaken(db: Db, r: { leaseId: number; lookup: Lookup; period: string; n: number }): void {
-  db.prepare("UPDATE ledger_reservations SET unspent = MAX(unspent - ?, 0) WHERE lease_id = ? AND lookup = ? AND period = ?").run(r.n, r.leaseId, r.lookup, r.period);
+/** Reduces the lease's unspent reservations for the lookup by `n` requests never sent (afterGiveBack), in one transaction. */
+export function giveBack(db: Db, r: { leaseId: number; lookup: Lookup; n: number; period?: string | undefined }): void {
+  const held = db.prepare("SELECT period, unspent FROM ledger_reservations WHERE lease_id = ? AND lookup = ? AND unspent > 0");
+  const keep = db.prepare("UPDATE ledger_reservations SET unspent = ? WHERE lease_id = ? AND lookup = ? AND period = ?");
+  db.transaction(() => {
+    const reservations = (held.all(r.leaseId, r.lookup) as HeldReservation[]).filter((h) => r.period === undefined || h.period === r.period);
+    for (const k of afterGiveBack(reservations, r.n)) keep.run(k.unspent, r.leaseId, r.lookup, k.period);
+  }).immediate();
 }
 
 /** The block in force at `now`, if any. */

@@ -18,7 +18,7 @@ import { claimPairs, releaseClaims } from "./claims.js";
 import { answersOfOtherKind } from "./data-kind.js";
 import { connect, ensureProviderColumns, namingPath, openDatabase, type Db } from "./db.js";
 import { liveLeaseIds, liveLeases, releaseLease, renewLease, takeLease, type IsAlive } from "./leases.js";
-import { giveBack, giveBackUntaken, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./ledger.js";
+import { giveBack, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./ledger.js";
 import { currentOpenData, openDataWriter } from "./open-data.js";
 import { openForReport, openReadOnly } from "./read-only.js";
 import { readFailure, sqliteSnapshotSource } from "./report/source.js";
@@ -166,8 +166,7 @@ export class SqliteStore implements Store {
 
   readonly ledger: Store["ledger"] = {
     reserve: (r) => this.run(() => reserve(this.db, r)),
-    giveBack: (leaseId) => this.run(() => giveBack(this.db, leaseId)),
-    giveBackUntaken: (r) => this.run(() => giveBackUntaken(this.db, r)),
+    giveBack: (r) => this.run(() => giveBack(this.db, r)),
     used: (lookup, period) => this.run(() => ledgerUsed(this.db, lookup, period)),
     figures: (period, nowMs) => this.run(() => ledgerFigures(this.db, period, nowMs)),
     blocked: (lookup, now) => this.run(() => quotaBlocked(this.db, lookup, now)),
