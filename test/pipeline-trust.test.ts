@@ -74,24 +74,31 @@ describe("one process", () => {
   });
 });
 
+/**
+ * A batch whose `failure` strikes a while into the fetch: the clock is read for every request
+ * (pacer, ledger), so its 80th reading after the plan comes after a dozen or so answers.
+ */
+async function batchFailingMidFetch(failure: () => Error): Promise<{ d: string; run: Promise<Awaited<ReturnType<typeof runIn>>> }> {
+  const d = dir();
+  const s = await sim();
+  const input = writeCsv(d, "in.csv", ["postcode", ...POSTCODES]);
+  const logs: string[] = [];
+  const logger = createLogger({ format: "json", quiet: false, write: (l) => logs.push(l) });
+  let readings = 0;
+  const clock = {
+    now: () => {
+      if (logs.some((l) => l.includes('"event":"plan"')) && ++readings === 80) throw failure();
+      return instantSleepClock.now();
+    },
+    sleep: instantSleepClock.sleep,
+  };
+  return { d, run: runIn(d, { in: input, baseUrl: s.url, concurrency: 1 }, env, { logger, clock }) };
+}
+
 describe("an unexpected failure", () => {
   it("keeps the input and request counts already reached instead of writing zeros", async () => {
-    const d = dir();
-    const s = await sim();
-    const input = writeCsv(d, "in.csv", ["postcode", ...POSTCODES]);
-    const logs: string[] = [];
-    const logger = createLogger({ format: "json", quiet: false, write: (l) => logs.push(l) });
-    // a bug that strikes a while into the fetch: the clock is read for every request (pacer,
-    // ledger), so its 80th reading after the plan comes after a dozen or so answers
-    let readings = 0;
-    const clock = {
-      now: () => {
-        if (logs.some((l) => l.includes('"event":"plan"')) && ++readings === 80) throw new TypeError("a bug");
-        return instantSleepClock.now();
-      },
-      sleep: instantSleepClock.sleep,
-    };
-    await expect(runIn(d, { in: input, baseUrl: s.url, concurrency: 1 }, env, { logger, clock })).rejects.toThrow("a bug");
+    const { d, run } = await batchFailingMidFetch(() => new TypeError("a bug"));
+    await expect(run).rejects.toThrow("a bug");
     const [row] = query<{ state: string; message: string; input_rows: number; requests: number; ok: number }>(
       join(d, "coverage.sqlite"),
       "SELECT state, message, input_rows, requests, ok + not_found AS ok FROM runs",
@@ -105,23 +112,9 @@ describe("an unexpected failure", () => {
 
 describe("a full disk mid-run", () => {
   it("is said as it is in the run's row, not as a bug, and the batch ends with exit 1", async () => {
-    const d = dir();
-    const s = await sim();
-    const input = writeCsv(d, "in.csv", ["postcode", ...POSTCODES]);
-    const logs: string[] = [];
-    const logger = createLogger({ format: "json", quiet: false, write: (l) => logs.push(l) });
-    // the file system's own error, a while into the fetch (as the test above strikes its bug)
-    let readings = 0;
-    const clock = {
-      now: () => {
-        if (logs.some((l) => l.includes('"event":"plan"')) && ++readings === 80)
-          throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
-        return instantSleepClock.now();
-      },
-      sleep: instantSleepClock.sleep,
-    };
-    const r = await runIn(d, { in: input, baseUrl: s.url, concurrency: 1 }, env, { logger, clock });
-    expect(r.exitCode).toBe(1);
+    // the file system's own error
+    const { d, run } = await batchFailingMidFetch(() => Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" }));
+    expect((await run).exitCode).toBe(1);
     const [row] = query<{ state: string; message: string }>(join(d, "coverage.sqlite"), "SELECT state, message FROM runs");
     expect(row).toEqual({ state: "failed", message: "ENOSPC: no space left on device, write" });
   });
