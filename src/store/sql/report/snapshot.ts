@@ -166,7 +166,14 @@ export class SqlReportSnapshot implements ReportSnapshot {
     return wholeReleaseEvidence(scope, await this.recordedScaleEvidence());
   }
 
-  async recordedScaleEvidence(): Promise<ScaleEvidence[]> {
+  recordedScaleEvidence(): Promise<ScaleEvidence[]> {
+    // read once a snapshot: the scale's decision and the changes both ask
+    return (this.recorded ??= this.readRecordedScales());
+  }
+
+  private recorded: Promise<ScaleEvidence[]> | undefined;
+
+  private async readRecordedScales(): Promise<ScaleEvidence[]> {
     // a reader of an older schema, which never migrates, has no recorded scales
     if ((await this.q.get(this.q.dialect.columnExists("releases", "scale_legacy_ratings"))) === null) return [];
     return evidenceOf(await this.q.all<EvidenceRow>(RECORDED_SCALES_SQL));
