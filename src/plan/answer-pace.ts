@@ -5,8 +5,8 @@
 // this period's requests reach before its quota answer blocked the lookup.
 import type { Lookup } from "../contract/fields.js";
 import type { Store } from "../store/store.js";
-import { storedRules, usedInPeriods } from "./quota-period.js";
-import { periodRule, quotaPeriod, type PeriodRule } from "./quota-plan.js";
+import { storedRulesOfArgs, usedInPeriods } from "./quota-period.js";
+import { quotaPeriod, type PeriodRule } from "./quota-plan.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 /** The Basic plan's period ("50,000 requests in 28 days"), when the service's quota is all that is known. */
@@ -53,14 +53,7 @@ export async function answerPaces(store: Store, nowMs: number, lookups: readonly
   const a = last.args;
   const limits = (a.monthlyQuota ?? {}) as Partial<Record<Lookup, number>>;
   // each lookup's own period: a quota 403 of one product says nothing of the other's
-  const rules = await storedRules(
-    store,
-    periodRule({
-      quotaPeriod: typeof a.quotaPeriod === "number" ? a.quotaPeriod : null,
-      quotaStart: typeof a.quotaStart === "number" ? a.quotaStart : null,
-      quotaResetDay: typeof a.quotaResetDay === "number" ? a.quotaResetDay : 1,
-    }),
-  );
+  const rules = await storedRulesOfArgs(store, a);
   const ranToday = day(Date.parse(last.startedAt)) === day(nowMs);
   const nightMs = Math.floor((ranToday ? nowMs + DAY_MS : nowMs) / DAY_MS) * DAY_MS;
   // what the next night's period has used (the option's quota), and what this one has (the service's)

@@ -5,7 +5,7 @@
 import { LOOKUPS, type Lookup } from "../contract/fields.js";
 import { perLookup } from "../contract/lookups.js";
 import type { Store } from "../store/store.js";
-import { anchoredRule, quotaPeriod, type PeriodRule } from "./quota-plan.js";
+import { anchoredRule, periodRule, quotaPeriod, type PeriodRule } from "./quota-plan.js";
 
 /** Each lookup's period rule: rolling ones anchored on the replenish time the lookup's own last quota 403 named (stored as its block). */
 export async function storedRules(store: Store, rule: PeriodRule): Promise<Record<Lookup, PeriodRule>> {
@@ -20,4 +20,16 @@ export async function usedInPeriods(store: Store, rules: Record<Lookup, PeriodRu
   const used = perLookup(() => 0);
   for (const lookup of LOOKUPS) used[lookup] = (await store.ledger.figures(quotaPeriod(atMs, rules[lookup]).key, nowMs)).used[lookup];
   return used;
+}
+
+/** Each lookup's period rule from a stored run's arguments (its --quota-period, --quota-start, --quota-reset-day), anchored as storedRules does. */
+export function storedRulesOfArgs(store: Store, a: Record<string, unknown>): Promise<Record<Lookup, PeriodRule>> {
+  return storedRules(
+    store,
+    periodRule({
+      quotaPeriod: typeof a.quotaPeriod === "number" ? a.quotaPeriod : null,
+      quotaStart: typeof a.quotaStart === "number" ? a.quotaStart : null,
+      quotaResetDay: typeof a.quotaResetDay === "number" ? a.quotaResetDay : 1,
+    }),
+  );
 }

@@ -3,9 +3,9 @@
 // deferred, and when the whole input will be on the newest release and within --max-age at this pace.
 import type { Lookup } from "../contract/fields.js";
 import type { Store } from "../store/store.js";
-import { storedRules } from "./quota-period.js";
+import { storedRulesOfArgs } from "./quota-period.js";
 import { describeShortfall, expiryShortfall, oldestFetched } from "./retention.js";
-import { allowance, periodRule, predictFinish, quotaPeriod } from "./quota-plan.js";
+import { allowance, predictFinish, quotaPeriod } from "./quota-plan.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -39,11 +39,7 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
   if (!last || !limits) return [];
   const a = last.args;
   // each lookup's own period: a quota 403 of one product says nothing of the other's
-  const rules = await storedRules(store, periodRule({
-    quotaPeriod: typeof a.quotaPeriod === "number" ? a.quotaPeriod : null,
-    quotaStart: typeof a.quotaStart === "number" ? a.quotaStart : null,
-    quotaResetDay: typeof a.quotaResetDay === "number" ? a.quotaResetDay : 1,
-  }));
+  const rules = await storedRulesOfArgs(store, a);
   const spendAll = last.args.spendAll === true;
   const retentionMs = typeof last.args.retention === "number" ? last.args.retention : null;
   // runs record --max-age in milliseconds (every run that records a monthly quota does)

@@ -99,11 +99,12 @@ async function ratingShares(
   const fields = ratingPlaceFields(providers);
   const ratings: ScaleSummary["ratings"] = Object.fromEntries(providers.map((p) => [p, { indoorVoice: [], indoorData: [] } satisfies Record<PlaceKey, RatingShare[]>]));
   const rated: Record<string, number> = Object.fromEntries(providers.map((p) => [p, 0]));
+  const voice = RATING_PLACES.findIndex((pl) => pl.key === "indoorVoice");
   for (const scale of scales) {
     const counts = await snapshot.ratingCounts(fields, ALL_RATINGS, tagged ? scale : undefined);
     const at = (i: number, j: number, rating: number) => counts[i * RATING_PLACES.length + j]![ALL_RATINGS.indexOf(rating)]!;
     providers.forEach((p, i) => {
-      rated[p]! += ALL_RATINGS.reduce((sum, r) => sum + at(i, RATING_PLACES.findIndex((pl) => pl.key === "indoorVoice"), r), 0);
+      rated[p]! += ALL_RATINGS.reduce((sum, r) => sum + at(i, voice, r), 0);
       RATING_PLACES.forEach((pl, j) =>
         ratings[p]![pl.key].push(
           ...valuesBestFirst(scale).map((v) => ({ ...(tagged ? { scale } : {}), rating: v.rating, label: v.label, addresses: at(i, j, v.rating), share: shareFraction(at(i, j, v.rating), of(scale)) })),
