@@ -45,6 +45,9 @@ function writeRefusal(err: unknown, path: string): Error {
   return why ? new DatabaseError(why, { cause: err }) : namingPath(err, path);
 }
 
+/** WAL pages between automatic checkpoints (of 4 KiB each; SQLite's default is 1,000). */
+export const WAL_CHECKPOINT_PAGES = 10_000;
+
 /**
  * Opens the file with its pragmas (WAL for a writer), without touching the schema. A file that is
  * not a database, or one this user cannot open, is a DatabaseError naming the path.
@@ -66,6 +69,10 @@ export function connect(path: string, options: { readonly?: boolean } = {}): Db 
       db.pragma("synchronous = NORMAL");
       // Deleted rows are zeroed, not left in free pages: an expired answer must be unreadable.
       db.pragma("secure_delete = ON");
+      // A checkpoint every 40 MiB of WAL, not SQLite's 4 MiB: a batch writes its answers as fast as
+      // they come, and each checkpoint copies pages the next commits dirty again and waits for two
+      // fsyncs on the batch's thread (storing 10,000 postcodes: 4.8 s, 4.0 s with this; docs/bench.md).
+      db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
     }
   } catch (err) {
     db.close();
