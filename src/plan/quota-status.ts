@@ -3,7 +3,7 @@
 // deferred, and when the whole input will be on the newest release and within --max-age at this pace.
 import type { Lookup } from "../contract/fields.js";
 import type { Store } from "../store/store.js";
-import { storedRulesOfArgs } from "./quota-period.js";
+import { storedRulesOfArgs, usedInPeriods } from "./quota-period.js";
 import { describeShortfall, expiryShortfall, oldestFetched } from "./retention.js";
 import { allowance, predictFinish, quotaPeriod } from "./quota-plan.js";
 
@@ -46,6 +46,7 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
   const maxAgeMs = typeof last.args.maxAge === "number" ? last.args.maxAge : 30 * DAY_MS;
   const ranToday = last.startedAt.slice(0, 10) === new Date(nowMs).toISOString().slice(0, 10);
   const nightMs = ranToday ? Date.parse(last.startedAt) + DAY_MS : nowMs;
+  const usedBy = await usedInPeriods(store, rules, nightMs, nowMs);
   const out: LookupQuotaStatus[] = [];
   for (const [lookup, quota] of Object.entries(limits) as [Lookup, number][]) {
     const candidates = await store.plan.candidates({
@@ -59,7 +60,7 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
     const newData = candidates.filter((c) => c.state === "new" || c.state === "failed" || c.state === "incomplete").length;
     const outstanding = candidates.filter((c) => c.state === "release" || c.state === "age").length;
     const period = quotaPeriod(nightMs, rules[lookup]);
-    const used = (await store.ledger.figures(period.key, nowMs)).used[lookup];
+    const used = usedBy[lookup];
     const a = allowance(quota, used, newData, nightMs, period, spendAll);
     const pace = predictFinish({ quota, used: used + Math.min(newData, a.remaining), outstanding, firstNightMs: nightMs, resetDay: rules[lookup], spendAll });
     // Answers refreshed first must not age past --max-age before the last is done.
