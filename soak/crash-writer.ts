@@ -6,7 +6,7 @@
 //
 //   tsx soak/crash-writer.ts report|export DB OUT STEP
 //
-// Used by the soak's crash-point step and by test/crash-points.test.ts.
+// Used by the soak's crash-point step and by test/out-writers.test.ts.
 import { openStore } from "../src/store/open-store.js";
 import { writeReports } from "../src/report/index.js";
 import { writeExport } from "../src/export/write-export.js";

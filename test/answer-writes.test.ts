@@ -1,4 +1,4 @@
-// The answer writers' shared decisions (shared/answer-writes.ts), as tables: what a record does to
+// The answer writers' shared decisions (src/store/shared/answer-writes.ts), as tables: what a record does to
 // its pair's versions, what its status row holds, and the write queue both engines commit from.
 import { describe, expect, it } from "vitest";
 import type { FinalRecord } from "../src/contract/records.js";

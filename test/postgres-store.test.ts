@@ -125,7 +125,7 @@ describe.skipIf(skip)("the PostgreSQL store", () => {
     const { store: reader } = await open(url, true);
     expect((await reader.status.database(5, Date.parse(AT))).runs.map((r) => r.state)).toEqual(["running"]);
     await expect(reader.runs.setExit(1, 0, null)).rejects.toThrow(/read-only transaction/);
-    // its temporary tables need a read-write start (postgres/report/source.ts)
+    // its temporary tables need a read-write start (src/store/postgres/report/source.ts)
     await expect(reader.snapshot({ nowMs: Date.now() }, async () => 1)).rejects.toThrow("the database has no ProvAVoiceOutdoor column for run 1's providers (ProvA)");
     await store.answers.prepareProviders(["ProvA"]);
     expect(await reader.snapshot({ nowMs: Date.now() }, async (snapshot) => (await snapshot.preparePostcodes(null), snapshot.postcodeTotals([])))).toMatchObject({ postcodes: 0 });

@@ -88,7 +88,7 @@ export interface CoverageSchemas {
   generalError: ValidateFunction;
 }
 
-/** Schemas of §2 of coverage-api.md; spec allows no unknown fields, live requires its extras. */
+/** Schemas of §2 of the API's specification; spec allows no unknown fields, live requires its extras. */
 export function coverageSchemas(dialect: Dialect, providers?: readonly string[]): CoverageSchemas {
   const live = dialect === "live";
   const item = (values: Record<string, object>, required: string[]) => ({

@@ -49,12 +49,12 @@ export function mobileFields(providers: readonly string[] = DEFAULT_PROVIDERS): 
 /** Mobile coverage ratings (§2.5). */
 export const RATING_MIN = 0;
 export const RATING_MAX = 4;
-// Their labels and meanings depend on the scale: spec/mobile-scales.ts.
+// Their labels and meanings depend on the scale: contract/mobile-scales.ts.
 
 /** The fields every address carries in both lookups (§2.2, §2.4), before its speeds or ratings. */
 export const ADDRESS_FIELDS = ["UPRN", "AddressShortDescription", "PostCode"] as const;
 
-/** Real UPRNs have up to 12 digits (live-service-notes.md): beyond int32, exact in a double. */
+/** Real UPRNs have up to 12 digits (as the production service sends them): beyond int32, exact in a double. */
 export const MAX_UPRN = 999_999_999_999;
 
 /** Lowest valid speed value; -1 means "no prediction for this category". */

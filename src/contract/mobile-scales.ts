@@ -1,5 +1,5 @@
 // Ofcom's two mobile rating scales, declared once: the documented 0-4 scale (legacy) and the 0/3/4
-// scale the production service returns today (live-service-notes.md). Every label, legend, chart bin
+// scale the production service returns today (None, Limited, Likely). Every label, legend, chart bin
 // and "good" threshold of the reports is read from here, in Ofcom's own words.
 import { mobileField, RATING_MAX, RATING_MIN, type Channel, type Location } from "./fields.js";
 

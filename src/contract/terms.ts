@@ -1,4 +1,4 @@
-// What Ofcom's API terms of use ask of a tool that stores answers (live-service-notes.md, "Terms of use").
+// What Ofcom's API terms of use ask of a tool that stores answers (the API's terms of use).
 
 /** Clause 4.3.6: data cached for performance reasons "should be held for a period of no longer than one month". */
 export const DEFAULT_RETENTION_DAYS = 30;

@@ -20,7 +20,7 @@ export const EXCEL_MAX_ROWS = 1_048_576;
 /**
  * The tier rule, written once: the first rule whose thresholds an address's overall maximum speeds
  * meet gives its tier (they nest, best first); none met is "Below decent", no download is "No data".
- * tierOf (JavaScript), tierSql (measures.ts) and the histogram's bins (html/data.ts) all read it.
+ * tierOf (JavaScript), tierSql (measures.ts) and the histogram's bins (report/html/data.ts) all read it.
  */
 export const TIER_RULES: readonly { tier: Tier; minDown: number; minUp?: number }[] = [
   { tier: "Gigabit", minDown: SPEED_THRESHOLDS.gigabit },

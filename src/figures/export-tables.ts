@@ -114,7 +114,7 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
   },
   {
     // Each release of each lookup; a mobile release carries its stored rating scale ("current" or
-    // "legacy", spec/mobile-scales.ts) and the evidence: its ratings, and how many are 1 or 2.
+    // "legacy", contract/mobile-scales.ts) and the evidence: its ratings, and how many are 1 or 2.
     name: "releases",
     partitionedByArea: false,
     packed: false,

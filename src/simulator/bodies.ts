@@ -1,5 +1,5 @@
-// Backend bodies in the two dialects: "spec" is coverage-api.md exactly; "live" is what the
-// production service sends (live-service-notes.md), including fields no document mentions.
+// Backend bodies in the two dialects: "spec" is the API's specification exactly; "live" is
+// what the production service sends, including fields no document mentions.
 import { squeezePostcode } from "../contract/postcode.js";
 import { RATING_MAX, RATING_MIN, SPEED_FIELDS, mobileFields, type Lookup } from "../contract/fields.js";
 import type { Dialect, NotFoundBody } from "../contract/types.js";

@@ -54,7 +54,7 @@ export function generateCompact(s: string, compact: string, providers: readonly 
   return data && scale === "current" ? onCurrentScale(data) : data;
 }
 
-/** The scale the simulator serves by default: the production service's (live-service-notes.md). */
+/** The scale the simulator serves by default: the production service's. */
 export const DEFAULT_SIM_SCALE: MobileScale = "current";
 
 /**

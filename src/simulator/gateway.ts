@@ -1,5 +1,5 @@
 // The API gateway's own answers (not the backend's): unknown paths, keys, rate limit, quota.
-// Bodies as captured from the production gateway (live-service-notes.md), the same in both dialects.
+// Bodies as captured from the production gateway, the same in both dialects.
 import type { GatewayBody } from "../contract/types.js";
 
 export const MISSING_KEY_MESSAGE =

@@ -1,6 +1,6 @@
 // What a --db location names, for code outside the store: a PostgreSQL URL, or a file path of the
-// SQLite engine. The engine question is asked here once; the rules live with each engine
-// (postgres/url.ts, sqlite/files.ts).
+// SQLite engine. Code outside the store asks the engine question only here; the rules live with
+// each engine (postgres/url.ts, sqlite/files.ts).
 import { existsSync } from "node:fs";
 import { isPostgresUrl } from "./postgres/url.js";
 import { sqliteFiles } from "./sqlite/files.js";

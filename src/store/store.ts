@@ -1,7 +1,10 @@
 // The store: everything the batch, the planner, status, soak and bench read and write, as one
 // asynchronous interface with one implementation per engine (src/store/sqlite/ and
 // src/store/postgres/); what both engines say the same way is written once over a dialect
-// (src/store/sql/). Nothing outside src/store holds a database handle or SQL. Records are in
+// (src/store/sql/). Nothing else in src holds a handle on the database or a query of it: the SQL
+// beside the postcode rules (displayPostcodeSql) is the SQLite dialect's to use, and the export's
+// is DuckDB's, over rows the snapshot gives it (the soak reads a database with its own SQL on
+// purpose, to check it independently). Records are in
 // types.ts. The times the store records and compares are passed in (ISO text or epoch ms), never
 // read from this process's clock, so tests drive them; the one clock it reads is the database
 // server's, when asked (`leases.serverNow`), and commit grouping times only when a write commits.

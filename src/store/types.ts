@@ -378,7 +378,7 @@ export interface LookupReleases {
     detected_at: string;
     answers: number;
     versions: number;
-    /** a mobile release's stored rating scale (spec/mobile-scales.ts) and its evidence; null before it is recorded */
+    /** a mobile release's stored rating scale (contract/mobile-scales.ts) and its evidence; null before it is recorded */
     scale: string | null;
     scale_ratings: number | null;
     scale_legacy_ratings: number | null;

@@ -1,5 +1,5 @@
 // The estimates as types (summary.json's `estimates`), apart from the code that computes them
-// (estimate-summary.ts), so that the summary and the groups name them without importing it.
+// (estimate-summary.ts).
 import type { Lookup } from "../../contract/fields.js";
 import type { AnswerPace } from "../../plan/answer-pace.js";
 import type { Interval } from "./estimates.js";

@@ -1,5 +1,5 @@
 // The groups' figures as types, and the postcode parts a group may be: a leaf that imports no
-// room, so the estimates and the renderers name a group row without importing its computation.
+// room, apart from the code that computes them (groups.ts).
 import type { Lookup } from "../../contract/fields.js";
 import type { MobileScale } from "../../contract/mobile-scales.js";
 

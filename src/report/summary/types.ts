@@ -1,5 +1,5 @@
-// The summary's figures as types (summary.json's shape): beside the code that computes them
-// (summary.ts) so that the rooms that read a Summary import no computation.
+// The summary's figures as types (summary.json's shape), beside the code that computes them
+// (summary.ts).
 import type { OutcomeCounts } from "../../contract/counts.js";
 import type { Lookup } from "../../contract/fields.js";
 import type { Release } from "../../store/snapshot.js";

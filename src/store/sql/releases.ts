@@ -1,5 +1,5 @@
 // Releases as every engine reads and records them outside the answer writer: a lookup's newest
-// release, each mobile release's rating scale (spec/mobile-scales.ts decides, sql/scale-sql.ts
+// release, each mobile release's rating scale (contract/mobile-scales.ts decides, sql/scale-sql.ts
 // counts), and when each lookup's release was last checked (plan/probe-rule.ts reads it to send at
 // most one probe round per lookup a day).
 import type { Lookup } from "../../contract/fields.js";

@@ -259,7 +259,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX claims_by_lease ON claims(lease_id);
   DROP TABLE batch_lock;
   `,
-  // Each mobile release's rating scale (spec/mobile-scales.ts) and its evidence: the ratings its
+  // Each mobile release's rating scale (contract/mobile-scales.ts) and its evidence: the ratings its
   // answers hold and how many are 1 or 2 (any makes it legacy). Set after each batch's fetch.
   `
   ALTER TABLE releases ADD COLUMN scale TEXT;
