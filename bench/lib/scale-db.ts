@@ -5,8 +5,8 @@
 // and in input order a 7 GB build spends its time splitting random B-tree pages.
 import { createReadStream } from "node:fs";
 import { openInput } from "../../src/input/read-input.js";
-import { generateCompact } from "../../src/simulator/data.js";
-import { DEFAULT_PROVIDERS, SPEED_FIELDS, type Lookup } from "../../src/contract/fields.js";
+import { generateCompact, type SimAddress } from "../../src/simulator/data.js";
+import { DEFAULT_PROVIDERS, LOOKUPS, SPEED_FIELDS, type Lookup } from "../../src/contract/fields.js";
 import type { Answer, FinalRecord } from "../../src/contract/records.js";
 import { openSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { storedRow } from "../../src/store/types.js";
@@ -15,7 +15,11 @@ import { BENCH_SEED } from "./input-file.js";
 /** The whole UK: about 30M addresses in 1.8M postcodes. */
 export const ADDRESSES_PER_POSTCODE = 30 / 1.8;
 const GROUP = 1000;
-const LOOKUPS: Lookup[] = ["broadband", "mobile"];
+/** Each lookup's answer for a postcode's simulated addresses: a third lookup is one more entry. */
+const ANSWER_OF: Record<Lookup, (take: readonly SimAddress[]) => Answer> = {
+  broadband: (take) => ({ lookup: "broadband", dataset: null, addresses: take.map((a) => ({ uprn: a.UPRN, address: a.AddressShortDescription, speeds: SPEED_FIELDS.map((f) => a.speeds[f]) })) }),
+  mobile: (take) => ({ lookup: "mobile", dataset: "bench", addresses: take.map((a) => ({ uprn: a.UPRN, address: a.AddressShortDescription, ratings: a.ratings })) }),
+};
 
 export interface ScaleDb {
   runId: number;
@@ -64,10 +68,7 @@ export async function buildScaleDb(dbPath: string, inputPath: string, log: (m: s
       addresses += take.length;
       const base = { postcode, httpStatus: sim ? 200 : 404, attempts: 1, lastError: null, fetchedAt: now, runId };
       for (const lookup of LOOKUPS) {
-        const answer: Answer =
-          lookup === "broadband"
-            ? { lookup, dataset: null, addresses: take.map((a) => ({ uprn: a.UPRN, address: a.AddressShortDescription, speeds: SPEED_FIELDS.map((f) => a.speeds[f]) })) }
-            : { lookup, dataset: "bench", addresses: take.map((a) => ({ uprn: a.UPRN, address: a.AddressShortDescription, ratings: a.ratings })) };
+        const answer = ANSWER_OF[lookup](take);
         const record: FinalRecord = sim ? { ...base, lookup, status: "ok", answer } : { ...base, lookup, status: "not_found" };
         writer.write(record);
       }

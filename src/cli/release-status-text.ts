@@ -1,4 +1,5 @@
 // The releases part of `npm run status`: per lookup, each release with its answers and versions.
+import { LOOKUP_SPECS } from "../contract/lookups.js";
 import { SCALES, type MobileScale } from "../contract/mobile-scales.js";
 import type { LookupReleases } from "../store/types.js";
 
@@ -19,7 +20,7 @@ export function formatReleaseStatus(list: readonly LookupReleases[]): string {
   for (const l of list) {
     for (const r of l.releases) {
       lines.push(`  ${l.lookup} ${r.name}: ${r.answers} answers, ${r.versions} versions (first seen ${r.detected_at})${r.name === l.newest ? "  [newest]" : ""}`);
-      if (l.lookup === "mobile") lines.push(releaseScaleLine(r));
+      if (LOOKUP_SPECS[l.lookup].ratingScale) lines.push(releaseScaleLine(r));
     }
     if (l.input) {
       const share = l.input.postcodes === 0 ? "-" : `${((100 * l.input.onNewest) / l.input.postcodes).toFixed(1)}%`;

@@ -1,8 +1,10 @@
 // The lookup registry: what each of the API's lookups is, declared once, so the code loops over
-// LOOKUP_SPECS instead of spelling out "broadband" and "mobile". What stays per lookup elsewhere is
-// keyed by Lookup, so the compiler names every place a third lookup must fill in (docs/architecture.md):
-// its validator (fetch/validate-body.ts), its address table's columns (store/sqlite/schema.ts) and its
-// report figures (figures/measures.ts, report/groups/groups.ts).
+// LOOKUP_SPECS instead of spelling out "broadband" and "mobile"; code outside src/contract and the
+// simulator asks a lookup's properties here, never its name (test/lookup-names.test.ts). What stays
+// per lookup elsewhere is keyed by Lookup, so the compiler names every place a third lookup must fill
+// in (docs/architecture.md): its entry here, its validator (fetch/validate-body.ts), its address
+// table's columns (store/sqlite/schema.ts) and its report figures (figures/measures.ts,
+// report/groups/groups.ts).
 import { LOOKUPS, SPEED_FIELDS, mobileFields, type Lookup } from "./fields.js";
 
 export interface LookupSpec {
@@ -23,6 +25,9 @@ export interface LookupSpec {
   namesRelease: boolean;
   /** Ofcom's open postcode data has figures for it (docs/open-data.md) */
   openData: boolean;
+  /** its values are ratings on one of Ofcom's mobile scales (mobile-scales.ts): each release records
+   * which, from its answers' rating evidence, and status names it */
+  ratingScale: boolean;
 }
 
 export const LOOKUP_SPECS: Readonly<Record<Lookup, LookupSpec>> = {
@@ -36,6 +41,7 @@ export const LOOKUP_SPECS: Readonly<Record<Lookup, LookupSpec>> = {
     perProvider: false,
     namesRelease: false,
     openData: true,
+    ratingScale: false,
   },
   mobile: {
     name: "mobile",
@@ -47,6 +53,7 @@ export const LOOKUP_SPECS: Readonly<Record<Lookup, LookupSpec>> = {
     perProvider: true,
     namesRelease: true,
     openData: false,
+    ratingScale: true,
   },
 };
 

@@ -51,7 +51,7 @@ async function readFigures(snapshot: ReportSnapshot, lookups: readonly Lookup[],
   const columns = [...lookups.flatMap((l) => [STATUS_COLUMN[l], ADDRESSES_COLUMN[l], ...counts[l]]), ...bands];
   // sized to the scope at once: a table grown as rows come copies its arrays, and holds both for a while
   const { postcodes } = await snapshot.postcodeTotals([]);
-  const tables = Object.fromEntries(lookups.map((l) => [l, new ClusterTable(counts[l].length, l === "broadband" && bands.length > 0, Math.max(postcodes, 1))]));
+  const tables = Object.fromEntries(lookups.map((l) => [l, new ClusterTable(counts[l].length, LOOKUP_SPECS[l].openData && bands.length > 0, Math.max(postcodes, 1))]));
   const figures: ListFigures = { postcodes: [], tables };
   const layout: RowLayout = { lookups, counts, bandsAt: 1 + columns.length - bands.length, bandCount: Math.max(0, bands.length - 1), openData: bands.length > 0 };
   for await (const batch of snapshot.postcodeRows(columns)) for (const row of batch) addPostcode(figures, row, layout, stratumOf);

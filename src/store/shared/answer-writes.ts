@@ -115,7 +115,8 @@ const STATUS_COLUMNS = [
 /** An answer's (or a not-found's) status row, in the order of STATUS_COLUMNS. */
 export function statusRowValues(r: FinalRecord, content: VersionContent, simulated: number, versionId: number, release: string): unknown[] {
   const answer = r.status === "ok" ? r.answer : null;
-  const evidence = r.lookup === "mobile" ? ratingEvidence(content.rows) : null;
+  const scaled = LOOKUP_SPECS[r.lookup].ratingScale;
+  const evidence = scaled ? ratingEvidence(content.rows) : null;
   return [
     r.postcode,
     r.lookup,
@@ -134,7 +135,7 @@ export function statusRowValues(r: FinalRecord, content: VersionContent, simulat
     r.fetchedAt,
     evidence?.ratings ?? null,
     evidence?.legacy ?? null,
-    r.lookup === "mobile" ? ratingCountsText(content.rows, content.providers) : null,
+    scaled ? ratingCountsText(content.rows, content.providers) : null,
   ];
 }
 

@@ -2,7 +2,7 @@
 // counts so far), the stored answers by lookup and status, a running batch's progress, and each
 // lookup's releases. Each engine adds its schema version and its leases, and hides expired answers.
 import { LOOKUPS, type Lookup } from "../../contract/fields.js";
-import { LOOKUP_LIST } from "../../contract/lookups.js";
+import { LOOKUP_LIST, LOOKUP_SPECS } from "../../contract/lookups.js";
 import type { DatabaseStatus, LookupReleases, RunningProgress, RunSummary } from "../types.js";
 import type { Dialect } from "./dialect.js";
 import { countsAsTheyStandSteps } from "./run-reads.js";
@@ -144,7 +144,7 @@ export function* releaseStatusSteps(d: Dialect): Steps<LookupReleases[]> {
          FROM releases r WHERE r.lookup = @lookup ORDER BY r.id`,
       { lookup },
     );
-    const list = lookup === "mobile" ? stored.map((r) => shownScale(r, shown)) : stored;
+    const list = LOOKUP_SPECS[lookup].ratingScale ? stored.map((r) => shownScale(r, shown)) : stored;
     if (list.length === 0) continue;
     const newest = list.at(-1)?.name ?? null;
     const onNewest = () =>
