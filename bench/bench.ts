@@ -28,12 +28,14 @@ import { map } from "./scenarios/map.js";
 import { team } from "./scenarios/team.js";
 import { workbookWriters } from "./scenarios/workbook-writers.js";
 import { startup } from "./scenarios/startup.js";
+import { toolVersion } from "../src/contract/version.js";
 
 const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, wholeJob, unchangedNight, latencyBound, rateLimited, faults, report, memory, workbook, workbookWriters, openData, scale, map, team, startup];
 
 async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))
     .scriptName("npm run bench --")
+    .version(toolVersion())
     .usage("$0 [--quick] [--only LIST]\n\nMeasures how close the batch runs to its limits; see docs/bench.md.")
     .option("quick", { type: "boolean", default: false, describe: "every scenario scaled down (about a minute instead of seven)" })
     .option("only", { type: "string", describe: `comma-separated scenarios: ${SCENARIOS.map((s) => s.name).join(", ")}` })

@@ -39,6 +39,7 @@ import { planKills, type KillPoint } from "./kill-plan.js";
 import { PROFILES, RATE_WINDOW_MS, SOAK_FAULTS } from "./profile.js";
 import { crashPointSteps } from "./crash-points.js";
 import { teamStep } from "./team.js";
+import { toolVersion } from "../src/contract/version.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const LOOKUPS = ["broadband", "mobile"] as const;
@@ -79,6 +80,7 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))
     .scriptName("npm run soak --")
+    .version(toolVersion())
     .usage("$0 [--quick] [--seed N]\n\nChaos-tests the batch: faults, SIGKILLs and restarts must end with exactly a clean run's data.")
     .option("quick", { type: "boolean", default: false, describe: "300 input rows instead of 2,000 (under a minute)" })
     .option("seed", { type: "number", describe: "replay a soak: the input, dataset, faults and kill moments follow from it" })

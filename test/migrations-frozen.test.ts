@@ -25,11 +25,12 @@ const RELEASED: Record<string, { migrations: readonly string[]; checksums: reado
       "8c8f94efcad0aaba",
       "98a6fd4d10deed22",
       "34fa555f99aa125d",
+      "19b995d8688ce43b",
     ],
   },
   postgres: {
     migrations: PG_MIGRATIONS,
-    checksums: ["a36f6352f7ba09a2", "dee0af053475609c", "0e7fc5c8fcfeabde", "baf5f3789800b05d", "2ad0b8779b02b357", "e34f5c54fcfbac79", "daecd742064f36a7"],
+    checksums: ["a36f6352f7ba09a2", "dee0af053475609c", "0e7fc5c8fcfeabde", "baf5f3789800b05d", "2ad0b8779b02b357", "e34f5c54fcfbac79", "daecd742064f36a7", "54fee639786dae31"],
   },
 };
 

@@ -8,10 +8,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setCommandName } from "./run-cli.js";
 import { demoSteps } from "./demo-steps.js";
+import { toolVersion } from "../contract/version.js";
 
 const COMMANDS = ["batch", "report", "status", "export", "simulate"] as const;
 const PACKAGE_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const USAGE = `usage: postcode-coverage <command> [options]
+       postcode-coverage --version
 
 commands:
   batch     look up the postcodes of a CSV and write the reports (postcode-coverage batch --help)
@@ -48,6 +50,11 @@ async function demo(): Promise<number> {
 
 async function main(): Promise<void> {
   const command = process.argv[2];
+  // the commands' own --version is run-cli.ts's; the program's and the demo's are answered here
+  if (command === "--version" || (command === "demo" && process.argv.includes("--version"))) {
+    process.stdout.write(toolVersion() + "\n");
+    return;
+  }
   if (command === "demo") {
     process.exitCode = await demo();
     return;

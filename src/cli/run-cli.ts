@@ -1,12 +1,12 @@
 // What the four commands share: yargs set up the same way, --help and --version that print and exit
 // 0, unknown options refused with a did-you-mean, every error one line (JSON with --log-format json),
 // and the exit code set once.
-import { readFileSync } from "node:fs";
 import yargs, { type Argv, type ArgumentsCamelCase } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { ConfigError } from "./options/config-values.js";
 import { flagName, type FlagsOf, type OptionSpec } from "./options/engine.js";
 import { isFileSystemError, oneLine, UserError } from "../errors.js";
+import { toolVersion } from "../contract/version.js";
 
 export { ConfigError as UsageError } from "./options/config-values.js";
 
@@ -55,8 +55,6 @@ export function setCommandName(name: string): void {
   commandName = () => name;
 }
 const calledAs = (name: string) => commandName?.(name) ?? `npm run ${name} --`;
-
-const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 /** The examples --help ends with: each command line whole (a user copies it), its meaning indented below. */
 export function examplesText(examples: CliSpec<unknown>["examples"], command: string): string {
@@ -117,7 +115,7 @@ async function main<A>(spec: CliSpec<A>, args: readonly string[]): Promise<numbe
     return 0;
   }
   if (args.includes("--version")) {
-    process.stdout.write(VERSION + "\n");
+    process.stdout.write(toolVersion() + "\n");
     return 0;
   }
   const unknown = unknownOption(args, knownOptions(parser));

@@ -343,6 +343,8 @@ export interface DatabaseStatus {
   schemaVersion: number;
   /** this program's schema version for the engine: equal to schemaVersion when the database is up to date */
   schemaLatest: number;
+  /** the version of this program that last wrote the database ("0.2.0"); null: one from before versions were recorded */
+  writtenBy: string | null;
   runs: RunSummary[];
   lookups: { lookup: string; status: string; postcodes: number; oldest: string; newest: string }[];
   /** the commonest last errors of failed lookups, to see at a glance why they failed */

@@ -8,8 +8,13 @@ export function schemaText(s: Pick<DatabaseStatus, "schemaVersion" | "schemaLate
   return `schema ${s.schemaLatest - s.schemaVersion} change(s) behind this program's: the next batch upgrades it`;
 }
 
+/** Which version of this program last wrote the database; none recorded: one before 0.2.0, which began recording it. */
+export function writtenByText(version: string | null): string {
+  return `last written by ${version === null ? "a postcode-coverage version before 0.2.0" : `postcode-coverage ${version}`}`;
+}
+
 export function formatStatus(s: DatabaseStatus, path: string): string {
-  const lines: string[] = [`database ${path} (${schemaText(s)})`];
+  const lines: string[] = [`database ${path} (${schemaText(s)})`, writtenByText(s.writtenBy)];
   if (s.leases.length > 1) {
     // team mode (PostgreSQL): one lease per batch process, on any machine
     lines.push(`${s.leases.length} batches running (live leases):`);

@@ -11,6 +11,8 @@ import { OPEN_DATA_COLUMNS } from "../../contract/open-data.js";
 import { DatabaseError } from "../types.js";
 import { inTransaction } from "./connect.js";
 import { columnNamesSql } from "./dialect.js";
+import { toolVersion } from "../../contract/version.js";
+import { recordToolVersionSql } from "../sql/tool-version.js";
 
 /** Each migration takes the schema from version i to i+1. Never edit one that has shipped. */
 export const PG_MIGRATIONS: readonly string[] = [
@@ -265,6 +267,13 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE lookups ADD COLUMN rating_counts text;
   `,
+  // The version of this program that last wrote the database (as the SQLite migration says).
+  `
+  CREATE TABLE tool_version (
+    id      integer PRIMARY KEY CHECK (id = 1),
+    version text NOT NULL
+  );
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
@@ -275,7 +284,8 @@ const SCHEMA_LOCK = 7_316_402_211;
 /**
  * Brings the schema up to date in one transaction holding the advisory lock: of two processes
  * opening a new database at once, the second waits, then finds it done. Refuses a schema newer
- * than this program knows. Returns the version found before.
+ * than this program knows; records this program's version as the one that last wrote the database.
+ * Returns the schema version found before.
  */
 export async function migratePostgres(pool: pg.Pool, location: string): Promise<number> {
   return inTransaction(pool, async (client) => {
@@ -287,6 +297,7 @@ export async function migratePostgres(pool: pg.Pool, location: string): Promise<
     for (let v = version; v < PG_SCHEMA_VERSION; v++) await client.query(PG_MIGRATIONS[v]!);
     if (version < PG_SCHEMA_VERSION)
       await client.query("INSERT INTO schema_version (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version", [PG_SCHEMA_VERSION]);
+    await client.query(recordToolVersionSql("$1"), [toolVersion()]);
     return version;
   });
 }

@@ -4,6 +4,7 @@ import type pg from "pg";
 import type { StatusStore } from "../store.js";
 import { releaseStatusSteps, runningProgressSteps, storedFiguresSteps } from "../sql/status.js";
 import { runSteps, type Steps } from "../sql/steps.js";
+import { writtenBySteps } from "../sql/tool-version.js";
 import { POSTGRES_DIALECT } from "./dialect.js";
 import { liveLeases, newestLease, type LeaseContext } from "./leases.js";
 import { hidingExpired } from "./report/expiry-views.js";
@@ -23,6 +24,7 @@ export function postgresStatus(pool: pg.Pool, ctx: LeaseContext): StatusStore {
       return {
         schemaVersion: await postgresSchemaVersion(pool),
         schemaLatest: PG_SCHEMA_VERSION,
+        writtenBy: await runSteps(postgresSession(pool, { inTransaction: false }), writtenBySteps(POSTGRES_DIALECT)),
         ...figures,
         lock: newest
           ? { pid: newest.lease.holder.pid, host: newest.lease.holder.host, run_id: newest.lease.runId, started_at: newest.lease.takenAt, alive: newest.alive }

@@ -4,6 +4,8 @@ import { mkdirSync, statSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { mobileFields } from "../../contract/fields.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./schema.js";
+import { toolVersion } from "../../contract/version.js";
+import { recordToolVersionSql } from "../sql/tool-version.js";
 import { DatabaseError } from "../types.js";
 import { isWriteRefusal, whyNotWritable } from "./why-not-writable.js";
 
@@ -128,7 +130,8 @@ export function schemaVersion(db: Db): number {
 /**
  * Brings the schema up to date in one IMMEDIATE transaction that reads the version itself: two
  * processes opening a new database at once migrate it once (the second waits, then finds it done).
- * Called inside a caller's transaction (the batch's lock), it runs within that one.
+ * Called inside a caller's transaction (the batch's lock), it runs within that one. Records this
+ * program's version as the one that last wrote the database.
  */
 export function migrate(db: Db, path: string): void {
   db.transaction(() => {
@@ -139,6 +142,7 @@ export function migrate(db: Db, path: string): void {
       db.exec(MIGRATIONS[v]!);
       db.pragma(`user_version = ${v + 1}`);
     }
+    db.prepare(recordToolVersionSql("?")).run(toolVersion());
   }).immediate();
 }
 

@@ -305,6 +305,14 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE lookups ADD COLUMN rating_counts TEXT;
   `,
+  // The version of this program that last wrote the database (sql/tool-version.ts), which status
+  // names: one row, recorded as a writer opens the database.
+  `
+  CREATE TABLE tool_version (
+    id      INTEGER PRIMARY KEY CHECK (id = 1),
+    version TEXT NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -4,6 +4,7 @@
 import type { Db } from "./db.js";
 import type { DatabaseStatus, LookupReleases } from "../types.js";
 import { releaseStatusSteps, storedFiguresSteps } from "../sql/status.js";
+import { writtenBySteps } from "../sql/tool-version.js";
 import { SQLITE_DIALECT } from "./dialect.js";
 import { allLeases, leaseLive, type IsAlive } from "./leases.js";
 import { SCHEMA_VERSION } from "./schema.js";
@@ -19,6 +20,7 @@ export function databaseStatus(db: Db, recentRuns: number, nowMs: number, here: 
   return {
     schemaVersion: db.pragma("user_version", { simple: true }) as number,
     schemaLatest: SCHEMA_VERSION,
+    writtenBy: runStepsNow(db, writtenBySteps(SQLITE_DIALECT)),
     ...runStepsNow(db, storedFiguresSteps(recentRuns, new Set(live.map((l) => l.id)))),
     lock: newest
       ? { pid: newest.holder.pid, host: newest.holder.host, run_id: newest.runId, started_at: newest.takenAt, alive: newest.holder.host === here ? isAlive(newest.holder) : null }
