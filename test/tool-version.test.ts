@@ -31,6 +31,9 @@ describe("the version", () => {
     expect(releases[0]![1]).toBe("Unreleased");
     expect(releases[1]![1]).toBe(version);
     expect(releases[1]![2]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    // Keep a Changelog's categories only
+    const categories = [...readFileSync(join(ROOT, "CHANGELOG.md"), "utf8").matchAll(/^### (.+)$/gm)].map((m) => m[1]);
+    expect(categories.filter((c) => !["Added", "Changed", "Fixed", "Removed", "Security"].includes(c!))).toEqual([]);
   });
 
   it("is what the installed command prints, for itself and for the demo", async () => {
