@@ -36,6 +36,12 @@ describe("the version", () => {
     expect(categories.filter((c) => !["Added", "Changed", "Fixed", "Removed", "Security"].includes(c!))).toEqual([]);
   });
 
+  it("names the tarball the README and docs/install.md install", () => {
+    const named = ["README.md", "docs/install.md"].flatMap((f) => [...readFileSync(join(ROOT, f), "utf8").matchAll(/postcode-coverage-(\d[^\s`]*)\.tgz/g)].map((m) => m[1]));
+    expect(named.length).toBeGreaterThan(0);
+    expect(new Set(named)).toEqual(new Set([toolVersion()]));
+  });
+
   it("is what the installed command prints, for itself and for the demo", async () => {
     for (const args of [["--version"], ["demo", "--version"]]) {
       const r = await childOutput(spawn(process.execPath, [...scriptArgs("src/cli/main.ts"), ...args], { cwd: ROOT }));
