@@ -19,24 +19,62 @@ export function codeFiles(dir: string): string[] {
   });
 }
 
-/** Every comment of a source text, each once, with the line it starts on. */
-export function comments(fileName: string, text: string): { line: number; text: string }[] {
-  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false);
-  const seen = new Map<number, string>();
-  const collect = (ranges: readonly ts.CommentRange[] | undefined): void => {
-    for (const r of ranges ?? []) seen.set(r.pos, text.slice(r.pos, r.end));
-  };
-  const visit = (node: ts.Node): void => {
-    collect(ts.getLeadingCommentRanges(text, node.pos));
-    collect(ts.getTrailingCommentRanges(text, node.end));
-    ts.forEachChild(node, visit);
-  };
-  collect(ts.getLeadingCommentRanges(text, 0));
-  visit(source);
-  collect(ts.getLeadingCommentRanges(text, source.endOfFileToken.pos));
-  return [...seen.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([pos, body]) => ({ line: source.getLineAndCharacterOfPosition(pos).line + 1, text: body }));
+/** Tokens after which a "/" divides; after any other, it opens a regular expression. */
+const ENDS_EXPRESSION = new Set([
+  ts.SyntaxKind.Identifier,
+  ts.SyntaxKind.NumericLiteral,
+  ts.SyntaxKind.BigIntLiteral,
+  ts.SyntaxKind.StringLiteral,
+  ts.SyntaxKind.NoSubstitutionTemplateLiteral,
+  ts.SyntaxKind.TemplateTail,
+  ts.SyntaxKind.RegularExpressionLiteral,
+  ts.SyntaxKind.CloseParenToken,
+  ts.SyntaxKind.CloseBracketToken,
+  ts.SyntaxKind.CloseBraceToken,
+  ts.SyntaxKind.ThisKeyword,
+  ts.SyntaxKind.SuperKeyword,
+  ts.SyntaxKind.TrueKeyword,
+  ts.SyntaxKind.FalseKeyword,
+  ts.SyntaxKind.NullKeyword,
+  ts.SyntaxKind.PlusPlusToken,
+  ts.SyntaxKind.MinusMinusToken,
+]);
+
+/**
+ * Every comment of a source text with the line it starts on, read by TypeScript's scanner (a
+ * tenth of a parse's time): template literals are followed through their ${…} parts and a "/" is
+ * taken for a regular expression where no expression ends before it, as the parser would.
+ */
+export function comments(_fileName: string, text: string): { line: number; text: string }[] {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, text);
+  const found: { line: number; text: string }[] = [];
+  const templates: number[] = [];
+  let braces = 0;
+  let last = ts.SyntaxKind.Unknown;
+  let line = 1;
+  let counted = 0;
+  for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
+    if (kind === ts.SyntaxKind.SingleLineCommentTrivia || kind === ts.SyntaxKind.MultiLineCommentTrivia) {
+      const pos = scanner.getTokenStart();
+      for (; counted < pos; counted++) if (text.charCodeAt(counted) === 10) line++;
+      found.push({ line, text: scanner.getTokenText() });
+      continue;
+    }
+    if (kind === ts.SyntaxKind.NewLineTrivia || kind === ts.SyntaxKind.WhitespaceTrivia) continue;
+    if ((kind === ts.SyntaxKind.SlashToken || kind === ts.SyntaxKind.SlashEqualsToken) && !ENDS_EXPRESSION.has(last)) kind = scanner.reScanSlashToken();
+    else if (kind === ts.SyntaxKind.TemplateHead) templates.push(++braces);
+    else if (kind === ts.SyntaxKind.OpenBraceToken) braces++;
+    else if (kind === ts.SyntaxKind.CloseBraceToken) {
+      if (templates.at(-1) !== braces) braces--;
+      // the end of a template's ${…}: its text goes on to a TemplateMiddle (another ${, the same depth) or its tail
+      else if ((kind = scanner.reScanTemplateToken(false)) === ts.SyntaxKind.TemplateTail) {
+        templates.pop();
+        braces--;
+      }
+    }
+    last = kind;
+  }
+  return found;
 }
 
 // A path-like token: folders and a file (src/store/store.ts, docs/bench.md), a folder alone
@@ -66,17 +104,23 @@ function bases(root: string, file: string): string[] {
   return out;
 }
 
-/** Whether `token`, named in a comment of `file`, is a path of the repository at `root` (all of whose files are `files`). */
-export function resolves(root: string, file: string, token: string, files: readonly string[]): boolean {
+/** The repository's files, and their names, that a comment's path is looked up in. */
+export interface RepoFiles {
+  paths: readonly string[];
+  names: ReadonlySet<string>;
+}
+
+/** Whether `token`, named in a comment of `file`, is a path of the repository at `root`. */
+export function resolves(root: string, file: string, token: string, files: RepoFiles): boolean {
   const wanted = token.replace(/\/$/, "");
   const candidates = bases(root, file).map((b) => join(b, wanted));
   if (wanted.includes("*")) {
     const glob = (c: string) => new RegExp(`^${c.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*")}(/|$)`);
-    return candidates.some((c) => files.some((f) => glob(c).test(f)));
+    return candidates.some((c) => files.paths.some((f) => glob(c).test(f)));
   }
   if (candidates.some((c) => existsSync(c) || existsSync(c.replace(/\.js$/, ".ts")))) return true;
   // a bare file name (lookups.ts) names whichever file of the repository carries it
-  return !wanted.includes("/") && files.some((f) => basename(f) === wanted);
+  return !wanted.includes("/") && files.names.has(wanted);
 }
 
 /** A comment that points outside the repository: to the machine's shared folders. */
@@ -86,11 +130,15 @@ const OUTSIDE = /(?<![\w.-])\/(?:work|tmp|home)\/[^\s),;]*/;
 export function stalePaths(root: string): string[] {
   const files = COMMENTED_FOLDERS.flatMap((f) => codeFiles(join(root, f)));
   files.push(...readdirSync(root).filter((n) => /\.(ts|js|mjs)$/.test(n)).map((n) => join(root, n)));
-  const all = allFiles(root);
+  const paths = allFiles(root);
+  const all: RepoFiles = { paths, names: new Set(paths.map((f) => basename(f))) };
   const found: string[] = [];
   for (const file of files) {
     const where = relative(root, file).split("\\").join("/");
-    for (const c of comments(file, readFileSync(file, "utf8"))) {
+    const text = readFileSync(file, "utf8");
+    // parsed only when some text of it looks like a path: most files name none
+    if (pathTokens(text).length === 0 && !OUTSIDE.test(text)) continue;
+    for (const c of comments(file, text)) {
       if (OUTSIDE.test(c.text)) found.push(`${where}:${c.line}: ${c.text.match(OUTSIDE)![0]}`);
       for (const token of pathTokens(c.text))
         if (!resolves(root, file, token, all)) found.push(`${where}:${c.line}: ${token}`);
