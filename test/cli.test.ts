@@ -1,4 +1,4 @@
-// The four commands as a user meets them: one-line errors, did-you-mean, --help and --version.
+// The commands as a user meets them: one-line errors, did-you-mean, --help and --version.
 import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";

@@ -1,6 +1,6 @@
-// What the four commands share: yargs set up the same way, --help and --version that print and exit
-// 0, unknown options refused with a did-you-mean, every error one line (JSON with --log-format json),
-// and the exit code set once.
+// What the commands share (batch, report, status, export, simulate, options-table): yargs set up
+// the same way, --help and --version that print and exit 0, unknown options refused with a
+// did-you-mean, every error one line (JSON with --log-format json), and the exit code set once.
 import yargs, { type Argv, type ArgumentsCamelCase } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { ConfigError } from "./options/config-values.js";
@@ -31,7 +31,7 @@ export function declareOptions<T extends object>(y: Argv, table: T): Argv<FlagsO
 }
 
 export interface CliSpec<A> {
-  /** npm script name: batch, report, status, simulate */
+  /** npm script name: batch, report, status, export, simulate, options-table */
   name: string;
   usage: string;
   /** one or two command lines with what they do, shown at the end of --help ($0 is the command as called) */
