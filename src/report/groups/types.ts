@@ -1,5 +1,5 @@
-// The groups' figures as types, and the postcode parts a group may be: a leaf that imports no
-// room, apart from the code that computes them (groups.ts).
+// The groups' figures as types, and the postcode parts a group may be, apart from the code that
+// computes them (groups.ts): a leaf that imports no room.
 import type { Lookup } from "../../contract/fields.js";
 import type { MobileScale } from "../../contract/mobile-scales.js";
 
