@@ -63,6 +63,9 @@ beforeAll(async () => {
     // the night may send nothing: every new postcode stays pending (and no fresh answer is probed)
     const second = await runIn(dir, { in: input, baseUrl: sim.url, maxRequests: 0, probe: 0, groupBy: "site", areaFile: area }, env, { clock });
     expect(second.logs.join("\n")).not.toMatch(/"level":"error"/);
+    // a night whose probes of fresh answers are not sent either: those postcodes are pending, their answers kept
+    clock.t = T0 + 2 * DAY;
+    await runIn(dir, { in: input, baseUrl: sim.url, maxRequests: 0, out: join(dir, "out-probed"), reports: true }, env, { clock });
   } finally {
     await sim.close();
   }
@@ -85,6 +88,14 @@ describe("unknown is empty, never 0", () => {
     // an invalid row was blank already
     const invalid = rows.find((r) => r.Status === "invalid")!;
     for (const c of figures) expect(invalid[c]).toBe("");
+  });
+
+  it("a postcode the night meant to fetch again but did not reach is pending and keeps its earlier answer's figures", () => {
+    const rows = parse(readFileSync(join(dir, "out-probed", "postcodes.csv"), "utf8"), { columns: true, bom: true }) as Row[];
+    const kept = rows.filter((r) => answered.includes(r.PostCode!) && r.BroadbandStatus === "pending");
+    expect(kept.length).toBeGreaterThan(0);
+    for (const r of kept) expect([r.BroadbandAddresses, r.BelowSuperfast], r.PostCode).toEqual([expect.stringMatching(/^[1-9]\d*$/), expect.stringMatching(/^\d+$/)]);
+    for (const r of rows.filter((x) => fresh.includes(x.PostCode!))) expect([r.BroadbandStatus, r.BelowSuperfast]).toEqual(["pending", ""]);
   });
 
   it("postcodes.csv: the same per postcode, each lookup's status saying why", () => {
