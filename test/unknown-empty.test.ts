@@ -71,6 +71,33 @@ beforeAll(async () => {
   }
 }, 60_000);
 
+describe("a first night that sends nothing: every row pending", () => {
+  it("enriched.csv's and summary.csv's figures are empty, not 0 nor 0%", async () => {
+    const first = join(dir, "first-night");
+    const sim = await startSimulator({ port: 0, seed: SEED, key: KEY, release: 1 });
+    try {
+      const input = writeCsv(dir, "first.csv", ["postcode", ...fresh]);
+      await runIn(first, { in: input, db: join(first, "coverage.sqlite"), out: join(first, "out"), baseUrl: sim.url, maxRequests: 0 }, { COVERAGE_API_KEY: KEY }, { clock: new FakeClock(T0) });
+    } finally {
+      await sim.close();
+    }
+    const read = (name: string) => parse(readFileSync(join(first, "out", name), "utf8"), { columns: true, bom: true }) as Row[];
+    const rows = read("enriched.csv");
+    expect(rows.map((r) => r.Status)).toEqual(fresh.map(() => "pending"));
+    for (const r of rows) expect([r.IndoorVoiceTotalNotspots, r.BelowSuperfast, r.BroadbandAddresses]).toEqual(["", "", ""]);
+    const summary = read("summary.csv");
+    const figure = (section: string, prefix: string) => summary.find((r) => r.Section === section && r.Figure!.startsWith(prefix))!;
+    for (const [section, prefix] of [
+      ["Broadband", "Addresses below superfast"],
+      ["Broadband", "Addresses"],
+      ["Mobile", "Addresses where no provider has good indoor voice"],
+      ["Mobile", "Addresses"],
+    ] as const)
+      expect([figure(section, prefix).Count, figure(section, prefix).Share], `${section} ${prefix}`).toEqual(["", ""]);
+    expect(figure("Broadband", "Postcodes without an answer yet").Count).toBe(String(fresh.length));
+  });
+});
+
 describe("unknown is empty, never 0", () => {
   it("enriched.csv: a pending or not-found row's figures are empty, an answered row's are numbers", () => {
     const rows = csv("enriched.csv");
