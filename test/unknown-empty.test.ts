@@ -1,8 +1,9 @@
 // A figure without an answer behind it is empty, never 0: a postcode pending (the night sent
-// nothing for it), not found, or expired has empty figure cells in enriched.csv, postcodes.csv,
-// the workbook's per-row and per-postcode sheets, groups.csv (a group none of whose postcodes is
-// answered), postcodes.geojson and the export, with its Status saying why. The real pipeline
-// against the simulator, on one injected clock.
+// nothing for it) or not found has empty figure cells in enriched.csv, postcodes.csv, the
+// workbook's per-row and per-postcode sheets, groups.csv (a group none of whose postcodes is
+// answered), postcodes.geojson and the export, with its Status saying why; a first night that
+// sends nothing leaves summary.csv's figures empty too. The real pipeline against the simulator,
+// on one injected clock.
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";

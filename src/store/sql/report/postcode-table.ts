@@ -154,7 +154,8 @@ async function countPostcodeFigures(q: SqlSession, scope: ReportScope, good: str
 
 /**
  * Addresses: each postcode's addresses in either lookup, an address in both counted once (the
- * groups' Addresses); empty when neither lookup answered. One index seek per postcode and address, so it is counted only when needed.
+ * groups' Addresses); empty when neither lookup has an answer behind it. One index seek per
+ * postcode and address, so it is counted only when needed.
  */
 export async function countAddressesEither(q: SqlSession, scope: ReportScope): Promise<void> {
   const broadband = scope.lookups.includes("broadband");
