@@ -44,6 +44,8 @@ describe("expired, awaiting refresh", () => {
       expect(rows.filter((row) => row.BroadbandStatus === "pending")).toEqual([]);
       for (const row of expired) {
         if (generatePostcode(SEED, row.PostCode!) !== null) expect(row.OfcomDataMonth, row.PostCode).toBe("2026-01");
+        // its figures are unknown: empty, not 0
+        expect([row.BroadbandAddresses, row.BelowSuperfast, row.NoData], row.PostCode).toEqual(["", "", ""]);
       }
       expect(expired.some((row) => row.OfcomSuperfast !== "")).toBe(true);
 

@@ -52,22 +52,25 @@ function areaFile(lines: string[]): string {
 
 /** groups.csv as the expected rows say it should read: counts, and shares to one decimal place. */
 function asCsv(e: Expected): Record<string, string> {
+  // unknown (no answer behind it) is an empty cell
+  const cell = (n: number | null) => (n === null ? "" : String(n));
+  const share = (count: number | null, of: number | null) => (count === null || !of ? "" : String(Math.round((count / of) * 10_000) / 10_000));
   const out: Record<string, string> = {
     Dimension: e.dimension,
     Group: e.group,
     InputRows: String(e.inputRows),
     Postcodes: String(e.postcodes),
-    Addresses: String(e.addresses),
-    BroadbandAddresses: String(e.broadbandAddresses),
-    MobileAddresses: String(e.mobileAddresses),
+    Addresses: cell(e.addresses),
+    BroadbandAddresses: cell(e.broadbandAddresses),
+    MobileAddresses: cell(e.mobileAddresses),
   };
   for (const [column, count] of Object.entries(e.broadband)) {
-    out[column] = String(count);
-    out[`${column}Share`] = e.broadbandAddresses === 0 ? "" : String(Math.round((count / e.broadbandAddresses) * 10_000) / 10_000);
+    out[column] = cell(count);
+    out[`${column}Share`] = share(count, e.broadbandAddresses);
   }
   for (const [column, count] of Object.entries(e.mobile)) {
-    out[column] = String(count);
-    out[`${column}Share`] = e.mobileAddresses === 0 ? "" : String(Math.round((count / e.mobileAddresses) * 10_000) / 10_000);
+    out[column] = cell(count);
+    out[`${column}Share`] = share(count, e.mobileAddresses);
   }
   return out;
 }

@@ -154,11 +154,14 @@ describe("the map and postcodes.geojson with a real-format directory extract", (
       expect(f.geometry).toEqual({ type: "Point", coordinates: [Number(r.long), Number(r.lat)] });
       const csv = postcodes.get(r.pcds!)!;
       expect([f.properties.BroadbandStatus, f.properties.MobileStatus]).toEqual([csv.BroadbandStatus, csv.MobileStatus]);
-      expect(f.properties.BroadbandAddresses).toBe(Number(csv.BroadbandAddresses));
-      expect(f.properties.BelowSuperfast).toBe(Number(csv.BelowSuperfast));
-      expect(f.properties.ProvBIndoorVoiceNotspots).toBe(Number(csv.ProvBIndoorVoiceNotspots));
+      // an empty cell (no answer behind it) is null, never 0
+      const count = (cell: string | undefined) => (cell === "" ? null : Number(cell));
+      expect(f.properties.BroadbandAddresses).toBe(count(csv.BroadbandAddresses));
+      expect(f.properties.BelowSuperfast).toBe(count(csv.BelowSuperfast));
+      expect(f.properties.ProvBIndoorVoiceNotspots).toBe(count(csv.ProvBIndoorVoiceNotspots));
       // a share as a fraction of 1, as every column named Share
-      expect(f.properties.BelowSuperfastShare).toBe(csv.BroadbandAddresses === "0" ? null : Math.round((Number(csv.BelowSuperfast) / Number(csv.BroadbandAddresses)) * 10_000) / 10_000);
+      const share = csv.BroadbandAddresses === "0" || csv.BroadbandAddresses === "" ? null : Math.round((Number(csv.BelowSuperfast) / Number(csv.BroadbandAddresses)) * 10_000) / 10_000;
+      expect(f.properties.BelowSuperfastShare).toBe(share);
       // postcodes.csv carries the same coordinates
       expect([Number(csv.Longitude), Number(csv.Latitude)]).toEqual([Number(r.long), Number(r.lat)]);
     }

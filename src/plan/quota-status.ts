@@ -6,6 +6,7 @@ import type { Store } from "../store/store.js";
 import { storedRulesOfArgs, usedInPeriods } from "./quota-period.js";
 import { describeShortfall, expiryShortfall, oldestFetched } from "./retention.js";
 import { allowance, predictFinish, quotaPeriod } from "./quota-plan.js";
+import { exhaustedWords, quotaExhausted, type QuotaExhausted } from "./quota-exhausted.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -31,6 +32,8 @@ export interface LookupQuotaStatus {
   quotaNeeded: number | null;
   /** the line saying how many postcodes the quota lets expire unanswered under the retention, and from when; null when none */
   expiry: string | null;
+  /** the next night's period has nothing left: when the next starts and what waits; null while it has */
+  exhausted: QuotaExhausted | null;
 }
 
 export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQuotaStatus[]> {
@@ -63,8 +66,12 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
     const used = usedBy[lookup];
     const a = allowance(quota, used, newData, nightMs, period, spendAll);
     const pace = predictFinish({ quota, used: used + Math.min(newData, a.remaining), outstanding, firstNightMs: nightMs, resetDay: rules[lookup], spendAll });
-    // Answers refreshed first must not age past --max-age before the last is done.
-    const inTime = pace.finishDate !== null && Date.parse(pace.finishDate) - nightMs < maxAgeMs;
+    // Answers refreshed first must not age past --max-age before the last is done; a night that
+    // can send nothing finishes nothing, so no date is promised then.
+    const block = await store.ledger.blocked(lookup, new Date(nowMs).toISOString());
+    const blockedUntilMs = block ? Date.parse(block.until) : null;
+    const exhausted = quotaExhausted({ remaining: a.remaining, periodEndMs: period.endMs, nightMs, blockedUntilMs, newData, outstanding });
+    const inTime = exhausted === null && pace.finishDate !== null && Date.parse(pace.finishDate) - nightMs < maxAgeMs;
     out.push({
       lookup,
       quota,
@@ -84,7 +91,8 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
         candidates.length,
         retentionMs,
       ),
-      quotaNeeded: inTime ? null : Math.max(pace.quotaNeeded, Math.ceil((candidates.length * 30 * DAY_MS) / maxAgeMs)),
+      quotaNeeded: inTime || exhausted ? null : Math.max(pace.quotaNeeded, Math.ceil((candidates.length * 30 * DAY_MS) / maxAgeMs)),
+      exhausted,
     });
   }
   return out;
@@ -94,13 +102,16 @@ export function formatQuotaStatus(list: readonly LookupQuotaStatus[]): string {
   if (list.length === 0) return "";
   const lines = ["", "quota plan (--monthly-quota of the last run):"];
   for (const q of list) {
-    lines.push(
-      `  ${q.lookup}: ${q.used} of ${q.quota} used this period (${q.period} to ${q.periodLastDay}), ${q.remaining} remaining; ` +
-        `night of ${q.nextNight}: ${q.newData} new first, refresh allowance ${q.refreshAllowance}, ${q.deferred} of ${q.outstanding} refreshes deferred`,
-      q.finishDate
-        ? `  ${q.lookup}: the input is on the newest release and within --max-age by ${q.finishDate} at this pace`
-        : `  ${q.lookup}: at this pace the input cannot be kept on the newest release within --max-age; it would need --monthly-quota ${q.quotaNeeded}`,
-    );
+    const used = `  ${q.lookup}: ${q.used} of ${q.quota} used this period (${q.period} to ${q.periodLastDay}), ${q.remaining} remaining`;
+    if (q.exhausted) lines.push(used, `  ${exhaustedWords(q.lookup, q.exhausted)}`);
+    else
+      lines.push(
+        `${used}; ` +
+          `night of ${q.nextNight}: ${q.newData} new first, refresh allowance ${q.refreshAllowance}, ${q.deferred} of ${q.outstanding} refreshes deferred`,
+        q.finishDate
+          ? `  ${q.lookup}: the input is on the newest release and within --max-age by ${q.finishDate} at this pace`
+          : `  ${q.lookup}: at this pace the input cannot be kept on the newest release within --max-age; it would need --monthly-quota ${q.quotaNeeded}`,
+      );
     if (q.expiry) lines.push(`  ${q.expiry}`);
   }
   return lines.join("\n") + "\n";

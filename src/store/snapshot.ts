@@ -147,11 +147,12 @@ export interface GroupTotals {
   group: string;
   inputRows: number;
   postcodes: number;
-  addresses: number;
-  broadbandAddresses: number;
-  mobileAddresses: number;
+  /** each null when no postcode of the group has an answer behind it (unknown, never 0) */
+  addresses: number | null;
+  broadbandAddresses: number | null;
+  mobileAddresses: number | null;
   /** the asked postcode count columns, summed */
-  counts: Record<string, number>;
+  counts: Record<string, number | null>;
 }
 
 /** A --group-by dimension as the snapshot groups by it. */

@@ -17,11 +17,13 @@ export interface Expected {
   group: string;
   inputRows: number;
   postcodes: number;
-  addresses: number;
-  broadbandAddresses: number;
-  mobileAddresses: number;
-  broadband: Record<string, number>;
-  mobile: Record<string, number>;
+  /** null (empty) when none of the group's postcodes has an answer that found it, of either lookup */
+  addresses: number | null;
+  broadbandAddresses: number | null;
+  mobileAddresses: number | null;
+  /** each count null when none of the group's postcodes has an answer of the lookup that found it */
+  broadband: Record<string, number | null>;
+  mobile: Record<string, number | null>;
 }
 
 /** The tier's counts of one address, as the definitions nest them. */
@@ -64,6 +66,14 @@ export async function independentGroups(store: Store, runId: number, good: numbe
   const rows = (await storedInputRows(store, runId)).map(([, , postcode, , cells]) => ({ postcode, cells }));
   const bb = await storedTable(store, "broadband");
   const mb = await storedTable(store, "mobile");
+  // a lookup's figures have an answer behind them: one that found the postcode, or a failed
+  // refresh's kept addresses; without one they are unknown, empty
+  const lookups = await storedTable(store, "postcodes");
+  const found = (lookup: string, addresses: Row[]) =>
+    new Set([...lookups.filter((l) => l.lookup === lookup && l.status === "ok").map((l) => l.postcode as string), ...addresses.map((a) => a.postcode as string)]);
+  const foundB = found("broadband", bb);
+  const foundM = found("mobile", mb);
+  const unknown = (counts: Record<string, number>) => Object.fromEntries(Object.keys(counts).map((k) => [k, null]));
   const zeroB = broadbandCounts(null, null);
   for (const k of Object.keys(zeroB)) zeroB[k] = 0;
   const zeroM = Object.fromEntries(Object.keys(mobileCounts({}, providers, good)).map((k) => [k, 0]));
@@ -89,16 +99,18 @@ export async function independentGroups(store: Store, runId: number, good: numbe
       const mobile = { ...zeroM };
       for (const a of gm) add(mobile, mobileCounts(a, providers, good));
       const either = new Set([...gb, ...gm].map((a) => `${a.postcode}/${a.UPRN}`));
+      const knownB = [...g.postcodes].some((p) => foundB.has(p));
+      const knownM = [...g.postcodes].some((p) => foundM.has(p));
       out.push({
         dimension: d.name,
         group: name,
         inputRows: g.rows,
         postcodes: g.postcodes.size,
-        addresses: either.size,
-        broadbandAddresses: gb.length,
-        mobileAddresses: gm.length,
-        broadband,
-        mobile,
+        addresses: knownB || knownM ? either.size : null,
+        broadbandAddresses: knownB ? gb.length : null,
+        mobileAddresses: knownM ? gm.length : null,
+        broadband: knownB ? broadband : unknown(broadband),
+        mobile: knownM ? mobile : unknown(mobile),
       });
     }
   }

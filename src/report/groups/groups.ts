@@ -118,7 +118,7 @@ export function computeGroups(snapshot: ReportSnapshot, dimensions: readonly Dim
     addresses: r.addresses,
     broadbandAddresses: requested("broadband") ? r.broadbandAddresses : null,
     mobileAddresses: requested("mobile") ? r.mobileAddresses : null,
-    counts: Object.fromEntries(figures.map((f) => [f.column, requested(f.lookup) ? (r.counts[f.column] ?? 0) : null])),
+    counts: Object.fromEntries(figures.map((f) => [f.column, requested(f.lookup) ? (r.counts[f.column] ?? null) : null])),
     ...(withScales ? { scaleAddresses: Object.fromEntries(MOBILE_SCALES.map((s) => [s, r.counts[SCALE_ADDRESSES_COLUMN[s]] ?? 0])) as Record<MobileScale, number> } : {}),
   }));
 }

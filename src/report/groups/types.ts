@@ -25,12 +25,12 @@ export interface GroupRow {
   inputRows: number;
   /** distinct valid postcodes in the group */
   postcodes: number;
-  /** distinct addresses of those postcodes in either lookup */
-  addresses: number;
-  /** addresses of each lookup: the denominators of the shares; null when the run did not ask for the lookup */
+  /** distinct addresses of those postcodes in either lookup; null when none of them has an answer */
+  addresses: number | null;
+  /** addresses of each lookup: the denominators of the shares; null when the run did not ask for the lookup, or no postcode of the group has its answer */
   broadbandAddresses: number | null;
   mobileAddresses: number | null;
-  /** the counts of groupFigures(), by their `column`; null when the lookup was not requested */
+  /** the counts of groupFigures(), by their `column`; null when the lookup was not requested or no postcode of the group has its answer */
   counts: Record<string, number | null>;
   /** mobile addresses whose answer's release is on each scale; only when the figures combine both scales or --mobile-scale forces one */
   scaleAddresses?: Record<MobileScale, number> | undefined;

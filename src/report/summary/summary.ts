@@ -138,19 +138,21 @@ export function summaryRows(s: Summary): SummaryRow[] {
   if (s.broadband) {
     const b = s.broadband;
     const of = { of: b.addresses, ofWhat: "addresses the broadband lookup returned" };
-    rows.push(...statusRows("broadband", b.postcodes), { section: "Broadband", figure: "Addresses", count: b.addresses, of: null, ofWhat: "" });
-    for (const f of BROADBAND_FIGURES) rows.push({ section: "Broadband", figure: BROADBAND_LABELS[f], count: b[lowerFirst(f) as BroadbandKey], ...of });
+    const figures: SummaryRow[] = [{ section: "Broadband", figure: "Addresses", count: b.addresses, of: null, ofWhat: "" }];
+    for (const f of BROADBAND_FIGURES) figures.push({ section: "Broadband", figure: BROADBAND_LABELS[f], count: b[lowerFirst(f) as BroadbandKey], ...of });
+    rows.push(...statusRows("broadband", b.postcodes), ...emptyWithoutAnswers(figures, b));
   }
   if (s.mobile) {
     const m = s.mobile;
     const of = { of: m.addresses, ofWhat: "addresses the mobile lookup returned" };
-    rows.push(...statusRows("mobile", m.postcodes), { section: "Mobile", figure: "Addresses", count: m.addresses, of: null, ofWhat: "" });
+    rows.push(...statusRows("mobile", m.postcodes), ...emptyWithoutAnswers([{ section: "Mobile", figure: "Addresses", count: m.addresses, of: null, ofWhat: "" }], m));
     rows.push(...scaleAboutRows(m));
-    for (const metric of SPREAD_METRICS) rows.push({ section: "Mobile", figure: spreadLabel(metric, judgingOfSummary(m)), count: spreadValue(m, metric), ...of });
-    for (const [provider, figures] of Object.entries(m.providers))
+    const figures: SummaryRow[] = [];
+    for (const metric of SPREAD_METRICS) figures.push({ section: "Mobile", figure: spreadLabel(metric, judgingOfSummary(m)), count: spreadValue(m, metric), ...of });
+    for (const [provider, counts] of Object.entries(m.providers))
       for (const metric of PROVIDER_METRICS)
-        rows.push({ section: "Mobile", figure: providerLabel(provider, metric, judgingOfSummary(m)), count: figures[lowerFirst(metric) as keyof ProviderSummary], ...of });
-    rows.push(...ratingShareRows(m, m.addresses));
+        figures.push({ section: "Mobile", figure: providerLabel(provider, metric, judgingOfSummary(m)), count: counts[lowerFirst(metric) as keyof ProviderSummary], ...of });
+    rows.push(...emptyWithoutAnswers([...figures, ...ratingShareRows(m, m.addresses)], m));
   }
   for (const lookup of s.lookups) {
     const addresses = s[lookup]?.addresses ?? null;
@@ -167,6 +169,15 @@ export function summaryRows(s: Summary): SummaryRow[] {
   if (s.openData) rows.push(...openDataRows(s.openData, s.postcodes.unique));
   rows.push(...estimateRows(s.estimates, estimateLabels(s.providers, judgingOfReport(s))));
   return rows;
+}
+
+/**
+ * A lookup's figure rows, their counts empty when no answer stands behind them (every postcode
+ * pending, expired, failed or not found): unknown is never 0. An answer that found postcodes
+ * without addresses keeps its 0s.
+ */
+function emptyWithoutAnswers(figures: SummaryRow[], l: { postcodes: OutcomeCounts; addresses: number }): SummaryRow[] {
+  return l.postcodes.ok > 0 || l.addresses > 0 ? figures : figures.map((r) => (typeof r.count === "number" ? { ...r, count: null } : r));
 }
 
 /** "release MobileAvailability-202601 (fetched 2026-01-02 to 2026-01-05)", or the dates alone when the API names no release. */

@@ -41,6 +41,9 @@ export function exportExpression(d: Dialect, name: string, areaLoaded: boolean):
       return "t.uprn";
     case "AddressShortDescription":
       return "t.address";
+    case "address_count":
+      // a count the API gave: empty for a failure with no answer kept, and for a postcode it does not know
+      return `(CASE WHEN t.status = 'ok' OR (t.status = 'failed' AND t.address_count > 0) THEN t.address_count END)`;
     case "latitude":
     case "longitude":
       return areaLoaded ? `(SELECT a.${name} FROM ${AREA_TABLE} a WHERE a.postcode = t.postcode)` : d.nullDouble;

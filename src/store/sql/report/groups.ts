@@ -44,7 +44,8 @@ export async function buildGroupTable(q: SqlSession, scope: ReportScope, dimensi
 
 /** The group rows, dimension by dimension, groups sorted by name with the bracketed ones last. */
 export async function* groupTotals(q: SqlSession, countColumns: readonly string[]): RowBatches<GroupTotals> {
-  const sum = (column: string) => `COALESCE(SUM(s.${column}), 0)`;
+  // a group none of whose postcodes has an answer has no figures: empty, not 0
+  const sum = (column: string) => `SUM(s.${column})`;
   const sql = `SELECT g.dim, g.grp, SUM(g.n), COUNT(g.postcode), ${sum("Addresses")},
                       ${sum(ADDRESSES_COLUMN.broadband)}, ${sum(ADDRESSES_COLUMN.mobile)}${countColumns.map((c) => `, ${sum(c)}`).join("")}
                  FROM ${GROUP_TABLE} g LEFT JOIN ${POSTCODE_TABLE} s ON s.postcode = g.postcode
@@ -56,9 +57,9 @@ export async function* groupTotals(q: SqlSession, countColumns: readonly string[
       group: r[1] as string,
       inputRows: r[2] as number,
       postcodes: r[3] as number,
-      addresses: r[4] as number,
-      broadbandAddresses: r[5] as number,
-      mobileAddresses: r[6] as number,
-      counts: Object.fromEntries(countColumns.map((c, i) => [c, r[7 + i] as number])),
+      addresses: r[4] as number | null,
+      broadbandAddresses: r[5] as number | null,
+      mobileAddresses: r[6] as number | null,
+      counts: Object.fromEntries(countColumns.map((c, i) => [c, r[7 + i] as number | null])),
     }));
 }

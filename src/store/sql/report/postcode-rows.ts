@@ -1,6 +1,6 @@
 // The postcode table's first fill, the same SQL on every engine: each postcode in scope with each
-// lookup's status, its figures zero (or empty for a lookup not requested), then one status per
-// postcode. `@runId` is the scope's run (for a run's scope).
+// lookup's status, its figures zero where an answer found it and empty otherwise, then one status
+// per postcode. `@runId` is the scope's run (for a run's scope).
 import type { Lookup } from "../../../contract/fields.js";
 import { ADDRESSES_COLUMN, countColumns } from "../../../figures/postcode-columns.js";
 import type { ReportScope } from "../../snapshot.js";
@@ -23,14 +23,16 @@ export function postcodeRowsSql(scope: ReportScope, table: string, displayPostco
     `WHEN (${alias}.status IS NULL OR (${alias}.status = 'failed' AND ${alias}.version_id IS NULL)) AND EXISTS (SELECT 1 FROM expired_answers e WHERE e.postcode = s.p AND e.lookup = '${l}') THEN 'expired' `;
   const status = (l: Lookup, alias: string) =>
     requested(l) ? `(CASE ${expired(l, alias)}${unfetched(l, alias)}WHEN ${alias}.status IS NULL THEN 'pending' ELSE ${alias}.status END)` : "'not_requested'";
-  // Figures start at 0 for a requested lookup (a postcode without addresses has none of anything)
-  // and stay empty for one the run did not ask for.
+  // Figures start at 0 where a stored answer found the postcode (one without addresses has none of
+  // anything); the counts then add its addresses, and a failed refresh's kept answer's. Without an
+  // answer behind them (never answered, expired, failed, not found, not requested) they stay
+  // empty: unknown is never 0.
   const zeroed = (l: Lookup) => [ADDRESSES_COLUMN[l], ...counts[l]];
-  const zeroes = (l: Lookup) => zeroed(l).map(() => (requested(l) ? "0" : "NULL"));
+  const zeroes = (l: Lookup, alias: string) => zeroed(l).map(() => (requested(l) ? `(CASE WHEN ${alias}.status = 'ok' THEN 0 END)` : "NULL"));
   return {
     insert: `INSERT INTO ${table} (display, postcode, BroadbandStatus, MobileStatus, ${[...zeroed("broadband"), ...zeroed("mobile")].join(", ")})
      SELECT ${displayPostcode("s.p")}, s.p, ${status("broadband", "lb")}, ${status("mobile", "lm")},
-            ${[...zeroes("broadband"), ...zeroes("mobile")].join(", ")}
+            ${[...zeroes("broadband", "lb"), ...zeroes("mobile", "lm")].join(", ")}
        FROM (${source}) s
        LEFT JOIN lookups lb ON lb.postcode = s.p AND lb.lookup = 'broadband'
        LEFT JOIN lookups lm ON lm.postcode = s.p AND lm.lookup = 'mobile'`,

@@ -75,7 +75,7 @@ export function goodRatingSql(alias: string, judged: AnswerScales | null): strin
 /** The good rating of every answer when all of them are on one scale; null when each has its release's. */
 const goodOfEveryAnswer = (judged: AnswerScales): number | null => (judged.all === null ? null : Number(judged.good[judged.all]));
 
-/** Every postcode in scope with its statuses, its figures zero. */
+/** Every postcode in scope with its statuses, the figures of each lookup found zero, the others empty. */
 async function listPostcodes(q: SqlSession, scope: ReportScope): Promise<void> {
   await q.exec(`DELETE FROM ${POSTCODE_TABLE}`);
   const fill = postcodeRowsSql(scope, POSTCODE_TABLE, q.dialect.displayPostcode);
@@ -154,7 +154,8 @@ async function countPostcodeFigures(q: SqlSession, scope: ReportScope, good: str
 
 /**
  * Addresses: each postcode's addresses in either lookup, an address in both counted once (the
- * groups' Addresses). One index seek per postcode and address, so it is counted only when needed.
+ * groups' Addresses); empty when neither lookup has an answer behind it. One index seek per
+ * postcode and address, so it is counted only when needed.
  */
 export async function countAddressesEither(q: SqlSession, scope: ReportScope): Promise<void> {
   const broadband = scope.lookups.includes("broadband");
@@ -162,5 +163,7 @@ export async function countAddressesEither(q: SqlSession, scope: ReportScope): P
   const mobileOnly = broadband
     ? "SELECT COUNT(*) FROM mobile_addresses m WHERE m.postcode = s.postcode AND NOT EXISTS (SELECT 1 FROM broadband_addresses b WHERE b.postcode = m.postcode AND b.uprn = m.uprn)"
     : "SELECT COUNT(*) FROM mobile_addresses m WHERE m.postcode = s.postcode";
-  await q.exec(`UPDATE ${POSTCODE_TABLE} AS s SET Addresses = ${broadband ? "COALESCE(BroadbandAddresses, 0)" : "0"} + ${mobile ? `(${mobileOnly})` : "0"}`);
+  // empty without an answer of either lookup; a lookup without one adds nothing
+  const either = `${broadband ? "COALESCE(BroadbandAddresses, 0)" : "0"} + ${mobile ? `(CASE WHEN MobileAddresses IS NULL THEN 0 ELSE (${mobileOnly}) END)` : "0"}`;
+  await q.exec(`UPDATE ${POSTCODE_TABLE} AS s SET Addresses = CASE WHEN BroadbandAddresses IS NULL AND MobileAddresses IS NULL THEN NULL ELSE ${either} END`);
 }
