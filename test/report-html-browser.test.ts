@@ -300,7 +300,7 @@ describe.skipIf(BROWSER.skip)("what each edge case shows instead of charts", () 
     expect(await page.$$("#mobile-ratings svg.chart")).toHaveLength(1);
     expect(await page.$$("svg.chart")).toHaveLength(10);
     // counted in the singular where there is one
-    expect(await page.textContent("#headline")).toContain("From 1 input row: 1 distinct valid postcode, 0 rows without a valid postcode.");
+    expect(await page.textContent("#headline")).toContain("From 1 input row: 1 distinct valid postcode, 0 rows without a valid postcode, 0 rows repeating an earlier row's postcode (duplicates, looked up once).");
   });
 
   it("with coordinates: two maps whose hexagons, titles and legend are in the page with scripts off", async () => {

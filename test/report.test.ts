@@ -148,7 +148,7 @@ describe("summary", () => {
 
   it("prints headline figures: a partly answered list's whole list first, then the answered postcodes' own", () => {
     expect(headlineLines(summary)).toEqual([
-      "report (run 1): 6 input rows, 1 invalid, 4 unique postcodes",
+      "report (run 1): 6 input rows, 1 invalid, 1 duplicate, 4 unique postcodes",
       "whole list (partly answered: 3 of 4 postcodes answered for broadband, 4 for mobile; broadband: the other 1 at the next runs (no quota known to date them: --monthly-quota gives one); mobile: every postcode answered):",
       "  Addresses below superfast (under 30 Mbit/s down), all the list's addresses: 33.3% (6.6% to 77.8%) (estimate, 95% interval); answered postcodes only: 33.3% (2 of 6 addresses)",
       "  Addresses where no provider has good indoor voice (total notspot; good coverage: Green (3) or Enhanced (4)), all the list's addresses: 28.6% (exact: every postcode answered); answered postcodes only: 28.6% (2 of 7 addresses)",
@@ -231,7 +231,7 @@ describe("npm run report", () => {
     expect(ok.stderr).toBe("");
     expect(ok.status).toBe(0);
     expect(ok.stdout).toMatch(/^reports written to .*broadband\.csv, mobile\.csv/);
-    expect(readFileSync(join(at, "rejects.csv"), "utf8")).toBe("Line,Value,Reason\r\n5,NOT A POSTCODE,not a valid UK postcode\r\n");
+    expect(readFileSync(join(at, "rejects.csv"), "utf8")).toBe("Line,Value,Reason,id,Post Code,note,\r\n5,NOT A POSTCODE,not a valid UK postcode,4,NOT A POSTCODE,typo,\r\n");
 
     const unknown = cli(["--db", join(dir, "coverage.sqlite"), "--out", at, "--run", "999"]);
     expect(unknown.status).toBe(1);

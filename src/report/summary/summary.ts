@@ -106,6 +106,14 @@ function mobileSummary(postcodes: OutcomeCounts, row: Record<string, number>, pr
 /** Share, Low and High are fractions of 1 (0.1454), as every column named Share in the reports. */
 export const SUMMARY_HEADER = ["Section", "Figure", "Count", "Share", "Low", "High", "Of"] as const;
 
+export const DUPLICATES_LABEL = "Input rows repeating an earlier row's postcode (duplicates: each postcode is looked up once)";
+
+/** Input rows whose valid postcode an earlier row already gave; null for a report of all stored postcodes. */
+export function duplicateRows(s: Pick<Summary, "postcodes">): number | null {
+  const p = s.postcodes;
+  return p.input === null ? null : p.input - (p.invalid ?? 0) - p.unique;
+}
+
 /** Every figure of the summary with its plain-English name, share and denominator. */
 export function summaryRows(s: Summary): SummaryRow[] {
   const about = (figure: string, value: string | number | null): SummaryRow => ({ section: "About", figure, count: value, of: null, ofWhat: "" });
@@ -124,6 +132,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
     ...(s.input?.postcodeColumn ? [{ section: "Input", figure: "Postcode column used", count: s.input.postcodeColumn, of: null, ofWhat: "" }] : []),
     { section: "Input", figure: "Input rows without a valid postcode", count: s.postcodes.invalid, of: input, ofWhat: "input rows" },
     { section: "Input", figure: "Unique postcodes", count: s.postcodes.unique, of: null, ofWhat: "" },
+    ...(input === null ? [] : [{ section: "Input", figure: DUPLICATES_LABEL, count: duplicateRows(s), of: input, ofWhat: "input rows" }]),
   );
   const statusRows = (lookup: Lookup, p: OutcomeCounts): SummaryRow[] =>
     (
@@ -202,7 +211,7 @@ export function headlineLines(s: Summary): string[] {
   lines.push(
     s.postcodes.input === null
       ? `report (${where}): ${n(s.postcodes.unique)} postcodes`
-      : `report (${where}): ${n(s.postcodes.input)} input rows, ${n(s.postcodes.invalid ?? 0)} invalid, ${n(s.postcodes.unique)} unique postcodes`,
+      : `report (${where}): ${n(s.postcodes.input)} input rows, ${n(s.postcodes.invalid ?? 0)} invalid, ${n(duplicateRows(s) ?? 0)} duplicate${duplicateRows(s) === 1 ? "" : "s"}, ${n(s.postcodes.unique)} unique postcodes`,
   );
   lines.push(...leadLines(s));
   // beside a lead, the figures below are the answered postcodes' alone

@@ -1,6 +1,6 @@
 // 1. Headline: what the report covers, from which release(s), when, and whether it is simulated.
 import { escapeHtml, formatCount, formatCounted, formatDate, formatTime } from "../format.js";
-import type { Summary } from "../../summary/summary.js";
+import { duplicateRows, type Summary } from "../../summary/summary.js";
 import type { HtmlReportData } from "../types.js";
 import { answeredOnlyWords, answeredWords, listLead, restWords } from "../../summary/list-lead.js";
 import { intervalText } from "../../estimates/estimate-summary.js";
@@ -14,10 +14,6 @@ export function headlineSection(data: HtmlReportData): string {
   const answered = listLead(s) ? " (answered postcodes)" : "";
   if (s.broadband) figures.push([`Broadband addresses${answered}`, formatCount(s.broadband.addresses)]);
   if (s.mobile) figures.push([`Mobile addresses${answered}`, formatCount(s.mobile.addresses)]);
-  const input =
-    s.postcodes.input === null
-      ? ""
-      : `<p>From ${formatCounted(s.postcodes.input, "input row")}: ${formatCounted(s.postcodes.unique, "distinct valid postcode")}, ${formatCounted(s.postcodes.invalid ?? 0, "row")} without a valid postcode.</p>`;
   return [
     `<header id="headline">`,
     `<h1>Broadband and mobile coverage</h1>`,
@@ -27,10 +23,23 @@ export function headlineSection(data: HtmlReportData): string {
       : "",
     leadBlock(s),
     `<dl class="figures">${figures.map(([k, v]) => `<div><dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd></div>`).join("")}</dl>`,
-    input,
+    inputParagraph(s),
     releases(s),
     `</header>`,
   ].join("");
+}
+
+/** The input's rows: distinct postcodes, the rows without one (pointing at rejects.csv, beside this page) and the duplicates. */
+function inputParagraph(s: Summary): string {
+  if (s.postcodes.input === null) return "";
+  const invalid = s.postcodes.invalid ?? 0;
+  const rejects = invalid === 0 ? "" : ` (each listed with its cells and the reason in <a href="rejects.csv">rejects.csv</a>)`;
+  const duplicates = duplicateRows(s) ?? 0;
+  return (
+    `<p class="input-rows">From ${formatCounted(s.postcodes.input, "input row")}: ${formatCounted(s.postcodes.unique, "distinct valid postcode")}, ` +
+    `${formatCounted(invalid, "row")} without a valid postcode${rejects}, ` +
+    `${formatCounted(duplicates, "row")} repeating an earlier row's postcode (duplicates, looked up once).</p>`
+  );
 }
 
 /** The summary's releases (summary.json `releases`), so the page names exactly what the figures come from. */
