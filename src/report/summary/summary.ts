@@ -16,6 +16,7 @@ import { openDataHeadline, openDataRows, openDataSummary } from "./open-data.js"
 import { LOOKUP_SPECS, perLookup } from "../../contract/lookups.js";
 import { estimateLabels, estimateRows } from "../estimates/estimate-summary.js";
 import { leadLines, leadRows } from "./list-lead.js";
+import { ANSWERED_ONLY, answeredOnlyLabel, isAnsweredOnly } from "./answered-only.js";
 
 export type { Release } from "../../store/snapshot.js";
 export type { BroadbandSummary, MobileSummary, ProviderSummary, Spread, Summary } from "./types.js";
@@ -144,22 +145,25 @@ export function summaryRows(s: Summary): SummaryRow[] {
         ["Postcodes whose answer expired, awaiting refresh", p.expired ?? 0],
       ] as const
     ).map(([figure, count]) => ({ section: LOOKUP_SPECS[lookup].label, figure, count, of: s.postcodes.unique, ofWhat: "unique postcodes" }));
+  // while postcodes are unanswered, every address figure says so in its own label, not only in Of
+  const partial = isAnsweredOnly(s);
+  const counted = (r: SummaryRow): SummaryRow => ({ ...r, figure: answeredOnlyLabel(r.figure, partial) });
   if (s.broadband) {
     const b = s.broadband;
     const of = { of: b.addresses, ofWhat: "addresses the broadband lookup returned" };
-    rows.push(...statusRows("broadband", b.postcodes), { section: "Broadband", figure: "Addresses", count: b.addresses, of: null, ofWhat: "" });
-    for (const f of BROADBAND_FIGURES) rows.push({ section: "Broadband", figure: BROADBAND_LABELS[f], count: b[lowerFirst(f) as BroadbandKey], ...of });
+    rows.push(...statusRows("broadband", b.postcodes), counted({ section: "Broadband", figure: "Addresses", count: b.addresses, of: null, ofWhat: "" }));
+    for (const f of BROADBAND_FIGURES) rows.push(counted({ section: "Broadband", figure: BROADBAND_LABELS[f], count: b[lowerFirst(f) as BroadbandKey], ...of }));
   }
   if (s.mobile) {
     const m = s.mobile;
     const of = { of: m.addresses, ofWhat: "addresses the mobile lookup returned" };
-    rows.push(...statusRows("mobile", m.postcodes), { section: "Mobile", figure: "Addresses", count: m.addresses, of: null, ofWhat: "" });
+    rows.push(...statusRows("mobile", m.postcodes), counted({ section: "Mobile", figure: "Addresses", count: m.addresses, of: null, ofWhat: "" }));
     rows.push(...scaleAboutRows(m));
-    for (const metric of SPREAD_METRICS) rows.push({ section: "Mobile", figure: spreadLabel(metric, judgingOfSummary(m)), count: spreadValue(m, metric), ...of });
+    for (const metric of SPREAD_METRICS) rows.push(counted({ section: "Mobile", figure: spreadLabel(metric, judgingOfSummary(m)), count: spreadValue(m, metric), ...of }));
     for (const [provider, figures] of Object.entries(m.providers))
       for (const metric of PROVIDER_METRICS)
-        rows.push({ section: "Mobile", figure: providerLabel(provider, metric, judgingOfSummary(m)), count: figures[lowerFirst(metric) as keyof ProviderSummary], ...of });
-    rows.push(...ratingShareRows(m, m.addresses));
+        rows.push(counted({ section: "Mobile", figure: providerLabel(provider, metric, judgingOfSummary(m)), count: figures[lowerFirst(metric) as keyof ProviderSummary], ...of }));
+    rows.push(...ratingShareRows(m, m.addresses).map(counted));
   }
   for (const lookup of s.lookups) {
     const addresses = s[lookup]?.addresses ?? null;
@@ -215,7 +219,7 @@ export function headlineLines(s: Summary): string[] {
   );
   lines.push(...leadLines(s));
   // beside a lead, the figures below are the answered postcodes' alone
-  const only = s.estimates && !s.estimates.exact ? " (answered postcodes only)" : "";
+  const only = isAnsweredOnly(s) ? ` (${ANSWERED_ONLY})` : "";
   const answered = (p: OutcomeCounts) =>
     `${n(p.ok)} postcodes found, ${n(p.notFound)} not found, ${n(p.failed)} failed` + (p.pending > 0 ? `, ${n(p.pending)} pending` : "") +
     (p.expired ? `, ${n(p.expired)} expired, awaiting refresh` : "");
