@@ -129,16 +129,17 @@ describe("summary", () => {
     const rows = byHeader(read("summary.csv"));
     expect(Object.keys(rows[0]!)).toEqual(["Section", "Figure", "Count", "Share", "Low", "High", "Of"]);
     const row = (figure: string) => rows.find((r) => r.Figure === figure)!;
-    expect(row("Addresses below superfast (under 30 Mbit/s down)")).toEqual({
+    // a failed postcode leaves the list partly answered: the label itself says the figure is the answered postcodes' alone
+    expect(row("Addresses below superfast (under 30 Mbit/s down) (answered postcodes only)")).toEqual({
       Section: "Broadband",
-      Figure: "Addresses below superfast (under 30 Mbit/s down)",
+      Figure: "Addresses below superfast (under 30 Mbit/s down) (answered postcodes only)",
       Count: String(summary.broadband!.belowSuperfast),
       Share: "0.3333",
       Low: "",
       High: "",
       Of: "6 addresses the broadband lookup returned",
     });
-    expect(row("ProvB: addresses without good indoor voice (good coverage: Green (3) or Enhanced (4))")).toMatchObject({ Count: "3", Share: "0.4286", Of: "7 addresses the mobile lookup returned" });
+    expect(row("ProvB: addresses without good indoor voice (good coverage: Green (3) or Enhanced (4)) (answered postcodes only)")).toMatchObject({ Count: "3", Share: "0.4286", Of: "7 addresses the mobile lookup returned" });
     expect(row("Includes simulated data (not the real API)").Count).toBe("no");
     expect(row("Mobile: release MobileAvailability-202601010000 (fetched 2026-01-02)")).toMatchObject({ Section: "Releases", Count: "7", Share: "1" });
     // no machine names in the figure column

@@ -6,6 +6,9 @@
 // (its column to sort by) read it, and say it beside the ranking in RANKING_WORDS.
 import { t975, wilsonInterval, type Interval } from "../estimates/estimates.js";
 
+/** The Groups figures report.html ranks (its "worst" charts), by their count column: the workbook's Groups sheet gives each its ranking figure to sort by. */
+export const RANKED_GROUP_FIGURES: readonly string[] = ["BelowSuperfast", "IndoorVoiceTotalNotspots"];
+
 /** Said beside every ranking of groups. */
 export const RANKING_WORDS =
   "ranked by the low end of each share's 95% interval (Wilson's, over the group's addresses), so a group of a few addresses ranks high only when its share is clearly high";
