@@ -82,7 +82,7 @@ function groupFigure(dimension: string, rows: readonly GroupRow[], m: Measure, p
               {
                 name: "Share",
                 values: worst.map((r) => shareValue(r[m.key].count, r[m.key].of)),
-                labels: worst.map((r) => `${formatShare(r[m.key].count, r[m.key].of)} · ${n(r[m.key].count)} of ${n(r[m.key].of)} · 95%: ${intervalWords(r[m.key])}`),
+                labels: worst.map((r) => `${formatShare(r[m.key].count, r[m.key].of)} · ${n(r[m.key].count)} of ${n(r[m.key].of)}`),
                 colour: m.colour,
               },
             ],
