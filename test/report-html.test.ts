@@ -10,6 +10,7 @@ import { collectHtmlReportData, SPEED_BIN_EDGES } from "../src/report/html/data.
 import { formatCount, formatShare, formatTime } from "../src/report/html/format.js";
 import { renderHtmlReport, type GroupRow, type HtmlReportData } from "../src/report/html/index.js";
 import { worstGroups, WORST_GROUPS } from "../src/report/html/sections/groups.js";
+import { rankedGroupEstimates } from "../src/report/html/sections/estimates.js";
 import { computeSummary, type Summary } from "../src/report/summary/summary.js";
 import type { Store } from "../src/store/store.js";
 import { buildFixture, FIXED_NOW, PLACES } from "./fixtures/report-golden/build-fixture.js";
@@ -369,6 +370,14 @@ describe("report.html of a partly answered list", () => {
     const table = tableRows(html, "estimates-district");
     expect(table.find((r) => r[0] === "LS1")).toEqual(["LS1", "1 of 12", "no estimate: fewer than 2 of its postcodes answered", "no estimate: fewer than 2 of its postcodes answered"]);
     expect(table.find((r) => r[0] === "LS2")![2]).toBe("30.0% (20.0% to 40.0%)");
+  });
+
+  it("charts the groups' estimates ranked by their interval's low end, and says so", () => {
+    const group = (i: ReturnType<typeof interval>) => ({ share: () => i });
+    // a small group's high estimate with a wide interval ranks below a large group's clear one
+    const groups = { LS3: group(interval(0.9, 0.1, 0.99)), LS4: group(interval(0.6, 0.55, 0.65)), LS5: group(interval(0.5, 0.12, 0.8)) };
+    expect(rankedGroupEstimates(groups, "belowSuperfast").map(([g]) => g)).toEqual(["LS4", "LS5", "LS3"]);
+    expect(figureHtml(html, "estimates-district")).toContain("groups ranked by the low end of each estimate&#39;s 95% interval");
   });
 
   it("names the input's postcode column in the run details", () => {

@@ -13,6 +13,13 @@ export const RANKED_GROUP_FIGURES: readonly string[] = ["BelowSuperfast", "Indoo
 export const RANKING_WORDS =
   "ranked by the low end of each share's 95% interval (Wilson's, over the group's addresses), so a group of a few addresses ranks high only when its share is clearly high";
 
+/** Said beside a ranking of the groups' estimates for all their addresses (partly answered lists), whose intervals are the estimates' own. */
+export const ESTIMATE_RANKING_WORDS =
+  "groups ranked by the low end of each estimate's 95% interval, so a group of a few answered postcodes ranks high only when its share is clearly high";
+
+/** The figure an interval ranks by, largest first: its low end (the estimate itself when it has none). */
+export const lowEnd = (i: Interval): number | null => i.low ?? i.estimate;
+
 /** A group's share of `of` addresses with its 95% interval (null when it has no addresses). */
 export function groupShareInterval(count: number, of: number): Interval | null {
   return of > 0 ? wilsonInterval(count / of, of, t975(Infinity)) : null;
@@ -20,5 +27,6 @@ export function groupShareInterval(count: number, of: number): Interval | null {
 
 /** The figure a group is ranked by: its share's interval's low end (null without addresses). */
 export function rankingFigure(count: number, of: number): number | null {
-  return groupShareInterval(count, of)?.low ?? null;
+  const i = groupShareInterval(count, of);
+  return i ? lowEnd(i) : null;
 }
