@@ -238,7 +238,7 @@ export function headlineLines(s: Summary): string[] {
         `data ${pc(m.indoorData.totalNotspots, m.addresses)} none, ${pc(m.indoorData.partialNotspots, m.addresses)} only some`,
       `mobile scale: ${m.scaleReason}`,
     );
-    if (m.scaleReading && m.scaleAddresses) lines.push(`mobile figures: ${m.scaleReading}; ${n(m.scaleAddresses.legacy)} addresses on the legacy scale, ${n(m.scaleAddresses.current)} on the current one`);
+    if (m.scaleReading && m.scaleAddresses) lines.push(`mobile figures${only}: ${m.scaleReading}; ${n(m.scaleAddresses.legacy)} addresses on the legacy scale, ${n(m.scaleAddresses.current)} on the current one`);
     if (m.scaleChange) lines.push(m.scaleChange);
   }
   if (s.openData) lines.push(openDataHeadline(s.openData));
