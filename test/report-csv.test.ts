@@ -51,6 +51,11 @@ describe("formula neutralisation", () => {
       expect(neutraliseFormula(untouched)).toBe(untouched);
   });
 
+  it("leaves a lone sign alone (a list's \"none\"), and still neutralises one with anything after it", () => {
+    for (const lone of ["-", "+", "=", "@", "- ", "－"]) expect(neutraliseFormula(lone)).toBe(lone);
+    for (const hostile of ["- =1+2", "-x", "= 1+2", "+cmd|' /C calc'!A0", "@ SUM(A1)", "-\tx", "\t", "－1+2x"]) expect(neutraliseFormula(hostile)).toBe(`'${hostile}`);
+  });
+
   it("numbers are written as numbers: -1 is not neutralised", () => {
     expect(encodeNumber(-1)).toBe("-1");
     expect(encodeNumber(30.5)).toBe("30.5");

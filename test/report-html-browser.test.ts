@@ -208,7 +208,7 @@ describe.skipIf(BROWSER.skip).each(CASES.map((c) => c.name))("report.html of the
     const figures = await page.$$eval("dl.figures div", (ds) => Object.fromEntries(ds.map((d) => [d.querySelector("dt")!.textContent, d.querySelector("dd")!.textContent])));
     expect(figures.Postcodes).toBe(n(summary.postcodes.unique));
     // beside a partly answered list's lead, the addresses are labelled as the answered postcodes'
-    const answered = summary.estimates && !summary.estimates.exact ? " (answered postcodes)" : "";
+    const answered = summary.estimates && !summary.estimates.exact ? " (answered postcodes only)" : "";
     if (summary.broadband) expect(figures[`Broadband addresses${answered}`]).toBe(n(summary.broadband.addresses));
     if (summary.mobile) expect(figures[`Mobile addresses${answered}`]).toBe(n(summary.mobile.addresses));
     else expect(figures["Mobile addresses"]).toBeUndefined();
@@ -300,7 +300,7 @@ describe.skipIf(BROWSER.skip)("what each edge case shows instead of charts", () 
     expect(await page.$$("#mobile-ratings svg.chart")).toHaveLength(1);
     expect(await page.$$("svg.chart")).toHaveLength(10);
     // counted in the singular where there is one
-    expect(await page.textContent("#headline")).toContain("From 1 input row: 1 distinct valid postcode, 0 rows without a valid postcode.");
+    expect(await page.textContent("#headline")).toContain("From 1 input row: 1 distinct valid postcode, 0 rows without a valid postcode, 0 rows repeating an earlier row's postcode (duplicates, looked up once).");
   });
 
   it("with coordinates: two maps whose hexagons, titles and legend are in the page with scripts off", async () => {
@@ -318,7 +318,10 @@ describe.skipIf(BROWSER.skip)("what each edge case shows instead of charts", () 
         const hexagons = await page.$$eval(`#${id} svg.map g.bins path`, (ps) => ps.map((p) => p.querySelector("title")?.textContent ?? ""));
         expect(hexagons.length, id).toBeGreaterThan(5);
         for (const t of hexagons) expect(t, id).toMatch(/^\d+ postcodes?, /);
-        expect(await page.$$eval(`#${id} svg.map g.legend text`, (ts) => ts.map((t) => t.textContent))).toEqual(["0–<10%", "10–<25%", "25–<50%", "50–<75%", "75–100%", "no addresses"]);
+        const legend = await page.$$eval(`#${id} svg.map g.legend text`, (ts) => ts.map((t) => t.textContent));
+        expect(legend.slice(0, 6)).toEqual(["0–<10%", "10–<25%", "25–<50%", "50–<75%", "75–100%", "no addresses"]);
+        // and how many of the postcodes shown its colours come from
+        expect(legend[6]).toMatch(new RegExp(`^Colours from [\\d,]+ of the ${n(summary.postcodes.unique)} postcodes shown \\(those with (broadband|mobile) addresses\\)$`));
         // the legend's table adds up to the postcodes on the map with addresses
         const total = await page.$eval(`#${id} tfoot`, (f) => [...f.querySelectorAll("td")].map((c) => c.textContent));
         expect(Number(total[1]!.replace(/,/g, ""))).toBeLessThanOrEqual(summary.postcodes.unique);

@@ -10,6 +10,7 @@ import { collectHtmlReportData, SPEED_BIN_EDGES } from "../src/report/html/data.
 import { formatCount, formatShare, formatTime } from "../src/report/html/format.js";
 import { renderHtmlReport, type GroupRow, type HtmlReportData } from "../src/report/html/index.js";
 import { worstGroups, WORST_GROUPS } from "../src/report/html/sections/groups.js";
+import { rankedGroupEstimates } from "../src/report/html/sections/estimates.js";
 import { computeSummary, type Summary } from "../src/report/summary/summary.js";
 import type { Store } from "../src/store/store.js";
 import { buildFixture, FIXED_NOW, PLACES } from "./fixtures/report-golden/build-fixture.js";
@@ -175,7 +176,8 @@ describe("renderHtmlReport", () => {
   it("is one self-contained page: no script, nothing to fetch, simulated said in the headline", () => {
     const html = renderHtmlReport(sampleData({ groups: sampleGroups(), changes: { baseline: "r2 against r1", tierUp: 5, tierDown: 2, notspots: [] } }));
     expect(html.startsWith("<!DOCTYPE html>")).toBe(true);
-    expect(html).not.toMatch(/<script|<link|<img|<iframe|\ssrc=|\shref=|url\(|@import/i);
+    // the one link is to rejects.csv beside the page: followed by the reader, never fetched
+    expect(html.replace('<a href="rejects.csv">', "<a>")).not.toMatch(/<script|<link|<img|<iframe|\ssrc=|\shref=|url\(|@import/i);
     expect(html).toContain("default-src 'none'");
     expect(html).toMatch(/<strong>Simulated<\/strong>/);
     expect(html).toContain("<title>Coverage report, run 7 (simulated)</title>");
@@ -228,11 +230,11 @@ describe("renderHtmlReport", () => {
     expect(bars(html, sf)).toBe(WORST_GROUPS);
     const rows = tableRows(html, sf);
     expect(rows).toHaveLength(20);
-    expect(rows[0]).toEqual(["Region 25", "240", "1,000", "24.0%"]);
-    expect(rows[19]).toEqual(["Region 06", "50", "1,000", "5.0%"]);
+    expect(rows[0]).toEqual(["Region 25", "240", "1,000", "24.0%", "21.5%–26.7%"]);
+    expect(rows[19]).toEqual(["Region 06", "50", "1,000", "5.0%", "3.8%–6.5%"]);
     expect(rows.map((r) => r[0])).not.toContain("Mobile only");
     // the voice measure: Mobile only (1 of 2, 50%) is worst
-    expect(tableRows(html, "groups-region-voice-notspots")[0]).toEqual(["Mobile only", "1", "2", "50.0%"]);
+    expect(tableRows(html, "groups-region-voice-notspots")[0]).toEqual(["Mobile only", "1", "2", "50.0%", "9.5%–90.5%"]);
     expect(bars(html, "groups-district-below-superfast")).toBe(1);
     expect(html).toContain("CF10 &lt;Cardiff&gt; &amp; co");
     expect(html).not.toContain("<Cardiff>");
@@ -241,6 +243,17 @@ describe("renderHtmlReport", () => {
     expect(figureHtml(html, "groups-district-voice-notspots")).not.toContain("<svg");
     const regions = groups.filter((g) => g.dimension === "region");
     expect(worstGroups(regions, "belowSuperfast", 3).map((g) => g.group)).toEqual(["Region 25", "Region 24", "Region 23"]);
+  });
+
+  it("ranks groups allowing for their size, and says so beside the ranking: 1 of 1 and 7 of 7 below 762 of 794", () => {
+    const area = (group: string, count: number, of: number): GroupRow => ({ dimension: "area", group, belowSuperfast: { count, of }, indoorVoiceTotalNotspots: null });
+    const groups = [area("DY", 1, 1), area("DA", 7, 7), area("SA", 762, 794), area("CF", 40, 900)];
+    expect(worstGroups(groups, "belowSuperfast").map((g) => g.group)).toEqual(["SA", "DA", "DY", "CF"]);
+    const html = renderHtmlReport(sampleData({ groups }));
+    const figure = figureHtml(html, "groups-area-below-superfast");
+    expect(figure).toContain("Worst: SA, 96.0% of its 794 broadband addresses (762; 95% interval 94.4%–97.1%). Groups are ranked by the low end of each share&#39;s 95% interval");
+    expect(tableRows(html, "groups-area-below-superfast").map((r) => r[0])).toEqual(["SA", "DA", "DY", "CF"]);
+    expect(figure).toMatch(/<caption>[^<]*ranked by the low end of each share&#39;s 95% interval/);
   });
 
   it("draws the changes: tiers up and down, notspots closed and opened per provider", () => {
@@ -357,6 +370,14 @@ describe("report.html of a partly answered list", () => {
     const table = tableRows(html, "estimates-district");
     expect(table.find((r) => r[0] === "LS1")).toEqual(["LS1", "1 of 12", "no estimate: fewer than 2 of its postcodes answered", "no estimate: fewer than 2 of its postcodes answered"]);
     expect(table.find((r) => r[0] === "LS2")![2]).toBe("30.0% (20.0% to 40.0%)");
+  });
+
+  it("charts the groups' estimates ranked by their interval's low end, and says so", () => {
+    const group = (i: ReturnType<typeof interval>) => ({ share: () => i });
+    // a small group's high estimate with a wide interval ranks below a large group's clear one
+    const groups = { LS3: group(interval(0.9, 0.1, 0.99)), LS4: group(interval(0.6, 0.55, 0.65)), LS5: group(interval(0.5, 0.12, 0.8)) };
+    expect(rankedGroupEstimates(groups, "belowSuperfast").map(([g]) => g)).toEqual(["LS4", "LS5", "LS3"]);
+    expect(figureHtml(html, "estimates-district")).toContain("groups ranked by the low end of each estimate&#39;s 95% interval");
   });
 
   it("names the input's postcode column in the run details", () => {

@@ -129,16 +129,17 @@ describe("summary", () => {
     const rows = byHeader(read("summary.csv"));
     expect(Object.keys(rows[0]!)).toEqual(["Section", "Figure", "Count", "Share", "Low", "High", "Of"]);
     const row = (figure: string) => rows.find((r) => r.Figure === figure)!;
-    expect(row("Addresses below superfast (under 30 Mbit/s down)")).toEqual({
+    // a failed postcode leaves the list partly answered: the label itself says the figure is the answered postcodes' alone
+    expect(row("Addresses below superfast (under 30 Mbit/s down) (answered postcodes only)")).toEqual({
       Section: "Broadband",
-      Figure: "Addresses below superfast (under 30 Mbit/s down)",
+      Figure: "Addresses below superfast (under 30 Mbit/s down) (answered postcodes only)",
       Count: String(summary.broadband!.belowSuperfast),
       Share: "0.3333",
       Low: "",
       High: "",
       Of: "6 addresses the broadband lookup returned",
     });
-    expect(row("ProvB: addresses without good indoor voice (good coverage: Green (3) or Enhanced (4))")).toMatchObject({ Count: "3", Share: "0.4286", Of: "7 addresses the mobile lookup returned" });
+    expect(row("ProvB: addresses without good indoor voice (good coverage: Green (3) or Enhanced (4)) (answered postcodes only)")).toMatchObject({ Count: "3", Share: "0.4286", Of: "7 addresses the mobile lookup returned" });
     expect(row("Includes simulated data (not the real API)").Count).toBe("no");
     expect(row("Mobile: release MobileAvailability-202601010000 (fetched 2026-01-02)")).toMatchObject({ Section: "Releases", Count: "7", Share: "1" });
     // no machine names in the figure column
@@ -148,7 +149,7 @@ describe("summary", () => {
 
   it("prints headline figures: a partly answered list's whole list first, then the answered postcodes' own", () => {
     expect(headlineLines(summary)).toEqual([
-      "report (run 1): 6 input rows, 1 invalid, 4 unique postcodes",
+      "report (run 1): 6 input rows, 1 invalid, 1 duplicate, 4 unique postcodes",
       "whole list (partly answered: 3 of 4 postcodes answered for broadband, 4 for mobile; broadband: the other 1 at the next runs (no quota known to date them: --monthly-quota gives one); mobile: every postcode answered):",
       "  Addresses below superfast (under 30 Mbit/s down), all the list's addresses: 33.3% (6.6% to 77.8%) (estimate, 95% interval); answered postcodes only: 33.3% (2 of 6 addresses)",
       "  Addresses where no provider has good indoor voice (total notspot; good coverage: Green (3) or Enhanced (4)), all the list's addresses: 28.6% (exact: every postcode answered); answered postcodes only: 28.6% (2 of 7 addresses)",
@@ -231,7 +232,7 @@ describe("npm run report", () => {
     expect(ok.stderr).toBe("");
     expect(ok.status).toBe(0);
     expect(ok.stdout).toMatch(/^reports written to .*broadband\.csv, mobile\.csv/);
-    expect(readFileSync(join(at, "rejects.csv"), "utf8")).toBe("Line,Value,Reason\r\n5,NOT A POSTCODE,not a valid UK postcode\r\n");
+    expect(readFileSync(join(at, "rejects.csv"), "utf8")).toBe("Line,Value,Reason,id,Post Code,note,\r\n5,NOT A POSTCODE,not a valid UK postcode,4,NOT A POSTCODE,typo,\r\n");
 
     const unknown = cli(["--db", join(dir, "coverage.sqlite"), "--out", at, "--run", "999"]);
     expect(unknown.status).toBe(1);

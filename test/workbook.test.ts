@@ -16,6 +16,7 @@ import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
 import { expectedProperty, independentGroups } from "./helpers/independent-figures.js";
+import { rankingFigure } from "../src/report/groups/ranking.js";
 import { buildFixture } from "./fixtures/report-golden/build-fixture.js";
 import { storedTable } from "./helpers/stored.js";
 import { computeSummary } from "../src/report/summary/summary.js";
@@ -121,6 +122,13 @@ describe.each(["current", "legacy"] as const)("on the %s scale", (scale) => {
       const groupValues = (groupSheet.getSheetValues() as unknown[][]).slice(2);
       expect(groupValues.every((r) => typeof r[answeredAt!] === "number")).toBe(true);
       expect(noteAt).toBeGreaterThan(answeredAt!);
+      // beside a ranked figure's share, the figure to sort by allowing for size: its 95% interval's low end
+      const [shareAt, rankAt] = ["Below superfast %", "Below superfast % (low, 95%)"].map((h) => groupHeadings.indexOf(h));
+      expect(rankAt).toBe(shareAt! + 1);
+      const ranked = groupValues.filter((r) => typeof r[shareAt!] === "number");
+      expect(ranked.length).toBeGreaterThan(0);
+      for (const r of ranked) expect(r[rankAt!]).toBeCloseTo(rankingFigure(Number(r[shareAt! - 1]), Number(r[groupHeadings.indexOf("Broadband addresses")]))!, 4);
+      expect(ranked.some((r) => (r[rankAt!] as number) < (r[shareAt!] as number))).toBe(true);
       for (const note of groupValues.map((r) => r[noteAt!]).filter((v) => v !== undefined && v !== null && v !== ""))
         expect(note).toMatch(/^(Broadband|Mobile): no estimate: fewer than 2 of its postcodes answered(; Mobile: no estimate: fewer than 2 of its postcodes answered)?$/);
       const summary = book.getWorksheet("Summary")!;

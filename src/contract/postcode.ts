@@ -13,11 +13,19 @@ export type NormalisedPostcode = { ok: true; compact: string; display: string } 
  */
 const INVISIBLE = /[\u200B-\u200D\u2060\u00AD]/g;
 
+/**
+ * Real postcodes outside the pattern the package checks: GIR 0AA (Girobank, Bootle), which the ONS
+ * directory and Royal Mail list. Compact form.
+ */
+const OUTSIDE_THE_PATTERN: ReadonlySet<string> = new Set(["GIR0AA"]);
+
 /** Any case, any spacing (including tabs) → `SW1A 2AA` for display and `SW1A2AA` for the API. */
 export function normalisePostcode(raw: string): NormalisedPostcode {
   const trimmed = raw.replace(INVISIBLE, "").trim();
   if (trimmed.length === 0) return { ok: false, reason: "empty postcode" };
   const squeezed = trimmed.replace(/\s+/g, " ");
+  const special = squeezePostcode(squeezed);
+  if (OUTSIDE_THE_PATTERN.has(special)) return { ok: true, compact: special, display: displayPostcode(special) };
   if (!isValid(squeezed)) {
     // The package wants at most one space between outward and inward codes.
     const compact = squeezed.replace(/ /g, "");
@@ -41,7 +49,7 @@ export function squeezePostcode(text: string): string {
 /** `sw1a 2aa` / `SW1A2AA` / ` Sw1A  2aA ` → `SW1A2AA`; null when not a valid UK postcode. For the simulator's hot path: no display form. */
 export function compactPostcode(raw: string): string | null {
   const compact = squeezePostcode(raw);
-  return compact.length >= 5 && compact.length <= 7 && isValid(compact) ? compact : null;
+  return compact.length >= 5 && compact.length <= 7 && (isValid(compact) || OUTSIDE_THE_PATTERN.has(compact)) ? compact : null;
 }
 
 /** `SW1A2AA` → `SW1A 2AA`. */

@@ -124,8 +124,8 @@ export type MobileAddressRow = readonly [postcode: string, uprn: string, address
 /** An input row of the run as stored: what the fingerprint hashes. */
 export type InputRow = readonly [line: number, value: string | null, postcode: string | null, reason: string | null, cells: string];
 
-/** A row of rejects.csv: the input line, the cell as read, why it holds no valid postcode. */
-export type RejectedRow = readonly [line: number, value: string, reason: string];
+/** A row of rejects.csv: the input line, the cell as read, why it holds no valid postcode, and the row's own cells as read. */
+export type RejectedRow = readonly [line: number, value: string, reason: string, cells: readonly string[]];
 
 /** A row of failures.csv: postcode (display), lookup, attempts, last HTTP status (null: no answer), last error. */
 export type FailureRow = readonly [postcode: string, lookup: Lookup, attempts: number, httpStatus: number | null, lastError: string | null];

@@ -12,6 +12,7 @@ import { openDataSection } from "./sections/open-data.js";
 import { mapSection } from "./sections/map.js";
 import { estimatesSection, showsEstimates } from "./sections/estimates.js";
 import type { HtmlReportData } from "./types.js";
+import { isAnsweredOnly } from "../summary/answered-only.js";
 
 export function renderHtmlReport(data: HtmlReportData): string {
   const s = data.summary;
@@ -23,8 +24,8 @@ export function renderHtmlReport(data: HtmlReportData): string {
   if (showsEstimates(s)) sections.push((t) => estimatesSection(s, t("Estimates for the whole list")));
   if (s.openData) sections.push((t) => openDataSection(s.openData!, t("Open data for postcodes without API figures")));
   const lookups = { broadband: s.broadband !== null, mobile: s.mobile !== null };
-  if (data.map) sections.push((t) => mapSection(data.map!, lookups, t("Where")));
-  if (data.groups && data.groups.length > 0) sections.push((t) => groupsSection(data.groups!, t("Groups")));
+  if (data.map) sections.push((t) => mapSection(data.map!, lookups, t("Where"), isAnsweredOnly(s)));
+  if (data.groups && data.groups.length > 0) sections.push((t) => groupsSection(data.groups!, t("Groups"), isAnsweredOnly(s)));
   if (data.changes) sections.push((t) => changesSection(data.changes!, t("Changes since the previous release")));
   sections.push((t) => aboutSection(data, t("Definitions and what the run did")));
   const body = sections.map((render, i) => render((name) => `${i + 1}. ${name}`)).join("\n");

@@ -11,6 +11,7 @@ import { shareFraction } from "./figure-labels.js";
 import { judgingOfReport } from "./scale-figures.js";
 import { TOO_FEW_ANSWERED } from "../estimates/estimate-caveats.js";
 import type { SummaryRow } from "./summary-row.js";
+import { ANSWERED_ONLY } from "./answered-only.js";
 import type { Summary } from "./types.js";
 
 export interface LeadFigure {
@@ -92,7 +93,7 @@ export function leadLines(s: Summary): string[] {
   if (!lead) return [];
   return [
     `whole list (partly answered: ${answeredWords(lead)}; ${restWords(lead)}):`,
-    ...lead.figures.map((f) => `  ${f.label}, all the list's addresses: ${estimateWords(f)}; answered postcodes only: ${answeredOnlyWords(f)}`),
+    ...lead.figures.map((f) => `  ${f.label}, all the list's addresses: ${estimateWords(f)}; ${ANSWERED_ONLY}: ${answeredOnlyWords(f)}`),
     `  ${lead.assumption}`,
     ...lead.caveats.map((c) => `  CAUTION: ${c}`),
   ];
@@ -112,8 +113,8 @@ export function leadRows(s: Summary): SummaryRow[] {
         ? { section, figure: `${f.label}: whole list, estimated`, count: TOO_FEW_ANSWERED, of: null, ofWhat: "" }
         : { section, figure: `${f.label}: whole list, ${f.exact ? "exact (every postcode answered)" : "estimated (95% interval)"}`, count: null, share: round4(e.estimate), low: round4(e.low), high: round4(e.high), of: null, ofWhat: "" },
       f.answeredOnly
-        ? { section, figure: `${f.label}: answered postcodes only`, count: f.answeredOnly.count, share: f.answeredOnly.of > 0 ? shareFraction(f.answeredOnly.count, f.answeredOnly.of) : null, of: f.answeredOnly.of, ofWhat: "addresses of the answered postcodes" }
-        : { section, figure: `${f.label}: answered postcodes only`, count: "no addresses answered yet", of: null, ofWhat: "" },
+        ? { section, figure: `${f.label}: ${ANSWERED_ONLY}`, count: f.answeredOnly.count, share: f.answeredOnly.of > 0 ? shareFraction(f.answeredOnly.count, f.answeredOnly.of) : null, of: f.answeredOnly.of, ofWhat: "addresses of the answered postcodes" }
+        : { section, figure: `${f.label}: ${ANSWERED_ONLY}`, count: "no addresses answered yet", of: null, ofWhat: "" },
     );
   }
   rows.push({ section, figure: "Assumption", count: lead.assumption, of: null, ofWhat: "" });

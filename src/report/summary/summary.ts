@@ -16,6 +16,7 @@ import { openDataHeadline, openDataRows, openDataSummary } from "./open-data.js"
 import { LOOKUP_SPECS, perLookup } from "../../contract/lookups.js";
 import { estimateLabels, estimateRows } from "../estimates/estimate-summary.js";
 import { leadLines, leadRows } from "./list-lead.js";
+import { ANSWERED_ONLY, answeredOnlyLabel, isAnsweredOnly } from "./answered-only.js";
 
 export type { Release } from "../../store/snapshot.js";
 export type { BroadbandSummary, MobileSummary, ProviderSummary, Spread, Summary } from "./types.js";
@@ -106,6 +107,14 @@ function mobileSummary(postcodes: OutcomeCounts, row: Record<string, number>, pr
 /** Share, Low and High are fractions of 1 (0.1454), as every column named Share in the reports. */
 export const SUMMARY_HEADER = ["Section", "Figure", "Count", "Share", "Low", "High", "Of"] as const;
 
+export const DUPLICATES_LABEL = "Input rows repeating an earlier row's postcode (duplicates: each postcode is looked up once)";
+
+/** Input rows whose valid postcode an earlier row already gave; null for a report of all stored postcodes. */
+export function duplicateRows(s: Pick<Summary, "postcodes">): number | null {
+  const p = s.postcodes;
+  return p.input === null ? null : p.input - (p.invalid ?? 0) - p.unique;
+}
+
 /** Every figure of the summary with its plain-English name, share and denominator. */
 export function summaryRows(s: Summary): SummaryRow[] {
   const about = (figure: string, value: string | number | null): SummaryRow => ({ section: "About", figure, count: value, of: null, ofWhat: "" });
@@ -124,6 +133,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
     ...(s.input?.postcodeColumn ? [{ section: "Input", figure: "Postcode column used", count: s.input.postcodeColumn, of: null, ofWhat: "" }] : []),
     { section: "Input", figure: "Input rows without a valid postcode", count: s.postcodes.invalid, of: input, ofWhat: "input rows" },
     { section: "Input", figure: "Unique postcodes", count: s.postcodes.unique, of: null, ofWhat: "" },
+    ...(input === null ? [] : [{ section: "Input", figure: DUPLICATES_LABEL, count: duplicateRows(s), of: input, ofWhat: "input rows" }]),
   );
   const statusRows = (lookup: Lookup, p: OutcomeCounts): SummaryRow[] =>
     (
@@ -135,24 +145,27 @@ export function summaryRows(s: Summary): SummaryRow[] {
         ["Postcodes whose answer expired, awaiting refresh", p.expired ?? 0],
       ] as const
     ).map(([figure, count]) => ({ section: LOOKUP_SPECS[lookup].label, figure, count, of: s.postcodes.unique, ofWhat: "unique postcodes" }));
+  // while postcodes are unanswered, every address figure says so in its own label, not only in Of
+  const partial = isAnsweredOnly(s);
+  const counted = (r: SummaryRow): SummaryRow => ({ ...r, figure: answeredOnlyLabel(r.figure, partial) });
   if (s.broadband) {
     const b = s.broadband;
     const of = { of: b.addresses, ofWhat: "addresses the broadband lookup returned" };
     const figures: SummaryRow[] = [{ section: "Broadband", figure: "Addresses", count: b.addresses, of: null, ofWhat: "" }];
     for (const f of BROADBAND_FIGURES) figures.push({ section: "Broadband", figure: BROADBAND_LABELS[f], count: b[lowerFirst(f) as BroadbandKey], ...of });
-    rows.push(...statusRows("broadband", b.postcodes), ...emptyWithoutAnswers(figures, b));
+    rows.push(...statusRows("broadband", b.postcodes), ...emptyWithoutAnswers(figures.map(counted), b));
   }
   if (s.mobile) {
     const m = s.mobile;
     const of = { of: m.addresses, ofWhat: "addresses the mobile lookup returned" };
-    rows.push(...statusRows("mobile", m.postcodes), ...emptyWithoutAnswers([{ section: "Mobile", figure: "Addresses", count: m.addresses, of: null, ofWhat: "" }], m));
+    rows.push(...statusRows("mobile", m.postcodes), ...emptyWithoutAnswers([counted({ section: "Mobile", figure: "Addresses", count: m.addresses, of: null, ofWhat: "" })], m));
     rows.push(...scaleAboutRows(m));
     const figures: SummaryRow[] = [];
     for (const metric of SPREAD_METRICS) figures.push({ section: "Mobile", figure: spreadLabel(metric, judgingOfSummary(m)), count: spreadValue(m, metric), ...of });
     for (const [provider, counts] of Object.entries(m.providers))
       for (const metric of PROVIDER_METRICS)
         figures.push({ section: "Mobile", figure: providerLabel(provider, metric, judgingOfSummary(m)), count: counts[lowerFirst(metric) as keyof ProviderSummary], ...of });
-    rows.push(...emptyWithoutAnswers([...figures, ...ratingShareRows(m, m.addresses)], m));
+    rows.push(...emptyWithoutAnswers([...figures, ...ratingShareRows(m, m.addresses)].map(counted), m));
   }
   for (const lookup of s.lookups) {
     const addresses = s[lookup]?.addresses ?? null;
@@ -213,11 +226,11 @@ export function headlineLines(s: Summary): string[] {
   lines.push(
     s.postcodes.input === null
       ? `report (${where}): ${n(s.postcodes.unique)} postcodes`
-      : `report (${where}): ${n(s.postcodes.input)} input rows, ${n(s.postcodes.invalid ?? 0)} invalid, ${n(s.postcodes.unique)} unique postcodes`,
+      : `report (${where}): ${n(s.postcodes.input)} input rows, ${n(s.postcodes.invalid ?? 0)} invalid, ${n(duplicateRows(s) ?? 0)} duplicate${duplicateRows(s) === 1 ? "" : "s"}, ${n(s.postcodes.unique)} unique postcodes`,
   );
   lines.push(...leadLines(s));
   // beside a lead, the figures below are the answered postcodes' alone
-  const only = s.estimates && !s.estimates.exact ? " (answered postcodes only)" : "";
+  const only = isAnsweredOnly(s) ? ` (${ANSWERED_ONLY})` : "";
   const answered = (p: OutcomeCounts) =>
     `${n(p.ok)} postcodes found, ${n(p.notFound)} not found, ${n(p.failed)} failed` + (p.pending > 0 ? `, ${n(p.pending)} pending` : "") +
     (p.expired ? `, ${n(p.expired)} expired, awaiting refresh` : "");
@@ -236,7 +249,7 @@ export function headlineLines(s: Summary): string[] {
         `data ${pc(m.indoorData.totalNotspots, m.addresses)} none, ${pc(m.indoorData.partialNotspots, m.addresses)} only some`,
       `mobile scale: ${m.scaleReason}`,
     );
-    if (m.scaleReading && m.scaleAddresses) lines.push(`mobile figures: ${m.scaleReading}; ${n(m.scaleAddresses.legacy)} addresses on the legacy scale, ${n(m.scaleAddresses.current)} on the current one`);
+    if (m.scaleReading && m.scaleAddresses) lines.push(`mobile figures${only}: ${m.scaleReading}; ${n(m.scaleAddresses.legacy)} addresses on the legacy scale, ${n(m.scaleAddresses.current)} on the current one`);
     if (m.scaleChange) lines.push(m.scaleChange);
   }
   if (s.openData) lines.push(openDataHeadline(s.openData));

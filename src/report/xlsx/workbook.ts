@@ -11,6 +11,7 @@ import { SPEED_THRESHOLDS as T } from "../../figures/definitions.js";
 import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "./sheet-limits.js";
 import { groupScaleCells, groupScaleHeader, groupShare, type GroupSet } from "../groups/groups.js";
 import type { GroupFigure } from "../groups/types.js";
+import { RANKED_GROUP_FIGURES, RANKING_WORDS, rankingFigure } from "../groups/ranking.js";
 import { groupEstimateCells } from "../estimates/group-estimates.js";
 import { groupEstimateSheetColumns } from "./group-estimate-columns.js";
 import { goodColumns } from "../../figures/measures.js";
@@ -276,6 +277,9 @@ function groupColumns(groups: GroupSet): SheetColumn[] {
       .flatMap((f): SheetColumn[] => [
         { heading: f.heading, note: `${f.label} (groups.csv: ${f.column})`, width: fitWidth(f.heading, 6), style: COUNT },
         { heading: `${f.heading} %`, note: `share of the group's ${lookup} addresses (groups.csv: ${f.column}Share)`, width: 9, style: SHARE },
+        ...(RANKED_GROUP_FIGURES.includes(f.column)
+          ? [{ heading: `${f.heading} % (low, 95%)`, note: `to rank groups by, largest first: the low end of the share's 95% interval; ${RANKING_WORDS}`, width: 10, style: SHARE }]
+          : []),
       ]);
   return [
     { heading: "Grouped by", note: "Dimension", width: 14 },
@@ -296,9 +300,17 @@ function groupRows(groups: GroupSet): unknown[][] {
   const estimateCells = groupEstimateCells(groups);
   const figuresOf = Object.fromEntries(LOOKUPS.map((l) => [l, groups.figures.filter((f) => f.lookup === l)])) as Record<Lookup, GroupFigure[]>;
   return groups.rows.map((row) => {
-    const figures = (lookup: Lookup) => figuresOf[lookup].flatMap((f) => [row.counts[f.column], groupShare(row, f)]);
+    const figures = (lookup: Lookup) => figuresOf[lookup].flatMap((f) => [row.counts[f.column], groupShare(row, f), ...(RANKED_GROUP_FIGURES.includes(f.column) ? [rankCell(row, f)] : [])]);
     return [row.dimension, row.group, row.inputRows, row.postcodes, row.addresses, row.broadbandAddresses, ...figures("broadband"), row.mobileAddresses, ...figures("mobile"), ...estimateCells(row), ...groupScaleCells(groups, row)];
   });
+}
+
+/** A group's ranking figure (ranking.ts) for the sheet: rounded as the shares; empty without addresses. */
+function rankCell(row: GroupSet["rows"][number], f: GroupFigure): number | null {
+  const count = row.counts[f.column];
+  const of = row[`${f.lookup}Addresses`];
+  const low = count === null || count === undefined || of === null ? null : rankingFigure(count, of);
+  return low === null ? null : Math.round(low * 10_000) / 10_000;
 }
 
 // ---- Your rows

@@ -24,6 +24,9 @@ export interface MapBin {
   x: number;
   y: number;
   postcodes: number;
+  /** its postcodes with addresses in each lookup's answers: the ones its colour comes from (a pending or not found postcode has none) */
+  broadbandAnswered: number;
+  mobileAnswered: number;
   broadbandAddresses: number;
   belowSuperfast: number;
   mobileAddresses: number;
@@ -124,6 +127,8 @@ export function layoutMap(points: readonly MapPoint[]): MapLayout | null {
         x: round1(bin.x),
         y: round1(bin.y),
         postcodes: bin.length,
+        broadbandAnswered: bin.filter((d) => (d[2].broadbandAddresses ?? 0) > 0).length,
+        mobileAnswered: bin.filter((d) => (d[2].mobileAddresses ?? 0) > 0).length,
         broadbandAddresses: sum((p) => p.broadbandAddresses),
         belowSuperfast: sum((p) => p.belowSuperfast),
         mobileAddresses: sum((p) => p.mobileAddresses),

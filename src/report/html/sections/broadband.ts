@@ -6,6 +6,7 @@ import { formatCount, formatCounted, formatShare } from "../format.js";
 import { TIER_COLOURS } from "../palette.js";
 import { table } from "../tables.js";
 import type { HtmlReportData, SpeedBin } from "../types.js";
+import { answeredOnlyLabel, answeredOnlySentence, isAnsweredOnly } from "../../summary/answered-only.js";
 
 const n = formatCount;
 
@@ -42,7 +43,7 @@ export function broadbandSection(data: HtmlReportData, title: string): string {
 }
 
 /** Some postcodes unanswered: these figures are the answered ones' alone (the page's opening estimates the whole list). */
-const partial = (data: HtmlReportData) => !!data.summary.estimates && !data.summary.estimates.exact;
+const partial = (data: HtmlReportData) => isAnsweredOnly(data.summary);
 
 function tiersFigure(data: HtmlReportData): string {
   const b = data.summary.broadband!;
@@ -54,7 +55,10 @@ function tiersFigure(data: HtmlReportData): string {
   return figure({
     id: "broadband-tiers",
     title: "Addresses per broadband tier",
-    reading: `${partial(data) ? "Answered postcodes only: " : ""}${formatShare(b.belowSuperfast, b.addresses)} of addresses (${n(b.belowSuperfast)}) cannot get superfast (${T.superfast} Mbit/s); ${formatShare(b.gigabit, b.addresses)} (${n(b.gigabit)}) can get gigabit.`,
+    reading: answeredOnlySentence(
+      `${formatShare(b.belowSuperfast, b.addresses)} of addresses (${n(b.belowSuperfast)}) cannot get superfast (${T.superfast} Mbit/s); ${formatShare(b.gigabit, b.addresses)} (${n(b.gigabit)}) can get gigabit.`,
+      partial(data),
+    ),
     chart: empty
       ? null
       : barChart({
@@ -66,7 +70,7 @@ function tiersFigure(data: HtmlReportData): string {
         }),
     empty: `No broadband addresses: none of the ${formatCounted(data.summary.postcodes.unique, "postcode")} has an address in the broadband answers.`,
     table: table({
-      caption: "Addresses per broadband tier (each address in one tier; speeds in Mbit/s)",
+      caption: answeredOnlyLabel("Addresses per broadband tier (each address in one tier; speeds in Mbit/s)", partial(data)),
       columns: ["Tier", "Speed", "Addresses", "Share"],
       rows: tiers.map((t) => ({ header: tierBandLabel(t.tier), cells: [TIER_MEANING[t.tier], n(t.addresses), formatShare(t.addresses, b.addresses)] })),
       total: { header: "All addresses", cells: ["", n(b.addresses), formatShare(b.addresses, b.addresses)] },
@@ -84,7 +88,10 @@ function speedFigure(data: HtmlReportData): string {
     id: "broadband-speeds",
     title: "Predicted download speed (MaxPredictedDown)",
     reading: top
-      ? `Of ${formatCounted(withData, "address", "addresses")} with a prediction, the most common range is ${binLabel(top)} Mbit/s (${n(top.addresses)}, ${formatShare(top.addresses, withData)}).`
+      ? answeredOnlySentence(
+          `Of ${formatCounted(withData, "address", "addresses")} with a prediction, the most common range is ${binLabel(top)} Mbit/s (${n(top.addresses)}, ${formatShare(top.addresses, withData)}).`,
+          partial(data),
+        )
       : "",
     chart: !top
       ? null
@@ -105,7 +112,7 @@ function speedFigure(data: HtmlReportData): string {
         }),
     empty: "No address has a predicted download speed, so there is no distribution to show.",
     table: table({
-      caption: "Addresses by MaxPredictedDown, Mbit/s (from ≤ speed < to; addresses without a prediction left out)",
+      caption: answeredOnlyLabel("Addresses by MaxPredictedDown, Mbit/s (from ≤ speed < to; addresses without a prediction left out)", partial(data)),
       columns: ["Download", "Addresses", "Share"],
       rows: bins.map((bin) => ({ header: binLabel(bin), cells: [n(bin.addresses), formatShare(bin.addresses, withData)] })),
       total: { header: "With a prediction", cells: [n(withData), formatShare(withData, withData)] },

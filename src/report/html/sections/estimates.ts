@@ -4,9 +4,10 @@ import { barChart } from "../charts.js";
 import { figure, paragraph, section } from "../figure.js";
 import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
-import { estimateKey, estimateLabels, intervalText, lookupBases, type EstimatedDomain, type EstimatesSummary } from "../../estimates/estimate-summary.js";
+import { estimateKey, estimateLabels, intervalText, lookupBases, type EstimatedDomain, type EstimatesSummary, type GroupEstimate } from "../../estimates/estimate-summary.js";
 import { TOO_FEW_ANSWERED } from "../../estimates/estimate-caveats.js";
 import { groupFigures } from "../../groups/groups.js";
+import { ESTIMATE_RANKING_WORDS, lowEnd } from "../../groups/ranking.js";
 import type { Interval } from "../../estimates/estimates.js";
 import { judgingOfReport, type Summary } from "../../summary/summary.js";
 import { LOOKUP_SPECS } from "../../../contract/lookups.js";
@@ -86,8 +87,17 @@ function estimatesFigure(s: Summary & { estimates: EstimatesSummary }): string {
   });
 }
 
-/** The groups' charts: the groups with the highest estimates, at most this many per dimension. */
+/** The groups' charts: the groups ranked by their estimate's interval's low end, at most this many per dimension. */
 const GROUPS_CHARTED = 20;
+
+/** The groups with an estimate of `key`, ranked by ESTIMATE_RANKING_WORDS (its interval's low end), the first GROUPS_CHARTED. */
+export function rankedGroupEstimates(groups: Record<string, Pick<GroupEstimate, "share">>, key: string): (readonly [string, Interval & { estimate: number }])[] {
+  return Object.entries(groups)
+    .map(([g, d]) => [g, d.share(key)] as const)
+    .filter((kv): kv is readonly [string, Interval & { estimate: number }] => kv[1]?.estimate != null)
+    .sort(([a, x], [b, y]) => lowEnd(y)! - lowEnd(x)! || y.estimate - x.estimate || naturalOrder(a, b, byLocale))
+    .slice(0, GROUPS_CHARTED);
+}
 
 /**
  * Per --group-by dimension, the groups' estimated below-superfast shares (or, without broadband, indoor
@@ -99,15 +109,12 @@ function groupEstimateFigures(s: Summary & { estimates: EstimatesSummary }): str
   const charted = keys[0];
   if (charted === undefined) return [];
   return Object.entries(s.estimates.groups).map(([dimension, groups]) => {
-    const estimated = Object.entries(groups)
-      .map(([g, d]) => [g, d.share(charted)] as const)
-      .filter((kv): kv is readonly [string, Interval & { estimate: number }] => kv[1]?.estimate != null);
-    const shown = estimated.sort(([a, x], [b, y]) => y.estimate - x.estimate || naturalOrder(a, b, byLocale)).slice(0, GROUPS_CHARTED);
+    const shown = rankedGroupEstimates(groups, charted);
     const title = `${dimension}: estimated share of all the group's addresses ${heading.get(charted)?.toLowerCase() ?? charted}, with 95% intervals`;
     return figure({
       id: `estimates-${dimension.replace(/[^A-Za-z0-9_-]/g, "_")}`,
       title,
-      reading: shown.length > 0 ? `Each bar is a group's estimate, its line the 95% interval; each group's estimate stands on its own answered postcodes.` : "",
+      reading: shown.length > 0 ? `Each bar is a group's estimate, its line the 95% interval; ${ESTIMATE_RANKING_WORDS}; each group's estimate stands on its own answered postcodes.` : "",
       chart:
         shown.length === 0
           ? null

@@ -1,5 +1,5 @@
 // 4. Groups: per dimension, the 20 groups with the largest share below superfast and the 20 with
-// the largest share of indoor voice total notspots.
+// the largest share of indoor voice total notspots, ranked allowing for their size (ranking.ts).
 import { SPEED_THRESHOLDS as T } from "../../../figures/definitions.js";
 import { barChart } from "../charts.js";
 import { figure, section } from "../figure.js";
@@ -8,6 +8,8 @@ import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
 import type { GroupFigure, GroupRow } from "../types.js";
 import { byLocale, naturalOrder } from "../../../figures/name-order.js";
+import { groupShareInterval, rankingFigure, RANKING_WORDS } from "../../groups/ranking.js";
+import { answeredOnlyLabel, answeredOnlySentence } from "../../summary/answered-only.js";
 
 const n = formatCount;
 export const WORST_GROUPS = 20;
@@ -25,38 +27,50 @@ const MEASURES: readonly Measure[] = [
   { key: "indoorVoiceTotalNotspots", slug: "voice-notspots", what: "with no provider good for indoor voice", of: "mobile addresses", colour: PALETTE[1] },
 ];
 
-/** The `limit` groups with the highest share; ties by more addresses affected, then by name. */
+/** The `limit` groups ranked worst first by RANKING_WORDS (the low end of the share's 95% interval); ties by more addresses affected, then by name. */
 export function worstGroups(rows: readonly GroupRow[], key: Measure["key"], limit = WORST_GROUPS): (GroupRow & Record<typeof key, GroupFigure>)[] {
-  const share = (f: GroupFigure) => f.count / f.of;
+  const rank = (f: GroupFigure) => rankingFigure(f.count, f.of)!;
   return rows
     .filter((r): r is GroupRow & Record<typeof key, GroupFigure> => r[key] !== null && r[key]!.of > 0)
-    .sort((a, b) => share(b[key]) - share(a[key]) || b[key].count - a[key].count || naturalOrder(a.group, b.group, byLocale))
-    .slice(0, limit);
+    .map((r) => ({ r, rank: rank(r[key]) }))
+    .sort((a, b) => b.rank - a.rank || b.r[key].count - a.r[key].count || naturalOrder(a.r.group, b.r.group, byLocale))
+    .slice(0, limit)
+    .map(({ r }) => r);
 }
 
-export function groupsSection(rows: readonly GroupRow[], title: string): string {
+/** `partial`: some of the list's postcodes are unanswered, so the groups' shares are their answered postcodes' alone. */
+export function groupsSection(rows: readonly GroupRow[], title: string, partial = false): string {
   const dimensions = [...new Set(rows.map((r) => r.dimension))];
   const content = dimensions
     .map((dimension) => {
       const inDimension = rows.filter((r) => r.dimension === dimension);
-      return MEASURES.map((m) => groupFigure(dimension, inDimension, m)).join("");
+      return MEASURES.map((m) => groupFigure(dimension, inDimension, m, partial)).join("");
     })
     .join("");
   return section("groups", title, content);
 }
 
+/** "94.4%–97.1%": a group's share's 95% interval. */
+function intervalWords(f: GroupFigure): string {
+  const i = groupShareInterval(f.count, f.of);
+  return i ? `${pct(i.low!)}–${pct(i.high!)}` : "–";
+}
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
-function groupFigure(dimension: string, rows: readonly GroupRow[], m: Measure): string {
+function groupFigure(dimension: string, rows: readonly GroupRow[], m: Measure, partial: boolean): string {
   const worst = worstGroups(rows, m.key);
   const id = `groups-${dimension.replace(/[^A-Za-z0-9_-]/g, "_")}-${m.slug}`;
-  const titled = `${dimension}: ${worst.length === WORST_GROUPS ? `the ${WORST_GROUPS} groups` : "groups"} with the largest share of addresses ${m.what}`;
+  const titled = `${dimension}: ${worst.length === WORST_GROUPS ? `the ${WORST_GROUPS} groups` : "groups"} with the largest share of addresses ${m.what}, allowing for size`;
   const first = worst[0];
   const affected = worst.some((r) => r[m.key].count > 0);
   return figure({
     id,
     title: titled,
     reading: first
-      ? `Worst: ${first.group}, ${formatShare(first[m.key].count, first[m.key].of)} of its ${n(first[m.key].of)} ${m.of} (${n(first[m.key].count)}).`
+      ? answeredOnlySentence(
+          `Worst: ${first.group}, ${formatShare(first[m.key].count, first[m.key].of)} of its ${n(first[m.key].of)} ${m.of} (${n(first[m.key].count)}; 95% interval ${intervalWords(first[m.key])}). Groups are ${RANKING_WORDS}.`,
+          partial,
+        )
       : "",
     chart:
       !first || !affected
@@ -78,9 +92,9 @@ function groupFigure(dimension: string, rows: readonly GroupRow[], m: Measure): 
           }),
     empty: first ? `No ${dimension} group has addresses ${m.what}.` : `No ${dimension} group has ${m.of}.`,
     table: table({
-      caption: `${dimension}: addresses ${m.what}, of the group's ${m.of}`,
-      columns: ["Group", "Addresses", `Of ${m.of}`, "Share"],
-      rows: worst.map((r) => ({ header: r.group, cells: [n(r[m.key].count), n(r[m.key].of), formatShare(r[m.key].count, r[m.key].of)] })),
+      caption: answeredOnlyLabel(`${dimension}: addresses ${m.what}, of the group's ${m.of}; ${RANKING_WORDS}`, partial),
+      columns: ["Group", "Addresses", `Of ${m.of}`, "Share", "95% interval"],
+      rows: worst.map((r) => ({ header: r.group, cells: [n(r[m.key].count), n(r[m.key].of), formatShare(r[m.key].count, r[m.key].of), intervalWords(r[m.key])] })),
     }),
   });
 }

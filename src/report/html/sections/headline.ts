@@ -1,23 +1,20 @@
 // 1. Headline: what the report covers, from which release(s), when, and whether it is simulated.
 import { escapeHtml, formatCount, formatCounted, formatDate, formatTime } from "../format.js";
-import type { Summary } from "../../summary/summary.js";
+import { duplicateRows, type Summary } from "../../summary/summary.js";
 import type { HtmlReportData } from "../types.js";
 import { answeredOnlyWords, answeredWords, listLead, restWords } from "../../summary/list-lead.js";
 import { intervalText } from "../../estimates/estimate-summary.js";
 import { TOO_FEW_ANSWERED } from "../../estimates/estimate-caveats.js";
+import { ANSWERED_ONLY } from "../../summary/answered-only.js";
 
 export function headlineSection(data: HtmlReportData): string {
   const s = data.summary;
   const scope = s.runId === null ? "All stored postcodes" : `Run ${s.runId}`;
   const figures: [string, string][] = [["Postcodes", formatCount(s.postcodes.unique)]];
   // beside a partly answered list's lead, the addresses are the answered postcodes' alone
-  const answered = listLead(s) ? " (answered postcodes)" : "";
+  const answered = listLead(s) ? ` (${ANSWERED_ONLY})` : "";
   if (s.broadband) figures.push([`Broadband addresses${answered}`, formatCount(s.broadband.addresses)]);
   if (s.mobile) figures.push([`Mobile addresses${answered}`, formatCount(s.mobile.addresses)]);
-  const input =
-    s.postcodes.input === null
-      ? ""
-      : `<p>From ${formatCounted(s.postcodes.input, "input row")}: ${formatCounted(s.postcodes.unique, "distinct valid postcode")}, ${formatCounted(s.postcodes.invalid ?? 0, "row")} without a valid postcode.</p>`;
   return [
     `<header id="headline">`,
     `<h1>Broadband and mobile coverage</h1>`,
@@ -27,10 +24,23 @@ export function headlineSection(data: HtmlReportData): string {
       : "",
     leadBlock(s),
     `<dl class="figures">${figures.map(([k, v]) => `<div><dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd></div>`).join("")}</dl>`,
-    input,
+    inputParagraph(s),
     releases(s),
     `</header>`,
   ].join("");
+}
+
+/** The input's rows: distinct postcodes, the rows without one (pointing at rejects.csv, beside this page) and the duplicates. */
+function inputParagraph(s: Summary): string {
+  if (s.postcodes.input === null) return "";
+  const invalid = s.postcodes.invalid ?? 0;
+  const rejects = invalid === 0 ? "" : ` (each listed with its cells and the reason in <a href="rejects.csv">rejects.csv</a>)`;
+  const duplicates = duplicateRows(s) ?? 0;
+  return (
+    `<p class="input-rows">From ${formatCounted(s.postcodes.input, "input row")}: ${formatCounted(s.postcodes.unique, "distinct valid postcode")}, ` +
+    `${formatCounted(invalid, "row")} without a valid postcode${rejects}, ` +
+    `${formatCounted(duplicates, "row")} repeating an earlier row's postcode (duplicates, looked up once).</p>`
+  );
 }
 
 /** The summary's releases (summary.json `releases`), so the page names exactly what the figures come from. */
@@ -58,11 +68,11 @@ function leadBlock(s: Summary): string {
   const figure = (f: (typeof lead.figures)[number]) =>
     `<div><dt style="font-size:13px;color:#444">${escapeHtml(f.label)}: all the list's addresses, ${f.exact ? "exact (every postcode answered)" : "estimated (95% interval)"}</dt>` +
     `<dd class="estimate" style="margin:0;font-size:26px;font-weight:bold">${escapeHtml(f.estimate.estimate === null ? TOO_FEW_ANSWERED : intervalText(f.estimate))}</dd>` +
-    `<dd class="answered-only" style="margin:0">answered postcodes only: ${escapeHtml(answeredOnlyWords(f))}</dd></div>`;
+    `<dd class="answered-only" style="margin:0">${ANSWERED_ONLY}: ${escapeHtml(answeredOnlyWords(f))}</dd></div>`;
   return [
     // styled in place: the stylesheet of a fully answered list's page stays as it was
     `<section id="lead" class="lead" style="border:2px solid currentColor;padding:8px 16px;margin:16px 0">`,
-    `<p class="lead-status"><strong>Partly answered</strong>: ${escapeHtml(answeredWords(lead))}; ${escapeHtml(restWords(lead))}. The figures below estimate the whole list from them (95% interval); the sections further down count the answered postcodes only.</p>`,
+    `<p class="lead-status"><strong>Partly answered</strong>: ${escapeHtml(answeredWords(lead))}; ${escapeHtml(restWords(lead))}. The figures below estimate the whole list from them (95% interval); the sections further down count the ${ANSWERED_ONLY}.</p>`,
     `<dl class="lead-figures" style="display:flex;flex-wrap:wrap;gap:12px 40px;margin:12px 0">${lead.figures.map(figure).join("")}</dl>`,
     `<p class="assumption">${escapeHtml(lead.assumption)}</p>`,
     ...lead.caveats.map((c) => `<p class="caution"><strong>Caution</strong>: ${escapeHtml(c)}</p>`),

@@ -10,6 +10,7 @@ import { hexagonPath } from "../map/layout.js";
 import { INK, OUTLINE, PALETTE } from "../palette.js";
 import { table } from "../tables.js";
 import type { MapData } from "../types.js";
+import { answeredOnlyLabel, answeredOnlySentence } from "../../summary/answered-only.js";
 
 const n = formatCount;
 
@@ -45,6 +46,10 @@ interface MapMeasure {
   what: string;
   /** what the affected addresses are, as a sentence's verb phrase */
   are: string;
+  /** the lookup's name, as the legend says which postcodes have its answers */
+  lookup: string;
+  /** the bin's postcodes with addresses in the lookup's answers: what its colour is counted from */
+  answered: (b: MapBin) => number;
   count: (b: MapBin) => number;
   addresses: (b: MapBin) => number;
 }
@@ -56,6 +61,8 @@ const MEASURES = {
     of: "broadband addresses",
     what: "below superfast",
     are: "are below superfast",
+    lookup: "broadband",
+    answered: (b) => b.broadbandAnswered,
     count: (b) => b.belowSuperfast,
     addresses: (b) => b.broadbandAddresses,
   },
@@ -65,12 +72,31 @@ const MEASURES = {
     of: "mobile addresses",
     what: "with no provider good indoors",
     are: "have no provider good for indoor voice",
+    lookup: "mobile",
+    answered: (b) => b.mobileAnswered,
     count: (b) => b.voiceNotspots,
     addresses: (b) => b.mobileAddresses,
   },
 } satisfies Record<string, MapMeasure>;
 
-export function mapSection(data: MapData, lookups: { broadband: boolean; mobile: boolean }, title: string): string {
+/** "412 of the 5,000 postcodes on the map have broadband addresses in their answers": what the colours are counted from. */
+export function answeredOnMap(layout: MapLayout, m: Pick<MapMeasure, "answered" | "lookup">): string {
+  const { shown, answered } = answeredCounts(layout, m);
+  return `${n(answered)} of the ${formatCounted(shown, "postcode")} on the map ${answered === 1 ? "has" : "have"} ${m.lookup} addresses in ${answered === 1 ? "its answer" : "their answers"}; the colours come from ${answered === 1 ? "it" : "them"} alone`;
+}
+
+function answeredCounts(layout: MapLayout, m: Pick<MapMeasure, "answered">): { shown: number; answered: number } {
+  return { shown: layout.bins.reduce((s, b) => s + b.postcodes, 0), answered: layout.bins.reduce((s, b) => s + m.answered(b), 0) };
+}
+
+/** The legend's own line, short enough for the map's width: "Colours from 412 of the 5,000 postcodes shown (those with broadband addresses)". */
+function legendAnswered(layout: MapLayout, m: Pick<MapMeasure, "answered" | "lookup">): string {
+  const { shown, answered } = answeredCounts(layout, m);
+  return `Colours from ${n(answered)} of the ${formatCounted(shown, "postcode")} shown (those with ${m.lookup} addresses)`;
+}
+
+/** `partial`: some of the list's postcodes are unanswered, so the maps' figures are the answered ones' alone. */
+export function mapSection(data: MapData, lookups: { broadband: boolean; mobile: boolean }, title: string, partial = false): string {
   const missing =
     data.missing === 0
       ? ""
@@ -82,12 +108,12 @@ export function mapSection(data: MapData, lookups: { broadband: boolean; mobile:
         );
   if (!data.layout) return section("map", title, missing);
   const layout = data.layout;
+  const shown = [lookups.broadband ? MEASURES.broadband : null, lookups.mobile ? MEASURES.mobile : null].filter((m): m is MapMeasure => m !== null);
+  const answered = shown.map((m) => `${n(answeredCounts(layout, m).answered)} with ${m.lookup} addresses`).join(", ");
   const intro = paragraph(
-    `${formatCounted(data.located, "postcode")} on the map, in hexagons ${layout.acrossKm < 10 ? layout.acrossKm.toFixed(1) : Math.round(layout.acrossKm)} km across; hover over a hexagon for its figures. Coastline and borders: Natural Earth.`,
+    `${formatCounted(data.located, "postcode")} on the map${answered ? ` (${answered}: the colours come from those)` : ""}, in hexagons ${layout.acrossKm < 10 ? layout.acrossKm.toFixed(1) : Math.round(layout.acrossKm)} km across; hover over a hexagon for its figures. Coastline and borders: Natural Earth.`,
   );
-  const maps = [lookups.broadband ? MEASURES.broadband : null, lookups.mobile ? MEASURES.mobile : null]
-    .filter((m): m is MapMeasure => m !== null)
-    .map((m) => mapFigure(layout, m));
+  const maps = shown.map((m) => mapFigure(layout, m, partial));
   return section("map", title, MAP_CSS + missing + intro + maps.join(""));
 }
 
@@ -99,7 +125,7 @@ const MAP_CSS =
   "<style>.plot svg.map { display: block; max-width: 100%; height: auto; } " +
   "@media print { .plot svg.map { max-height: 150mm; width: auto; } }</style>";
 
-function mapFigure(layout: MapLayout, m: MapMeasure): string {
+function mapFigure(layout: MapLayout, m: MapMeasure, partial: boolean): string {
   const withAddresses = layout.bins.filter((b) => m.addresses(b) > 0);
   const total = withAddresses.reduce((s, b) => s + m.addresses(b), 0);
   const affected = withAddresses.reduce((s, b) => s + m.count(b), 0);
@@ -115,13 +141,16 @@ function mapFigure(layout: MapLayout, m: MapMeasure): string {
   return figure({
     id: m.slug,
     title: m.title,
-    reading: `${formatShare(affected, total)} of the ${n(total)} ${m.of} on the map ${m.are}; the darkest hexagons have the fewest, the lightest the most.${
-      worst ? ` The highest share in one hexagon: ${formatShare(m.count(worst), m.addresses(worst))} of ${n(m.addresses(worst))}.` : ""
-    }`,
+    reading: answeredOnlySentence(
+      `${answeredOnMap(layout, m)}. ${formatShare(affected, total)} of the ${n(total)} ${m.of} on the map ${m.are}; the darkest hexagons have the fewest, the lightest the most.${
+        worst ? ` The highest share in one hexagon: ${formatShare(m.count(worst), m.addresses(worst))} of ${n(m.addresses(worst))}.` : ""
+      }`,
+      partial,
+    ),
     chart: withAddresses.length === 0 ? null : mapSvg(layout, m),
     empty: `No postcode on the map has ${m.of}.`,
     table: table({
-      caption: `Hexagons by their share of ${m.of} ${m.what} (the map's legend)`,
+      caption: answeredOnlyLabel(`Hexagons by their share of ${m.of} ${m.what} (the map's legend; ${answeredOnMap(layout, m)})`, partial),
       columns: ["Share", "Hexagons", "Postcodes", "Addresses", m.what[0]!.toUpperCase() + m.what.slice(1)],
       rows: perClass.map((c, i) => ({ header: classLabel(i), cells: [n(c.bins), n(c.postcodes), n(c.addresses), n(c.count)] })),
       total: { header: "All", cells: [n(withAddresses.length), n(withAddresses.reduce((s, b) => s + b.postcodes, 0)), n(total), n(affected)] },
@@ -129,7 +158,7 @@ function mapFigure(layout: MapLayout, m: MapMeasure): string {
   });
 }
 
-const LEGEND_HEIGHT = 34;
+const LEGEND_HEIGHT = 52;
 
 /** The map's SVG: sea, land, hexagons with their titles, and the legend under the map. */
 function mapSvg(layout: MapLayout, m: MapMeasure): string {
@@ -158,7 +187,8 @@ function mapSvg(layout: MapLayout, m: MapMeasure): string {
     `<path class="land" d="${layout.land}" fill="#f7f5f0" stroke="#8c8c8c" stroke-width="0.6"/>`,
     `<g class="bins" stroke="${OUTLINE}" stroke-width="0.5">${bins}</g>`,
     `<rect width="${width}" height="${height}" fill="none" stroke="${OUTLINE}" stroke-width="0.8"/>`,
-    `<g class="legend" font-family="Helvetica, Arial, sans-serif" font-size="11" fill="${INK}">${legend}</g>`,
+    `<g class="legend" font-family="Helvetica, Arial, sans-serif" font-size="11" fill="${INK}">${legend}` +
+      `<text class="legend-answered" x="8" y="${height + 43}">${escapeHtml(legendAnswered(layout, m))}</text></g>`,
     `</svg>`,
   ].join("");
 }

@@ -10,6 +10,7 @@ import { formatCount, formatShare, shareValue } from "../format.js";
 import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
 import type { HtmlReportData } from "../types.js";
+import { answeredOnlyLabel, isAnsweredOnly } from "../../summary/answered-only.js";
 
 const n = formatCount;
 
@@ -43,7 +44,7 @@ function scaleFigure(data: HtmlReportData, scaleName: MobileScale, addresses: nu
     wide: true,
     empty: "",
     table: table({
-      caption: `Addresses per indoor voice rating and provider, of ${n(addresses)} mobile addresses (${scale.title})`,
+      caption: answeredOnlyLabel(`Addresses per indoor voice rating and provider, of ${n(addresses)} mobile addresses (${scale.title})`, isAnsweredOnly(data.summary)),
       columns: ["Provider", ...values.flatMap((v) => [ratingName(scaleName, v.rating), "Share"])],
       rows: providers.map((p) => ({ header: p, cells: values.flatMap((v) => [n(count(p, v.rating)), formatShare(count(p, v.rating), addresses)]) })),
     }),

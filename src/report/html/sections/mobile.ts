@@ -10,6 +10,7 @@ import type { HtmlReportData } from "../types.js";
 import { goodJudgingWords } from "../../../contract/mobile-scales.js";
 import { judgingOfSummary, scaleMixWords } from "../../summary/scale-figures.js";
 import { ratingsFigure } from "./mobile-ratings.js";
+import { answeredOnlyLabel, answeredOnlySentence, isAnsweredOnly } from "../../summary/answered-only.js";
 
 const n = formatCount;
 
@@ -52,12 +53,14 @@ function goodFigure(data: HtmlReportData): string {
   return figure({
     id: "mobile-good",
     title: `Addresses with good coverage (${goodJudgingWords(judgingOfSummary(m))}), per provider`,
-    reading:
+    reading: answeredOnlySentence(
       (voice.length === 1
         ? `${best.p} has good indoor voice at ${formatShare(best.good, m.addresses)} of addresses.`
         : best.good === worst.good
           ? `Good indoor voice: ${formatShare(best.good, m.addresses)} of addresses with every provider.`
           : `Good indoor voice: at most ${formatShare(best.good, m.addresses)} of addresses (${best.p}), at least ${formatShare(worst.good, m.addresses)} (${worst.p}).`) + unratedNote,
+      isAnsweredOnly(data.summary),
+    ),
     chart: barChart({
       title: "Share of addresses with good coverage per provider",
       categories: providers,
@@ -70,7 +73,7 @@ function goodFigure(data: HtmlReportData): string {
     wide: true,
     empty: "",
     table: table({
-      caption: `Addresses with good coverage per provider, of ${n(m.addresses)} mobile addresses`,
+      caption: answeredOnlyLabel(`Addresses with good coverage per provider, of ${n(m.addresses)} mobile addresses`, isAnsweredOnly(data.summary)),
       columns: ["Provider", ...COVERAGE_KINDS.flatMap((k) => [k.name, "Share"])],
       rows: providers.map((p) => ({ header: p, cells: COVERAGE_KINDS.flatMap((k) => [n(good(p, k)), formatShare(good(p, k), m.addresses)]) })),
     }),
@@ -89,7 +92,10 @@ function notspotsFigure(data: HtmlReportData): string {
   return figure({
     id: "mobile-notspots",
     title: "Indoor notspots: total (no provider good) and partial (some providers good, not all)",
-    reading: `${formatShare(m.indoorVoice.totalNotspots, m.addresses)} of addresses (${n(m.indoorVoice.totalNotspots)}) have no provider with good indoor voice; ${formatShare(m.indoorVoice.partialNotspots, m.addresses)} have only some.`,
+    reading: answeredOnlySentence(
+      `${formatShare(m.indoorVoice.totalNotspots, m.addresses)} of addresses (${n(m.indoorVoice.totalNotspots)}) have no provider with good indoor voice; ${formatShare(m.indoorVoice.partialNotspots, m.addresses)} have only some.`,
+      isAnsweredOnly(data.summary),
+    ),
     chart: nothingToDraw([{ values }])
       ? null
       : barChart({
@@ -101,7 +107,7 @@ function notspotsFigure(data: HtmlReportData): string {
         }),
     empty: `No indoor notspots: every one of the ${n(m.addresses)} addresses has good indoor voice and data from every provider.`,
     table: table({
-      caption: `Indoor notspots, of ${n(m.addresses)} mobile addresses`,
+      caption: answeredOnlyLabel(`Indoor notspots, of ${n(m.addresses)} mobile addresses`, isAnsweredOnly(data.summary)),
       columns: ["Notspot", "Addresses", "Share"],
       rows: rows.map((r) => ({ header: r.name, cells: [n(r.value), formatShare(r.value, m.addresses)] })),
     }),
@@ -116,7 +122,7 @@ function needs4gFigure(data: HtmlReportData): string {
   return figure({
     id: "mobile-needs-4g",
     title: "Addresses whose good indoor data needs 4G, per provider",
-    reading: `With ${most.p}, ${formatCounted(most.v, "address", "addresses")} (${formatShare(most.v, m.addresses)}) have good indoor data only thanks to 4G.`,
+    reading: answeredOnlySentence(`With ${most.p}, ${formatCounted(most.v, "address", "addresses")} (${formatShare(most.v, m.addresses)}) have good indoor data only thanks to 4G.`, isAnsweredOnly(data.summary)),
     chart: nothingToDraw([{ values }])
       ? null
       : barChart({
@@ -128,7 +134,7 @@ function needs4gFigure(data: HtmlReportData): string {
         }),
     empty: "No address depends on 4G for good indoor data with any provider.",
     table: table({
-      caption: `Addresses with good indoor data with 4G but not without it, of ${n(m.addresses)} mobile addresses`,
+      caption: answeredOnlyLabel(`Addresses with good indoor data with 4G but not without it, of ${n(m.addresses)} mobile addresses`, isAnsweredOnly(data.summary)),
       columns: ["Provider", "Addresses", "Share"],
       rows: providers.map((p, i) => ({ header: p, cells: [n(values[i]!), formatShare(values[i]!, m.addresses)] })),
     }),

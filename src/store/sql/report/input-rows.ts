@@ -12,9 +12,10 @@ export async function widestRow(q: SqlSession, runId: number): Promise<number> {
   return (await q.get<{ n: number | null }>(`SELECT MAX(${q.dialect.cellCount("cells")}) AS n FROM run_rows WHERE run_id = @runId`, { runId }))?.n ?? 0;
 }
 
-/** A run's rejected rows in line order, as [line, value, reason]. */
-export function rejectedRows(q: SqlSession, runId: number): RowBatches<RejectedRow> {
-  return q.stream("SELECT line, value, reason FROM run_rows WHERE run_id = @runId AND postcode IS NULL ORDER BY line", { runId }) as unknown as RowBatches<RejectedRow>;
+/** A run's rejected rows in line order, as [line, value, reason, the row's cells]. */
+export async function* rejectedRows(q: SqlSession, runId: number): RowBatches<RejectedRow> {
+  const rows = q.stream("SELECT line, value, reason, cells FROM run_rows WHERE run_id = @runId AND postcode IS NULL ORDER BY line", { runId }) as unknown as RowBatches<[number, string, string, string]>;
+  for await (const batch of rows) yield batch.map(([line, value, reason, cells]): RejectedRow => [line, value, reason, JSON.parse(cells) as string[]]);
 }
 
 /** A run's input rows as stored, in line order. */

@@ -3,7 +3,6 @@
 // and views dropped after the work (also after a failure, whose cleanup errors are reported, never
 // thrown over it).
 import Database from "better-sqlite3";
-import { toArea, toOutcode, toSector } from "postcode";
 import { DatabaseError, type Db } from "../db.js";
 import type { AreaRow, GroupDimension, ReportSnapshot, ScopeRequest, SnapshotSource } from "../../snapshot.js";
 import { cleanupAfter } from "../../../errors.js";
@@ -15,8 +14,14 @@ import { showExpired } from "./expiry-views.js";
 
 type Part = NonNullable<GroupDimension["part"]>;
 // The district is the outward code (SW1A), as Royal Mail and the ONS directory name it; the package's
-// toDistrict would give SW1, which is no postcode district of its own.
-const PARTS: Record<Part, (postcode: string) => string | null> = { area: toArea, district: toOutcode, sector: toSector };
+// toDistrict would give SW1, which is no postcode district of its own. Read off the compact form as
+// PostgreSQL's dialect does (postcodePart), so GIR 0AA, outside the package's pattern, has its parts too.
+const outward = (p: string) => p.slice(0, -3);
+const PARTS: Record<Part, (postcode: string) => string | null> = {
+  area: (p) => /^[A-Z]+/.exec(p)?.[0] ?? null,
+  district: outward,
+  sector: (p) => `${outward(p)} ${p.charAt(p.length - 3)}`,
+};
 
 /** --area-file's rows, one insert each in a transaction a batch: the first row of a postcode wins (INSERT OR IGNORE). */
 function areaRowsInsert(db: Db) {
