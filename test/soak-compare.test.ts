@@ -16,6 +16,7 @@ import {
   type TableData,
 } from "../soak/compare.js";
 import { buildSoakInput, compactOf, looksValid } from "../soak/input.js";
+import { inLowerCase } from "../soak/pg-read.js";
 import { planKills } from "../soak/kill-plan.js";
 import { rngFor } from "../src/simulator/hash.js";
 
@@ -101,6 +102,21 @@ describe("compareDeclared: the store's classes of its columns", () => {
     const runs = (state: string) => new Map([["runs (last run)", table([{ id: 1n, state }], { name: "runs (last run)", columns: ["id", "state"], primaryKey: ["id"] })]]);
     expect(compareDeclared(runs("completed"), new Map([["runs (last run)", { ...runs("completed").get("runs (last run)")!, rows: [{ id: 6n, state: "completed" }] }]]), [])).toEqual([]);
     expect(compareDeclared(runs("stopped"), runs("completed"), []).map((m) => m.detail)).toEqual(['() state: text "stopped" vs clean text "completed"']);
+  });
+});
+
+describe("inLowerCase: PostgreSQL's folded names against SQLite's", () => {
+  it("lines two engines' tables up, column for column, and still finds a changed value", () => {
+    const sqlite = table([addr(1n)]);
+    const postgres = table([{ postcode: "SW1A2AA", uprn: 1n, address: "1 High St", maxpredicteddown: 80 }], {
+      columns: ["postcode", "uprn", "maxpredicteddown", "address"],
+    });
+    expect(compareTables(postgres, sqlite)[0]!.detail).toMatch(/^columns differ/);
+    expect(compareTables(inLowerCase(postgres), inLowerCase(sqlite))).toEqual([]);
+    const changed = { ...postgres, rows: [{ ...postgres.rows[0]!, maxpredicteddown: 79 }] };
+    expect(compareTables(inLowerCase(changed), inLowerCase(sqlite)).map((m) => m.detail)).toEqual([
+      '(text "SW1A2AA" | int 1) maxpredicteddown: real 79 vs clean real 80',
+    ]);
   });
 });
 
