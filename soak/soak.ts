@@ -74,7 +74,7 @@ async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))
     .scriptName("npm run soak --")
     .usage("$0 [--quick] [--seed N]\n\nChaos-tests the batch: faults, SIGKILLs and restarts must end with exactly a clean run's data.")
-    .option("quick", { type: "boolean", default: false, describe: "300 input rows instead of 2,000 (under a minute)" })
+    .option("quick", { type: "boolean", default: false, describe: "300 input rows instead of 2,000, and the team step without its trials: about a minute each (what CI runs)" })
     .option("seed", { type: "number", describe: "replay a soak: the input, dataset, faults and kill moments follow from it" })
     .option("keep", { type: "boolean", default: false, describe: "keep the temporary directory (databases, reports, batch logs)" })
     .option("json", { type: "string", default: "output/soak.json", describe: "where to write the results" })
