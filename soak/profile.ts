@@ -1,5 +1,5 @@
 // What a soak run does: its size, the faults it injects and how the batch is driven. Full runs in
-// under 5 minutes on a 2-core machine, --quick in under one.
+// under 5 minutes on a 2-core machine, --quick in about one on a quiet one.
 import type { FaultRates } from "../src/simulator/index.js";
 
 /**
