@@ -1,6 +1,9 @@
 // The soak's verdict: pure comparisons of what the chaos run stored and wrote against the clean
 // run's, and of both against what the input and the simulator's dataset say they must hold.
-// Nothing here touches the batch's code: the data comes from plain SQL and file reads.
+// Nothing here touches the batch's code: the data comes from plain SQL and file reads. Which
+// columns are compared, and which legitimately differ, is the store's declaration
+// (src/store/compared-columns.ts), not a list of the soak's.
+import { COMPARED_COLUMNS, columnClass, type ColumnClass, type ComparedTable } from "../src/store/compared-columns.js";
 
 /** One SQLite value as better-sqlite3 returns it with safeIntegers on (INTEGER → bigint). */
 export type Cell = string | number | bigint | null | Uint8Array;
@@ -41,17 +44,18 @@ export function rowKey(row: Row, key: readonly string[]): string {
 }
 
 /**
- * Every row of `got` against `want`, matched on the primary key: rows missing, rows extra, and
- * each column that differs (except `ignore`, columns that legitimately differ between runs).
+ * Every row of `got` against `want`, matched on `key` (by default the primary key): rows missing,
+ * rows extra, and each column that differs (except `ignore`, columns that legitimately differ
+ * between runs). An empty key matches the one row each holds.
  */
-export function compareTables(got: TableData, want: TableData, ignore: readonly string[] = []): Mismatch[] {
+export function compareTables(got: TableData, want: TableData, ignore: readonly string[] = [], matchOn?: readonly string[]): Mismatch[] {
   const check = got.name;
   const out: Mismatch[] = [];
   if (got.columns.join(",") !== want.columns.join(","))
     out.push({ check, detail: `columns differ: [${got.columns.join(", ")}] vs clean [${want.columns.join(", ")}]` });
   if (got.primaryKey.join(",") !== want.primaryKey.join(","))
     out.push({ check, detail: `primary key differs: (${got.primaryKey.join(", ")}) vs clean (${want.primaryKey.join(", ")})` });
-  const key = want.primaryKey.length > 0 ? want.primaryKey : want.columns;
+  const key = matchOn ?? (want.primaryKey.length > 0 ? want.primaryKey : want.columns);
   const compared = want.columns.filter((c) => !ignore.includes(c));
 
   const wanted = new Map<string, Row>();
@@ -95,29 +99,51 @@ export function checkNoDuplicates(t: TableData, label: string): Mismatch[] {
   return out;
 }
 
-/** The fields of a run's row that say what it ended with (not how: requests, retries, times). */
-export const RUN_OUTCOME_FIELDS = [
-  "state",
-  "exit_code",
-  "simulated",
-  "input_rows",
-  "postcodes",
-  "rejects",
-  "ok",
-  "not_found",
-  "failed",
-  "pending",
-] as const;
+/** A compared table's name in the soak's findings: "(last run)" added when only its last run's rows are. */
+export function comparedLabel(table: string, c: ComparedTable): string {
+  return c.rows === "all" ? table : `${table} (last run)`;
+}
 
+/** The columns the store's declaration says may differ, per compared table: what the comparison skips. */
+export function differingColumns(): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [table, c] of Object.entries(COMPARED_COLUMNS))
+    if (c.compared) out[comparedLabel(table, c)] = Object.entries(c.columns).filter(([, k]) => k !== "same").map(([col]) => col);
+  return out;
+}
+
+/**
+ * Each table the store's declaration compares, as both databases hold it: every column it calls
+ * "same" must match row for row, matched on its declared key. A table or column the declaration
+ * does not class is a mismatch of its own (it is compared all the same): class it there.
+ */
+export function compareDeclared(got: ReadonlyMap<string, TableData>, want: ReadonlyMap<string, TableData>, tableNames: readonly string[]): Mismatch[] {
+  const out: Mismatch[] = [];
+  const where = "src/store/compared-columns.ts";
+  for (const name of tableNames) if (!COMPARED_COLUMNS[name]) out.push({ check: "schema", detail: `table ${name} has no class in ${where}` });
+  for (const [table, c] of Object.entries(COMPARED_COLUMNS)) {
+    if (!c.compared) continue;
+    const label = comparedLabel(table, c);
+    const a = got.get(label);
+    const b = want.get(label);
+    if (!a || !b) {
+      if (a || b) out.push({ check: label, detail: `in the ${a ? "soak" : "clean"} database only` });
+      continue;
+    }
+    const columns = [...new Set([...a.columns, ...b.columns])];
+    const classes = new Map<string, ColumnClass | null>(columns.map((col) => [col, columnClass(table, col)]));
+    for (const [col, k] of classes) if (k === null) out.push({ check: label, detail: `column ${col} has no class in ${where}: compared, but say whether it may differ` });
+    const ignore = columns.filter((col) => { const k = classes.get(col); return k !== null && k !== "same"; }); // prettier-ignore
+    out.push(...compareTables(a, b, ignore, c.key));
+  }
+  return out;
+}
+
+/** Both databases' last run ended completed, with exit 0. */
 export function compareFinalRuns(got: Row | undefined, want: Row | undefined): Mismatch[] {
   const check = "runs (last run)";
   if (!got || !want) return [{ check, detail: `no run recorded (${got ? "clean" : "soak"} database)` }];
   const out: Mismatch[] = [];
-  for (const f of RUN_OUTCOME_FIELDS) {
-    const a = cellText(got[f] ?? null);
-    const b = cellText(want[f] ?? null);
-    if (a !== b) out.push({ check, detail: `${f}: ${a} vs clean ${b}` });
-  }
   for (const [label, run] of [
     ["soak", got],
     ["clean", want],

@@ -43,9 +43,18 @@ export interface TrialResult {
 const simulator = (c: TeamTrialContext): Promise<Simulator> =>
   startSimulator({ seed: c.simSeed, key: c.key, rateLimit: c.profile.serverLimit, rateWindowMs: RATE_WINDOW_MS, quota: c.quota });
 
+/** The short lease of a machine the trial pauses past it (and of the one that takes over). */
+const SHORT_LEASE = ["--lease-ttl-ms", String(LEASE_TTL_MS)];
+/**
+ * The clock trial's lease: shorter than the 30 s one machine's clock is behind, so a lease timed on
+ * a machine's own clock would look expired to the others (a takeover the trial counts), yet long
+ * enough that a renewal late behind a busy report stage (seconds, on a loaded machine) still holds.
+ */
+const SKEW_LEASE = ["--lease-ttl-ms", "20000"];
+
 function machine(c: TeamTrialContext, url: string, name: string, simUrl: string, extra: string[], onStart?: (pgid: number) => void, input?: string): Promise<BatchExit> {
   const dir = join(c.work, name);
-  const args = c.args(url, join(dir, "out"), simUrl, ["--rate", String(c.rate), "--monthly-quota", String(c.quota), "--lease-ttl-ms", String(LEASE_TTL_MS), ...extra]);
+  const args = c.args(url, join(dir, "out"), simUrl, ["--rate", String(c.rate), ...extra]);
   return runBatchProcess(
     {
       root: c.root,
@@ -79,14 +88,14 @@ export async function pauseTrial(c: TeamTrialContext): Promise<TrialResult> {
   const problems: string[] = [];
   try {
     let pgid = 0;
-    const paused = machine(c, url, "pause-a", sim.url, [], (g) => (pgid = g));
+    const paused = machine(c, url, "pause-a", sim.url, SHORT_LEASE, (g) => (pgid = g));
     while (sim.counters.total < c.pairs / 5) await sleep(5);
     process.kill(-pgid, "SIGSTOP");
     const atStop = sim.counters.total;
     await sleep(LEASE_TTL_MS + 500);
     // what A had committed when B starts (A's run is the database's first)
     const aStored = Number(c.sql("soak_pause", "SELECT count(*) FROM lookups WHERE run_id = (SELECT MIN(id) FROM runs)"));
-    const other = await machine(c, url, "pause-b", sim.url, []);
+    const other = await machine(c, url, "pause-b", sim.url, SHORT_LEASE);
     const beforeResume = sim.counters.total;
     process.kill(-pgid, "SIGCONT");
     const resumed = await paused;
@@ -140,7 +149,7 @@ export async function pauseReadingTrial(c: TeamTrialContext): Promise<TrialResul
     const lines = readFileSync(c.inputPath, "utf8").split("\n");
     const half = Math.ceil(lines.length / 2);
     let pgid = 0;
-    const paused = machine(c, url, "pause-reading-a", sim.url, [], (g) => (pgid = g), pipe);
+    const paused = machine(c, url, "pause-reading-a", sim.url, SHORT_LEASE, (g) => (pgid = g), pipe);
     const writer = createWriteStream(pipe);
     writer.write(lines.slice(0, half).join("\n") + "\n");
     // its run's row is made before it reads: from then on it is reading
@@ -149,7 +158,7 @@ export async function pauseReadingTrial(c: TeamTrialContext): Promise<TrialResul
     process.kill(-pgid, "SIGSTOP");
     await sleep(LEASE_TTL_MS + 500);
     // B's reports are not this trial's: without them its 3 s lease is not at the mercy of a busy machine's report stage
-    const other = await machine(c, url, "pause-reading-b", sim.url, ["--no-reports"]);
+    const other = await machine(c, url, "pause-reading-b", sim.url, [...SHORT_LEASE, "--no-reports"]);
     const beforeResume = sim.counters.total;
     process.kill(-pgid, "SIGCONT");
     writer.end(lines.slice(half).join("\n"));
@@ -181,7 +190,7 @@ export async function skewTrial(c: TeamTrialContext): Promise<TrialResult> {
   const problems: string[] = [];
   try {
     const offsets = { "skew-ahead": 3_600_000, "skew-right": 0, "skew-behind": -30_000 };
-    const exits = await Promise.all(Object.entries(offsets).map(([name, ms]) => machine(c, url, name, sim.url, ms === 0 ? [] : ["--clock-offset-ms", String(ms)])));
+    const exits = await Promise.all(Object.entries(offsets).map(([name, ms]) => machine(c, url, name, sim.url, [...SKEW_LEASE, ...(ms === 0 ? [] : ["--clock-offset-ms", String(ms)])])));
     const logs = Object.keys(offsets).map((name) => logLines(join(c.work, `${name}.log`)));
     const warned = logs.map((l) => l.filter((x) => x.event === "clock-skew").length);
     const tookOver = logs.flat().filter((x) => typeof x.message === "string" && x.message.startsWith("took over")).length;

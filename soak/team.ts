@@ -1,11 +1,12 @@
-// The soak's team step (issue 21): three batch processes ("machines") on one PostgreSQL database
-// (a throwaway server, as the tests start) and one rate-limited, quota-limited simulator with
-// every fault on, each SIGKILLed at random moments and restarted, then run to the end. Afterwards
-// each machine's report set must equal a fault-free run's (on SQLite), the simulator must have
-// answered no more than 0.5% 429s and no 403 (the machines' shared --monthly-quota is the
-// simulator's quota), and no pair may have been fetched twice beyond requests in flight at a kill.
-// Then three trials (team-steps.ts): a machine paused past its lease and resumed, the same while it
-// reads its input, and machines whose clocks are off.
+// The soak's team step: three batch processes ("machines") on one PostgreSQL database (a throwaway
+// server, as the tests start) and one rate-limited, quota-limited simulator with every fault on,
+// each SIGKILLed at random moments and restarted, then run to the end. Afterwards each machine's
+// report set must equal a fault-free run's (on SQLite), the simulator must have answered no more
+// than 0.5% 429s and no 403 (the machines' shared --monthly-quota is the simulator's quota), and no
+// pair may have been fetched twice beyond requests in flight at a kill. Its database must also hold
+// what the clean run's does, table for table, as the store's declaration classes the columns
+// (src/store/compared-columns.ts). Then three trials (team-steps.ts): a machine paused past its
+// lease and resumed, the same while it reads its input, and machines whose clocks are off.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +14,9 @@ import { startSimulator } from "../src/simulator/index.js";
 import { rngFor } from "../src/simulator/hash.js";
 import { postgresBinDir, startPostgresServer } from "../test/helpers/postgres-server.js";
 import { runBatchProcess, type BatchExit } from "./batch-process.js";
-import { compareReports, type Mismatch } from "./compare.js";
+import { compareDeclared, compareReports, type Mismatch, type TableData } from "./compare.js";
+import { readDb } from "./db-read.js";
+import { inLowerCase, readPostgresCompared } from "./pg-read.js";
 import { readReports } from "./files.js";
 import { buildSoakInput } from "./input.js";
 import { pauseReadingTrial, pauseTrial, skewTrial } from "./team-steps.js";
@@ -42,12 +45,15 @@ export async function teamStep(o: { root: string; work: string; profile: SoakPro
   const quota = input.unique.length * 2;
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("COVERAGE_")));
   env.COVERAGE_API_KEY = o.key;
+  // Every run's settings, the fault-free one's included: only the database, the folder, the API's
+  // address and the pace (--rate, in extra) differ between them. A setting the reports show (the
+  // quota) given to the machines alone would make their report sets differ from the clean one's.
   const args = (db: string, out: string, url: string, extra: string[]) => [
     "--in", inputPath, "--db", db, "--out", out, "--base-url", url,
     "--log-format", "json", "--no-progress",
     "--concurrency", String(profile.concurrency), "--retries", String(profile.retries),
     "--timeout", String(profile.timeoutSeconds), "--backoff-base-ms", String(profile.backoffBaseMs),
-    "--rate-window-ms", String(RATE_WINDOW_MS), ...extra,
+    "--rate-window-ms", String(RATE_WINDOW_MS), "--monthly-quota", String(quota), ...extra,
   ]; // prettier-ignore
 
   // The machines are told the limit less 8%: the window is compressed 60× (1 s for the API's
@@ -84,7 +90,7 @@ export async function teamStep(o: { root: string; work: string; profile: SoakPro
             return runBatchProcess(
               {
                 root,
-                args: args(url, join(dir, "out"), sim.url, ["--rate", String(rate), "--monthly-quota", String(quota)]),
+                args: args(url, join(dir, "out"), sim.url, ["--rate", String(rate)]),
                 env,
                 logPath: join(dir, `batch.log`),
               },
@@ -143,15 +149,20 @@ export async function teamStep(o: { root: string; work: string; profile: SoakPro
     const want = readReports(join(cleanDir, "out"));
     const mismatches = finals.flatMap((f, m) => compareReports(readReports(join(f.dir, "out")), want).map((x) => ({ ...x, check: `machine ${m}: ${x.check}` })));
     say(`team: ${mismatches.length} mismatches between the machines' report sets and the fault-free run's`);
+    // the shared database against the clean one, engine against engine, by the store's classes of its columns
+    const shared = await readPostgresCompared(url);
+    const lower = (m: ReadonlyMap<string, TableData>) => new Map([...m].map(([k, t]) => [k, inLowerCase(t)]));
+    const stored = compareDeclared(lower(shared.compared), lower(readDb(join(cleanDir, "coverage.sqlite")).compared), shared.tableNames);
+    say(`team: ${stored.length} mismatches between the PostgreSQL database and the fault-free run's SQLite one (${shared.compared.size} tables compared)`);
+    mismatches.push(...stored.map((x) => ({ ...x, check: `database: ${x.check}` })));
     const trials = { root, work, inputPath, profile, key: o.key, env, args, database, sql, pairs, quota, rate, simSeed, say };
-    const pause = await pauseTrial(trials);
-    const pauseReading = await pauseReadingTrial(trials);
-    const skew = await skewTrial(trials);
-    problems.push(...pause.problems, ...pauseReading.problems, ...skew.problems);
+    const results = profile.teamTrials ? [await pauseTrial(trials), await pauseReadingTrial(trials), await skewTrial(trials)] : [];
+    if (!profile.teamTrials) say("team: the paused-machine and clock trials run in the full profile only");
+    for (const r of results) problems.push(...r.problems);
     return {
       problems,
       mismatches,
-      figures: { ...pause.figures, ...pauseReading.figures, ...skew.figures, machines: MACHINES, killsPerMachine: KILLS, runs, pairs, quota, requests: total, faults, throttled: c.throttled, share429, quotaExceeded: c.quotaExceeded, repeats, mismatches: mismatches.length },
+      figures: { ...Object.assign({}, ...results.map((r) => r.figures)), machines: MACHINES, killsPerMachine: KILLS, runs, pairs, quota, requests: total, faults, throttled: c.throttled, share429, quotaExceeded: c.quotaExceeded, repeats, mismatches: mismatches.length },
     };
   } finally {
     server.stop();
