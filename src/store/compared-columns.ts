@@ -189,6 +189,7 @@ export const COMPARED_COLUMNS: Readonly<Record<string, TableClass>> = {
   refresh_marks: { compared: false, why: "a --refresh in progress: which runs were told --refresh" },
   release_checks: { compared: false, why: "when each release was last checked, by probes or by answers: which depends on the runs made" },
   run_needs: { compared: false, why: "what each run planned to fetch: a resumed run plans only what is left" },
+  tool_version: { compared: false, why: "the version of the program that last opened the database to write: one build runs both" },
   sample_seed: { compared: false, why: "chosen at random by the first batch" },
   sqlite_sequence: { compared: false, why: "SQLite's own counter of AUTOINCREMENT ids", only: "sqlite" },
   ledger_periods: { compared: false, why: "the requests counted per quota period: retries and repeats count", only: "postgres" },
