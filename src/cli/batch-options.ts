@@ -134,7 +134,7 @@ export const BATCH_OPTIONS = {
   monthlyQuota: option({
     type: "string",
     env: "COVERAGE_MONTHLY_QUOTA",
-    help: 'requests a month per lookup ("N", or "broadband=N,mobile=M"): plans each night\'s spend',
+    help: 'requests a quota period per lookup, each product its own ("N", or "broadband=N,mobile=M"; what a postcode costs: docs/api-notes.md#the-quota): plans each night\'s spend',
     parse: (raw, name): Partial<Record<Lookup, number>> | null =>
       raw === undefined || raw.trim() === "" ? null : wrapped(name, () => parseMonthlyQuota(raw)),
   }),
