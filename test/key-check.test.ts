@@ -48,10 +48,11 @@ describe("the key check, as a rule", () => {
   const base: ProbeSituation = { lookup: "broadband", probe: 20, fresh: 300, fetching: 0, refetching: 0, replacingRelease: false, lastCheck: null, now: "2026-11-23T02:00:00.000Z" };
   it.each<[string, Partial<ProbeSituation>, number, boolean]>([
     ["nothing to send, release checked today, no answer accepted today: one request", { lastCheck: "2026-11-23T00:30:00.000Z", lastAccepted: "2026-11-22T02:10:00.000Z" }, 1, true],
-    ["--probe 0, nothing to send, last accepted yesterday: one request", { probe: 0, lastAccepted: "2026-11-22T23:59:00.000Z" }, 1, true],
+    ["nothing to send, last accepted just before midnight: one request", { lastCheck: "2026-11-23T00:30:00.000Z", lastAccepted: "2026-11-22T23:59:00.000Z" }, 1, true],
+    ["--probe 0: no probe at all, not even the key check", { probe: 0, lastAccepted: "2026-11-22T02:00:00.000Z" }, 0, false],
     ["every fresh answer younger than a day, but from yesterday: one request", { probeable: 0, lastAccepted: "2026-11-22T22:00:00.000Z" }, 1, true],
-    ["an answer accepted today: none", { probe: 0, lastAccepted: "2026-11-23T00:05:00.000Z" }, 0, false],
-    ["the run fetches anyway: its requests are the check", { probe: 0, fetching: 3, lastAccepted: "2026-11-20T02:00:00.000Z" }, 0, false],
+    ["an answer accepted today: none", { lastCheck: "2026-11-23T00:30:00.000Z", lastAccepted: "2026-11-23T00:05:00.000Z" }, 0, false],
+    ["the run fetches anyway: its requests are the check", { lookup: "mobile", fetching: 3, lastAccepted: "2026-11-20T02:00:00.000Z" }, 0, false],
     ["a probe round goes out anyway: it is the check", { lastAccepted: "2026-11-20T02:00:00.000Z" }, 20, false],
     ["nothing stored to ask again: nothing to check with", { fresh: 0, lastAccepted: null }, 0, false],
   ])("%s", (_name, situation, probes, keyCheck) => {
@@ -131,16 +132,18 @@ describe("a night with nothing to fetch", () => {
     expect(sim.counters.requests).toEqual({ broadband: 1, mobile: 1 });
   });
 
-  it("fails on a refused key (exit 1, stop reason auth), also with --probe 0", async () => {
+  it("fails on a refused key: exit 1, stop reason auth, one request per lookup", async () => {
     const list = generatePostcodes(SEED, 8);
-    const { d, input, clock } = await answeredNight(list, "2026-11-01T02:00:00Z");
-    // a day later, with every answer fresh (--max-age 30d) and no release probes
-    clock.t += DAY;
+    const { d, input, clock } = await answeredNight(list, "2026-11-01T10:00:00Z");
+    // the next night: every answer fresh (--max-age 30d) and younger than a probe's day
+    clock.t = Date.parse("2026-11-02T02:00:00Z");
     const sim = await simulator();
-    const r = await runIn(d, { in: input, baseUrl: sim.url, reports: false, probe: 0 }, { COVERAGE_API_KEY: WRONG }, { clock });
+    const r = await runIn(d, { in: input, baseUrl: sim.url, reports: false }, { COVERAGE_API_KEY: WRONG }, { clock });
     expect(r.exitCode).toBe(1);
-    expect(events(r.logs).find((e) => e.event === "summary")).toMatchObject({ exitCode: 1, stopReason: "auth" });
-    expect(sim.counters.requests.broadband + sim.counters.requests.mobile).toBeLessThanOrEqual(2);
+    const log = events(r.logs);
+    expect(log.find((e) => e.event === "summary")).toMatchObject({ exitCode: 1, stopReason: "auth" });
+    expect(String(log.find((e) => e.event === "summary")!.message)).toMatch(/the broadband and mobile keys were rejected/);
+    expect(sim.counters.requests).toEqual({ broadband: 1, mobile: 1 });
   });
 });
 
@@ -158,13 +161,17 @@ describe("the installed command's night with nothing to fetch and a refused key"
     dirs.push(d);
     const input = join(d, "in.csv");
     writeFileSync(input, ["postcode", ...generatePostcodes(SEED, 5)].join("\n") + "\n");
-    const common = ["--in", input, "--base-url", sim.url, "--rate", "6000", "--db", join(d, "c.sqlite"), "--out", join(d, "out"), "--no-progress", "--quiet", "--probe", "0"];
-    const first = await spawnCli("batch", common, { env: { COVERAGE_API_KEY: KEY } }).done;
+    const common = ["--in", input, "--base-url", sim.url, "--rate", "6000", "--db", join(d, "c.sqlite"), "--out", join(d, "out"), "--no-progress", "--quiet"];
+    // the first night at 23:00 UTC, whatever the hour the suite runs; the next at 01:00: a new day,
+    // every answer fresh and younger than a probe's day, so only the key check asks
+    const lateEvening = Math.ceil(Date.now() / DAY) * DAY - 3600_000 - Date.now();
+    const first = await spawnCli("batch", [...common, "--clock-offset-ms", String(lateEvening)], { env: { COVERAGE_API_KEY: KEY } }).done;
     expect(first.code, first.stderr).toBe(0);
+    const asked = { ...sim.counters.requests };
     const pingUrl = `http://127.0.0.1:${(monitor.address() as { port: number }).port}/p`;
-    // the next night: a day on, every answer fresh, the key refused
-    const next = await spawnCli("batch", [...common, "--ping-url", pingUrl, "--clock-offset-ms", String(DAY)], { env: { COVERAGE_API_KEY: WRONG } }).done;
+    const next = await spawnCli("batch", [...common, "--ping-url", pingUrl, "--clock-offset-ms", String(lateEvening + 2 * 3600_000)], { env: { COVERAGE_API_KEY: WRONG } }).done;
     expect(next.code).toBe(1);
+    expect({ broadband: sim.counters.requests.broadband - asked.broadband, mobile: sim.counters.requests.mobile - asked.mobile }).toEqual({ broadband: 1, mobile: 1 });
     expect(next.stderr).toMatch(/keys? (was|were) rejected/);
     expect(pings).toEqual(["/p/start", "/p/1"]);
   }, 60_000);

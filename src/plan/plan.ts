@@ -237,7 +237,8 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
     const ordered = orderNeeds(
       design ? sampleOrder(candidates, (c) => c.postcode, (c) => design.stratumOf(c.postcode), design.seed) : candidates,
       (situation) => {
-        const decision = probeRule({ ...situation, lookup, probe, lastCheck, now });
+        // a simulated run's key is the bundled simulator's own: nothing to check
+        const decision = probeRule({ ...situation, lookup, probe, lastCheck, now, ...(options.simulated ? { lastAccepted: undefined } : {}) });
         probes.set(lookup, decision);
         return decision.probes;
       },

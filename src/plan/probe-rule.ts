@@ -27,7 +27,8 @@ export interface ProbeSituation {
   now: string;
   /**
    * the newest time (ISO) the API returned one of the lookup's fresh answers: when its key was last
-   * seen accepted; null when no fresh answer has one; not given: no key check
+   * seen accepted; null when no fresh answer has one; not given: no key check (a simulated run's
+   * key is the bundled simulator's own)
    */
   lastAccepted?: string | null;
 }
@@ -49,9 +50,9 @@ export function probeRule(s: ProbeSituation): ProbeDecision {
   return withKeyCheck(s, releaseProbes(s));
 }
 
-/** A lookup the run sends nothing, whose key no answer has shown accepted today: one probe (--probe 0 too). */
+/** A lookup the run sends nothing, whose key no answer has shown accepted today: one probe (--probe 0: none at all). */
 function withKeyCheck(s: ProbeSituation, d: ProbeDecision): ProbeDecision {
-  if (d.probes > 0 || s.fetching > 0 || s.fresh === 0 || s.lastAccepted === undefined) return d;
+  if (s.probe === 0 || d.probes > 0 || s.fetching > 0 || s.fresh === 0 || s.lastAccepted === undefined) return d;
   if (s.lastAccepted !== null && utcDay(s.lastAccepted) === utcDay(s.now)) return d;
   return { probes: 1, check: d.check, why: `a key check: no answer accepted today (${d.why})`, keyCheck: true };
 }
