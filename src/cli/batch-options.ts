@@ -111,7 +111,7 @@ export const BATCH_OPTIONS = {
   probe: option({
     type: "number",
     default: DEFAULT_PROBE,
-    help: "fresh answers re-fetched per lookup to notice a new dataset release: one round a day at most, none when the run's own answers tell (0: none)",
+    help: "fresh answers re-fetched per lookup to notice a new dataset release: one round a day at most, none when the run's own answers tell; a lookup sent nothing else re-fetches one a day to check its key (0: none, no key check either)",
     parse: wholeNumber(0),
   }),
   order: option({
