@@ -4,7 +4,7 @@ import { boundWait, decide, ledgerEntry, MAX_THROTTLES_PER_POSTCODE, type Decisi
 import { OutageMonitor, type FailureSignature, type Health } from "../src/fetch/outage.js";
 import type { Outcome } from "../src/fetch/outcome.js";
 import { StopControl } from "../src/fetch/stop.js";
-import { decideExit, describeStop } from "../src/pipeline/exit-code.js";
+import { decideExit, describeStop, describeStops } from "../src/pipeline/exit-code.js";
 
 const policy = { retries: 3, backoff: { baseMs: 100, capMs: 1000 }, random: () => 0.5 };
 const healthy: Health = { kind: "healthy" };
@@ -46,8 +46,9 @@ describe("decide", () => {
   });
 });
 
-// A product that answered this key before (productKnown) and now gives the gateway's 404, a 410 or a
-// refused key has closed: that lookup stops alone. The same answers from a product never seen stop the run.
+// A product that answered this key before (productKnown) and now gives the gateway's 404 or a 410
+// has closed: that lookup stops alone. A refused key is a refused key (auth), never a closure: where
+// the product answered before, that lookup stops alone. The same answers from a product never seen stop the run.
 const gone: Outcome = { kind: "misconfigured", message: "g", gone: true };
 const withdrawn: Outcome = { kind: "misconfigured", message: "w", gone: true, withdrawn: true };
 const closedCases: [string, Outcome, boolean, Decision, boolean?][] = [
@@ -55,7 +56,8 @@ const closedCases: [string, Outcome, boolean, Decision, boolean?][] = [
   ["a 410 where the product answered before: it closed, whenever it comes", withdrawn, true, { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup: "mobile", message: "w" } }],
   // every lookup so at once is a wrong base path (StopControl below)
   ["a gateway 404 on the first requests where the product answered before: closed, marked firstRequests", gone, true, { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup: "mobile", message: "g", firstRequests: true } }],
-  ["a refused key that worked before: the product closed", { kind: "auth", message: "a" }, true, { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup: "mobile", message: "a", keyRefused: true } }],
+  ["a refused key that worked before: auth, never closed; that lookup stops alone", { kind: "auth", message: "a" }, true, { kind: "stop", scope: "lookup", reason: { kind: "auth", lookup: "mobile", message: "a", lookupOnly: true } }],
+  ["a refused key that worked before, after answers this run: still auth", { kind: "auth", message: "a" }, true, { kind: "stop", scope: "lookup", reason: { kind: "auth", lookup: "mobile", message: "a", lookupOnly: true } }, true],
   ["a gateway 404 from a product never seen: a wrong base URL stops the run", gone, false, { kind: "stop", scope: "all", reason: { kind: "misconfigured", lookup: "mobile", message: "g" } }],
   ["a refused key never seen to work stops the run", { kind: "auth", message: "a" }, false, { kind: "stop", scope: "all", reason: { kind: "auth", lookup: "mobile", message: "a" } }],
   ["an HTML 404 (not the gateway's) stays a wrong base URL", { kind: "misconfigured", message: "m" }, true, { kind: "stop", scope: "all", reason: { kind: "misconfigured", lookup: "mobile", message: "m" } }],
@@ -138,7 +140,7 @@ describe("--outage-limit bounds every wait (issue 19.3)", () => {
 });
 
 describe("stopping on a refused key that worked before", () => {
-  const refused = (lookup: "broadband" | "mobile") => ({ kind: "closed" as const, lookup, message: `${lookup} refused`, keyRefused: true as const });
+  const refused = (lookup: "broadband" | "mobile") => ({ kind: "auth" as const, lookup, message: `${lookup} refused`, lookupOnly: true as const });
 
   it("stops only that lookup while the other product still takes its key", () => {
     const stop = new StopControl();
@@ -148,6 +150,9 @@ describe("stopping on a refused key that worked before", () => {
     expect(stop.reasons).toEqual([refused("mobile")]);
     expect(stop.signalFor("mobile").aborted).toBe(true);
     expect(stop.signalFor("broadband").aborted).toBe(false);
+    // a rejected key, named as one: never "closed"; the other lookup's reports are written
+    expect(describeStops(stop.reasons, { broadband: "k", mobile: "k" })).toMatch(/^the mobile key was rejected \(mobile refused\)/);
+    expect(decideExit(stop.reasons, 0, 0)).toEqual({ code: 1, state: "stopped" });
   });
 
   it("is a rejected key, not two closures, when every product refuses it: the run stops", () => {
@@ -158,6 +163,7 @@ describe("stopping on a refused key that worked before", () => {
     stop.stopLookup(refused("broadband"));
     expect(stop.reasons).toEqual([{ kind: "auth", lookup: "broadband", message: "broadband refused" }]);
     expect(stop.stopped).toBe(true);
+    expect(decideExit(stop.reasons, 0, 0)).toEqual({ code: 1, state: "failed" });
   });
 
   it("leaves a gateway's 404 a closure even when the other product refused its key", () => {
@@ -166,7 +172,7 @@ describe("stopping on a refused key that worked before", () => {
     stop.signalFor("mobile");
     stop.stopLookup(refused("mobile"));
     stop.stopLookup({ kind: "closed", lookup: "broadband", message: "gone" });
-    expect(stop.reasons.map((r) => r.kind)).toEqual(["closed", "closed"]);
+    expect(stop.reasons.map((r) => r.kind)).toEqual(["auth", "closed"]);
   });
 });
 

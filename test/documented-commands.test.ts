@@ -1,12 +1,15 @@
 // The commands the README and docs/simulator.md give a new user, parsed out of them and run as
 // written (through npm, with a shell) in a stand-in clone: a temporary folder whose package.json,
 // src, input and node_modules are links to this checkout's, so what they write lands there. The
-// only change made to them: the simulator's port 8787 becomes a free one.
+// only change made to them: the simulator's port 8787 becomes a free one. Every documented line of
+// README.md and docs/ that redirects into a file is checked: no npm banner can reach the file, and
+// the file each `npm run` line writes parses.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, test } from "vitest";
 import { childOutput, ROOT } from "./helpers/child-cli.js";
 import { storedTable } from "./helpers/stored.js";
@@ -22,10 +25,48 @@ function documentedCommands(file: string, pattern: RegExp): string[] {
     .map((line) => line.trim());
 }
 
-function standInClone(): string {
+/** README.md and every page of docs/: the pages a user reads. */
+function userPages(): string[] {
+  return ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+}
+
+/** `> file` or `>> file` (not `2>&1`): the file a command line writes its standard output into. */
+const REDIRECT = /(?:^|\s)(?:1)?>>?\s*([^\s&|;]+)/;
+
+/** Every documented command line (indented, in README.md or docs/) that redirects into a file, with its page. */
+function redirectingCommands(): { page: string; line: string; file: string }[] {
+  return userPages().flatMap((page) =>
+    documentedCommands(page, /(^|\s)(npm|npx|node|postcode-coverage)\s/)
+      .map((line) => ({ page, line, file: REDIRECT.exec(line)?.[1] }))
+      .filter((c): c is { page: string; line: string; file: string } => c.file !== undefined),
+  );
+}
+
+/** `npm run` prints its own lines (`> pkg@version script`) to standard output unless silenced. */
+function npmWritesItsBanner(line: string): boolean {
+  return /\bnpm run\b/.test(line) && !/\bnpm run (-s|--silent)\b/.test(line);
+}
+
+/** `input` is a copy (a documented command may write into it), the rest links to this checkout. */
+function standInClone(copyInput = false): string {
   const dir = mkdtempSync(join(tmpdir(), "pcc-clone-"));
-  for (const name of ["package.json", "tsconfig.json", "src", "input", "node_modules"]) symlinkSync(join(ROOT, name), join(dir, name));
+  for (const name of ["package.json", "tsconfig.json", "src", "input", "node_modules"]) {
+    if (name === "input" && copyInput) cpSync(join(ROOT, name), join(dir, name), { recursive: true });
+    else symlinkSync(join(ROOT, name), join(dir, name));
+  }
   return dir;
+}
+
+/** Throws unless the text parses as the file's kind: every CSV row as wide as its header, JSON as JSON. */
+function checkParses(file: string, text: string): void {
+  expect(text.trim(), `${file} is empty`).not.toBe("");
+  if (file.endsWith(".json")) JSON.parse(text);
+  else if (file.endsWith(".csv")) {
+    const rows = parse(text, { bom: true }) as string[][];
+    const header = rows[0]!;
+    expect(header.join(","), `${file}'s first line`).not.toMatch(/^\s*>/);
+    expect(rows.every((r) => r.length === header.length), `every row of ${file} as wide as its header ${header.join(",")}`).toBe(true);
+  }
 }
 
 async function freePort(): Promise<number> {
@@ -106,6 +147,26 @@ describe("documented commands", () => {
     expect(r.stderr).not.toMatch(/characters long/);
     expect(r.status).toBe(0);
     expect(await postcodesIn(join(clone, "sim/coverage.sqlite"))).toBeGreaterThan(250);
+  }, 120_000);
+});
+
+describe("documented commands that write a file", () => {
+  test("no documented `npm run … > file` lets npm's banner into the file: `npm run -s` or the installed command", () => {
+    const commands = redirectingCommands();
+    expect(commands.length).toBeGreaterThan(0);
+    expect(commands.filter((c) => npmWritesItsBanner(c.line)).map((c) => `${c.page}: ${c.line}`)).toEqual([]);
+  });
+
+  test("every documented `npm run` that redirects into a file writes one that parses", async () => {
+    const runnable = redirectingCommands().filter((c) => /^npm run\b/.test(c.line));
+    expect(runnable.length).toBeGreaterThan(0);
+    for (const { page, line, file } of runnable) {
+      const clone = standInClone(true);
+      clones.push(clone);
+      const r = await runShell(line, clone);
+      expect(r.status, `${page}: ${line}\n${r.stderr}`).toBe(0);
+      checkParses(file, readFileSync(join(clone, file), "utf8"));
+    }
   }, 120_000);
 });
 

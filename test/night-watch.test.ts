@@ -11,7 +11,7 @@ import { parsePrometheusText, type Family } from "./helpers/prometheus-text.js";
 import { startSimulator } from "../src/simulator/index.js";
 import { DEFAULT_KEY } from "../src/simulator/options.js";
 import { metricsText } from "../src/watch/metrics.js";
-import { pingBody, pingTarget } from "../src/watch/ping.js";
+import { ping, pingBody, pingTarget } from "../src/watch/ping.js";
 
 const dirs: string[] = [];
 const servers: Server[] = [];
@@ -135,6 +135,58 @@ describe("--ping-url", () => {
     expect(unreadable.code).toBe(1);
     expect(m.pings.at(-1)!.path).toBe("/ping/5f1a-uuid/1");
     expect(family(parsePrometheusText(readFileSync(prom, "utf8")), "last_run_stop_reason").samples[0]!.labels).toEqual({ reason: "input" });
+  }, 60_000);
+
+  test("a monitor that refuses POST (405, 501) is pinged again with GET; one that refuses both is a warning naming both", async () => {
+    for (const refusal of [405, 501]) {
+      const m = await monitor((req, res) => {
+        res.statusCode = req.method === "POST" ? refusal : 200;
+        res.end(req.method === "POST" ? "Method Not Allowed" : "OK");
+      });
+      expect(await ping(new URL(m.url), 0, "night's lines\n")).toBeNull();
+      expect(m.pings.map((p) => `${p.method} ${p.path}`)).toEqual(["POST /ping/5f1a-uuid/0", "GET /ping/5f1a-uuid/0"]);
+    }
+    const deaf = await monitor((req, res) => {
+      res.statusCode = req.method === "POST" ? 405 : 404;
+      res.end();
+    });
+    expect(await ping(new URL(deaf.url), "start", "")).toBe("the monitor answered 405 to POST and 404 to GET");
+    // any other refusal is not a question of method: no second request
+    const broken = await monitor((_q, res) => {
+      res.statusCode = 500;
+      res.end();
+    });
+    expect(await ping(new URL(broken.url), 3, "x\n")).toBe("the monitor answered 500");
+    expect(broken.pings.map((p) => p.method)).toEqual(["POST"]);
+  });
+
+  test("a whole night reaches a monitor that takes only GET: /start and /<exit code>, no warning", async () => {
+    const m = await monitor((req, res) => {
+      res.statusCode = req.method === "GET" ? 200 : 405;
+      res.end();
+    });
+    const dir = tempDir();
+    const r = await spawnCli("batch", ["--in", input(dir), "--simulate", "--db", join(dir, "c.sqlite"), "--out", join(dir, "out"), "--no-progress", "--quiet", "--ping-url", m.url]).done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(m.pings.filter((p) => p.method === "GET").map((p) => p.path)).toEqual(["/ping/5f1a-uuid/start", "/ping/5f1a-uuid/0"]);
+    expect(r.stderr).not.toMatch(/ping/);
+  }, 60_000);
+
+  test("under --log-format json the ping's body is JSON lines, a missing key file's refusal too", async () => {
+    const m = await monitor();
+    const dir = tempDir();
+    const args = ["--in", input(dir), "--base-url", "http://127.0.0.1:9", "--db", join(dir, "c.sqlite"), "--out", join(dir, "out"), "--ping-url", m.url, "--log-format", "json", "--key-file", join(dir, "no-such-keys")];
+    const r = await spawnCli("batch", args).done;
+    expect(r.code).toBe(1);
+    const end = m.pings.at(-1)!;
+    expect(end.path).toBe("/ping/5f1a-uuid/1");
+    const lines = end.body.trimEnd().split("\n");
+    expect(lines.length).toBeGreaterThan(0);
+    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(parsed.at(-1)).toMatchObject({ level: "error", event: "refused", exitCode: 1, stopReason: "config" });
+    expect(String(parsed.at(-1)!.message)).toMatch(/--key-file .*no such file/);
+    // the same line the log (stderr) ends with, but for the --help hint
+    expect(r.stderr.trimEnd().split("\n").at(-1)).toContain('"event":"refused"');
   }, 60_000);
 
   test("targets keep the URL's query; a body is cut from the front to what a monitor keeps", () => {

@@ -111,7 +111,7 @@ export const BATCH_OPTIONS = {
   probe: option({
     type: "number",
     default: DEFAULT_PROBE,
-    help: "fresh answers re-fetched per lookup to notice a new dataset release: one round a day at most, none when the run's own answers tell (0: none)",
+    help: "fresh answers re-fetched per lookup to notice a new dataset release: one round a day at most, none when the run's own answers tell; a lookup sent nothing else re-fetches one a day to check its key (0: none, no key check either)",
     parse: wholeNumber(0),
   }),
   order: option({
@@ -134,7 +134,7 @@ export const BATCH_OPTIONS = {
   monthlyQuota: option({
     type: "string",
     env: "COVERAGE_MONTHLY_QUOTA",
-    help: 'requests a month per lookup ("N", or "broadband=N,mobile=M"): plans each night\'s spend',
+    help: 'requests a quota period per lookup, each product its own ("N", or "broadband=N,mobile=M"; what a postcode costs: docs/api-notes.md#the-quota): plans each night\'s spend',
     parse: (raw, name): Partial<Record<Lookup, number>> | null =>
       raw === undefined || raw.trim() === "" ? null : wrapped(name, () => parseMonthlyQuota(raw)),
   }),

@@ -55,7 +55,8 @@ runCli({
     routeProcessWarnings(logger);
     // the monitor's options first: every refusal after them, a bad option or a missing key file too, is heard
     const watched = parseTable(WATCH_OPTIONS, argv, process.env);
-    const watch = { ...watched, ...(argv.pingTimeoutMs !== undefined ? { pingTimeoutMs: argv.pingTimeoutMs } : {}) };
+    const logFormat = argv.logFormat === "json" ? ("json" as const) : ("text" as const);
+    const watch = { ...watched, logFormat, ...(argv.pingTimeoutMs !== undefined ? { pingTimeoutMs: argv.pingTimeoutMs } : {}) };
     return watchNight(watch, logger, async () => {
       const config = buildConfig(argv, process.env, (m) => logger.security(m));
       // loaded once the night runs: --help, --version and a refused option print without the pipeline

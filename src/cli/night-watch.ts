@@ -9,7 +9,7 @@ import { quotaStatus } from "../plan/quota-status.js";
 import { ping, pingBody, PING_TIMEOUT_MS } from "../watch/ping.js";
 import { metricsText, writeMetricsFile, type NightFigures } from "../watch/metrics.js";
 import { oneLine } from "../errors.js";
-import { failureStopReason } from "./run-cli.js";
+import { errorLine, failureStopReason } from "./run-cli.js";
 
 export interface WatchOptions {
   pingUrl: URL | null;
@@ -17,6 +17,8 @@ export interface WatchOptions {
   /** the database, read again (read only) for the quota's figures */
   db: string;
   pingTimeoutMs?: number;
+  /** --log-format: the ping's body is written as the log is (its refusal line too) */
+  logFormat?: "text" | "json";
   now?: () => number;
 }
 
@@ -37,15 +39,22 @@ export async function watchNight(o: WatchOptions, log: WatchedLogger, run: () =>
   if (o.pingUrl) {
     const lines = log.lastLines();
     // an unexpected failure is printed after this returns: the monitor gets its line too
-    const body = pingBody(failure === null ? lines : [...lines, `error: ${oneLine(failure)}`]);
+    const body = pingBody(failure === null ? lines : [...lines, failureLine(failure, o.logFormat === "json")]);
     await pingOrWarn(o, log, exitCode, body);
   }
   if (failure !== null) throw failure;
   return exitCode;
 }
 
+/** The line the CLI prints for a night that ended by throwing, in the log's format. */
+function failureLine(failure: unknown, json: boolean): string {
+  const reason = failureStopReason(failure);
+  return errorLine(reason === "unexpected" ? `unexpected failure: ${oneLine(failure)}` : oneLine(failure), json, reason);
+}
+
 async function pingOrWarn(o: WatchOptions, log: WatchedLogger, what: "start" | number, body: string): Promise<void> {
-  const why = await ping(o.pingUrl!, what, body, o.pingTimeoutMs ?? PING_TIMEOUT_MS);
+  const type = o.logFormat === "json" ? "application/x-ndjson; charset=utf-8" : "text/plain; charset=utf-8";
+  const why = await ping(o.pingUrl!, what, body, o.pingTimeoutMs ?? PING_TIMEOUT_MS, type);
   if (why !== null) log.milestone("warn", `--ping-url: the monitor did not take the ${what === "start" ? "start" : "end"} ping (${why}); the night goes on`, { event: "ping_failed" });
 }
 

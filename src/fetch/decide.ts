@@ -31,24 +31,25 @@ export type Decision =
   | { kind: "wait"; waitMs: number; lastError: string }
   /** the API as a whole is down: the postcode waits for the outage to end, spending nothing */
   | { kind: "hold"; lastError: string }
-  /** nothing more for this lookup (quota; a wait longer than --outage-limit leaves; its product closed) */
-  | { kind: "stop"; scope: "lookup"; reason: StopReason & { kind: "quota" | "outage" | "closed" } }
+  /** nothing more for this lookup (quota; a wait longer than --outage-limit leaves; its product closed; its key refused where it worked) */
+  | { kind: "stop"; scope: "lookup"; reason: StopReason & { kind: "quota" | "outage" | "closed" | "auth" } }
   /** nothing more for the run (key, URL, unreachable) */
   | { kind: "stop"; scope: "all"; reason: StopReason };
 
 /**
  * `productKnown`: this lookup's product has answered this key before (a stored answer, or one this
- * run). Then the gateway's 404 or a 410 on its path, or a rejected key, means the product itself
- * has closed: that lookup stops alone and the other goes on. Without it they mean a wrong base URL
+ * run). Then the gateway's own closing signals, its 404 or a 410 on the lookup's path, mean the
+ * product itself has closed, and a refused key is still a refused key (`auth`, never a closure):
+ * either way that lookup stops alone and the other goes on. Without it they mean a wrong base URL
  * or key, and the whole run stops. `answeredThisRun`: the lookup answered in this run; a gateway
  * 404 before that is marked `firstRequests` (StopControl judges every lookup so a wrong base path).
  */
 export function decide(lookup: Lookup, outcome: Outcome, state: AttemptState, health: Health, policy: RetryPolicy, productKnown = false, answeredThisRun = false): Decision {
   if (health.kind === "unreachable") return { kind: "stop", scope: "all", reason: { kind: "unreachable", lookup, message: health.message } };
-  if (productKnown && (outcome.kind === "auth" || (outcome.kind === "misconfigured" && outcome.gone))) {
-    const firstRequests = outcome.kind === "misconfigured" && !outcome.withdrawn && !answeredThisRun;
-    const marks = { ...(outcome.kind === "auth" ? { keyRefused: true as const } : {}), ...(firstRequests ? { firstRequests: true as const } : {}) };
-    return { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup, message: outcome.message, ...marks } };
+  if (productKnown && outcome.kind === "auth") return { kind: "stop", scope: "lookup", reason: { kind: "auth", lookup, message: outcome.message, lookupOnly: true } };
+  if (productKnown && outcome.kind === "misconfigured" && outcome.gone) {
+    const firstRequests = !outcome.withdrawn && !answeredThisRun;
+    return { kind: "stop", scope: "lookup", reason: { kind: "closed", lookup, message: outcome.message, ...(firstRequests ? { firstRequests: true as const } : {}) } };
   }
   switch (outcome.kind) {
     case "ok":

@@ -4,16 +4,22 @@ import { setMaxListeners } from "node:events";
 import type { Lookup } from "../contract/fields.js";
 
 export type StopReason =
-  | { kind: "auth"; lookup: Lookup; message: string }
+  /**
+   * the API refused the lookup's key (401, or a 403 that is not the quota's). `lookupOnly`: the
+   * product answered before, so the lookup stops alone and another product's key may still be
+   * accepted; every lookup refusing makes it the run's stop.
+   */
+  | { kind: "auth"; lookup: Lookup; message: string; lookupOnly?: true }
   /** `lookups`: every lookup it was seen on, when more than one */
   | { kind: "misconfigured"; lookup: Lookup; message: string; lookups?: readonly Lookup[] }
   | { kind: "quota"; lookup: Lookup; message: string }
   /**
-   * the lookup's product appears closed: gateway 404/410 or (`keyRefused`) a rejected key where it
-   * answered before. `firstRequests`: the gateway's 404 (not a 410) before the lookup answered in
-   * this run: a product closing, or a wrong base path if every lookup meets it so.
+   * the lookup's product appears closed: the gateway's own signals, its 404 or a 410, where it
+   * answered before (a refused key is `auth`, never a closure). `firstRequests`: the gateway's 404
+   * (not a 410) before the lookup answered in this run: a product closing, or a wrong base path if
+   * every lookup meets it so.
    */
-  | { kind: "closed"; lookup: Lookup; message: string; keyRefused?: true; firstRequests?: true }
+  | { kind: "closed"; lookup: Lookup; message: string; firstRequests?: true }
   | { kind: "max_requests"; limit: number }
   /** refused, DNS, TLS or a redirect before any success: the address is wrong */
   | { kind: "unreachable"; lookup: Lookup; message: string }
@@ -61,7 +67,7 @@ export class StopControl {
     return this.all.signal;
   }
 
-  stopLookup(reason: StopReason & { kind: "quota" | "outage" | "closed" }): void {
+  stopLookup(reason: StopReason & { kind: "quota" | "outage" | "closed" | "auth" }): void {
     if (this.everyLookupRefusesItsKey(reason)) return this.stopAll({ kind: "auth", lookup: reason.lookup, message: reason.message });
     const wrongPath = this.everyLookupClosedAtOnce(reason);
     if (wrongPath) return this.stopAll(wrongPath);
@@ -79,14 +85,14 @@ export class StopControl {
   }
 
   /**
-   * One product refusing a key that worked is that product closing; every product refusing it is a
-   * key that was changed or revoked: the run stops as for any rejected key, not as closures.
+   * One product refusing a key that worked stops that lookup alone (its key renewed or revoked, or
+   * the product gone); every product refusing its key stops the run, as for any rejected key.
    */
   private everyLookupRefusesItsKey(reason: StopReason): boolean {
-    if (reason.kind !== "closed" || !reason.keyRefused) return false;
-    const refused = (l: Lookup) => l === reason.lookup || this.reasons.some((r) => r.kind === "closed" && r.keyRefused && r.lookup === l);
+    if (reason.kind !== "auth" || !reason.lookupOnly) return false;
+    const refused = (l: Lookup) => l === reason.lookup || this.reasons.some((r) => r.kind === "auth" && r.lookup === l);
     if (![...this.perLookup.keys()].every(refused)) return false;
-    this.reasons.splice(0, this.reasons.length, ...this.reasons.filter((r) => !(r.kind === "closed" && r.keyRefused)));
+    this.reasons.splice(0, this.reasons.length, ...this.reasons.filter((r) => !(r.kind === "auth" && r.lookupOnly)));
     return true;
   }
 

@@ -28,7 +28,11 @@ export const EXIT_CODE_HELP =
 export function decideExit(reasons: readonly StopReason[], failed: number, pending: number): { code: number; state: RunState } {
   const first = (kinds: StopReason["kind"][]) => reasons.find((r) => kinds.includes(r.kind));
   if (first(["lease_lost"])) return { code: EXIT.leaseLost, state: "stopped" };
-  if (first(["auth", "misconfigured", "unreachable"])) return { code: EXIT.error, state: "failed" };
+  if (first(["misconfigured", "unreachable"])) return { code: EXIT.error, state: "failed" };
+  // a key refused by one product that answered it before stopped that lookup alone: the other ran
+  // to its end and its reports are written (stopped, exit 1); any other refused key fails the run
+  const refused = reasons.filter((r) => r.kind === "auth");
+  if (refused.length > 0) return { code: EXIT.error, state: refused.every((r) => r.lookupOnly) ? "stopped" : "failed" };
   const signal = first(["signal"]);
   if (signal?.kind === "signal") return { code: EXIT[signal.signal], state: "interrupted" };
   // the other lookup ran to its end and its reports are written: stopped, not failed, but exit 1
@@ -61,7 +65,8 @@ export function stopReasonCode(reason: StopReason): string {
 export function describeStops(reasons: readonly StopReason[], keys: Partial<Record<Lookup, string>> = {}): string | null {
   const first = reasons[0];
   if (first?.kind !== "auth") return first ? describeStop(first) : null;
-  const key = keys[first.lookup];
+  // a key refused by a product that answered it before stopped that lookup alone: the other may take the same key
+  const key = first.lookupOnly ? undefined : keys[first.lookup];
   const refused = LOOKUPS.filter((l) => reasons.some((r) => r.kind === "auth" && r.lookup === l) || (key !== undefined && keys[l] === key));
   return rejectedKeys(refused, first.message);
 }

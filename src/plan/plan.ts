@@ -125,7 +125,7 @@ export const PROBE_MIN_AGE_MS = 20 * 60 * 60 * 1000;
 
 export function orderNeeds(
   candidates: readonly Candidate[],
-  probes: (situation: Pick<ProbeSituation, "fresh" | "probeable" | "fetching" | "refetching" | "replacingRelease">) => number,
+  probes: (situation: Pick<ProbeSituation, "fresh" | "probeable" | "fetching" | "refetching" | "replacingRelease" | "lastAccepted">) => number,
   budget?: (firstNeeds: number) => Allowance,
   /** probes take only answers fetched before this (ISO): a younger one was just asked, and a probe would tell nothing */
   probeBefore?: string,
@@ -147,6 +147,7 @@ export function orderNeeds(
   const probeCount = probes({
     fresh: fresh.length,
     probeable: probeable.length,
+    lastAccepted: newestFetched(fresh),
     fetching: first.length + expiring.length + release.length + age.length,
     refetching: first.filter((c) => c.state === "refresh").length + expiring.length + release.length + age.length,
     replacingRelease: release.length > 0,
@@ -156,8 +157,8 @@ export function orderNeeds(
     ...expiring.map((c) => ({ postcode: c.postcode, reason: "expiring" as const })),
     ...release.map((c) => ({ postcode: c.postcode, reason: "release" as const })),
     ...age.map((c) => ({ postcode: c.postcode, reason: "age" as const })),
-    ...probeable
-      .sort(byAge)
+    // the answers asked longest ago; a key check may take a younger one when no older is left
+    ...(probeCount > probeable.length ? [...fresh].sort(byAge) : probeable.sort(byAge))
       .slice(0, probeCount)
       .map((c) => ({ postcode: c.postcode, reason: "probe" as const })),
   ];
@@ -178,6 +179,13 @@ export function orderNeeds(
       unanswered: newData.slice(takeFirst).filter((n) => n.reason !== "incomplete").length,
     },
   };
+}
+
+/** The newest time the API returned one of these answers, or null. */
+function newestFetched(candidates: readonly Candidate[]): string | null {
+  let newest: string | null = null;
+  for (const c of candidates) if (c.fetchedAt !== null && (newest === null || c.fetchedAt > newest)) newest = c.fetchedAt;
+  return newest;
 }
 
 export function emptyReasons(): Record<NeedReason, number> {
@@ -229,7 +237,8 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
     const ordered = orderNeeds(
       design ? sampleOrder(candidates, (c) => c.postcode, (c) => design.stratumOf(c.postcode), design.seed) : candidates,
       (situation) => {
-        const decision = probeRule({ ...situation, lookup, probe, lastCheck, now });
+        // a simulated run's key is the bundled simulator's own: nothing to check
+        const decision = probeRule({ ...situation, lookup, probe, lastCheck, now, ...(options.simulated ? { lastAccepted: undefined } : {}) });
         probes.set(lookup, decision);
         return decision.probes;
       },

@@ -1,6 +1,8 @@
 // Probes cost only what they must: a probe re-fetches a fresh answer to notice a new
 // release, so a run whose own fetches already tell needs none, and otherwise one round a day is
-// enough. Pure: the planner passes in what it knows, and records the check the run makes.
+// enough. A run that would send a lookup nothing still learns whether its key is accepted: one
+// probe, when no answer of it was returned today (a refused key then fails the night, not the
+// night that next needs it). Pure: the planner passes in what it knows, and records the check the run makes.
 import type { Lookup } from "../contract/fields.js";
 import type { CheckedBy } from "../store/types.js";
 import { LOOKUP_SPECS } from "../contract/lookups.js";
@@ -23,6 +25,12 @@ export interface ProbeSituation {
   lastCheck: string | null;
   /** the run's start (ISO) */
   now: string;
+  /**
+   * the newest time (ISO) the API returned one of the lookup's fresh answers: when its key was last
+   * seen accepted; null when no fresh answer has one; not given: no key check (a simulated run's
+   * key is the bundled simulator's own)
+   */
+  lastAccepted?: string | null;
 }
 
 export interface ProbeDecision {
@@ -32,11 +40,24 @@ export interface ProbeDecision {
   check: CheckedBy | null;
   /** why, in a few words */
   why: string;
+  /** one probe only to learn whether the key is still accepted: it may take an answer younger than a day */
+  keyCheck?: true;
 }
 
 const utcDay = (iso: string) => iso.slice(0, 10);
 
 export function probeRule(s: ProbeSituation): ProbeDecision {
+  return withKeyCheck(s, releaseProbes(s));
+}
+
+/** A lookup the run sends nothing, whose key no answer has shown accepted today: one probe (--probe 0: none at all). */
+function withKeyCheck(s: ProbeSituation, d: ProbeDecision): ProbeDecision {
+  if (s.probe === 0 || d.probes > 0 || s.fetching > 0 || s.fresh === 0 || s.lastAccepted === undefined) return d;
+  if (s.lastAccepted !== null && utcDay(s.lastAccepted) === utcDay(s.now)) return d;
+  return { probes: 1, check: d.check, why: `a key check: no answer accepted today (${d.why})`, keyCheck: true };
+}
+
+function releaseProbes(s: ProbeSituation): ProbeDecision {
   if (s.probe === 0) return { probes: 0, check: null, why: "--probe 0" };
   if (s.replacingRelease) return { probes: 0, check: "answers", why: "answers of an older release are being replaced" };
   if (s.fresh === 0) return { probes: 0, check: s.fetching > 0 ? "answers" : null, why: "no fresh answer to probe" };

@@ -1,7 +1,7 @@
 // The entries several commands take, declared once: each command's table names them, so --db, --run,
 // --group-by, ... mean the same in every command that has them.
 import { DEFAULT_PROVIDERS, parseProviders, RATING_MAX, RATING_MIN } from "../../contract/fields.js";
-import { MOBILE_SCALE_CHOICES, type MobileScaleChoice } from "../../contract/mobile-scales.js";
+import { goodCoverageWords, MOBILE_SCALE_CHOICES, ratingName, SCALES, type MobileScale, type MobileScaleChoice } from "../../contract/mobile-scales.js";
 import { ConfigError } from "./config-values.js";
 import { parseGroupBy } from "../../report/groups/group-by.js";
 import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "../../report/xlsx/sheet-limits.js";
@@ -10,6 +10,11 @@ import { isPostgresUrl, passwordInArgv } from "../../store/location.js";
 import { oneOf, option, text, wholeNumber, wrapped } from "./engine.js";
 
 /** Where the batch keeps its database; the report, status and export commands read it there too. */
+/** "good coverage: Likely (4)": a scale's own threshold, in the words the reports use. */
+const scaleGood = (scale: MobileScale) => goodCoverageWords([{ scale, goodRating: SCALES[scale].goodRating }]);
+/** "Likely (4)": the rating a scale calls good by default. */
+const defaultGood = (scale: MobileScale) => ratingName(scale, SCALES[scale].goodRating);
+
 export const DEFAULT_DB = "output/coverage.sqlite";
 
 /** A SQLite path, or a PostgreSQL URL without a password (argv is visible to every user). */
@@ -53,13 +58,13 @@ export const SHARED_OPTIONS = {
   mobileScale: option({
     type: "string",
     default: "auto",
-    help: "the mobile rating scale the reports read: auto (a release with any rating 1 or 2 is legacy, otherwise current; each answer is judged on its own release's scale), current (Ofcom's 0/3/4: None (0), Limited (3), Likely (4); good coverage: Likely (4)) or legacy (0-4: Clear (0) ... Enhanced (4); good coverage: Green (3) or Enhanced (4)) for every answer",
+    help: `the mobile rating scale the reports read: auto (a release with any rating 1 or 2 is legacy, otherwise current; each answer is judged on its own release's scale), current (Ofcom's 0/3/4: ${SCALES.current.values.map((v) => ratingName("current", v.rating)).join(", ")}; ${scaleGood("current")}) or legacy (0-4: ${ratingName("legacy", 0)} ... ${ratingName("legacy", 4)}; ${scaleGood("legacy")}) for every answer`,
     parse: oneOf<MobileScaleChoice>(...MOBILE_SCALE_CHOICES),
   }),
   /** batch, report */
   goodRating: option({
     type: "number",
-    help: `mobile ratings at or above this are good coverage (${RATING_MIN + 1}-${RATING_MAX}; default the scale's own: Likely (4) on the current scale, Green (3) on the legacy one)`,
+    help: `mobile ratings at or above this are good coverage (${RATING_MIN + 1}-${RATING_MAX}; default the scale's own: ${defaultGood("current")} on the current scale, ${defaultGood("legacy")} on the legacy one)`,
     // the range is the report's own check (a ReportError naming it); here only the form
     parse: (raw, name): number | undefined => {
       if (raw === undefined) return undefined;
