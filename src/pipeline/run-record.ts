@@ -52,7 +52,7 @@ export async function startRun(run: OpenedRun, settings: StartSettings): Promise
   const nowMs = run.clock.replayed ? run.clock.now() : ((await store.leases.serverNow()) ?? run.clock.now());
   const abandoned = await store.runs.abandonOrphans(new Date(nowMs).toISOString(), nowMs);
   if (abandoned > 0) log.warn(`${abandoned} earlier run(s) had been killed; their finished answers are kept and this run resumes`);
-  await expireAnswers(store, settings.retention, run.clock.now(), log);
+  await expireAnswers(store, settings.retention, run.clock.now(), log, { clock: run.clock, boundMs: run.deps.retentionEraseWaitMs });
   return store.runs.create({
     startedAt: nowIso(run),
     simulated: settings.simulate,

@@ -260,13 +260,13 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       expect(await stored(T0 + 31 * DAY)).toEqual([["broadband", 1]]);
       expect(await store.answers.versions("AB11AA", "broadband")).toHaveLength(2);
 
-      expect(await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY))).toEqual({ answers: 1, versions: 2 });
+      expect(await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY))).toEqual({ answers: 1, versions: 2, erased: true });
       expect(await store.answers.get("AB11AA", "broadband")).toBeNull();
       expect(await store.answers.versions("AB11AA", "broadband")).toEqual([]);
       expect(await store.answers.get("CD22BB", "broadband")).toMatchObject({ status: "ok", addressCount: 1 });
       // deleted: its tombstone keeps it expired, awaiting refresh, without its content
       expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, pending: 0, expired: 1 });
-      expect(await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY))).toEqual({ answers: 0, versions: 0 });
+      expect(await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY))).toEqual({ answers: 0, versions: 0, erased: true });
     });
 
     it("a failure never makes an answer younger: it expires, with its versions, by when the API last returned it", async () => {
@@ -297,14 +297,14 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       expect(spans).toEqual([[iso(T0), iso(T0 + 20 * DAY)]]);
       // day 31 at a reader's clock: the failed refresh's answer is expired, not failed
       expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, failed: 0, expired: 1 });
-      expect(await store.answers.expire(iso(T0 + DAY), iso(T0 + 31 * DAY))).toEqual({ answers: 1, versions: 2 });
+      expect(await store.answers.expire(iso(T0 + DAY), iso(T0 + 31 * DAY))).toEqual({ answers: 1, versions: 2, erased: true });
       expect(await store.answers.get("AB11AA", "broadband")).toBeNull();
       expect((await store.answers.versions("CD22BB", "broadband")).map((v) => v.firstSeen)).toEqual([iso(T0 + 20 * DAY)]);
       // failing again: still expired, awaiting refresh (its failure holds no answer)
       await write(store, [failed("AB11AA", iso(T0 + 31 * DAY), id)]);
       expect(await store.answers.get("AB11AA", "broadband")).toMatchObject({ status: "failed", returnedAt: null, versionId: null, addressCount: 0 });
       expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, failed: 0, expired: 1 });
-      expect(await store.answers.expire(iso(T0 + DAY), iso(T0 + 31 * DAY))).toEqual({ answers: 0, versions: 0 });
+      expect(await store.answers.expire(iso(T0 + DAY), iso(T0 + 31 * DAY))).toEqual({ answers: 0, versions: 0, erased: true });
     });
   });
 
