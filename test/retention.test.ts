@@ -1,7 +1,8 @@
 // Answers expire as Ofcom's terms ask (clause 4.3.6): an answer the API last returned longer ago
 // than --retention is deleted at the start of a batch, its text gone from every database file;
 // readers hide it at their clock before any batch deletes it; answers about to expire are due.
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { unzipSync } from "fflate";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { parse } from "csv-parse/sync";
@@ -47,6 +48,19 @@ const stored = (dbPath: string, table: ExportTableName) => storedTable(dbPath, t
 function textsInFiles(dbPath: string, texts: readonly string[]): string[] {
   const files = ["", "-wal", "-journal"].map((s) => dbPath + s).filter((p) => existsSync(p)).map((p) => readFileSync(p));
   return texts.filter((t) => files.some((bytes) => bytes.includes(Buffer.from(t, "utf8"))));
+}
+
+/** The texts found in any file of a report folder (a workbook's entries unzipped). */
+function textsInFolder(folder: string, texts: readonly string[]): string[] {
+  const contents: Buffer[] = [];
+  for (const name of readdirSync(folder, { recursive: true }) as string[]) {
+    const path = join(folder, name);
+    if (!statSync(path).isFile()) continue;
+    const bytes = readFileSync(path);
+    if (name.endsWith(".xlsx")) for (const entry of Object.values(unzipSync(bytes))) contents.push(Buffer.from(entry));
+    else contents.push(bytes);
+  }
+  return texts.filter((t) => contents.some((bytes) => bytes.includes(Buffer.from(t, "utf8"))));
 }
 
 describe("retention", () => {
@@ -144,6 +158,38 @@ describe("retention", () => {
         expect((await runIn(d, { in: writeCsv(d, "b.csv", ["postcode", ...kept]), baseUrl: s.url, reports: false }, env, { clock })).exitCode).toBe(0);
         expect(textsInFiles(dbPath, expiring)).toEqual([]);
       }
+    }
+  });
+
+  it("a night that writes no reports (input refused, API unreachable) still takes what its retention deleted out of --out", async () => {
+    const s = await sim();
+    const list = generatePostcodes(SEED, 12);
+    for (const night of ["input refused", "API unreachable"] as const) {
+      const d = dir();
+      const out = join(d, "out");
+      const clock = new FakeClock(T0);
+      expect((await runIn(d, { in: writeCsv(d, "a.csv", ["postcode", ...list]), baseUrl: s.url }, env, { clock })).exitCode).toBe(0);
+      const addresses = (parse(readFileSync(join(out, "broadband.csv")), { columns: true, bom: true }) as Record<string, string>[])
+        .map((r) => r.AddressShortDescription!)
+        // as written in every file: no quoting or escaping
+        .filter((a) => /^[\w ,.-]+$/.test(a));
+      expect(addresses.length).toBeGreaterThan(20);
+      expect(textsInFolder(out, addresses).length).toBe(addresses.length);
+      clock.t = T0 + 33 * DAY;
+      const flags =
+        night === "input refused"
+          ? { in: writeCsv(d, "bad.csv", ["postcode", "NOT A POSTCODE", "NOR THIS"]), baseUrl: s.url }
+          : { in: writeCsv(d, "a.csv", ["postcode", ...list]), baseUrl: "http://127.0.0.1:9", retries: 0 };
+      const r = await runIn(d, flags, env, { clock });
+      expect(r.exitCode, night).toBe(1);
+      expect(r.logs.join("\n")).toMatch(/retention: deleted 24 answer\(s\)/);
+      // on main: broadband.csv, mobile.csv, the workbook... kept every expired address
+      expect(textsInFolder(out, addresses), night).toEqual([]);
+      expect(r.logs.join("\n")).toMatch(/reports in .*out \(of run 1\) written again without the answers the retention deleted: this run wrote no reports of its own/);
+      // the set still reports run 1, its postcodes expired, awaiting refresh
+      expect((JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { runId: number }).runId).toBe(1);
+      const rows = parse(readFileSync(join(out, "summary.csv")), { columns: true, bom: true }) as Record<string, string>[];
+      expect(rows.filter((row) => row.Figure === "Postcodes whose answer expired, awaiting refresh").map((row) => row.Count)).toEqual(["12", "12"]);
     }
   });
 

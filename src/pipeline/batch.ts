@@ -16,7 +16,7 @@ import { endRun, finishStage, type Finish } from "./finish-stage.js";
 import { openRun } from "./open-stage.js";
 import { planStage } from "./plan-stage.js";
 import { acceptInput, openInputSource, readInputIntoRun, type InputSource, type ReadResult } from "./read-stage.js";
-import { reportStage } from "./report-stage.js";
+import { clearExpiredFromReports, reportStage } from "./report-stage.js";
 import { endLeaseLostWhileReading, failBeforeFetching, failUnexpectedly, logCleanupFailure, RunSoFar, startRun } from "./run-record.js";
 import type { RunResources } from "./run-resources.js";
 import { refuse, type BatchDeps, type BatchResult, type OpenedRun } from "./run.js";
@@ -40,7 +40,10 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
   const { run, resources } = opened;
   const soFar = new RunSoFar();
   try {
-    return await runStages(run, config, resources, soFar, input);
+    const result = await runStages(run, config, resources, soFar, input);
+    // a night that wrote no reports leaves none of what its retention deleted in --out
+    if (config.reports && soFar.expired > 0 && !soFar.reported && !run.fence.knownLost) await clearExpiredFromReports(run, config);
+    return result;
   } catch (err) {
     return await endOnFailure(run, config, soFar, err);
   } finally {
@@ -53,7 +56,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
  * noted in `soFar` as it returns.
  */
 async function runStages(run: OpenedRun, config: BatchConfig, resources: RunResources, soFar: RunSoFar, input: InputSource): Promise<BatchResult> {
-  const runId = await startRun(run, config);
+  const runId = await startRun(run, config, soFar);
   soFar.runId = runId;
   const staged = await readInputIntoRun(run.store, runId, input, config, run.deps, run.stop.stopAllSignal);
   if (!staged.ok) return await failBeforeFetching(run, soFar, runId, staged.message, "input");
@@ -74,7 +77,8 @@ async function runStages(run: OpenedRun, config: BatchConfig, resources: RunReso
   const { finish, deferred } = await fetchAndFinish(run, config, resources, soFar, runId, read);
   soFar.finished = true;
   // A run that stopped before any answer (rejected key, wrong URL), or lost its lease, replaces no reports.
-  const reportFailure = config.reports && finish.state !== "failed" && !run.fence.knownLost ? await reportStage(run, config, runId) : null;
+  soFar.reported = config.reports && finish.state !== "failed" && !run.fence.knownLost;
+  const reportFailure = soFar.reported ? await reportStage(run, config, runId) : null;
   return await endRun(run, config, soFar, runId, finish, reportFailure, deferred);
 }
 

@@ -18,6 +18,7 @@ export interface EraseWait {
   boundMs?: number | undefined;
 }
 
+/** Returns how many answers and versions were deleted. */
 export async function expireAnswers(store: Store, retentionMs: number | null, nowMs: number, log: Logger, wait: EraseWait): Promise<number> {
   const cutoff = expiryCutoff(nowMs, retentionMs);
   if (cutoff === null) return 0;
@@ -28,7 +29,7 @@ export async function expireAnswers(store: Store, retentionMs: number | null, no
       { event: "retention", expired: deleted.answers, versions: deleted.versions },
     );
   if (!deleted.erased) await waitUntilErased(store, log, wait);
-  return deleted.answers;
+  return deleted.answers + deleted.versions;
 }
 
 /** Tries again until the deleted text has left the database's files, for at most the bound; then says it has not. */
