@@ -14,7 +14,7 @@ import { EXIT } from "./exit-code.js";
 import { fetchStage } from "./fetch-stage.js";
 import { endRun, finishStage, type Finish } from "./finish-stage.js";
 import { openRun } from "./open-stage.js";
-import { planStage } from "./plan-stage.js";
+import { planStage, type Planned } from "./plan-stage.js";
 import { acceptInput, openInputSource, readInputIntoRun, type InputSource, type ReadResult } from "./read-stage.js";
 import { clearExpiredFromReports, reportStage } from "./report-stage.js";
 import { endLeaseLostWhileReading, failBeforeFetching, failUnexpectedly, logCleanupFailure, RunSoFar, startRun } from "./run-record.js";
@@ -85,9 +85,23 @@ async function runStages(run: OpenedRun, config: BatchConfig, resources: RunReso
 /**
  * The plan, the fetch and the run's final row. The plan is let go here, before the reports: its
  * lists of postcodes to fetch (about 6 MB at 100,000 postcodes) would stay in the heap the reports
- * grow from, and the run's end needs only what it deferred.
+ * grow from, and the run's end needs only what it deferred. A run whose quota period turned while
+ * it fetched plans once more, under the new period's quota, what the old one's left for later.
  */
 async function fetchAndFinish(run: OpenedRun, config: BatchConfig, resources: RunResources, soFar: RunSoFar, runId: number, read: Extract<ReadResult, { ok: true }>): Promise<{ finish: Finish; deferred: Plan["deferred"] }> {
+  let planned = await planAndFetch(run, config, resources, soFar, runId, read);
+  const turned = planned.quota.turnedWithWorkLeft(planned.plan, run.clock.now());
+  // --max-requests bounds one fetch: a second would start a fresh count
+  if (turned.length > 0 && !run.stop.stopped && config.maxRequests === null) {
+    run.log.info(`${turned.join(", ")}: the quota period turned during the run; planning again under the new period's quota`, { event: "quota-period-turned", lookups: turned });
+    await planned.quota.giveBack();
+    planned = await planAndFetch(run, config, resources, soFar, runId, read);
+  }
+  await recordMobileScales(run.store, config, run.stats.mobile, run.log);
+  return { finish: await finishStage(run, config, runId, read, planned), deferred: planned.plan.deferred };
+}
+
+async function planAndFetch(run: OpenedRun, config: BatchConfig, resources: RunResources, soFar: RunSoFar, runId: number, read: Extract<ReadResult, { ok: true }>): Promise<Planned> {
   const planned = await planStage(run, config, runId, read);
   soFar.planned(planned.plan.postcodes);
   await fetchStage(run, config, resources, runId, planned).catch(async (err: unknown) => {
@@ -95,8 +109,7 @@ async function fetchAndFinish(run: OpenedRun, config: BatchConfig, resources: Ru
     await planned.quota.giveBack().catch(() => {});
     throw err;
   });
-  await recordMobileScales(run.store, config, run.stats.mobile, run.log);
-  return { finish: await finishStage(run, config, runId, read, planned), deferred: planned.plan.deferred };
+  return planned;
 }
 
 /** A bug or a broken disk; a full disk or a damaged database is one line naming the database, not a stack trace. */
