@@ -42,4 +42,24 @@ describe("a run crossing into a fresh quota period", () => {
       await sim.close();
     }
   });
+
+  it("with --max-requests (which bounds one plan's fetch) it says the period turned, not that the quota is exhausted", async () => {
+    const d = tempDir("pcc-turn-");
+    dirs.push(d);
+    const all = generatePostcodes(SEED, 60);
+    const sim = await startSimulator({ port: 0, seed: SEED, key: KEY });
+    const clock = new FakeClock(Date.parse("2026-03-01T02:00:00Z"));
+    const period = { lookups: "broadband", monthlyQuota: "40", quotaPeriod: "28", quotaStart: "2026-03-01", probe: 0, reports: false, retention: "none", maxAge: "60d", concurrency: 1 };
+    try {
+      expect((await runIn(d, { in: writeCsv(d, "a.csv", ["postcode", ...all.slice(0, 30)]), baseUrl: sim.url, ...period }, env, { clock })).exitCode).toBe(0);
+      clock.t = Date.parse("2026-03-28T23:59:55Z");
+      const r = await runIn(d, { in: writeCsv(d, "b.csv", ["postcode", ...all]), baseUrl: sim.url, ...period, rate: 60, maxRequests: 1000 }, env, { clock });
+      expect(r.exitCode).toBe(3);
+      const log = r.logs.join("\n");
+      expect(log).not.toMatch(/quota exhausted|wait for the next period's quota/);
+      expect(log).toMatch(/broadband: the quota period turned during the run, re-run resumes \(--monthly-quota: 20 postcodes were left for a later period by tonight's plan; the period that began 2026-03-29 has its quota for them\)/);
+    } finally {
+      await sim.close();
+    }
+  });
 });

@@ -7,7 +7,8 @@ export type StopReason =
   | { kind: "auth"; lookup: Lookup; message: string }
   /** `lookups`: every lookup it was seen on, when more than one */
   | { kind: "misconfigured"; lookup: Lookup; message: string; lookups?: readonly Lookup[] }
-  | { kind: "quota"; lookup: Lookup; message: string }
+  /** `periodTurned`: the run's plan was made under a period that ended while it ran (--max-requests kept it from planning again) */
+  | { kind: "quota"; lookup: Lookup; message: string; periodTurned?: true }
   /**
    * the lookup's product appears closed: gateway 404/410 or (`keyRefused`) a rejected key where it
    * answered before. `firstRequests`: the gateway's 404 (not a 410) before the lookup answered in

@@ -124,8 +124,18 @@ export async function startRunQuota(
         const shortfall = expiryShortfall({ listSize: plan.postcodes, quota: limits[lookup]!, periodMs: periods[lookup].endMs - periods[lookup].startMs, retentionMs: config.retention, oldestAnswer: plan.oldestAnswer.get(lookup) ?? new Date(startMs).toISOString() });
         const line = describeShortfall(lookup, shortfall, plan.postcodes, config.retention);
         if (line) log.result(line, { event: "expiry_shortfall", lookup, postcodes: shortfall.postcodes, from: shortfall.from });
-        if (d.unanswered > 0)
+        if (d.unanswered === 0) continue;
+        const turned = quotaPeriod(now(), rules[lookup]);
+        if (turned.key === periods[lookup].key)
           stopControl.stopLookup({ kind: "quota", lookup, message: `--monthly-quota: ${d.unanswered} postcodes wait for the next period's quota` });
+        // the plan was made under the period before: the one begun since has its quota for them
+        else
+          stopControl.stopLookup({
+            kind: "quota",
+            lookup,
+            periodTurned: true,
+            message: `--monthly-quota: ${d.unanswered} postcodes were left for a later period by tonight's plan; the period that began ${turned.key} has its quota for them`,
+          });
       }
     },
   };
