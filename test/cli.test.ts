@@ -6,6 +6,7 @@ import { unknownOption } from "../src/cli/run-cli.js";
 import { optionsTable } from "../src/cli/options/options-doc.js";
 import { spawnCli, ROOT } from "./helpers/child-cli.js";
 import { tempDir } from "./helpers/batch-harness.js";
+import { startSimulator } from "../src/simulator/index.js";
 
 const KEY = "f3a9c1e07b5d4a2e9c8b7a6f5e4d3c2b";
 const dirs: string[] = [];
@@ -115,4 +116,31 @@ describe("the commands as processes", () => {
     expect(lines.at(-1)).toMatchObject({ level: "error" });
     expect(lines.at(-1)!.message).toMatch(/cannot read .*missing\.csv: no such file/);
   });
+
+  it("--db empty (an unset variable) or :memory: is refused in one line before any request, by every command that takes it", async () => {
+    const d = dir();
+    const input = join(d, "in.csv");
+    writeFileSync(input, "postcode\nSW1A 1AA\n");
+    const sim = await startSimulator({ port: 0, seed: 3, key: KEY });
+    try {
+      for (const db of ["", ":memory:"]) {
+        const runs = {
+          batch: spawnCli("batch", ["--in", input, "--db", db, "--out", join(d, "out"), "--base-url", sim.url], { env: { COVERAGE_API_KEY: KEY } }).done,
+          report: spawnCli("report", ["--db", db, "--out", join(d, "out")]).done,
+          export: spawnCli("export", ["--db", db, "--out", join(d, "export")]).done,
+          status: spawnCli("status", ["--db", db]).done,
+        };
+        for (const [command, run] of Object.entries(runs)) {
+          const r = await run;
+          expect(r.code, `${command} --db "${db}"`).toBe(1);
+          expect(r.stderr.trim().split("\n"), `${command} --db "${db}"`).toEqual([expect.stringMatching(db === "" ? /^error: --db is empty \(an unset variable\?\): give the SQLite database file, or a postgres:\/\/ URL/ : /^error: --db :memory: keeps nothing once the command ends/)]);
+        }
+      }
+      // on main: the batch sent its requests, then kept nothing
+      expect(sim.counters.total).toBe(0);
+      expect(existsSync(join(d, "out"))).toBe(false);
+    } finally {
+      await sim.close();
+    }
+  }, 60_000);
 });

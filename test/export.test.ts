@@ -270,6 +270,29 @@ describe("export", () => {
 });
 
 describe("the export's swap", () => {
+  it("replaces every table it names, an empty one too: a later export whose answers have all expired leaves none of the earlier export's addresses", async () => {
+    for (const format of ["parquet", "csv"] as const) {
+      const out = join(dir, `emptied-${format}`);
+      await writeExport(sqliteSnapshotSource(db), { outDir: out, all: true, format });
+      const count = async (t: string) => {
+        const files = format === "parquet" ? `read_parquet('${out}/${t}.${format}/*/*.${format}', hive_partitioning = true)` : `read_csv('${out}/${t}.${format}/*/*.${format}', hive_partitioning = true, header = true)`;
+        return Number((await con.runAndReadAll(`SELECT count(*) FROM ${files}`)).getRowsJS()[0]![0]);
+      };
+      expect(await count("broadband")).toBeGreaterThan(0);
+      // 40 days on, the retention has expired every answer: the reader writes none of them
+      const later = await writeExport(sqliteSnapshotSource(db), { outDir: out, all: true, format, nowMs: Date.now() + 40 * 86_400_000 });
+      for (const t of ["broadband", "mobile"]) {
+        expect(later.tables.find((x) => x.name === t), t).toMatchObject({ rows: 0, files: 1 });
+        // on main: the empty table wrote no folder and the swap kept the earlier export's
+        expect(await count(t), `${t}.${format}`).toBe(0);
+      }
+      // the emptied table still has its columns
+      const columns = (await con.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${out}/broadband.parquet/*/*.parquet', hive_partitioning = true)`).catch(() => null))?.getRowsJS().map((r) => r[0]);
+      if (format === "parquet") expect(columns).toEqual(expect.arrayContaining(["PostCode", "UPRN", "MaxPredictedDown", "area"]));
+      expect(readdirSync(join(out, ".tables")).length).toBe(2);
+    }
+  });
+
   it("a table of one file is replaced by one rename: a reader finds the whole old table until the new one is in", async () => {
     const out = join(dir, "swap");
     await writeExport(sqliteSnapshotSource(db), { outDir: out, all: true });

@@ -117,6 +117,15 @@ describe("batch option declarations", () => {
     expect(refusal(() => parseTable(EXPORT_OPTIONS, { out: "x", db: twice("a", "b") }))).toBe("--db given 2 times; give it once");
     // an empty --in (an unset shell variable) is said as such, not as a file named ""
     expect(refusal(() => parseOptions({ in: "" }, {}))).toBe("--in is empty: give a file path, or - for standard input");
+    // an empty --db, or :memory:, would keep nothing (SQLite makes a database that goes when the command ends): refused by every command that takes it
+    const empty = "--db is empty (an unset variable?): give the SQLite database file, or a postgres:// URL";
+    const memory = "--db :memory: keeps nothing once the command ends: give the SQLite database file, or a postgres:// URL";
+    for (const [db, message] of [["", empty], ["  ", empty], [":memory:", memory]] as const) {
+      expect(refusal(() => parseOptions({ in: "x", db }, {})), "batch").toBe(message);
+      expect(refusal(() => parseTable(STATUS_OPTIONS, { db })), "status").toBe(message);
+      expect(refusal(() => parseTable(REPORT_OPTIONS, { db })), "report").toBe(message);
+      expect(refusal(() => parseTable(EXPORT_OPTIONS, { out: "x", db })), "export").toBe(message);
+    }
   });
 
   it("name flags in kebab case and list every visible option in the table", () => {

@@ -1,10 +1,12 @@
 // Answers expire as Ofcom's terms ask (clause 4.3.6): an answer the API last returned longer ago
 // than --retention is deleted at the start of a batch, its text gone from every database file;
 // readers hide it at their clock before any batch deletes it; answers about to expire are due.
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { unzipSync } from "fflate";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { parse } from "csv-parse/sync";
+import Database from "better-sqlite3";
 import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
 import type { ExportTableName } from "../src/figures/export-tables.js";
 import { openStore } from "../src/store/open-store.js";
@@ -48,6 +50,19 @@ function textsInFiles(dbPath: string, texts: readonly string[]): string[] {
   return texts.filter((t) => files.some((bytes) => bytes.includes(Buffer.from(t, "utf8"))));
 }
 
+/** The texts found in any file of a report folder (a workbook's entries unzipped). */
+function textsInFolder(folder: string, texts: readonly string[]): string[] {
+  const contents: Buffer[] = [];
+  for (const name of readdirSync(folder, { recursive: true }) as string[]) {
+    const path = join(folder, name);
+    if (!statSync(path).isFile()) continue;
+    const bytes = readFileSync(path);
+    if (name.endsWith(".xlsx")) for (const entry of Object.values(unzipSync(bytes))) contents.push(Buffer.from(entry));
+    else contents.push(bytes);
+  }
+  return texts.filter((t) => contents.some((bytes) => bytes.includes(Buffer.from(t, "utf8"))));
+}
+
 describe("retention", () => {
   it("deletes an expired answer with its addresses and versions at the start of a batch: its text is in no database file", async () => {
     const s = await sim();
@@ -86,6 +101,96 @@ describe("retention", () => {
     // the answers of the second list, returned on day 20, are kept
     expect(await stored(dbPath, "postcodes")).toHaveLength(2 * kept.length);
     expect(textsInFiles(dbPath, expiring)).toEqual([]);
+  });
+
+  it("waits for a reader holding a read transaction before it returns, then no database file holds the expired text; past its bound it says so", async () => {
+    const s = await sim();
+    const all = generatePostcodes(SEED, 24);
+    const [old, kept] = [all.slice(0, 16), all.slice(16)];
+    for (const readerEnds of [true, false]) {
+      const d = dir();
+      const dbPath = join(d, "coverage.sqlite");
+      // the reader ends its read transaction at the batch's first sleep (the retention's first wait)
+      let reader: Database.Database | null = null;
+      const clock = new (class extends FakeClock {
+        override async sleep(ms: number, signal?: AbortSignal) {
+          if (readerEnds && reader?.inTransaction) reader.prepare("COMMIT").run();
+          return super.sleep(ms, signal);
+        }
+      })(T0);
+      expect((await runIn(d, { in: writeCsv(d, "a.csv", ["postcode", ...old]), baseUrl: s.url, reports: false }, env, { clock })).exitCode).toBe(0);
+      clock.t = T0 + 20 * DAY;
+      expect((await runIn(d, { in: writeCsv(d, "b.csv", ["postcode", ...kept]), baseUrl: s.url, reports: false }, env, { clock })).exitCode).toBe(0);
+      const compact = old.map((p) => p.replace(" ", ""));
+      const keptText = (await stored(dbPath, "broadband")).filter((r) => !compact.includes(r.postcode as string)).map((r) => r.AddressShortDescription as string);
+      const expiring = (await stored(dbPath, "broadband"))
+        .map((r) => r.AddressShortDescription as string)
+        .filter((a) => a.length >= 12 && !keptText.some((k) => k.includes(a)));
+      expect(expiring.length).toBeGreaterThan(5);
+      // a report, say, reading the database when the night starts: a real second connection in a read transaction
+      reader = new Database(dbPath, { readonly: true });
+      reader.prepare("BEGIN").run();
+      reader.prepare("SELECT count(*) FROM lookups").get();
+      try {
+        clock.t = T0 + 33 * DAY;
+        const r = await runIn(d, { in: writeCsv(d, "b.csv", ["postcode", ...kept]), baseUrl: s.url, reports: false }, env, { clock, retentionEraseWaitMs: 5_000 });
+        expect(r.exitCode).toBe(0);
+        const log = r.logs.join("\n");
+        expect(log).toMatch(/retention: deleted 32 answer\(s\)/);
+        if (readerEnds) {
+          // on main: the pass returned at once, the text still in the main file and its -wal while the reader was open
+          expect(textsInFiles(dbPath, expiring)).toEqual([]);
+          expect(log).toMatch(/retention: waited 1 s for another reader of .*coverage\.sqlite to end before the deleted text left its files/);
+          expect(log).not.toMatch(/still in/);
+        } else {
+          // past the bound it goes on, and says so: the text is still there, as the warning says
+          expect(textsInFiles(dbPath, expiring).length).toBeGreaterThan(0);
+          const warning = r.logs.map((l) => JSON.parse(l) as { level: string; message: string; event?: string }).find((l) => l.event === "retention_not_erased");
+          expect(warning?.level).toBe("warn");
+          expect(warning?.message).toMatch(/^retention: the deleted answers' text is still in .*coverage\.sqlite's files: another connection \(a report, export or status still reading it\) has held a read transaction for over 5 s/);
+        }
+      } finally {
+        reader.close();
+      }
+      // once the reader has gone, a checkpoint (the next batch's) takes the text away
+      if (!readerEnds) {
+        clock.t = T0 + 34 * DAY;
+        expect((await runIn(d, { in: writeCsv(d, "b.csv", ["postcode", ...kept]), baseUrl: s.url, reports: false }, env, { clock })).exitCode).toBe(0);
+        expect(textsInFiles(dbPath, expiring)).toEqual([]);
+      }
+    }
+  });
+
+  it("a night that writes no reports (input refused, API unreachable) still takes what its retention deleted out of --out", async () => {
+    const s = await sim();
+    const list = generatePostcodes(SEED, 12);
+    for (const night of ["input refused", "API unreachable"] as const) {
+      const d = dir();
+      const out = join(d, "out");
+      const clock = new FakeClock(T0);
+      expect((await runIn(d, { in: writeCsv(d, "a.csv", ["postcode", ...list]), baseUrl: s.url }, env, { clock })).exitCode).toBe(0);
+      const addresses = (parse(readFileSync(join(out, "broadband.csv")), { columns: true, bom: true }) as Record<string, string>[])
+        .map((r) => r.AddressShortDescription!)
+        // as written in every file: no quoting or escaping
+        .filter((a) => /^[\w ,.-]+$/.test(a));
+      expect(addresses.length).toBeGreaterThan(20);
+      expect(textsInFolder(out, addresses).length).toBe(addresses.length);
+      clock.t = T0 + 33 * DAY;
+      const flags =
+        night === "input refused"
+          ? { in: writeCsv(d, "bad.csv", ["postcode", "NOT A POSTCODE", "NOR THIS"]), baseUrl: s.url }
+          : { in: writeCsv(d, "a.csv", ["postcode", ...list]), baseUrl: "http://127.0.0.1:9", retries: 0 };
+      const r = await runIn(d, flags, env, { clock });
+      expect(r.exitCode, night).toBe(1);
+      expect(r.logs.join("\n")).toMatch(/retention: deleted 24 answer\(s\)/);
+      // on main: broadband.csv, mobile.csv, the workbook... kept every expired address
+      expect(textsInFolder(out, addresses), night).toEqual([]);
+      expect(r.logs.join("\n")).toMatch(/reports in .*out \(of run 1\) written again without the answers the retention deleted: this run wrote no reports of its own/);
+      // the set still reports run 1, its postcodes expired, awaiting refresh
+      expect((JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { runId: number }).runId).toBe(1);
+      const rows = parse(readFileSync(join(out, "summary.csv")), { columns: true, bom: true }) as Record<string, string>[];
+      expect(rows.filter((row) => row.Figure === "Postcodes whose answer expired, awaiting refresh").map((row) => row.Count)).toEqual(["12", "12"]);
+    }
   });
 
   it("--retention none keeps everything", async () => {

@@ -41,9 +41,12 @@ describe("stored scale evidence (SQLite)", () => {
 
   it("sums the counts stored with each answer, which equal a count of its addresses", async () => {
     expect(await scales()).toEqual(want);
-    // the sums come from the stored counts: change them and the evidence follows
+    // the sums come from the stored counts: raise them and the evidence follows
+    sql("UPDATE lookups SET scale_legacy_ratings = 1 WHERE dataset = 'NEW'");
+    expect((await scales())[0]).toEqual(["NEW", "legacy", 4 * 3 * FIELDS, 4]);
+    // evidence only adds: counts that fall leave the release's record (and its scale) as it was
     sql("UPDATE lookups SET scale_legacy_ratings = 0 WHERE dataset = 'OLD'");
-    expect((await scales())[1]).toEqual(["OLD", "current", 4 * 3 * FIELDS, 0]);
+    expect((await scales())[1]).toEqual(["OLD", "legacy", 4 * 3 * FIELDS, 4 * 3]);
   });
 
   it("counts an answer stored before the counts were (NULL) from its addresses", async () => {

@@ -202,6 +202,26 @@ describe("each answer judged on its own release's scale", () => {
     expect(csv(out, "summary.csv").filter((r) => r.Section === "Whole list (partly answered)")).toEqual([]);
   });
 
+  it("a legacy release stays legacy once its answers holding a 1 or 2 have moved to a newer release: the unchanged answer keeps Green (3) good, changes.csv its change of scale", async () => {
+    const s = scenario();
+    // P1 rated only Green (3) and Enhanced (4); P2's 1s show R1 is legacy
+    answers.set(P1, { release: R1, addresses: [{ uprn: 1001, base: 4, ratings: indoorVoice(3) }] });
+    answers.set(P2, { release: R1, addresses: [{ uprn: 2001, base: 1 }] });
+    expect((await s.night(["SW1A 2AA", "CF10 1AA"])).exitCode).toBe(0);
+    // a refresh moves P2 onto a current-scale release
+    s.clock.t = T0 + DAY;
+    answers.set(P2, { release: R3, addresses: [{ uprn: 2001, base: 4 }] });
+    expect((await s.night(["CF10 1AA"], { refresh: true })).exitCode).toBe(0);
+    const out = await s.reportAll("after-refresh");
+    const m = summaryOf(out).mobile!;
+    // on main: R1 was recorded again as current, and P1's Green (3) read as Limited, a notspot
+    expect(m.scaleReason).toMatch(/both scales/);
+    expect(m.indoorVoice.totalNotspots).toBe(0);
+    expect(csv(out, "mobile.csv").map((r) => `${r.UPRN} ${r.ProvAIndoorVoiceGood}`).sort()).toEqual(["1001 yes", "2001 yes"]);
+    const changes = csv(out, "changes.csv").filter((r) => r.PostCode === "CF10 1AA" && r.Change!.includes("indoor voice"));
+    expect(changes.map((r) => r.Change)).toEqual(PROVIDERS.map((p) => `${p} indoor voice (change of scale)`));
+  });
+
   it("a newest release whose answers hold no address decides nothing: the rated release's scale stands", async () => {
     const s = scenario();
     answers.set(P1, { release: R1, addresses: [{ uprn: 1001, base: 2, ratings: indoorVoice(3) }] });

@@ -1,6 +1,9 @@
 // After the PostgreSQL server stops, a run it left 'running' is judged on the server's clock, never
 // on a machine's own: `status` shows it abandoned (and no live lease) on a machine whose clock says
 // its lease still holds, and the next batch records it abandoned, stamped with the server's time.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, test } from "vitest";
 import { systemClock } from "../src/fetch/clock.js";
 import { generatePostcodes } from "../src/simulator/index.js";
@@ -9,6 +12,7 @@ import type { Store } from "../src/store/store.js";
 import { shiftedClock } from "../src/pipeline/team-clock.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { spawnCli } from "./helpers/child-cli.js";
+import { instantSleepClock } from "./helpers/fake-clock.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
 
 const { skip } = requiresPostgres();
@@ -62,3 +66,24 @@ describe.skipIf(skip)("PostgreSQL: a run left running is judged on the server's 
     expect(Math.abs(Date.parse(run.ended_at!) - (await store.leases.serverNow())!)).toBeLessThan(MINUTE);
   }, 60_000);
 });
+
+describe.skipIf(skip)("PostgreSQL: report on a machine whose clock is off", () => {
+  test("warns as the batch does, and judges what has expired by the server's time", async () => {
+    const url = await freshPostgresDatabase({ schema: true });
+    const dir = tempDir("pcc-server-clock-");
+    const input = writeCsv(dir, "in.csv", ["postcode", ...generatePostcodes(9, 4)]);
+    // the report runs as a child, on the wall clock: so does the batch
+    const r = await runIn(dir, { in: input, db: url, simulate: true, reports: false }, {}, { clock: instantSleepClock });
+    expect(r.exitCode, r.logs.join("\n")).toBe(0);
+    const out = join(dir, "out");
+    // 40 days fast: by its own clock, every answer is past the 30-day retention
+    const report = await spawnCli("report", ["--db", url, "--out", out, "--clock-offset-ms", String(40 * 24 * 60 * MINUTE)]).done;
+    expect(report.code, report.stderr).toBe(0);
+    // on main: no warning, and every answer reported expired
+    expect(report.stderr).toMatch(/^warning: this machine's clock is 3456000\.\d s ahead of the database server's \(postgres:\/\/[^)]*\); the report reads what has expired by the server's time, but set this machine's clock right \(NTP\)$/m);
+    const rows = parse(readFileSync(join(out, "summary.csv")), { columns: true, bom: true }) as Record<string, string>[];
+    expect(rows.filter((row) => row.Figure === "Postcodes whose answer expired, awaiting refresh").map((row) => row.Count)).toEqual(["0", "0"]);
+    expect(rows.filter((row) => row.Figure === "Postcodes found").map((row) => Number(row.Count)).every((n) => n > 0)).toBe(true);
+  }, 60_000);
+});
+

@@ -49,7 +49,7 @@ describe("the retention pass at a batch's start", () => {
     const other = new Database(path);
     try {
       other.exec("BEGIN IMMEDIATE");
-      expect(await store.answers.expire("2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z")).toEqual({ answers: 0, versions: 0 });
+      expect(await store.answers.expire("2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z")).toEqual({ answers: 0, versions: 0, erased: true });
     } finally {
       if (other.inTransaction) other.exec("ROLLBACK");
       other.close();

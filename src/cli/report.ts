@@ -8,6 +8,8 @@ import { dbReadPaths, readPathInReportSet } from "../report/set/read-paths.js";
 import { declareOptions, runCli } from "./run-cli.js";
 import { answerPaces } from "../plan/answer-pace.js";
 import { LOOKUPS } from "../contract/fields.js";
+import { systemClock } from "../fetch/clock.js";
+import { clockSkewWords, serverClock, shiftedClock } from "../pipeline/team-clock.js";
 
 runCli({
   name: "report",
@@ -16,7 +18,8 @@ runCli({
     ["$0 --out output", "the last run's reports again, from output/coverage.sqlite"],
     ["$0 --all --group-by region,district --out everything", "every stored postcode, grouped by region and district"],
   ],
-  options: (y) => declareOptions(y, REPORT_OPTIONS).conflicts("run", "all"),
+  // --clock-offset-ms: tests of a machine whose clock is off
+  options: (y) => declareOptions(y, REPORT_OPTIONS).conflicts("run", "all").option("clock-offset-ms", { type: "number", hidden: true }),
   run: async (argv) => {
     const o = parseTable(REPORT_OPTIONS, argv);
     // loaded once the command runs: --help, --version and a refused option print without them
@@ -28,6 +31,12 @@ runCli({
     // Read-only; a database of an older schema is migrated first when its user may write it.
     const source = await openStore(o.db, { readonly: true, upgrade: true });
     try {
+      const warn = (m: string) => process.stderr.write(`warning: ${m}\n`);
+      // what has expired is judged by the database server's time, as the batch judges it (PostgreSQL)
+      const local = shiftedClock(systemClock, (argv as { clockOffsetMs?: number }).clockOffsetMs ?? 0);
+      const clock = await serverClock(source, local, (offset) =>
+        warn(`${clockSkewWords(offset, source.location)}; the report reads what has expired by the server's time, but set this machine's clock right (NTP)`),
+      );
       const result = await writeReports(source, {
         outDir: o.out,
         runId: o.run,
@@ -41,8 +50,9 @@ runCli({
         workbookRows: o.workbookRows,
         since: o.since,
         attribution: o.attribution,
-        answerPaces: await answerPaces(source, Date.now(), LOOKUPS),
-        onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
+        now: () => new Date(clock.now()),
+        answerPaces: await answerPaces(source, clock.now(), LOOKUPS),
+        onWarning: warn,
       });
       process.stdout.write(`reports written to ${o.out}: ${result.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}\n`);
       for (const line of [...headlineLines(result.summary), ...result.notes]) process.stdout.write(line + "\n");

@@ -135,15 +135,16 @@ export function scaleOfRatings(e: Pick<ScaleEvidence, "legacyRatings">): MobileS
 }
 
 /**
- * Each release's evidence over all of its stored answers where the store recorded it, else the
+ * Each release's evidence over all of its stored answers where the store recorded it, added to the
  * scope's own: a release is on the scale its ratings show, not only those of the postcodes a report
- * covers. A record that holds less than the scope sees (answers stored since) is not used.
+ * covers. Evidence only adds (each count the larger of the two): answers stored since the record
+ * count, and a release once seen with a 1 or 2 stays legacy when those answers have moved or gone.
  */
 export function wholeReleaseEvidence(scope: readonly ScaleEvidence[], recorded: readonly ScaleEvidence[]): ScaleEvidence[] {
   const byRelease = new Map(recorded.filter((r) => r.release !== null).map((r) => [r.release, r]));
   return scope.map((e) => {
     const whole = byRelease.get(e.release);
-    return whole && whole.ratings >= e.ratings && whole.legacyRatings >= e.legacyRatings ? { ...e, ratings: whole.ratings, legacyRatings: whole.legacyRatings } : e;
+    return whole ? { ...e, ratings: Math.max(whole.ratings, e.ratings), legacyRatings: Math.max(whole.legacyRatings, e.legacyRatings) } : e;
   });
 }
 

@@ -56,6 +56,8 @@ export interface ExportResult {
 
 /** Rows of one output file at most: about 100 MB of staged rows for the widest table. */
 export const FILE_ROWS = 1_000_000;
+/** The area of the one file of a partitioned table with no rows (`area=/data_0.parquet`). */
+const NO_AREA = "";
 /** DuckDB's vector size: one data chunk. */
 const CHUNK_ROWS = 2048;
 
@@ -174,7 +176,6 @@ async function swapTables(tables: readonly ExportedTable[], outDir: string, stag
   for (const t of tables) {
     const target = join(outDir, t.path);
     const incoming = join(staging, t.path);
-    if (!existsSync(incoming)) continue;
     const folderBefore = isFolder(target);
     const partitioned = !isFile(incoming);
     if (partitioned) {
@@ -285,9 +286,11 @@ class TableWriter {
         if (this.buffered === CHUNK_ROWS) this.appendBuffer();
         if (partitioned && this.staged >= fileRows) await this.writeStaged(area);
       }
-    // A single-file table is written even when empty, so that readers find its columns.
+    // A table is written even when empty, so that it replaces the previous export's rows and readers
+    // find its columns: a partitioned one as one file of no rows in an area folder of no name.
     if (!partitioned) await this.writeStaged(null);
     else if (this.staged > 0) await this.writeStaged(area);
+    else if (this.files === 0) await this.writeStaged(NO_AREA, { empty: true });
   }
 
   /** Waits for every file: the table as written, and the seconds from its start. */
@@ -319,9 +322,9 @@ class TableWriter {
   }
 
   /** Starts writing the staged rows to their file, and turns to the other stage. */
-  private async writeStaged(area: string | null): Promise<void> {
+  private async writeStaged(area: string | null, { empty = false } = {}): Promise<void> {
     this.appendBuffer();
-    if (this.staged === 0 && area !== null) return;
+    if (this.staged === 0 && area !== null && !empty) return;
     const stage = this.stages[this.current]!;
     stage.appender!.closeSync();
     stage.appender = null;

@@ -210,7 +210,11 @@ class LookupFetcher {
       if (o.stop.inFlightSignal.aborted) return { outcome: null, httpStatus: null, reached: err.reached };
       const message = o.redact(err.message);
       const wrongAddress = err.failure === "refused" || err.failure === "dns" || err.failure === "tls";
-      return { outcome: { kind: "retryable", message }, httpStatus: null, failure: { what: err.failure, group: "network", wrongAddress, throttled: false }, reached: err.reached };
+      // a body past the limit is the server answering, not the network failing: it spends a retry as
+      // a bad answer does (a "network" failure not yet judged an outage is let off, which a server
+      // that always sends too much would turn into attempts past --retries)
+      const group = err.failure === "too_large" ? "too_large" : "network";
+      return { outcome: { kind: "retryable", message }, httpStatus: null, failure: { what: err.failure, group, wrongAddress, throttled: false }, reached: err.reached };
     }
   }
 

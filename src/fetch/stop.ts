@@ -12,7 +12,8 @@ export type StopReason =
   | { kind: "auth"; lookup: Lookup; message: string; lookupOnly?: true }
   /** `lookups`: every lookup it was seen on, when more than one */
   | { kind: "misconfigured"; lookup: Lookup; message: string; lookups?: readonly Lookup[] }
-  | { kind: "quota"; lookup: Lookup; message: string }
+  /** `periodTurned`: the run's plan was made under a period that ended while it ran (--max-requests kept it from planning again) */
+  | { kind: "quota"; lookup: Lookup; message: string; periodTurned?: true }
   /**
    * the lookup's product appears closed: the gateway's own signals, its 404 or a 410, where it
    * answered before (a refused key is `auth`, never a closure). `firstRequests`: the gateway's 404

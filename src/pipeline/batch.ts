@@ -14,9 +14,9 @@ import { EXIT } from "./exit-code.js";
 import { fetchStage } from "./fetch-stage.js";
 import { endRun, finishStage, type Finish } from "./finish-stage.js";
 import { openRun } from "./open-stage.js";
-import { planStage } from "./plan-stage.js";
+import { planStage, type Planned } from "./plan-stage.js";
 import { acceptInput, openInputSource, readInputIntoRun, type InputSource, type ReadResult } from "./read-stage.js";
-import { reportStage } from "./report-stage.js";
+import { clearExpiredFromReports, reportStage } from "./report-stage.js";
 import { endLeaseLostWhileReading, failBeforeFetching, failUnexpectedly, logCleanupFailure, RunSoFar, startRun } from "./run-record.js";
 import type { RunResources } from "./run-resources.js";
 import { refuse, type BatchDeps, type BatchResult, type OpenedRun } from "./run.js";
@@ -40,7 +40,10 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
   const { run, resources } = opened;
   const soFar = new RunSoFar();
   try {
-    return await runStages(run, config, resources, soFar, input);
+    const result = await runStages(run, config, resources, soFar, input);
+    // a night that wrote no reports leaves none of what its retention deleted in --out
+    if (config.reports && soFar.expired > 0 && !soFar.reported && !run.fence.knownLost) await clearExpiredFromReports(run, config);
+    return result;
   } catch (err) {
     return await endOnFailure(run, config, soFar, err);
   } finally {
@@ -53,7 +56,7 @@ export async function runBatch(config: BatchConfig, deps: BatchDeps): Promise<Ba
  * noted in `soFar` as it returns.
  */
 async function runStages(run: OpenedRun, config: BatchConfig, resources: RunResources, soFar: RunSoFar, input: InputSource): Promise<BatchResult> {
-  const runId = await startRun(run, config);
+  const runId = await startRun(run, config, soFar);
   soFar.runId = runId;
   const staged = await readInputIntoRun(run.store, runId, input, config, run.deps, run.stop.stopAllSignal);
   if (!staged.ok) return await failBeforeFetching(run, soFar, runId, staged.message, "input");
@@ -74,16 +77,31 @@ async function runStages(run: OpenedRun, config: BatchConfig, resources: RunReso
   const { finish, deferred } = await fetchAndFinish(run, config, resources, soFar, runId, read);
   soFar.finished = true;
   // A run that stopped before any answer (rejected key, wrong URL), or lost its lease, replaces no reports.
-  const reportFailure = config.reports && finish.state !== "failed" && !run.fence.knownLost ? await reportStage(run, config, runId) : null;
+  soFar.reported = config.reports && finish.state !== "failed" && !run.fence.knownLost;
+  const reportFailure = soFar.reported ? await reportStage(run, config, runId) : null;
   return await endRun(run, config, soFar, runId, finish, reportFailure, deferred);
 }
 
 /**
  * The plan, the fetch and the run's final row. The plan is let go here, before the reports: its
  * lists of postcodes to fetch (about 6 MB at 100,000 postcodes) would stay in the heap the reports
- * grow from, and the run's end needs only what it deferred.
+ * grow from, and the run's end needs only what it deferred. A run whose quota period turned while
+ * it fetched plans once more, under the new period's quota, what the old one's left for later.
  */
 async function fetchAndFinish(run: OpenedRun, config: BatchConfig, resources: RunResources, soFar: RunSoFar, runId: number, read: Extract<ReadResult, { ok: true }>): Promise<{ finish: Finish; deferred: Plan["deferred"] }> {
+  let planned = await planAndFetch(run, config, resources, soFar, runId, read);
+  const turned = planned.quota.turnedWithWorkLeft(planned.plan, run.clock.now());
+  // --max-requests bounds one fetch: a second would start a fresh count
+  if (turned.length > 0 && !run.stop.stopped && config.maxRequests === null) {
+    run.log.info(`${turned.join(", ")}: the quota period turned during the run; planning again under the new period's quota`, { event: "quota-period-turned", lookups: turned });
+    await planned.quota.giveBack();
+    planned = await planAndFetch(run, config, resources, soFar, runId, read);
+  }
+  await recordMobileScales(run.store, config, run.stats.mobile, run.log);
+  return { finish: await finishStage(run, config, runId, read, planned), deferred: planned.plan.deferred };
+}
+
+async function planAndFetch(run: OpenedRun, config: BatchConfig, resources: RunResources, soFar: RunSoFar, runId: number, read: Extract<ReadResult, { ok: true }>): Promise<Planned> {
   const planned = await planStage(run, config, runId, read);
   soFar.planned(planned.plan.postcodes);
   await fetchStage(run, config, resources, runId, planned).catch(async (err: unknown) => {
@@ -91,8 +109,7 @@ async function fetchAndFinish(run: OpenedRun, config: BatchConfig, resources: Ru
     await planned.quota.giveBack().catch(() => {});
     throw err;
   });
-  await recordMobileScales(run.store, config, run.stats.mobile, run.log);
-  return { finish: await finishStage(run, config, runId, read, planned), deferred: planned.plan.deferred };
+  return planned;
 }
 
 /** A bug or a broken disk; a full disk or a damaged database is one line naming the database, not a stack trace. */

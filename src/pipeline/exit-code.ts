@@ -94,6 +94,7 @@ export function describeStop(reason: StopReason): string {
     case "closed":
       return `${reason.lookup}: the ${reason.lookup} product appears closed (${reason.message}); the other lookup goes on; see docs/running.md#a-product-that-closes`;
     case "quota":
+      if (reason.periodTurned) return `${reason.lookup}: the quota period turned during the run, re-run resumes (${reason.message})`;
       return `${reason.lookup}: quota exhausted, re-run resumes (${reason.message})`;
     case "max_requests":
       return `stopped after --max-requests ${reason.limit} requests; re-run resumes`;

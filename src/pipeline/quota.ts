@@ -37,6 +37,11 @@ export interface RunQuota {
   afterFetch(plan: Plan, stop: StopControl): void;
   /** Gives back what was reserved and not sent (what the gates never handed out, or put back); the rest stays counted. */
   giveBack(): Promise<void>;
+  /**
+   * The lookups whose quota period has turned since the run started (at `nowMs`) and whose plan left
+   * work for a later period: planned again, their new period's quota may answer it tonight.
+   */
+  turnedWithWorkLeft(plan: Plan, nowMs: number): Lookup[];
 }
 
 /** What the run's quota reads: the lookups, the quota options, whether answers are simulated (they spend none), the retention. */
@@ -99,6 +104,11 @@ export async function startRunQuota(
       // a simulated request spends none of the real quota: nothing taken was sent to it
       for (const [lookup, gate] of gates) await store.ledger.giveBack({ leaseId, lookup, n: unsentOf(gate, config.simulate) });
     },
+    turnedWithWorkLeft: (plan, nowMs) =>
+      config.lookups.filter((lookup) => {
+        const d = plan.deferred.get(lookup);
+        return limits[lookup] !== undefined && d !== undefined && d.unanswered + d.refreshes > 0 && quotaPeriod(nowMs, rules[lookup]).key !== periods[lookup].key;
+      }),
     afterFetch(plan, stopControl) {
       for (const lookup of config.lookups) {
         const a = plan.allowance.get(lookup);
@@ -114,8 +124,18 @@ export async function startRunQuota(
         const shortfall = expiryShortfall({ listSize: plan.postcodes, quota: limits[lookup]!, periodMs: periods[lookup].endMs - periods[lookup].startMs, retentionMs: config.retention, oldestAnswer: plan.oldestAnswer.get(lookup) ?? new Date(startMs).toISOString() });
         const line = describeShortfall(lookup, shortfall, plan.postcodes, config.retention);
         if (line) log.result(line, { event: "expiry_shortfall", lookup, postcodes: shortfall.postcodes, from: shortfall.from });
-        if (d.unanswered > 0)
+        if (d.unanswered === 0) continue;
+        const turned = quotaPeriod(now(), rules[lookup]);
+        if (turned.key === periods[lookup].key)
           stopControl.stopLookup({ kind: "quota", lookup, message: `--monthly-quota: ${d.unanswered} postcodes wait for the next period's quota` });
+        // the plan was made under the period before: the one begun since has its quota for them
+        else
+          stopControl.stopLookup({
+            kind: "quota",
+            lookup,
+            periodTurned: true,
+            message: `--monthly-quota: ${d.unanswered} postcodes were left for a later period by tonight's plan; the period that began ${turned.key} has its quota for them`,
+          });
       }
     },
   };

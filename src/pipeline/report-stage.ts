@@ -1,6 +1,8 @@
 // The report stage: the run's report set, replaced whole (or kept, when it is current).
 import { storeError } from "../store/open-store.js";
-import { headlineLines, openFirstLine, writeReportsUnlessCurrent } from "../report/index.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { headlineLines, openFirstLine, SUMMARY_JSON, writeReportsUnlessCurrent, type ReportOptions } from "../report/index.js";
 import { oneLine } from "../errors.js";
 import { LeaseLostError } from "../store/types.js";
 import type { BatchConfig } from "./config.js";
@@ -19,24 +21,7 @@ export type ReportSettings = Pick<
 /** Returns why the reports could not be written (the run then exits 1), or null. */
 export async function reportStage(run: OpenedRun, settings: ReportSettings, runId: number): Promise<string | null> {
   const { log } = run;
-  const options = {
-    outDir: settings.out,
-    runId,
-    groupBy: settings.groupBy,
-    areaFile: settings.areaFile,
-    uprnColumn: settings.uprnColumn,
-    mobileScale: settings.mobileScale,
-    goodRating: settings.goodRating,
-    command: "batch",
-    // the run's clock: what the reports hide as expired is what this run would delete
-    now: () => new Date(run.clock.now()),
-    attribution: settings.attribution,
-    workbookRows: settings.workbookRows,
-    // when a partly answered list's rest will be answered, at the quota as the ledger stands
-    answerPaces: await answerPaces(run.store, run.clock.now(), settings.lookups),
-    onWarning: (m: string) => log.warn(m),
-    beforeSwap: () => holdLeaseForSwap(run),
-  };
+  const options = await reportOptions(run, settings, { runId });
   log.debug(`writing the reports to ${settings.out}`, { event: "reports-start" });
   try {
     // A nightly run that changed nothing keeps the set it would rewrite (report/set/fingerprint.ts).
@@ -58,6 +43,59 @@ export async function reportStage(run: OpenedRun, settings: ReportSettings, runI
     const message = `${oneLine(err)}; the previous reports are unchanged and the database is complete: \`npm run report\` retries`;
     log.error(message, { event: "reports" });
     return `reports not written: ${oneLine(err)}`;
+  }
+}
+
+/** The report set's options as the batch writes it: the run's clock, its lease held for the swap. */
+async function reportOptions(run: OpenedRun, settings: ReportSettings, scope: { runId: number | null }): Promise<ReportOptions> {
+  return {
+    outDir: settings.out,
+    ...(scope.runId === null ? { all: true } : { runId: scope.runId }),
+    groupBy: settings.groupBy,
+    areaFile: settings.areaFile,
+    uprnColumn: settings.uprnColumn,
+    mobileScale: settings.mobileScale,
+    goodRating: settings.goodRating,
+    command: "batch",
+    // the run's clock: what the reports hide as expired is what this run would delete
+    now: () => new Date(run.clock.now()),
+    attribution: settings.attribution,
+    workbookRows: settings.workbookRows,
+    // when a partly answered list's rest will be answered, at the quota as the ledger stands
+    answerPaces: await answerPaces(run.store, run.clock.now(), settings.lookups),
+    onWarning: (m: string) => run.log.warn(m),
+    beforeSwap: () => holdLeaseForSwap(run),
+  };
+}
+
+/**
+ * A night that deleted expired answers but writes no reports of its own (its input refused, its API
+ * unreachable): the set already in --out is written again for the run (or scope) it reports, at
+ * this run's clock, so that no file of it holds what the retention deleted. Kept when it holds none.
+ */
+export async function clearExpiredFromReports(run: OpenedRun, settings: ReportSettings): Promise<void> {
+  const scope = reportedScope(settings.out);
+  if (scope === undefined) return;
+  const { log } = run;
+  const what = scope.runId === null ? "every stored postcode" : `run ${scope.runId}`;
+  try {
+    const report = await writeReportsUnlessCurrent(run.store, await reportOptions(run, settings, scope));
+    if (report !== "current")
+      log.milestone("info", `reports in ${settings.out} (of ${what}) written again without the answers the retention deleted: this run wrote no reports of its own`, { event: "reports" });
+  } catch (caught) {
+    const err = storeError(caught, settings.db);
+    log.error(`the reports in ${settings.out} may still hold answers the retention deleted: writing them again failed: ${oneLine(err)}; \`npm run report\` retries`, { event: "reports" });
+  }
+}
+
+/** The scope of the report set in `out` as its summary.json names it; undefined when there is none. */
+function reportedScope(out: string): { runId: number | null } | undefined {
+  try {
+    const summary = JSON.parse(readFileSync(join(out, SUMMARY_JSON), "utf8")) as { runId?: unknown };
+    if (summary.runId === null || (typeof summary.runId === "number" && Number.isInteger(summary.runId))) return { runId: summary.runId };
+    return undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -23,6 +23,10 @@ export class RunSoFar {
   runId: number | null = null;
   /** the run's row holds its final state */
   finished = false;
+  /** answers and versions the run's retention pass deleted */
+  expired = 0;
+  /** the run's own report stage ran (it wrote, kept or failed to write a set) */
+  reported = false;
   ending: RunEnding | undefined;
   private input = { inputRows: 0, rejects: 0 };
   private postcodes = 0;
@@ -44,15 +48,15 @@ export class RunSoFar {
 /** What starting the run reads: what its row records (the input's name, the options, lookups, providers, simulated or not) and the retention. */
 export type StartSettings = Pick<BatchConfig, "providers" | "retention" | "simulate" | "in" | "recordedArgs" | "lookups">;
 
-/** The run's row, after what every run does first: providers known, killed runs abandoned, expired answers deleted. */
-export async function startRun(run: OpenedRun, settings: StartSettings): Promise<number> {
+/** The run's row, after what every run does first: providers known, killed runs abandoned, expired answers deleted (counted in `soFar`). */
+export async function startRun(run: OpenedRun, settings: StartSettings, soFar: RunSoFar): Promise<number> {
   const { store, log } = run;
   await store.answers.prepareProviders(settings.providers);
   // a run a stopped server left running is judged on the server's own clock, read now (a test's replayed time stays)
   const nowMs = run.clock.replayed ? run.clock.now() : ((await store.leases.serverNow()) ?? run.clock.now());
   const abandoned = await store.runs.abandonOrphans(new Date(nowMs).toISOString(), nowMs);
   if (abandoned > 0) log.warn(`${abandoned} earlier run(s) had been killed; their finished answers are kept and this run resumes`);
-  await expireAnswers(store, settings.retention, run.clock.now(), log);
+  soFar.expired = await expireAnswers(store, settings.retention, run.clock.now(), log, { clock: run.clock, boundMs: run.deps.retentionEraseWaitMs });
   return store.runs.create({
     startedAt: nowIso(run),
     simulated: settings.simulate,

@@ -51,6 +51,8 @@ export interface BatchDeps {
   leaseTtlMs?: number;
   /** SQLite: pairs to fetch from which answers are stored on a thread of their own (default WRITER_THREAD_FROM): tests lower it */
   writerThreadFrom?: number;
+  /** how long the retention waits for another reader before saying the deleted text is still in the database's files (default ERASE_WAIT_MS) */
+  retentionEraseWaitMs?: number;
 }
 
 export interface BatchResult {

@@ -46,15 +46,25 @@ export async function serverOffsetMs(store: Pick<Store, "leases">, local: Clock)
  * The clock the run uses: the server's time on PostgreSQL (with one warning line when the local
  * clock is off), else the local clock; a replayed clock is kept as it is.
  */
-export async function teamClock(store: Pick<Store, "leases" | "location">, local: Clock, log: Logger): Promise<Clock> {
+export async function teamClock(store: Pick<Store, "leases" | "location">, local: Clock, log: Pick<Logger, "warn">): Promise<Clock> {
+  return serverClock(store, local, (offset) =>
+    log.warn(`${clockSkewWords(offset, store.location)}; the run uses the server's time for leases, pace and the quota, but set this machine's clock right (NTP)`, {
+      event: "clock-skew",
+      offsetMs: offset,
+    }),
+  );
+}
+
+/** The server's time as a clock on PostgreSQL, else `local`; `onSkew` hears a local clock off by more than CLOCK_SKEW_WARN_MS. */
+export async function serverClock(store: Pick<Store, "leases">, local: Clock, onSkew: (offsetMs: number) => void): Promise<Clock> {
   if (local.replayed) return local;
   const offset = await serverOffsetMs(store, local);
   if (offset === null) return local;
-  if (Math.abs(offset) > CLOCK_SKEW_WARN_MS)
-    log.warn(
-      `this machine's clock is ${(Math.abs(offset) / 1000).toFixed(1)} s ${offset > 0 ? "behind" : "ahead of"} the database server's (${store.location}); ` +
-        "the run uses the server's time for leases, pace and the quota, but set this machine's clock right (NTP)",
-      { event: "clock-skew", offsetMs: offset },
-    );
+  if (Math.abs(offset) > CLOCK_SKEW_WARN_MS) onSkew(offset);
   return shiftedClock(local, offset);
+}
+
+/** "this machine's clock is 3456000.0 s ahead of the database server's (postgres://...)" */
+export function clockSkewWords(offsetMs: number, location: string): string {
+  return `this machine's clock is ${(Math.abs(offsetMs) / 1000).toFixed(1)} s ${offsetMs > 0 ? "behind" : "ahead of"} the database server's (${location})`;
 }

@@ -70,6 +70,9 @@ const ADDRESS_REPORT_FILES: readonly ReportFile<ReportContext>[] = ADDRESS_FILES
 }));
 
 /** The report set, in the order written. To add a report: one more entry here. */
+/** The set's summary.json: its `runId` names the run (null: every stored postcode) the set reports. */
+export const SUMMARY_JSON = "summary.json";
+
 export const REPORT_FILES: readonly ReportFile<ReportContext>[] = [
   ...ADDRESS_REPORT_FILES,
   { name: "postcodes.csv", write: (c, path) => writePostcodesCsv(c.snapshot, path, c.csv, c.summary.simulated) },
@@ -90,7 +93,7 @@ export const REPORT_FILES: readonly ReportFile<ReportContext>[] = [
   { name: "open-data-vs-api.csv", applies: (c) => c.summary.openData !== undefined, write: (c, path) => writeOpenDataVsApiCsv(c.snapshot, path, c.csv) },
   { name: "changes.csv", write: (c, path) => writeChangesCsv(c.changes, path, c.csv) },
   { name: "summary.csv", write: (c, path) => writeCsv(path, SUMMARY_HEADER, summaryRows(c.summary).map(summaryCells), c.csv) },
-  { name: "summary.json", write: (c, path) => writeSummaryJson(c.summary, path) },
+  { name: SUMMARY_JSON, write: (c, path) => writeSummaryJson(c.summary, path) },
   { name: "report.html", write: async (c, path) => writeHtmlReport(c.snapshot, c.summary, path, { groups: await htmlGroups(c) }) },
   { name: WORKBOOK_NAME, write: (c, path) => writeWorkbook(c.snapshot, c, path) },
 ];

@@ -156,6 +156,12 @@ export interface AnswerStore {
    * many answers and versions.
    */
   expire(before: string, at: string): Promise<Expired>;
+  /**
+   * Tries again, without waiting, to take what expire deleted out of every file of the database
+   * (SQLite: the WAL checkpointed into the main file and truncated); false while a reader holds it
+   * back. PostgreSQL: true (docs/retention.md says what its files keep).
+   */
+  eraseExpired(): Promise<boolean>;
 }
 
 export interface AnswerWriter {

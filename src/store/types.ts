@@ -145,6 +145,11 @@ export interface StoredAnswer {
 export interface Expired {
   answers: number;
   versions: number;
+  /**
+   * No file of the database holds the deleted text any more; false while another connection's read
+   * transaction holds SQLite's WAL from its checkpoint (AnswerStore.eraseExpired tries again).
+   */
+  erased: boolean;
 }
 
 /** One distinct answer of a pair, oldest first. */

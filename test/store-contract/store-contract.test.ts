@@ -189,6 +189,38 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       expect(text).toContain(`    scale: current, Ofcom's current 0/3/4 scale (no rating 1 or 2 among ${3 * fields} ratings)`);
     });
 
+    it("keeps a release's recorded scale: evidence only adds, so answers moved to a newer release or deleted never turn a legacy release current", async () => {
+      const DAY = 24 * 3600 * 1000;
+      const id = await store.runs.create({ startedAt: iso(T0), simulated: false, inputName: "in.csv", args: { retention: 30 * DAY }, lookups: ["mobile"], providers: [...DEFAULT_PROVIDERS], leaseId: null });
+      const fields = mobileFields(DEFAULT_PROVIDERS).length;
+      const [OLD, NEW] = ["MobileAvailability-202301010000", "MobileAvailability-202406041254"];
+      const mobile = (postcode: string, dataset: string, ratings: number[][], at: number) => mobileAnswer(id, postcode, dataset, ratings, at);
+      const recorded = async () => (await store.releases.recordScales(DEFAULT_PROVIDERS)).map((r) => [r.release, r.scale, r.ratings, r.legacyRatings]);
+      const statusScales = async (nowMs: number) => (await store.status.releases(nowMs)).find((l) => l.lookup === "mobile")!.releases.map((r) => [r.name, r.scale]);
+      // AB11AA rated only 0/3/4; AB11AB holds a 1: the release is legacy
+      await write(store, [mobile("AB11AA", OLD, [Array<number>(fields).fill(3)], T0), mobile("AB11AB", OLD, [[1, ...Array<number>(fields - 1).fill(4)]], T0 + 20 * DAY)]);
+      expect(await recorded()).toEqual([[OLD, "legacy", 2 * fields, 1]]);
+      // a refresh moves AB11AB onto the new release: OLD's answers hold no 1 or 2 any more
+      await write(store, [mobile("AB11AB", NEW, [Array<number>(fields).fill(4)], T0 + 21 * DAY)]);
+      // on main: OLD was recorded again from what is left, as current
+      expect(await recorded()).toEqual([
+        [OLD, "legacy", 2 * fields, 1],
+        [NEW, "current", fields, 0],
+      ]);
+      expect(await statusScales(T0 + 22 * DAY)).toEqual([[OLD, "legacy"], [NEW, "current"]]);
+      // a report of AB11AA alone reads it on its release's recorded scale
+      const scales = await store.snapshot({ all: true, nowMs: T0 + 22 * DAY }, async (snapshot) => {
+        await snapshot.preparePostcodes(3);
+        return snapshot.scaleEvidence();
+      });
+      expect(scales.map((e) => [e.release, e.legacyRatings])).toEqual([[OLD, 1], [NEW, 0]]);
+      // the retention deletes nothing that holds the record: still legacy
+      await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY));
+      await write(store, [mobile("AB11AC", NEW, [Array<number>(fields).fill(0)], T0 + 36 * DAY)]);
+      expect((await recorded())[0]).toEqual([NEW, "current", 2 * fields, 0]);
+      expect(await statusScales(T0 + 36 * DAY)).toEqual([[OLD, "legacy"], [NEW, "current"]]);
+    });
+
     it("status counts each release's ratings over the answers it shows: an expired one is not counted", async () => {
       const DAY = 24 * 3600 * 1000;
       const id = await store.runs.create({ startedAt: iso(T0), simulated: false, inputName: "in.csv", args: { retention: 30 * DAY }, lookups: ["mobile"], providers: [...DEFAULT_PROVIDERS], leaseId: null });
@@ -228,13 +260,13 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       expect(await stored(T0 + 31 * DAY)).toEqual([["broadband", 1]]);
       expect(await store.answers.versions("AB11AA", "broadband")).toHaveLength(2);
 
-      expect(await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY))).toEqual({ answers: 1, versions: 2 });
+      expect(await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY))).toEqual({ answers: 1, versions: 2, erased: true });
       expect(await store.answers.get("AB11AA", "broadband")).toBeNull();
       expect(await store.answers.versions("AB11AA", "broadband")).toEqual([]);
       expect(await store.answers.get("CD22BB", "broadband")).toMatchObject({ status: "ok", addressCount: 1 });
       // deleted: its tombstone keeps it expired, awaiting refresh, without its content
       expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, pending: 0, expired: 1 });
-      expect(await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY))).toEqual({ answers: 0, versions: 0 });
+      expect(await store.answers.expire(iso(T0 + 5 * DAY), iso(T0 + 35 * DAY))).toEqual({ answers: 0, versions: 0, erased: true });
     });
 
     it("a failure never makes an answer younger: it expires, with its versions, by when the API last returned it", async () => {
@@ -265,14 +297,14 @@ describe.each(ENGINES)("store contract: $name", (engine) => {
       expect(spans).toEqual([[iso(T0), iso(T0 + 20 * DAY)]]);
       // day 31 at a reader's clock: the failed refresh's answer is expired, not failed
       expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, failed: 0, expired: 1 });
-      expect(await store.answers.expire(iso(T0 + DAY), iso(T0 + 31 * DAY))).toEqual({ answers: 1, versions: 2 });
+      expect(await store.answers.expire(iso(T0 + DAY), iso(T0 + 31 * DAY))).toEqual({ answers: 1, versions: 2, erased: true });
       expect(await store.answers.get("AB11AA", "broadband")).toBeNull();
       expect((await store.answers.versions("CD22BB", "broadband")).map((v) => v.firstSeen)).toEqual([iso(T0 + 20 * DAY)]);
       // failing again: still expired, awaiting refresh (its failure holds no answer)
       await write(store, [failed("AB11AA", iso(T0 + 31 * DAY), id)]);
       expect(await store.answers.get("AB11AA", "broadband")).toMatchObject({ status: "failed", returnedAt: null, versionId: null, addressCount: 0 });
       expect(await statusesAt(T0 + 31 * DAY)).toMatchObject({ ok: 1, failed: 0, expired: 1 });
-      expect(await store.answers.expire(iso(T0 + DAY), iso(T0 + 31 * DAY))).toEqual({ answers: 0, versions: 0 });
+      expect(await store.answers.expire(iso(T0 + DAY), iso(T0 + 31 * DAY))).toEqual({ answers: 0, versions: 0, erased: true });
     });
   });
 

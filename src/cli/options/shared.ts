@@ -19,6 +19,9 @@ export const DEFAULT_DB = "output/coverage.sqlite";
 
 /** A SQLite path, or a PostgreSQL URL without a password (argv is visible to every user). */
 function parseDb(raw: string | undefined, name: string): string {
+  // SQLite would take either as a database that is gone when the command ends: a night's answers and its quota ledger lost
+  if (raw!.trim() === "") throw new ConfigError(`${name} is empty (an unset variable?): give the SQLite database file, or a postgres:// URL`);
+  if (raw === ":memory:") throw new ConfigError(`${name} :memory: keeps nothing once the command ends: give the SQLite database file, or a postgres:// URL`);
   const refused = isPostgresUrl(raw!) ? passwordInArgv(raw!, name) : null;
   if (refused) throw new ConfigError(refused);
   return raw!;
@@ -26,7 +29,7 @@ function parseDb(raw: string | undefined, name: string): string {
 
 export const SHARED_OPTIONS = {
   /** batch, report, export, status */
-  db: option({ type: "string", default: DEFAULT_DB, help: "SQLite database file, or a postgres:// URL (its password in PGPASSWORD or ~/.pgpass)", parse: parseDb }),
+  db: option({ type: "string", default: DEFAULT_DB, help: "SQLite database file, or a postgres:// URL (its password in PGPASSWORD or ~/.pgpass); an empty value or :memory:, which would keep nothing, is refused", parse: parseDb }),
   /** batch, report */
   out: option({ type: "string", default: "output", help: "directory for the reports", parse: (raw) => raw! }),
   /** batch, simulate */

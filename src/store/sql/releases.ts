@@ -3,9 +3,9 @@
 // counts), and when each lookup's release was last checked (plan/probe-rule.ts reads it to send at
 // most one probe round per lookup a day).
 import type { Lookup } from "../../contract/fields.js";
-import { scaleOfRatings } from "../../contract/mobile-scales.js";
+import { scaleOfRatings, type ScaleEvidence } from "../../contract/mobile-scales.js";
 import { provisionalMoves } from "../shared/releases.js";
-import { ALL_MOBILE_POSTCODES, recordScaleSql, scaleEvidenceSql } from "./scale-sql.js";
+import { ALL_MOBILE_POSTCODES, recordEvidenceSql, recordScaleOfSql, scaleEvidenceSql } from "./scale-sql.js";
 import type { ReleaseCheckStore, ReleaseStore, StoredScale } from "../store.js";
 import type { CheckedBy } from "../types.js";
 import type { SqlSession } from "./session.js";
@@ -55,19 +55,34 @@ export function* foldProvisionalSteps(lookups: readonly Lookup[]): Steps<number>
   return moved;
 }
 
-function* recordScaleSteps(scales: readonly StoredScale[]): Steps<void> {
-  const update = recordScaleSql((i) => `@p${i}`);
-  for (const s of scales) if (s.release !== null) yield* exec(update, { p1: s.scale, p2: s.ratings, p3: s.legacyRatings, p4: s.release });
+/** Adds each release's counted evidence to its record, and records the scale the kept evidence shows: what was recorded. */
+function* recordScaleSteps(counted: readonly ScaleEvidence[]): Steps<StoredScale[]> {
+  const addEvidence = recordEvidenceSql((i) => `@p${i}`);
+  const setScale = recordScaleOfSql((i) => `@p${i}`);
+  const recorded: StoredScale[] = [];
+  for (const e of counted) {
+    if (e.release === null) continue;
+    const row = (yield* all<{ ratings: number | string; legacy: number | string }>(addEvidence, { p1: e.ratings, p2: e.legacyRatings, p3: e.release }))[0];
+    const kept = row ? { release: e.release, ratings: Number(row.ratings), legacyRatings: Number(row.legacy) } : e;
+    const scale = scaleOfRatings(kept);
+    yield* exec(setScale, { p1: scale, p2: e.release });
+    recorded.push({ ...kept, scale });
+  }
+  return recorded;
 }
 
-/** Counts each mobile release's stored ratings and those that are 1 or 2, and records them with the release and its scale. */
+/**
+ * Counts each mobile release's stored ratings and those that are 1 or 2, adds them to the release's
+ * record (evidence only adds: a release once seen legacy stays so) and records its scale.
+ */
 async function recordScales(q: SqlSession, transact: Transact, providers: readonly string[]): Promise<StoredScale[]> {
   if (providers.length === 0) return [];
   const order = q.dialect.byteOrder === "" ? "" : ` ${q.dialect.byteOrder}`;
   const rows = await q.all<{ release: string | null; ratings: number | string; legacy: number | string }>(scaleEvidenceSql(ALL_MOBILE_POSTCODES, providers, { order, stored: true }));
-  const scales = rows.map((r) => ({ release: r.release, ratings: Number(r.ratings), legacyRatings: Number(r.legacy), scale: scaleOfRatings({ legacyRatings: Number(r.legacy) }) }));
-  await transact(recordScaleSteps(scales));
-  return scales;
+  const counted = rows.map((r) => ({ release: r.release, ratings: Number(r.ratings), legacyRatings: Number(r.legacy) }));
+  const recorded = await transact(recordScaleSteps(counted));
+  // answers naming no release have no record: their counted evidence as it is
+  return counted.map((e) => recorded.find((r) => r.release === e.release) ?? { ...e, scale: scaleOfRatings(e) });
 }
 
 export function sqlReleases(q: SqlSession, transact: Transact): ReleaseStore {

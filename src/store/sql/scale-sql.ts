@@ -144,9 +144,23 @@ export function ratingCountsOf(row: Record<string, unknown> | undefined, fields:
 /** Every stored mobile answer's postcode: recordScales' scope (all of the store, not one report's). */
 export const ALL_MOBILE_POSTCODES = "(SELECT DISTINCT postcode FROM lookups WHERE lookup = 'mobile')";
 
-/** The UPDATE that records one release's scale ($1..$4 or ? in order: scale, ratings, legacy ratings, name). */
-export function recordScaleSql(param: (i: number) => string): string {
-  return `UPDATE releases SET scale = ${param(1)}, scale_ratings = ${param(2)}, scale_legacy_ratings = ${param(3)} WHERE lookup = 'mobile' AND name = ${param(4)}`;
+/** `column` set to `value` where that is more: the recorded evidence only grows. */
+const kept = (column: string, value: string) => `CASE WHEN ${column} IS NULL OR ${column} < ${value} THEN ${value} ELSE ${column} END`;
+
+/**
+ * The UPDATE that adds one release's evidence to its record ($1..$3 or ? in order: ratings, legacy
+ * ratings, name): each count keeps the larger of the recorded and the counted, so that answers moved
+ * to a newer release, or deleted by the retention, never take a release's 1s and 2s (its scale) away.
+ * Returns the counts kept, from which the caller records the scale (recordScaleOfSql).
+ */
+export function recordEvidenceSql(param: (i: number) => string): string {
+  return `UPDATE releases SET scale_ratings = ${kept("scale_ratings", param(1))}, scale_legacy_ratings = ${kept("scale_legacy_ratings", param(2))}
+           WHERE lookup = 'mobile' AND name = ${param(3)} RETURNING scale_ratings AS ratings, scale_legacy_ratings AS legacy`;
+}
+
+/** The UPDATE that records one release's scale, as its kept evidence shows it ($1, $2: scale, name). */
+export function recordScaleOfSql(param: (i: number) => string): string {
+  return `UPDATE releases SET scale = ${param(1)} WHERE lookup = 'mobile' AND name = ${param(2)}`;
 }
 
 /** Each mobile release's evidence as last recorded over every stored answer (recordScaleSql), for releases recorded. */

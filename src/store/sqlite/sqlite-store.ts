@@ -12,7 +12,7 @@ import type { AnswerWriter, InputRowWriter, OpenDataWriter, Store } from "../sto
 import type { AnswerWriterOptions, LeaseHolder } from "../types.js";
 import { answerWriter } from "./answers.js";
 import { threadedAnswerWriter } from "./writer-thread.js";
-import { expireAnswers } from "./expiry.js";
+import { eraseDeleted, expireAnswers } from "./expiry.js";
 import { hidingExpired } from "./report/expiry-views.js";
 import { claimPairs, releaseClaims } from "./claims.js";
 import { answersOfOtherKind } from "./data-kind.js";
@@ -162,6 +162,7 @@ export class SqliteStore implements Store {
     get: (postcode, lookup) => this.answerReads.get(postcode, lookup),
     versions: (postcode, lookup) => this.answerReads.versions(postcode, lookup),
     expire: (before, at) => this.run(() => expireAnswers(this.db, before, at)),
+    eraseExpired: () => this.run(() => eraseDeleted(this.db)),
   };
 
   readonly ledger: Store["ledger"] = {
