@@ -6,6 +6,7 @@ import type { Store } from "../store/store.js";
 import { storedRulesOfArgs, usedInPeriods } from "./quota-period.js";
 import { describeShortfall, expiryShortfall, oldestFetched } from "./retention.js";
 import { allowance, predictFinish, quotaPeriod } from "./quota-plan.js";
+import { periodDays } from "./capacity.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -80,7 +81,7 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
       finishDate: inTime ? pace.finishDate : null,
       expiry: describeShortfall(
         lookup,
-        expiryShortfall({ listSize: candidates.length, quota, periodMs: period.endMs - period.startMs, retentionMs, oldestAnswer: oldestFetched(candidates) }),
+        expiryShortfall({ listSize: candidates.length, quota, periodDays: periodDays(rules[lookup]), maxAgeMs, retentionMs, oldestAnswer: oldestFetched(candidates) }),
         candidates.length,
         retentionMs,
       ),
