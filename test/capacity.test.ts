@@ -2,7 +2,7 @@
 // postcodes hold a young answer at once, whether a list exceeds it, and the quota it would need.
 import { describe, expect, it } from "vitest";
 import { answerLifeNights, capacity, largestPlanCapacity, listCapacity, periodDays } from "../src/plan/capacity.js";
-import { capacityStatement } from "../src/report/estimates/capacity-words.js";
+import { capacityStatement } from "../src/plan/capacity-words.js";
 import { restWords } from "../src/report/summary/list-lead.js";
 import type { LookupBasis } from "../src/report/estimates/types.js";
 

@@ -6,7 +6,8 @@ import type { Store } from "../store/store.js";
 import { storedRulesOfArgs, usedInPeriods } from "./quota-period.js";
 import { describeShortfall, expiryShortfall, oldestFetched } from "./retention.js";
 import { allowance, predictFinish, quotaPeriod } from "./quota-plan.js";
-import { periodDays } from "./capacity.js";
+import { capacity, periodDays } from "./capacity.js";
+import { capacityStatement, type CapacityStatement } from "./capacity-words.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -32,6 +33,8 @@ export interface LookupQuotaStatus {
   quotaNeeded: number | null;
   /** the line saying how many postcodes the quota lets expire unanswered under the retention, and from when; null when none */
   expiry: string | null;
+  /** a list longer than the quota keeps answered (capacity.ts): what it says of that, as the reports do; null otherwise */
+  capacity: CapacityStatement | null;
 }
 
 export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQuotaStatus[]> {
@@ -64,8 +67,10 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
     const used = usedBy[lookup];
     const a = allowance(quota, used, newData, nightMs, period, spendAll);
     const pace = predictFinish({ quota, used: used + Math.min(newData, a.remaining), outstanding, firstNightMs: nightMs, resetDay: rules[lookup], spendAll });
-    // Answers refreshed first must not age past --max-age before the last is done.
-    const inTime = pace.finishDate !== null && Date.parse(pace.finishDate) - nightMs < maxAgeMs;
+    const kept = capacity({ quota, periodDays: periodDays(rules[lookup]), maxAgeMs, retentionMs, listSize: candidates.length });
+    const beyond = capacityStatement(candidates.length, [[lookup, { quota: { perPeriod: quota }, capacity: kept }]]);
+    // Answers refreshed first must not age past --max-age before the last is done; a list beyond the capacity never is
+    const inTime = !beyond && pace.finishDate !== null && Date.parse(pace.finishDate) - nightMs < maxAgeMs;
     out.push({
       lookup,
       quota,
@@ -85,7 +90,8 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
         candidates.length,
         retentionMs,
       ),
-      quotaNeeded: inTime ? null : Math.max(pace.quotaNeeded, Math.ceil((candidates.length * 30 * DAY_MS) / maxAgeMs)),
+      quotaNeeded: inTime ? null : Math.max(pace.quotaNeeded, kept.quotaNeeded),
+      capacity: beyond,
     });
   }
   return out;
@@ -98,7 +104,9 @@ export function formatQuotaStatus(list: readonly LookupQuotaStatus[]): string {
     lines.push(
       `  ${q.lookup}: ${q.used} of ${q.quota} used this period (${q.period} to ${q.periodLastDay}), ${q.remaining} remaining; ` +
         `night of ${q.nextNight}: ${q.newData} new first, refresh allowance ${q.refreshAllowance}, ${q.deferred} of ${q.outstanding} refreshes deferred`,
-      q.finishDate
+      q.capacity
+        ? q.capacity.sentences.map((c) => `  ${q.lookup}: ${c}`).join("\n")
+        : q.finishDate
         ? `  ${q.lookup}: the input is on the newest release and within --max-age by ${q.finishDate} at this pace`
         : `  ${q.lookup}: at this pace the input cannot be kept on the newest release within --max-age; it would need --monthly-quota ${q.quotaNeeded}`,
     );

@@ -22,7 +22,7 @@ export type { EstimatedDomain, EstimatesJson, EstimatesSummary, GroupEstimate, L
 import { PackedDomain, ShareKeys } from "./packed-domain.js";
 import { answeredBy, paceCapacity, type AnswerPace } from "../../plan/answer-pace.js";
 import { largestPlanCapacity } from "../../plan/capacity.js";
-import { capacityStatement } from "./capacity-words.js";
+import { capacityStatement } from "../../plan/capacity-words.js";
 import { estimateCaveats, ESTIMATE_ASSUMPTION, MIN_ANSWERED_FOR_ESTIMATE, TOO_FEW_ANSWERED, type CaveatPostcode } from "./estimate-caveats.js";
 
 const ANSWERED_STATUSES = new Set(["ok", "not_found"]);

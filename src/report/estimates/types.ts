@@ -3,6 +3,7 @@
 import type { Lookup } from "../../contract/fields.js";
 import type { AnswerPace } from "../../plan/answer-pace.js";
 import type { Interval } from "./estimates.js";
+import type { CapacityStatement } from "../../plan/capacity-words.js";
 
 export interface EstimatedDomain {
   postcodes: number;
@@ -35,19 +36,6 @@ export interface LookupBasis {
   capacity: { postcodes: number; exceeded: boolean; quotaNeeded: number } | null;
 }
 
-/** A list longer than its capacity: what it says of that (capacity-words.ts). */
-export interface CapacityStatement {
-  /** postcodes the quota keeps holding a young answer at once (the smallest lookup's) */
-  postcodes: number;
-  /** postcodes of the list */
-  listSize: number;
-  /** requests a period (per lookup) that would keep the whole list answered */
-  quotaNeeded: number;
-  /** the quota is unknown: the figures are those of the service's largest plan */
-  largestPlan: boolean;
-  /** the statement, sentence by sentence */
-  sentences: string[];
-}
 
 /** A group's estimates: its shares read one at a time; summary.json writes it as an EstimatedDomain (toJSON). */
 export interface GroupEstimate extends Omit<EstimatedDomain, "shares"> {

@@ -11,7 +11,7 @@ import { shareFraction } from "./figure-labels.js";
 import { judgingOfReport } from "./scale-figures.js";
 import { TOO_FEW_ANSWERED } from "../estimates/estimate-caveats.js";
 import type { SummaryRow } from "./summary-row.js";
-import { beyondCapacityWords, type CapacityStatement } from "../estimates/capacity-words.js";
+import { beyondCapacityWords, type CapacityStatement } from "../../plan/capacity-words.js";
 import type { Summary } from "./types.js";
 
 export interface LeadFigure {

@@ -1,17 +1,35 @@
 // What a list longer than its capacity says, in words a council paper can quote: how many of its
 // postcodes hold an answer at any time, that the whole list's figures stay estimates, and what
 // quota (or list) would answer it all. The one wording every renderer reads: the console, summary.csv
-// and summary.json, the workbook's Summary, report.html.
-import type { Lookup } from "../../contract/fields.js";
-import { SERVICE_PLANS } from "../../contract/terms.js";
-import type { CapacityStatement, LookupBasis } from "./types.js";
-export type { CapacityStatement } from "./types.js";
+// and summary.json, the workbook's Summary, report.html, `status`.
+import type { Lookup } from "../contract/fields.js";
+import { SERVICE_PLANS } from "../contract/terms.js";
+
+/** What a lookup's capacity stands on: the quota a period (null: unknown, the largest plan's), and the capacity itself. */
+export interface CapacityBasis {
+  quota: { perPeriod: number } | null;
+  capacity: { postcodes: number; exceeded: boolean; quotaNeeded: number } | null;
+}
+
+/** A list longer than its capacity: what it says of that. */
+export interface CapacityStatement {
+  /** postcodes the quota keeps holding a young answer at once (the smallest lookup's) */
+  postcodes: number;
+  /** postcodes of the list */
+  listSize: number;
+  /** requests a period (per lookup) that would keep the whole list answered */
+  quotaNeeded: number;
+  /** the quota is unknown: the figures are those of the service's largest plan */
+  largestPlan: boolean;
+  /** the statement, sentence by sentence */
+  sentences: string[];
+}
 
 const n = (x: number) => x.toLocaleString("en-GB");
 const LARGEST = SERVICE_PLANS.reduce((a, b) => (b.requests > a.requests ? b : a));
 
 /** The list's statement when it is longer than what its quota keeps answered; null when it is not (or nothing tells). */
-export function capacityStatement(listSize: number, lookups: readonly (readonly [Lookup, Pick<LookupBasis, "capacity" | "quota">])[]): CapacityStatement | null {
+export function capacityStatement(listSize: number, lookups: readonly (readonly [Lookup, CapacityBasis])[]): CapacityStatement | null {
   const exceeded = lookups.filter(([, b]) => b.capacity?.exceeded);
   if (exceeded.length === 0) return null;
   const smallest = exceeded.reduce((a, b) => (b[1].capacity!.postcodes < a[1].capacity!.postcodes ? b : a));
