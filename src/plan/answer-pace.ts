@@ -5,6 +5,8 @@
 // this period's requests reach before its quota answer blocked the lookup.
 import type { Lookup } from "../contract/fields.js";
 import type { Store } from "../store/store.js";
+import type { LastRunSettings } from "../store/types.js";
+import { nightAtRunHour, rehearseNights, storedAnswers } from "./night-promise.js";
 import { storedRulesOfArgs, usedInPeriods } from "./quota-period.js";
 import { quotaPeriod, type PeriodRule } from "./quota-plan.js";
 import { DEFAULT_RETENTION_DAYS } from "../contract/terms.js";
@@ -26,6 +28,8 @@ export interface AnswerPace {
   /** --max-age and --retention (ms; null: none) of the last run: with the quota, the capacity (capacity.ts) */
   maxAgeMs: number;
   retentionMs: number | null;
+  /** the night (YYYY-MM-DD) the rehearsed nights (night-promise.ts) first hold an answer for every postcode; null when none does, or the list is beyond the capacity */
+  answeredOn?: string | null;
 }
 
 /** The capacity of a list of `listSize` postcodes at `pace`. */
@@ -86,8 +90,18 @@ export async function answerPaces(store: Store, nowMs: number, lookups: readonly
       const allowed = Math.max(1, usedNow[lookup] - 1);
       out[lookup] = { quota: allowed, remaining: allowed, nextNightMs: start, rule: rolling, source: "service", ...life };
     }
+    const pace = out[lookup];
+    if (pace) pace.answeredOn = await promisedAnswered(store, last, lookup, pace);
   }
   return out;
+}
+
+/** The night the rehearsed nights answer the whole list at `pace`; null beyond the capacity (no night ever does) or past the horizon. */
+async function promisedAnswered(store: Store, last: LastRunSettings, lookup: Lookup, pace: AnswerPace): Promise<string | null> {
+  const firstNightMs = nightAtRunHour(pace.nextNightMs, last.startedAt);
+  const stored = await storedAnswers(store, last, lookup, firstNightMs, pace.maxAgeMs);
+  if (paceCapacity(pace, stored.listSize).exceeded) return null;
+  return (await rehearseNights(store, last, lookup, { ...pace, used: pace.quota - pace.remaining }, "answered", stored)).allAnsweredOn;
 }
 
 /** A stored run's --max-age and --retention in ms (runs record both so; the defaults otherwise). */

@@ -5,7 +5,8 @@ import type { Lookup } from "../contract/fields.js";
 import type { Store } from "../store/store.js";
 import { storedRulesOfArgs, usedInPeriods } from "./quota-period.js";
 import { describeShortfall, expiryShortfall, oldestFetched } from "./retention.js";
-import { allowance, predictFinish, quotaPeriod } from "./quota-plan.js";
+import { allowance, quotaPeriod } from "./quota-plan.js";
+import { rehearseNights } from "./night-promise.js";
 import { capacity, periodDays } from "./capacity.js";
 import { capacityStatement, type CapacityStatement } from "./capacity-words.js";
 
@@ -66,11 +67,10 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
     const period = quotaPeriod(nightMs, rules[lookup]);
     const used = usedBy[lookup];
     const a = allowance(quota, used, newData, nightMs, period, spendAll);
-    const pace = predictFinish({ quota, used: used + Math.min(newData, a.remaining), outstanding, firstNightMs: nightMs, resetDay: rules[lookup], spendAll });
     const kept = capacity({ quota, periodDays: periodDays(rules[lookup]), maxAgeMs, retentionMs, listSize: candidates.length });
     const beyond = capacityStatement(candidates.length, [[lookup, { quota: { perPeriod: quota }, capacity: kept }]]);
-    // Answers refreshed first must not age past --max-age before the last is done; a list beyond the capacity never is
-    const inTime = !beyond && pace.finishDate !== null && Date.parse(pace.finishDate) - nightMs < maxAgeMs;
+    // the night the rehearsed nights (night-promise.ts) hold the list fresh: a night the planner keeps; none beyond the capacity
+    const finish = beyond ? null : (await rehearseNights(store, last, lookup, { quota, used, rule: rules[lookup], maxAgeMs, retentionMs, nextNightMs: nightMs }, "fresh")).allFreshOn;
     out.push({
       lookup,
       quota,
@@ -83,14 +83,14 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
       refreshAllowance: a.refreshShare,
       outstanding,
       deferred: Math.max(0, outstanding - a.refreshShare),
-      finishDate: inTime ? pace.finishDate : null,
+      finishDate: finish,
       expiry: describeShortfall(
         lookup,
         expiryShortfall({ listSize: candidates.length, quota, periodDays: periodDays(rules[lookup]), maxAgeMs, retentionMs, oldestAnswer: oldestFetched(candidates) }),
         candidates.length,
         retentionMs,
       ),
-      quotaNeeded: inTime ? null : Math.max(pace.quotaNeeded, kept.quotaNeeded),
+      quotaNeeded: finish ? null : Math.max(used + outstanding + newData, kept.quotaNeeded),
       capacity: beyond,
     });
   }

@@ -200,7 +200,8 @@ function lookupBasis(e: DomainEstimate, pace: AnswerPace | undefined): LookupBas
     exact: e.exact,
     unanswered,
     // a list beyond the capacity is never all answered at once: no date for the rest
-    answeredBy: pace && unanswered > 0 && !c?.exceeded ? answeredBy(unanswered, pace) : null,
+    // the rehearsed nights' date (plan/night-promise.ts) when the store told one, else the quota's arithmetic
+    answeredBy: pace && unanswered > 0 && !c?.exceeded ? (pace.answeredOn !== undefined ? pace.answeredOn : answeredBy(unanswered, pace)) : null,
     quota: pace ? { perPeriod: pace.quota, source: pace.source } : null,
     capacity: c ? { postcodes: c.postcodes, exceeded: c.exceeded, quotaNeeded: c.quotaNeeded } : null,
   };
