@@ -137,6 +137,8 @@ describe("a year of nights beyond the capacity", () => {
     }
     const list = held.map((h) => h.list / h.listTried);
     const groups = held.map((h) => h.groups / h.groupsTried);
+    const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    console.log(`mean coverage: list ${avg(list).toFixed(3)}, districts ${avg(groups).toFixed(3)}`);
     console.log(`capacity ${c.postcodes} of ${units.length}; answered on average ${Math.min(...held.map((h) => h.answered)).toFixed(0)}-${Math.max(...held.map((h) => h.answered)).toFixed(0)}; list coverage ${Math.min(...list).toFixed(3)}-${Math.max(...list).toFixed(3)} (nights under 93%: ${list.filter((x) => x < 0.93).length}); districts ${Math.min(...groups).toFixed(3)}-${Math.max(...groups).toFixed(3)}`);
     // over the year, at least 93%; each night too, give or take what its draws can measure (the binomial
     // range of its trials, as test/estimates-simulation.test.ts allows each cell)
