@@ -9,6 +9,7 @@ import { SCALES, MOBILE_SCALES, type MobileScale } from "../src/contract/mobile-
 import { BATCH_OPTIONS, DEFAULT_RATE } from "../src/cli/batch-options.js";
 import { DEFAULT_RETENTION_DAYS, expiryShortfall } from "../src/plan/retention.js";
 import { allowance, quotaPeriod } from "../src/plan/quota-plan.js";
+import { capacity } from "../src/plan/capacity.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 const QUOTA_PAGE = "docs/api-notes.md";
@@ -60,19 +61,21 @@ describe("the quota, stated once", () => {
     const quotaN = 50_000;
     const period = { days: 28, startMs: Date.UTC(2026, 0, 5) };
     const retentionMs = DEFAULT_RETENTION_DAYS * DAY_MS;
-    const periodMs = period.days * DAY_MS;
     // the first night: new postcodes may take all the period has left, at --rate's default
     const first = allowance(quotaN, 0, 40_000, period.startMs, quotaPeriod(period.startMs, period), false);
     expect(first.remaining).toBeGreaterThanOrEqual(40_000);
     const minutes = 40_000 / DEFAULT_RATE;
     expect(text).toContain(`${minutes} minutes (${Math.floor(minutes / 60)} h ${minutes % 60} min)`);
-    // what the quota keeps answered within the retention
-    const kept = 1e9 - expiryShortfall({ listSize: 1e9, quota: quotaN, periodMs, retentionMs, oldestAnswer: null }).postcodes;
-    expect(text).toContain(`50,000 × ${DEFAULT_RETENTION_DAYS} ÷ 28 = ${n(kept)} postcodes`);
-    expect(expiryShortfall({ listSize: 40_000, quota: quotaN, periodMs, retentionMs, oldestAnswer: null }).postcodes).toBe(0);
-    expect(text).toContain(`about ${n(Math.ceil((40_000 * 28) / DEFAULT_RETENTION_DAYS))} requests a period`);
-    const lost = expiryShortfall({ listSize: 60_000, quota: quotaN, periodMs, retentionMs, oldestAnswer: null }).postcodes;
-    expect(text).toContain(`${n(lost)} expire unanswered every ${DEFAULT_RETENTION_DAYS} days`);
+    // what the quota keeps answered within the retention: the planner's own capacity
+    const keep = (listSize: number) => capacity({ quota: quotaN, periodDays: period.days, maxAgeMs: 30 * DAY_MS, retentionMs, listSize });
+    const kept = keep(40_000);
+    expect(text).toContain(`50,000 × ${kept.lifeNights} ÷ 28 = ${n(kept.postcodes)} postcodes answered at once`);
+    expect(kept.exceeded).toBe(false);
+    expect(text).toContain(`about ${n(kept.quotaNeeded)} requests a period`);
+    expect(expiryShortfall({ listSize: 40_000, quota: quotaN, periodDays: period.days, maxAgeMs: 30 * DAY_MS, retentionMs, oldestAnswer: null }).postcodes).toBe(0);
+    const lost = expiryShortfall({ listSize: 60_000, quota: quotaN, periodDays: period.days, maxAgeMs: 30 * DAY_MS, retentionMs, oldestAnswer: null }).postcodes;
+    expect(lost).toBe(60_000 - keep(60_000).postcodes);
+    expect(text).toContain(`keeps only ${n(kept.postcodes)} of them answered: ${n(lost)} expire unanswered`);
     // the defaults it names are the options' own
     expect(text).toContain(`\`--max-age\` (${parseInt(String(BATCH_OPTIONS.maxAge.default), 10)} days)`);
     expect(String(BATCH_OPTIONS.maxAge.default)).toBe("30d");

@@ -66,9 +66,22 @@ function expectLead(r: { estimates: EstimatesJson; csv: string; html: string; wo
   const rows = parse(r.csv, { columns: true, bom: true }) as Record<string, string>[];
   expect(rows[0]).toMatchObject({ Section: lead, Figure: "Postcodes answered for broadband", Count: String(e.lookups.broadband!.answeredPostcodes), Of: "560 postcodes of the list" });
   expect(rows[1]).toMatchObject({ Section: lead, Figure: "Postcodes answered for mobile", Count: String(e.lookups.mobile!.answeredPostcodes) });
-  // the service's quota answered 60 requests a lookup: the rest is dated at that pace
+  // the service's quota answered 60 requests a lookup in a 28-day period: answers serve 29 nights, so
+  // about 62 postcodes hold one at any time, never the whole list: no date for the rest
   const rest = rows.find((x) => x.Figure === "The rest answered")!.Count!;
-  expect(rest).toMatch(/the other \d+ by \d{4}-\d\d-\d\d at the current quota \(60 requests a quota period, as many as the service allowed in this one\)/);
+  expect(rest).toBe("about 62 hold an answer at any time, never all at once at this quota");
+  const capacity = [
+    "About 62 of the list's 560 postcodes hold an answer at any time: the quota (60 requests a quota period) keeps no more answered at once, as answers expire.",
+    "The whole list's figures are estimates with 95% intervals, and stay so for as long as the list and the quota stay this size.",
+    "Answering it all within a month needs --monthly-quota 541 per lookup, or a list of at most 62 postcodes.",
+  ];
+  expect(e.capacity).toMatchObject({ postcodes: 62, listSize: 560, quotaNeeded: 541, sentences: capacity });
+  expect(rows.filter((x) => x.Figure === "What the quota keeps answered").map((x) => x.Count)).toEqual(capacity);
+  for (const text of [r.csv, r.html, r.messages.join("\n")]) expect(text).not.toMatch(/by \d{4}-\d\d-\d\d|at the next runs/);
+  expect(r.html).toContain(`<p class="capacity">${capacity.join(" ").replaceAll("'", "&#39;")}</p>`);
+  for (const c of capacity) expect(r.messages).toContain(`  ${c}`);
+  const summarySheet = (r.workbook.getWorksheet("Summary")!.getSheetValues() as unknown[][]).map((v) => v?.[3]);
+  for (const c of capacity) expect(summarySheet).toContain(c);
   const below = e.shares.belowSuperfast!;
   const estimate = rows.find((x) => x.Section === lead && x.Figure === "Addresses below superfast (under 30 Mbit/s down): whole list, estimated (95% interval)")!;
   expect([estimate.Count, Number(estimate.Share), Number(estimate.Low), Number(estimate.High)]).toEqual(["", ...[below.estimate!, below.low!, below.high!].map((x) => Math.round(x * 10_000) / 10_000)]);
@@ -85,7 +98,7 @@ function expectLead(r: { estimates: EstimatesJson; csv: string; html: string; wo
   // the batch's closing lines
   const first = r.messages.findIndex((m) => m.startsWith("whole list (partly answered: "));
   expect(first).toBeGreaterThan(0);
-  expect(r.messages[first + 1]).toContain(`Addresses below superfast (under 30 Mbit/s down), all the list's addresses: ${intervalText(below)} (estimate, 95% interval); answered postcodes only: `);
+  expect(r.messages[first + 1 + capacity.length]).toContain(`Addresses below superfast (under 30 Mbit/s down), all the list's addresses: ${intervalText(below)} (estimate, 95% interval); answered postcodes only: `);
   expect(r.messages.some((m) => m.startsWith("broadband (answered postcodes only): "))).toBe(true);
   // the workbook's Summary: the same rows on top, the estimate and its interval as numbers under a percent format
   const sheet = r.workbook.getWorksheet("Summary")!;

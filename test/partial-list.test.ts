@@ -9,7 +9,7 @@ import { estimateDomain, type Cluster } from "../src/report/estimates/estimates.
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
 
 describe("when the rest of the list is answered at the current quota", () => {
-  const monthly: AnswerPace = { quota: 25_000, remaining: 10_000, nextNightMs: day("2026-11-28"), rule: 1, source: "monthly-quota" };
+  const monthly: AnswerPace = { quota: 25_000, remaining: 10_000, nextNightMs: day("2026-11-28"), rule: 1, source: "monthly-quota", maxAgeMs: 30 * 86_400_000, retentionMs: 30 * 86_400_000 };
 
   it("is the next night when what the period has left covers it", () => {
     expect(answeredBy(10_000, monthly)).toBe("2026-11-28");
@@ -21,7 +21,7 @@ describe("when the rest of the list is answered at the current quota", () => {
     expect(answeredBy(35_000, monthly)).toBe("2026-12-01");
     expect(answeredBy(35_001, monthly)).toBe("2027-01-01");
     // a rolling 28-day period as the service's quota has
-    const rolling: AnswerPace = { quota: 60, remaining: 60, nextNightMs: day("2026-12-01"), rule: { days: 28, startMs: day("2026-12-01") }, source: "service" };
+    const rolling: AnswerPace = { quota: 60, remaining: 60, nextNightMs: day("2026-12-01"), rule: { days: 28, startMs: day("2026-12-01") }, source: "service", maxAgeMs: 30 * 86_400_000, retentionMs: 30 * 86_400_000 };
     expect(answeredBy(228, rolling)).toBe("2027-02-23");
   });
 

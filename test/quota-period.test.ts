@@ -212,7 +212,7 @@ describe("a quota period turning mid-run", () => {
     it("send no more than --monthly-quota in the new period, and leave no reservation in the old one", async () => {
       url = await freshPostgresDatabase({ schema: true });
       const clock = new FakeClock(Date.parse("2026-11-30T23:59:50Z"));
-      const settings: QuotaSettings = { lookups: ["broadband"], monthlyQuota: { broadband: 30 }, quotaResetDay: 1, quotaPeriod: null, quotaStart: null, spendAll: false, simulate: false, retention: 30 * DAY };
+      const settings: QuotaSettings = { lookups: ["broadband"], monthlyQuota: { broadband: 30 }, quotaResetDay: 1, quotaPeriod: null, quotaStart: null, spendAll: false, simulate: false, retention: 30 * DAY, maxAge: 30 * DAY };
       const log = createLogger({ format: "json", quiet: true, verbose: false, write: () => {} });
       const machine = async (host: string) => {
         const store = await openStore(url, { isAlive: () => true });

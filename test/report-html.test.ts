@@ -336,11 +336,12 @@ describe("report.html of a partly answered list", () => {
   });
   const shareKeys = new ShareKeys(["belowSuperfast", "indoorVoiceTotalNotspot"]);
   const packed = (d: ReturnType<typeof domain>) => new PackedDomain(d, shareKeys);
-  const basis = (answered: number, answeredBy: string | null) => ({ answeredPostcodes: answered, answeredAddresses: 1_517, exact: false, unanswered: 288 - answered, answeredBy, quota: { perPeriod: 25_000, source: "monthly-quota" as const } });
+  const basis = (answered: number, answeredBy: string | null) => ({ answeredPostcodes: answered, answeredAddresses: 1_517, exact: false, unanswered: 288 - answered, answeredBy, quota: { perPeriod: 25_000, source: "monthly-quota" as const }, capacity: { postcodes: 23_387, exceeded: false, quotaNeeded: 312 } });
   const estimates = {
     ...domain(59, 288, interval(0.201, 0.119, 0.318)),
     answeredPerLookup: { broadband: 61, mobile: 59 },
     lookups: { broadband: basis(61, "2026-12-01"), mobile: basis(59, "2026-12-01") },
+    capacity: null,
     assumption: "The estimates assume that the unanswered postcodes resemble the answered ones of their stratum (their district, and the values of your --group-by columns).",
     caveats: ["Your input's rows show the unanswered postcodes to be unlike the answered ones."],
     // as computeEstimates keeps a group's estimates: packed

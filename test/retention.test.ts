@@ -335,15 +335,20 @@ describe("a quota too small for the list within the retention", () => {
     const d = dir();
     const input = writeCsv(d, "a.csv", ["postcode", ...generatePostcodes(SEED, 60)]);
     const clock = new FakeClock(T0);
-    // 40 requests a 28-day period refresh at most floor(40 × 30 ÷ 28) = 42 postcodes within 30 days
+    // 40 requests a 28-day period keep at most floor(40 × 29 ÷ 28) = 41 postcodes answered (an answer is refreshed on its 29th night)
     const flags = { in: input, baseUrl: s.url, lookups: "broadband", monthlyQuota: "40", quotaPeriod: "28", quotaStart: "2026-03-01", reports: false, probe: 0 };
     const r = await runIn(d, flags, env, { clock });
     const line =
-      "broadband: the quota cannot refresh the whole list within --retention 30 days: 18 of its 60 postcodes will expire unanswered, from 2026-03-31 (reports show them expired, awaiting refresh, with open-data figures where imported)";
+      "broadband: the quota cannot refresh the whole list within --retention 30 days: 19 of its 60 postcodes will expire unanswered, from 2026-03-31 (reports show them expired, awaiting refresh, with open-data figures where imported)";
     expect(r.logs.map((l) => JSON.parse(l) as { message: string; event?: string }).find((e) => e.event === "expiry_shortfall")?.message).toMatch(new RegExp(`^${line.replace(/[()]/g, "\\$&")}`));
     const store = await openStore(join(d, "coverage.sqlite"), { readonly: true });
     try {
-      expect(formatQuotaStatus(await quotaStatus(store, T0 + 3600_000))).toContain(line);
+      const status = formatQuotaStatus(await quotaStatus(store, T0 + 3600_000));
+      expect(status).toContain(line);
+      // beyond the capacity: the reports' words, and no date the plan cannot keep
+      expect(status).toContain("  broadband: About 41 of the list's 60 postcodes hold an answer at any time: the quota (40 requests a quota period) keeps no more answered at once, as answers expire.");
+      expect(status).toContain("  broadband: Answering it all within a month needs --monthly-quota 58 per lookup, or a list of at most 41 postcodes.");
+      expect(status).not.toMatch(/ by \d{4}-\d\d-\d\d/);
     } finally {
       await store.close();
     }

@@ -12,6 +12,7 @@ import type { Plan, QuotaOptions } from "../plan/plan.js";
 import { periodRule, quotaPeriod, replenishMs } from "../plan/quota-plan.js";
 import { storedRules, usedInPeriods } from "../plan/quota-period.js";
 import { describeShortfall, expiryShortfall } from "../plan/retention.js";
+import { periodDays } from "../plan/capacity.js";
 import type { AnswerWriter, Store } from "../store/store.js";
 import type { BatchConfig } from "./config.js";
 import { QuotaGate } from "./quota-gate.js";
@@ -45,7 +46,7 @@ export interface RunQuota {
 }
 
 /** What the run's quota reads: the lookups, the quota options, whether answers are simulated (they spend none), the retention. */
-export type QuotaSettings = Pick<BatchConfig, "lookups" | "monthlyQuota" | "quotaResetDay" | "quotaPeriod" | "quotaStart" | "spendAll" | "simulate" | "retention">;
+export type QuotaSettings = Pick<BatchConfig, "lookups" | "monthlyQuota" | "quotaResetDay" | "quotaPeriod" | "quotaStart" | "spendAll" | "simulate" | "retention" | "maxAge">;
 
 export async function startRunQuota(
   store: Store,
@@ -121,7 +122,7 @@ export async function startRunQuota(
             (d.unanswered > 0 ? `; ${d.unanswered} postcodes without an answer wait for the quota` : ""),
           { event: "quota", lookup, quota: limits[lookup], used: used[lookup], allowance: a.refreshShare, deferred: d.refreshes, unanswered: d.unanswered },
         );
-        const shortfall = expiryShortfall({ listSize: plan.postcodes, quota: limits[lookup]!, periodMs: periods[lookup].endMs - periods[lookup].startMs, retentionMs: config.retention, oldestAnswer: plan.oldestAnswer.get(lookup) ?? new Date(startMs).toISOString() });
+        const shortfall = expiryShortfall({ listSize: plan.postcodes, quota: limits[lookup]!, periodDays: periodDays(rules[lookup]), maxAgeMs: config.maxAge, retentionMs: config.retention, oldestAnswer: plan.oldestAnswer.get(lookup) ?? new Date(startMs).toISOString() });
         const line = describeShortfall(lookup, shortfall, plan.postcodes, config.retention);
         if (line) log.result(line, { event: "expiry_shortfall", lookup, postcodes: shortfall.postcodes, from: shortfall.from });
         if (d.unanswered === 0) continue;

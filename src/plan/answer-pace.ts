@@ -5,8 +5,12 @@
 // this period's requests reach before its quota answer blocked the lookup.
 import type { Lookup } from "../contract/fields.js";
 import type { Store } from "../store/store.js";
+import type { LastRunSettings } from "../store/types.js";
+import { nightAtRunHour, rehearseNights, storedAnswers } from "./night-promise.js";
 import { storedRulesOfArgs, usedInPeriods } from "./quota-period.js";
 import { quotaPeriod, type PeriodRule } from "./quota-plan.js";
+import { DEFAULT_RETENTION_DAYS } from "../contract/terms.js";
+import { capacity, DEFAULT_MAX_AGE_DAYS, periodDays, type Capacity } from "./capacity.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 /** The Basic plan's period ("50,000 requests in 28 days"), when the service's quota is all that is known. */
@@ -21,7 +25,16 @@ export interface AnswerPace {
   rule: PeriodRule;
   /** where the quota comes from: the option, or what the service allowed this period */
   source: "monthly-quota" | "service";
+  /** --max-age and --retention (ms; null: none) of the last run: with the quota, the capacity (capacity.ts) */
+  maxAgeMs: number;
+  retentionMs: number | null;
+  /** the night (YYYY-MM-DD) the rehearsed nights (night-promise.ts) first hold an answer for every postcode; null when none does, or the list is beyond the capacity */
+  answeredOn?: string | null;
 }
+
+/** The capacity of a list of `listSize` postcodes at `pace`. */
+export const paceCapacity = (pace: AnswerPace, listSize: number): Capacity =>
+  capacity({ quota: pace.quota, periodDays: periodDays(pace.rule), maxAgeMs: pace.maxAgeMs, retentionMs: pace.retentionMs, listSize });
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -59,6 +72,7 @@ export async function answerPaces(store: Store, nowMs: number, lookups: readonly
   // what the next night's period has used (the option's quota), and what this one has (the service's)
   const used = await usedInPeriods(store, rules, nightMs, nowMs);
   const usedNow = await usedInPeriods(store, rules, nowMs, nowMs);
+  const life = lifeOfArgs(a);
   const out: Partial<Record<Lookup, AnswerPace>> = {};
   for (const lookup of lookups) {
     const block = await store.ledger.blocked(lookup, new Date(nowMs).toISOString());
@@ -66,7 +80,7 @@ export async function answerPaces(store: Store, nowMs: number, lookups: readonly
     const rule = rules[lookup];
     const blockedUntil = block ? Math.max(nightMs, Date.parse(block.until)) : null;
     if (limit !== undefined) {
-      out[lookup] = { quota: limit, remaining: blockedUntil === null ? Math.max(0, limit - used[lookup]) : 0, nextNightMs: nightMs, rule, source: "monthly-quota" };
+      out[lookup] = { quota: limit, remaining: blockedUntil === null ? Math.max(0, limit - used[lookup]) : 0, nextNightMs: nightMs, rule, source: "monthly-quota", ...life };
     } else if (blockedUntil !== null && usedNow[lookup] > 1) {
       // the service's quota: as many requests a period as it answered in this one, again from when
       // it is replenished; its period is the rule's when rolling, else the Basic plan's 28 days
@@ -74,8 +88,26 @@ export async function answerPaces(store: Store, nowMs: number, lookups: readonly
       const rolling = typeof rule === "number" ? { days: SERVICE_PERIOD_DAYS, startMs: start } : rule;
       // the request the quota answer refused is counted too: the service allowed the ones before it
       const allowed = Math.max(1, usedNow[lookup] - 1);
-      out[lookup] = { quota: allowed, remaining: allowed, nextNightMs: start, rule: rolling, source: "service" };
+      out[lookup] = { quota: allowed, remaining: allowed, nextNightMs: start, rule: rolling, source: "service", ...life };
     }
+    const pace = out[lookup];
+    if (pace) pace.answeredOn = await promisedAnswered(store, last, lookup, pace);
   }
   return out;
+}
+
+/** The night the rehearsed nights answer the whole list at `pace`; null beyond the capacity (no night ever does) or past the horizon. */
+async function promisedAnswered(store: Store, last: LastRunSettings, lookup: Lookup, pace: AnswerPace): Promise<string | null> {
+  const firstNightMs = nightAtRunHour(pace.nextNightMs, last.startedAt);
+  const stored = await storedAnswers(store, last, lookup, firstNightMs, pace.maxAgeMs);
+  if (paceCapacity(pace, stored.listSize).exceeded) return null;
+  return (await rehearseNights(store, last, lookup, { ...pace, used: pace.quota - pace.remaining }, "answered", stored)).allAnsweredOn;
+}
+
+/** A stored run's --max-age and --retention in ms (runs record both so; the defaults otherwise). */
+export function lifeOfArgs(a: Record<string, unknown>): Pick<AnswerPace, "maxAgeMs" | "retentionMs"> {
+  return {
+    maxAgeMs: typeof a.maxAge === "number" ? a.maxAge : DEFAULT_MAX_AGE_DAYS * DAY_MS,
+    retentionMs: typeof a.retention === "number" ? a.retention : a.retention === null ? null : DEFAULT_RETENTION_DAYS * DAY_MS,
+  };
 }

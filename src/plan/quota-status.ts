@@ -5,8 +5,11 @@ import type { Lookup } from "../contract/fields.js";
 import type { Store } from "../store/store.js";
 import { storedRulesOfArgs, usedInPeriods } from "./quota-period.js";
 import { describeShortfall, expiryShortfall, oldestFetched } from "./retention.js";
-import { allowance, predictFinish, quotaPeriod } from "./quota-plan.js";
+import { allowance, quotaPeriod } from "./quota-plan.js";
 import { exhaustedWords, quotaExhausted, type QuotaExhausted } from "./quota-exhausted.js";
+import { rehearseNights } from "./night-promise.js";
+import { capacity, periodDays } from "./capacity.js";
+import { capacityStatement, type CapacityStatement } from "./capacity-words.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -34,6 +37,8 @@ export interface LookupQuotaStatus {
   expiry: string | null;
   /** the next night's period has nothing left: when the next starts and what waits; null while it has */
   exhausted: QuotaExhausted | null;
+  /** a list longer than the quota keeps answered (capacity.ts): what it says of that, as the reports do; null otherwise */
+  capacity: CapacityStatement | null;
 }
 
 export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQuotaStatus[]> {
@@ -65,13 +70,15 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
     const period = quotaPeriod(nightMs, rules[lookup]);
     const used = usedBy[lookup];
     const a = allowance(quota, used, newData, nightMs, period, spendAll);
-    const pace = predictFinish({ quota, used: used + Math.min(newData, a.remaining), outstanding, firstNightMs: nightMs, resetDay: rules[lookup], spendAll });
-    // Answers refreshed first must not age past --max-age before the last is done; a night that
-    // can send nothing finishes nothing, so no date is promised then.
+    const kept = capacity({ quota, periodDays: periodDays(rules[lookup]), maxAgeMs, retentionMs, listSize: candidates.length });
+    const beyond = capacityStatement(candidates.length, [[lookup, { quota: { perPeriod: quota }, capacity: kept }]]);
     const block = await store.ledger.blocked(lookup, new Date(nowMs).toISOString());
     const blockedUntilMs = block ? Date.parse(block.until) : null;
+    // a night that can send nothing is said as such, with the day the next period starts, not as a plan
     const exhausted = quotaExhausted({ remaining: a.remaining, periodEndMs: period.endMs, nightMs, blockedUntilMs, newData, outstanding });
-    const inTime = exhausted === null && pace.finishDate !== null && Date.parse(pace.finishDate) - nightMs < maxAgeMs;
+    // the night the rehearsed nights (night-promise.ts) hold the list fresh: a night the planner keeps; none beyond the capacity
+    const finish =
+      beyond || exhausted ? null : (await rehearseNights(store, last, lookup, { quota, used, rule: rules[lookup], maxAgeMs, retentionMs, nextNightMs: nightMs }, "fresh")).allFreshOn;
     out.push({
       lookup,
       quota,
@@ -84,15 +91,16 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
       refreshAllowance: a.refreshShare,
       outstanding,
       deferred: Math.max(0, outstanding - a.refreshShare),
-      finishDate: inTime ? pace.finishDate : null,
+      finishDate: finish,
       expiry: describeShortfall(
         lookup,
-        expiryShortfall({ listSize: candidates.length, quota, periodMs: period.endMs - period.startMs, retentionMs, oldestAnswer: oldestFetched(candidates) }),
+        expiryShortfall({ listSize: candidates.length, quota, periodDays: periodDays(rules[lookup]), maxAgeMs, retentionMs, oldestAnswer: oldestFetched(candidates) }),
         candidates.length,
         retentionMs,
       ),
-      quotaNeeded: inTime || exhausted ? null : Math.max(pace.quotaNeeded, Math.ceil((candidates.length * 30 * DAY_MS) / maxAgeMs)),
+      quotaNeeded: finish || exhausted ? null : Math.max(used + outstanding + newData, kept.quotaNeeded),
       exhausted,
+      capacity: beyond,
     });
   }
   return out;
@@ -104,14 +112,11 @@ export function formatQuotaStatus(list: readonly LookupQuotaStatus[]): string {
   for (const q of list) {
     const used = `  ${q.lookup}: ${q.used} of ${q.quota} used this period (${q.period} to ${q.periodLastDay}), ${q.remaining} remaining`;
     if (q.exhausted) lines.push(used, `  ${exhaustedWords(q.lookup, q.exhausted)}`);
-    else
-      lines.push(
-        `${used}; ` +
-          `night of ${q.nextNight}: ${q.newData} new first, refresh allowance ${q.refreshAllowance}, ${q.deferred} of ${q.outstanding} refreshes deferred`,
-        q.finishDate
-          ? `  ${q.lookup}: the input is on the newest release and within --max-age by ${q.finishDate} at this pace`
-          : `  ${q.lookup}: at this pace the input cannot be kept on the newest release within --max-age; it would need --monthly-quota ${q.quotaNeeded}`,
-      );
+    else lines.push(`${used}; night of ${q.nextNight}: ${q.newData} new first, refresh allowance ${q.refreshAllowance}, ${q.deferred} of ${q.outstanding} refreshes deferred`);
+    if (q.capacity) lines.push(...q.capacity.sentences.map((c) => `  ${q.lookup}: ${c}`));
+    else if (q.finishDate) lines.push(`  ${q.lookup}: the input is on the newest release and within --max-age by ${q.finishDate} at this pace`);
+    else if (!q.exhausted)
+      lines.push(`  ${q.lookup}: at this pace the input cannot be kept on the newest release within --max-age; it would need --monthly-quota ${q.quotaNeeded}`);
     if (q.expiry) lines.push(`  ${q.expiry}`);
   }
   return lines.join("\n") + "\n";

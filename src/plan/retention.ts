@@ -4,6 +4,7 @@
 import type { Candidate } from "../store/types.js";
 
 import { DEFAULT_RETENTION_DAYS } from "../contract/terms.js";
+import { capacity, NEXT_NIGHT_DRIFT_MS } from "./capacity.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 export { DEFAULT_RETENTION_DAYS };
@@ -22,12 +23,7 @@ export function expiryCutoff(nowMs: number, retentionMs: number | null): string 
   return retentionMs === null ? null : new Date(nowMs - retentionMs).toISOString();
 }
 
-/**
- * How much later than a day on the next night may start: nights are not exactly a day apart (cron's
- * jitter, a clock change's 25 hours, a run held up), and an answer returned at the start of a night
- * would otherwise come due in the very batch whose start deletes it.
- */
-export const NEXT_NIGHT_DRIFT_MS = 6 * 3600 * 1000;
+export { NEXT_NIGHT_DRIFT_MS };
 
 /** Answers last returned before this ISO time expire before the next night (a day on, and its drift): tonight they are due. */
 export function expiringBefore(nowMs: number, retentionMs: number | null): string | null {
@@ -69,13 +65,13 @@ export interface ExpiryShortfall {
 }
 
 /**
- * Whether the quota keeps the whole list fresh: a period's quota allows `quota × retention ÷ period`
- * refreshes per retention; a list longer than that loses the rest to expiry, from the oldest answer's expiry on.
+ * Whether the quota keeps the whole list fresh: the capacity (capacity.ts) is what the quota keeps
+ * holding a young answer at once; a list longer than that loses the rest to expiry, from the oldest answer's expiry on.
  */
-export function expiryShortfall(p: { listSize: number; quota: number; periodMs: number; retentionMs: number | null; oldestAnswer: string | null }): ExpiryShortfall {
+export function expiryShortfall(p: { listSize: number; quota: number; periodDays: number; maxAgeMs: number; retentionMs: number | null; oldestAnswer: string | null }): ExpiryShortfall {
   if (p.retentionMs === null) return { postcodes: 0, from: null };
-  const perRetention = Math.floor((p.quota * p.retentionMs) / p.periodMs);
-  const postcodes = Math.max(0, p.listSize - perRetention);
+  const kept = capacity({ quota: p.quota, periodDays: p.periodDays, maxAgeMs: p.maxAgeMs, retentionMs: p.retentionMs, listSize: p.listSize }).postcodes;
+  const postcodes = Math.max(0, p.listSize - kept);
   const from = postcodes > 0 && p.oldestAnswer ? new Date(Date.parse(p.oldestAnswer) + p.retentionMs).toISOString().slice(0, 10) : null;
   return { postcodes, from };
 }

@@ -20,7 +20,9 @@ import type { SummaryRow } from "../summary/summary-row.js";
 import type { EstimatedDomain, EstimatesSummary, GroupEstimate, LookupBasis } from "./types.js";
 export type { EstimatedDomain, EstimatesJson, EstimatesSummary, GroupEstimate, LookupBasis } from "./types.js";
 import { PackedDomain, ShareKeys } from "./packed-domain.js";
-import { answeredBy, type AnswerPace } from "../../plan/answer-pace.js";
+import { answeredBy, paceCapacity, type AnswerPace } from "../../plan/answer-pace.js";
+import { largestPlanCapacity } from "../../plan/capacity.js";
+import { capacityStatement } from "../../plan/capacity-words.js";
 import { estimateCaveats, ESTIMATE_ASSUMPTION, MIN_ANSWERED_FOR_ESTIMATE, TOO_FEW_ANSWERED, type CaveatPostcode } from "./estimate-caveats.js";
 
 const ANSWERED_STATUSES = new Set(["ok", "not_found"]);
@@ -184,18 +186,24 @@ export async function computeEstimates(snapshot: ReportSnapshot, domains: readon
   const lookupFacts = Object.fromEntries(perLookup.map(([l, e]) => [l, lookupBasis(e, paces[l])]));
   // the caveats compare the unanswered postcodes with the answered: a list answered in full has none (nor its input's rows to read)
   const caveats = domain.answeredPostcodes === domain.postcodes ? [] : estimateCaveats(caveatPostcodes(figures, lookups, await inputRowsPerPostcode(snapshot)));
-  return { ...domain, lookups: lookupFacts, assumption: ESTIMATE_ASSUMPTION, caveats, groups };
+  const capacity = capacityStatement(domain.postcodes, Object.entries(lookupFacts) as [Lookup, LookupBasis][]);
+  return { ...domain, lookups: lookupFacts, capacity, assumption: ESTIMATE_ASSUMPTION, caveats, groups };
 }
 
 function lookupBasis(e: DomainEstimate, pace: AnswerPace | undefined): LookupBasis {
   const unanswered = e.postcodes - e.answeredPostcodes;
+  // without a known quota, only a list beyond the largest plan's capacity is known to exceed it
+  const c = pace ? paceCapacity(pace, e.postcodes) : largestPlanCapacity(e.postcodes);
   return {
     answeredPostcodes: e.answeredPostcodes,
     answeredAddresses: e.answeredAddresses,
     exact: e.exact,
     unanswered,
-    answeredBy: pace && unanswered > 0 ? answeredBy(unanswered, pace) : null,
+    // a list beyond the capacity is never all answered at once: no date for the rest
+    // the rehearsed nights' date (plan/night-promise.ts) when the store told one, else the quota's arithmetic
+    answeredBy: pace && unanswered > 0 && !c?.exceeded ? (pace.answeredOn !== undefined ? pace.answeredOn : answeredBy(unanswered, pace)) : null,
     quota: pace ? { perPeriod: pace.quota, source: pace.source } : null,
+    capacity: c ? { postcodes: c.postcodes, exceeded: c.exceeded, quotaNeeded: c.quotaNeeded } : null,
   };
 }
 

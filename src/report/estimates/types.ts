@@ -3,6 +3,7 @@
 import type { Lookup } from "../../contract/fields.js";
 import type { AnswerPace } from "../../plan/answer-pace.js";
 import type { Interval } from "./estimates.js";
+import type { CapacityStatement } from "../../plan/capacity-words.js";
 
 export interface EstimatedDomain {
   postcodes: number;
@@ -27,7 +28,14 @@ export interface LookupBasis {
   answeredBy: string | null;
   /** the quota that date assumes: requests a period, from --monthly-quota or as the service allowed; null when unknown */
   quota: { perPeriod: number; source: AnswerPace["source"] } | null;
+  /**
+   * What that quota keeps (plan/capacity.ts): the postcodes holding a young answer at once, whether
+   * the list is longer (then no date is given for the rest), and the quota a period that would keep
+   * the whole list; null when no quota is known.
+   */
+  capacity: { postcodes: number; exceeded: boolean; quotaNeeded: number } | null;
 }
+
 
 /** A group's estimates: its shares read one at a time; summary.json writes it as an EstimatedDomain (toJSON). */
 export interface GroupEstimate extends Omit<EstimatedDomain, "shares"> {
@@ -39,6 +47,8 @@ export interface GroupEstimate extends Omit<EstimatedDomain, "shares"> {
 export interface EstimatesSummary<G = GroupEstimate> extends EstimatedDomain {
   /** per lookup: what its figures stand on */
   lookups: Partial<Record<Lookup, LookupBasis>>;
+  /** a list longer than its quota keeps answered: what it says of that (capacity-words.ts); null otherwise */
+  capacity: CapacityStatement | null;
   /** what every estimate assumes (estimate-caveats.ts), and where the list's own data doubts it */
   assumption: string;
   caveats: string[];

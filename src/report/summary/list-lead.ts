@@ -12,6 +12,7 @@ import { judgingOfReport } from "./scale-figures.js";
 import { TOO_FEW_ANSWERED } from "../estimates/estimate-caveats.js";
 import type { SummaryRow } from "./summary-row.js";
 import { ANSWERED_ONLY } from "./answered-only.js";
+import { beyondCapacityWords, type CapacityStatement } from "../../plan/capacity-words.js";
 import type { Summary } from "./types.js";
 
 export interface LeadFigure {
@@ -30,6 +31,8 @@ export interface Lead {
   figures: LeadFigure[];
   assumption: string;
   caveats: string[];
+  /** a list longer than its quota keeps answered: what it says of that */
+  capacity: CapacityStatement | null;
 }
 
 /** The figures a lead shows (of the lookups in scope), and where the summary counts them over the answered postcodes. */
@@ -44,7 +47,7 @@ export function listLead(s: Summary): Lead | null {
   if (!e || e.exact) return null;
   const labels = estimateLabels(s.providers, judgingOfReport(s));
   const figures = LEAD_FIGURES.filter((f) => f.key in e.shares).map((f) => ({ key: f.key, label: labels[f.key] ?? f.key, exact: e.lookups[f.lookup]?.exact ?? false, estimate: e.shares[f.key]!, answeredOnly: f.answeredOnly(s) }));
-  return { postcodes: e.postcodes, lookups: Object.entries(e.lookups) as [Lookup, LookupBasis][], figures, assumption: e.assumption, caveats: e.caveats };
+  return { postcodes: e.postcodes, lookups: Object.entries(e.lookups) as [Lookup, LookupBasis][], figures, assumption: e.assumption, caveats: e.caveats, capacity: e.capacity ?? null };
 }
 
 const n = (x: number) => x.toLocaleString("en-GB");
@@ -65,7 +68,9 @@ function quotaWords(b: LookupBasis): string {
 }
 
 /** When the rest is answered: "the other 227 by 2026-12-03 at the current quota (…)", per lookup where they differ. */
-export function restWords(lead: Pick<Lead, "lookups">): string {
+export function restWords(lead: Pick<Lead, "lookups" | "capacity">): string {
+  // a list beyond its capacity is never all answered at once: no date for the rest
+  if (lead.capacity) return beyondCapacityWords(lead.capacity);
   const one = (b: LookupBasis, lookup: string) =>
     b.unanswered === 0
       ? `${lookup}every postcode answered`
@@ -93,6 +98,7 @@ export function leadLines(s: Summary): string[] {
   if (!lead) return [];
   return [
     `whole list (partly answered: ${answeredWords(lead)}; ${restWords(lead)}):`,
+    ...(lead.capacity?.sentences ?? []).map((c) => `  ${c}`),
     ...lead.figures.map((f) => `  ${f.label}, all the list's addresses: ${estimateWords(f)}; ${ANSWERED_ONLY}: ${answeredOnlyWords(f)}`),
     `  ${lead.assumption}`,
     ...lead.caveats.map((c) => `  CAUTION: ${c}`),
@@ -106,6 +112,7 @@ export function leadRows(s: Summary): SummaryRow[] {
   const section = "Whole list (partly answered)";
   const rows: SummaryRow[] = lead.lookups.map(([l, b]) => ({ section, figure: `Postcodes answered for ${l}`, count: b.answeredPostcodes, of: lead.postcodes, ofWhat: "postcodes of the list" }));
   rows.push({ section, figure: "The rest answered", count: restWords(lead), of: null, ofWhat: "" });
+  for (const c of lead.capacity?.sentences ?? []) rows.push({ section, figure: "What the quota keeps answered", count: c, of: null, ofWhat: "" });
   for (const f of lead.figures) {
     const e = f.estimate;
     rows.push(

@@ -73,6 +73,7 @@ function leadBlock(s: Summary): string {
     // styled in place: the stylesheet of a fully answered list's page stays as it was
     `<section id="lead" class="lead" style="border:2px solid currentColor;padding:8px 16px;margin:16px 0">`,
     `<p class="lead-status"><strong>Partly answered</strong>: ${escapeHtml(answeredWords(lead))}; ${escapeHtml(restWords(lead))}. The figures below estimate the whole list from them (95% interval); the sections further down count the ${ANSWERED_ONLY}.</p>`,
+    lead.capacity ? `<p class="capacity">${escapeHtml(lead.capacity.sentences.join(" "))}</p>` : "",
     `<dl class="lead-figures" style="display:flex;flex-wrap:wrap;gap:12px 40px;margin:12px 0">${lead.figures.map(figure).join("")}</dl>`,
     `<p class="assumption">${escapeHtml(lead.assumption)}</p>`,
     ...lead.caveats.map((c) => `<p class="caution"><strong>Caution</strong>: ${escapeHtml(c)}</p>`),
