@@ -36,6 +36,8 @@ const cliFigures = (r: BatchProcessResult) => ({ wallSeconds: round(r.seconds, 1
 
 export const national: Scenario = {
   name: "national",
+  // minutes at full size: run when named (--only national), as scale
+  onlyWhenNamed: true,
   drivesClis: true,
   async run(ctx: BenchContext) {
     const postcodes = scaled(UK_POSTCODES, ctx.quick, 0.1);
