@@ -17,6 +17,8 @@ export interface AgainstOptions {
   rounds: number;
   /** the scenarios, in the bench's order */
   scenarios: readonly string[];
+  /** those that measure only the CLIs they run: the commit's side runs this tree's bench with the commit's CLIs (--cli-root) */
+  drivesClis?: readonly string[];
   /** the bench's own flags, passed to both sides (--quick, --scale-postcodes) */
   passOn: readonly string[];
   log(message: string): void;
@@ -38,8 +40,9 @@ function checkoutCommit(commit: string, dir: string, log: (m: string) => void): 
 }
 
 /** One side's bench of one scenario in a child process; its bench.json, or null when it wrote none (a commit from before the scenario). */
-function benchOnce(tree: string, out: string, scenario: string, passOn: readonly string[]): BenchRun | null {
-  spawnSync(process.execPath, ["--import", "tsx", "bench/bench.ts", ...passOn, "--only", scenario, "--out", out], { cwd: tree, stdio: ["ignore", "ignore", "inherit"] });
+function benchOnce(tree: string, out: string, scenario: string, passOn: readonly string[], cliRoot?: string): BenchRun | null {
+  const cli = cliRoot === undefined ? [] : ["--cli-root", cliRoot];
+  spawnSync(process.execPath, ["--import", "tsx", "bench/bench.ts", ...passOn, ...cli, "--only", scenario, "--out", out], { cwd: tree, stdio: ["ignore", "ignore", "inherit"] });
   // a scenario that could not run is in bench.json with its error and no checks: nothing to pair
   return existsSync(out) ? (JSON.parse(readFileSync(out, "utf8")) as BenchRun) : null;
 }
@@ -58,7 +61,9 @@ function runRound(options: AgainstOptions, commitTree: string, round: number, mi
       if (missing.has(scenario)) continue;
       options.log(`round ${round + 1} of ${options.rounds}, ${scenario}: ${side === "tree" ? "the working tree" : options.commit}`);
       const out = join(AGAINST_ROUNDS_DIR, `${side}-${round + 1}-${scenario}.json`);
-      const result = benchOnce(side === "tree" ? ROOT : commitTree, out, scenario, options.passOn);
+      // a scenario that measures only CLIs runs this tree's harness on both sides, each side's CLIs
+      const harness = side === "tree" || options.drivesClis?.includes(scenario) ? ROOT : commitTree;
+      const result = benchOnce(harness, out, scenario, options.passOn, side === "commit" && harness === ROOT ? commitTree : undefined);
       if (result === null) {
         options.log(`${side === "tree" ? "the working tree" : options.commit} wrote no figures for ${scenario}: not compared`);
         missing.add(scenario);

@@ -29,8 +29,9 @@ import { team } from "./scenarios/team.js";
 import { workbookWriters } from "./scenarios/workbook-writers.js";
 import { startup } from "./scenarios/startup.js";
 import { toolVersion } from "../src/contract/version.js";
+import { national } from "./scenarios/national.js";
 
-const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, wholeJob, unchangedNight, latencyBound, rateLimited, faults, report, memory, workbook, workbookWriters, openData, scale, map, team, startup];
+const SCENARIOS: readonly Scenario[] = [simulatorThroughput, overhead, wholeJob, unchangedNight, latencyBound, rateLimited, faults, report, memory, workbook, workbookWriters, openData, national, scale, map, team, startup];
 
 async function main(): Promise<number> {
   const argv = await yargs(hideBin(process.argv))
@@ -42,6 +43,7 @@ async function main(): Promise<number> {
     .option("out", { type: "string", default: join(OUTPUT_DIR, "bench.json"), describe: "where to write the figures" })
     .option("scale-postcodes", { type: "number", default: SCALE_POSTCODES, describe: "postcodes of the scale scenario's database (--only scale)" })
     .option("against", { type: "string", describe: "a commit: run the scenarios for the working tree and it, side by side, and print the paired ratios" })
+    .option("cli-root", { type: "string", hidden: true, describe: "the tree whose CLIs the scenarios that run them measure (--against sets it for a commit's side)" })
     .option("rounds", { type: "number", default: ROUNDS_TO_CALL_WORSE, describe: `with --against: paired rounds (a figure is called worse only after ${ROUNDS_TO_CALL_WORSE})` })
     .strict()
     .parse();
@@ -61,14 +63,15 @@ async function main(): Promise<number> {
     }
     const passOn = [...(argv.quick ? ["--quick"] : []), "--scale-postcodes", String(argv.scalePostcodes)];
     const scenarios = chosen.map((s) => s.name);
-    return runAgainst({ commit: argv.against, rounds: argv.rounds, scenarios, passOn, log: (m) => process.stderr.write(`bench: ${m}\n`) });
+    const drivesClis = chosen.filter((s) => s.drivesClis).map((s) => s.name);
+    return runAgainst({ commit: argv.against, rounds: argv.rounds, scenarios, drivesClis, passOn, log: (m) => process.stderr.write(`bench: ${m}\n`) });
   }
   if (!Number.isInteger(argv.scalePostcodes) || argv.scalePostcodes < 1) {
     process.stderr.write(`error: --scale-postcodes: expected a whole number >= 1, got ${argv.scalePostcodes}\n`);
     return 1;
   }
   const machine = machineInfo();
-  const ctx: BenchContext = { quick: argv.quick, scalePostcodes: argv.scalePostcodes, log: (m) => process.stderr.write(`bench: ${m}\n`) };
+  const ctx: BenchContext = { quick: argv.quick, scalePostcodes: argv.scalePostcodes, cliRoot: argv.cliRoot, log: (m) => process.stderr.write(`bench: ${m}\n`) };
   const started = performance.now();
   const date = new Date().toISOString();
   ctx.log(

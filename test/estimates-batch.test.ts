@@ -10,7 +10,9 @@ import { simulatedOpenDataArchive, startSimulator } from "../src/simulator/index
 import { compactPostcode } from "../src/contract/postcode.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { clockOnDay } from "./helpers/fake-clock.js";
-import { intervalText, type EstimatesJson } from "../src/report/estimates/estimate-summary.js";
+import { intervalText } from "../src/report/estimates/estimate-summary.js";
+import type { EstimatesJson } from "../src/report/json/summary-json.js";
+import { readSummaryJson } from "./helpers/summary-json.js";
 
 const KEY = "test-key-Zx81-do-not-leak";
 const env = { COVERAGE_API_KEY: KEY };
@@ -46,7 +48,7 @@ async function nightOne(order: "sample" | "input", openData = false, extra: Extr
     // on a fixed day: the sample's order, and so which postcodes the quota answers, follows the first run's date
     const r = await runIn(d, { in: input, baseUrl: s.url, concurrency: 1, order, groupBy: extra.groupBy ?? "district", ...area, ...(openData ? { openData: join(d, archive.name) } : {}) }, env, { clock: clockOnDay("2026-12-06") });
     expect(r.exitCode).toBe(3);
-    const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as { estimates: EstimatesJson; input: { postcodeColumn: string } };
+    const summary = readSummaryJson<{ estimates: EstimatesJson; input: { postcodeColumn: string } }>(join(d, "out", "summary.json"));
     // the column the postcodes were read from, in summary.json and the log
     expect(summary.input.postcodeColumn).toBe("postcode");
     const groups = parse(readFileSync(join(d, "out", "groups.csv"), "utf8"), { columns: true, bom: true }) as Record<string, string>[];
@@ -109,7 +111,7 @@ function expectLead(r: { estimates: EstimatesJson; csv: string; html: string; wo
   for (const c of cells) expect(c.numFmt).toMatch(/%/);
 }
 
-const reached = (e: EstimatesJson) => Object.values(e.groups.district!).filter((g) => g.answeredPostcodes > 0).length;
+const reached = (e: EstimatesJson) => Object.values(e.groups.district!.list).filter((g) => g.answeredPostcodes > 0).length;
 
 describe("estimates on night one", () => {
   it("answers postcodes of nearly every district, and says what the whole list's shares are likely to be", async () => {
@@ -135,20 +137,20 @@ describe("estimates on night one", () => {
     const pct = (x: number | null) => (x === null ? "" : String(Math.round(x * 10_000) / 10_000));
     expect(groups.filter((g) => g.Dimension === "district")).toHaveLength(28);
     for (const g of groups.filter((r) => r.Dimension === "district")) {
-      const shares = e.groups.district![g.Group!]!.shares;
+      const shares = e.groups.district!.list[g.Group!]!.shares;
       expect([g.BelowSuperfastEstimate, g.BelowSuperfastLow, g.BelowSuperfastHigh]).toEqual([shares.belowSuperfast!.estimate, shares.belowSuperfast!.low, shares.belowSuperfast!.high].map(pct));
       expect(g.IndoorVoiceTotalNotspotsEstimate).toBe(pct(shares.indoorVoiceTotalNotspot!.estimate));
       expect(g.IndoorVoiceTotalNotspotsHigh).toBe(pct(shares.indoorVoiceTotalNotspot!.high));
-      expect(Number(g.BroadbandAnsweredPostcodes)).toBe(e.groups.district![g.Group!]!.answeredPerLookup.broadband);
-      expect(Number(g.MobileAnsweredPostcodes)).toBe(e.groups.district![g.Group!]!.answeredPerLookup.mobile);
+      expect(Number(g.BroadbandAnsweredPostcodes)).toBe(e.groups.district!.list[g.Group!]!.answeredPerLookup.broadband);
+      expect(Number(g.MobileAnsweredPostcodes)).toBe(e.groups.district!.list[g.Group!]!.answeredPerLookup.mobile);
     }
     const sheet = workbook.getWorksheet("Groups")!;
     const headings = (sheet.getRow(1).values as unknown[]).map(String);
     const at = headings.indexOf("Below superfast % est.");
     expect(at).toBeGreaterThan(0);
     const first = sheet.getRow(2);
-    expect(first.getCell(at).value).toBe(Number(pct(e.groups[String(first.getCell(1).value)]![String(first.getCell(2).value)]!.shares.belowSuperfast!.estimate)));
-    expect(first.getCell(at + 2).value).toBe(Number(pct(e.groups[String(first.getCell(1).value)]![String(first.getCell(2).value)]!.shares.belowSuperfast!.high)));
+    expect(first.getCell(at).value).toBe(Number(pct(e.groups[String(first.getCell(1).value)]!.list[String(first.getCell(2).value)]!.shares.belowSuperfast!.estimate)));
+    expect(first.getCell(at + 2).value).toBe(Number(pct(e.groups[String(first.getCell(1).value)]!.list[String(first.getCell(2).value)]!.shares.belowSuperfast!.high)));
     expectLead({ estimates: e, csv, html, workbook, messages });
     expect(messages).toContain(`postcode column: "postcode" (column 1 of 1: "postcode"); --column NAME chooses another`);
     console.log(`night one, sample order: ${e.answeredPostcodes} of 560 postcodes answered, ${reached(e)} of 28 districts reached`);
@@ -181,12 +183,12 @@ describe("estimates on night one", () => {
     const { estimates: e, groups, html } = await nightOne("sample", false, { columns, area, groupBy: "district,ward,lad" });
     // report.html: each dimension's groups charted with their intervals, and tabled
     for (const id of ["estimates-district", "estimates-ward", "estimates-lad"]) expect(html).toContain(`id="${id}"`);
-    expect(html).toContain(intervalText(e.groups.ward!.North!.shares.belowSuperfast!));
+    expect(html).toContain(intervalText(e.groups.ward!.list.North!.shares.belowSuperfast!));
     const pct = (x: number | null) => (x === null ? "" : String(Math.round(x * 10_000) / 10_000));
     for (const [dimension, values] of [["ward", wards], ["lad", ["Cardiff", "Swansea"]]] as const) {
-      expect(Object.keys(e.groups[dimension]!)).toEqual(values);
+      expect(Object.keys(e.groups[dimension]!.list)).toEqual(values);
       for (const value of values) {
-        const g = e.groups[dimension]![value]!;
+        const g = e.groups[dimension]!.list[value]!;
         expect(g.postcodes).toBe(list.filter((_, i) => (dimension === "ward" ? wards[i % 3] : i < 280 ? "Cardiff" : "Swansea") === value).length);
         expect(g.answeredPostcodes).toBeGreaterThan(5);
         expect(g.exact).toBe(false);

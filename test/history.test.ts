@@ -14,6 +14,7 @@ import { DEFAULT_PROVIDERS, LOOKUPS, mobileFields, type Lookup } from "../src/co
 import { dayClock } from "./helpers/fake-clock.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { storedTable, withStore } from "./helpers/stored.js";
+import { readSummaryJson } from "./helpers/summary-json.js";
 
 const KEY = "history-key-5e2b";
 const SEED = 11;
@@ -196,7 +197,7 @@ describe("--refresh resumes (issue 10.6)", () => {
           expect(r.counts!.pending).toBe(60 - total);
           expect(r.counts!.ok + r.counts!.notFound).toBe(total);
           // and the report says so too
-          const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as Summary;
+          const summary = readSummaryJson<Summary>(join(d, "out", "summary.json"));
           expect(summary.broadband!.postcodes.pending + summary.mobile!.postcodes.pending).toBe(60 - total);
         } else {
           expect(r.exitCode).toBe(0);

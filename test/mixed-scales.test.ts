@@ -17,6 +17,7 @@ import { FakeClock } from "./helpers/fake-clock.js";
 import { mobileCounts } from "./helpers/independent-figures.js";
 import { storedTable } from "./helpers/stored.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
+import { readSummaryJson } from "./helpers/summary-json.js";
 
 const KEY = "mixed-scales-key-4b7e-Wq2p";
 const SEED = 33;
@@ -102,7 +103,7 @@ describe.each(["sqlite", "postgres"] as const)("a %s database holding answers on
     } finally {
       await current.close();
     }
-    summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as Summary;
+    summary = readSummaryJson<Summary>(join(out, "summary.json"));
   }, 90_000);
 
   it.skipIf(engine === "postgres" && postgres.skip)("holds answers of both releases", async () => {
@@ -193,7 +194,7 @@ describe.each(["sqlite", "postgres"] as const)("a %s database holding answers on
     } finally {
       await store.close();
     }
-    const forced = JSON.parse(readFileSync(join(forcedOut, "summary.json"), "utf8")) as Summary;
+    const forced = readSummaryJson<Summary>(join(forcedOut, "summary.json"));
     const { totals, addresses } = await independentFigures(db, clock.now(), GOOD.legacy);
     expectFigures(forced, totals);
     expect(forced.mobile!.scaleReading).toBe("every answer read on Ofcom's earlier 0-4 scale, as --mobile-scale legacy forces");

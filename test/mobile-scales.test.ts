@@ -13,6 +13,7 @@ import { answerScalesOf, decideScale, goodCoverageWords, judgingOf, ratingName, 
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { storedTable } from "./helpers/stored.js";
 import type { Summary } from "../src/report/index.js";
+import { readSummaryJson } from "./helpers/summary-json.js";
 
 const KEY = "scales-key-9c1d-Tq7w";
 const SEED = 21;
@@ -97,7 +98,7 @@ describe.each(["current", "legacy"] as const)("a run on the %s scale", (scale: S
       await sim.close();
     }
     out = join(d, "out");
-    summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as Summary;
+    summary = readSummaryJson<Summary>(join(out, "summary.json"));
   }, 60_000);
 
   /** the simulator's answers on this scale, as served */
@@ -168,7 +169,7 @@ describe("a change of scale between two releases", () => {
     expect(quiet.logs.filter((l) => l.includes('"event":"mobile-scale"'))).toEqual([]);
     await current.close();
 
-    const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as Summary;
+    const summary = readSummaryJson<Summary>(join(d, "out", "summary.json"));
     expect(summary.mobile).toMatchObject({ scale: "current", goodRating: 4 });
     expect(summary.mobile!.scaleChange).toMatch(/^the mobile rating scale changed between releases: /);
     const csv = readFileSync(join(d, "out", "summary.csv"), "utf8");

@@ -24,6 +24,7 @@ import { broadbandCounts, mobileCounts } from "./helpers/independent-figures.js"
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
 import { availability, startRecordingProxy, type RecordingProxy, type Returned } from "./helpers/recording-proxy.js";
 import { storedTables } from "./helpers/stored.js";
+import { readSummaryJson } from "./helpers/summary-json.js";
 
 const KEY = "month-key-3c9e-Lq7-0b52-aa19f4e7";
 const SEED = 17;
@@ -328,7 +329,7 @@ async function month(engine: Engine): Promise<void> {
       const written = [out, outB].map((o, i) => ({ path: join(o, "summary.json"), run: runs[i] })).filter((w) => w.run && existsSync(w.path));
       if (reports) expect(written.length, night).toBeGreaterThan(0);
       for (const { path, run } of written) {
-        const summary = JSON.parse(readFileSync(path, "utf8")) as Summary;
+        const summary = readSummaryJson<Summary>(path);
         const stated = statedFigures(summary);
         for (const lookup of ["broadband", "mobile"] as const) {
           // pairs whose last writer was another run (the store's postcodes table): those answered tonight may count either way

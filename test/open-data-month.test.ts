@@ -14,6 +14,7 @@ import { generatePostcode, generatePostcodes, simulatedOpenDataArchive, startSim
 import { formatOpenDataStatus, openDataStatus } from "../src/plan/open-data-status.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
+import { readSummaryJson } from "./helpers/summary-json.js";
 
 const KEY = "open-data-key-5e1d";
 const SEED = 29;
@@ -83,7 +84,7 @@ describe("open data beside the API over a month of nights", () => {
             expect(fromApi || (row.OfcomDataMonth === "2026-01" && row.OfcomSuperfast !== ""), row.PostCode).toBe(true);
           }
           expect(rows.filter((row) => row.BroadbandStatus === "pending")).toHaveLength(list.length - QUOTA);
-          const summary = JSON.parse(readFileSync(join(d, "out", "summary.json"), "utf8")) as { openData: { withoutApi: { postcodes: number; inOpenData: number } } };
+          const summary = readSummaryJson<{ openData: { withoutApi: { postcodes: number; inOpenData: number } } }>(join(d, "out", "summary.json"));
           expect(summary.openData.withoutApi).toMatchObject({ postcodes: list.length - QUOTA, inOpenData: list.length - QUOTA });
         }
       }

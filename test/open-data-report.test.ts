@@ -14,6 +14,7 @@ import { readOpenData } from "../src/input/open-data.js";
 import { OPEN_DATA_COLUMNS } from "../src/contract/open-data.js";
 import { writeReports } from "../src/report/index.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { readSummaryJson } from "./helpers/summary-json.js";
 
 const SEED = 1; // the seed --simulate's simulator uses
 const d = tempDir("pcc-open-report-");
@@ -48,7 +49,7 @@ describe("reports with Ofcom's open data", () => {
     for (const row of rows.filter((x) => !known.includes(x))) expect(row.OfcomDataMonth, row.PostCode).toBe("");
 
     // the summary: means of the shares of the postcodes without API addresses; the API's figures untouched
-    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+    const summary = readSummaryJson(join(out, "summary.json"));
     const without = rows.filter((row) => Number(row.BroadbandAddresses) === 0);
     const listed = without.filter((row) => row.OfcomSuperfast !== "");
     const mean = (column: string) => listed.reduce((s, row) => s + Number(row[column]), 0) / listed.length;
@@ -63,11 +64,11 @@ describe("reports with Ofcom's open data", () => {
     });
     // each mean to one decimal: within 0.05 of the exact one (a mean ending in 5 may round either way in binary)
     for (const [share, column] of [["superfast", "OfcomSuperfast"], ["gigabit", "OfcomGigabit"]] as const) {
-      const stated = summary.openData.withoutApi.meanShares[share] as number;
+      const stated = summary.openData!.withoutApi.meanShares[share] as number;
       expect(Number(stated.toFixed(1)), share).toBe(stated);
       expect(Math.abs(stated - mean(column)), `${share}: ${stated} against ${mean(column)}`).toBeLessThanOrEqual(0.05 + 1e-9);
     }
-    expect(summary.broadband.addresses).toBe(rows.reduce((s, row) => s + Number(row.BroadbandAddresses), 0));
+    expect(summary.broadband!.addresses).toBe(rows.reduce((s, row) => s + Number(row.BroadbandAddresses), 0));
 
     // the cross-check: the simulator's open data and API agree everywhere
     const both = readCsv(join(out, "open-data-vs-api.csv"));
@@ -77,7 +78,7 @@ describe("reports with Ofcom's open data", () => {
       expect(Number(row.ApiSuperfast)).toBeCloseTo((100 * Number(p.Superfast)) / Number(p.BroadbandAddresses), 1);
       expect(Number(row.Difference), row.PostCode).toBe(0);
     }
-    expect(summary.openData.crossCheck).toEqual({ postcodes: both.length, differing: 0, points: 20 });
+    expect(summary.openData?.crossCheck).toEqual({ postcodes: both.length, differing: 0, points: 20 });
 
     // a postcode whose stored share is 50 points off is counted, one 20 points off is not
     const db = await openStore(join(d, "coverage.sqlite"));

@@ -13,6 +13,7 @@ import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { childOutput, ROOT } from "./helpers/child-cli.js";
 import { requiresTool, TOOLS } from "./helpers/requires-tool.js";
 import { scriptArgs } from "./helpers/compiled-tree.js";
+import { readSummaryJson } from "./helpers/summary-json.js";
 
 const asRoot = process.getuid?.() === 0;
 const SETPRIV = asRoot ? requiresTool(TOOLS.setpriv) : { skip: false };
@@ -99,7 +100,7 @@ describe.skipIf(SETPRIV.skip)("read-only readers of a database from a finished b
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`reports written to ${out}: broadband.csv,`);
-    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { runId: number | null };
+    const summary = readSummaryJson<{ runId: number | null }>(join(out, "summary.json"));
     expect(summary.runId).toBe(1);
     expect(readdirSync(dbDir)).toEqual(["coverage.sqlite"]);
     expect(readFileSync(dbPath).equals(bytes)).toBe(true);

@@ -16,6 +16,7 @@ import { writeExport } from "../src/export/write-export.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
+import { checkedSummary } from "./helpers/summary-json.js";
 
 const { skip } = requiresPostgres();
 const SEED = 31;
@@ -73,7 +74,7 @@ function comparable(out: string): Record<string, string> {
     if (name === "coverage.xlsx" || name === "report.html" || name.startsWith(".")) continue;
     let text = readFileSync(join(out, name), "utf8");
     if (name === "summary.json") {
-      const summary = JSON.parse(text) as Record<string, unknown>;
+      const summary = checkedSummary<Record<string, unknown>>(JSON.parse(text), join(out, name));
       // where the data is (a path or a URL) and which engine holds it
       for (const key of ["generatedAt", "database", "db", "engine"]) if (key in summary) summary[key] = "(differs)";
       text = JSON.stringify(summary, null, 2);

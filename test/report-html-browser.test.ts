@@ -10,6 +10,7 @@ import { generatePostcode, generatePostcodes, simulatedAreaFile } from "../src/s
 import { percent, type Summary } from "../src/report/summary/summary.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
 import { CHROMIUM_PATH, requiresTool, TOOLS } from "./helpers/requires-tool.js";
+import { readSummaryJson } from "./helpers/summary-json.js";
 
 const BROWSER = requiresTool(TOOLS.chromium);
 const SEED = 11;
@@ -77,7 +78,7 @@ beforeAll(async () => {
     const areaFile = c.map ? writeCsv(dir, "areas.csv", simulatedAreaFile(c.postcodes)) : undefined;
     const run = await runIn(dir, { in: input, simulate: true, lookups: c.lookups, areaFile, ...(c.maxRequests ? { maxRequests: c.maxRequests } : {}) }, {}, { simulator: { seed: SEED } });
     expect(run.exitCode).toBe(c.maxRequests ? 3 : 0);
-    const summary = JSON.parse(readFileSync(join(dir, "out", "summary.json"), "utf8")) as Summary;
+    const summary = readSummaryJson<Summary>(join(dir, "out", "summary.json"));
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const consoleErrors: string[] = [];
     const requests: string[] = [];
@@ -358,7 +359,7 @@ describe.skipIf(BROWSER.skip)("while postcodes are unanswered", () => {
     const input = writeCsv(dir, "in.csv", ["postcode", ...known.slice(0, 80)]);
     const run = await runIn(dir, { in: input, simulate: true, maxRequests: 40 }, {}, { simulator: { seed: SEED } });
     expect(run.exitCode).toBe(3);
-    const summary = JSON.parse(readFileSync(join(dir, "out", "summary.json"), "utf8")) as Summary;
+    const summary = readSummaryJson<Summary>(join(dir, "out", "summary.json"));
     const e = summary.estimates!;
     expect(e.exact).toBe(false);
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -6,6 +6,7 @@ import { generatePostcodes, simulatedAreaFile, startSimulator, type Simulator } 
 import { openStore } from "../src/store/open-store.js";
 import { REPORT_FILES, ReportSetError, writeReports } from "../src/report/index.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
+import { readSummaryJson } from "./helpers/summary-json.js";
 
 const KEY = "Hq3-vN8w-Xp2k-Lm5";
 const SEED = 3;
@@ -75,7 +76,7 @@ describe("the report set", () => {
     }
     expect(readdirSync(out)).not.toContain("enriched.csv");
     expect(readdirSync(out)).not.toContain("rejects.csv");
-    expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8"))).toMatchObject({ scope: "all", runId: null });
+    expect(readSummaryJson(join(out, "summary.json"))).toMatchObject({ scope: "all", runId: null });
   });
 
   it("an --out that cannot be written makes the run exit 1 naming it", async () => {

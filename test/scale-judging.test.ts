@@ -15,6 +15,7 @@ import { openStore } from "../src/store/open-store.js";
 import { writeReports, type Summary } from "../src/report/index.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
+import { readSummaryJson } from "./helpers/summary-json.js";
 
 const KEY = "scale-judging-key-4b7e-Wq2p-xyz";
 const env = { COVERAGE_API_KEY: KEY };
@@ -88,7 +89,7 @@ function scenario() {
   return { dir, clock, night, reportAll };
 }
 
-const summaryOf = (out: string) => JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as Summary;
+const summaryOf = (out: string) => readSummaryJson<Summary>(join(out, "summary.json"));
 const csv = (out: string, file: string) => parse(readFileSync(join(out, file), "utf8"), { bom: true, columns: true }) as Record<string, string>[];
 
 describe("each answer judged on its own release's scale", () => {

@@ -1,18 +1,24 @@
 // summary.json written in chunks (src/report/json): the same bytes JSON.stringify(summary, null, 2)
 // wrote, for the golden report's summary and for values that test JSON's own rules; and a group's
 // packed estimates (src/report/estimates/packed-domain.ts), read one share at a time and written as
-// the EstimatedDomain they were made from.
-import { readFileSync, rmSync } from "node:fs";
+// the EstimatedDomain they were made from. summary.json's groups bounded whatever their number
+// (src/report/json/listed-groups.ts), and its schema (schema/summary.schema.json).
+import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { prettyJsonChunks } from "../src/report/json/json-pieces.js";
-import { writeSummaryJson } from "../src/report/json/summary-json.js";
+import { summaryJson, SUMMARY_SCHEMA_VERSION, writeSummaryJson } from "../src/report/json/summary-json.js";
+import { GROUPS_PER_RANKING } from "../src/report/json/listed-groups.js";
+import { byLocale, naturalOrder } from "../src/figures/name-order.js";
+import type { Interval } from "../src/report/estimates/estimates.js";
+import { readSummaryJson, SUMMARY_SCHEMA, summarySchemaErrors } from "./helpers/summary-json.js";
 import { PackedDomain, ShareKeys } from "../src/report/estimates/packed-domain.js";
-import type { EstimatedDomain } from "../src/report/estimates/types.js";
+import type { EstimatedDomain, EstimatesSummary, GroupEstimate } from "../src/report/estimates/types.js";
 import type { Summary } from "../src/report/summary/summary.js";
 import { tempDir } from "./helpers/batch-harness.js";
 
 const golden = JSON.parse(readFileSync(new URL("./fixtures/report-golden/summary.json", import.meta.url), "utf8")) as unknown;
+const NO_SHARE: Interval = { estimate: null, low: null, high: null };
 const joined = (value: unknown, indent?: number) => [...prettyJsonChunks(value, indent)].join("");
 
 describe("JSON in chunks", () => {
@@ -97,13 +103,90 @@ describe("a group's packed estimates", () => {
   });
 });
 
+const keys = new ShareKeys(Object.keys((golden as { estimates: EstimatedDomain }).estimates.shares));
+const interval = (x: number, auxiliary: boolean): Interval => ({ estimate: x, low: Math.max(0, x - 0.05), high: Math.min(1, x + 0.05), ...(auxiliary ? { auxiliary: true as const } : {}) });
+/** A group's estimates made up from its number: sizes heavy-tailed, shares spread over [0, 1]. */
+const group = (i: number) =>
+  new PackedDomain(
+    { postcodes: 1 + ((i * 7919) % 997) * ((i % 13) + 1), answeredPostcodes: i % 50, answeredPerLookup: { broadband: i % 50, mobile: i % 47 }, exact: false, shares: keys.keys.map((_, k) => (i % 11 === 0 ? NO_SHARE : interval(((i * 31 + k * 17) % 1000) / 1000, k % 3 === 0))) },
+    keys,
+  );
+/** The golden report's summary with `dimensions` of groups: their estimates built directly, as computeEstimates makes them. */
+function summaryWith(dimensions: Record<string, number>): Summary {
+  const base = golden as Summary & { estimates: EstimatesSummary };
+  let n = 0;
+  const groups = Object.fromEntries(Object.entries(dimensions).map(([name, count]) => [name, Object.fromEntries(Array.from({ length: count }, () => [`${name}-${n}`, group(n++)]))]));
+  return { ...base, estimates: { ...base.estimates, groups } };
+}
+
 describe("summary.json", () => {
   const dir = tempDir();
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it("holds the summary as JSON.stringify(summary, null, 2) wrote it, with a line end", async () => {
+  it("holds summaryJson's value as JSON.stringify(value, null, 2) writes it, with a line end, valid against the schema", async () => {
+    const summary = summaryWith({ district: 30, sector: 120 });
     const path = join(dir, "summary.json");
-    await writeSummaryJson(golden as Summary, path);
-    expect(readFileSync(path, "utf8")).toBe(JSON.stringify(golden, null, 2) + "\n");
+    await writeSummaryJson(summary, path);
+    const text = readFileSync(path, "utf8");
+    expect(text).toBe(JSON.stringify(summaryJson(summary), null, 2) + "\n");
+    expect(readSummaryJson(path).schemaVersion).toBe(SUMMARY_SCHEMA_VERSION);
+  });
+
+  it("stays under 5 MB with 15,000 groups: the largest and the worst of each dimension listed, and the rule in words", async () => {
+    const summary = summaryWith({ district: 2_500, sector: 12_500 });
+    // every group's estimates would be tens of megabytes
+    expect(JSON.stringify(summary, null, 2).length).toBeGreaterThan(5_000_000);
+    const path = join(dir, "summary-15000.json");
+    await writeSummaryJson(summary, path);
+    expect(statSync(path).size).toBeLessThanOrEqual(5_000_000);
+    const written = readSummaryJson(path);
+    for (const [dimension, count] of [["district", 2_500], ["sector", 12_500]] as const) {
+      const all = Object.entries(summary.estimates!.groups[dimension]!);
+      const listed = written.estimates!.groups[dimension]!;
+      expect(listed.count).toBe(count);
+      expect(listed.rule).toMatch(/^The 50 groups with the most postcodes .* every group's figures are in groups\.csv and the export's Parquet\.$/);
+      const byPostcodes = [...all].sort(([a, x], [b, y]) => y.postcodes - x.postcodes || naturalOrder(a, b, byLocale)).slice(0, GROUPS_PER_RANKING);
+      expect(listed.rankings.largest).toEqual(byPostcodes.map(([g]) => g));
+      const estimate = (g: GroupEstimate) => g.share("belowSuperfast")?.estimate ?? null;
+      const worst = all.filter(([, g]) => estimate(g) !== null).sort(([a, x], [b, y]) => estimate(y)! - estimate(x)! || naturalOrder(a, b, byLocale));
+      expect(listed.rankings["worst belowSuperfast"]).toEqual(worst.slice(0, GROUPS_PER_RANKING).map(([g]) => g));
+      expect(Object.keys(listed.rankings)).toEqual(["largest", "worst belowSuperfast", "worst indoorVoiceTotalNotspot"]);
+      const names = new Set(Object.values(listed.rankings).flat());
+      expect(Object.keys(listed.list).sort()).toEqual([...names].sort());
+      expect(listed.listed).toBe(names.size);
+      const [name, first] = byPostcodes[0]!;
+      expect(listed.list[name]).toEqual({
+        postcodes: first.postcodes,
+        answeredPostcodes: first.answeredPostcodes,
+        answeredPerLookup: first.answeredPerLookup,
+        exact: false,
+        shares: { belowSuperfast: first.share("belowSuperfast"), indoorVoiceTotalNotspot: first.share("indoorVoiceTotalNotspot") },
+        listedAs: expect.arrayContaining(["largest"]),
+      });
+    }
+  });
+
+  it("lists a dimension of fewer groups than a ranking whole", () => {
+    const written = summaryJson(summaryWith({ ward: 7 }));
+    expect(written.estimates!.groups.ward!.count).toBe(7);
+    expect(Object.keys(written.estimates!.groups.ward!.list)).toHaveLength(7);
+  });
+});
+
+describe("summary.json's schema", () => {
+  it("is shipped with the package, and versioned as the code writes it", () => {
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { files: string[] };
+    expect(pkg.files).toContain("schema");
+    expect(SUMMARY_SCHEMA.$id).toBe(`urn:postcode-coverage:summary:v${SUMMARY_SCHEMA_VERSION}`);
+    expect(SUMMARY_SCHEMA.properties.schemaVersion.const).toBe(SUMMARY_SCHEMA_VERSION);
+  });
+
+  it("refuses a field it does not document, a wrong type, a missing field and another version", () => {
+    const value = summaryJson(summaryWith({ district: 3 })) as unknown as Record<string, unknown>;
+    expect(summarySchemaErrors(value)).toEqual([]);
+    expect(summarySchemaErrors({ ...value, extra: 1 }).join()).toMatch(/must NOT have additional properties/);
+    expect(summarySchemaErrors({ ...value, runId: "7" }).join()).toMatch(/\/runId must be integer,null/);
+    const { attribution: _, ...without } = value;
+    expect(summarySchemaErrors(without).join()).toMatch(/must have required property 'attribution'/);
+    expect(summarySchemaErrors({ ...value, schemaVersion: SUMMARY_SCHEMA_VERSION + 1 }).join()).toMatch(/\/schemaVersion must be equal to constant/);
   });
 });

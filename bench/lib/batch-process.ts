@@ -26,13 +26,15 @@ export async function runBatchProcess(options: {
   marks: Record<string, RegExp>;
   /** the CLI run, default src/cli/batch.ts */
   script?: string;
+  /** the tree whose CLI runs (default this one's; --against runs a commit's through --cli-root) */
+  root?: string;
 }): Promise<BatchProcessResult> {
   const rssFile = join(options.scratch, "peak-rss.txt");
   const hook = pathToFileURL(join(ROOT, "bench/lib/peak-rss-hook.ts")).href;
   const started = performance.now();
   const elapsed = () => (performance.now() - started) / 1000;
   const child = spawn(process.execPath, ["--import", "tsx", "--import", hook, options.script ?? "src/cli/batch.ts", ...options.args], {
-    cwd: ROOT,
+    cwd: options.root ?? ROOT,
     env: { ...process.env, COVERAGE_API_KEY: BENCH_KEY, BENCH_PEAK_RSS_FILE: rssFile },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,6 +1,7 @@
 // A synthetic whole-UK release of Ofcom's postcode files for the open-data scenario: 121 area
 // files, 1,741,096 postcodes as in January 2026, in the July 2025 layout (a zip in a zip, the CSVs
-// in a folder, BOM, CRLF, the 2026 header). Streamed with fflate's Zip: nothing is held whole.
+// in a folder, BOM, CRLF, the 2026 header); and the same for any postcodes (the national scenario's).
+// Streamed with fflate's Zip: nothing is held whole.
 import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { strToU8, Zip, ZipDeflate, ZipPassThrough } from "fflate";
@@ -10,7 +11,7 @@ export const UK_POSTCODES = 1_741_096;
 export const UK_AREAS = 121;
 
 /** 121 area codes: A-Z, then two letters. */
-function areas(n: number): string[] {
+export function ukAreaCodes(n: number): string[] {
   const out: string[] = [];
   const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
   for (const a of letters) out.push(a);
@@ -31,6 +32,31 @@ function row(i: number, compact: string, area: string): string {
 
 /** Writes the archive into `dir`; returns its path. */
 export function writeUkArchive(dir: string, postcodes = UK_POSTCODES, areaCount = UK_AREAS): string {
+  return writeOpenDataArchive(dir, syntheticAreas(postcodes, areaCount));
+}
+
+/** The open-data scenario's postcodes per area: district 1-99, sector 0-9, unit two letters of 20 (19,800 per area at most). */
+function* syntheticAreas(postcodes: number, areaCount: number): Generator<[string, Generator<string>]> {
+  const units = "ABDEFGHJLNPQRSTUWXYZ";
+  const codes = ukAreaCodes(areaCount);
+  for (const [a, area] of codes.entries()) {
+    const count = Math.floor(postcodes / areaCount) + (a < postcodes % areaCount ? 1 : 0);
+    yield [
+      area,
+      (function* () {
+        for (let i = 0; i < count; i++) {
+          const unit = i % 400;
+          const sector = Math.floor(i / 400) % 10;
+          const district = 1 + Math.floor(i / 4000);
+          yield `${area}${district}${sector}${units[Math.floor(unit / 20)]}${units[unit % 20]}`;
+        }
+      })(),
+    ];
+  }
+}
+
+/** Writes Ofcom's postcode files for the given postcodes (compact, per area: a file each) into `dir`; returns the archive's path. */
+export function writeOpenDataArchive(dir: string, areas: Iterable<[string, Iterable<string>]>): string {
   const month = "202601";
   const path = join(dir, `${month}_fixed_broadband_coverage_r01.zip`);
   const fd = openSync(path, "w");
@@ -45,29 +71,20 @@ export function writeUkArchive(dir: string, postcodes = UK_POSTCODES, areaCount 
       if (err) throw err;
       innerEntry.push(data, final);
     });
-    const codes = areas(areaCount);
-    const units = "ABDEFGHJLNPQRSTUWXYZ";
     let written = 0;
-    codes.forEach((area, a) => {
-      const count = Math.floor(postcodes / areaCount) + (a < postcodes % areaCount ? 1 : 0);
+    for (const [area, postcodes] of areas) {
       const file = new ZipDeflate(`postcode_files/${month}_fixed_pc_coverage_r01_${area}.csv`, { level: 6 });
       inner.add(file);
       let lines = ["\uFEFF" + PUBLISHED_HEADER_2026.join(",")];
-      for (let i = 0; i < count; i++) {
-        // district 1-99, sector 0-9, unit two letters of 20: 19,800 postcodes per area at most
-        const unit = i % 400;
-        const sector = Math.floor(i / 400) % 10;
-        const district = 1 + Math.floor(i / 4000);
-        const compact = `${area}${district}${sector}${units[Math.floor(unit / 20)]}${units[unit % 20]}`;
-        lines.push(row(written + i, compact, area));
+      for (const compact of postcodes) {
+        lines.push(row(written++, compact, area));
         if (lines.length === 2000) {
           file.push(strToU8(lines.join("\r\n") + "\r\n"));
           lines = [];
         }
       }
       file.push(strToU8(lines.length > 0 ? lines.join("\r\n") + "\r\n" : ""), true);
-      written += count;
-    });
+    }
     inner.end();
     outer.end();
   } finally {

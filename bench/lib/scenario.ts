@@ -40,6 +40,8 @@ export interface BenchContext {
   quick: boolean;
   /** postcodes of the scale scenario's database (--scale-postcodes) */
   scalePostcodes: number;
+  /** the tree whose CLIs a scenario that runs them as child processes runs (--cli-root; default this one) */
+  cliRoot?: string | undefined;
   /** progress lines on stderr */
   log(message: string): void;
 }
@@ -48,6 +50,11 @@ export interface Scenario {
   name: string;
   /** runs only when --only names it (too heavy for every run) */
   onlyWhenNamed?: boolean;
+  /**
+   * measures only the CLIs it runs as child processes (ctx.cliRoot): --against runs a commit's side
+   * with this tree's bench and the commit's CLIs, so a commit from before the scenario is compared too
+   */
+  drivesClis?: boolean;
   run(ctx: BenchContext): Promise<Omit<ScenarioResult, "seconds" | "scenario">>;
 }
 

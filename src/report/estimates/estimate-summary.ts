@@ -18,7 +18,7 @@ import { groupFigures } from "../groups/groups.js";
 import type { GroupDomains, GroupsOf } from "../groups/group-domains.js";
 import type { SummaryRow } from "../summary/summary-row.js";
 import type { EstimatedDomain, EstimatesSummary, GroupEstimate, LookupBasis } from "./types.js";
-export type { EstimatedDomain, EstimatesJson, EstimatesSummary, GroupEstimate, LookupBasis } from "./types.js";
+export type { EstimatedDomain, EstimatesSummary, GroupEstimate, LookupBasis } from "./types.js";
 import { PackedDomain, ShareKeys } from "./packed-domain.js";
 import { answeredBy, paceCapacity, type AnswerPace } from "../../plan/answer-pace.js";
 import { largestPlanCapacity } from "../../plan/capacity.js";

@@ -43,7 +43,7 @@ export interface GroupEstimate extends Omit<EstimatedDomain, "shares"> {
   toJSON(): EstimatedDomain;
 }
 
-/** The estimates of a report; `G`, a group's (summary.json's, as read back: EstimatesJson). */
+/** The estimates of a report; `G`, a group's. */
 export interface EstimatesSummary<G = GroupEstimate> extends EstimatedDomain {
   /** per lookup: what its figures stand on */
   lookups: Partial<Record<Lookup, LookupBasis>>;
@@ -55,6 +55,3 @@ export interface EstimatesSummary<G = GroupEstimate> extends EstimatedDomain {
   /** per dimension of --group-by (by its name, as groups.csv's Dimension), per value */
   groups: Record<string, Record<string, G>>;
 }
-
-/** summary.json's `estimates`, as read back. */
-export type EstimatesJson = EstimatesSummary<EstimatedDomain>;

@@ -53,17 +53,28 @@ function candidates(q: SqlSession, c: CandidateQuery): Promise<Candidate[]> {
   );
 }
 
-/** The needs, many per statement; a need recorded again takes the new reason. */
+/** Where a lookup's needs wait, in the plan's order, before they go into run_needs sorted. */
+const NEEDS_STAGING = "plan_needs";
+
+/**
+ * The needs, many per statement, into a staging table first, then into run_needs in key order (a
+ * need recorded again takes the new reason). The plan's order is the sample's, random: inserted
+ * in it, each need went to a random page of run_needs' key, and at a whole country's 1.7 million
+ * postcodes a lookup's needs took minutes instead of seconds (measured: docs/bench.md).
+ */
 function* recordNeedsSteps(d: Dialect, runId: number, lookup: Lookup, needs: readonly { postcode: string; reason: string }[]): Steps<void> {
+  for (const statement of d.temporaryTable(NEEDS_STAGING, "postcode TEXT NOT NULL, reason TEXT NOT NULL", false)) yield* exec(statement);
   for (let i = 0; i < needs.length; i += NEEDS_PER_STATEMENT) {
     const rows = JSON.stringify(needs.slice(i, i + NEEDS_PER_STATEMENT).map((n) => [n.postcode, n.reason]));
-    yield* exec(
-      `INSERT INTO run_needs (run_id, lookup, postcode, reason)
-       SELECT @runId, @lookup, ${d.cell("e.value", 0)}, ${d.cell("e.value", 1)} FROM ${d.jsonElements("@rows")} WHERE true
-       ON CONFLICT (run_id, lookup, postcode) DO UPDATE SET reason = excluded.reason`,
-      { runId, lookup, rows },
-    );
+    yield* exec(`INSERT INTO ${NEEDS_STAGING} (postcode, reason) SELECT ${d.cell("e.value", 0)}, ${d.cell("e.value", 1)} FROM ${d.jsonElements("@rows")}`, { rows });
   }
+  yield* exec(
+    `INSERT INTO run_needs (run_id, lookup, postcode, reason)
+     SELECT @runId, @lookup, postcode, reason FROM ${NEEDS_STAGING} WHERE true ORDER BY postcode
+     ON CONFLICT (run_id, lookup, postcode) DO UPDATE SET reason = excluded.reason`,
+    { runId, lookup },
+  );
+  yield* exec(`DROP TABLE ${NEEDS_STAGING}`);
 }
 
 /** The start of the --refresh in progress for the lookup (an unfinished one continues), else `now`; the first mark stands. */
