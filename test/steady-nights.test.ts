@@ -4,7 +4,7 @@
 // promises of the reports' source (answerPaces: "the other N by DATE") and of `status` ("within
 // --max-age by DATE") are noted; on each promised night, after its run, every postcode of the list
 // holds an answer (when the list is as it was the night the promise was made). A list beyond its capacity is promised nothing, and its reports say so.
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, startSimulator } from "../src/simulator/index.js";
@@ -13,7 +13,8 @@ import { openStore } from "../src/store/open-store.js";
 import { answerPaces } from "../src/plan/answer-pace.js";
 import { quotaStatus } from "../src/plan/quota-status.js";
 import { storedAnswers } from "../src/plan/night-promise.js";
-import type { EstimatesJson } from "../src/report/estimates/estimate-summary.js";
+import type { EstimatesJson } from "../src/report/json/summary-json.js";
+import { readSummaryJson } from "./helpers/summary-json.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
@@ -95,7 +96,7 @@ async function rehearsal(db: string, d: string): Promise<void> {
         if (reports) {
           const path = join(out, "summary.json");
           expect(existsSync(path), `night ${n}`).toBe(true);
-          const e = (JSON.parse(readFileSync(path, "utf8")) as { estimates: EstimatesJson | null }).estimates;
+          const e = readSummaryJson<{ estimates: EstimatesJson | null }>(path).estimates;
           if (e && !e.exact) {
             for (const lookup of LOOKUPS) {
               const b = e.lookups[lookup]!;
