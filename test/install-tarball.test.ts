@@ -55,7 +55,9 @@ describe("the packed tarball", () => {
     copyFileSync(join(ROOT, native), join(pkg, native));
     // nothing of the clone: the install holds no tsx and no esbuild (devDependencies), the package no TypeScript
     for (const devOnly of ["tsx", "esbuild", "@esbuild", "typescript", "p-limit"]) expect(existsSync(join(pkg, "node_modules", devOnly)), devOnly).toBe(false);
-    expect(readdirSync(pkg).sort()).toEqual(["README.md", "dist", "docs", "input", "node_modules", "package-lock.json", "package.json"]);
+    expect(readdirSync(pkg).sort()).toEqual(["README.md", "dist", "docs", "input", "node_modules", "package-lock.json", "package.json", "schema"]);
+    // summary.json's schema ships beside the command that writes it
+    expect(existsSync(join(pkg, "schema", "summary.schema.json"))).toBe(true);
     // the bin as npm links it: on PATH, executable
     const bin = join(work, "bin");
     mkdirSync(bin);
