@@ -10,7 +10,8 @@ import { simulatedOpenDataArchive, startSimulator } from "../src/simulator/index
 import { compactPostcode } from "../src/contract/postcode.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { clockOnDay } from "./helpers/fake-clock.js";
-import { intervalText, type EstimatesJson } from "../src/report/estimates/estimate-summary.js";
+import type { EstimatesJson } from "../src/report/estimates/estimate-summary.js";
+import { intervalText } from "../src/report/words/estimate-words.js";
 
 const KEY = "test-key-Zx81-do-not-leak";
 const env = { COVERAGE_API_KEY: KEY };

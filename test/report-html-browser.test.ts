@@ -7,7 +7,8 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, simulatedAreaFile } from "../src/simulator/index.js";
-import { percent, type Summary } from "../src/report/summary/summary.js";
+import type { Summary } from "../src/report/summary/summary.js";
+import { percent } from "../src/report/words/figure-labels.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
 import { CHROMIUM_PATH, requiresTool, TOOLS } from "./helpers/requires-tool.js";
 

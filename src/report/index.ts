@@ -25,7 +25,8 @@ import { DEFAULT_WORKBOOK_ROWS } from "./xlsx/sheet-limits.js";
 import { GEOJSON_NAME, writePostcodesGeojson, type GeojsonScales } from "./geojson/geojson.js";
 import { computeEstimates } from "./estimates/estimate-summary.js";
 import { groupDomains } from "./groups/group-domains.js";
-import { prepareGroups, type GroupOptions, type GroupRow, type GroupSet } from "./groups/groups.js";
+import { prepareGroups, type GroupOptions, type GroupRow } from "./groups/groups.js";
+import type { EstimatedGroupSet } from "./estimates/group-estimates.js";
 import { writeGroupsCsv } from "./csv/groups-file.js";
 import { describeUprnMatching, uprnMatching } from "./summary/uprn-matching.js";
 import type { Lookup } from "../contract/fields.js";
@@ -52,7 +53,7 @@ export interface ReportContext {
   summary: Summary;
   changes: ChangeSet;
   /** the figures per group (--group-by); null for none */
-  groups: GroupSet | null;
+  groups: EstimatedGroupSet | null;
   /** --uprn-column */
   uprnColumn: string | undefined;
   /** postcodes with coordinates (--area-file) */
@@ -193,7 +194,7 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     await snapshot.preparePostcodes(answers);
     const changes = await collectChanges(snapshot, { goodOn: goodOnEachScale(scale, options.goodRating), since: options.since, scale });
     const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary, { ...scale, seenChange: changes.scaleChange ?? undefined }, options.attribution, judging);
-    const groups = await prepareGroups(snapshot, judging, options, scale);
+    const groups: EstimatedGroupSet | null = await prepareGroups(snapshot, judging, options, scale);
     summary.estimates = await computeEstimates(snapshot, groups ? await groupDomains(snapshot, groups.dimensions, groups.areaCells) : [], options.answerPaces);
     if (groups) groups.estimates = summary.estimates;
     const located = await snapshot.countLocated(true);

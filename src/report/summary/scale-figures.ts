@@ -7,8 +7,8 @@
 import { ALL_RATINGS, goodCoverageWords, judgingOf, RATING_PLACES, ratingPlaceFields, ratingName, ratingWords, SCALES, scaleChangeWords, scaleReadingWords, valuesBestFirst, type MobileJudging, type MobileScale, type ScaleDecision } from "../../contract/mobile-scales.js";
 import { SCALE_ADDRESSES_COLUMN } from "../../figures/postcode-columns.js";
 import type { ReportSnapshot } from "../../store/snapshot.js";
-import { shareFraction } from "./figure-labels.js";
-import type { SummaryRow } from "./summary-row.js";
+import { shareFraction } from "../words/figure-labels.js";
+import type { SummaryRow } from "../words/summary-row.js";
 
 type PlaceKey = (typeof RATING_PLACES)[number]["key"];
 

@@ -10,7 +10,7 @@ import { formatCount, formatShare, shareValue } from "../format.js";
 import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
 import type { HtmlReportData } from "../types.js";
-import { answeredOnlyLabel, isAnsweredOnly } from "../../summary/answered-only.js";
+import { answeredOnlyLabel, isAnsweredOnly } from "../../words/answered-only.js";
 
 const n = formatCount;
 

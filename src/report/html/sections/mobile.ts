@@ -10,7 +10,7 @@ import type { HtmlReportData } from "../types.js";
 import { goodJudgingWords } from "../../../contract/mobile-scales.js";
 import { judgingOfSummary, scaleMixWords } from "../../summary/scale-figures.js";
 import { ratingsFigure } from "./mobile-ratings.js";
-import { answeredOnlyLabel, answeredOnlySentence, isAnsweredOnly } from "../../summary/answered-only.js";
+import { answeredOnlyLabel, answeredOnlySentence, isAnsweredOnly } from "../../words/answered-only.js";
 
 const n = formatCount;
 
