@@ -121,8 +121,6 @@ export const REPORT_ROOMS = {
   // below every other room, so they import none: the report set's scope, files and fingerprint
   // (set), and the reports' words and number formats (words) every figure room and renderer says
   base: ["set", "words"],
-  // npm run status's words
-  own: ["status"],
 } as const;
 /** The entry: what the pipeline and the CLI import, and no room. */
 export const REPORT_ENTRY = ["report/index.ts", "report/check-options.ts"];

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatePostcode, generatePostcodes, simulatedOpenDataArchive, startSimulator } from "../src/simulator/index.js";
-import { formatOpenDataStatus, openDataStatus } from "../src/plan/open-data-status.js";
+import { openDataStatus } from "../src/plan/open-data-status.js";
+import { formatOpenDataStatus } from "../src/cli/status-text.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 
