@@ -83,11 +83,13 @@ export const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   plan: ["contract", "figures", "store"],
   fetch: ["contract", "figures"],
   store: ["contract", "figures"],
-  report: ["contract", "figures", "input", "plan", "fetch", "store"],
-  // the export shares the report folder's lock and debris (report/set/) and reads --area-file as the reports do
-  export: ["contract", "figures", "input", "plan", "fetch", "store", "report"],
-  pipeline: ["contract", "figures", "input", "plan", "fetch", "store", "report", "export", "log", "watch"],
-  cli: ["contract", "figures", "input", "plan", "fetch", "store", "report", "export", "pipeline", "log", "watch", "simulator"],
+  // an output folder's one writer (its lock) and what a killed writer leaves there: the reports' and the export's
+  outputs: ["contract", "figures", "store"],
+  report: ["contract", "figures", "input", "plan", "fetch", "store", "outputs"],
+  // the export reads --area-file as the reports do
+  export: ["contract", "figures", "input", "plan", "fetch", "store", "outputs", "report"],
+  pipeline: ["contract", "figures", "input", "plan", "fetch", "store", "outputs", "report", "export", "log", "watch"],
+  cli: ["contract", "figures", "input", "plan", "fetch", "store", "outputs", "report", "export", "pipeline", "log", "watch", "simulator"],
   log: ["contract"],
   watch: ["contract"],
   simulator: ["contract"],
