@@ -2,7 +2,7 @@
 // (type-only imports count: a circle of types is still a knot to untie when a file moves), each
 // folder imports only the folders below it, and inside src/report the rooms keep their order:
 // the base rooms (the set's files, the reports' words) import no other room, figures are computed
-// in the order the data takes (groups, estimates, summary), then rendered (csv, xlsx, html,
+// in the order the data takes (scale, changes, groups, estimates, summary), then rendered (csv, xlsx, html,
 // geojson, json), no two rooms import each other by any path, and no room reaches back to the
 // entry (report/index.ts, report/check-options.ts).
 import { readdirSync, readFileSync } from "node:fs";
@@ -118,7 +118,7 @@ export function layeringBreaks(graph: Graph): string[] {
 /** The rooms of src/report: figures computed, the renderers that write them, the base they all stand on. */
 export const REPORT_ROOMS = {
   // in the order the data takes: a figure room imports only the figure rooms before it
-  figures: ["groups", "estimates", "summary"],
+  figures: ["scale", "changes", "groups", "estimates", "summary"],
   renderers: ["csv", "xlsx", "html", "geojson", "json"],
   // below every other room, so they import none: the report set's scope, files and fingerprint
   // (set), and the reports' words and number formats (words) every figure room and renderer says
@@ -254,7 +254,7 @@ describe("the import checks themselves", () => {
       ["report/xlsx/cells.ts", []],
     ]);
     expect(roomBreaks(g)).toEqual([
-      "report/groups/g.ts → report/estimates/e.ts: report/groups/ comes before report/estimates/ in the figures' order (groups, estimates, summary) and never imports it",
+      "report/groups/g.ts → report/estimates/e.ts: report/groups/ comes before report/estimates/ in the figures' order (scale, changes, groups, estimates, summary) and never imports it",
       "report's rooms import each other: estimates <-> groups",
       "report's rooms import each other: csv <-> html <-> xlsx",
     ]);

@@ -6,13 +6,13 @@ import { goodOnEachScale, type MobileScaleChoice, type ScaleDecision } from "../
 import type { ReportSnapshot, SnapshotSource } from "../store/snapshot.js";
 import { writeSummaryJson } from "./json/summary-json.js";
 import { writeCsv, type CsvFileOptions } from "./csv/csv-file.js";
-import { resolveScale } from "./summary/scale.js";
+import { resolveScale } from "./scale/scale.js";
 import { ADDRESS_FILES, addressFilesTogether, writeAddressFile, type AddressFile } from "./csv/address-files.js";
 import { writePostcodesCsv, writeEnrichedCsv } from "./csv/postcode-files.js";
 import { writeOpenDataVsApiCsv } from "./csv/open-data-file.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./csv/problem-files.js";
 import { writeHtmlReport, type GroupRow as HtmlGroupRow } from "./html/index.js";
-import { collectChanges, type ChangeSet } from "./summary/changes.js";
+import { collectChanges, type ChangeSet } from "./changes/changes.js";
 import { writeChangesCsv } from "./csv/changes-file.js";
 import type { ReportScope } from "./set/scope.js";
 import { prepareOut, writeReportSet, type ReportFile, type SwapStepHook } from "./set/report-set.js";
@@ -47,7 +47,7 @@ export interface ReportContext {
   snapshot: ReportSnapshot;
   scope: ReportScope;
   goodRating: number;
-  /** the mobile scale the figures read, and why (report/summary/scale.ts) */
+  /** the mobile scale the figures read, and why (report/scale/scale.ts) */
   scale: ScaleDecision;
   csv: CsvFileOptions;
   summary: Summary;

@@ -9,7 +9,7 @@ import { estimateLabels } from "../estimates/estimate-summary.js";
 import { intervalText, round4 } from "../words/estimate-words.js";
 import type { EstimatesSummary, LookupBasis } from "../estimates/types.js";
 import { shareFraction } from "../words/figure-labels.js";
-import { judgingOfReport } from "./scale-figures.js";
+import { judgingOfReport } from "../scale/scale-figures.js";
 import { TOO_FEW_ANSWERED } from "../estimates/estimate-caveats.js";
 import type { SummaryRow } from "../words/summary-row.js";
 import { ANSWERED_ONLY } from "../words/answered-only.js";

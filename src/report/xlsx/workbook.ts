@@ -21,7 +21,7 @@ import { mapRows } from "../set/row-batches.js";
 import { STATUS_WIDTH, statusWords } from "./status-words.js";
 import { judgingOfReport, releaseWords, rowShare, scaleOf, summaryRows, type Summary, type SummaryRow } from "../summary/summary.js";
 import { leadRows } from "../summary/list-lead.js";
-import type { ChangeSet } from "../summary/changes.js";
+import type { ChangeSet } from "../changes/changes.js";
 import { COORDINATE, COUNT, fitWidth, LINE_POINTS, lineChars, SHARE, SPEED, TEXT, writeSheet, type RowLayout, type SheetColumn, type SheetSpec } from "./workbook-sheet.js";
 import { XlsxWriter, type SheetWriter } from "./workbook-writer.js";
 import { LOOKUP_SPECS } from "../../contract/lookups.js";

@@ -3,7 +3,7 @@
 // good". When the figures combine both scales, one figure per scale, each over its own answers and
 // in its own words.
 import { ratingName, SCALES, type MobileScale } from "../../../contract/mobile-scales.js";
-import type { RatingShare } from "../../summary/scale-figures.js";
+import type { RatingShare } from "../../scale/scale-figures.js";
 import { barChart } from "../charts.js";
 import { figure } from "../figure.js";
 import { formatCount, formatShare, shareValue } from "../format.js";
