@@ -3,8 +3,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { acquireOutLock } from "../src/report/set/out-lock.js";
-import { clearDebris } from "../src/report/set/out-debris.js";
+import { acquireOutLock } from "../src/outputs/out-lock.js";
+import { clearDebris } from "../src/outputs/out-debris.js";
 
 /** What the next writer of `dir` does first, alone: take its lock (a dead writer's is stale) and clear the debris. */
 export function asNextWriter(dir: string): string[] {

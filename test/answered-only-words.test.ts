@@ -9,7 +9,7 @@ import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator } from "../src/simulator/index.js";
 import { compactPostcode, displayPostcode } from "../src/contract/postcode.js";
-import { ANSWERED_ONLY } from "../src/report/summary/answered-only.js";
+import { ANSWERED_ONLY } from "../src/report/words/answered-only.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { clockOnDay } from "./helpers/fake-clock.js";
 

@@ -10,7 +10,7 @@ import { simulatedOpenDataArchive, startSimulator } from "../src/simulator/index
 import { compactPostcode } from "../src/contract/postcode.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { clockOnDay } from "./helpers/fake-clock.js";
-import { intervalText } from "../src/report/estimates/estimate-summary.js";
+import { intervalText } from "../src/report/words/estimate-words.js";
 import type { EstimatesJson } from "../src/report/json/summary-json.js";
 import { readSummaryJson } from "./helpers/summary-json.js";
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { generatePostcodes, startSimulator, type Simulator } from "../src/simulator/index.js";
-import { formatStatus } from "../src/report/status/status-text.js";
+import { formatStatus } from "../src/cli/status-text.js";
 import { openStore } from "../src/store/open-store.js";
 import { storedTable } from "./helpers/stored.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";

@@ -1,8 +1,10 @@
 // The imports between src's files, as docs/architecture.md draws them: no import circle anywhere
 // (type-only imports count: a circle of types is still a knot to untie when a file moves), each
 // folder imports only the folders below it, and inside src/report the rooms keep their order:
-// figures are computed (summary, groups, estimates), then rendered (csv, xlsx, html, geojson),
-// and no room reaches back to the entry (report/index.ts, report/check-options.ts).
+// the base rooms (the set's files, the reports' words) import no other room, figures are computed
+// in the order the data takes (scale, changes, groups, estimates, summary), then rendered (csv, xlsx, html,
+// geojson, json), no two rooms import each other by any path, and no room reaches back to the
+// entry (report/index.ts, report/check-options.ts).
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -81,11 +83,13 @@ export const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   plan: ["contract", "figures", "store"],
   fetch: ["contract", "figures"],
   store: ["contract", "figures"],
-  report: ["contract", "figures", "input", "plan", "fetch", "store"],
-  // the export shares the report folder's lock and debris (report/set/) and reads --area-file as the reports do
-  export: ["contract", "figures", "input", "plan", "fetch", "store", "report"],
-  pipeline: ["contract", "figures", "input", "plan", "fetch", "store", "report", "export", "log", "watch"],
-  cli: ["contract", "figures", "input", "plan", "fetch", "store", "report", "export", "pipeline", "log", "watch", "simulator"],
+  // an output folder's one writer (its lock) and what a killed writer leaves there: the reports' and the export's
+  outputs: ["contract", "figures", "store"],
+  report: ["contract", "figures", "input", "plan", "fetch", "store", "outputs"],
+  // the export reads --area-file as the reports do
+  export: ["contract", "figures", "input", "plan", "fetch", "store", "outputs", "report"],
+  pipeline: ["contract", "figures", "input", "plan", "fetch", "store", "outputs", "report", "export", "log", "watch"],
+  cli: ["contract", "figures", "input", "plan", "fetch", "store", "outputs", "report", "export", "pipeline", "log", "watch", "simulator"],
   log: ["contract"],
   watch: ["contract"],
   simulator: ["contract"],
@@ -111,14 +115,14 @@ export function layeringBreaks(graph: Graph): string[] {
   return out;
 }
 
-/** The rooms of src/report: figures computed, the renderers that write them, the set's own files. */
+/** The rooms of src/report: figures computed, the renderers that write them, the base they all stand on. */
 export const REPORT_ROOMS = {
-  figures: ["summary", "groups", "estimates"],
+  // in the order the data takes: a figure room imports only the figure rooms before it
+  figures: ["scale", "changes", "groups", "estimates", "summary"],
   renderers: ["csv", "xlsx", "html", "geojson", "json"],
-  // the report set's scope, files, lock and fingerprint: below every other room, so it imports none
-  base: ["set"],
-  // npm run status's words
-  own: ["status"],
+  // below every other room, so they import none: the report set's scope, files and fingerprint
+  // (set), and the reports' words and number formats (words) every figure room and renderer says
+  base: ["set", "words"],
 } as const;
 /** The entry: what the pipeline and the CLI import, and no room. */
 export const REPORT_ENTRY = ["report/index.ts", "report/check-options.ts"];
@@ -135,6 +139,7 @@ export function roomBreaks(graph: Graph): string[] {
   const figures = new Set<string>(REPORT_ROOMS.figures);
   const renderers = new Set<string>(REPORT_ROOMS.renderers);
   const base = new Set<string>(REPORT_ROOMS.base);
+  const figureOrder: readonly string[] = REPORT_ROOMS.figures;
   for (const [from, targets] of graph) {
     if (folderOf(from) !== "report") continue;
     const room = roomOf(from);
@@ -149,9 +154,24 @@ export function roomBreaks(graph: Graph): string[] {
       else if (into === null || into === room) continue;
       else if (figures.has(room) && renderers.has(into)) out.push(`${from} → ${to}: figures (report/${room}/) never import a renderer (report/${into}/)`);
       else if (base.has(room)) out.push(`${from} → ${to}: report/${room}/ is below every room and imports none`);
+      else if (figures.has(room) && figureOrder.indexOf(into) > figureOrder.indexOf(room))
+        out.push(`${from} → ${to}: report/${room}/ comes before report/${into}/ in the figures' order (${figureOrder.join(", ")}) and never imports it`);
     }
   }
+  for (const circle of circles(roomGraph(graph))) out.push(`report's rooms import each other: ${circle.join(" <-> ")}`);
   return out;
+}
+
+/** src/report's rooms as a graph of their own: a room → the rooms its files import. */
+export function roomGraph(graph: Graph): Graph {
+  const rooms: Graph = new Map();
+  for (const [from, targets] of graph) {
+    const room = roomOf(from);
+    if (folderOf(from) !== "report" || room === null) continue;
+    const into = targets.filter((t) => folderOf(t) === "report").map(roomOf).filter((r): r is string => r !== null && r !== room);
+    rooms.set(room, [...new Set([...(rooms.get(room) ?? []), ...into])]);
+  }
+  return rooms;
 }
 
 describe("src's import graph", () => {
@@ -173,7 +193,7 @@ describe("src's import graph", () => {
     expect(breaks, breaks.join("\n")).toEqual([]);
   });
 
-  it("keeps src/report's rooms in order: no loose file, no room importing the entry, no figures importing a renderer", () => {
+  it("keeps src/report's rooms in order: no loose file, no room importing the entry, no figures importing a renderer, the base importing no room, no circle of rooms", () => {
     const breaks = roomBreaks(graph);
     expect(breaks, breaks.join("\n")).toEqual([]);
   });
@@ -206,18 +226,37 @@ describe("the import checks themselves", () => {
     ]);
   });
 
-  it("find a loose report file, a room importing the entry, figures importing a renderer, the set importing a room", () => {
+  it("find a loose report file, a room importing the entry, figures importing a renderer, the base importing a room", () => {
     const g: Graph = new Map([
       ["report/loose.ts", []],
       ["report/summary/s.ts", ["report/index.ts", "report/csv/c.ts", "report/groups/g.ts"]],
       ["report/xlsx/w.ts", ["report/summary/s.ts"]],
       ["report/set/o.ts", ["report/summary/s.ts"]],
+      ["report/words/l.ts", ["report/set/o.ts"]],
     ]);
     expect(roomBreaks(g)).toEqual([
       "report/loose.ts: a file loose at the top of src/report; it belongs in a room",
       "report/summary/s.ts → report/index.ts: a room never imports the report's entry",
       "report/summary/s.ts → report/csv/c.ts: figures (report/summary/) never import a renderer (report/csv/)",
       "report/set/o.ts → report/summary/s.ts: report/set/ is below every room and imports none",
+      "report/words/l.ts → report/set/o.ts: report/words/ is below every room and imports none",
+    ]);
+  });
+
+  it("find figure rooms importing back up the data's order, and rooms importing each other by a longer path", () => {
+    const g: Graph = new Map([
+      ["report/groups/g.ts", ["report/estimates/e.ts"]],
+      ["report/estimates/e.ts", ["report/groups/types.ts"]],
+      ["report/groups/types.ts", []],
+      ["report/xlsx/x.ts", ["report/html/h.ts"]],
+      ["report/html/h.ts", ["report/csv/c.ts"]],
+      ["report/csv/c.ts", ["report/xlsx/cells.ts"]],
+      ["report/xlsx/cells.ts", []],
+    ]);
+    expect(roomBreaks(g)).toEqual([
+      "report/groups/g.ts → report/estimates/e.ts: report/groups/ comes before report/estimates/ in the figures' order (scale, changes, groups, estimates, summary) and never imports it",
+      "report's rooms import each other: estimates <-> groups",
+      "report's rooms import each other: csv <-> html <-> xlsx",
     ]);
   });
 });

@@ -11,7 +11,8 @@ import { InputError } from "../src/input/text-guard.js";
 import { OpenDataError } from "../src/input/open-data.js";
 import { DatabaseError, LockedError } from "../src/store/types.js";
 import { ReportError, ScopeError } from "../src/report/set/scope.js";
-import { OutLockedError } from "../src/report/set/out-lock.js";
+import { OutLockedError } from "../src/outputs/out-lock.js";
+import { OutputError } from "../src/outputs/output-error.js";
 import { CliError } from "../src/cli/run-cli.js";
 import { NetworkError } from "../src/fetch/http-client.js";
 import { COMMAND_OPTIONS, optionsTable } from "../src/cli/options/options-doc.js";
@@ -44,7 +45,7 @@ describe("the provider key", () => {
 
 describe("errors a user can fix", () => {
   it("share one base class; a network failure is not one", () => {
-    for (const E of [ConfigError, InputError, OpenDataError, DatabaseError, LockedError, ReportError, ScopeError, OutLockedError, CliError])
+    for (const E of [ConfigError, InputError, OpenDataError, DatabaseError, LockedError, ReportError, ScopeError, OutputError, OutLockedError, CliError])
       expect(new E("x"), E.name).toBeInstanceOf(UserError);
     expect(Object.prototype.isPrototypeOf.call(UserError.prototype, NetworkError.prototype)).toBe(false);
   });

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { SNAPSHOT_BATCH_ROWS } from "../src/store/snapshot.js";
 import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
-import { formatStatus } from "../src/report/status/status-text.js";
+import { formatStatus } from "../src/cli/status-text.js";
 import { DatabaseError } from "../src/store/types.js";
 import { freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
 

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { toolVersion } from "../src/contract/version.js";
 import { openStore } from "../src/store/open-store.js";
 import { MIGRATIONS } from "../src/store/sqlite/schema.js";
-import { formatStatus, writtenByText } from "../src/report/status/status-text.js";
+import { formatStatus, writtenByText } from "../src/cli/status-text.js";
 import { dropPostgresDatabase, freshPostgresDatabase, requiresPostgres } from "./helpers/postgres.js";
 import { childOutput, ROOT } from "./helpers/child-cli.js";
 import { scriptArgs } from "./helpers/compiled-tree.js";

@@ -16,7 +16,7 @@ import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/store.js";
 import { runIn, tempDir, writeCsv, type HarnessRun } from "./helpers/batch-harness.js";
 import { expectedProperty, independentGroups } from "./helpers/independent-figures.js";
-import { rankingFigure } from "../src/report/groups/ranking.js";
+import { rankingFigure } from "../src/report/estimates/ranking.js";
 import { buildFixture } from "./fixtures/report-golden/build-fixture.js";
 import { storedTable } from "./helpers/stored.js";
 import { computeSummary } from "../src/report/summary/summary.js";

@@ -1,7 +1,8 @@
-// `npm run status` on a running batch: how far it is and when it should end, from its stored answers.
+// `npm run status` on a running batch: how far it is and when it should end, from its stored answers
+// (its words: status-text.ts).
 import type { Store } from "../store/store.js";
 import type { RunningProgress } from "../store/types.js";
-import { etaSeconds, formatEta } from "../log/progress.js";
+import { etaSeconds } from "../log/progress.js";
 
 export interface RunningView extends RunningProgress {
   etaSeconds: number | null;
@@ -12,10 +13,4 @@ export async function runningProgress(store: Store, now: number): Promise<Runnin
   if (!p) return null;
   const elapsed = now - Date.parse(p.startedAt);
   return { ...p, etaSeconds: elapsed > 0 ? etaSeconds(elapsed, p.fetched, p.toFetch) : null };
-}
-
-export function formatRunningProgress(view: RunningView | null): string {
-  if (!view) return "";
-  const pct = view.toFetch > 0 ? Math.floor((view.fetched / view.toFetch) * 100) : 100;
-  return `\nRun ${view.runId} is running: ${view.fetched} of ${view.toFetch} lookups fetched (${pct}%), ${view.requests} requests, ETA ${formatEta(view.etaSeconds)}\n`;
 }

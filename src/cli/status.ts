@@ -4,11 +4,10 @@ import { STATUS_OPTIONS } from "./status-options.js";
 import { databaseMissing, noDatabaseMessage } from "../store/location.js";
 import type { Store } from "../store/store.js";
 import { DatabaseError } from "../store/types.js";
-import { formatStatus } from "../report/status/status-text.js";
-import { formatReleaseStatus } from "./release-status-text.js";
-import { formatQuotaStatus, quotaStatus } from "../plan/quota-status.js";
-import { formatOpenDataStatus, openDataStatus } from "../plan/open-data-status.js";
-import { runningProgress, formatRunningProgress } from "./running-progress.js";
+import { formatOpenDataStatus, formatQuotaStatus, formatReleaseStatus, formatRunningProgress, formatStatus } from "./status-text.js";
+import { quotaStatus } from "../plan/quota-status.js";
+import { openDataStatus } from "../plan/open-data-status.js";
+import { runningProgress } from "./running-progress.js";
 import { CliError, declareOptions, runCli } from "./run-cli.js";
 
 runCli({

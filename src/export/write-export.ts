@@ -12,8 +12,8 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync,
 import { basename, join } from "node:path";
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import type { Cell, PackedExportRows, PackedExportTable, ReportSnapshot, RowBatches, SnapshotSource } from "../store/snapshot.js";
-import { acquireOutLock } from "../report/set/out-lock.js";
-import { clearDebris, debrisPrefix, EXPORT_ASIDE, removeUnlinkedVersions, restoreExportTables, TABLE_VERSIONS } from "../report/set/out-debris.js";
+import { acquireOutLock } from "../outputs/out-lock.js";
+import { clearDebris, debrisPrefix, EXPORT_ASIDE, removeUnlinkedVersions, restoreExportTables, TABLE_VERSIONS } from "../outputs/out-debris.js";
 import { loadAreaFile, readAreaHeader } from "../report/groups/area-file.js";
 import { CLEAR_STAGE_SQL, copyStageSql, createStageSql, packedPlan, stagePlan, type StagePlan } from "./stage-plan.js";
 import { EXPORT_TABLES, postcodeArea, type ExportTable } from "../figures/export-tables.js";
@@ -67,7 +67,7 @@ export async function writeExport(source: SnapshotSource, options: ExportOptions
   const format = options.format ?? "parquet";
   const progress = options.onProgress ?? (() => {});
   const step = options.onStep ?? (() => {});
-  // One writer of the folder at a time; what dead writers left is cleared first (report/set/out-debris.ts).
+  // One writer of the folder at a time; what dead writers left is cleared first (outputs/out-debris.ts).
   const lock = acquireOutLock(options.outDir, { command: "export" });
   let staging: string | null = null;
   let instance: DuckDBInstance | null = null;

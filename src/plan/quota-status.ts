@@ -1,12 +1,13 @@
-// What `npm run status` says of the quota plan, per lookup with a --monthly-quota (as the last run
-// was started with): used and remaining this period, the next night's refresh allowance, answers
-// deferred, and when the whole input will be on the newest release and within --max-age at this pace.
+// The figures of what `npm run status` says of the quota plan (its words: cli/status-text.ts), per
+// lookup with a --monthly-quota (as the last run was started with): used and remaining this period,
+// the next night's refresh allowance, answers deferred, and when the whole input will be on the
+// newest release and within --max-age at this pace.
 import type { Lookup } from "../contract/fields.js";
 import type { Store } from "../store/store.js";
 import { storedRulesOfArgs, usedInPeriods } from "./quota-period.js";
 import { describeShortfall, expiryShortfall, oldestFetched } from "./retention.js";
 import { allowance, quotaPeriod } from "./quota-plan.js";
-import { exhaustedWords, quotaExhausted, type QuotaExhausted } from "./quota-exhausted.js";
+import { quotaExhausted, type QuotaExhausted } from "./quota-exhausted.js";
 import { rehearseNights } from "./night-promise.js";
 import { capacity, periodDays } from "./capacity.js";
 import { capacityStatement, type CapacityStatement } from "./capacity-words.js";
@@ -104,20 +105,4 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
     });
   }
   return out;
-}
-
-export function formatQuotaStatus(list: readonly LookupQuotaStatus[]): string {
-  if (list.length === 0) return "";
-  const lines = ["", "quota plan (--monthly-quota of the last run):"];
-  for (const q of list) {
-    const used = `  ${q.lookup}: ${q.used} of ${q.quota} used this period (${q.period} to ${q.periodLastDay}), ${q.remaining} remaining`;
-    if (q.exhausted) lines.push(used, `  ${exhaustedWords(q.lookup, q.exhausted)}`);
-    else lines.push(`${used}; night of ${q.nextNight}: ${q.newData} new first, refresh allowance ${q.refreshAllowance}, ${q.deferred} of ${q.outstanding} refreshes deferred`);
-    if (q.capacity) lines.push(...q.capacity.sentences.map((c) => `  ${q.lookup}: ${c}`));
-    else if (q.finishDate) lines.push(`  ${q.lookup}: the input is on the newest release and within --max-age by ${q.finishDate} at this pace`);
-    else if (!q.exhausted)
-      lines.push(`  ${q.lookup}: at this pace the input cannot be kept on the newest release within --max-age; it would need --monthly-quota ${q.quotaNeeded}`);
-    if (q.expiry) lines.push(`  ${q.expiry}`);
-  }
-  return lines.join("\n") + "\n";
 }

@@ -6,18 +6,18 @@ import { goodOnEachScale, type MobileScaleChoice, type ScaleDecision } from "../
 import type { ReportSnapshot, SnapshotSource } from "../store/snapshot.js";
 import { writeSummaryJson } from "./json/summary-json.js";
 import { writeCsv, type CsvFileOptions } from "./csv/csv-file.js";
-import { resolveScale } from "./summary/scale.js";
+import { resolveScale } from "./scale/scale.js";
 import { ADDRESS_FILES, addressFilesTogether, writeAddressFile, type AddressFile } from "./csv/address-files.js";
 import { writePostcodesCsv, writeEnrichedCsv } from "./csv/postcode-files.js";
 import { writeOpenDataVsApiCsv } from "./csv/open-data-file.js";
 import { writeFailuresCsv, writeRejectsCsv } from "./csv/problem-files.js";
 import { writeHtmlReport, type GroupRow as HtmlGroupRow } from "./html/index.js";
-import { collectChanges, type ChangeSet } from "./summary/changes.js";
+import { collectChanges, type ChangeSet } from "./changes/changes.js";
 import { writeChangesCsv } from "./csv/changes-file.js";
 import type { ReportScope } from "./set/scope.js";
 import { prepareOut, writeReportSet, type ReportFile, type SwapStepHook } from "./set/report-set.js";
-import { withOutLock } from "./set/out-lock.js";
-import { clearDebris } from "./set/out-debris.js";
+import { withOutLock } from "../outputs/out-lock.js";
+import { clearDebris } from "../outputs/out-debris.js";
 import { FINGERPRINT_FILE, fingerprintState, isReportSetCurrent, recordFingerprint, reportFingerprint } from "./set/fingerprint.js";
 import { computeSummary, summaryCells, summaryRows, SUMMARY_HEADER, type Summary } from "./summary/summary.js";
 import { writeWorkbook, WORKBOOK_NAME } from "./xlsx/workbook.js";
@@ -25,7 +25,8 @@ import { DEFAULT_WORKBOOK_ROWS } from "./xlsx/sheet-limits.js";
 import { GEOJSON_NAME, writePostcodesGeojson, type GeojsonScales } from "./geojson/geojson.js";
 import { computeEstimates } from "./estimates/estimate-summary.js";
 import { groupDomains } from "./groups/group-domains.js";
-import { prepareGroups, type GroupOptions, type GroupRow, type GroupSet } from "./groups/groups.js";
+import { prepareGroups, type GroupOptions, type GroupRow } from "./groups/groups.js";
+import type { EstimatedGroupSet } from "./estimates/group-estimates.js";
 import { writeGroupsCsv } from "./csv/groups-file.js";
 import { describeUprnMatching, uprnMatching } from "./summary/uprn-matching.js";
 import type { Lookup } from "../contract/fields.js";
@@ -46,13 +47,13 @@ export interface ReportContext {
   snapshot: ReportSnapshot;
   scope: ReportScope;
   goodRating: number;
-  /** the mobile scale the figures read, and why (report/summary/scale.ts) */
+  /** the mobile scale the figures read, and why (report/scale/scale.ts) */
   scale: ScaleDecision;
   csv: CsvFileOptions;
   summary: Summary;
   changes: ChangeSet;
   /** the figures per group (--group-by); null for none */
-  groups: GroupSet | null;
+  groups: EstimatedGroupSet | null;
   /** --uprn-column */
   uprnColumn: string | undefined;
   /** postcodes with coordinates (--area-file) */
@@ -193,7 +194,7 @@ async function writeSet(source: SnapshotSource, options: ReportOptions, keepCurr
     await snapshot.preparePostcodes(answers);
     const changes = await collectChanges(snapshot, { goodOn: goodOnEachScale(scale, options.goodRating), since: options.since, scale });
     const summary = await computeSummary(snapshot, goodRating, generatedAt, changes.summary, { ...scale, seenChange: changes.scaleChange ?? undefined }, options.attribution, judging);
-    const groups = await prepareGroups(snapshot, judging, options, scale);
+    const groups: EstimatedGroupSet | null = await prepareGroups(snapshot, judging, options, scale);
     summary.estimates = await computeEstimates(snapshot, groups ? await groupDomains(snapshot, groups.dimensions, groups.areaCells) : [], options.answerPaces);
     if (groups) groups.estimates = summary.estimates;
     const located = await snapshot.countLocated(true);

@@ -1,6 +1,6 @@
 // The store contract: the same cases against every engine in engines.ts, through the Store
 // interface only. Real databases; every time is passed in (no clock is read, nothing sleeps).
-import { formatReleaseStatus } from "../../src/cli/release-status-text.js";
+import { formatReleaseStatus } from "../../src/cli/status-text.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_PROVIDERS, mobileFields, type Lookup } from "../../src/contract/fields.js";
 import { OPEN_DATA_COLUMNS } from "../../src/contract/open-data.js";

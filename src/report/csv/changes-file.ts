@@ -1,5 +1,5 @@
-// changes.csv: one row per change the figures found (summary/changes.ts), in their order.
-import type { ChangeSet } from "../summary/changes.js";
+// changes.csv: one row per change the figures found (changes/changes.ts), in their order.
+import type { ChangeSet } from "../changes/changes.js";
 import { writeCsv, type CsvFileOptions } from "./csv-file.js";
 
 export const CHANGES_HEADER = ["PostCode", "UPRN", "AddressShortDescription", "Lookup", "Change", "Before", "After", "BeforeRelease", "AfterRelease"] as const;

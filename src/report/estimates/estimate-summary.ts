@@ -11,12 +11,13 @@ import { ADDRESSES_COLUMN, countColumns, STATUS_COLUMN } from "../../figures/pos
 import { correlationIn, estimateIn, sizeMomentsIn, type DomainEstimate, type Interval } from "./estimates.js";
 import { ClusterTable, everySlot } from "./cluster-table.js";
 import { PROVIDER_METRICS, providerColumn } from "../../figures/measures.js";
-import { lowerFirst, providerLabel } from "../summary/figure-labels.js";
+import { lowerFirst, providerLabel } from "../words/figure-labels.js";
 import { byLocale, naturalOrder } from "../../figures/name-order.js";
 import type { MobileJudging } from "../../contract/mobile-scales.js";
 import { groupFigures } from "../groups/groups.js";
 import type { GroupDomains, GroupsOf } from "../groups/group-domains.js";
-import type { SummaryRow } from "../summary/summary-row.js";
+import type { SummaryRow } from "../words/summary-row.js";
+import { round4 } from "../words/estimate-words.js";
 import type { EstimatedDomain, EstimatesSummary, GroupEstimate, LookupBasis } from "./types.js";
 export type { EstimatedDomain, EstimatesSummary, GroupEstimate, LookupBasis } from "./types.js";
 import { PackedDomain, ShareKeys } from "./packed-domain.js";
@@ -241,23 +242,12 @@ function knownAuxiliary(table: ClusterTable, i: number): number | null {
   return null;
 }
 
-const pct = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
-
 /** "estimated from 412 of 3,000 postcodes (95% interval)", or that the figures are exact. */
 export function estimateBasis(e: Pick<EstimatedDomain, "answeredPostcodes" | "postcodes" | "exact">): string {
   return e.exact
     ? `exact: every one of ${e.postcodes.toLocaleString("en-GB")} postcodes answered`
     : `estimated from ${e.answeredPostcodes.toLocaleString("en-GB")} of ${e.postcodes.toLocaleString("en-GB")} postcodes (95% interval)`;
 }
-
-/** An estimate in words: "14.5% (11.2% to 18.1%)". */
-export function intervalText(i: Interval): string {
-  if (i.estimate === null) return "";
-  return i.low === null || i.high === null ? `${pct(i.estimate)} (too few answered for an interval)` : i.low === i.high ? pct(i.estimate) : `${pct(i.estimate)} (${pct(i.low)} to ${pct(i.high)})`;
-}
-
-/** A fraction to 4 places (0.1454), as summary.json's shares: enough for a percentage to one decimal. */
-export const round4 = <T extends number | null>(x: T): T => (x === null ? x : ((Math.round(x * 10_000) / 10_000) as T));
 
 /** Each lookup's basis, "broadband: estimated from 61 of 288 postcodes (95% interval)": a lookup's figures stand on its own answers. */
 export function lookupBases(e: Pick<EstimatesSummary, "lookups" | "postcodes">): string[] {

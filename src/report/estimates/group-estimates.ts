@@ -3,17 +3,22 @@
 // estimate for all the group's addresses and its 95% interval (estimate-summary.ts), for every
 // dimension (its membership is known for every postcode of the list: group-domains.ts).
 import type { Lookup } from "../../contract/fields.js";
-import { estimateKey, round4, tooFew } from "./estimate-summary.js";
+import { estimateKey, tooFew } from "./estimate-summary.js";
+import { round4 } from "../words/estimate-words.js";
 import type { EstimatesSummary } from "./types.js";
 import { LOOKUP_SPECS } from "../../contract/lookups.js";
 import { TOO_FEW_ANSWERED } from "./estimate-caveats.js";
 import type { Interval } from "./estimates.js";
 import type { GroupFigure, GroupRow } from "../groups/types.js";
+import type { GroupSet } from "../groups/groups.js";
 
 /** The Groups figures estimated, by their count column. */
 export const ESTIMATED_GROUP_FIGURES = ["BelowSuperfast", "IndoorVoiceTotalNotspots"] as const;
 export const ESTIMATE_PARTS = ["Estimate", "Low", "High"] as const;
 const PARTS = ESTIMATE_PARTS;
+
+/** The groups with the report's estimates: each group's estimated shares, beside their counts. */
+export type EstimatedGroupSet = GroupSet & { estimates?: EstimatesSummary | null };
 
 /** What the Groups need of a report's estimates; none (no columns) when the report has no postcodes. */
 export interface GroupEstimateSource {

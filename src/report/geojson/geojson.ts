@@ -14,7 +14,7 @@ import { COORDINATE_COLUMNS } from "../../figures/coordinates.js";
 import { providerColumn } from "../../figures/measures.js";
 import { ADDRESSES_COLUMN, MOBILE_SCALE_COLUMN, openDataColumns, RELEASE_COLUMN, STATUS_COLUMN } from "../../figures/postcode-columns.js";
 import type { MobileScale } from "../../contract/mobile-scales.js";
-import { shareFraction } from "../summary/figure-labels.js";
+import { shareFraction } from "../words/figure-labels.js";
 
 export const GEOJSON_NAME = "postcodes.geojson";
 

@@ -8,14 +8,13 @@ import { MOBILE_SCALES, scaleReadingWords, type MobileJudging, type MobileScale,
 import { LOOKUPS, type Lookup } from "../../contract/fields.js";
 import { BLANK_GROUP, INVALID_GROUP, UNMATCHED_GROUP, type GroupDimension, type ReportSnapshot, type RowBatches } from "../../store/snapshot.js";
 import { naturalOrder } from "../../figures/name-order.js";
-import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareFraction, spreadLabel } from "../summary/figure-labels.js";
+import { BROADBAND_FIGURES, BROADBAND_LABELS, providerLabel, shareFraction, spreadLabel } from "../words/figure-labels.js";
 import { providerColumn, SPREAD_METRICS } from "../../figures/measures.js";
 import { loadAreaFile, readAreaHeader, type AreaFile, type AreaLoad } from "./area-file.js";
 import { ADDRESSES_COLUMN, SCALE_ADDRESSES_COLUMN } from "../../figures/postcode-columns.js";
 import { ReportError, type ReportScope } from "../set/scope.js";
 import { mapRows } from "../set/row-batches.js";
 import { areaCellCollector, scopePostcodes } from "./group-domains.js";
-import type { EstimatesSummary } from "../estimates/types.js";
 import { DEFAULT_GROUP_BY } from "./group-by.js";
 import { POSTCODE_DIMENSIONS, type Dimension, type GroupFigure, type GroupRow, type PostcodeDimension } from "./types.js";
 export { POSTCODE_DIMENSIONS, type Dimension, type GroupFigure, type GroupRow, type PostcodeDimension } from "./types.js";
@@ -168,8 +167,6 @@ export interface GroupSet {
   rows: GroupRow[];
   /** how the mobile figures read the answers, when they combine two scales or --mobile-scale forces one; null otherwise */
   scaleReading: string | null;
-  /** the report's estimates: each group's estimated shares, beside their counts (group-estimates.ts) */
-  estimates?: EstimatesSummary | null;
   /** with --area-file, the kept cells of each postcode in scope (group-domains.ts: the groups' estimates) */
   areaCells: ReadonlyMap<string, readonly string[]> | null;
 }

@@ -1,6 +1,6 @@
 // Numbers and text as report.html writes them: thousands separators, shares to one decimal (the
 // rounding of summary.csv's Percent), and HTML escaping for every piece of text from the data.
-import { percent } from "../summary/summary.js";
+import { percent } from "../words/figure-labels.js";
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);

@@ -2,7 +2,7 @@
 import type { ReportSnapshot } from "../../store/snapshot.js";
 import { writeAtomically } from "../set/atomic-file.js";
 import type { Summary } from "../summary/summary.js";
-import { anyChange, type ChangesSummary } from "../summary/changes-summary.js";
+import { anyChange, type ChangesSummary } from "../changes/changes-summary.js";
 import { collectHtmlReportData } from "./data.js";
 import { renderHtmlReport } from "./render.js";
 import type { ChangesData, HtmlReportData } from "./types.js";

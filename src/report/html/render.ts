@@ -12,7 +12,7 @@ import { openDataSection } from "./sections/open-data.js";
 import { mapSection } from "./sections/map.js";
 import { estimatesSection, showsEstimates } from "./sections/estimates.js";
 import type { HtmlReportData } from "./types.js";
-import { isAnsweredOnly } from "../summary/answered-only.js";
+import { isAnsweredOnly } from "../words/answered-only.js";
 
 export function renderHtmlReport(data: HtmlReportData): string {
   const s = data.summary;

@@ -4,8 +4,8 @@
 import { realpathSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { FINGERPRINT_FILE } from "./fingerprint.js";
-import { parseDebrisName } from "./out-debris.js";
-import { OUT_LOCK_FILE } from "./out-lock.js";
+import { parseDebrisName } from "../../outputs/out-debris.js";
+import { OUT_LOCK_FILE } from "../../outputs/out-lock.js";
 import { databaseFiles } from "../../store/location.js";
 
 export interface ReadPath {

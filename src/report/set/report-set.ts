@@ -6,7 +6,8 @@
 // its lock, out-lock.ts) rolls that swap back before anything else (out-debris.ts).
 import { mkdir, mkdtemp, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { debrisPrefix, SWAP_JOURNAL, type SwapJournal } from "./out-debris.js";
+import { debrisPrefix, SWAP_JOURNAL, type SwapJournal } from "../../outputs/out-debris.js";
+import { causeOf } from "../../outputs/output-error.js";
 import { ReportError } from "./scope.js";
 
 /** One file of the set. A new report is one more entry in the list given to writeReportSet. */
@@ -113,19 +114,4 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** An error's cause in plain words (a code's meaning, else its message). */
-export function causeOf(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  const known: Record<string, string> = {
-    ENOSPC: "no space left on the device",
-    EACCES: "permission denied",
-    EPERM: "operation not permitted",
-    EROFS: "read-only file system",
-    ENOTDIR: "not a directory",
-    EEXIST: "a file is in the way",
-    EDQUOT: "disk quota exceeded",
-  };
-  return (e.code && known[e.code]) ?? e.message ?? String(err);
 }

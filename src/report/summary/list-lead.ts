@@ -5,13 +5,14 @@
 // the batch's closing lines, summary.csv's first rows and the top of the workbook's Summary read it.
 import type { Lookup } from "../../contract/fields.js";
 import type { Interval } from "../estimates/estimates.js";
-import { estimateLabels, intervalText, round4, } from "../estimates/estimate-summary.js";
+import { estimateLabels } from "../estimates/estimate-summary.js";
+import { intervalText, round4 } from "../words/estimate-words.js";
 import type { EstimatesSummary, LookupBasis } from "../estimates/types.js";
-import { shareFraction } from "./figure-labels.js";
-import { judgingOfReport } from "./scale-figures.js";
+import { shareFraction } from "../words/figure-labels.js";
+import { judgingOfReport } from "../scale/scale-figures.js";
 import { TOO_FEW_ANSWERED } from "../estimates/estimate-caveats.js";
-import type { SummaryRow } from "./summary-row.js";
-import { ANSWERED_ONLY } from "./answered-only.js";
+import type { SummaryRow } from "../words/summary-row.js";
+import { ANSWERED_ONLY } from "../words/answered-only.js";
 import { beyondCapacityWords, type CapacityStatement } from "../../plan/capacity-words.js";
 import type { Summary } from "./types.js";
 

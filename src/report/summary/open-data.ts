@@ -5,7 +5,7 @@
 // they are reported beside them, as means of the postcodes' shares, and labelled so.
 import { CROSS_CHECK_POINTS, openDataAttribution, type Premises } from "../../contract/open-data.js";
 import type { ReportSnapshot } from "../../store/snapshot.js";
-import type { SummaryRow } from "./summary-row.js";
+import type { SummaryRow } from "../words/summary-row.js";
 
 export interface OpenDataSummary {
   /** YYYY-MM and revision of the stored release */

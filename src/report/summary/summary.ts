@@ -3,31 +3,30 @@
 import type { OutcomeCounts } from "../../contract/counts.js";
 import type { Lookup } from "../../contract/fields.js";
 import { decideScale, goodCoverageWords, type MobileJudging, type MobileScale, type ScaleDecision } from "../../contract/mobile-scales.js";
-import { judgingOfReport, judgingOfSummary, ratingShareRows, scaleAboutRows, scaleSummary, type ScaleSummary } from "./scale-figures.js";
+import { judgingOfReport, judgingOfSummary, ratingShareRows, scaleAboutRows, scaleSummary, type ScaleSummary } from "../scale/scale-figures.js";
 import type { Release, ReportSnapshot } from "../../store/snapshot.js";
 import { countColumns, ADDRESSES_COLUMN, SCALE_ADDRESSES_COLUMN } from "../../figures/postcode-columns.js";
 import { PROVIDER_METRICS, providerColumn, SPREAD_METRICS, type SpreadMetric } from "../../figures/measures.js";
-import { BROADBAND_FIGURES, BROADBAND_LABELS, lowerFirst, providerLabel, shareFraction, shareText, spreadLabel } from "./figure-labels.js";
+import { BROADBAND_FIGURES, BROADBAND_LABELS, lowerFirst, providerLabel, shareFraction, shareText, spreadLabel } from "../words/figure-labels.js";
 
-export { percent } from "./figure-labels.js";
-import { changesHeadline, changesRows, type ChangesSummary } from "./changes-summary.js";
+import { changesHeadline, changesRows, type ChangesSummary } from "../changes/changes-summary.js";
 import { apiAttribution } from "./attribution.js";
 import { openDataHeadline, openDataRows, openDataSummary } from "./open-data.js";
 import { LOOKUP_SPECS, perLookup } from "../../contract/lookups.js";
 import { estimateLabels, estimateRows } from "../estimates/estimate-summary.js";
 import { leadLines, leadRows } from "./list-lead.js";
-import { ANSWERED_ONLY, answeredOnlyLabel, isAnsweredOnly } from "./answered-only.js";
+import { ANSWERED_ONLY, answeredOnlyLabel, isAnsweredOnly } from "../words/answered-only.js";
 
 export type { Release } from "../../store/snapshot.js";
 export type { BroadbandSummary, MobileSummary, ProviderSummary, Spread, Summary } from "./types.js";
 import type { BroadbandKey, BroadbandSummary, MobileSummary, ProviderSummary, Summary } from "./types.js";
-export type { SummaryRow } from "./summary-row.js";
-import type { SummaryRow } from "./summary-row.js";
+export type { SummaryRow } from "../words/summary-row.js";
+import type { SummaryRow } from "../words/summary-row.js";
 
 /** The scale the summary's mobile figures read; without mobile figures the current one labels nothing. */
 export const scaleOf = (s: Summary): MobileScale => s.mobile?.scale ?? "current";
 /** The scales the summary's mobile figures judge answers on, with their good ratings (both when they combine the two). */
-export { judgingOfReport } from "./scale-figures.js";
+export { judgingOfReport } from "../scale/scale-figures.js";
 
 
 /** The summary's figures, summed by the snapshot over its postcodes (preparePostcodes with the good rating first). */

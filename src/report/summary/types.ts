@@ -3,8 +3,8 @@
 import type { OutcomeCounts } from "../../contract/counts.js";
 import type { Lookup } from "../../contract/fields.js";
 import type { Release } from "../../store/snapshot.js";
-import type { ScaleSummary } from "./scale-figures.js";
-import type { ChangesSummary } from "./changes-summary.js";
+import type { ScaleSummary } from "../scale/scale-figures.js";
+import type { ChangesSummary } from "../changes/changes-summary.js";
 import type { OpenDataSummary } from "./open-data.js";
 import type { EstimatesSummary } from "../estimates/types.js";
 

@@ -10,8 +10,9 @@ import { columnHeading } from "./column-headings.js";
 import { SPEED_THRESHOLDS as T } from "../../figures/definitions.js";
 import { DEFAULT_WORKBOOK_ROWS, SHEET_MAX_ROWS } from "./sheet-limits.js";
 import { groupScaleCells, groupScaleHeader, groupShare, type GroupSet } from "../groups/groups.js";
+import type { EstimatedGroupSet } from "../estimates/group-estimates.js";
 import type { GroupFigure } from "../groups/types.js";
-import { RANKED_GROUP_FIGURES, RANKING_WORDS, rankingFigure } from "../groups/ranking.js";
+import { RANKED_GROUP_FIGURES, RANKING_WORDS, rankingFigure } from "../estimates/ranking.js";
 import { groupEstimateCells } from "../estimates/group-estimates.js";
 import { groupEstimateSheetColumns } from "./group-estimate-columns.js";
 import { goodColumns } from "../../figures/measures.js";
@@ -20,7 +21,7 @@ import { mapRows } from "../set/row-batches.js";
 import { STATUS_WIDTH, statusWords } from "./status-words.js";
 import { judgingOfReport, releaseWords, rowShare, scaleOf, summaryRows, type Summary, type SummaryRow } from "../summary/summary.js";
 import { leadRows } from "../summary/list-lead.js";
-import type { ChangeSet } from "../summary/changes.js";
+import type { ChangeSet } from "../changes/changes.js";
 import { COORDINATE, COUNT, fitWidth, LINE_POINTS, lineChars, SHARE, SPEED, TEXT, writeSheet, type RowLayout, type SheetColumn, type SheetSpec } from "./workbook-sheet.js";
 import { XlsxWriter, type SheetWriter } from "./workbook-writer.js";
 import { LOOKUP_SPECS } from "../../contract/lookups.js";
@@ -29,7 +30,7 @@ export const WORKBOOK_NAME = "coverage.xlsx";
 
 export interface WorkbookInput {
   summary: Summary;
-  groups: GroupSet | null;
+  groups: EstimatedGroupSet | null;
   goodRating: number;
   uprnColumn?: string | undefined;
   /** --workbook-rows: a sheet of rows (Your rows, Postcodes, Broadband, Mobile) with more holds a note naming the files that have them */
@@ -270,7 +271,7 @@ function DEFINITIONS(judging: MobileJudging): [string, string][] {
 
 // ---- Groups
 
-function groupColumns(groups: GroupSet): SheetColumn[] {
+function groupColumns(groups: EstimatedGroupSet): SheetColumn[] {
   const figureColumns = (lookup: Lookup) =>
     groups.figures
       .filter((f) => f.lookup === lookup)
@@ -296,7 +297,7 @@ function groupColumns(groups: GroupSet): SheetColumn[] {
   ];
 }
 
-function groupRows(groups: GroupSet): unknown[][] {
+function groupRows(groups: EstimatedGroupSet): unknown[][] {
   const estimateCells = groupEstimateCells(groups);
   const figuresOf = Object.fromEntries(LOOKUPS.map((l) => [l, groups.figures.filter((f) => f.lookup === l)])) as Record<Lookup, GroupFigure[]>;
   return groups.rows.map((row) => {

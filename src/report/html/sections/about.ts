@@ -2,7 +2,7 @@
 import type { Lookup } from "../../../contract/fields.js";
 import { SPEED_THRESHOLDS as T } from "../../../figures/definitions.js";
 import { goodJudgingWords, ratingWords, SCALES, type MobileScale } from "../../../contract/mobile-scales.js";
-import { judgingOfSummary, scaleMixWords } from "../../summary/scale-figures.js";
+import { judgingOfSummary, scaleMixWords } from "../../scale/scale-figures.js";
 import type { OutcomeCounts } from "../../../contract/counts.js";
 import { section } from "../figure.js";
 import { escapeHtml, formatCount, formatCounted, formatShare, formatTime } from "../format.js";

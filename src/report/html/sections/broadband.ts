@@ -6,7 +6,7 @@ import { formatCount, formatCounted, formatShare } from "../format.js";
 import { TIER_COLOURS } from "../palette.js";
 import { table } from "../tables.js";
 import type { HtmlReportData, SpeedBin } from "../types.js";
-import { answeredOnlyLabel, answeredOnlySentence, isAnsweredOnly } from "../../summary/answered-only.js";
+import { answeredOnlyLabel, answeredOnlySentence, isAnsweredOnly } from "../../words/answered-only.js";
 
 const n = formatCount;
 

@@ -8,8 +8,8 @@ import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
 import type { GroupFigure, GroupRow } from "../types.js";
 import { byLocale, naturalOrder } from "../../../figures/name-order.js";
-import { groupShareInterval, rankingFigure, RANKING_WORDS } from "../../groups/ranking.js";
-import { answeredOnlyLabel, answeredOnlySentence } from "../../summary/answered-only.js";
+import { groupShareInterval, rankingFigure, RANKING_WORDS } from "../../estimates/ranking.js";
+import { answeredOnlyLabel, answeredOnlySentence } from "../../words/answered-only.js";
 
 const n = formatCount;
 export const WORST_GROUPS = 20;

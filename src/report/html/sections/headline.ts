@@ -3,9 +3,9 @@ import { escapeHtml, formatCount, formatCounted, formatDate, formatTime } from "
 import { duplicateRows, type Summary } from "../../summary/summary.js";
 import type { HtmlReportData } from "../types.js";
 import { answeredOnlyWords, answeredWords, listLead, restWords } from "../../summary/list-lead.js";
-import { intervalText } from "../../estimates/estimate-summary.js";
+import { intervalText } from "../../words/estimate-words.js";
 import { TOO_FEW_ANSWERED } from "../../estimates/estimate-caveats.js";
-import { ANSWERED_ONLY } from "../../summary/answered-only.js";
+import { ANSWERED_ONLY } from "../../words/answered-only.js";
 
 export function headlineSection(data: HtmlReportData): string {
   const s = data.summary;

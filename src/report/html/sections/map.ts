@@ -10,7 +10,7 @@ import { hexagonPath } from "../map/layout.js";
 import { INK, OUTLINE, PALETTE } from "../palette.js";
 import { table } from "../tables.js";
 import type { MapData } from "../types.js";
-import { answeredOnlyLabel, answeredOnlySentence } from "../../summary/answered-only.js";
+import { answeredOnlyLabel, answeredOnlySentence } from "../../words/answered-only.js";
 
 const n = formatCount;
 

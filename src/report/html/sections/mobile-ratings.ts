@@ -3,14 +3,14 @@
 // good". When the figures combine both scales, one figure per scale, each over its own answers and
 // in its own words.
 import { ratingName, SCALES, type MobileScale } from "../../../contract/mobile-scales.js";
-import type { RatingShare } from "../../summary/scale-figures.js";
+import type { RatingShare } from "../../scale/scale-figures.js";
 import { barChart } from "../charts.js";
 import { figure } from "../figure.js";
 import { formatCount, formatShare, shareValue } from "../format.js";
 import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
 import type { HtmlReportData } from "../types.js";
-import { answeredOnlyLabel, isAnsweredOnly } from "../../summary/answered-only.js";
+import { answeredOnlyLabel, isAnsweredOnly } from "../../words/answered-only.js";
 
 const n = formatCount;
 

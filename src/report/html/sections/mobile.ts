@@ -8,9 +8,9 @@ import { PALETTE } from "../palette.js";
 import { table } from "../tables.js";
 import type { HtmlReportData } from "../types.js";
 import { goodJudgingWords } from "../../../contract/mobile-scales.js";
-import { judgingOfSummary, scaleMixWords } from "../../summary/scale-figures.js";
+import { judgingOfSummary, scaleMixWords } from "../../scale/scale-figures.js";
 import { ratingsFigure } from "./mobile-ratings.js";
-import { answeredOnlyLabel, answeredOnlySentence, isAnsweredOnly } from "../../summary/answered-only.js";
+import { answeredOnlyLabel, answeredOnlySentence, isAnsweredOnly } from "../../words/answered-only.js";
 
 const n = formatCount;
 

@@ -13,7 +13,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { processAlive } from "../../store/process-identity.js";
+import { processAlive } from "../store/process-identity.js";
 
 export const SWAP_JOURNAL = ".swap.json";
 /** inside an `.export-*` directory: the tables moved aside while the new ones move in */

@@ -1,6 +1,6 @@
 // The summary's `changes` section (figures made by changes.ts): its summary.csv rows and headline.
 import type { Tier } from "../../figures/definitions.js";
-import type { SummaryRow } from "./summary-row.js";
+import type { SummaryRow } from "../words/summary-row.js";
 import { perLookup } from "../../contract/lookups.js";
 
 export interface Flow {

@@ -4,7 +4,7 @@
 // 794 (96%, low end 94%): a small group ranks high only when its share is clearly high. One
 // declaration: report.html's "worst" sentence, charts and tables, and the workbook's Groups sheet
 // (its column to sort by) read it, and say it beside the ranking in RANKING_WORDS.
-import { t975, wilsonInterval, type Interval } from "../estimates/estimates.js";
+import { t975, wilsonInterval, type Interval } from "./estimates.js";
 
 /** The Groups figures report.html ranks (its "worst" charts), by their count column: the workbook's Groups sheet gives each its ranking figure to sort by. */
 export const RANKED_GROUP_FIGURES: readonly string[] = ["BelowSuperfast", "IndoorVoiceTotalNotspots"];

@@ -9,9 +9,8 @@ import { randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, closeSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { processAlive, processIdentity } from "../../store/process-identity.js";
-import { causeOf } from "./report-set.js";
-import { ReportError } from "./scope.js";
+import { processAlive, processIdentity } from "../store/process-identity.js";
+import { causeOf, OutputError } from "./output-error.js";
 
 export const OUT_LOCK_FILE = ".writer-lock";
 /** A lock not renewed for this long is stale, whoever holds it. */
@@ -29,7 +28,7 @@ export interface LockOwner {
 }
 
 /** --out is being written by another live process. */
-export class OutLockedError extends ReportError {}
+export class OutLockedError extends OutputError {}
 
 export interface OutLockOptions {
   command: string;
@@ -80,7 +79,7 @@ export function acquireOutLock(dir: string, options: OutLockOptions): OutLock {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (err) {
-    throw new ReportError(`cannot write to ${dir}: ${causeOf(err)}`);
+    throw new OutputError(`cannot write to ${dir}: ${causeOf(err)}`);
   }
   const owner: LockOwner = {
     host,
@@ -128,7 +127,7 @@ function createLockFile(dir: string, path: string, owner: LockOwner, stale: (hel
       }
       return;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new ReportError(`cannot write to ${dir}: ${causeOf(err)}`);
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new OutputError(`cannot write to ${dir}: ${causeOf(err)}`);
     }
     const held = readOwner(path);
     // An unreadable lock file is one being written this instant, or debris of a kill between create

@@ -2,13 +2,13 @@
 // releases, and per provider the addresses at each of the scale's ratings (Likely (4), Limited (3),
 // None (0) on the current scale), in Ofcom's words. When the answers come from releases on both
 // scales, each answer is judged on its own scale: the summary says so, with the addresses on each,
-// and gives the ratings per scale in each scale's words. summary.ts calls these; the figures are
-// the snapshot's.
+// and gives the ratings per scale in each scale's words. summary/summary.ts calls these; the
+// figures are the snapshot's.
 import { ALL_RATINGS, goodCoverageWords, judgingOf, RATING_PLACES, ratingPlaceFields, ratingName, ratingWords, SCALES, scaleChangeWords, scaleReadingWords, valuesBestFirst, type MobileJudging, type MobileScale, type ScaleDecision } from "../../contract/mobile-scales.js";
 import { SCALE_ADDRESSES_COLUMN } from "../../figures/postcode-columns.js";
 import type { ReportSnapshot } from "../../store/snapshot.js";
-import { shareFraction } from "./figure-labels.js";
-import type { SummaryRow } from "./summary-row.js";
+import { shareFraction } from "../words/figure-labels.js";
+import type { SummaryRow } from "../words/summary-row.js";
 
 type PlaceKey = (typeof RATING_PLACES)[number]["key"];
 

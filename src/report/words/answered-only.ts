@@ -2,12 +2,11 @@
 // postcodes are unanswered: one declaration, which summary.csv, the workbook's Summary, report.html,
 // the batch's closing lines and the map put in the very cell or sentence that gives the figure, so
 // that no partial figure can be copied out as the whole list's.
-import type { EstimatesSummary } from "../estimates/types.js";
 
 export const ANSWERED_ONLY = "answered postcodes only";
 
 /** Some of the list's postcodes are unanswered: the counted figures are the answered ones' alone (the lead estimates the whole list). */
-export const isAnsweredOnly = (s: { estimates?: Pick<EstimatesSummary, "exact"> | null | undefined }): boolean => !!s.estimates && !s.estimates.exact;
+export const isAnsweredOnly = (s: { estimates?: { exact: boolean } | null | undefined }): boolean => !!s.estimates && !s.estimates.exact;
 
 /** A figure's label, "Addresses below superfast … (answered postcodes only)" when partial. */
 export const answeredOnlyLabel = (label: string, partial: boolean): string => (partial ? `${label} (${ANSWERED_ONLY})` : label);
