@@ -1,7 +1,7 @@
 // report.html opened in a real browser (Debian's chromium driven by playwright-core; nothing is
 // downloaded), from real batches against the bundled simulator: a normal run, one postcode, no
 // mobile lookup, and every postcode not found. One browser for all of them.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
