@@ -219,14 +219,14 @@ export class SqliteStore implements Store {
       this.run((): OpenDataWriter => {
         const writer = openDataWriter(this.db);
         this.importing = true;
-        const ended = <T>(work: () => T, rolledBack: boolean): T => {
-          const result = work();
-          this.importEnded(rolledBack);
-          return result;
-        };
         return {
           row: writer.row,
-          commit: (meta) => this.run(() => ended(() => writer.commit(meta), false)),
+          commit: (meta) =>
+            this.run(() => {
+              const imported = writer.commit(meta);
+              this.importEnded(false);
+              return imported;
+            }),
           rollback: () =>
             this.run(() => {
               try {
