@@ -47,6 +47,46 @@ describe("lease keeper", () => {
   });
 });
 
+describe("lease keeper asked between a stage's steps", () => {
+  it("renews once a third of the lease's life has passed since the last renewal, and at once after one that failed", async () => {
+    let now = 1_000_000;
+    const { lease } = await t.store.leases.take({ host: "elsewhere", pid: 1, process: null }, now, 90_000);
+    const sent: number[] = [];
+    let failNext = false;
+    const leases: typeof t.store.leases = {
+      ...t.store.leases,
+      renew: (id, nowMs, ttlMs) => {
+        sent.push(nowMs);
+        if (failNext) {
+          failNext = false;
+          return Promise.reject(new Error("database is locked"));
+        }
+        return t.store.leases.renew(id, nowMs, ttlMs);
+      },
+    };
+    const errors: unknown[] = [];
+    const keeper = keepLease({ leases }, lease.id, { ttlMs: 90_000, now: () => now, every: manualTimer().every, onLost: () => {}, onError: (e) => errors.push(e) });
+    now += 29_999;
+    await keeper.renewIfDue();
+    expect(sent).toEqual([]);
+    now += 1;
+    await keeper.renewIfDue();
+    expect(sent).toEqual([1_030_000]);
+    now += 30_000;
+    failNext = true;
+    await keeper.renewIfDue();
+    expect(errors).toHaveLength(1);
+    now += 1;
+    await keeper.renewIfDue();
+    expect(sent).toEqual([1_030_000, 1_060_000, 1_060_001]);
+    expect((await t.store.leases.live(1_060_001 + 89_999)).map((l) => l.id)).toEqual([lease.id]);
+    keeper.stop();
+    now += 60_000;
+    await keeper.renewIfDue();
+    expect(sent).toHaveLength(3);
+  });
+});
+
 describe("quota gate", () => {
   it("reserves in chunks, one reservation for many requests, and says no once the ledger grants none", async () => {
     const asked: number[] = [];

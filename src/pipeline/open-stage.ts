@@ -82,7 +82,9 @@ function startControls(config: Pick<BatchConfig, "keys" | "lookups">, deps: Batc
   const log = deps.logger;
   const stop = new StopControl((reason) => logStop(log, reason, runKeys(config)));
   const fence = new LeaseFence(leaseTtl(deps), (why) => stop.stopAll({ kind: "lease_lost", message: why }));
-  const run: OpenedRun = { deps, log, clock, store, lease, fence, stop, stats: perLookup(() => emptyStats()) };
+  // The lease lapses if not renewed: a killed batch's run is abandoned by the next one.
+  const keeper = keepRunLease({ store, lease, fence, deps, clock, log });
+  const run: OpenedRun = { deps, log, clock, store, lease, fence, keeper, stop, stats: perLookup(() => emptyStats()) };
   const resources = new RunResources();
   resources.add(async () => {
     try {
@@ -92,8 +94,6 @@ function startControls(config: Pick<BatchConfig, "keys" | "lookups">, deps: Batc
       await store.close();
     }
   });
-  // The lease lapses if not renewed: a killed batch's run is abandoned by the next one.
-  const keeper = keepRunLease(run);
   resources.add(() => keeper.stop());
   if (deps.handleSignals) resources.add(installSignals(stop, log));
   return { run, resources };
@@ -106,7 +106,7 @@ function tookOverMessage(previous: NonNullable<LeaseTaken["previous"]>): string 
 }
 
 /** Renews the run's lease on a timer; a renewal refused (it expired) loses it through the fence. */
-function keepRunLease({ store, lease, fence, deps, clock, log }: OpenedRun): LeaseKeeper {
+function keepRunLease({ store, lease, fence, deps, clock, log }: Pick<OpenedRun, "store" | "lease" | "fence" | "deps" | "clock" | "log">): LeaseKeeper {
   return keepLease(store, lease.id, {
     ttlMs: leaseTtl(deps),
     now: () => clock.now(),

@@ -28,6 +28,8 @@ export type PlanSettings = QuotaSettings &
 
 export async function planStage(run: OpenedRun, settings: PlanSettings, runId: number, input: { inputRows: number; rejects: number }): Promise<Planned> {
   const { clock } = run;
+  // the stages before (reading a large list, importing open data) may have kept the timer from firing
+  await run.keeper.renewIfDue();
   const plannedAt = await planTime(run);
   const quota = await startRunQuota(run.store, settings, { runId, leaseId: run.lease.id, fence: run.fence }, () => clock.now(), run.stop, run.log);
   const plan = await planFetches(run.store, {
@@ -44,6 +46,8 @@ export async function planStage(run: OpenedRun, settings: PlanSettings, runId: n
     expiringBefore: expiringBefore(clock.now(), settings.retention),
     quota: quota.planOptions,
     openData: settings.openData !== null ? settings.openDataPremises : undefined,
+    // a whole country's plan outlasts the lease, and on SQLite the keeper's timer cannot fire meanwhile
+    between: () => run.keeper.renewIfDue(),
   });
   logPlan(run, settings.lookups, runId, input, plan);
   return { plan, plannedAt, quota, answered: await productsAnswered(run.store, settings.lookups) };

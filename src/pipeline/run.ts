@@ -10,7 +10,7 @@ import type { FetchStats } from "../fetch/fetch-lookup.js";
 import type { StopControl } from "../fetch/stop.js";
 import type { Store } from "../store/store.js";
 import type { Lease, RunCounts } from "../store/types.js";
-import { LEASE_TTL_MS, type Every } from "../store/lease-keeper.js";
+import { LEASE_TTL_MS, type Every, type LeaseKeeper } from "../store/lease-keeper.js";
 import type { Logger } from "../log/logger.js";
 import type { LeaseFence } from "./lease-fence.js";
 import { EXIT } from "./exit-code.js";
@@ -75,6 +75,8 @@ export interface OpenedRun {
   lease: Lease;
   /** the run's hold on it: once lost, nothing more is sent, claimed or committed */
   fence: LeaseFence;
+  /** renews the lease on a timer; a long stage also asks it between its steps (renewIfDue) */
+  keeper: LeaseKeeper;
   stop: StopControl;
   /** each lookup's counters, added to as the fetch goes: a run that fails keeps what it spent */
   stats: Record<Lookup, FetchStats>;

@@ -40,6 +40,8 @@ export interface PlanOptions {
   order?: FetchOrder | undefined;
   /** --group-by: the sample's strata (sample-strata.ts); the district alone without */
   groupBy?: readonly string[] | undefined;
+  /** awaited between the plan's long steps (each lookup's candidates and its needs): the batch renews its lease there */
+  between?: (() => Promise<void>) | undefined;
   /** the seed a database without one keeps (by default one from the first run's start date, so a run replayed on a day draws the same order; without one, SAMPLE_SEED) */
   sampleSeed?: string | undefined;
 }
@@ -204,7 +206,9 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
   const now = options.now ?? new Date().toISOString();
   let postcodes = 0;
   const design = options.order === "input" ? null : await sampleDesign(store, options.runId, options.groupBy ?? [], options.sampleSeed ?? (options.now ? `sample-${options.now.slice(0, 10)}` : SAMPLE_SEED));
+  const between = options.between ?? (() => Promise.resolve());
   for (const lookup of options.lookups) {
+    await between();
     const refreshSince = options.refresh ? await store.plan.refreshMark(lookup, now, options.runId) : null;
     const stored = await store.plan.candidates({
       runId: options.runId,
@@ -217,6 +221,7 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
       // order (multi-band first), so that a postcode's answers arrive together
       openData: options.openData,
     });
+    await between();
     const candidates = markExpiring(stored, options.expiringBefore ?? null);
     const oldest = oldestFetched(stored);
     if (oldest !== null) oldestAnswer.set(lookup, oldest);
@@ -245,6 +250,7 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
       budget,
       new Date(Date.parse(now) - PROBE_MIN_AGE_MS).toISOString(),
     );
+    await between();
     await store.plan.recordNeeds(options.runId, lookup, ordered.needs);
     const fetched = ordered.needs.slice(0, ordered.fetch);
     const counts = emptyReasons();
@@ -254,6 +260,7 @@ export async function planFetches(store: Store, options: PlanOptions): Promise<P
     reasons.set(lookup, counts);
     deferred.set(lookup, ordered.deferred);
   }
+  await between();
   return { postcodes, toFetch, reused, reasons, allowance: allowances, deferred, openDataNew, probes, oldestAnswer };
 }
 

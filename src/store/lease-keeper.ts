@@ -18,12 +18,19 @@ export const realTimer: Every = (ms, tick) => {
 export interface LeaseKeeper {
   /** Stops renewing (the lease stays until released or expired). */
   stop(): void;
+  /**
+   * Renews now if a third of the lease's life has passed (by `now`) since the last renewal was sent,
+   * and settles once that renewal is answered. For long stages to call between their steps: SQLite's
+   * work runs on the event loop's one thread, and while a stage works the timer cannot fire.
+   */
+  renewIfDue(): Promise<void>;
 }
 
 /**
- * Renews the lease every third of `ttlMs`. A renewal that fails (a busy database) is retried on the
- * next tick; a lease found lost (expired, or taken over) is reported once through `onLost`: an
- * expired lease is never renewed, so a holder paused past it learns so at its first tick.
+ * Renews the lease every third of `ttlMs`, and whenever asked once that much has passed. A renewal
+ * that fails (a busy database) is retried on the next tick; a lease found lost (expired, or taken
+ * over) is reported once through `onLost`: an expired lease is never renewed, so a holder paused
+ * past it learns so at its first renewal.
  */
 export function keepLease(
   store: Pick<Store, "leases">,
@@ -39,19 +46,37 @@ export function keepLease(
   },
 ): LeaseKeeper {
   const ttlMs = o.ttlMs ?? LEASE_TTL_MS;
+  const period = Math.floor(ttlMs / 3);
   let lost = false;
-  const stop = (o.every ?? realTimer)(Math.floor(ttlMs / 3), () => {
-    if (lost) return;
+  let stopped = false;
+  // the lease was taken just before: its first renewal is due a period from now
+  let sentAt = o.now();
+  let answered: Promise<void> = Promise.resolve();
+  const renew = (): Promise<void> => {
+    if (lost) return Promise.resolve();
+    sentAt = o.now();
     const held = o.onRenewing?.();
-    store.leases.renew(leaseId, o.now(), ttlMs).then(
+    answered = store.leases.renew(leaseId, sentAt, ttlMs).then(
       (renewed) => {
         if (renewed) held?.();
         if (renewed || lost) return;
         lost = true;
         o.onLost();
       },
-      (err: unknown) => o.onError?.(err),
+      (err: unknown) => {
+        // not renewed: the next stage to ask tries again at once, not a period later
+        sentAt = -Infinity;
+        o.onError?.(err);
+      },
     );
-  });
-  return { stop };
+    return answered;
+  };
+  const stopTimer = (o.every ?? realTimer)(period, () => void renew());
+  return {
+    stop: () => {
+      stopped = true;
+      stopTimer();
+    },
+    renewIfDue: () => (stopped || lost ? Promise.resolve() : o.now() - sentAt >= period ? renew() : answered),
+  };
 }

@@ -50,6 +50,15 @@ export function renewLease(db: Db, id: number, nowMs: number, ttlMs: number): bo
 }
 
 /**
+ * A renewal made inside a transaction that was then rolled back, made again: it held when made (its
+ * transaction held the write lock, so nobody else could take the lease meanwhile). A lease taken
+ * over since is not brought back: its holder learns so at its next renewal.
+ */
+export function keepRenewal(db: Db, id: number, expiresMs: number): void {
+  db.prepare("UPDATE leases SET expires_ms = MAX(expires_ms, ?) WHERE id = ?").run(expiresMs, id);
+}
+
+/**
  * The fence of every write made under a lease, run inside its transaction: refused once the lease is
  * gone (taken over, or released). SQLite holds one writer per file and a lease is taken over only
  * by deleting it, so its row's presence is the check; its expiry is for the next taker to judge,

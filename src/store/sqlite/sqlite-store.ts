@@ -17,7 +17,7 @@ import { hidingExpired } from "./report/expiry-views.js";
 import { claimPairs, releaseClaims } from "./claims.js";
 import { answersOfOtherKind } from "./data-kind.js";
 import { connect, ensureProviderColumns, namingPath, openDatabase, type Db } from "./db.js";
-import { liveLeaseIds, liveLeases, releaseLease, renewLease, takeLease, type IsAlive } from "./leases.js";
+import { keepRenewal, liveLeaseIds, liveLeases, releaseLease, renewLease, takeLease, type IsAlive } from "./leases.js";
 import { giveBack, ledgerFigures, ledgerUsed, quotaBlocked, reserve } from "./ledger.js";
 import { currentOpenData, openDataWriter } from "./open-data.js";
 import { openForReport, openReadOnly } from "./read-only.js";
@@ -121,8 +121,32 @@ export class SqliteStore implements Store {
    */
   private leaseDb: Db | null = null;
   private renewalHandle(): Db {
-    if (this.location === ":memory:") return this.db;
+    if (this.location === ":memory:" || this.importing) return this.db;
     return (this.leaseDb ??= connect(this.location));
+  }
+
+  /**
+   * While an open-data import holds the database's one write transaction on the store's handle
+   * (across the turns of the event loop its files are read in), a renewal on any other connection
+   * would wait for a lock this thread holds: it fails ("database is locked") after blocking the
+   * thread for the busy timeout, every time, until the import ends. So renewals join the import's
+   * transaction: no other connection can write, or take the lease over, until it ends; its commit
+   * makes them seen, and a rollback (`importEnded`) keeps the last of them.
+   */
+  private importing = false;
+  private renewedInImport: { leaseId: number; expiresMs: number } | null = null;
+
+  private renew(leaseId: number, nowMs: number, ttlMs: number): boolean {
+    const renewed = renewLease(this.renewalHandle(), leaseId, nowMs, ttlMs);
+    if (renewed && this.importing) this.renewedInImport = { leaseId, expiresMs: nowMs + ttlMs };
+    return renewed;
+  }
+
+  private importEnded(rolledBack: boolean): void {
+    const renewed = this.renewedInImport;
+    this.importing = false;
+    this.renewedInImport = null;
+    if (rolledBack && renewed) keepRenewal(this.db, renewed.leaseId, renewed.expiresMs);
   }
 
   readonly inputRows: Store["inputRows"] = {
@@ -175,7 +199,7 @@ export class SqliteStore implements Store {
 
   readonly leases: Store["leases"] = {
     take: (holder, nowMs, ttlMs) => this.run(() => takeLease(this.db, holder, nowMs, ttlMs, this.here, this.isAlive)),
-    renew: (leaseId, nowMs, ttlMs) => this.run(() => renewLease(this.renewalHandle(), leaseId, nowMs, ttlMs)),
+    renew: (leaseId, nowMs, ttlMs) => this.run(() => this.renew(leaseId, nowMs, ttlMs)),
     release: (leaseId) => this.run(() => releaseLease(this.db, leaseId)),
     live: (nowMs) => this.run(() => liveLeases(this.db, nowMs, this.here, this.isAlive)),
     serverNow: () => Promise.resolve(null),
@@ -194,7 +218,24 @@ export class SqliteStore implements Store {
     startImport: () =>
       this.run((): OpenDataWriter => {
         const writer = openDataWriter(this.db);
-        return { row: writer.row, commit: (meta) => this.run(() => writer.commit(meta)), rollback: () => this.run(() => writer.rollback()) };
+        this.importing = true;
+        return {
+          row: writer.row,
+          commit: (meta) =>
+            this.run(() => {
+              const imported = writer.commit(meta);
+              this.importEnded(false);
+              return imported;
+            }),
+          rollback: () =>
+            this.run(() => {
+              try {
+                writer.rollback();
+              } finally {
+                if (this.importing) this.importEnded(true);
+              }
+            }),
+        };
       }),
   };
 
