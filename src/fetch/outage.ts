@@ -80,14 +80,12 @@ export class OutageMonitor {
   }
 
   /**
-   * Whether a network failure of `postcode` is not yet judged: the API is not (yet) in an outage
-   * but the attempts are failing on the network without enough of them to say whether it is one.
-   * `othersOnly`: only when another postcode's attempts are in the same streak.
+   * Whether a network failure is not yet judged: the API is not (yet) in an outage but the attempts
+   * are failing on the network without enough of them to say whether it is one.
    */
-  unjudged(postcode: string, failure: FailureSignature | null, othersOnly: boolean): boolean {
+  unjudged(failure: FailureSignature | null): boolean {
     if (failure?.group !== "network" || this.state.kind !== "healthy" || this.streak?.group !== "network") return false;
-    if (this.streak.count >= this.options.sameFailures) return false;
-    return !othersOnly || [...this.streak.postcodes].some((p) => p !== postcode);
+    return this.streak.count < this.options.sameFailures;
   }
 
   /** Whether a retry spent at `at` fell in a recognised outage's run-up (so it is given back). */
@@ -98,12 +96,10 @@ export class OutageMonitor {
 
 /**
  * One postcode's retries spent on network failures, kept so that those an outage's run-up took
- * (before it was recognised) are given back, and its unjudged attempts, which spend none.
+ * (before it was recognised) are given back.
  */
 export class NetworkRetries {
   private spentAt: number[] = [];
-  /** attempts let off while unjudged: bounded, so one postcode's own fault cannot loop */
-  free = 0;
 
   /** One retry spent: kept with its time when a network failure spent it, to give back if an outage's run-up took it. */
   spend(failure: FailureSignature | null, state: { retriesUsed: number }, at: number): void {
