@@ -167,7 +167,7 @@ class LookupFetcher {
 
   /** Nothing in flight and nothing more to send: no attempt can settle the monitor, so the held failures count as they are. */
   private releaseIfQuiet(): void {
-    if (this.sourceDone && this.slots.idle) this.held.releaseAll(this.monitor.health);
+    if (this.sourceDone && this.slots.idle && this.held.size > 0) this.held.releaseAll(this.monitor.settleQuiet());
   }
 
   /**

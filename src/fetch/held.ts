@@ -59,6 +59,10 @@ export class HeldPostcodes {
     });
   }
 
+  get size(): number {
+    return this.waiting.size;
+  }
+
   releaseAll(health: Health): void {
     for (const release of [...this.waiting]) release(health);
   }
