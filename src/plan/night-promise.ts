@@ -29,9 +29,9 @@ export function nightAtRunHour(fromMs: number, lastStartedAt: string): number {
   return Math.floor(fromMs / DAY_MS) * DAY_MS + hour;
 }
 
-/** The last run's list of one lookup: its size and its stored answers, as the planner will see them. */
-export async function storedAnswers(store: Store, last: LastRunSettings, lookup: Lookup, nightMs: number, maxAgeMs: number): Promise<{ listSize: number; answers: StoredAnswer[] }> {
-  const candidates = await store.plan.candidates({
+/** The last run's list of one lookup, each postcode in the state the planner will find it in on the night `nightMs`. */
+export function lastRunCandidates(store: Store, last: LastRunSettings, lookup: Lookup, nightMs: number, maxAgeMs: number) {
+  return store.plan.candidates({
     runId: last.runId,
     lookup,
     freshSince: new Date(nightMs - maxAgeMs).toISOString(),
@@ -39,6 +39,11 @@ export async function storedAnswers(store: Store, last: LastRunSettings, lookup:
     providers: last.providers,
     simulated: last.simulated,
   });
+}
+
+/** The last run's list of one lookup: its size and its stored answers, as the planner will see them. */
+export async function storedAnswers(store: Store, last: LastRunSettings, lookup: Lookup, nightMs: number, maxAgeMs: number): Promise<{ listSize: number; answers: StoredAnswer[] }> {
+  const candidates = await lastRunCandidates(store, last, lookup, nightMs, maxAgeMs);
   const answers: StoredAnswer[] = [];
   for (const c of candidates)
     if (c.fetchedAt !== null && (c.state === "fresh" || c.state === "age" || c.state === "release" || c.state === "refresh"))

@@ -8,7 +8,7 @@ import { storedRulesOfArgs, usedInPeriods } from "./quota-period.js";
 import { describeShortfall, expiryShortfall, oldestFetched } from "./retention.js";
 import { allowance, quotaPeriod } from "./quota-plan.js";
 import { quotaExhausted, type QuotaExhausted } from "./quota-exhausted.js";
-import { rehearseNights } from "./night-promise.js";
+import { lastRunCandidates, rehearseNights } from "./night-promise.js";
 import { capacity, periodDays } from "./capacity.js";
 import { capacityStatement, type CapacityStatement } from "./capacity-words.js";
 
@@ -58,14 +58,7 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
   const usedBy = await usedInPeriods(store, rules, nightMs, nowMs);
   const out: LookupQuotaStatus[] = [];
   for (const [lookup, quota] of Object.entries(limits) as [Lookup, number][]) {
-    const candidates = await store.plan.candidates({
-      runId: last.runId,
-      lookup,
-      freshSince: new Date(nightMs - maxAgeMs).toISOString(),
-      refreshSince: null,
-      providers: last.providers,
-      simulated: last.simulated,
-    });
+    const candidates = await lastRunCandidates(store, last, lookup, nightMs, maxAgeMs);
     const newData = candidates.filter((c) => c.state === "new" || c.state === "failed" || c.state === "incomplete").length;
     const outstanding = candidates.filter((c) => c.state === "release" || c.state === "age").length;
     const period = quotaPeriod(nightMs, rules[lookup]);
