@@ -2,8 +2,9 @@
 // nothing for it) or not found has empty figure cells in enriched.csv, postcodes.csv, the
 // workbook's per-row and per-postcode sheets, groups.csv (a group none of whose postcodes is
 // answered), postcodes.geojson and the export, with its Status saying why; a first night that
-// sends nothing leaves summary.csv's figures empty too. The real pipeline against the simulator,
-// on one injected clock.
+// sends nothing leaves summary.csv's figures empty too, summary.json's null, and report.html and the
+// console say "no answer yet" where they gave 0 addresses, while a lookup with answers keeps its
+// true 0s. The real pipeline against the simulator, on one injected clock.
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
@@ -19,6 +20,7 @@ import { sqliteSnapshotSource } from "../src/store/sqlite/report/source.js";
 import { openDatabase } from "../src/store/sqlite/db.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
+import { readSummaryJson } from "./helpers/summary-json.js";
 
 const KEY = "kq-unknown-empty-7f3a-91bc";
 const SEED = 23;
@@ -72,16 +74,48 @@ beforeAll(async () => {
   }
 }, 60_000);
 
+/** The batch's closing lines (its results), as the console prints them. */
+const resultLines = (logs: string[]) =>
+  logs.map((l) => JSON.parse(l) as { level: string; message: string }).filter((l) => l.level === "result").map((l) => l.message);
+
+/** report.html's text: tags and styles out, entities read, spaces joined. */
+const htmlText = (path: string) =>
+  readFileSync(path, "utf8")
+    .replace(/<(style|script|svg)[\s\S]*?<\/\1>/g, " ")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, "&")
+    .replace(/\s+/g, " ");
+
+/** The headline's figures of report.html: label -> value. */
+const headlineFigures = (path: string) =>
+  Object.fromEntries([...readFileSync(path, "utf8").matchAll(/<div><dt>([^<]*)<\/dt><dd>([^<]*)<\/dd><\/div>/g)].map((m) => [m[1]!, m[2]!]));
+
+/** Every number of a summary.json value under `at`, with its path. */
+function numbersIn(value: unknown, at = ""): [string, number | null][] {
+  if (value === null) return [[at, null]];
+  if (typeof value === "number") return [[at, value]];
+  if (typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([k, v]) => numbersIn(v, `${at}/${k}`));
+}
+
+/** A lookup's counts in summary.json: every number but its postcodes' outcomes, its shares and the ratings' own numbers. */
+const countsOf = (lookup: unknown) => numbersIn(lookup).filter(([path]) => !/^\/(postcodes|shares|goodRating)|\/(share|rating)$|^\/goodRatings/.test(path));
+
 describe("a first night that sends nothing: every row pending", () => {
-  it("enriched.csv's and summary.csv's figures are empty, not 0 nor 0%", async () => {
-    const first = join(dir, "first-night");
+  const first = join(dir, "first-night");
+  let logs: string[] = [];
+  beforeAll(async () => {
     const sim = await startSimulator({ port: 0, seed: SEED, key: KEY, release: 1 });
     try {
       const input = writeCsv(dir, "first.csv", ["postcode", ...fresh]);
-      await runIn(first, { in: input, db: join(first, "coverage.sqlite"), out: join(first, "out"), baseUrl: sim.url, maxRequests: 0 }, { COVERAGE_API_KEY: KEY }, { clock: new FakeClock(T0) });
+      ({ logs } = await runIn(first, { in: input, db: join(first, "coverage.sqlite"), out: join(first, "out"), baseUrl: sim.url, maxRequests: 0 }, { COVERAGE_API_KEY: KEY }, { clock: new FakeClock(T0) }));
     } finally {
       await sim.close();
     }
+  }, 60_000);
+
+  it("enriched.csv's and summary.csv's figures are empty, not 0 nor 0%", () => {
     const read = (name: string) => parse(readFileSync(join(first, "out", name), "utf8"), { columns: true, bom: true }) as Row[];
     const rows = read("enriched.csv");
     expect(rows.map((r) => r.Status)).toEqual(fresh.map(() => "pending"));
@@ -96,6 +130,85 @@ describe("a first night that sends nothing: every row pending", () => {
     ] as const)
       expect([figure(section, prefix).Count, figure(section, prefix).Share], `${section} ${prefix}`).toEqual(["", ""]);
     expect(figure("Broadband", "Postcodes without an answer yet").Count).toBe(String(fresh.length));
+  });
+
+  it("summary.json: each lookup's address counts are null, its postcodes' outcomes numbers", () => {
+    const s = readSummaryJson(join(first, "out", "summary.json"));
+    for (const lookup of [s.broadband, s.mobile]) {
+      expect(lookup!.postcodes).toMatchObject({ ok: 0, pending: fresh.length });
+      const counts = countsOf(lookup);
+      expect(counts.map(([path]) => path)).toEqual(expect.arrayContaining(["/addresses"]));
+      expect(counts.filter(([, v]) => v !== null)).toEqual([]);
+    }
+    expect(countsOf(s.broadband).map(([path]) => path)).toEqual(expect.arrayContaining(["/belowSuperfast", "/gigabit"]));
+    expect(countsOf(s.mobile).map(([path]) => path)).toEqual(expect.arrayContaining(["/indoorVoice/totalNotspots", "/providers/ProvA/indoorVoiceNotspots", "/ratings/ProvA/indoorVoice/0/addresses"]));
+    expect(s.postcodes.unique).toBe(fresh.length);
+  });
+
+  it("report.html says there is no answer yet where it gave 0 addresses", () => {
+    const page = join(first, "out", "report.html");
+    const figures = headlineFigures(page);
+    expect(figures).toMatchObject({ "Broadband addresses (answered postcodes only)": "no answer yet", "Mobile addresses (answered postcodes only)": "no answer yet", Postcodes: String(fresh.length) });
+    const text = htmlText(page);
+    expect(text).toContain("No broadband figures: no answer yet (0 postcodes found, 0 not found, 0 failed, 4 pending).");
+    expect(text).toContain("No mobile figures: no answer yet");
+    expect(text).not.toMatch(/\b0 (mobile |broadband )?addresses\b/);
+  });
+
+  it("the console's closing lines say no answer yet, never 0 addresses", () => {
+    const lines = resultLines(logs);
+    expect(lines.filter((l) => /^(broadband|mobile)\b/.test(l) && !l.startsWith("mobile scale"))).toEqual([
+      "broadband: no answer yet (0 postcodes found, 0 not found, 0 failed, 4 pending); no figures until a postcode is answered",
+      "mobile: no answer yet (0 postcodes found, 0 not found, 0 failed, 4 pending); no figures until a postcode is answered",
+    ]);
+    expect(lines.join("\n")).not.toMatch(/\b0 addresses|notspots.* - /);
+  });
+});
+
+describe("a night where one lookup has answers and the other none", () => {
+  const mixed = join(dir, "mixed-night");
+  let logs: string[] = [];
+  beforeAll(async () => {
+    const sim = await startSimulator({ port: 0, seed: SEED, key: KEY, release: 1 });
+    const clock = new FakeClock(T0);
+    const flags = { db: join(mixed, "coverage.sqlite"), out: join(mixed, "out"), baseUrl: sim.url };
+    try {
+      const input = writeCsv(dir, "mixed.csv", ["postcode", ...answered]);
+      const night = await runIn(mixed, { ...flags, in: input, lookups: "broadband", reports: false }, { COVERAGE_API_KEY: KEY }, { clock });
+      expect(night.exitCode).toBe(0);
+      clock.t = T0 + DAY;
+      ({ logs } = await runIn(mixed, { ...flags, in: input, maxRequests: 0, probe: 0 }, { COVERAGE_API_KEY: KEY }, { clock }));
+    } finally {
+      await sim.close();
+    }
+  }, 60_000);
+
+  it("summary.json: the answered lookup's counts are numbers, its zeros 0; the other's null", () => {
+    const s = readSummaryJson(join(mixed, "out", "summary.json"));
+    expect(s.broadband!.postcodes.ok).toBe(answered.length);
+    const broadband = countsOf(s.broadband);
+    expect(broadband.filter(([, v]) => typeof v !== "number")).toEqual([]);
+    expect(s.broadband!.addresses).toBeGreaterThan(0);
+    // a tier no address reaches is a true 0, not unknown
+    expect(broadband.filter(([, v]) => v === 0).length).toBeGreaterThan(0);
+    expect(s.mobile!.postcodes).toMatchObject({ ok: 0, pending: answered.length });
+    const mobile = countsOf(s.mobile);
+    expect(mobile.length).toBeGreaterThan(0);
+    expect(mobile.filter(([, v]) => v !== null)).toEqual([]);
+  });
+
+  it("report.html and the console: broadband's numbers, mobile's no answer yet", () => {
+    const page = join(mixed, "out", "report.html");
+    const figures = headlineFigures(page);
+    const s = readSummaryJson(join(mixed, "out", "summary.json"));
+    const withAnswers = Object.entries(figures).find(([k]) => k.startsWith("Broadband addresses"))!;
+    expect(withAnswers[1]).toBe(s.broadband!.addresses!.toLocaleString("en-GB"));
+    expect(Object.entries(figures).find(([k]) => k.startsWith("Mobile addresses"))![1]).toBe("no answer yet");
+    expect(htmlText(page)).toContain("No mobile figures: no answer yet");
+    expect(htmlText(page)).not.toContain("No broadband figures");
+    const lines = resultLines(logs);
+    expect(lines.find((l) => /^broadband\b/.test(l))).toMatch(new RegExp(`^broadband[^:]*: ${s.broadband!.addresses} addresses \\(${answered.length} postcodes found`));
+    expect(lines.find((l) => /^mobile\b/.test(l))).toMatch(/^mobile: no answer yet \(0 postcodes found, 0 not found, 0 failed, 4 pending\)/);
   });
 });
 

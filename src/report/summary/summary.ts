@@ -16,6 +16,7 @@ import { LOOKUP_SPECS, perLookup } from "../../contract/lookups.js";
 import { estimateLabels, estimateRows } from "../estimates/estimate-summary.js";
 import { leadLines, leadRows } from "./list-lead.js";
 import { ANSWERED_ONLY, answeredOnlyLabel, isAnsweredOnly } from "../words/answered-only.js";
+import { hasAnswers, noAnswerWords, outcomeWords, type LookupAnswers } from "./without-answers.js";
 
 export type { Release } from "../../store/snapshot.js";
 export type { BroadbandSummary, MobileSummary, ProviderSummary, Spread, Summary } from "./types.js";
@@ -183,13 +184,9 @@ export function summaryRows(s: Summary): SummaryRow[] {
   return rows;
 }
 
-/**
- * A lookup's figure rows, their counts empty when no answer stands behind them (every postcode
- * pending, expired, failed or not found): unknown is never 0. An answer that found postcodes
- * without addresses keeps its 0s.
- */
-function emptyWithoutAnswers(figures: SummaryRow[], l: { postcodes: OutcomeCounts; addresses: number }): SummaryRow[] {
-  return l.postcodes.ok > 0 || l.addresses > 0 ? figures : figures.map((r) => (typeof r.count === "number" ? { ...r, count: null } : r));
+/** A lookup's figure rows, their counts empty when no answer stands behind them (hasAnswers): unknown is never 0. */
+function emptyWithoutAnswers(figures: SummaryRow[], l: LookupAnswers): SummaryRow[] {
+  return hasAnswers(l) ? figures : figures.map((r) => (typeof r.count === "number" ? { ...r, count: null } : r));
 }
 
 /** "release MobileAvailability-202601 (fetched 2026-01-02 to 2026-01-05)", or the dates alone when the API names no release. */
@@ -230,20 +227,21 @@ export function headlineLines(s: Summary): string[] {
   lines.push(...leadLines(s));
   // beside a lead, the figures below are the answered postcodes' alone
   const only = isAnsweredOnly(s) ? ` (${ANSWERED_ONLY})` : "";
-  const answered = (p: OutcomeCounts) =>
-    `${n(p.ok)} postcodes found, ${n(p.notFound)} not found, ${n(p.failed)} failed` + (p.pending > 0 ? `, ${n(p.pending)} pending` : "") +
-    (p.expired ? `, ${n(p.expired)} expired, awaiting refresh` : "");
-  if (s.broadband) {
+  // a lookup without answers has no figures to give: it says why, beside its postcodes' outcomes
+  const unanswered = (lookup: string, l: LookupAnswers) => `${lookup}: ${noAnswerWords(l.postcodes)} (${outcomeWords(l.postcodes)}); no figures until a postcode is answered`;
+  if (s.broadband && !hasAnswers(s.broadband)) lines.push(unanswered("broadband", s.broadband));
+  else if (s.broadband) {
     const b = s.broadband;
     lines.push(
-      `broadband${only}: ${n(b.addresses)} addresses (${answered(b.postcodes)}); below decent (10/1 Mbit/s) ${pc(b.belowDecent, b.addresses)}, ` +
+      `broadband${only}: ${n(b.addresses)} addresses (${outcomeWords(b.postcodes)}); below decent (10/1 Mbit/s) ${pc(b.belowDecent, b.addresses)}, ` +
         `below superfast ${pc(b.belowSuperfast, b.addresses)}, gigabit ${pc(b.gigabit, b.addresses)}, no data ${pc(b.noData, b.addresses)}`,
     );
   }
-  if (s.mobile) {
+  if (s.mobile && !hasAnswers(s.mobile)) lines.push(unanswered("mobile", s.mobile), `mobile scale: ${s.mobile.scaleReason}`);
+  else if (s.mobile) {
     const m = s.mobile;
     lines.push(
-      `mobile${only}: ${n(m.addresses)} addresses (${answered(m.postcodes)}); indoor notspots (${goodCoverageWords(judgingOfSummary(m))}${m.goodRatings ? "" : `, ${m.scale} scale`}): ` +
+      `mobile${only}: ${n(m.addresses)} addresses (${outcomeWords(m.postcodes)}); indoor notspots (${goodCoverageWords(judgingOfSummary(m))}${m.goodRatings ? "" : `, ${m.scale} scale`}): ` +
         `voice ${pc(m.indoorVoice.totalNotspots, m.addresses)} with no good provider, ${pc(m.indoorVoice.partialNotspots, m.addresses)} with only some; ` +
         `data ${pc(m.indoorData.totalNotspots, m.addresses)} none, ${pc(m.indoorData.partialNotspots, m.addresses)} only some`,
       `mobile scale: ${m.scaleReason}`,

@@ -6,6 +6,7 @@ import { formatCount, formatCounted, formatShare } from "../format.js";
 import { TIER_COLOURS } from "../palette.js";
 import { table } from "../tables.js";
 import type { HtmlReportData, SpeedBin } from "../types.js";
+import { hasAnswers, noFiguresSentence } from "../../summary/without-answers.js";
 import { answeredOnlyLabel, answeredOnlySentence, isAnsweredOnly } from "../../words/answered-only.js";
 
 const n = formatCount;
@@ -39,6 +40,7 @@ export function binLabel(b: SpeedBin): string {
 export function broadbandSection(data: HtmlReportData, title: string): string {
   const b = data.summary.broadband;
   if (!b) return section("broadband", title, paragraph("This run did not ask for the broadband lookup (--lookups), so there are no broadband figures."));
+  if (!hasAnswers(b)) return section("broadband", title, paragraph(noFiguresSentence("broadband", b.postcodes), "empty"));
   return section("broadband", title, tiersFigure(data) + speedFigure(data));
 }
 

@@ -6,6 +6,7 @@ import { answeredOnlyWords, answeredWords, listLead, restWords } from "../../sum
 import { intervalText } from "../../words/estimate-words.js";
 import { TOO_FEW_ANSWERED } from "../../estimates/estimate-caveats.js";
 import { ANSWERED_ONLY } from "../../words/answered-only.js";
+import { hasAnswers, noAnswerWords, type LookupAnswers } from "../../summary/without-answers.js";
 
 export function headlineSection(data: HtmlReportData): string {
   const s = data.summary;
@@ -13,8 +14,10 @@ export function headlineSection(data: HtmlReportData): string {
   const figures: [string, string][] = [["Postcodes", formatCount(s.postcodes.unique)]];
   // beside a partly answered list's lead, the addresses are the answered postcodes' alone
   const answered = listLead(s) ? ` (${ANSWERED_ONLY})` : "";
-  if (s.broadband) figures.push([`Broadband addresses${answered}`, formatCount(s.broadband.addresses)]);
-  if (s.mobile) figures.push([`Mobile addresses${answered}`, formatCount(s.mobile.addresses)]);
+  // a lookup without answers has no address count: it says why instead of 0
+  const addresses = (l: LookupAnswers) => (hasAnswers(l) ? formatCount(l.addresses) : noAnswerWords(l.postcodes));
+  if (s.broadband) figures.push([`Broadband addresses${answered}`, addresses(s.broadband)]);
+  if (s.mobile) figures.push([`Mobile addresses${answered}`, addresses(s.mobile)]);
   return [
     `<header id="headline">`,
     `<h1>Broadband and mobile coverage</h1>`,

@@ -10,6 +10,7 @@ import type { HtmlReportData } from "../types.js";
 import { goodJudgingWords } from "../../../contract/mobile-scales.js";
 import { judgingOfSummary, scaleMixWords } from "../../scale/scale-figures.js";
 import { ratingsFigure } from "./mobile-ratings.js";
+import { hasAnswers, noFiguresSentence } from "../../summary/without-answers.js";
 import { answeredOnlyLabel, answeredOnlySentence, isAnsweredOnly } from "../../words/answered-only.js";
 
 const n = formatCount;
@@ -25,6 +26,7 @@ export const COVERAGE_KINDS: readonly { name: string; notspots: keyof ProviderSu
 export function mobileSection(data: HtmlReportData, title: string): string {
   const m = data.summary.mobile;
   if (!m) return section("mobile", title, paragraph("This run did not ask for the mobile lookup (--lookups), so there are no mobile figures."));
+  if (!hasAnswers(m)) return section("mobile", title, paragraph(noFiguresSentence("mobile", m.postcodes), "empty"));
   if (m.addresses === 0)
     return section("mobile", title, paragraph(`No mobile addresses: none of the ${formatCounted(data.summary.postcodes.unique, "postcode")} has an address in the mobile answers.`, "empty"));
   const mix = scaleMixWords(m);
