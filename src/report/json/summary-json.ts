@@ -48,12 +48,12 @@ export type SummaryJson = Omit<Summary, "estimates" | "broadband" | "mobile"> & 
 
 /** The value summary.json holds for a summary. */
 export function summaryJson(summary: Summary): SummaryJson {
-  const { estimates, broadband, mobile, ...rest } = summary;
+  const { estimates, ...rest } = summary;
   return {
     schemaVersion: SUMMARY_SCHEMA_VERSION,
     ...rest,
-    broadband: broadband && broadbandJson(broadband),
-    mobile: mobile && mobileJson(mobile),
+    broadband: rest.broadband && broadbandJson(rest.broadband),
+    mobile: rest.mobile && mobileJson(rest.mobile),
     ...(estimates === undefined ? {} : { estimates: estimates && estimatesJson(estimates) }),
   };
 }

@@ -19,8 +19,8 @@ export const hasAnswers = (l: LookupAnswers): boolean => l.postcodes.ok > 0 || l
 /** Why a lookup without answers has no figures, in words for a sentence or a cell: "no answer yet". */
 export function noAnswerWords(p: OutcomeCounts): string {
   if (p.pending > 0 || (p.expired ?? 0) > 0) return "no answer yet";
-  if (p.failed > 0) return p.notFound > 0 ? "no answer: postcodes not found or their lookups failed" : "no answer: every lookup failed";
-  return p.notFound > 0 ? "no answer: no postcode found by the API" : "no answer: no postcodes";
+  if (p.failed > 0) return p.notFound > 0 ? "no answer: not found by the API, or the lookup failed" : "no answer: every lookup failed";
+  return p.notFound > 0 ? "none found: the API knows none of these postcodes" : "no postcodes";
 }
 
 const n = (x: number) => x.toLocaleString("en-GB");
