@@ -21,6 +21,7 @@ import { openDatabase } from "../src/store/sqlite/db.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 import { readSummaryJson } from "./helpers/summary-json.js";
+import { hasAnswers, noAnswerWords } from "../src/report/summary/without-answers.js";
 
 const KEY = "kq-unknown-empty-7f3a-91bc";
 const SEED = 23;
@@ -101,6 +102,26 @@ function numbersIn(value: unknown, at = ""): [string, number | null][] {
 
 /** A lookup's counts in summary.json: every number but its postcodes' outcomes, its shares and the ratings' own numbers. */
 const countsOf = (lookup: unknown) => numbersIn(lookup).filter(([path]) => !/^\/(postcodes|shares|goodRating)|\/(share|rating)$|^\/goodRatings/.test(path));
+
+describe("whether a lookup's figures have an answer behind them, and the words when not", () => {
+  const outcomes = (ok: number, notFound: number, failed: number, pending: number, expired = 0) => ({ ok, notFound, failed, pending, expired });
+  it.each([
+    ["all pending", outcomes(0, 0, 0, 4), 0, false, "no answer yet"],
+    ["all expired", outcomes(0, 0, 0, 0, 3), 0, false, "no answer yet"],
+    ["pending and not found", outcomes(0, 2, 0, 2), 0, false, "no answer yet"],
+    ["all not found", outcomes(0, 3, 0, 0), 0, false, "none found: the API knows none of these postcodes"],
+    ["all failed", outcomes(0, 0, 3, 0), 0, false, "no answer: every lookup failed"],
+    ["failed and not found", outcomes(0, 1, 2, 0), 0, false, "no answer: not found by the API, or the lookup failed"],
+    ["no postcodes", outcomes(0, 0, 0, 0), 0, false, "no postcodes"],
+    // found without addresses: its 0s are true
+    ["found, no addresses", outcomes(1, 0, 0, 3), 0, true, null],
+    // refreshes pending, earlier answers kept
+    ["pending with kept addresses", outcomes(0, 0, 0, 4), 12, true, null],
+  ] as const)("%s", (_, postcodes, addresses, answered, words) => {
+    expect(hasAnswers({ postcodes, addresses })).toBe(answered);
+    if (words) expect(noAnswerWords(postcodes)).toBe(words);
+  });
+});
 
 describe("a first night that sends nothing: every row pending", () => {
   const first = join(dir, "first-night");

@@ -1,7 +1,7 @@
 // summary.json: the summary's figures as JSON, in the shape schema/summary.schema.json documents,
 // written in chunks (json-pieces.ts). Its groups are a bounded few per dimension (listed-groups.ts),
 // so the file stays small whatever the list; the summary in memory keeps every group for the
-// other files.
+// other files. A lookup without answers (hasAnswers) gives null counts, never 0.
 import { writeAtomically } from "../set/atomic-file.js";
 import type { Summary } from "../summary/summary.js";
 import type { BroadbandKey, BroadbandSummary, MobileSummary, ProviderSummary, Spread } from "../summary/types.js";
@@ -69,7 +69,8 @@ function broadbandJson(b: BroadbandSummary): BroadbandJson {
 
 function mobileJson(m: MobileSummary): MobileJson {
   if (hasAnswers(m)) return m;
-  const ratings = Object.fromEntries(Object.entries(m.ratings).map(([p, places]) => [p, Object.fromEntries(Object.entries(places).map(([place, list]) => [place, list.map((r) => ({ ...r, addresses: null }))]))]));
+  const unknownRatings = (places: Record<string, RatingShare[]>) => Object.fromEntries(Object.entries(places).map(([place, list]) => [place, list.map((r) => ({ ...r, addresses: null }))]));
+  const ratings = Object.fromEntries(Object.entries(m.ratings).map(([p, places]) => [p, unknownRatings(places)]));
   return {
     ...m,
     addresses: null,
