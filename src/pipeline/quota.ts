@@ -9,7 +9,7 @@ import type { LedgerEntry } from "../fetch/decide.js";
 import type { StopControl } from "../fetch/stop.js";
 import type { Logger } from "../log/logger.js";
 import type { Plan, QuotaOptions } from "../plan/plan.js";
-import { periodRule, quotaPeriod, replenishMs } from "../plan/quota-plan.js";
+import { periodRule, quotaPeriod, replenishMs, type PeriodRule } from "../plan/quota-plan.js";
 import { storedRules, usedInPeriods } from "../plan/quota-period.js";
 import { describeShortfall, expiryShortfall } from "../plan/retention.js";
 import { periodDays } from "../plan/capacity.js";
@@ -110,36 +110,44 @@ export async function startRunQuota(
         const d = plan.deferred.get(lookup);
         return limits[lookup] !== undefined && d !== undefined && d.unanswered + d.refreshes > 0 && quotaPeriod(nowMs, rules[lookup]).key !== periods[lookup].key;
       }),
-    afterFetch(plan, stopControl) {
-      for (const lookup of config.lookups) {
-        const a = plan.allowance.get(lookup);
-        const d = plan.deferred.get(lookup);
-        if (!a || !d) continue;
-        // a result line: cron's --quiet log keeps it, next to the run's summary
-        log.result(
-          `${lookup}: monthly quota ${limits[lookup]}, ${used[lookup]} used this period (since ${periods[lookup].key}) before this run; ` +
-            `tonight's refresh allowance ${a.refreshShare}; ${d.refreshes} refreshes deferred to later nights` +
-            (d.unanswered > 0 ? `; ${d.unanswered} postcodes without an answer wait for the quota` : ""),
-          { event: "quota", lookup, quota: limits[lookup], used: used[lookup], allowance: a.refreshShare, deferred: d.refreshes, unanswered: d.unanswered },
-        );
-        const shortfall = expiryShortfall({ listSize: plan.postcodes, quota: limits[lookup]!, periodDays: periodDays(rules[lookup]), maxAgeMs: config.maxAge, retentionMs: config.retention, oldestAnswer: plan.oldestAnswer.get(lookup) ?? new Date(startMs).toISOString() });
-        const line = describeShortfall(lookup, shortfall, plan.postcodes, config.retention);
-        if (line) log.result(line, { event: "expiry_shortfall", lookup, postcodes: shortfall.postcodes, from: shortfall.from });
-        if (d.unanswered === 0) continue;
-        const turned = quotaPeriod(now(), rules[lookup]);
-        if (turned.key === periods[lookup].key)
-          stopControl.stopLookup({ kind: "quota", lookup, message: `--monthly-quota: ${d.unanswered} postcodes wait for the next period's quota` });
-        // the plan was made under the period before: the one begun since has its quota for them
-        else
-          stopControl.stopLookup({
-            kind: "quota",
-            lookup,
-            periodTurned: true,
-            message: `--monthly-quota: ${d.unanswered} postcodes were left for a later period by tonight's plan; the period that began ${turned.key} has its quota for them`,
-          });
-      }
-    },
+    afterFetch: (plan, stopControl) => sayQuotaAfterFetch({ config, limits, used, periods, rules, startMs, now, log }, plan, stopControl),
   };
+}
+
+/** What the run's quota says once the fetch is done: each lookup's allowance, the answers the quota lets expire, and the postcodes still waiting for it. */
+function sayQuotaAfterFetch(
+  q: { config: QuotaSettings; limits: Partial<Record<Lookup, number>>; used: Record<Lookup, number>; periods: Record<Lookup, { key: string }>; rules: Record<Lookup, PeriodRule>; startMs: number; now: () => number; log: Logger },
+  plan: Plan,
+  stopControl: StopControl,
+): void {
+  const { config, limits, used, periods, rules, startMs, now, log } = q;
+  for (const lookup of config.lookups) {
+    const a = plan.allowance.get(lookup);
+    const d = plan.deferred.get(lookup);
+    if (!a || !d) continue;
+    // a result line: cron's --quiet log keeps it, next to the run's summary
+    log.result(
+      `${lookup}: monthly quota ${limits[lookup]}, ${used[lookup]} used this period (since ${periods[lookup].key}) before this run; ` +
+        `tonight's refresh allowance ${a.refreshShare}; ${d.refreshes} refreshes deferred to later nights` +
+        (d.unanswered > 0 ? `; ${d.unanswered} postcodes without an answer wait for the quota` : ""),
+      { event: "quota", lookup, quota: limits[lookup], used: used[lookup], allowance: a.refreshShare, deferred: d.refreshes, unanswered: d.unanswered },
+    );
+    const shortfall = expiryShortfall({ listSize: plan.postcodes, quota: limits[lookup]!, periodDays: periodDays(rules[lookup]), maxAgeMs: config.maxAge, retentionMs: config.retention, oldestAnswer: plan.oldestAnswer.get(lookup) ?? new Date(startMs).toISOString() });
+    const line = describeShortfall(lookup, shortfall, plan.postcodes, config.retention);
+    if (line) log.result(line, { event: "expiry_shortfall", lookup, postcodes: shortfall.postcodes, from: shortfall.from });
+    if (d.unanswered === 0) continue;
+    const turned = quotaPeriod(now(), rules[lookup]);
+    if (turned.key === periods[lookup].key)
+      stopControl.stopLookup({ kind: "quota", lookup, message: `--monthly-quota: ${d.unanswered} postcodes wait for the next period's quota` });
+    // the plan was made under the period before: the one begun since has its quota for them
+    else
+      stopControl.stopLookup({
+        kind: "quota",
+        lookup,
+        periodTurned: true,
+        message: `--monthly-quota: ${d.unanswered} postcodes were left for a later period by tonight's plan; the period that began ${turned.key} has its quota for them`,
+      });
+  }
 }
 
 /** What a gate's grants left unsent to the quota's API: the untaken ones, and on a simulated run the taken ones too. */
