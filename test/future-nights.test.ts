@@ -2,6 +2,8 @@
 // every postcode holds an answer (and every answer is fresh), with expiries and new periods on the way.
 import { describe, expect, it } from "vitest";
 import { futureNights, type FutureNightsInput } from "../src/plan/future-nights.js";
+import { firstRehearsedNight, nightAtRunHour } from "../src/plan/night-promise.js";
+import type { LastRunSettings } from "../src/store/types.js";
 
 const DAY = 24 * 3600 * 1000;
 const T0 = Date.UTC(2027, 0, 1) + 2 * 3600 * 1000;
@@ -49,5 +51,23 @@ describe("the nights ahead", () => {
     expect(slow.allFreshOn).toBe(night(30));
     // without a retention, refreshes alone: 2 a night for 50 nights
     expect(futureNights({ ...base, listSize: 100, answers: Array.from({ length: 100 }, () => ({ at: T0 - DAY, stale: true })), quota: 56, retentionMs: null, maxAgeMs: 90 * DAY }).allFreshOn).toBe(night(49));
+  });
+});
+
+describe("the rehearsal's first night", () => {
+  const last = { startedAt: "2027-01-01T02:00:00.000Z" } as LastRunSettings;
+  const at = (iso: string) => Date.parse(iso);
+  const iso = (ms: number) => new Date(ms).toISOString();
+  it.each([
+    // [what, nextNightMs, earliestMs, first night]
+    ["tomorrow's night after a run today", "2027-01-02T00:00:00.000Z", undefined, "2027-01-02T02:00:00.000Z"],
+    ["today's night, not yet started", "2027-01-02T00:00:00.000Z", "2027-01-02T01:30:00.000Z", "2027-01-02T02:00:00.000Z"],
+    ["today's night already past: tomorrow's, never one gone by", "2027-01-02T00:00:00.000Z", "2027-01-02T10:00:00.000Z", "2027-01-03T02:00:00.000Z"],
+    ["the service's block ends after the run's hour: the next day's night", "2027-01-05T00:00:00.000Z", "2027-01-05T07:00:00.000Z", "2027-01-06T02:00:00.000Z"],
+    ["a night exactly at the run's hour is that night", "2027-01-02T02:00:00.000Z", undefined, "2027-01-02T02:00:00.000Z"],
+  ] as const)("%s", (_what, next, earliest, expected) => {
+    const pace = { quota: 10, used: 0, rule: { days: 28, startMs: 0 }, maxAgeMs: 30 * DAY, retentionMs: 30 * DAY, nextNightMs: at(next), earliestMs: earliest === undefined ? undefined : at(earliest) };
+    expect(iso(firstRehearsedNight(pace, last))).toBe(expected);
+    expect(iso(nightAtRunHour(at(earliest ?? next), last.startedAt)) >= (earliest ?? next)).toBe(true);
   });
 });

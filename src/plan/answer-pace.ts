@@ -6,7 +6,7 @@
 import type { Lookup } from "../contract/fields.js";
 import type { Store } from "../store/store.js";
 import type { LastRunSettings } from "../store/types.js";
-import { nightAtRunHour, rehearseNights, storedAnswers } from "./night-promise.js";
+import { firstRehearsedNight, rehearseNights, storedAnswers } from "./night-promise.js";
 import { storedRulesOfArgs, usedInPeriods } from "./quota-period.js";
 import { quotaPeriod, type PeriodRule } from "./quota-plan.js";
 import { DEFAULT_RETENTION_DAYS } from "../contract/terms.js";
@@ -22,6 +22,8 @@ export interface AnswerPace {
   remaining: number;
   /** the first night that may fetch (UTC midnight-based ms): today, tomorrow, or when the service's block ends */
   nextNightMs: number;
+  /** the first moment a night may start: now, or when the service's block ends; the next night is the first at the run's hour from then */
+  earliestMs?: number;
   rule: PeriodRule;
   /** where the quota comes from: the option, or what the service allowed this period */
   source: "monthly-quota" | "service";
@@ -80,7 +82,7 @@ export async function answerPaces(store: Store, nowMs: number, lookups: readonly
     const rule = rules[lookup];
     const blockedUntil = block ? Math.max(nightMs, Date.parse(block.until)) : null;
     if (limit !== undefined) {
-      out[lookup] = { quota: limit, remaining: blockedUntil === null ? Math.max(0, limit - used[lookup]) : 0, nextNightMs: nightMs, rule, source: "monthly-quota", ...life };
+      out[lookup] = { quota: limit, remaining: blockedUntil === null ? Math.max(0, limit - used[lookup]) : 0, nextNightMs: nightMs, earliestMs: nowMs, rule, source: "monthly-quota", ...life };
     } else if (blockedUntil !== null && usedNow[lookup] > 1) {
       // the service's quota: as many requests a period as it answered in this one, again from when
       // it is replenished; its period is the rule's when rolling, else the Basic plan's 28 days
@@ -88,7 +90,7 @@ export async function answerPaces(store: Store, nowMs: number, lookups: readonly
       const rolling = typeof rule === "number" ? { days: SERVICE_PERIOD_DAYS, startMs: start } : rule;
       // the request the quota answer refused is counted too: the service allowed the ones before it
       const allowed = Math.max(1, usedNow[lookup] - 1);
-      out[lookup] = { quota: allowed, remaining: allowed, nextNightMs: start, rule: rolling, source: "service", ...life };
+      out[lookup] = { quota: allowed, remaining: allowed, nextNightMs: start, earliestMs: blockedUntil, rule: rolling, source: "service", ...life };
     }
     const pace = out[lookup];
     if (pace) pace.answeredOn = await promisedAnswered(store, last, lookup, pace);
@@ -98,7 +100,7 @@ export async function answerPaces(store: Store, nowMs: number, lookups: readonly
 
 /** The night the rehearsed nights answer the whole list at `pace`; null beyond the capacity (no night ever does) or past the horizon. */
 async function promisedAnswered(store: Store, last: LastRunSettings, lookup: Lookup, pace: AnswerPace): Promise<string | null> {
-  const firstNightMs = nightAtRunHour(pace.nextNightMs, last.startedAt);
+  const firstNightMs = firstRehearsedNight({ ...pace, used: 0 }, last);
   const stored = await storedAnswers(store, last, lookup, firstNightMs, pace.maxAgeMs);
   if (paceCapacity(pace, stored.listSize).exceeded) return null;
   return (await rehearseNights(store, last, lookup, { ...pace, used: pace.quota - pace.remaining }, "answered", stored)).allAnsweredOn;

@@ -21,12 +21,19 @@ export interface NightPace {
   retentionMs: number | null;
   /** the first night that may fetch (ms): the rehearsal's nights start that day, at the last run's hour */
   nextNightMs: number;
+  /** the first moment a night may start (now, or when the service's block ends), when later than nextNightMs */
+  earliestMs?: number;
 }
 
-/** The night on or after `fromMs`'s day at the hour the last run started: nights keep their hour. */
+/** The rehearsal's first night: the first at the last run's hour from when a night may next start. */
+export const firstRehearsedNight = (pace: NightPace, last: LastRunSettings): number =>
+  nightAtRunHour(Math.max(pace.nextNightMs, pace.earliestMs ?? pace.nextNightMs), last.startedAt);
+
+/** The first moment at or after `fromMs` at the hour the last run started: nights keep their hour, and one already past is not had again. */
 export function nightAtRunHour(fromMs: number, lastStartedAt: string): number {
   const hour = Date.parse(lastStartedAt) % DAY_MS;
-  return Math.floor(fromMs / DAY_MS) * DAY_MS + hour;
+  const night = Math.floor(fromMs / DAY_MS) * DAY_MS + hour;
+  return night < fromMs ? night + DAY_MS : night;
 }
 
 /** The last run's list of one lookup, each postcode in the state the planner will find it in on the night `nightMs`. */
@@ -61,7 +68,7 @@ export async function rehearseNights(
   /** the list as storedAnswers read it at the first night, when the caller has it */
   stored?: { listSize: number; answers: StoredAnswer[] },
 ): Promise<FutureNights & { listSize: number }> {
-  const firstNightMs = nightAtRunHour(pace.nextNightMs, last.startedAt);
+  const firstNightMs = firstRehearsedNight(pace, last);
   const { listSize, answers } = stored ?? (await storedAnswers(store, last, lookup, firstNightMs, pace.maxAgeMs));
   const a = last.args;
   const nights = futureNights(
