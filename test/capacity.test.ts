@@ -5,6 +5,7 @@ import { answerLifeNights, capacity, largestPlanCapacity, listCapacity, periodDa
 import { capacityStatement } from "../src/plan/capacity-words.js";
 import { restWords } from "../src/report/summary/list-lead.js";
 import type { LookupBasis } from "../src/report/estimates/types.js";
+import { expiryShortfall } from "../src/plan/retention.js";
 
 const DAY = 24 * 3600 * 1000;
 
@@ -82,5 +83,20 @@ describe("what a list beyond its capacity says", () => {
     const c = capacity({ quota: 1_000, periodDays: 28, maxAgeMs: 30 * DAY, retentionMs: 30 * DAY, listSize: 900 });
     expect(capacityStatement(900, [["broadband", basis(100, 900, c, { perPeriod: 1_000, source: "monthly-quota" })]])).toBeNull();
     expect(capacityStatement(100_000, [["broadband", basis(100, 100_000, largestPlanCapacity(100_000), null)]])).toBeNull();
+  });
+});
+
+describe("the answers a quota lets expire", () => {
+  const DAY = 24 * 3600 * 1000;
+  it.each([
+    // [list, quota, --max-age days, postcodes that expire unanswered]
+    [800, 1000, 7, 0], // a short --max-age refreshes sooner but deletes nothing: the retention alone does
+    [800, 1000, 30, 0],
+    [60_000, 50_000, 30, 60_000 - 51_785],
+    [60_000, 50_000, 7, 60_000 - 51_785],
+  ])("a list of %i on %i requests in 28 days, --max-age %i days: %i expire", (listSize, quota, maxAgeDays, lost) => {
+    const s = expiryShortfall({ listSize, quota, periodDays: 28, maxAgeMs: maxAgeDays * DAY, retentionMs: 30 * DAY, oldestAnswer: "2027-01-01T02:00:00Z" });
+    expect(s.postcodes).toBe(lost);
+    expect(s.from).toBe(lost > 0 ? "2027-01-31" : null);
   });
 });

@@ -11,6 +11,7 @@ import { quotaExhausted, type QuotaExhausted } from "./quota-exhausted.js";
 import { lastRunCandidates, rehearseNights } from "./night-promise.js";
 import { capacity, periodDays } from "./capacity.js";
 import { capacityStatement, type CapacityStatement } from "./capacity-words.js";
+import { lifeOfArgs } from "./answer-pace.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -50,9 +51,8 @@ export async function quotaStatus(store: Store, nowMs: number): Promise<LookupQu
   // each lookup's own period: a quota 403 of one product says nothing of the other's
   const rules = await storedRulesOfArgs(store, a);
   const spendAll = last.args.spendAll === true;
-  const retentionMs = typeof last.args.retention === "number" ? last.args.retention : null;
-  // runs record --max-age in milliseconds (every run that records a monthly quota does)
-  const maxAgeMs = typeof last.args.maxAge === "number" ? last.args.maxAge : 30 * DAY_MS;
+  // the same reading of the run's --max-age and --retention as the reports' pace
+  const { maxAgeMs, retentionMs } = lifeOfArgs(a);
   const ranToday = last.startedAt.slice(0, 10) === new Date(nowMs).toISOString().slice(0, 10);
   const nightMs = ranToday ? Date.parse(last.startedAt) + DAY_MS : nowMs;
   const usedBy = await usedInPeriods(store, rules, nightMs, nowMs);

@@ -65,12 +65,14 @@ export interface ExpiryShortfall {
 }
 
 /**
- * Whether the quota keeps the whole list fresh: the capacity (capacity.ts) is what the quota keeps
- * holding a young answer at once; a list longer than that loses the rest to expiry, from the oldest answer's expiry on.
+ * Whether the quota keeps every answer from expiring: what it keeps answered when each answer is
+ * asked again only as the retention comes for it (capacity.ts, with --max-age set aside: an older
+ * answer is refreshed sooner when the quota allows, but only the retention deletes it); a list
+ * longer than that loses the rest to expiry, from the oldest answer's expiry on.
  */
 export function expiryShortfall(p: { listSize: number; quota: number; periodDays: number; maxAgeMs: number; retentionMs: number | null; oldestAnswer: string | null }): ExpiryShortfall {
   if (p.retentionMs === null) return { postcodes: 0, from: null };
-  const kept = capacity({ quota: p.quota, periodDays: p.periodDays, maxAgeMs: p.maxAgeMs, retentionMs: p.retentionMs, listSize: p.listSize }).postcodes;
+  const kept = capacity({ quota: p.quota, periodDays: p.periodDays, maxAgeMs: p.retentionMs, retentionMs: p.retentionMs, listSize: p.listSize }).postcodes;
   const postcodes = Math.max(0, p.listSize - kept);
   const from = postcodes > 0 && p.oldestAnswer ? new Date(Date.parse(p.oldestAnswer) + p.retentionMs).toISOString().slice(0, 10) : null;
   return { postcodes, from };
