@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { prettyJsonChunks } from "../src/report/json/json-pieces.js";
 import { summaryJson, SUMMARY_SCHEMA_VERSION, writeSummaryJson } from "../src/report/json/summary-json.js";
-import { GROUPS_PER_RANKING } from "../src/report/json/listed-groups.js";
+import { GROUPS_PER_RANKING, listDimension } from "../src/report/json/listed-groups.js";
 import { byLocale, naturalOrder } from "../src/figures/name-order.js";
 import type { Interval } from "../src/report/estimates/estimates.js";
 import { readSummaryJson, SUMMARY_SCHEMA, summarySchemaErrors } from "./helpers/summary-json.js";
@@ -188,5 +188,28 @@ describe("summary.json's schema", () => {
     const { attribution: _, ...without } = value;
     expect(summarySchemaErrors(without).join()).toMatch(/must have required property 'attribution'/);
     expect(summarySchemaErrors({ ...value, schemaVersion: SUMMARY_SCHEMA_VERSION + 1 }).join()).toMatch(/\/schemaVersion must be equal to constant/);
+  });
+});
+
+describe("summary.json's worst groups", () => {
+  const group = (postcodes: number, share: Interval): GroupEstimate => ({
+    postcodes,
+    answeredPostcodes: postcodes,
+    answeredPerLookup: { broadband: postcodes, mobile: postcodes },
+    exact: false,
+    share: (key: string) => (key === "belowSuperfast" ? share : undefined),
+    toJSON: () => ({}) as EstimatedDomain,
+  }) as unknown as GroupEstimate;
+  it("ranks as the reports do, by the low end of each group's interval: one address at 100% does not lead a large group clearly worse off", () => {
+    const d = listDimension(
+      {
+        DY: group(1, { estimate: 1, low: 0.21, high: 1 }),
+        SA: group(120, { estimate: 0.96, low: 0.94, high: 0.97 }),
+        CF: group(80, { estimate: 0.5, low: 0.4, high: 0.6 }),
+      },
+      ["belowSuperfast"],
+    );
+    expect(d.rankings["worst belowSuperfast"]).toEqual(["SA", "CF", "DY"]);
+    expect(d.rule).toMatch(/low end of each estimate's 95% interval/);
   });
 });

@@ -5,6 +5,7 @@
 import { byLocale, naturalOrder } from "../../figures/name-order.js";
 import type { Interval } from "../estimates/estimates.js";
 import type { GroupEstimate } from "../estimates/types.js";
+import { ESTIMATE_RANKING_WORDS, lowEnd } from "../estimates/ranking.js";
 
 /** How many groups each ranking lists, per dimension: a dimension of fewer groups is listed whole. */
 export const GROUPS_PER_RANKING = 50;
@@ -35,7 +36,7 @@ export interface ListedDimension {
 
 export const listingRule = (headline: readonly string[]) =>
   `The ${GROUPS_PER_RANKING} groups with the most postcodes ("largest")` +
-  (headline.length > 0 ? ` and, per headline figure (${headline.join(", ")}), the ${GROUPS_PER_RANKING} with the highest estimated share ("worst <figure>")` : "") +
+  (headline.length > 0 ? ` and, per headline figure (${headline.join(", ")}), the ${GROUPS_PER_RANKING} worst ("worst <figure>"; ${ESTIMATE_RANKING_WORDS})` : "") +
   `, each with its headline shares; every group's figures are in groups.csv and the export's Parquet.`;
 
 /** The ranking of groups by a key, highest first, ties in the groups' natural order; groups without a value left out. */
@@ -55,7 +56,12 @@ function top(groups: ReadonlyMap<string, GroupEstimate>, value: (g: GroupEstimat
 export function listDimension(groups: Record<string, GroupEstimate>, headline: readonly string[]): ListedDimension {
   const all = new Map(Object.entries(groups));
   const rankings: Record<string, string[]> = { largest: top(all, (g) => g.postcodes) };
-  for (const key of headline) rankings[`worst ${key}`] = top(all, (g) => g.share(key)?.estimate);
+  // the reports' own ranking: a group of a few answered postcodes leads only when its share is clearly high
+  for (const key of headline)
+    rankings[`worst ${key}`] = top(all, (g) => {
+      const share = g.share(key);
+      return share ? lowEnd(share) : null;
+    });
   const why = new Map<string, string[]>();
   for (const [ranking, names] of Object.entries(rankings)) for (const name of names) why.set(name, [...(why.get(name) ?? []), ranking]);
   const list: Record<string, ListedGroup> = {};
