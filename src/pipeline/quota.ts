@@ -110,18 +110,18 @@ export async function startRunQuota(
         const d = plan.deferred.get(lookup);
         return limits[lookup] !== undefined && d !== undefined && d.unanswered + d.refreshes > 0 && quotaPeriod(nowMs, rules[lookup]).key !== periods[lookup].key;
       }),
-    afterFetch: (plan, stopControl) => sayQuotaAfterFetch({ config, limits, used, periods, rules, startMs, now, log }, plan, stopControl),
+    afterFetch: (plan, stopControl) => sayQuotaAfterFetch({ settings: config, limits, used, periods, rules, startMs, now, log }, plan, stopControl),
   };
 }
 
 /** What the run's quota says once the fetch is done: each lookup's allowance, the answers the quota lets expire, and the postcodes still waiting for it. */
 function sayQuotaAfterFetch(
-  q: { config: QuotaSettings; limits: Partial<Record<Lookup, number>>; used: Record<Lookup, number>; periods: Record<Lookup, { key: string }>; rules: Record<Lookup, PeriodRule>; startMs: number; now: () => number; log: Logger },
+  q: { settings: QuotaSettings; limits: Partial<Record<Lookup, number>>; used: Record<Lookup, number>; periods: Record<Lookup, { key: string }>; rules: Record<Lookup, PeriodRule>; startMs: number; now: () => number; log: Logger },
   plan: Plan,
   stopControl: StopControl,
 ): void {
-  const { config, limits, used, periods, rules, startMs, now, log } = q;
-  for (const lookup of config.lookups) {
+  const { settings, limits, used, periods, rules, startMs, now, log } = q;
+  for (const lookup of settings.lookups) {
     const a = plan.allowance.get(lookup);
     const d = plan.deferred.get(lookup);
     if (!a || !d) continue;
@@ -132,8 +132,8 @@ function sayQuotaAfterFetch(
         (d.unanswered > 0 ? `; ${d.unanswered} postcodes without an answer wait for the quota` : ""),
       { event: "quota", lookup, quota: limits[lookup], used: used[lookup], allowance: a.refreshShare, deferred: d.refreshes, unanswered: d.unanswered },
     );
-    const shortfall = expiryShortfall({ listSize: plan.postcodes, quota: limits[lookup]!, periodDays: periodDays(rules[lookup]), maxAgeMs: config.maxAge, retentionMs: config.retention, oldestAnswer: plan.oldestAnswer.get(lookup) ?? new Date(startMs).toISOString() });
-    const line = describeShortfall(lookup, shortfall, plan.postcodes, config.retention);
+    const shortfall = expiryShortfall({ listSize: plan.postcodes, quota: limits[lookup]!, periodDays: periodDays(rules[lookup]), maxAgeMs: settings.maxAge, retentionMs: settings.retention, oldestAnswer: plan.oldestAnswer.get(lookup) ?? new Date(startMs).toISOString() });
+    const line = describeShortfall(lookup, shortfall, plan.postcodes, settings.retention);
     if (line) log.result(line, { event: "expiry_shortfall", lookup, postcodes: shortfall.postcodes, from: shortfall.from });
     if (d.unanswered === 0) continue;
     const turned = quotaPeriod(now(), rules[lookup]);
