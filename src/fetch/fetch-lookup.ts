@@ -79,27 +79,32 @@ interface Abandoned {
 }
 
 /**
- * `postcodes`: a list, or (team mode) an asynchronous source that claims them as the workers ask
- * (src/pipeline/claimed-pairs.ts); `onFinal` is called for each before its worker asks again.
+ * Postcodes to fetch: a list, or (team mode) an asynchronous source that claims them as the
+ * workers ask. `onWaiting`, when the source has one, tells of a wait on something outside this
+ * run (other runs' claimed postcodes): nothing sent here settles it.
  */
-export async function fetchLookup(postcodes: AsyncIterable<string>, o: LookupFetchOptions): Promise<void> {
+export interface PostcodeSource extends AsyncIterable<string> {
+  onWaiting?(listener: () => void): void;
+}
+
+/** `postcodes`: see PostcodeSource; `onFinal` is called for each before its slot is given back. */
+export async function fetchLookup(postcodes: PostcodeSource, o: LookupFetchOptions): Promise<void> {
   const fetcher = new LookupFetcher(o);
   // One pool: `concurrency` slots; the next postcode is taken from one shared iterator (the run's
-  // claimed pairs, a chunk at a time) when a slot is free, so 100,000 postcodes queue no more work
-  // than 100 do. A postcode held for the outage monitor's judgement gives its slot up meanwhile.
+  // claimed pairs, a chunk at a time), one ahead of a free slot, so 100,000 postcodes queue no more
+  // work than 100 do. The iterator is read without a slot held: a postcode held for the outage
+  // monitor's judgement, given its slot up meanwhile, can take one back while the source waits.
   const next = postcodes[Symbol.asyncIterator]();
+  postcodes.onWaiting?.(() => fetcher.sourceWaiting());
   const running = new Set<Promise<void>>();
   const errors: unknown[] = [];
   try {
     for (;;) {
-      await fetcher.slots.acquire();
       let r: IteratorResult<string> | null = null;
-      try {
-        if (!fetcher.schedule.aborted && errors.length === 0) r = await next.next();
-      } finally {
-        if (!r || r.done) fetcher.slots.release();
-      }
+      if (!fetcher.schedule.aborted && errors.length === 0) r = await next.next();
+      fetcher.sourceGave();
       if (!r || r.done) break;
+      await fetcher.slots.acquire();
       const task: Promise<void> = fetcher
         .fetchPostcode(r.value)
         .catch((err: unknown) => void errors.push(err))
@@ -134,6 +139,8 @@ class LookupFetcher {
   private readonly held = new HeldPostcodes();
   /** no postcode more will come: once nothing holds a slot, no attempt is left to judge the held ones by */
   private sourceDone = false;
+  /** the source waits on other runs: while it does, as when it is done, nothing of this run's settles the monitor */
+  private sourceIdle = false;
   private known: boolean;
   /** the lookup answered (200) in this run: a gateway 404 after that is no wrong base path */
   private answered = false;
@@ -160,6 +167,20 @@ class LookupFetcher {
     this.releaseIfQuiet();
   }
 
+  /**
+   * The source waits on other runs' postcodes: held ones are judged once nothing else is in flight,
+   * for another run may be waiting on them (each machine's last run would wait for the other's).
+   */
+  sourceWaiting(): void {
+    this.sourceIdle = true;
+    this.releaseIfQuiet();
+  }
+
+  /** The source gave a postcode (or ended): it no longer waits. */
+  sourceGave(): void {
+    this.sourceIdle = false;
+  }
+
   private releaseSlot(): void {
     this.slots.release();
     this.releaseIfQuiet();
@@ -167,7 +188,7 @@ class LookupFetcher {
 
   /** Nothing in flight and nothing more to send: no attempt can settle the monitor, so the held failures count as they are. */
   private releaseIfQuiet(): void {
-    if (this.sourceDone && this.slots.idle && this.held.size > 0) this.held.releaseAll(this.monitor.settleQuiet());
+    if ((this.sourceDone || this.sourceIdle) && this.slots.idle && this.held.size > 0) this.held.releaseAll(this.monitor.settleQuiet());
   }
 
   /**
