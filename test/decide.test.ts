@@ -111,6 +111,48 @@ describe("outage monitor", () => {
     expect(m.health.kind).toBe("healthy");
     expect(m.record("P5", e429, 9)).toEqual({ kind: "outage", since: 9, what: "HTTP 429" });
   });
+
+  // A network failure the monitor cannot judge yet holds its postcode (not sent again, not counted);
+  // these say when it can.
+  const reset: FailureSignature = { what: "reset", group: "network", wrongAddress: false, throttled: false };
+  it("a network failure is unjudged while its streak is too short to call; an answer, another failure or an outage settles it", () => {
+    const m = monitor();
+    m.record("A", null, 0);
+    expect(m.record("B", reset, 1).kind).toBe("healthy");
+    expect(m.unjudged(reset)).toBe(true);
+    expect(m.unjudged(e503)).toBe(false); // an HTTP error is the server answering: it counts at once
+    m.record("C", null, 2);
+    expect(m.unjudged(reset)).toBe(false);
+    m.record("D", reset, 3);
+    m.record("E", e503, 4);
+    expect(m.unjudged(reset)).toBe(false);
+    for (const p of ["F", "G", "H"]) m.record(p, reset, 5);
+    expect(m.unjudged(reset)).toBe(true);
+    expect(m.record("I", reset, 6).kind).toBe("outage");
+    expect(m.unjudged(reset)).toBe(false);
+  });
+
+  it("one postcode's own streak, long enough to call, is judged: not an outage, so it counts", () => {
+    const m = monitor();
+    m.record("A", null, 0);
+    for (let i = 0; i < 4; i++) m.record("B", reset, i);
+    expect(m.health.kind).toBe("healthy");
+    expect(m.unjudged(reset)).toBe(false);
+  });
+
+  it("with nothing left to send, refused alone before any success is a wrong address, however few; after a success, or mixed with resets, it is not", () => {
+    const wrong = monitor();
+    wrong.record("A", refused, 0);
+    expect(wrong.settleQuiet()).toEqual({ kind: "unreachable", message: "refused from http://127.0.0.1:9/ on every attempt so far: check --base-url" });
+    const answered = monitor();
+    answered.record("A", null, 0);
+    answered.record("B", refused, 1);
+    expect(answered.settleQuiet().kind).toBe("healthy");
+    const mixed = monitor();
+    mixed.record("A", refused, 0);
+    mixed.record("B", reset, 1);
+    expect(mixed.settleQuiet().kind).toBe("healthy");
+  });
 });
 
 describe("--outage-limit bounds every wait (issue 19.3)", () => {

@@ -201,7 +201,7 @@ describe("an outage mid-run", () => {
 });
 
 describe("a network failure before the outage is recognised spends no retry", () => {
-  it("with --retries 0 an outage mid-run still fails no postcode: the attempts of its run-up are let off or given back", async () => {
+  it("with --retries 0 an outage mid-run still fails no postcode: the attempts of its run-up are held or given back", async () => {
     const { d, input } = setup();
     const { port, clock, phase } = await outageAfter(10, 60_000);
     const r = await runIn(d, { in: input, baseUrl: `http://127.0.0.1:${port}`, rate: 600, retries: 0 }, env, { clock });

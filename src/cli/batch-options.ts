@@ -64,7 +64,7 @@ export const BATCH_OPTIONS = {
       return n;
     },
   }),
-  retries: option({ type: "number", default: 5, help: "retries after the first attempt for retryable failures", parse: wholeNumber(0) }),
+  retries: option({ type: "number", default: 5, help: "retries after the first attempt for retryable failures (5xx, a dropped, refused or timed-out connection, a broken or oversized body): a postcode is sent at most 1 + N requests, apart from 429s (which wait as told) and the attempts a recognised API outage took (bounded by --outage-limit)", parse: wholeNumber(0) }),
   timeout: option({
     type: "number",
     default: 30,

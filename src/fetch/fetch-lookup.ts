@@ -4,13 +4,14 @@
 import type { Lookup } from "../contract/fields.js";
 import { API_KEY_HEADER, lookupPath } from "../contract/types.js";
 import type { FinalRecord } from "../contract/records.js";
-import { backoffDelay, type BackoffPolicy } from "./backoff.js";
+import type { BackoffPolicy } from "./backoff.js";
 import type { RequestBudget } from "./budget.js";
 import { classify } from "./classify.js";
 import type { Clock } from "./clock.js";
 import { boundWait, decide, ledgerEntry, type AttemptState, type Decision, type LedgerEntry } from "./decide.js";
+import { HeldPostcodes, Slots } from "./held.js";
 import { NetworkError, type HttpClient } from "./http-client.js";
-import { DEFAULT_OUTAGE_THRESHOLDS, NetworkRetries, OutageMonitor, type FailureSignature } from "./outage.js";
+import { DEFAULT_OUTAGE_THRESHOLDS, NetworkRetries, OutageMonitor, type FailureSignature, type Health } from "./outage.js";
 import type { Outcome } from "./outcome.js";
 import type { Pacer } from "./pacer.js";
 import type { StopControl } from "./stop.js";
@@ -78,22 +79,43 @@ interface Abandoned {
 }
 
 /**
- * `postcodes`: a list, or (team mode) an asynchronous source that claims them as the workers ask
- * (src/pipeline/claimed-pairs.ts); `onFinal` is called for each before its worker asks again.
+ * Postcodes to fetch: a list, or (team mode) an asynchronous source that claims them as the
+ * workers ask. `onWaiting`, when the source has one, tells of a wait on something outside this
+ * run (other runs' claimed postcodes): nothing sent here settles it.
  */
-export async function fetchLookup(postcodes: AsyncIterable<string>, o: LookupFetchOptions): Promise<void> {
+export interface PostcodeSource extends AsyncIterable<string> {
+  onWaiting?(listener: () => void): void;
+}
+
+/** `postcodes`: see PostcodeSource; `onFinal` is called for each before its slot is given back. */
+export async function fetchLookup(postcodes: PostcodeSource, o: LookupFetchOptions): Promise<void> {
   const fetcher = new LookupFetcher(o);
-  // One pool: `concurrency` workers take the next postcode from one shared iterator (the run's
-  // claimed pairs, a chunk at a time), so 100,000 postcodes queue no more work than 100 do.
+  // One pool: `concurrency` slots; the next postcode is taken from one shared iterator (the run's
+  // claimed pairs, a chunk at a time), one ahead of a free slot, so 100,000 postcodes queue no more
+  // work than 100 do. The iterator is read without a slot held: a postcode held for the outage
+  // monitor's judgement, given its slot up meanwhile, can take one back while the source waits.
   const next = postcodes[Symbol.asyncIterator]();
-  const worker = async () => {
-    while (!fetcher.schedule.aborted) {
-      const r = await next.next();
-      if (r.done) return;
-      await fetcher.fetchPostcode(r.value);
+  postcodes.onWaiting?.(() => fetcher.sourceWaiting());
+  const running = new Set<Promise<void>>();
+  const errors: unknown[] = [];
+  try {
+    for (;;) {
+      let r: IteratorResult<string> | null = null;
+      if (!fetcher.schedule.aborted && errors.length === 0) r = await next.next();
+      fetcher.sourceGave();
+      if (!r || r.done) break;
+      await fetcher.slots.acquire();
+      const task: Promise<void> = fetcher
+        .fetchPostcode(r.value)
+        .catch((err: unknown) => void errors.push(err))
+        .finally(() => running.delete(task));
+      running.add(task);
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
+  } finally {
+    fetcher.sourceFinished();
+    while (running.size > 0) await Promise.all(running);
+  }
+  if (errors.length > 0) throw errors[0];
 }
 
 /** One postcode's attempts so far: what its final record carries. */
@@ -110,9 +132,15 @@ interface PostcodeAttempts {
 /** What a judged attempt leaves the postcode's loop to do: end, try again at once, or sleep first. */
 type NextStep = "done" | "again" | { sleepMs: number };
 
-/** One lookup's workers share it: the key's headers, the outage monitor and gate, whether the product answered before. */
+/** One lookup's postcodes share it: the key's headers, the slots, the outage monitor and gate, whether the product answered before. */
 class LookupFetcher {
   readonly schedule: AbortSignal;
+  readonly slots: Slots;
+  private readonly held = new HeldPostcodes();
+  /** no postcode more will come: once nothing holds a slot, no attempt is left to judge the held ones by */
+  private sourceDone = false;
+  /** the source waits on other runs: while it does, as when it is done, nothing of this run's settles the monitor */
+  private sourceIdle = false;
   private known: boolean;
   /** the lookup answered (200) in this run: a gateway 404 after that is no wrong base path */
   private answered = false;
@@ -130,10 +158,62 @@ class LookupFetcher {
     this.monitor = new OutageMonitor({ ...DEFAULT_OUTAGE_THRESHOLDS, url: o.baseUrl.href });
     this.outage = new OutageGate(o, this.monitor);
     this.policy = { retries: o.retries, backoff: o.backoff, random: o.random };
+    this.slots = new Slots(Math.max(1, o.concurrency));
   }
 
-  /** Attempts one postcode until its answer is final, the lookup stops, or the run does. */
+  /** The list is done: the held postcodes are judged once nothing else is in flight. */
+  sourceFinished(): void {
+    this.sourceDone = true;
+    this.releaseIfQuiet();
+  }
+
+  /**
+   * The source waits on other runs' postcodes: held ones are judged once nothing else is in flight,
+   * for another run may be waiting on them (each machine's last run would wait for the other's).
+   */
+  sourceWaiting(): void {
+    this.sourceIdle = true;
+    this.releaseIfQuiet();
+  }
+
+  /** The source gave a postcode (or ended): it no longer waits. */
+  sourceGave(): void {
+    this.sourceIdle = false;
+  }
+
+  private releaseSlot(): void {
+    this.slots.release();
+    this.releaseIfQuiet();
+  }
+
+  /** Nothing in flight and nothing more to send: no attempt can settle the monitor, so the held failures count as they are. */
+  private releaseIfQuiet(): void {
+    if ((this.sourceDone || this.sourceIdle) && this.slots.idle && this.held.size > 0) this.held.releaseAll(this.monitor.settleQuiet());
+  }
+
+  /**
+   * Holds the postcode, its slot given up, until the monitor's judgement is settled (or nothing is
+   * left that could settle it): the health it settled on, or null if the lookup stopped meanwhile.
+   * The slot is taken again either way, for the caller to give back.
+   */
+  private async holdUntilJudged(): Promise<Health | null> {
+    const released = this.held.wait(this.schedule);
+    this.releaseSlot();
+    const judged = await released;
+    await this.slots.acquire();
+    return judged;
+  }
+
+  /** Attempts one postcode until its answer is final, the lookup stops, or the run does; gives back the slot it was started in. */
   async fetchPostcode(postcode: string): Promise<void> {
+    try {
+      await this.attemptPostcode(postcode);
+    } finally {
+      this.releaseSlot();
+    }
+  }
+
+  private async attemptPostcode(postcode: string): Promise<void> {
     const { o, schedule } = this;
     const p: PostcodeAttempts = {
       postcode,
@@ -179,7 +259,13 @@ class LookupFetcher {
         if (entry) o.onRequest?.(entry);
         else unsent();
         if (attempt.outcome === null) return;
-        const step = this.carryOut(p, attempt, this.judge(p, attempt));
+        let decision = this.judge(p, attempt);
+        if (decision === "unjudged") {
+          const settled = await this.holdUntilJudged();
+          if (settled === null) return;
+          decision = this.decideNow(p, attempt, settled);
+        }
+        const step = this.carryOut(p, attempt, decision);
         if (step === "done") return;
         if (step !== "again") await o.clock.sleep(step.sleepMs, schedule);
       } finally {
@@ -218,25 +304,35 @@ class LookupFetcher {
     }
   }
 
-  /** The attempt goes to the outage monitor, then decide() and the outage limit judge it. */
-  private judge(p: PostcodeAttempts, attempt: Attempt): { decision: Decision; free: Decision | null } {
+  /**
+   * The attempt goes to the outage monitor; a network failure it cannot judge yet is "unjudged"
+   * (held, not counted), anything else goes to decideNow(). Every attempt may settle the held ones.
+   */
+  private judge(p: PostcodeAttempts, attempt: Attempt): Decision | "unjudged" {
     const { o, monitor } = this;
     p.lastStatus = attempt.httpStatus;
-    const health = monitor.record(p.postcode, attempt.failure, o.clock.now());
-    p.state.retriesUsed -= p.network.refund(monitor);
+    monitor.record(p.postcode, attempt.failure, o.clock.now());
     if (attempt.outcome.kind === "throttled" && attempt.outcome.retryAfterMs !== null) this.outage.retryAfterMs = attempt.outcome.retryAfterMs;
+    if (monitor.unjudged(attempt.failure)) return "unjudged";
+    this.held.releaseAll(monitor.health);
+    return this.decideNow(p, attempt, monitor.health);
+  }
+
+  /** decide() on the API's health (as the monitor judged it for this attempt), then the outage limit. */
+  private decideNow(p: PostcodeAttempts, attempt: Attempt, health: Health): Decision {
+    const { o, monitor } = this;
+    p.state.retriesUsed -= p.network.refund(monitor);
     const now = o.clock.now();
     const left = (monitor.failingSince ?? now) + o.outageLimitMs - now;
     const asked = attempt.outcome.kind === "throttled" ? attempt.outcome.asked : undefined;
     const ok = attempt.outcome.kind === "ok";
     const judged = decide(o.lookup, attempt.outcome, p.state, health, this.policy, this.known || ok, this.answered || ok);
     if (ok) [this.known, this.answered] = [true, true];
-    const free = unjudgedRetry(monitor, o, { postcode: p.postcode, failure: attempt.failure, state: p.state, network: p.network }, judged);
-    return { decision: boundWait(o.lookup, free ?? judged, left, o.outageLimitMs, asked), free };
+    return boundWait(o.lookup, judged, left, o.outageLimitMs, asked);
   }
 
   /** Carries out the decision: a final record, a stop, a pause for a 429, a hold, or a retry after its backoff. */
-  private carryOut(p: PostcodeAttempts, attempt: Attempt, { decision, free }: { decision: Decision; free: Decision | null }): NextStep {
+  private carryOut(p: PostcodeAttempts, attempt: Attempt, decision: Decision): NextStep {
     const { o } = this;
     switch (decision.kind) {
       case "final":
@@ -262,8 +358,7 @@ class LookupFetcher {
         return "again";
       case "retry":
         p.lastError = decision.lastError;
-        if (free) p.network.free++;
-        else p.network.spend(attempt.failure, p.state, o.clock.now());
+        p.network.spend(attempt.failure, p.state, o.clock.now());
         o.stats.retries++;
         o.onEvent?.({ level: "debug", message: `${o.lookup} ${p.postcode}: ${decision.lastError}; retry ${p.state.retriesUsed} in ${decision.afterMs} ms` });
         return { sleepMs: decision.afterMs };
@@ -276,24 +371,6 @@ class LookupFetcher {
     const base = { postcode: p.postcode, lookup: o.lookup, httpStatus: p.lastStatus, attempts: p.attempts, lastError: p.lastError, fetchedAt: new Date(o.clock.now()).toISOString(), runId: o.runId };
     return attempt.outcome.kind === "ok" ? { ...base, status: "ok", answer: attempt.outcome.answer } : { ...base, status: status === "ok" ? "failed" : status };
   }
-}
-
-/**
- * A network failure while the outage is not yet judged (others failing the same way, or this
- * postcode's last retry) spends no retry: it is tried again after a backoff, a bounded number of
- * times, until the monitor calls it an outage (the postcode then waits, spending nothing) or not.
- */
-function unjudgedRetry(
-  monitor: OutageMonitor,
-  o: Pick<LookupFetchOptions, "retries" | "backoff" | "random">,
-  a: { postcode: string; failure: FailureSignature | null; state: AttemptState; network: NetworkRetries },
-  judged: Decision,
-): Decision | null {
-  const failedOrRetry = judged.kind === "retry" || (judged.kind === "final" && judged.status === "failed");
-  if (!failedOrRetry || a.network.free >= DEFAULT_OUTAGE_THRESHOLDS.sameFailures) return null;
-  if (!monitor.unjudged(a.postcode, a.failure, a.state.retriesUsed < o.retries)) return null;
-  const afterMs = backoffDelay(Math.min(a.state.retriesUsed, o.retries), o.backoff, o.random);
-  return { kind: "retry", afterMs, lastError: judged.lastError ?? "" };
 }
 
 /** How an attempt failed, when the failure may be the API's as a whole (5xx, 408, 429). */

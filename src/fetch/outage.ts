@@ -33,7 +33,8 @@ export const DEFAULT_OUTAGE_THRESHOLDS = { sameFailures: 6, throttles: 20, postc
 
 export class OutageMonitor {
   private successes = 0;
-  private streak: { group: string; count: number; postcodes: Set<string>; since: number } | null = null;
+  /** `wrongAddress`: every failure of the streak said so; `what`: its latest */
+  private streak: { group: string; count: number; postcodes: Set<string>; since: number; wrongAddress: boolean; what: string } | null = null;
   /** each recognised outage's run-up: from the streak's first failure to its recognition */
   private readonly runUps: { from: number; to: number }[] = [];
   private state: Health = { kind: "healthy" };
@@ -64,12 +65,11 @@ export class OutageMonitor {
     if (this.streak?.group === failure.group) {
       this.streak.count++;
       this.streak.postcodes.add(postcode);
-    } else this.streak = { group: failure.group, count: 1, postcodes: new Set([postcode]), since: now };
+      this.streak.wrongAddress &&= failure.wrongAddress;
+      this.streak.what = failure.what;
+    } else this.streak = { group: failure.group, count: 1, postcodes: new Set([postcode]), since: now, wrongAddress: failure.wrongAddress, what: failure.what };
 
-    if (this.successes === 0 && failure.wrongAddress && this.streak.count >= this.options.unreachable) {
-      this.state = { kind: "unreachable", message: `${failure.what} from ${this.options.url} on every attempt so far: check --base-url` };
-      return this.state;
-    }
+    if (this.successes === 0 && failure.wrongAddress && this.streak.count >= this.options.unreachable) return this.unreachable(failure.what);
     const needed = failure.throttled ? this.options.throttles : this.options.sameFailures;
     if (this.streak.count >= needed && this.streak.postcodes.size >= this.options.postcodes) {
       this.state = { kind: "outage", since: now, what: failure.what };
@@ -80,14 +80,27 @@ export class OutageMonitor {
   }
 
   /**
-   * Whether a network failure of `postcode` is not yet judged: the API is not (yet) in an outage
-   * but the attempts are failing on the network without enough of them to say whether it is one.
-   * `othersOnly`: only when another postcode's attempts are in the same streak.
+   * Whether a network failure is not yet judged: the API is not (yet) in an outage but the attempts
+   * are failing on the network without enough of them to say whether it is one.
    */
-  unjudged(postcode: string, failure: FailureSignature | null, othersOnly: boolean): boolean {
+  unjudged(failure: FailureSignature | null): boolean {
     if (failure?.group !== "network" || this.state.kind !== "healthy" || this.streak?.group !== "network") return false;
-    if (this.streak.count >= this.options.sameFailures) return false;
-    return !othersOnly || [...this.streak.postcodes].some((p) => p !== postcode);
+    return this.streak.count < this.options.sameFailures;
+  }
+
+  /**
+   * The health once no attempt is left to judge the failures by (the list is done, nothing in
+   * flight): before any success, a streak of nothing but wrong-address failures is an unreachable
+   * API, however short.
+   */
+  settleQuiet(): Health {
+    if (this.state.kind === "healthy" && this.successes === 0 && this.streak?.wrongAddress === true) return this.unreachable(this.streak.what);
+    return this.state;
+  }
+
+  private unreachable(what: string): Health {
+    this.state = { kind: "unreachable", message: `${what} from ${this.options.url} on every attempt so far: check --base-url` };
+    return this.state;
   }
 
   /** Whether a retry spent at `at` fell in a recognised outage's run-up (so it is given back). */
@@ -98,12 +111,10 @@ export class OutageMonitor {
 
 /**
  * One postcode's retries spent on network failures, kept so that those an outage's run-up took
- * (before it was recognised) are given back, and its unjudged attempts, which spend none.
+ * (before it was recognised) are given back.
  */
 export class NetworkRetries {
   private spentAt: number[] = [];
-  /** attempts let off while unjudged: bounded, so one postcode's own fault cannot loop */
-  free = 0;
 
   /** One retry spent: kept with its time when a network failure spent it, to give back if an outage's run-up took it. */
   spend(failure: FailureSignature | null, state: { retriesUsed: number }, at: number): void {

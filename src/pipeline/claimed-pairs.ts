@@ -9,6 +9,7 @@ import type { Lookup } from "../contract/fields.js";
 import type { AnswerWriter, Store } from "../store/store.js";
 import type { ClaimResult } from "../store/types.js";
 import type { LeaseFence } from "./lease-fence.js";
+import type { PostcodeSource } from "../fetch/fetch-lookup.js";
 
 /** Pairs claimed at a time: few enough that machines share a list evenly, enough to cost few transactions. */
 export const CLAIM_CHUNK = 100;
@@ -36,11 +37,12 @@ export interface ClaimedPairsOptions {
 
 const NO_CLAIM: ClaimResult = { claimed: [], heldElsewhere: [], fetchedSince: [] };
 
-export class ClaimedPairs implements AsyncIterable<string> {
+export class ClaimedPairs implements PostcodeSource {
   /** pairs another run fetched, reused instead of fetched */
   reused = 0;
   /** pairs found held by another live run, and of those, claimed here once that claim had lapsed */
   waitedFor = 0;
+  private waitingListener: (() => void) | undefined;
   takenOver = 0;
   private finished: string[] = [];
 
@@ -68,6 +70,11 @@ export class ClaimedPairs implements AsyncIterable<string> {
     }, undefined);
   }
 
+  /** Told each time the pairs wait on other runs' claims. */
+  onWaiting(listener: () => void): void {
+    this.waitingListener = listener;
+  }
+
   /** Scheduling stopped, or the lease is lost: nothing more is handed out. */
   private get stopped(): boolean {
     return this.o.signal.aborted || this.o.fence?.lost === true;
@@ -85,6 +92,8 @@ export class ClaimedPairs implements AsyncIterable<string> {
     while (waiting.length > 0 && !this.stopped) {
       // ours first: two machines each waiting for the other's finished pairs would wait for ever
       await this.releaseFinished();
+      // and the fetch's: a postcode it holds for the outage monitor keeps its claim until judged
+      this.waitingListener?.();
       await this.o.clock.sleep(this.o.pollMs, this.o.signal);
       if (this.stopped) return;
       const r = await this.claim(waiting);
