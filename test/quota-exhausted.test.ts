@@ -11,6 +11,7 @@ import { formatQuotaStatus } from "../src/cli/status-text.js";
 import { runIn, tempDir, writeCsv } from "./helpers/batch-harness.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 import { withStore } from "./helpers/stored.js";
+import { answerPaces } from "../src/plan/answer-pace.js";
 
 const KEY = "qx-4b7e-Lm31-0a9c-Zt55";
 const SEED = 29;
@@ -78,6 +79,11 @@ describe("npm run status after the quota is spent", () => {
       expect(formatQuotaStatus(fresh)).toContain("night of 2026-03-29: 20 new first");
       clock.t = at("2026-03-29T02:00:00Z");
       expect((await runIn(d, flags, env, { clock })).counts!.requests).toBe(10);
+      // the pace plans the last run's list: a report of every stored postcode, or of another run, is given no date
+      const paces = (scope: { runId?: number; all?: boolean }) => withStore(dbPath, (store) => answerPaces(store, clock.t + HOUR, ["broadband"], scope));
+      expect((await paces({})).broadband).toMatchObject({ quota: 10, source: "monthly-quota" });
+      expect(await paces({ all: true })).toEqual({});
+      expect(await paces({ runId: 1 })).toEqual({});
     } finally {
       await sim.close();
     }

@@ -152,7 +152,7 @@ describe("summary", () => {
   it("prints headline figures: a partly answered list's whole list first, then the answered postcodes' own", () => {
     expect(headlineLines(summary)).toEqual([
       "report (run 1): 6 input rows, 1 invalid, 1 duplicate, 4 unique postcodes",
-      "whole list (partly answered: 3 of 4 postcodes answered for broadband, 4 for mobile; broadband: the other 1 at the next runs (no quota known to date them: --monthly-quota gives one); mobile: every postcode answered):",
+      "whole list (partly answered: 3 of 4 postcodes answered for broadband, 4 for mobile; broadband: the other 1 at the next runs (undated: only a report of the last run's list, with its --monthly-quota, dates them); mobile: every postcode answered):",
       "  Addresses below superfast (under 30 Mbit/s down), all the list's addresses: 33.3% (6.6% to 77.8%) (estimate, 95% interval); answered postcodes only: 33.3% (2 of 6 addresses)",
       "  Addresses where no provider has good indoor voice (total notspot; good coverage: Green (3) or Enhanced (4)), all the list's addresses: 28.6% (exact: every postcode answered); answered postcodes only: 28.6% (2 of 7 addresses)",
       "  The estimates assume that the unanswered postcodes resemble the answered ones of their stratum (their district, and the values of your --group-by columns).",

@@ -51,7 +51,7 @@ runCli({
         since: o.since,
         attribution: o.attribution,
         now: () => new Date(clock.now()),
-        answerPaces: await answerPaces(source, clock.now(), LOOKUPS),
+        answerPaces: await answerPaces(source, clock.now(), LOOKUPS, { runId: o.run, all: o.all }),
         onWarning: warn,
       });
       process.stdout.write(`reports written to ${o.out}: ${result.files.map((f) => f.split(/[\\/]/).pop()).join(", ")}\n`);

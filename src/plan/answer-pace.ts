@@ -61,10 +61,13 @@ export function answeredBy(unanswered: number, pace: AnswerPace, horizonPeriods 
   return null;
 }
 
-/** Per lookup with a known quota, its pace as the store's ledger stands at `nowMs`. */
-export async function answerPaces(store: Store, nowMs: number, lookups: readonly Lookup[]): Promise<Partial<Record<Lookup, AnswerPace>>> {
+/**
+ * Per lookup with a known quota, its pace as the store's ledger stands at `nowMs`. The pace plans
+ * the last run's list: a report of another run, or of every stored postcode, gets none (no date).
+ */
+export async function answerPaces(store: Store, nowMs: number, lookups: readonly Lookup[], scope: { runId?: number | undefined; all?: boolean } = {}): Promise<Partial<Record<Lookup, AnswerPace>>> {
   const last = await store.runs.lastSettings();
-  if (!last) return {};
+  if (!last || scope.all === true || (scope.runId !== undefined && scope.runId !== last.runId)) return {};
   const a = last.args;
   const limits = (a.monthlyQuota ?? {}) as Partial<Record<Lookup, number>>;
   // each lookup's own period: a quota 403 of one product says nothing of the other's

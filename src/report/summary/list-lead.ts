@@ -79,7 +79,7 @@ export function restWords(lead: Pick<Lead, "lookups" | "capacity">): string {
         ? `${lookup}the other ${n(b.unanswered)} by ${b.answeredBy} at the current quota (${quotaWords(b)})`
         : b.quota
           ? `${lookup}the other ${n(b.unanswered)} not within five years at the current quota (${quotaWords(b)})`
-          : `${lookup}the other ${n(b.unanswered)} at the next runs (no quota known to date them: --monthly-quota gives one)`;
+          : `${lookup}the other ${n(b.unanswered)} at the next runs (undated: only a report of the last run's list, with its --monthly-quota, dates them)`;
   const [first, ...others] = lead.lookups;
   if (!first) return "";
   const same = others.every(([, b]) => b.unanswered === first[1].unanswered && b.answeredBy === first[1].answeredBy && quotaWords(b) === quotaWords(first[1]));
