@@ -9,6 +9,7 @@ import { DEFAULT_PROBE } from "../plan/plan.js";
 import { FETCH_ORDERS, type FetchOrder } from "../plan/sample-order.js";
 import { parseMonthlyQuota, parseQuotaPeriod } from "../plan/quota-plan.js";
 import { DEFAULT_RETENTION_DAYS, parseRetention } from "../plan/retention.js";
+import { DEFAULT_MAX_AGE_DAYS } from "../plan/capacity.js";
 import type { Premises } from "../contract/open-data.js";
 import { duration, flag, oneOf, option, parseTable, text, toNumber, wholeNumber, wrapped, type OptionSpec, type OptionTable, type RawOf, type ValuesOf } from "./options/engine.js";
 import { SHARED_OPTIONS } from "./options/shared.js";
@@ -78,7 +79,7 @@ export const BATCH_OPTIONS = {
   }),
   maxAge: option({
     type: "string",
-    default: "30d",
+    default: `${DEFAULT_MAX_AGE_DAYS}d`,
     help: "reuse a stored answer younger than this",
     parse: duration,
   }),

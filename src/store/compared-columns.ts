@@ -5,7 +5,7 @@
 // run's by it, and test/compared-columns.test.ts fails when a table or a column is added to the
 // schema without a class.
 import { LOOKUP_SPECS } from "../contract/lookups.js";
-import type { Lookup } from "../contract/fields.js";
+import { LOOKUPS, type Lookup } from "../contract/fields.js";
 import { OPEN_DATA_COLUMNS } from "../contract/open-data.js";
 
 /** "same": a run with faults and kills ends with a clean run's value; otherwise why it may not. */
@@ -72,8 +72,7 @@ export const COMPARED_COLUMNS: Readonly<Record<string, TableClass>> = {
       rating_counts: SAME,
     },
   },
-  [LOOKUP_SPECS.broadband.table]: addressTable("broadband"),
-  [LOOKUP_SPECS.mobile.table]: addressTable("mobile"),
+  ...Object.fromEntries(LOOKUPS.map((lookup) => [LOOKUP_SPECS[lookup].table, addressTable(lookup)])),
   answer_versions: {
     compared: true,
     key: ["postcode", "lookup", "hash"],
